@@ -1,0 +1,9 @@
+"""Compiler flags applied to hipmem's own targets only (never to the system libraries)."""
+
+HIPMEM_COPTS = [
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-Werror=unused-result",
+    "-Wno-missing-field-initializers",
+]
