@@ -1,0 +1,36 @@
+#include "kfd_uapi/kfd_ioctl.h"
+
+#include <string_view>
+
+namespace hipmem::kfd_uapi {
+
+std::string_view IoctlName(unsigned long request) {
+  if (IoctlType(request) != kIoctlType) return "AMDKFD_IOC_<unknown>";
+  // Names by nr, so a caller's short or long struct still decodes (the kernel dispatches on nr).
+  switch (IoctlNr(request)) {
+    case 0x01: return kGetVersion.name;
+    case 0x02: return "AMDKFD_IOC_CREATE_QUEUE";
+    case 0x03: return "AMDKFD_IOC_DESTROY_QUEUE";
+    case 0x04: return "AMDKFD_IOC_SET_MEMORY_POLICY";
+    case 0x05: return "AMDKFD_IOC_GET_CLOCK_COUNTERS";
+    case 0x06: return "AMDKFD_IOC_GET_PROCESS_APERTURES";
+    case 0x07: return "AMDKFD_IOC_UPDATE_QUEUE";
+    case 0x08: return "AMDKFD_IOC_CREATE_EVENT";
+    case 0x09: return "AMDKFD_IOC_DESTROY_EVENT";
+    case 0x0A: return "AMDKFD_IOC_SET_EVENT";
+    case 0x0B: return "AMDKFD_IOC_RESET_EVENT";
+    case 0x0C: return "AMDKFD_IOC_WAIT_EVENTS";
+    case 0x14: return kGetProcessAperturesNew.name;
+    case 0x15: return kAcquireVm.name;
+    case 0x16: return kAllocMemoryOfGpu.name;
+    case 0x17: return kFreeMemoryOfGpu.name;
+    case 0x18: return kMapMemoryToGpu.name;
+    case 0x19: return kUnmapMemoryFromGpu.name;
+    case 0x20: return "AMDKFD_IOC_SVM";
+    case 0x23: return kAvailableMemory.name;
+    case 0x24: return "AMDKFD_IOC_EXPORT_DMABUF";
+    default: return "AMDKFD_IOC_<unknown>";
+  }
+}
+
+}  // namespace hipmem::kfd_uapi

@@ -1,0 +1,131 @@
+// Proves kfd_uapi byte-identical to the kernel's uapi header as Debian ships it
+// (<linux/kfd_ioctl.h>, KFD 1.11): request numbers, struct sizes and every field offset.
+#include "kfd_uapi/kfd_ioctl.h"
+
+#include <linux/kfd_ioctl.h>
+
+#include <cstddef>
+
+#include "gtest/gtest.h"
+
+namespace hipmem::kfd_uapi {
+namespace {
+
+// Same size, and each named field at the same offset with the same width, in both structs.
+#define EXPECT_FIELD(ours, theirs, field)                                          \
+  do {                                                                             \
+    EXPECT_EQ(offsetof(ours, field), offsetof(theirs, field)) << #ours "." #field; \
+    EXPECT_EQ(sizeof(ours::field), sizeof(theirs::field)) << #ours "." #field;     \
+  } while (false)
+
+TEST(KfdUapiTest, RequestNumbersMatchKernelHeader) {
+  EXPECT_EQ(kGetVersion.request(), AMDKFD_IOC_GET_VERSION);
+  EXPECT_EQ(kGetProcessAperturesNew.request(), AMDKFD_IOC_GET_PROCESS_APERTURES_NEW);
+  EXPECT_EQ(kAcquireVm.request(), AMDKFD_IOC_ACQUIRE_VM);
+  EXPECT_EQ(kAllocMemoryOfGpu.request(), AMDKFD_IOC_ALLOC_MEMORY_OF_GPU);
+  EXPECT_EQ(kFreeMemoryOfGpu.request(), AMDKFD_IOC_FREE_MEMORY_OF_GPU);
+  EXPECT_EQ(kMapMemoryToGpu.request(), AMDKFD_IOC_MAP_MEMORY_TO_GPU);
+  EXPECT_EQ(kUnmapMemoryFromGpu.request(), AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU);
+  EXPECT_EQ(kAvailableMemory.request(), AMDKFD_IOC_AVAILABLE_MEMORY);
+  EXPECT_EQ(kIoctlType, static_cast<uint32_t>(AMDKFD_IOCTL_BASE));
+  EXPECT_EQ(kCommandStart, static_cast<uint32_t>(AMDKFD_COMMAND_START));
+  // 1.11's table ends earlier than the 1.17 one we speak; it must not end later.
+  EXPECT_GE(kCommandEnd, static_cast<uint32_t>(AMDKFD_COMMAND_END));
+}
+
+TEST(KfdUapiTest, DecodingInvertsEncoding) {
+  EXPECT_EQ(IoctlNr(AMDKFD_IOC_MAP_MEMORY_TO_GPU), 0x18u);
+  EXPECT_EQ(IoctlSize(AMDKFD_IOC_MAP_MEMORY_TO_GPU), sizeof(kfd_ioctl_map_memory_to_gpu_args));
+  EXPECT_EQ(IoctlDir(AMDKFD_IOC_GET_VERSION), IoctlDirection::kRead);
+  EXPECT_EQ(IoctlDir(AMDKFD_IOC_FREE_MEMORY_OF_GPU), IoctlDirection::kWrite);
+  EXPECT_EQ(IoctlName(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU");
+  EXPECT_EQ(IoctlName(0x1234), "AMDKFD_IOC_<unknown>");
+}
+
+TEST(KfdUapiTest, StructLayoutsMatchKernelHeader) {
+  EXPECT_EQ(sizeof(GetVersionArgs), sizeof(kfd_ioctl_get_version_args));
+  EXPECT_FIELD(GetVersionArgs, kfd_ioctl_get_version_args, major_version);
+  EXPECT_FIELD(GetVersionArgs, kfd_ioctl_get_version_args, minor_version);
+
+  EXPECT_EQ(sizeof(ProcessDeviceApertures), sizeof(kfd_process_device_apertures));
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, lds_base);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, lds_limit);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, scratch_base);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, scratch_limit);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, gpuvm_base);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, gpuvm_limit);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, gpu_id);
+  EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, pad);
+
+  EXPECT_EQ(sizeof(GetProcessAperturesNewArgs), sizeof(kfd_ioctl_get_process_apertures_new_args));
+  EXPECT_FIELD(GetProcessAperturesNewArgs, kfd_ioctl_get_process_apertures_new_args, kfd_process_device_apertures_ptr);
+  EXPECT_FIELD(GetProcessAperturesNewArgs, kfd_ioctl_get_process_apertures_new_args, num_of_nodes);
+  EXPECT_FIELD(GetProcessAperturesNewArgs, kfd_ioctl_get_process_apertures_new_args, pad);
+
+  EXPECT_EQ(sizeof(AcquireVmArgs), sizeof(kfd_ioctl_acquire_vm_args));
+  EXPECT_FIELD(AcquireVmArgs, kfd_ioctl_acquire_vm_args, drm_fd);
+  EXPECT_FIELD(AcquireVmArgs, kfd_ioctl_acquire_vm_args, gpu_id);
+
+  EXPECT_EQ(sizeof(AllocMemoryOfGpuArgs), sizeof(kfd_ioctl_alloc_memory_of_gpu_args));
+  EXPECT_FIELD(AllocMemoryOfGpuArgs, kfd_ioctl_alloc_memory_of_gpu_args, va_addr);
+  EXPECT_FIELD(AllocMemoryOfGpuArgs, kfd_ioctl_alloc_memory_of_gpu_args, size);
+  EXPECT_FIELD(AllocMemoryOfGpuArgs, kfd_ioctl_alloc_memory_of_gpu_args, handle);
+  EXPECT_FIELD(AllocMemoryOfGpuArgs, kfd_ioctl_alloc_memory_of_gpu_args, mmap_offset);
+  EXPECT_FIELD(AllocMemoryOfGpuArgs, kfd_ioctl_alloc_memory_of_gpu_args, gpu_id);
+  EXPECT_FIELD(AllocMemoryOfGpuArgs, kfd_ioctl_alloc_memory_of_gpu_args, flags);
+
+  EXPECT_EQ(sizeof(FreeMemoryOfGpuArgs), sizeof(kfd_ioctl_free_memory_of_gpu_args));
+  EXPECT_FIELD(FreeMemoryOfGpuArgs, kfd_ioctl_free_memory_of_gpu_args, handle);
+
+  EXPECT_EQ(sizeof(MapMemoryToGpuArgs), sizeof(kfd_ioctl_map_memory_to_gpu_args));
+  EXPECT_FIELD(MapMemoryToGpuArgs, kfd_ioctl_map_memory_to_gpu_args, handle);
+  EXPECT_FIELD(MapMemoryToGpuArgs, kfd_ioctl_map_memory_to_gpu_args, device_ids_array_ptr);
+  EXPECT_FIELD(MapMemoryToGpuArgs, kfd_ioctl_map_memory_to_gpu_args, n_devices);
+  EXPECT_FIELD(MapMemoryToGpuArgs, kfd_ioctl_map_memory_to_gpu_args, n_success);
+
+  EXPECT_EQ(sizeof(UnmapMemoryFromGpuArgs), sizeof(kfd_ioctl_unmap_memory_from_gpu_args));
+  EXPECT_FIELD(UnmapMemoryFromGpuArgs, kfd_ioctl_unmap_memory_from_gpu_args, handle);
+  EXPECT_FIELD(UnmapMemoryFromGpuArgs, kfd_ioctl_unmap_memory_from_gpu_args, device_ids_array_ptr);
+  EXPECT_FIELD(UnmapMemoryFromGpuArgs, kfd_ioctl_unmap_memory_from_gpu_args, n_devices);
+  EXPECT_FIELD(UnmapMemoryFromGpuArgs, kfd_ioctl_unmap_memory_from_gpu_args, n_success);
+
+  EXPECT_EQ(sizeof(GetAvailableMemoryArgs), sizeof(kfd_ioctl_get_available_memory_args));
+  EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, available);
+  EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, gpu_id);
+  EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, pad);
+}
+
+TEST(KfdUapiTest, AllocFlagBitsMatchKernelHeader) {
+  struct Row {
+    AllocMemFlags ours;
+    uint32_t theirs;
+  };
+  const Row kRows[] = {
+      {AllocMemFlags::kVram, KFD_IOC_ALLOC_MEM_FLAGS_VRAM},
+      {AllocMemFlags::kGtt, KFD_IOC_ALLOC_MEM_FLAGS_GTT},
+      {AllocMemFlags::kUserptr, KFD_IOC_ALLOC_MEM_FLAGS_USERPTR},
+      {AllocMemFlags::kDoorbell, KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL},
+      {AllocMemFlags::kMmioRemap, KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP},
+      {AllocMemFlags::kWritable, static_cast<uint32_t>(KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE)},
+      {AllocMemFlags::kExecutable, KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE},
+      {AllocMemFlags::kPublic, KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC},
+      {AllocMemFlags::kNoSubstitute, KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE},
+      {AllocMemFlags::kAqlQueueMem, KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM},
+      {AllocMemFlags::kCoherent, KFD_IOC_ALLOC_MEM_FLAGS_COHERENT},
+      {AllocMemFlags::kUncached, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.theirs);
+    EXPECT_EQ(ToRaw(row.ours), row.theirs);
+  }
+}
+
+TEST(KfdUapiTest, HandleEncodingSplitsGpuIdAndIdr) {
+  const uint64_t h = MakeHandle(0x1e6a, 42);
+  EXPECT_EQ(h, 0x00001e6a0000002aull);
+  EXPECT_EQ(HandleGpuId(h), 0x1e6au);
+  EXPECT_EQ(HandleIdr(h), 42u);
+}
+
+}  // namespace
+}  // namespace hipmem::kfd_uapi
