@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <string>
 
 namespace hipmem {
 
@@ -100,6 +101,10 @@ class DeviceAddress {
  private:
   uint64_t value_;
 };
+
+// "0x7f12a4000000": for messages and traces (Abseil 20220623's StrCat cannot print pointers).
+std::string AddressText(DeviceAddress a);
+std::string AddressText(const void* p);
 
 // Returns a + b, or nullopt when the range would wrap the address space.
 constexpr std::optional<DeviceAddress> CheckedAdd(DeviceAddress a, Bytes b) {

@@ -1,10 +1,9 @@
 #include "kfd_uapi/kfd_ioctl.h"
 
-#include <string_view>
 
 namespace hipmem::kfd_uapi {
 
-std::string_view IoctlName(unsigned long request) {
+const char* IoctlName(unsigned long request) {
   if (IoctlType(request) != kIoctlType) return "AMDKFD_IOC_<unknown>";
   // Names by nr, so a caller's short or long struct still decodes (the kernel dispatches on nr).
   switch (IoctlNr(request)) {

@@ -14,7 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 #include <type_traits>
 
 namespace hipmem::kfd_uapi {
@@ -121,7 +120,7 @@ struct IoctlDescriptor {
   using Args = ArgsT;
   uint32_t nr;
   IoctlDirection direction;
-  std::string_view name;  // "AMDKFD_IOC_..."
+  const char* name;  // "AMDKFD_IOC_..."
 
   constexpr unsigned long request() const { return EncodeIoctl(direction, nr, sizeof(Args)); }
 };
@@ -147,7 +146,7 @@ static_assert(kFreeMemoryOfGpu.request() == 0x40084B17);
 static_assert(kAvailableMemory.request() == 0xC0104B23);
 
 // Returns the "AMDKFD_IOC_..." name of a request number, or "AMDKFD_IOC_<unknown>".
-std::string_view IoctlName(unsigned long request);
+const char* IoctlName(unsigned long request);
 
 // ---- KFD_IOC_ALLOC_MEM_FLAGS_* ----
 // One bit each; combine with |. The raw mask exists only where an ioctl struct is filled in.

@@ -38,8 +38,8 @@ TEST(KfdUapiTest, DecodingInvertsEncoding) {
   EXPECT_EQ(IoctlSize(AMDKFD_IOC_MAP_MEMORY_TO_GPU), sizeof(kfd_ioctl_map_memory_to_gpu_args));
   EXPECT_EQ(IoctlDir(AMDKFD_IOC_GET_VERSION), IoctlDirection::kRead);
   EXPECT_EQ(IoctlDir(AMDKFD_IOC_FREE_MEMORY_OF_GPU), IoctlDirection::kWrite);
-  EXPECT_EQ(IoctlName(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU");
-  EXPECT_EQ(IoctlName(0x1234), "AMDKFD_IOC_<unknown>");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU");
+  EXPECT_STREQ(IoctlName(0x1234), "AMDKFD_IOC_<unknown>");
 }
 
 TEST(KfdUapiTest, StructLayoutsMatchKernelHeader) {

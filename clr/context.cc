@@ -1,0 +1,157 @@
+#include "clr/context.h"
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+
+namespace hipmem::clr {
+namespace {
+
+// A GPU_* / HIP_* setting, read the way ROCclr's flags are: an unsigned integer from the
+// environment, else the default.
+uint64_t Setting(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  uint64_t out = 0;
+  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
+}
+
+// Upstream defaults, current CLR (rocm-systems projects/clr, 2025-26): GPU_MAX_HEAP_SIZE 100 %,
+// GPU_SINGLE_ALLOC_PERCENT 100 % (it was 85 in the Oct-2024 CLR), HIP_HIDDEN_FREE_MEM 0 MiB.
+constexpr uint64_t kMaxHeapPercent = 100;
+constexpr uint64_t kSingleAllocPercent = 100;
+
+Bytes Percent(Bytes b, uint64_t percent) {
+  // Bytes x percent / 100 without overflow for any realistic VRAM size.
+  return Bytes(b.raw() / 100 * percent + b.raw() % 100 * percent / 100);
+}
+
+absl::StatusOr<hsa::PoolId> FindPool(const hsa::Runtime& runtime, const hsa::Agent& agent, hsa::GlobalFlags flags) {
+  for (hsa::PoolId id : agent.pools) {
+    ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime.GetPool(id));
+    if (pool->segment == hsa::Segment::kGlobal && pool->alloc_allowed && pool->global_flags == flags) return id;
+  }
+  return absl::NotFoundError(absl::StrCat("agent ", agent.name, " has no pool with global flags ", ToRaw(flags)));
+}
+
+absl::string_view DirectionName(CopyDirection d) {
+  switch (d) {
+    case CopyDirection::kHostToHost: return "H2H";
+    case CopyDirection::kHostToDevice: return "H2D";
+    case CopyDirection::kDeviceToHost: return "D2H";
+    case CopyDirection::kDeviceToDevice: return "D2D";
+  }
+  return "?";
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Context>> Context::Create() {
+  ASSIGN_OR_RETURN(std::unique_ptr<hsa::Runtime> runtime, hsa::Runtime::Create());
+  return Create(std::move(runtime));
+}
+
+absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Runtime> runtime) {
+  const hsa::Agent* cpu = nullptr;
+  for (const hsa::Agent& agent : runtime->agents()) {
+    if (agent.type == hsa::DeviceType::kCpu && !agent.pools.empty()) {
+      cpu = &agent;
+      break;
+    }
+  }
+  if (cpu == nullptr) return absl::NotFoundError("no CPU agent with system memory pools");
+  ASSIGN_OR_RETURN(hsa::PoolId host_pool, FindPool(*runtime, *cpu, hsa::GlobalFlags::kFineGrained));
+  ASSIGN_OR_RETURN(hsa::PoolId host_coarse, FindPool(*runtime, *cpu, hsa::GlobalFlags::kCoarseGrained));
+  std::vector<Device> devices;
+  for (const hsa::Agent& agent : runtime->agents()) {
+    if (agent.type != hsa::DeviceType::kGpu) continue;
+    ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
+    ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
+    const Bytes global = Percent(pool->size, Setting("GPU_MAX_HEAP_SIZE", kMaxHeapPercent));
+    devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
+                             global, Percent(global, Setting("GPU_SINGLE_ALLOC_PERCENT", kSingleAllocPercent))});
+    Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
+          " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
+  }
+  if (devices.empty()) return absl::NotFoundError("no GPU agents");
+  return std::unique_ptr<Context>(new Context(std::move(runtime), std::move(devices)));
+}
+
+Context::Context(std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices)
+    : runtime_(std::move(runtime)), devices_(std::move(devices)) {}
+
+Context::~Context() = default;  // objects_ (and every Memory in it) goes before runtime_
+
+absl::StatusOr<const Device*> Context::GetDevice(int ordinal) const {
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= devices_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("device ", ordinal, ": there are ", devices_.size(), " devices"));
+  }
+  return &devices_[ordinal];
+}
+
+absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags) {
+  if (size > device.max_alloc_size) {
+    return absl::ResourceExhaustedError(absl::StrCat("device allocation of ", size.raw(), " B exceeds the ",
+                                                     device.max_alloc_size.raw(), " B single-allocation limit"));
+  }
+  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(device.device_pool, size));
+  auto memory = std::make_unique<Memory>(runtime_.get(),
+                                         MemoryDesc{{base, size}, MemoryKind::kDevice, device.ordinal, user_flags,
+                                                    device.device_pool});
+  RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
+  Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
+  return base;
+}
+
+absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
+                                                 uint32_t user_flags) {
+  const hsa::PoolId pool = coherence == HostCoherence::kCoherent ? device.host_pool : device.host_coarse_pool;
+  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size));
+  auto memory =
+      std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, MemoryKind::kHost, device.ordinal, user_flags, pool});
+  RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
+  Trace(Layer::kClr, "host memory ", size.raw(), " B at ", AddressText(base),
+        coherence == HostCoherence::kCoherent ? " (fine-grained)" : " (coarse-grained)");
+  return base;
+}
+
+absl::Status Context::Free(DeviceAddress base) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory, objects_.Extract(base));
+  return std::move(*memory).Free();
+}
+
+absl::StatusOr<CopyDirection> Context::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
+  const std::optional<MemObjRef> d = objects_.Find(dst);
+  const std::optional<MemObjRef> s = objects_.Find(src);
+  for (const std::optional<MemObjRef>& side : {d, s}) {
+    if (side.has_value() && size > side->desc.range.size - side->offset) {
+      return absl::OutOfRangeError(absl::StrCat("copy of ", size.raw(), " B runs past the ",
+                                                side->desc.range.size.raw(), " B object at ", AddressText(side->desc.range.base)));
+    }
+  }
+  const bool dst_device = d.has_value() && d->desc.kind == MemoryKind::kDevice;
+  const bool src_device = s.has_value() && s->desc.kind == MemoryKind::kDevice;
+  const CopyDirection direction = dst_device ? (src_device ? CopyDirection::kDeviceToDevice : CopyDirection::kHostToDevice)
+                                             : (src_device ? CopyDirection::kDeviceToHost : CopyDirection::kHostToHost);
+  Trace(Layer::kClr, "copy ", DirectionName(direction), " ", size.raw(), " B: ", AddressText(src), " -> ", AddressText(dst));
+  RETURN_IF_ERROR(runtime_->Copy(dst, src, size));
+  return direction;
+}
+
+absl::StatusOr<MemInfo> Context::GetMemInfo(const Device& device) {
+  ASSIGN_OR_RETURN(Bytes available, runtime_->MemoryAvailable(device.agent));
+  // ROCclr reads MEMORY_AVAIL in KiB and subtracts HIP_HIDDEN_FREE_MEM (MiB).
+  Bytes free = AlignDown(available, Bytes::KiB(1));
+  const Bytes hidden = Bytes::MiB(Setting("HIP_HIDDEN_FREE_MEM", 0));
+  free = free > hidden ? free - hidden : Bytes(0);
+  return MemInfo{free < device.global_mem_size ? free : device.global_mem_size, device.global_mem_size};
+}
+
+}  // namespace hipmem::clr

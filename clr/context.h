@@ -1,0 +1,92 @@
+// ROCclr's view of the machine: GPU devices, the memory objects HIP allocated on them, and copies.
+//
+// Plays amd::Context + roc::Device (pool choice, rocdevice.cpp) + the blit manager's entry point.
+// Each Device picks its pools once: coarse-grained VRAM of its agent for device memory, and the
+// CPU's fine-grained (or, for non-coherent requests, coarse-grained) system pool for host memory.
+// Every copy classifies both pointers through the MemObjMap. Thread-safe.
+#ifndef HIPMEM_CLR_CONTEXT_H_
+#define HIPMEM_CLR_CONTEXT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/units.h"
+#include "clr/mem_obj_map.h"
+#include "clr/memory.h"
+#include "hsa/runtime.h"
+
+namespace hipmem::clr {
+
+struct Device {
+  int ordinal;
+  hsa::AgentId agent;
+  std::string name;            // "gfx942"
+  hsa::PoolId device_pool;     // coarse-grained VRAM
+  hsa::PoolId host_pool;       // fine-grained system memory (coherent host allocations)
+  hsa::PoolId host_coarse_pool;  // coarse-grained system memory (non-coherent host allocations)
+  Bytes global_mem_size;       // VRAM pool size x GPU_MAX_HEAP_SIZE %
+  Bytes max_alloc_size;        // global_mem_size x GPU_SINGLE_ALLOC_PERCENT %
+};
+
+enum class HostCoherence { kCoherent, kNonCoherent };
+
+// How a copy's endpoints resolved, for tracing and for HIP's direction check.
+enum class CopyDirection { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice };
+
+struct MemInfo {
+  Bytes free;
+  Bytes total;
+};
+
+class Context {
+ public:
+  // Creates the HSA runtime and one Device per GPU agent. kNotFound when the machine has no GPU.
+  static absl::StatusOr<std::unique_ptr<Context>> Create();
+  static absl::StatusOr<std::unique_ptr<Context>> Create(std::unique_ptr<hsa::Runtime> runtime);
+
+  // Frees every memory object still alive, then shuts the HSA runtime down.
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const std::vector<Device>& devices() const { return devices_; }
+  // kInvalidArgument for an ordinal outside [0, devices().size()).
+  absl::StatusOr<const Device*> GetDevice(int ordinal) const;
+
+  // Allocates VRAM on `device`. kResourceExhausted when size > max_alloc_size (no driver call) or
+  // the runtime is out of memory.
+  absl::StatusOr<DeviceAddress> AllocDevice(const Device& device, Bytes size, uint32_t user_flags);
+
+  // Allocates host memory every GPU can reach. kResourceExhausted when out of memory.
+  absl::StatusOr<DeviceAddress> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
+                                          uint32_t user_flags);
+
+  // Frees the object starting at `base`. kNotFound for any other address (unknown, interior, freed).
+  absl::Status Free(DeviceAddress base);
+
+  // Resolves an address to its object and offset.
+  std::optional<MemObjRef> Find(DeviceAddress address) const { return objects_.Find(address); }
+
+  // Copies `size` bytes, classifying both ends through the object map. kOutOfRange when the copy
+  // runs past the end of a known object.
+  absl::StatusOr<CopyDirection> Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
+
+  // Free and total VRAM of `device` as hipMemGetInfo reports them.
+  absl::StatusOr<MemInfo> GetMemInfo(const Device& device);
+
+ private:
+  Context(std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices);
+
+  // Declared first: destroyed last, after every Memory that points at it.
+  const std::unique_ptr<hsa::Runtime> runtime_;
+  const std::vector<Device> devices_;
+  MemObjMap objects_;
+};
+
+}  // namespace hipmem::clr
+
+#endif  // HIPMEM_CLR_CONTEXT_H_

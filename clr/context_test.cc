@@ -1,0 +1,98 @@
+// CLR over the real HSA runtime, thunk and simulator (default simulated machine).
+#include "clr/context.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/status_matchers.h"
+
+namespace hipmem::clr {
+namespace {
+
+using ::hipmem_testing::IsOk;
+using ::hipmem_testing::IsOkAndHolds;
+using ::hipmem_testing::StatusIs;
+using ::testing::Optional;
+
+class ContextTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Context>> ctx = Context::Create();
+    ASSERT_THAT(ctx, IsOk());
+    ctx_ = *std::move(ctx);
+    ASSERT_FALSE(ctx_->devices().empty());
+    device_ = &ctx_->devices()[0];
+  }
+
+  std::unique_ptr<Context> ctx_;
+  const Device* device_ = nullptr;
+};
+
+TEST_F(ContextTest, DevicePicksDistinctVramAndHostPools) {
+  EXPECT_NE(device_->device_pool, device_->host_pool);
+  EXPECT_NE(device_->host_pool, device_->host_coarse_pool);
+  EXPECT_EQ(device_->max_alloc_size, device_->global_mem_size) << "GPU_SINGLE_ALLOC_PERCENT defaults to 100";
+  EXPECT_THAT(ctx_->GetDevice(1), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_F(ContextTest, InteriorPointersResolveToTheirObject) {
+  ASSERT_OK_AND_ASSIGN(DeviceAddress base, ctx_->AllocDevice(*device_, Bytes(10000), 0));
+  std::optional<MemObjRef> ref = ctx_->Find(base + Bytes(1234));
+  ASSERT_TRUE(ref.has_value());
+  EXPECT_EQ(ref->desc.range.base, base);
+  EXPECT_EQ(ref->desc.range.size, Bytes(10000));
+  EXPECT_EQ(ref->offset, Bytes(1234));
+  EXPECT_EQ(ref->desc.kind, MemoryKind::kDevice);
+  EXPECT_FALSE(ctx_->Find(base + Bytes(10000)).has_value()) << "one past the end is not inside";
+  EXPECT_THAT(ctx_->Free(base + Bytes(1)), StatusIs(absl::StatusCode::kNotFound)) << "interior pointers are not freed";
+  EXPECT_THAT(ctx_->Free(base), IsOk());
+  EXPECT_FALSE(ctx_->Find(base).has_value());
+  EXPECT_THAT(ctx_->Free(base), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(ContextTest, CopiesClassifyBothEnds) {
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0));
+  std::vector<unsigned char> pageable(4096, 0x3c), back(4096, 0);
+  const DeviceAddress p = DeviceAddress::FromPointer(pageable.data());
+  const DeviceAddress b = DeviceAddress::FromPointer(back.data());
+  EXPECT_THAT(ctx_->Copy(dev, p, Bytes(4096)), IsOkAndHolds(CopyDirection::kHostToDevice));
+  EXPECT_THAT(ctx_->Copy(host, dev, Bytes(4096)), IsOkAndHolds(CopyDirection::kDeviceToHost));
+  EXPECT_THAT(ctx_->Copy(b, host, Bytes(4096)), IsOkAndHolds(CopyDirection::kHostToHost));
+  EXPECT_EQ(back, pageable);
+  EXPECT_THAT(ctx_->Copy(dev + Bytes(1), p, Bytes(4096)), StatusIs(absl::StatusCode::kOutOfRange));
+  EXPECT_THAT(ctx_->Free(dev), IsOk());
+  EXPECT_THAT(ctx_->Free(host), IsOk());
+}
+
+TEST_F(ContextTest, OversizedAllocationFailsWithoutReachingTheDriver) {
+  ASSERT_OK_AND_ASSIGN(MemInfo before, ctx_->GetMemInfo(*device_));
+  EXPECT_THAT(ctx_->AllocDevice(*device_, device_->max_alloc_size + Bytes(1), 0),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(ctx_->GetMemInfo(*device_), IsOkAndHolds(testing::Field(&MemInfo::free, before.free)));
+}
+
+TEST_F(ContextTest, MemInfoFreeDropsByTheAllocationAndComesBack) {
+  ASSERT_OK_AND_ASSIGN(MemInfo before, ctx_->GetMemInfo(*device_));
+  EXPECT_EQ(before.total, device_->global_mem_size);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes::MiB(8), 0));
+  ASSERT_OK_AND_ASSIGN(MemInfo during, ctx_->GetMemInfo(*device_));
+  EXPECT_EQ(before.free - during.free, Bytes::MiB(8));
+  ASSERT_THAT(ctx_->Free(dev), IsOk());
+  EXPECT_THAT(ctx_->GetMemInfo(*device_), IsOkAndHolds(testing::Field(&MemInfo::free, before.free)));
+}
+
+TEST_F(ContextTest, DestroyingTheContextFreesLiveObjects) {
+  ASSERT_OK_AND_ASSIGN(MemInfo before, ctx_->GetMemInfo(*device_));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes::MiB(2), 0));
+  (void)dev;
+  ctx_.reset();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Context> again, Context::Create());
+  EXPECT_THAT(again->GetMemInfo(again->devices()[0]), IsOkAndHolds(testing::Field(&MemInfo::free, before.free)));
+}
+
+}  // namespace
+}  // namespace hipmem::clr

@@ -1,0 +1,48 @@
+#include "clr/mem_obj_map.h"
+
+#include <iterator>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace hipmem::clr {
+
+absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
+  const AddressRange range = memory->desc().range;
+  absl::MutexLock lock(&mu_);
+  auto next = objects_.lower_bound(range.base.raw());
+  if (next != objects_.end() && next->second->desc().range.Overlaps(range)) {
+    return absl::AlreadyExistsError(absl::StrCat("memory object at ", AddressText(range.base), " overlaps one at ", AddressText(DeviceAddress(next->first))));
+  }
+  if (next != objects_.begin() && std::prev(next)->second->desc().range.Overlaps(range)) {
+    return absl::AlreadyExistsError(absl::StrCat("memory object at ", AddressText(range.base), " overlaps its predecessor"));
+  }
+  objects_.emplace(range.base.raw(), std::move(memory));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base) {
+  absl::MutexLock lock(&mu_);
+  auto it = objects_.find(base.raw());
+  if (it == objects_.end()) return absl::NotFoundError(absl::StrCat(AddressText(base), " is not the start of a memory object"));
+  std::unique_ptr<Memory> memory = std::move(it->second);
+  objects_.erase(it);
+  return memory;
+}
+
+std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
+  absl::MutexLock lock(&mu_);
+  auto it = objects_.upper_bound(address.raw());
+  if (it == objects_.begin()) return std::nullopt;
+  --it;
+  const MemoryDesc& desc = it->second->desc();
+  if (!desc.range.Contains(address)) return std::nullopt;
+  return MemObjRef{desc, address - desc.range.base};
+}
+
+size_t MemObjMap::size() const {
+  absl::MutexLock lock(&mu_);
+  return objects_.size();
+}
+
+}  // namespace hipmem::clr

@@ -1,0 +1,49 @@
+// The address -> memory object map every copy and pointer query classifies pointers with.
+//
+// Plays ROCclr's amd::MemObjMap (one ordered map under a lock: upper_bound, step back, bounds
+// check), so interior pointers resolve to their allocation. Thread-safe.
+#ifndef HIPMEM_CLR_MEM_OBJ_MAP_H_
+#define HIPMEM_CLR_MEM_OBJ_MAP_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/units.h"
+#include "clr/memory.h"
+
+namespace hipmem::clr {
+
+// What a pointer resolves to: a copy of the object's description and the offset into it.
+struct MemObjRef {
+  MemoryDesc desc;
+  Bytes offset;
+};
+
+class MemObjMap {
+ public:
+  // Takes ownership of `memory`. kAlreadyExists when its range overlaps an object already present.
+  absl::Status Insert(std::unique_ptr<Memory> memory);
+
+  // Removes and returns the object starting exactly at `base`. kNotFound otherwise (an interior
+  // pointer is not something one frees).
+  absl::StatusOr<std::unique_ptr<Memory>> Extract(DeviceAddress base);
+
+  // Resolves any address inside an object.
+  std::optional<MemObjRef> Find(DeviceAddress address) const;
+
+  size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::btree_map<uint64_t, std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hipmem::clr
+
+#endif  // HIPMEM_CLR_MEM_OBJ_MAP_H_

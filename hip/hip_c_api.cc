@@ -1,0 +1,126 @@
+// hip* C entry points: thin shells over hip::Runtime. Each one initialises the runtime on first
+// use, converts arguments, calls the C++ API, and records its result as the thread's last error
+// (CLR's HIP_RETURN stores every result, success included).
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hip/hip_error.h"
+#include "hip/hip_runtime_api.h"
+#include "hip/runtime.h"
+
+namespace hipmem::hip {
+namespace {
+
+thread_local hipError_t t_last_error = hipSuccess;
+
+hipError_t Return(hipError_t error) {
+  t_last_error = error;
+  return error;
+}
+hipError_t Return(const absl::Status& status) { return Return(ToHipError(status)); }
+
+}  // namespace
+}  // namespace hipmem::hip
+
+using hipmem::hip::MemcpyKind;
+using hipmem::hip::PointerAttributes;
+using hipmem::hip::Return;
+using hipmem::hip::Runtime;
+
+// HIP_INIT_API: a failed initialisation is every call's answer.
+#define HIPMEM_INIT_OR_RETURN(runtime)                             \
+  absl::StatusOr<Runtime*> runtime##_or = Runtime::Get();          \
+  if (!runtime##_or.ok()) return Return(runtime##_or.status());    \
+  Runtime& runtime = **runtime##_or
+
+extern "C" {
+
+hipError_t hipMalloc(void** ptr, size_t size) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (ptr == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<void*> p = rt.Malloc(size);
+  if (!p.ok()) return Return(p.status());
+  *ptr = *p;
+  return Return(hipSuccess);
+}
+
+hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (ptr == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<void*> p = rt.HostMalloc(size, flags);
+  if (!p.ok()) return Return(p.status());
+  *ptr = *p;
+  return Return(hipSuccess);
+}
+
+hipError_t hipFree(void* ptr) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.Free(ptr));
+}
+
+hipError_t hipHostFree(void* ptr) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.Free(ptr));
+}
+
+hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.Memcpy(dst, src, sizeBytes, static_cast<MemcpyKind>(kind)));
+}
+
+hipError_t hipMemGetInfo(size_t* free, size_t* total) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  absl::StatusOr<hipmem::clr::MemInfo> info = rt.MemGetInfo();
+  if (!info.ok()) return Return(info.status());
+  if (free != nullptr) *free = info->free.raw();
+  if (total != nullptr) *total = info->total.raw();
+  return Return(hipSuccess);
+}
+
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (attributes == nullptr || ptr == nullptr) return Return(hipErrorInvalidValue);
+  const PointerAttributes a = rt.GetPointerAttributes(ptr);
+  attributes->type = static_cast<hipMemoryType>(a.type);
+  attributes->device = a.device;
+  attributes->devicePointer = a.device_pointer;
+  attributes->hostPointer = a.host_pointer;
+  attributes->isManaged = a.is_managed ? 1 : 0;
+  attributes->allocationFlags = a.allocation_flags;
+  return Return(hipSuccess);
+}
+
+hipError_t hipGetDeviceCount(int* count) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (count == nullptr) return Return(hipErrorInvalidValue);
+  *count = rt.device_count();
+  return Return(hipSuccess);
+}
+
+hipError_t hipSetDevice(int deviceId) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.SetDevice(deviceId));
+}
+
+hipError_t hipGetDevice(int* deviceId) noexcept {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (deviceId == nullptr) return Return(hipErrorInvalidValue);
+  *deviceId = rt.current_device();
+  return Return(hipSuccess);
+}
+
+// The two error queries report the previous call's result rather than their own.
+hipError_t hipGetLastError(void) noexcept {
+  const hipError_t last = hipmem::hip::t_last_error;
+  hipmem::hip::t_last_error = hipSuccess;
+  return last;
+}
+
+hipError_t hipPeekAtLastError(void) noexcept { return hipmem::hip::t_last_error; }
+
+const char* hipGetErrorName(hipError_t hip_error) noexcept { return hipmem::hip::HipErrorName(hip_error); }
+
+const char* hipGetErrorString(hipError_t hipError) noexcept { return hipmem::hip::HipErrorString(hipError); }
+
+}  // extern "C"

@@ -1,0 +1,145 @@
+#include "hsa/c_abi.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/base/const_init.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_status.h"
+
+namespace hipmem::hsa {
+namespace {
+
+ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
+Runtime* g_runtime ABSL_GUARDED_BY(g_mu) = nullptr;
+int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
+
+template <typename T>
+absl::Status Write(void* value, T v) {
+  std::memcpy(value, &v, sizeof(T));
+  return absl::OkStatus();
+}
+
+// A char[64] attribute: NUL-padded, truncated to 63 characters.
+absl::Status WriteName(void* value, const std::string& name) {
+  char buffer[64] = {};
+  std::memcpy(buffer, name.data(), std::min<size_t>(name.size(), sizeof(buffer) - 1));
+  std::memcpy(value, buffer, sizeof(buffer));
+  return absl::OkStatus();
+}
+
+absl::Status Unsupported(absl::string_view what, uint32_t attribute) {
+  return absl::InvalidArgumentError(absl::StrCat(what, " attribute 0x", absl::Hex(attribute), " is not supported"));
+}
+
+}  // namespace
+
+absl::Status AcquireSharedRuntime() {
+  absl::MutexLock lock(&g_mu);
+  if (g_runtime != nullptr) {
+    ++g_refcount;
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create());
+  g_runtime = runtime.release();
+  g_refcount = 1;
+  return absl::OkStatus();
+}
+
+absl::Status ReleaseSharedRuntime() {
+  Runtime* to_destroy = nullptr;
+  {
+    absl::MutexLock lock(&g_mu);
+    if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
+    if (--g_refcount > 0) return absl::OkStatus();
+    to_destroy = std::exchange(g_runtime, nullptr);
+  }
+  delete to_destroy;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Runtime*> SharedRuntime() {
+  absl::MutexLock lock(&g_mu);
+  if (g_runtime == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  return g_runtime;
+}
+
+absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
+  switch (attribute) {
+    case HSA_SYSTEM_INFO_VERSION_MAJOR: return Write<uint16_t>(value, 1);
+    case HSA_SYSTEM_INFO_VERSION_MINOR: return Write<uint16_t>(value, 1);
+    case HSA_SYSTEM_INFO_TIMESTAMP: {
+      timespec ts{};
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      return Write<uint64_t>(value, static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec);
+    }
+    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: return Write<uint64_t>(value, 1'000'000'000u);  // ns ticks
+    case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return Write<uint64_t>(value, UINT64_MAX);
+    case HSA_SYSTEM_INFO_ENDIANNESS: return Write(value, HSA_ENDIANNESS_LITTLE);
+    case HSA_SYSTEM_INFO_MACHINE_MODEL: return Write(value, HSA_MACHINE_MODEL_LARGE);
+    default: return Unsupported("system", attribute);
+  }
+}
+
+absl::Status WriteAgentInfo(Runtime& runtime, AgentId id, uint32_t attribute, void* value) {
+  ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(id));
+  const bool gpu = agent->type == DeviceType::kGpu;
+  switch (attribute) {
+    case HSA_AGENT_INFO_NAME: return WriteName(value, agent->name);
+    case HSA_AGENT_INFO_VENDOR_NAME: return WriteName(value, gpu ? "AMD" : "CPU");
+    case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return WriteName(value, agent->product_name);
+    case HSA_AGENT_INFO_DEVICE: return Write(value, gpu ? HSA_DEVICE_TYPE_GPU : HSA_DEVICE_TYPE_CPU);
+    case HSA_AGENT_INFO_NODE:
+    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: return Write<uint32_t>(value, agent->node.raw());
+    case HSA_AMD_AGENT_INFO_MEMORY_AVAIL: {
+      ASSIGN_OR_RETURN(Bytes available, runtime.MemoryAvailable(id));
+      return Write<uint64_t>(value, available.raw());
+    }
+    default: return Unsupported("agent", attribute);
+  }
+}
+
+absl::Status WritePoolInfo(const Runtime& runtime, PoolId id, uint32_t attribute, void* value) {
+  ASSIGN_OR_RETURN(const MemoryPool* pool, runtime.GetPool(id));
+  switch (attribute) {
+    case HSA_AMD_MEMORY_POOL_INFO_SEGMENT: return Write(value, static_cast<hsa_amd_segment_t>(pool->segment));
+    case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: return Write<uint32_t>(value, ToRaw(pool->global_flags));
+    case HSA_AMD_MEMORY_POOL_INFO_SIZE: return Write<size_t>(value, pool->size.raw());
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: return Write<bool>(value, pool->alloc_allowed);
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE: return Write<size_t>(value, pool->alloc_granule.raw());
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_REC_GRANULE: return Write<size_t>(value, pool->alloc_rec_granule.raw());
+    case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT: return Write<size_t>(value, pool->alloc_alignment.raw());
+    case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return Write<bool>(value, pool->accessible_by_all);
+    case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: return Write<size_t>(value, pool->alloc_max_size.raw());
+    case HSA_AMD_MEMORY_POOL_INFO_LOCATION:
+      return Write(value, static_cast<hsa_amd_memory_pool_location_t>(pool->location));
+    default: return Unsupported("memory pool", attribute);
+  }
+}
+
+absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent_id, PoolId pool_id, uint32_t attribute,
+                                void* value) {
+  ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(agent_id));
+  ASSIGN_OR_RETURN(const MemoryPool* pool, runtime.GetPool(pool_id));
+  const bool own = pool->owner == agent->id;
+  switch (attribute) {
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS:
+      if (pool->segment == Segment::kGroup && !own) return Write(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
+      return Write(value, own || pool->accessible_by_all ? HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT
+                                                         : HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT);
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS: return Write<uint32_t>(value, own ? 0 : 1);
+    default: return Unsupported("agent memory pool", attribute);
+  }
+}
+
+}  // namespace hipmem::hsa

@@ -1,0 +1,35 @@
+// The HSA C ABI's state and struct writers, shared by the hsa_* entry points.
+//
+// Plays ROCr's Runtime::Acquire/Release (hsa_init is reference counted) and the GetInfo switch of
+// its agent and region classes, which write C types into caller buffers. Kept out of the entry
+// points so those stay thin shells. Thread-safe.
+#ifndef HIPMEM_HSA_C_ABI_H_
+#define HIPMEM_HSA_C_ABI_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hsa/runtime.h"
+
+namespace hipmem::hsa {
+
+// hsa_init: creates the shared runtime or takes another reference.
+absl::Status AcquireSharedRuntime();
+// hsa_shut_down: drops a reference; the last one destroys the runtime. NotInitializedError when
+// there is none.
+absl::Status ReleaseSharedRuntime();
+// The shared runtime, borrowed until the matching release. NotInitializedError before hsa_init.
+absl::StatusOr<Runtime*> SharedRuntime();
+
+// Write one hsa_agent_info_t / hsa_amd_agent_info_t attribute, one hsa_amd_memory_pool_info_t
+// attribute, or one hsa_amd_agent_memory_pool_info_t attribute into `value`, in the C type the
+// header documents for it. kInvalidArgument for an attribute this runtime does not answer.
+absl::Status WriteSystemInfo(uint32_t attribute, void* value);
+absl::Status WriteAgentInfo(Runtime& runtime, AgentId agent, uint32_t attribute, void* value);
+absl::Status WritePoolInfo(const Runtime& runtime, PoolId pool, uint32_t attribute, void* value);
+absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent, PoolId pool, uint32_t attribute, void* value);
+
+}  // namespace hipmem::hsa
+
+#endif  // HIPMEM_HSA_C_ABI_H_

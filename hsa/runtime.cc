@@ -1,0 +1,225 @@
+#include "hsa/runtime.h"
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "hsa/hsa_status.h"
+
+namespace hipmem::hsa {
+namespace {
+
+using thunk::MemFlags;
+using thunk::NodeId;
+
+constexpr Bytes kPage = Bytes::KiB(4);
+// ROCr's fragment allocator block: the recommended granule of VRAM pools.
+constexpr Bytes kFragmentBlock = Bytes::MiB(2);
+
+// Opaque handle values; distinct bases make a pool handle passed as an agent fail lookup.
+constexpr uint64_t kAgentHandleBase = 0x4147'0000'0000'0000ull;  // "AG"
+constexpr uint64_t kPoolHandleBase = 0x504c'0000'0000'0000ull;   // "PL"
+
+bool FragmentAllocatorDisabled() {
+  const char* v = std::getenv("HSA_DISABLE_FRAGMENT_ALLOCATOR");
+  return v != nullptr && std::string(v) == "1";
+}
+
+MemoryPool SystemPool(PoolId id, AgentId owner, NodeId node, Bytes size, GlobalFlags flags) {
+  MemFlags kmt = MemFlags::kHostAccess;  // pageable system memory: a USERPTR BO
+  if (HasFlag(flags, GlobalFlags::kCoarseGrained)) kmt = kmt | MemFlags::kCoarseGrain;
+  if (HasFlag(flags, GlobalFlags::kExtendedScopeFineGrained)) kmt = kmt | MemFlags::kExtendedCoherent;
+  return MemoryPool{id,    owner, node, Segment::kGlobal, flags, PoolLocation::kCpu, size, true, kPage, kPage,
+                    kPage, true,  size, kmt};
+}
+
+MemoryPool VramPool(PoolId id, AgentId owner, NodeId node, const thunk::MemoryBank& bank, GlobalFlags flags) {
+  MemFlags kmt = MemFlags::kNonPaged | MemFlags::kNoSubstitute;
+  // ROCr marks VRAM host-accessible exactly when the kernel reports the bank as public (large BAR).
+  if (bank.heap_type == thunk::HeapType::kFrameBufferPublic) kmt = kmt | MemFlags::kHostAccess;
+  if (HasFlag(flags, GlobalFlags::kCoarseGrained)) kmt = kmt | MemFlags::kCoarseGrain;
+  if (HasFlag(flags, GlobalFlags::kExtendedScopeFineGrained)) kmt = kmt | MemFlags::kExtendedCoherent;
+  const Bytes rec = FragmentAllocatorDisabled() ? kPage : kFragmentBlock;
+  return MemoryPool{id,   owner, node, Segment::kGlobal,          flags, PoolLocation::kGpu, bank.size, true, kPage, rec,
+                    kPage, false, AlignDown(bank.size, kPage), kmt};
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create() {
+  ASSIGN_OR_RETURN(std::unique_ptr<thunk::Kfd> kfd, thunk::Kfd::Open());
+  return Create(std::move(kfd));
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(std::unique_ptr<thunk::Kfd> kfd) {
+  std::vector<Agent> agents;
+  std::vector<MemoryPool> pools;
+  auto next_pool = [&] { return PoolId(kPoolHandleBase + pools.size() + 1); };
+  for (const thunk::NodeProperties& node : kfd->topology().nodes) {
+    Agent agent{AgentId(kAgentHandleBase + agents.size() + 1), node.is_gpu() ? DeviceType::kGpu : DeviceType::kCpu,
+                node.id, node.name, node.name, {}};
+    if (agent.type == DeviceType::kCpu) {
+      if (agent.name.empty()) agent.name = agent.product_name = "CPU";
+      Bytes system;
+      for (const thunk::MemoryBank& bank : node.mem_banks) {
+        if (bank.heap_type == thunk::HeapType::kSystem) system += bank.size;
+      }
+      if (!system.is_zero()) {
+        // ROCr's CPU pools, in its order: fine, extended fine, kernarg, coarse (dGPU systems).
+        for (GlobalFlags flags : {GlobalFlags::kFineGrained, GlobalFlags::kExtendedScopeFineGrained,
+                                  GlobalFlags::kKernargInit | GlobalFlags::kFineGrained, GlobalFlags::kCoarseGrained}) {
+          pools.push_back(SystemPool(next_pool(), agent.id, node.id, system, flags));
+          agent.pools.push_back(pools.back().id);
+        }
+      }
+    } else {
+      for (const thunk::MemoryBank& bank : node.mem_banks) {
+        if (bank.heap_type != thunk::HeapType::kFrameBufferPublic &&
+            bank.heap_type != thunk::HeapType::kFrameBufferPrivate) {
+          continue;
+        }
+        std::vector<GlobalFlags> kinds = {GlobalFlags::kCoarseGrained};
+        // gfx12.0 has no extended-scope fine-grained VRAM.
+        if (node.gfx_major() != 12) kinds.push_back(GlobalFlags::kExtendedScopeFineGrained);
+        for (GlobalFlags flags : kinds) {
+          pools.push_back(VramPool(next_pool(), agent.id, node.id, bank, flags));
+          agent.pools.push_back(pools.back().id);
+        }
+      }
+      if (const uint64_t lds_kib = node.Get("lds_size_in_kb"); lds_kib != 0) {
+        // The LDS becomes the GROUP segment pool: reported, never allocated by the runtime.
+        const Bytes lds = Bytes::KiB(lds_kib);
+        pools.push_back(MemoryPool{next_pool(), agent.id, node.id, Segment::kGroup, GlobalFlags::kNone,
+                                   PoolLocation::kGpu, lds, false, Bytes(0), Bytes(0), Bytes(0), false, Bytes(0),
+                                   MemFlags::kNone});
+        agent.pools.push_back(pools.back().id);
+      }
+    }
+    agents.push_back(std::move(agent));
+  }
+  Trace(Layer::kHsa, "hsa_init: ", agents.size(), " agents, ", pools.size(), " memory pools");
+  return std::unique_ptr<Runtime>(new Runtime(std::move(kfd), std::move(agents), std::move(pools)));
+}
+
+Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std::vector<MemoryPool> pools)
+    : kfd_(std::move(kfd)),
+      agents_(std::move(agents)),
+      pools_(std::move(pools)),
+      copy_engine_(std::make_unique<CpuCopyEngine>()) {}
+
+Runtime::~Runtime() {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [start, allocation] : allocations_) {
+    if (absl::Status s = kfd_->FreeMemory(allocation.range.base); !s.ok()) {
+      HIPMEM_LOG(kError, "hsa_shut_down: freeing ", AddressText(allocation.range.base), ": ", s.message());
+    }
+  }
+}
+
+absl::StatusOr<const Agent*> Runtime::GetAgent(AgentId id) const {
+  for (const Agent& agent : agents_) {
+    if (agent.id == id) return &agent;
+  }
+  return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(id.raw()), " is not an agent of this runtime"));
+}
+
+absl::StatusOr<const MemoryPool*> Runtime::GetPool(PoolId id) const {
+  for (const MemoryPool& pool : pools_) {
+    if (pool.id == id) return &pool;
+  }
+  return InvalidMemoryPoolError(absl::StrCat("pool 0x", absl::Hex(id.raw()), " is not a memory pool of this runtime"));
+}
+
+absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, PoolAllocFlags flags) {
+  const std::string context =
+      absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool_id.raw()), ", size=", size.raw(), ")");
+  if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context, ": size is 0"));
+  ASSIGN_OR_RETURN(const MemoryPool* pool, GetPool(pool_id));
+  if (!pool->alloc_allowed) return InvalidAllocationError(absl::StrCat(context, ": pool does not allow allocation"));
+  if (size > pool->alloc_max_size) {
+    return InvalidAllocationError(absl::StrCat(context, ": larger than ALLOC_MAX_SIZE ", pool->alloc_max_size.raw()));
+  }
+  const std::optional<Bytes> rounded = AlignUp(size, pool->alloc_granule);
+  if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
+  MemFlags kmt = pool->kmt_flags;
+  if (static_cast<uint32_t>(flags) & static_cast<uint32_t>(PoolAllocFlags::kContiguous)) {
+    kmt = kmt | MemFlags::kContiguous;
+  }
+  absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(pool->node, *rounded, kmt);
+  if (!address.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(context, ": ", address.status().message()));
+  }
+  // VRAM is mapped for its own GPU only; system memory for every GPU (KfdDriver::AllocateMemory).
+  std::vector<NodeId> nodes;
+  if (pool->location == PoolLocation::kGpu) nodes.push_back(pool->node);
+  if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, nodes); !mapped.ok()) {
+    (void)kfd_->FreeMemory(*address);
+    return absl::ResourceExhaustedError(absl::StrCat(context, ": ", mapped.message()));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    allocations_.emplace(address->raw(), Allocation{AddressRange{*address, *rounded}, pool_id});
+  }
+  Trace(Layer::kHsa, context, " -> ", AddressText(*address));
+  return *address;
+}
+
+absl::Status Runtime::Free(DeviceAddress address) {
+  const std::string context = absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")");
+  absl::MutexLock lock(&mu_);
+  auto it = allocations_.find(address.raw());
+  if (it == allocations_.end()) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
+  RETURN_IF_ERROR(Annotate(kfd_->FreeMemory(address), context));
+  allocations_.erase(it);
+  Trace(Layer::kHsa, context);
+  return absl::OkStatus();
+}
+
+std::optional<PointerInfo> Runtime::FindPointer(DeviceAddress address) const {
+  absl::MutexLock lock(&mu_);
+  auto it = allocations_.upper_bound(address.raw());
+  if (it == allocations_.begin()) return std::nullopt;
+  --it;
+  if (!it->second.range.Contains(address)) return std::nullopt;
+  absl::StatusOr<const MemoryPool*> pool = GetPool(it->second.pool);
+  return PointerInfo{it->second.range, it->second.pool, pool.ok() ? (*pool)->owner : AgentId(0)};
+}
+
+absl::Status Runtime::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
+  const std::string context = absl::StrCat("hsa_memory_copy(dst=", AddressText(dst), ", src=", AddressText(src), ", size=", size.raw(), ")");
+  if (dst.raw() == 0 || src.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
+  if (size.is_zero()) return absl::OkStatus();
+  for (DeviceAddress side : {dst, src}) {
+    std::optional<PointerInfo> info = FindPointer(side);
+    if (!info.has_value()) continue;  // host memory the runtime does not know: the caller vouches for it
+    const std::optional<DeviceAddress> end = CheckedAdd(side, size);
+    if (!end.has_value() || *end > info->allocation.end()) {
+      return absl::OutOfRangeError(absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
+    }
+    ASSIGN_OR_RETURN(const MemoryPool* pool, GetPool(info->pool));
+    if (!thunk::HasFlag(pool->kmt_flags, MemFlags::kHostAccess)) {
+      // TODO(#3): DMA engines. The CPU must never touch private VRAM.
+      return absl::UnimplementedError(absl::StrCat(context, ": private VRAM needs a DMA copy engine"));
+    }
+  }
+  Trace(Layer::kHsa, context, " on the ", copy_engine_->name(), " engine");
+  return copy_engine_->Copy(dst, src, size);
+}
+
+absl::StatusOr<Bytes> Runtime::MemoryAvailable(AgentId gpu) {
+  ASSIGN_OR_RETURN(const Agent* agent, GetAgent(gpu));
+  if (agent->type != DeviceType::kGpu) {
+    return InvalidAgentError(absl::StrCat("MEMORY_AVAIL of agent 0x", absl::Hex(gpu.raw()), ": not a GPU"));
+  }
+  // ROCr adds its fragment-allocator cache; this runtime keeps none yet, so the KFD's figure is it.
+  return kfd_->AvailableMemory(agent->node);
+}
+
+}  // namespace hipmem::hsa

@@ -1,0 +1,307 @@
+// ACQUIRE_VM, ALLOC/FREE_MEMORY_OF_GPU and AVAILABLE_MEMORY.
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "base/units.h"
+#include "gtest/gtest.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/sim_test_util.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace hipmem::kfd_sim {
+namespace {
+
+namespace uapi = ::hipmem::kfd_uapi;
+using ::hipmem_testing::AcquireAllVms;
+using ::hipmem_testing::Alloc;
+using ::hipmem_testing::AllocResult;
+using ::hipmem_testing::Available;
+using ::hipmem_testing::Free;
+using ::hipmem_testing::Ioctl;
+using ::hipmem_testing::kTestVa;
+using ::hipmem_testing::kVramFlags;
+using ::hipmem_testing::MakeSimulator;
+using ::hipmem_testing::SmallTopology;
+using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
+
+constexpr Bytes kPage = Bytes::KiB(4);
+
+// ---- ACQUIRE_VM ----
+
+TEST(SimAcquireVmTest, SameRenderFdTwiceSucceeds) {
+  auto sim = MakeSimulator();
+  auto file = sim->Open();
+  const GpuConfig& gpu = sim->topology().gpus[0];
+  const int fd = file->OpenRenderNode(gpu.drm_render_minor);
+  ASSERT_GE(fd, 0);
+  uapi::AcquireVmArgs args{.drm_fd = static_cast<uint32_t>(fd), .gpu_id = gpu.gpu_id};
+  EXPECT_EQ(Ioctl(*file, uapi::kAcquireVm, args), 0);
+  EXPECT_EQ(Ioctl(*file, uapi::kAcquireVm, args), 0);
+}
+
+TEST(SimAcquireVmTest, BadRequestsGetKernelErrnos) {
+  auto sim = MakeSimulator(Mi300xTopology(2));
+  auto file = sim->Open();
+  const GpuConfig& gpu0 = sim->topology().gpus[0];
+  const GpuConfig& gpu1 = sim->topology().gpus[1];
+  const int fd0 = file->OpenRenderNode(gpu0.drm_render_minor);
+  const int fd1 = file->OpenRenderNode(gpu1.drm_render_minor);
+  const int fd0_again = file->OpenRenderNode(gpu0.drm_render_minor);
+  ASSERT_GE(fd0, 0);
+  ASSERT_GE(fd1, 0);
+  ASSERT_NE(fd0, fd0_again);
+
+  struct Row {
+    const char* what;
+    uint32_t drm_fd;
+    uint32_t gpu_id;
+    int expected;
+  };
+  const Row kRows[] = {
+      {"drm_fd 0 is no render node", 0, gpu0.gpu_id, -EINVAL},
+      {"drm_fd never opened", static_cast<uint32_t>(fd1 + 100), gpu0.gpu_id, -EINVAL},
+      {"unknown gpu_id", static_cast<uint32_t>(fd0), 0xbeef, -EINVAL},
+      {"gpu_id 0 is the CPU", static_cast<uint32_t>(fd0), 0, -EINVAL},
+      {"render node of another GPU", static_cast<uint32_t>(fd1), gpu0.gpu_id, -EINVAL},
+      {"first acquire", static_cast<uint32_t>(fd0), gpu0.gpu_id, 0},
+      {"another file for an acquired VM", static_cast<uint32_t>(fd0_again), gpu0.gpu_id, -EBUSY},
+      {"another GPU's file for an acquired VM", static_cast<uint32_t>(fd1), gpu0.gpu_id, -EBUSY},
+      {"same file again", static_cast<uint32_t>(fd0), gpu0.gpu_id, 0},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.what);
+    uapi::AcquireVmArgs args{.drm_fd = row.drm_fd, .gpu_id = row.gpu_id};
+    EXPECT_EQ(Ioctl(*file, uapi::kAcquireVm, args), row.expected);
+  }
+}
+
+TEST(SimAcquireVmTest, UnknownRenderMinorIsEnoent) {
+  auto sim = MakeSimulator();
+  auto file = sim->Open();
+  EXPECT_EQ(file->OpenRenderNode(129), -ENOENT);
+  EXPECT_EQ(file->OpenRenderNode(0), -ENOENT);
+}
+
+TEST(SimAcquireVmTest, AllocBeforeAcquireIsEnodev) {
+  // kfd_bind_process_to_device refuses a device without a VM.
+  auto sim = MakeSimulator();
+  auto file = sim->Open();
+  EXPECT_EQ(Alloc(*file, sim->topology().gpus[0].gpu_id, kTestVa, Bytes::MiB(2), kVramFlags).ret, -ENODEV);
+}
+
+// ---- ALLOC / FREE ----
+
+class SimAllocTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sim_ = MakeSimulator(Mi300xTopology(2));
+    file_ = sim_->Open();
+    AcquireAllVms(*sim_, *file_);
+  }
+  void TearDown() override { file_.reset(); }
+
+  uint32_t gpu_id(int i) const { return sim_->topology().gpus[i].gpu_id; }
+
+  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<SimFile> file_;
+};
+
+TEST_F(SimAllocTest, HandleCarriesGpuIdAndUniqueIdr) {
+  absl::flat_hash_set<uint64_t> handles;
+  absl::flat_hash_set<uint64_t> offsets;
+  for (int i = 0; i < 4; ++i) {
+    const AllocResult r = Alloc(*file_, gpu_id(i % 2), kTestVa + i * Bytes::MiB(4).raw(), Bytes::MiB(2),
+                                i % 2 ? kVramFlags : AllocMemFlags::kGtt | AllocMemFlags::kWritable);
+    ASSERT_EQ(r.ret, 0);
+    EXPECT_EQ(uapi::HandleGpuId(r.handle), gpu_id(i % 2));
+    EXPECT_GE(uapi::HandleIdr(r.handle), 1u);
+    EXPECT_EQ(r.mmap_offset % kPage.raw(), 0u);
+    EXPECT_TRUE(handles.insert(r.handle).second);
+    EXPECT_TRUE(offsets.insert(r.mmap_offset).second);
+  }
+}
+
+TEST_F(SimAllocTest, BadRequestsGetKernelErrnos) {
+  const int cpu = 0x7000;  // a page-aligned CPU address for USERPTR rows
+  struct Row {
+    const char* what;
+    uint32_t gpu_id;
+    uint64_t va;
+    uint64_t size;
+    AllocMemFlags flags;
+    uint64_t userptr;
+    int expected;
+  };
+  const uint64_t limit = (uint64_t{1} << 47);
+  const Row kRows[] = {
+      {"size 0", gpu_id(0), kTestVa, 0, kVramFlags, 0, -EINVAL},
+      {"unknown gpu_id", 0xbeef, kTestVa, 4096, kVramFlags, 0, -EINVAL},
+      {"gpu_id 0", 0, kTestVa, 4096, kVramFlags, 0, -EINVAL},
+      {"no domain bit", gpu_id(0), kTestVa, 4096, AllocMemFlags::kWritable, 0, -EINVAL},
+      {"two domain bits", gpu_id(0), kTestVa, 4096, AllocMemFlags::kVram | AllocMemFlags::kGtt, 0, -EINVAL},
+      {"doorbell (not simulated yet)", gpu_id(0), kTestVa, 4096, AllocMemFlags::kDoorbell, 0, -EINVAL},
+      {"mmio remap (not simulated yet)", gpu_id(0), kTestVa, 4096, AllocMemFlags::kMmioRemap, 0, -EINVAL},
+      {"misaligned va", gpu_id(0), kTestVa + 16, 4096, kVramFlags, 0, -EINVAL},
+      {"misaligned size", gpu_id(0), kTestVa, 4097, kVramFlags, 0, -EINVAL},
+      {"va below the GPUVM base", gpu_id(0), 0x1000, 4096, kVramFlags, 0, -EINVAL},
+      {"GTT at va 0", gpu_id(0), 0, 4096, AllocMemFlags::kGtt, 0, -EINVAL},
+      {"end past the GPUVM limit", gpu_id(0), limit - 4096, 8192, kVramFlags, 0, -EINVAL},
+      {"range wraps", gpu_id(0), 0xfffffffffffff000, 8192, kVramFlags, 0, -EINVAL},
+      {"userptr without a CPU address", gpu_id(0), kTestVa, 4096, AllocMemFlags::kUserptr, 0, -EFAULT},
+      {"userptr misaligned", gpu_id(0), kTestVa, 4096, AllocMemFlags::kUserptr, cpu + 8u, -EFAULT},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.what);
+    EXPECT_EQ(Alloc(*file_, row.gpu_id, row.va, Bytes(row.size), row.flags, row.userptr).ret, row.expected);
+  }
+  // Nothing leaked from any refused request.
+  const SimSnapshot snapshot = sim_->Snapshot();
+  ASSERT_EQ(snapshot.processes.size(), 1u);
+  EXPECT_TRUE(snapshot.processes[0].bos.empty());
+  EXPECT_EQ(snapshot.gpus[0].vram_used, Bytes(0));
+  EXPECT_EQ(snapshot.system_used, Bytes(0));
+}
+
+TEST_F(SimAllocTest, LastPageOfTheApertureIsAllocatable) {
+  const uint64_t limit = (uint64_t{1} << 47);
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), limit - 4096, kPage, kVramFlags).ret, 0);
+}
+
+TEST_F(SimAllocTest, OverlappingVaOnSameGpuIsEaddrinuse) {
+  ASSERT_EQ(Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags).ret, 0);
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags).ret, -EADDRINUSE);
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa + Bytes::MiB(1).raw(), Bytes::MiB(2), kVramFlags).ret, -EADDRINUSE);
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa - 4096, Bytes::MiB(1), kVramFlags).ret, -EADDRINUSE);
+  // Adjacent ranges and the same range on another GPU are fine.
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa + Bytes::MiB(2).raw(), kPage, kVramFlags).ret, 0);
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa - 4096, kPage, kVramFlags).ret, 0);
+  EXPECT_EQ(Alloc(*file_, gpu_id(1), kTestVa, Bytes::MiB(2), kVramFlags).ret, 0);
+}
+
+TEST_F(SimAllocTest, FreedVaCanBeReused) {
+  const AllocResult first = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags);
+  ASSERT_EQ(first.ret, 0);
+  ASSERT_EQ(Free(*file_, first.handle), 0);
+  const AllocResult second = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags);
+  ASSERT_EQ(second.ret, 0);
+  EXPECT_NE(second.handle, first.handle) << "idrs are never reused";
+}
+
+TEST_F(SimAllocTest, DoubleFreeIsEinval) {
+  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags);
+  ASSERT_EQ(r.ret, 0);
+  EXPECT_EQ(Free(*file_, r.handle), 0);
+  EXPECT_EQ(Free(*file_, r.handle), -EINVAL);
+}
+
+TEST_F(SimAllocTest, FreeOfBadHandlesIsEinval) {
+  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags);
+  ASSERT_EQ(r.ret, 0);
+  struct Row {
+    const char* what;
+    uint64_t handle;
+  };
+  const Row kRows[] = {
+      {"handle 0", 0},
+      {"unknown gpu in the handle", uapi::MakeHandle(0xbeef, uapi::HandleIdr(r.handle))},
+      {"right idr, other GPU", uapi::MakeHandle(gpu_id(1), uapi::HandleIdr(r.handle))},
+      {"idr never issued", uapi::MakeHandle(gpu_id(0), 999)},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.what);
+    EXPECT_EQ(Free(*file_, row.handle), -EINVAL);
+  }
+  EXPECT_EQ(Free(*file_, r.handle), 0);
+}
+
+TEST_F(SimAllocTest, UserptrReturnsAnMmapOffsetAndCountsAsSystemMemory) {
+  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(1), AllocMemFlags::kUserptr, 0x7f0000000000);
+  ASSERT_EQ(r.ret, 0);
+  EXPECT_NE(r.mmap_offset, 0x7f0000000000u) << "the kernel returns the BO's DRM offset";
+  const SimSnapshot snapshot = sim_->Snapshot();
+  EXPECT_EQ(snapshot.system_used, Bytes::MiB(1));
+  EXPECT_EQ(snapshot.gpus[0].vram_used, Bytes(0));
+}
+
+TEST_F(SimAllocTest, VramWithoutVaIsAllowed) {
+  const AllocResult r = Alloc(*file_, gpu_id(0), 0, Bytes::MiB(2), kVramFlags);
+  ASSERT_EQ(r.ret, 0);
+  // A second VA-less handle does not "overlap" the first.
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), 0, Bytes::MiB(2), kVramFlags).ret, 0);
+  EXPECT_EQ(Available(*file_, gpu_id(0)), sim_->topology().gpus[0].vram_bytes - Bytes::MiB(4).raw());
+}
+
+TEST_F(SimAllocTest, AvailableMemoryOfUnknownGpuIsEinval) {
+  uapi::GetAvailableMemoryArgs args{.available = 0, .gpu_id = 0xbeef, .pad = 0};
+  EXPECT_EQ(Ioctl(*file_, uapi::kAvailableMemory, args), -EINVAL);
+}
+
+TEST_F(SimAllocTest, AvailableMemoryTracksVramUseExactly) {
+  const uint64_t start = Available(*file_, gpu_id(0));
+  EXPECT_EQ(start, sim_->topology().gpus[0].vram_bytes);
+  const AllocResult a = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(6), kVramFlags);
+  const AllocResult b = Alloc(*file_, gpu_id(0), kTestVa + Bytes::MiB(8).raw(), Bytes::KiB(12), kVramFlags);
+  ASSERT_EQ(a.ret, 0);
+  ASSERT_EQ(b.ret, 0);
+  EXPECT_EQ(Available(*file_, gpu_id(0)), start - Bytes::MiB(6).raw() - Bytes::KiB(12).raw());
+  EXPECT_EQ(Available(*file_, gpu_id(1)), sim_->topology().gpus[1].vram_bytes) << "other GPU untouched";
+  ASSERT_EQ(Free(*file_, a.handle), 0);
+  ASSERT_EQ(Free(*file_, b.handle), 0);
+  EXPECT_EQ(Available(*file_, gpu_id(0)), start);
+}
+
+TEST_F(SimAllocTest, AqlQueueMemoryIsAccountedAtHalfSize) {
+  const AllocResult r =
+      Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(2), kVramFlags | AllocMemFlags::kAqlQueueMem);
+  ASSERT_EQ(r.ret, 0);
+  EXPECT_EQ(Available(*file_, gpu_id(0)), sim_->topology().gpus[0].vram_bytes - Bytes::MiB(1).raw());
+  ASSERT_EQ(Free(*file_, r.handle), 0);
+  EXPECT_EQ(Available(*file_, gpu_id(0)), sim_->topology().gpus[0].vram_bytes);
+}
+
+TEST(SimAllocExhaustionTest, VramExhaustionIsEnomemAndAccountingStaysExact) {
+  auto sim = MakeSimulator(SmallTopology(Bytes::MiB(64), Bytes::MiB(64)));
+  auto file = sim->Open();
+  AcquireAllVms(*sim, *file);
+  const uint32_t gpu = sim->topology().gpus[0].gpu_id;
+
+  const AllocResult big = Alloc(*file, gpu, kTestVa, Bytes::MiB(48), kVramFlags);
+  ASSERT_EQ(big.ret, 0);
+  EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(64).raw(), Bytes::MiB(32), kVramFlags).ret, -ENOMEM);
+  EXPECT_EQ(Available(*file, gpu), Bytes::MiB(16).raw());
+  // Exactly the rest still fits; one more page does not.
+  const AllocResult rest = Alloc(*file, gpu, kTestVa + Bytes::MiB(64).raw(), Bytes::MiB(16), kVramFlags);
+  ASSERT_EQ(rest.ret, 0);
+  EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(128).raw(), kPage, kVramFlags).ret, -ENOMEM);
+  EXPECT_EQ(Available(*file, gpu), 0u);
+
+  ASSERT_EQ(Free(*file, big.handle), 0);
+  ASSERT_EQ(Free(*file, rest.handle), 0);
+  EXPECT_EQ(Available(*file, gpu), Bytes::MiB(64).raw());
+  EXPECT_EQ(Alloc(*file, gpu, kTestVa, Bytes::MiB(64), kVramFlags).ret, 0);
+}
+
+TEST(SimAllocExhaustionTest, GttAndUserptrShareTheSystemLimit) {
+  auto sim = MakeSimulator(SmallTopology(Bytes::MiB(64), Bytes::MiB(8)));
+  auto file = sim->Open();
+  AcquireAllVms(*sim, *file);
+  const uint32_t gpu = sim->topology().gpus[0].gpu_id;
+
+  const AllocResult gtt = Alloc(*file, gpu, kTestVa, Bytes::MiB(6), AllocMemFlags::kGtt);
+  ASSERT_EQ(gtt.ret, 0);
+  EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(8).raw(), Bytes::MiB(4), AllocMemFlags::kUserptr, 0x10000000)
+                .ret,
+            -ENOMEM);
+  EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(8).raw(), Bytes::MiB(4), AllocMemFlags::kGtt).ret, -ENOMEM);
+  EXPECT_EQ(sim->Snapshot().system_used, Bytes::MiB(6));
+  // VRAM is a separate pool.
+  EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(8).raw(), Bytes::MiB(32), kVramFlags).ret, 0);
+  ASSERT_EQ(Free(*file, gtt.handle), 0);
+  EXPECT_EQ(sim->Snapshot().system_used, Bytes(0));
+}
+
+}  // namespace
+}  // namespace hipmem::kfd_sim

@@ -1,0 +1,574 @@
+// The ioctl side of the simulator: one SimFile per KFD process, the dispatcher and the handlers.
+//
+// This is the simulator's "kernel edge", the one file that speaks errno. Each handler mirrors its
+// kfd_chardev.c counterpart: the same checks in the same order, so a thunk bug meets the errno it would
+// meet on real hardware. Departures from the kernel are marked "Deliberate:".
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/log.h"
+#include "base/units.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/address_range_map.h"
+#include "testing/kfd_sim/memfd.h"
+#include "testing/kfd_sim/scoped_lock.h"
+#include "testing/kfd_sim/shared_resources.h"
+#include "testing/kfd_sim/simulator.h"
+#include "testing/kfd_sim/user_memory.h"
+
+namespace hipmem::kfd_sim {
+
+namespace uapi = ::hipmem::kfd_uapi;
+
+namespace sim_internal {
+
+// The memory domain of a buffer: exactly one of the KFD_IOC_ALLOC_MEM_FLAGS domain bits.
+enum class Domain { kVram, kGtt, kUserptr, kDoorbell, kMmioRemap };
+
+// One buffer object (the kernel's kgd_mem behind an idr handle).
+struct Bo {
+  uint64_t handle = 0;
+  size_t gpu_index = 0;              // the GPU it was allocated on
+  std::optional<AddressRange> va;    // nullopt: a VRAM handle allocated without a VA (va_addr 0)
+  Bytes size;
+  uapi::AllocMemFlags flags = uapi::AllocMemFlags::kNone;
+  Domain domain = Domain::kVram;
+  Bytes accounted;                   // what SharedResources holds for it
+  uint64_t mmap_offset = 0;          // start of its range in the render nodes' mmap-offset space
+  uint64_t userptr = 0;              // USERPTR: the CPU address it stands for
+  std::optional<MemFd> backing;      // VRAM and GTT: the pages
+  absl::btree_set<size_t> mapped_on; // GPUs (topology index) whose page table maps it
+};
+
+// One process's view of one GPU (the kernel's kfd_process_device).
+struct ProcessDevice {
+  std::optional<int> vm_token;    // the render token ACQUIRE_VM bound (the pdd's drm_file)
+  AddressRangeMap page_table;     // what this GPU can reach in this process
+  AddressRangeMap allocated_vas;  // VAs of the buffers allocated on this GPU
+};
+
+// Everything one KFD process owns.
+struct ProcessState {
+  explicit ProcessState(size_t gpu_count) : devices(gpu_count) {}
+
+  std::vector<size_t> render_nodes;            // token - kFirstRenderToken -> GPU index
+  std::vector<ProcessDevice> devices;          // by GPU index
+  absl::btree_map<uint64_t, Bo> bos;           // by handle
+  absl::btree_map<uint64_t, uint64_t> mmap_offsets;  // start offset -> handle
+  uint32_t next_idr = 1;                       // never reused; 0 once the space has wrapped
+};
+
+}  // namespace sim_internal
+
+namespace {
+
+using sim_internal::Bo;
+using sim_internal::Domain;
+using sim_internal::ProcessDevice;
+using sim_internal::ProcessState;
+using BoMap = absl::btree_map<uint64_t, Bo>;
+
+constexpr Bytes kPageSize = Bytes::KiB(4);
+
+// Render tokens start here so that a zeroed or stdio fd is never mistaken for one.
+constexpr int kFirstRenderToken = 1000;
+
+// The GFX9+ canonical apertures every process gets on every GPU (kfd_flat_memory.c,
+// kfd_init_apertures_v9): GPUVM covers the 47-bit user half above a reserved bottom; LDS and scratch live
+// in the non-canonical range, one 4 GiB window each.
+constexpr uint64_t kGpuvmBase = 0x200000;                 // 2 MiB, like AMDGPU_VA_RESERVED_BOTTOM
+constexpr uint64_t kGpuvmLimit = (uint64_t{1} << 47) - 1;
+constexpr uint64_t kLdsBase = uint64_t{1} << 48;          // MAKE_LDS_APP_BASE_V9
+constexpr uint64_t kScratchBase = uint64_t{2} << 48;      // MAKE_SCRATCH_APP_BASE_V9
+constexpr uint64_t kApertureWindow = 0xffffffff;          // limit = base + 4 GiB - 1
+
+// kmalloc_array's ceiling (KMALLOC_MAX_SIZE, 4 MiB on x86-64) in device ids: a longer MAP/UNMAP array
+// fails with -ENOMEM before anything is read.
+constexpr uint32_t kMaxDeviceIds = (4u << 20) / sizeof(uint32_t);
+
+// What a handler may touch. Built by SimFile with world_mu_ held shared and SimFile::mu_ held.
+struct IoctlContext {
+  const Topology& topology;
+  SharedResources& shared;
+  ProcessState& process;
+};
+
+std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
+  for (size_t i = 0; i < topology.gpus.size(); ++i) {
+    if (topology.gpus[i].gpu_id == gpu_id) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token) {
+  const int64_t index = token - kFirstRenderToken;
+  if (index < 0 || index >= static_cast<int64_t>(process.render_nodes.size())) return std::nullopt;
+  return process.render_nodes[static_cast<size_t>(index)];
+}
+
+// Returns the domain when exactly one domain bit is set.
+std::optional<Domain> DomainOf(uint32_t flags) {
+  switch (flags & uapi::kAllocMemDomainMask) {
+    case uapi::ToRaw(uapi::AllocMemFlags::kVram): return Domain::kVram;
+    case uapi::ToRaw(uapi::AllocMemFlags::kGtt): return Domain::kGtt;
+    case uapi::ToRaw(uapi::AllocMemFlags::kUserptr): return Domain::kUserptr;
+    case uapi::ToRaw(uapi::AllocMemFlags::kDoorbell): return Domain::kDoorbell;
+    case uapi::ToRaw(uapi::AllocMemFlags::kMmioRemap): return Domain::kMmioRemap;
+    default: return std::nullopt;
+  }
+}
+
+// Frees one buffer: drops it from every page table (the kernel unmaps a still-mapped BO on free), returns
+// its accounting exactly, and closes its backing store.
+void ReleaseBo(IoctlContext& c, BoMap::iterator it) {
+  Bo& bo = it->second;
+  for (size_t gpu : bo.mapped_on) {
+    const absl::Status s = c.process.devices[gpu].page_table.Erase(*bo.va, bo.handle);
+    HIPMEM_CHECK(s.ok(), s.ToString());
+  }
+  if (bo.va) {
+    const absl::Status s = c.process.devices[bo.gpu_index].allocated_vas.Erase(*bo.va, bo.handle);
+    HIPMEM_CHECK(s.ok(), s.ToString());
+  }
+  if (bo.domain == Domain::kVram) {
+    c.shared.ReleaseVram(bo.gpu_index, bo.accounted);
+  } else {
+    c.shared.ReleaseSystem(bo.accounted);
+  }
+  c.process.mmap_offsets.erase(bo.mmap_offset);
+  c.process.bos.erase(it);
+}
+
+// ---- handlers: each returns 0 or -errno and may update `args` (copied back for IOC_OUT requests) ----
+
+int GetVersion(IoctlContext&, uapi::GetVersionArgs& args) {
+  args.major_version = uapi::kIoctlMajorVersion;
+  args.minor_version = uapi::kIoctlMinorVersion;
+  return 0;
+}
+
+int GetProcessAperturesNew(IoctlContext& c, uapi::GetProcessAperturesNewArgs& args) {
+  const uint32_t gpu_count = static_cast<uint32_t>(c.topology.gpus.size());
+  // num_of_nodes == 0 asks how many entries to allocate.
+  if (args.num_of_nodes == 0) {
+    args.num_of_nodes = gpu_count;
+    return 0;
+  }
+  const uint32_t n = std::min(gpu_count, args.num_of_nodes);
+  std::vector<uapi::ProcessDeviceApertures> apertures(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    apertures[i] = uapi::ProcessDeviceApertures{
+        .lds_base = kLdsBase,
+        .lds_limit = kLdsBase + kApertureWindow,
+        .scratch_base = kScratchBase,
+        .scratch_limit = kScratchBase + kApertureWindow,
+        .gpuvm_base = kGpuvmBase,
+        .gpuvm_limit = kGpuvmLimit,
+        .gpu_id = c.topology.gpus[i].gpu_id,
+        .pad = 0,
+    };
+  }
+  args.num_of_nodes = n;
+  if (!CopyToUser(args.kfd_process_device_apertures_ptr, apertures.data(),
+                  apertures.size() * sizeof(uapi::ProcessDeviceApertures))) {
+    return -EFAULT;
+  }
+  return 0;
+}
+
+int AcquireVm(IoctlContext& c, uapi::AcquireVmArgs& args) {
+  // fget(drm_fd) failing: not an open file of this process.
+  const std::optional<size_t> token_gpu = RenderTokenGpu(c.process, args.drm_fd);
+  if (!token_gpu) return -EINVAL;
+  const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);
+  if (!gpu) return -EINVAL;
+  ProcessDevice& device = c.process.devices[*gpu];
+  // Already acquired: the same file again is fine, another one is busy. The kernel decides this before
+  // looking at which device the file belongs to.
+  if (device.vm_token) return *device.vm_token == static_cast<int>(args.drm_fd) ? 0 : -EBUSY;
+  // kfd_process_device_init_vm: the render node must be this GPU's.
+  if (*token_gpu != *gpu) return -EINVAL;
+  device.vm_token = static_cast<int>(args.drm_fd);
+  return 0;
+}
+
+int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
+  if (args.size == 0) return -EINVAL;
+  const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);
+  if (!gpu) return -EINVAL;
+  ProcessDevice& device = c.process.devices[*gpu];
+  // kfd_bind_process_to_device: a device whose VM was never acquired has no drm_priv.
+  if (!device.vm_token) return -ENODEV;
+
+  // Deliberate: exactly one domain bit (the kernel takes the first one of an if-chain).
+  const std::optional<Domain> domain = DomainOf(args.flags);
+  if (!domain) return -EINVAL;
+  // TODO(#3): DOORBELL (size must be the doorbell slice) and MMIO_REMAP (size must be PAGE_SIZE).
+  if (*domain == Domain::kDoorbell || *domain == Domain::kMmioRemap) return -EINVAL;
+
+  // Deliberate: page-aligned va and size, inside the GPUVM aperture (the kernel would fail the later
+  // amdgpu_vm_bo_map instead). A VRAM buffer may come without a VA (va_addr 0), as the kernel allows.
+  const Bytes size(args.size);
+  const DeviceAddress va_addr(args.va_addr);
+  if (!IsAligned(size, kPageSize) || !IsAligned(va_addr, kPageSize)) return -EINVAL;
+  std::optional<AddressRange> va;
+  if (args.va_addr != 0 || *domain != Domain::kVram) {
+    const std::optional<DeviceAddress> end = CheckedAdd(va_addr, size);
+    if (!end || va_addr.raw() < kGpuvmBase || end->raw() - 1 > kGpuvmLimit) return -EINVAL;
+    va = AddressRange{va_addr, size};
+  }
+
+  // USERPTR: mmap_offset carries the CPU address; pinning a null or misaligned one faults.
+  uint64_t userptr = 0;
+  if (*domain == Domain::kUserptr) {
+    userptr = args.mmap_offset;
+    if (userptr == 0 || !IsAligned(Bytes(userptr), kPageSize)) return -EFAULT;
+  }
+
+  // Deliberate: overlap with another buffer of this process on this GPU is refused here, with the errno the
+  // kernel uses for overlap with an SVM range, instead of -EINVAL at map time.
+  if (va && device.allocated_vas.Overlaps(*va)) return -EADDRINUSE;
+
+  // idr_alloc failing (our idr space has wrapped).
+  if (c.process.next_idr == 0) return -EFAULT;
+
+  // amdgpu_amdkfd_reserve_mem_limit: VRAM against the GPU, GTT and USERPTR against system memory, global
+  // over all processes. The amount is PAGE_ALIGN(size), halved for AQL queue memory (mapped twice).
+  const uapi::AllocMemFlags flags = uapi::AllocMemFlagsFromRaw(args.flags);
+  const bool aql = uapi::HasFlag(flags, uapi::AllocMemFlags::kAqlQueueMem);
+  const Bytes accounted = *AlignUp(aql ? Bytes(size.raw() / 2) : size, kPageSize);
+  const bool vram = *domain == Domain::kVram;
+  if (vram ? !c.shared.TryReserveVram(*gpu, accounted) : !c.shared.TryReserveSystem(accounted)) return -ENOMEM;
+  absl::Cleanup unreserve = [&] {
+    if (vram) {
+      c.shared.ReleaseVram(*gpu, accounted);
+    } else {
+      c.shared.ReleaseSystem(accounted);
+    }
+  };
+
+  const std::optional<uint64_t> mmap_offset = c.shared.AllocateMmapOffset(size);
+  if (!mmap_offset) return -ENOMEM;
+  std::optional<MemFd> backing;
+  if (*domain != Domain::kUserptr) {
+    absl::StatusOr<MemFd> file =
+        MemFd::Create(absl::StrCat("kfd_sim bo gpu_id=0x", absl::Hex(args.gpu_id)), size);
+    // amdgpu_bo_create failing for lack of pages.
+    if (!file.ok()) return -ENOMEM;
+    backing = *std::move(file);
+  }
+
+  const uint32_t idr = c.process.next_idr++;
+  const uint64_t handle = uapi::MakeHandle(args.gpu_id, idr);
+  if (va) {
+    const absl::Status s = device.allocated_vas.Insert(*va, handle);
+    HIPMEM_CHECK(s.ok(), s.ToString());
+  }
+  c.process.mmap_offsets.emplace(*mmap_offset, handle);
+  c.process.bos.emplace(handle, Bo{
+                                    .handle = handle,
+                                    .gpu_index = *gpu,
+                                    .va = va,
+                                    .size = size,
+                                    .flags = flags,
+                                    .domain = *domain,
+                                    .accounted = accounted,
+                                    .mmap_offset = *mmap_offset,
+                                    .userptr = userptr,
+                                    .backing = std::move(backing),
+                                    .mapped_on = {},
+                                });
+  std::move(unreserve).Cancel();
+
+  args.handle = handle;
+  // As amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu: every BO gets its DRM mmap offset back, USERPTR included
+  // (mapping that one through the render node is refused with -EPERM).
+  args.mmap_offset = *mmap_offset;
+  return 0;
+}
+
+int FreeMemoryOfGpu(IoctlContext& c, uapi::FreeMemoryOfGpuArgs& args) {
+  if (!FindGpu(c.topology, uapi::HandleGpuId(args.handle))) return -EINVAL;
+  // Double free, another process's handle, or a handle never issued.
+  const auto it = c.process.bos.find(args.handle);
+  if (it == c.process.bos.end()) return -EINVAL;
+  ReleaseBo(c, it);
+  return 0;
+}
+
+// The device-id array of MAP/UNMAP, fetched as the kernel does (kmalloc_array, then copy_from_user).
+struct DeviceIds {
+  int error = 0;
+  std::vector<uint32_t> ids;
+};
+
+DeviceIds CopyDeviceIds(uint64_t user_ptr, uint32_t n_devices) {
+  if (n_devices > kMaxDeviceIds) return DeviceIds{.error = -ENOMEM, .ids = {}};
+  DeviceIds result{.error = 0, .ids = std::vector<uint32_t>(n_devices)};
+  if (!CopyFromUser(result.ids.data(), user_ptr, n_devices * sizeof(uint32_t))) {
+    return DeviceIds{.error = -EFAULT, .ids = {}};
+  }
+  return result;
+}
+
+int MapMemoryToGpu(IoctlContext& c, uapi::MapMemoryToGpuArgs& args) {
+  if (args.n_devices == 0) return -EINVAL;
+  if (args.n_success > args.n_devices) return -EINVAL;
+  const DeviceIds devices = CopyDeviceIds(args.device_ids_array_ptr, args.n_devices);
+  if (devices.error != 0) return devices.error;
+  const std::optional<size_t> gpu = FindGpu(c.topology, uapi::HandleGpuId(args.handle));
+  if (!gpu) return -EINVAL;
+  if (!c.process.devices[*gpu].vm_token) return -ENODEV;  // kfd_bind_process_to_device
+  const auto it = c.process.bos.find(args.handle);
+  if (it == c.process.bos.end()) return -ENOMEM;  // sic: the kernel's errno for an unknown handle here
+  Bo& bo = it->second;
+
+  // Resume after the devices a failed earlier call already mapped.
+  for (uint32_t i = args.n_success; i < args.n_devices; ++i) {
+    const std::optional<size_t> peer = FindGpu(c.topology, devices.ids[i]);
+    if (!peer) return -EINVAL;
+    ProcessDevice& peer_device = c.process.devices[*peer];
+    if (!peer_device.vm_token) return -ENODEV;  // kfd_bind_process_to_device on the peer
+    // Mapping a buffer already mapped on this GPU is a no-op (its attachment is_mapped).
+    if (!bo.mapped_on.contains(*peer)) {
+      // amdgpu_vm_bo_map: no VA to map at, or the range conflicts with a mapping in this VM.
+      if (!bo.va) return -EINVAL;
+      if (!peer_device.page_table.Insert(*bo.va, bo.handle).ok()) return -EINVAL;
+      bo.mapped_on.insert(*peer);
+    }
+    args.n_success = i + 1;
+  }
+  return 0;
+}
+
+int UnmapMemoryFromGpu(IoctlContext& c, uapi::UnmapMemoryFromGpuArgs& args) {
+  if (args.n_devices == 0) return -EINVAL;
+  if (args.n_success > args.n_devices) return -EINVAL;
+  const DeviceIds devices = CopyDeviceIds(args.device_ids_array_ptr, args.n_devices);
+  if (devices.error != 0) return devices.error;
+  if (!FindGpu(c.topology, uapi::HandleGpuId(args.handle))) return -EINVAL;
+  const auto it = c.process.bos.find(args.handle);
+  if (it == c.process.bos.end()) return -ENOMEM;  // sic, as in MAP
+  Bo& bo = it->second;
+
+  for (uint32_t i = args.n_success; i < args.n_devices; ++i) {
+    const std::optional<size_t> peer = FindGpu(c.topology, devices.ids[i]);
+    if (!peer) return -EINVAL;
+    // amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu: no VM had it mapped.
+    if (!bo.mapped_on.contains(*peer)) return -EINVAL;
+    const absl::Status s = c.process.devices[*peer].page_table.Erase(*bo.va, bo.handle);
+    HIPMEM_CHECK(s.ok(), s.ToString());
+    bo.mapped_on.erase(*peer);
+    args.n_success = i + 1;
+  }
+  return 0;
+}
+
+int AvailableMemory(IoctlContext& c, uapi::GetAvailableMemoryArgs& args) {
+  const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);
+  if (!gpu) return -EINVAL;
+  args.available = c.shared.VramFree(*gpu).raw();
+  return 0;
+}
+
+// ---- the dispatch table (amdkfd_ioctls[]) ----
+
+struct IoctlEntry {
+  uapi::IoctlDirection direction = uapi::IoctlDirection::kNone;
+  uint32_t kernel_size = 0;  // sizeof the kernel's Args
+  int (*handler)(IoctlContext&, std::byte* kdata) = nullptr;
+};
+
+// Builds the entry for `kDescriptor` from a handler typed by the descriptor's own Args, so pairing a
+// request with the wrong struct does not compile. The handler runs on an aligned typed copy of kdata.
+template <const auto& kDescriptor, auto kHandler>
+constexpr std::pair<uint32_t, IoctlEntry> Entry() {
+  using Args = typename std::remove_cvref_t<decltype(kDescriptor)>::Args;
+  static_assert(std::is_same_v<decltype(kHandler), int (*)(IoctlContext&, Args&)>,
+                "the handler must take the descriptor's Args");
+  return {kDescriptor.nr, IoctlEntry{
+                              .direction = kDescriptor.direction,
+                              .kernel_size = sizeof(Args),
+                              .handler = [](IoctlContext& c, std::byte* kdata) {
+                                Args args;
+                                std::memcpy(&args, kdata, sizeof(Args));
+                                const int ret = kHandler(c, args);
+                                std::memcpy(kdata, &args, sizeof(Args));
+                                return ret;
+                              },
+                          }};
+}
+
+constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
+  std::array<IoctlEntry, uapi::kCommandEnd> table{};
+  for (const auto& [nr, entry] : {
+           Entry<uapi::kGetVersion, &GetVersion>(),
+           Entry<uapi::kGetProcessAperturesNew, &GetProcessAperturesNew>(),
+           Entry<uapi::kAcquireVm, &AcquireVm>(),
+           Entry<uapi::kAllocMemoryOfGpu, &AllocMemoryOfGpu>(),
+           Entry<uapi::kFreeMemoryOfGpu, &FreeMemoryOfGpu>(),
+           Entry<uapi::kMapMemoryToGpu, &MapMemoryToGpu>(),
+           Entry<uapi::kUnmapMemoryFromGpu, &UnmapMemoryFromGpu>(),
+           Entry<uapi::kAvailableMemory, &AvailableMemory>(),
+       }) {
+    table[nr] = entry;
+  }
+  return table;
+}
+
+constexpr std::array<IoctlEntry, uapi::kCommandEnd> kIoctlTable = BuildIoctlTable();
+
+bool HasDirection(uapi::IoctlDirection set, uapi::IoctlDirection bit) {
+  return (static_cast<uint32_t>(set) & static_cast<uint32_t>(bit)) != 0;
+}
+
+}  // namespace
+
+SimFile::SimFile(Simulator* sim, uint64_t id)
+    : sim_(sim),
+      id_(id),
+      opener_pid_(getpid()),
+      state_(std::make_unique<ProcessState>(sim->topology().gpus.size())) {}
+
+SimFile::~SimFile() {
+  ScopedLock world(&sim_->world_mu_);  // exclusive: no snapshot sees a half-closed process
+  {
+    ScopedLock lock(&mu_);
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_};
+    while (!state_->bos.empty()) ReleaseBo(c, state_->bos.begin());
+    state_.reset();
+  }
+  sim_->processes_.erase(id_);
+}
+
+int SimFile::Ioctl(unsigned long request, void* arg) {
+  // kfd_ioctl(): the nr selects the handler; the type byte and the caller's direction bits are ignored,
+  // the kernel trusts only its own table.
+  const uint32_t nr = uapi::IoctlNr(request);
+  if (nr < uapi::kCommandStart || nr >= uapi::kCommandEnd) return -ENOTTY;
+  const IoctlEntry& entry = kIoctlTable[nr];
+  // The kernel has a handler for every nr in range; the ones not simulated yet are unknown to the caller.
+  if (entry.handler == nullptr) return -ENOTTY;
+  // Only the process that opened /dev/kfd may use it; a forked child must open its own.
+  if (getpid() != opener_pid_) return -EBADF;
+
+  // Size tolerance: copy the caller's usize bytes in, zero up to max(usize, sizeof(Args)), run the
+  // handler, copy usize bytes back. Older (shorter) and newer (longer) structs both work.
+  const uint32_t usize = uapi::IoctlSize(request);
+  const uint32_t asize = std::max(usize, entry.kernel_size);
+  std::vector<std::byte> kdata(asize);  // zero-filled
+  const uint64_t user = reinterpret_cast<uintptr_t>(arg);
+  const bool copy_in = HasDirection(entry.direction, uapi::IoctlDirection::kWrite);
+  const bool copy_out = HasDirection(entry.direction, uapi::IoctlDirection::kRead);
+  if (copy_in && !CopyFromUser(kdata.data(), user, usize)) return -EFAULT;
+
+  int ret = 0;
+  {
+    ScopedReaderLock world(&sim_->world_mu_);
+    ScopedLock lock(&mu_);
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_};
+    ret = entry.handler(c, kdata.data());
+  }
+  // Copied back even when the handler failed: MAP/UNMAP report their progress in n_success.
+  if (copy_out && !CopyToUser(user, kdata.data(), usize)) ret = -EFAULT;
+  return ret;
+}
+
+int SimFile::OpenRenderNode(uint32_t drm_render_minor) {
+  ScopedReaderLock world(&sim_->world_mu_);
+  ScopedLock lock(&mu_);
+  const std::vector<GpuConfig>& gpus = sim_->topology_.gpus;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (gpus[i].drm_render_minor != drm_render_minor) continue;
+    state_->render_nodes.push_back(i);
+    return kFirstRenderToken + static_cast<int>(state_->render_nodes.size() - 1);
+  }
+  return -ENOENT;
+}
+
+int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t mmap_offset) {
+  ScopedReaderLock world(&sim_->world_mu_);
+  ScopedLock lock(&mu_);
+  ProcessState& process = *state_;
+  const std::optional<size_t> gpu = RenderTokenGpu(process, render_fd);
+  if (!gpu) return -EBADF;
+  const uint64_t addr_raw = reinterpret_cast<uintptr_t>(addr);
+  if (addr_raw == 0 || !IsAligned(Bytes(addr_raw), kPageSize) || size == 0 ||
+      !IsAligned(Bytes(mmap_offset), kPageSize)) {
+    return -EINVAL;
+  }
+  if ((prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) != 0) return -EINVAL;
+  const std::optional<Bytes> span = AlignUp(Bytes(size), kPageSize);
+  if (!span) return -EINVAL;
+
+  // drm_vma_offset_lookup_locked: the one buffer of this render node whose offset range holds the request.
+  auto offset_it = process.mmap_offsets.upper_bound(mmap_offset);
+  if (offset_it == process.mmap_offsets.begin()) return -EINVAL;
+  --offset_it;
+  const auto bo_it = process.bos.find(offset_it->second);
+  HIPMEM_CHECK(bo_it != process.bos.end(), "mmap offset without a buffer");
+  const Bo& bo = bo_it->second;
+  const Bytes bo_span = *AlignUp(bo.size, kPageSize);
+  const Bytes delta(mmap_offset - offset_it->first);
+  if (bo.gpu_index != *gpu || delta >= bo_span || *span > bo_span - delta) return -EINVAL;
+
+  // amdgpu_gem_object_mmap: user pages are not mappable through the render node.
+  if (bo.domain == Domain::kUserptr) return -EPERM;
+  // Deliberate (see simulator.h): invisible VRAM may only hold a PROT_NONE placeholder mapping.
+  if (bo.domain == Domain::kVram && !uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic) && prot != PROT_NONE) {
+    return -EPERM;
+  }
+  void* mapped =
+      mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, bo.backing->fd(), static_cast<off_t>(delta.raw()));
+  if (mapped == MAP_FAILED) return -errno;
+  return 0;
+}
+
+bool SimFile::IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const {
+  ScopedReaderLock world(&sim_->world_mu_);
+  ScopedLock lock(&mu_);
+  const std::optional<size_t> gpu = FindGpu(sim_->topology_, gpu_id);
+  if (!gpu) return false;
+  return state_->devices[*gpu].page_table.Covers(AddressRange{va, size});
+}
+
+SimProcess SimFile::TakeSnapshot() const {
+  ScopedLock lock(&mu_);
+  SimProcess process{.id = id_, .bos = {}};
+  process.bos.reserve(state_->bos.size());
+  for (const auto& [handle, bo] : state_->bos) {
+    SimBo info{
+        .handle = handle,
+        .gpu_id = sim_->topology_.gpus[bo.gpu_index].gpu_id,
+        .va = bo.va ? bo.va->base : DeviceAddress(0),
+        .size = bo.size,
+        .flags = bo.flags,
+        .mapped_gpu_ids = {},
+    };
+    for (size_t gpu : bo.mapped_on) info.mapped_gpu_ids.push_back(sim_->topology_.gpus[gpu].gpu_id);
+    process.bos.push_back(std::move(info));
+  }
+  return process;
+}
+
+}  // namespace hipmem::kfd_sim

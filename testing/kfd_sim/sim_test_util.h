@@ -1,0 +1,130 @@
+// Helpers for tests that drive the KFD simulator through raw ioctls with kfd_uapi structs.
+#ifndef HIPMEM_TESTING_KFD_SIM_SIM_TEST_UTIL_H_
+#define HIPMEM_TESTING_KFD_SIM_SIM_TEST_UTIL_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "base/units.h"
+#include "gtest/gtest.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace hipmem_testing {
+
+using ::hipmem::Bytes;
+using ::hipmem::kfd_uapi::AllocMemFlags;
+
+// A GPU VA well inside the canonical GPUVM aperture.
+inline constexpr uint64_t kTestVa = uint64_t{1} << 32;
+
+// Issues `descriptor`'s request with `args`; returns 0 or -errno.
+template <typename Args>
+int Ioctl(hipmem::kfd_sim::SimFile& file, const hipmem::kfd_uapi::IoctlDescriptor<Args>& descriptor, Args& args) {
+  return file.Ioctl(descriptor.request(), &args);
+}
+
+// Creates a simulator, aborting the test binary if the topology is refused (a broken test).
+inline std::unique_ptr<hipmem::kfd_sim::Simulator> MakeSimulator(
+    hipmem::kfd_sim::Topology topology = hipmem::kfd_sim::DefaultTopology()) {
+  auto sim = hipmem::kfd_sim::Simulator::Create(std::move(topology));
+  if (!sim.ok()) {
+    ADD_FAILURE() << sim.status();
+    std::abort();
+  }
+  return *std::move(sim);
+}
+
+// The default topology with small memories, for exhaustion tests.
+inline hipmem::kfd_sim::Topology SmallTopology(Bytes vram, Bytes system, int gpu_count = 1) {
+  hipmem::kfd_sim::Topology topology = hipmem::kfd_sim::Mi300xTopology(gpu_count);
+  topology.system_memory_bytes = system.raw();
+  for (hipmem::kfd_sim::GpuConfig& gpu : topology.gpus) gpu.vram_bytes = vram.raw();
+  return topology;
+}
+
+// Opens every GPU's render node in `file` and acquires its VM; returns the render fds in topology order.
+inline std::vector<int> AcquireAllVms(const hipmem::kfd_sim::Simulator& sim, hipmem::kfd_sim::SimFile& file) {
+  std::vector<int> fds;
+  for (const hipmem::kfd_sim::GpuConfig& gpu : sim.topology().gpus) {
+    const int fd = file.OpenRenderNode(gpu.drm_render_minor);
+    EXPECT_GE(fd, 0);
+    hipmem::kfd_uapi::AcquireVmArgs args{.drm_fd = static_cast<uint32_t>(fd), .gpu_id = gpu.gpu_id};
+    EXPECT_EQ(Ioctl(file, hipmem::kfd_uapi::kAcquireVm, args), 0);
+    fds.push_back(fd);
+  }
+  return fds;
+}
+
+struct AllocResult {
+  int ret;
+  uint64_t handle;
+  uint64_t mmap_offset;
+};
+
+// Issues ALLOC_MEMORY_OF_GPU. For USERPTR, `userptr` is the CPU address passed in mmap_offset.
+inline AllocResult Alloc(hipmem::kfd_sim::SimFile& file, uint32_t gpu_id, uint64_t va, Bytes size,
+                         AllocMemFlags flags, uint64_t userptr = 0) {
+  hipmem::kfd_uapi::AllocMemoryOfGpuArgs args{
+      .va_addr = va,
+      .size = size.raw(),
+      .handle = 0,
+      .mmap_offset = userptr,
+      .gpu_id = gpu_id,
+      .flags = hipmem::kfd_uapi::ToRaw(flags),
+  };
+  const int ret = Ioctl(file, hipmem::kfd_uapi::kAllocMemoryOfGpu, args);
+  return AllocResult{.ret = ret, .handle = args.handle, .mmap_offset = args.mmap_offset};
+}
+
+// The flags ROCr uses for plain device memory (hipMalloc): VRAM, writable, executable, no substitute.
+inline constexpr AllocMemFlags kVramFlags =
+    AllocMemFlags::kVram | AllocMemFlags::kWritable | AllocMemFlags::kExecutable | AllocMemFlags::kNoSubstitute;
+
+inline int Free(hipmem::kfd_sim::SimFile& file, uint64_t handle) {
+  hipmem::kfd_uapi::FreeMemoryOfGpuArgs args{.handle = handle};
+  return Ioctl(file, hipmem::kfd_uapi::kFreeMemoryOfGpu, args);
+}
+
+struct MapResult {
+  int ret;
+  uint32_t n_success;
+};
+
+inline MapResult Map(hipmem::kfd_sim::SimFile& file, uint64_t handle, const std::vector<uint32_t>& gpu_ids,
+                     uint32_t n_success = 0) {
+  hipmem::kfd_uapi::MapMemoryToGpuArgs args{
+      .handle = handle,
+      .device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data()),
+      .n_devices = static_cast<uint32_t>(gpu_ids.size()),
+      .n_success = n_success,
+  };
+  const int ret = Ioctl(file, hipmem::kfd_uapi::kMapMemoryToGpu, args);
+  return MapResult{.ret = ret, .n_success = args.n_success};
+}
+
+inline MapResult Unmap(hipmem::kfd_sim::SimFile& file, uint64_t handle, const std::vector<uint32_t>& gpu_ids,
+                       uint32_t n_success = 0) {
+  hipmem::kfd_uapi::UnmapMemoryFromGpuArgs args{
+      .handle = handle,
+      .device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data()),
+      .n_devices = static_cast<uint32_t>(gpu_ids.size()),
+      .n_success = n_success,
+  };
+  const int ret = Ioctl(file, hipmem::kfd_uapi::kUnmapMemoryFromGpu, args);
+  return MapResult{.ret = ret, .n_success = args.n_success};
+}
+
+// Returns AVAILABLE_MEMORY for `gpu_id`, failing the test if the ioctl fails.
+inline uint64_t Available(hipmem::kfd_sim::SimFile& file, uint32_t gpu_id) {
+  hipmem::kfd_uapi::GetAvailableMemoryArgs args{.available = 0, .gpu_id = gpu_id, .pad = 0};
+  EXPECT_EQ(Ioctl(file, hipmem::kfd_uapi::kAvailableMemory, args), 0);
+  return args.available;
+}
+
+}  // namespace hipmem_testing
+
+#endif  // HIPMEM_TESTING_KFD_SIM_SIM_TEST_UTIL_H_

@@ -1,0 +1,231 @@
+// The in-process KFD simulator: plays the Linux amdkfd driver (/dev/kfd), the amdgpu render nodes
+// (/dev/dri/renderD*) and the GPUs behind them, so the thunk and every layer above it run hermetically.
+//
+// The thunk issues real KFD ioctls (same request numbers, same argument structs from kfd_uapi) to a SimFile
+// instead of a kernel file descriptor. The simulator answers as kfd_chardev.c does: the same argument
+// checks in the same order, the same errno, the same size tolerance, the same out-of-range quirks. It is
+// a model of the driver, not a mock: bad input is refused, never crashes it, and never "succeeds".
+//
+// What it models today (KFD 1.17): GET_VERSION, GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
+// ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY; the sysfs topology tree; CPU
+// mappings of buffers through a render node. Every other ioctl answers -ENOTTY.
+//
+// Where it deliberately departs from the kernel (each is stated where it is implemented, in sim_file.cc):
+// - ALLOC refuses a VA that overlaps another buffer of the same process on the same GPU with -EADDRINUSE.
+//   The kernel refuses overlap with SVM ranges with -EADDRINUSE at alloc and overlapping BO mappings with
+//   -EINVAL only at map time (amdgpu_vm_bo_map); refusing at alloc catches thunk VA bugs one step earlier.
+//   Map time still refuses a conflict in the target GPU's page table with -EINVAL.
+// - ALLOC demands exactly one domain bit (the kernel takes the first bit of an if-chain), page-aligned
+//   va_addr and size, and [va, va+size) inside the process's GPUVM aperture.
+// - DOORBELL and MMIO_REMAP allocations answer -EINVAL for now. TODO(#3): implement them.
+// - An idr is never reused within a process (the kernel reuses the lowest free one), so a stale handle
+//   stays invalid (-EINVAL) instead of naming a newer buffer.
+// - AVAILABLE_MEMORY is capacity minus use; the kernel also subtracts a page-table and RAS reserve and
+//   rounds down to 2 MiB.
+// - A VRAM buffer allocated without PUBLIC may be CPU-mapped only PROT_NONE; other protections -EPERM.
+//
+// Handles, gpu ids and offsets are the raw ABI integers on purpose: this is the kernel side of the ABI.
+#ifndef HIPMEM_TESTING_KFD_SIM_SIMULATOR_H_
+#define HIPMEM_TESTING_KFD_SIM_SIMULATOR_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/units.h"
+#include "kfd_uapi/kfd_ioctl.h"
+
+namespace hipmem::kfd_sim {
+
+// One GPU node of the topology. Field names follow the keys of the sysfs node `properties` file.
+struct GpuConfig {
+  uint32_t gpu_id;              // KFD gpu_id: non-zero, unique
+  uint32_t drm_render_minor;    // 128, 129, ...: /dev/dri/renderD<minor>
+  std::string name;             // "gfx942"
+  std::string marketing_name;   // "AMD Instinct MI300X"
+  uint32_t gfx_target_version;  // major*10000 + minor*100 + stepping, e.g. 90402
+  uint64_t vram_bytes;          // size_in_bytes of the FRAME_BUFFER_PUBLIC memory bank
+  uint32_t simd_count;
+  uint32_t max_waves_per_simd;
+  uint32_t wave_front_size;
+  uint32_t lds_size_in_kb;
+  uint32_t cu_per_simd_array;
+  uint32_t simd_per_cu;
+  uint32_t array_count;
+  uint32_t simd_arrays_per_engine;
+  uint32_t vendor_id;
+  uint32_t device_id;
+  uint32_t location_id;  // PCI bus << 8 | device << 3 | function
+  uint32_t domain;       // PCI domain
+  uint32_t max_engine_clk_fcompute;  // MHz
+  uint32_t num_sdma_engines;
+  uint32_t num_sdma_xgmi_engines;
+  uint32_t num_xcc;
+  uint32_t capability;  // HSA_CAPABILITY bits
+  uint64_t hive_id;
+  uint64_t unique_id;
+};
+
+struct Topology {
+  // The CPU node's SYSTEM memory bank; also the bound for GTT + USERPTR allocations of all processes.
+  uint64_t system_memory_bytes;
+  uint32_t cpu_cores;
+  std::vector<GpuConfig> gpus;  // sysfs nodes 1..N, in this order
+};
+
+// Returns one CPU node (node 0) and one MI300X-like GPU (node 1: gfx942, 192 GiB VRAM, render minor 128).
+Topology DefaultTopology();
+
+// Returns one CPU node and `gpu_count` MI300X-like GPUs in one XGMI hive, with distinct gpu ids, render
+// minors (128 + i) and PCI locations. `gpu_count` must be in [1, 8] (one MI300X platform); other values
+// are a programming error and abort.
+Topology Mi300xTopology(int gpu_count);
+
+// ---- introspection (Simulator::Snapshot) ----
+
+// One live buffer object.
+struct SimBo {
+  uint64_t handle;  // as ALLOC_MEMORY_OF_GPU returned it
+  uint32_t gpu_id;  // the GPU it was allocated on
+  DeviceAddress va;  // GPU VA; 0 for a VRAM buffer allocated without one
+  Bytes size;
+  kfd_uapi::AllocMemFlags flags;
+  std::vector<uint32_t> mapped_gpu_ids;  // GPUs whose page table maps it, in topology order
+};
+
+// One open SimFile (one KFD process).
+struct SimProcess {
+  uint64_t id;               // 1, 2, ... in Open() order; not an OS pid
+  std::vector<SimBo> bos;    // ascending handle
+};
+
+struct SimGpuUsage {
+  uint32_t gpu_id;
+  Bytes vram_total;
+  Bytes vram_used;  // summed over every process
+};
+
+// A consistent cut of the whole simulator: no ioctl runs while it is taken.
+struct SimSnapshot {
+  std::vector<SimProcess> processes;  // ascending id
+  std::vector<SimGpuUsage> gpus;      // topology order
+  Bytes system_total;
+  Bytes system_used;  // GTT + USERPTR, every process
+};
+
+class SharedResources;
+class SimFile;
+namespace sim_internal {
+struct ProcessState;
+}  // namespace sim_internal
+
+// The "kernel + hardware". Thread-safe. Must outlive every SimFile it opened (destroying it first aborts).
+class Simulator {
+ public:
+  // Validates `topology` and builds the simulator.
+  // Errors: kInvalidArgument for a zero or duplicate gpu_id, a render minor outside [128, 255] or
+  // duplicated, zero VRAM or system memory, or an empty GPU name; kFailedPrecondition when the host page
+  // size is not 4 KiB (the KFD ABI's PAGE_SIZE here).
+  static absl::StatusOr<std::unique_ptr<Simulator>> Create(Topology topology);
+
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+  ~Simulator();
+
+  const Topology& topology() const { return topology_; }
+
+  // Writes a tree shaped like /sys/devices/virtual/kfd/kfd/topology under `root`, creating directories:
+  // generation_id, system_properties, and nodes/N/{gpu_id, name, properties, mem_banks/0/properties,
+  // caches/ (empty), io_links/L/properties, p2p_links/ (empty)}. Node 0 is the CPU (gpu_id 0, one SYSTEM
+  // bank, one io_link per GPU); node i is topology().gpus[i-1] (one FRAME_BUFFER_PUBLIC bank of vram_bytes,
+  // local_mem_size 0 as current kernels report, one io_link to the CPU).
+  // Errors: the errno of a failing mkdir/open/write, through absl::ErrnoToStatus.
+  absl::Status WriteSysfs(const std::string& root) const;
+
+  // Opens /dev/kfd: returns a new KFD process context (its own handles, VAs, page tables, render nodes),
+  // bound to the calling OS process.
+  std::unique_ptr<SimFile> Open();
+
+  // Returns every live process and buffer and the per-GPU and system usage, atomically.
+  SimSnapshot Snapshot() const;
+
+ private:
+  friend class SimFile;
+
+  explicit Simulator(Topology topology);
+
+  const Topology topology_;
+  const std::unique_ptr<SharedResources> shared_;  // never null
+
+  // Held shared by every SimFile operation and exclusively by Open(), SimFile destruction and Snapshot(),
+  // so a snapshot never sees half an ioctl. Lock order: world_mu_, then SimFile::mu_, then the
+  // SharedResources mutex.
+  mutable absl::Mutex world_mu_;
+  absl::btree_map<uint64_t, SimFile*> processes_ ABSL_GUARDED_BY(world_mu_);  // not owned
+  uint64_t next_process_id_ ABSL_GUARDED_BY(world_mu_) = 1;
+};
+
+// One open file description of /dev/kfd, i.e. one KFD process. Thread-safe.
+// The destructor is close(): it frees every buffer and GPU mapping the process held, and the shared VRAM
+// and system accounting returns exactly to what it was before. CPU mappings made with MmapBo belong to the
+// caller (munmap them); as with a real DRM mapping they keep the pages alive after the buffer is freed.
+class SimFile {
+ public:
+  SimFile(const SimFile&) = delete;
+  SimFile& operator=(const SimFile&) = delete;
+  ~SimFile();
+
+  // Dispatches one KFD ioctl exactly as the kernel's kfd_ioctl(): decodes nr and the caller's size from
+  // `request`, copies the argument in (zero-filling up to the kernel's struct size), runs the handler and
+  // copies the caller's size back out, even when the handler failed. Returns 0 or a negative errno:
+  // -ENOTTY for an nr outside [kCommandStart, kCommandEnd) or one the simulator does not implement;
+  // -EBADF when called from another OS process than the one that opened the file (e.g. after fork);
+  // -EFAULT when `arg` cannot be read or written; otherwise the handler's result.
+  // (An int errno, not a Status, because this is the kernel edge the thunk's ioctl() wrapper stands on.)
+  int Ioctl(unsigned long request, void* arg);
+
+  // Stands in for open("/dev/dri/renderD<drm_render_minor>"): returns a new process-local token (>= 0, and
+  // never 0..2 so a zeroed fd is caught) to pass as drm_fd to ACQUIRE_VM and as render_fd to MmapBo.
+  // -ENOENT for a minor no GPU has.
+  int OpenRenderNode(uint32_t drm_render_minor);
+
+  // Stands in for mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, render_fd, mmap_offset): maps the part of
+  // a VRAM or GTT buffer of this process, on the render node's GPU, that starts `mmap_offset - (the
+  // buffer's mmap_offset)` bytes in, at `addr`. Two mappings of one buffer share its pages.
+  // Returns 0 or a negative errno: -EBADF when render_fd is not a token of this process; -EINVAL for a
+  // null or misaligned addr, a zero size, unknown prot bits, or an offset range that is not inside one
+  // buffer of that GPU; -EPERM for a USERPTR buffer, or a VRAM buffer allocated without PUBLIC and `prot`
+  // other than PROT_NONE (as on hardware without a large BAR); the errno of mmap() itself.
+  int MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t mmap_offset);
+
+  // Returns whether every byte of [va, va + size) is mapped in this process's page table on `gpu_id`.
+  // For the simulator's engines and tests; false for an unknown gpu_id or an empty range.
+  bool IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const;
+
+ private:
+  friend class Simulator;
+
+  SimFile(Simulator* sim, uint64_t id);
+
+  // Returns this process's part of a snapshot. The caller holds sim_->world_mu_ exclusively.
+  SimProcess TakeSnapshot() const;
+
+  Simulator* const sim_;  // Not owned; must outlive this.
+  const uint64_t id_;
+  const pid_t opener_pid_;
+
+  mutable absl::Mutex mu_;
+  std::unique_ptr<sim_internal::ProcessState> state_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hipmem::kfd_sim
+
+#endif  // HIPMEM_TESTING_KFD_SIM_SIMULATOR_H_

@@ -1,0 +1,59 @@
+#include "testing/kfd_sim/user_memory.h"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+
+#include "gtest/gtest.h"
+
+namespace hipmem::kfd_sim {
+namespace {
+
+uint64_t Addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+TEST(UserMemoryTest, CopiesBothWays) {
+  const uint64_t source = 0x1122334455667788;
+  uint64_t copy = 0;
+  ASSERT_TRUE(CopyFromUser(&copy, Addr(&source), sizeof(copy)));
+  EXPECT_EQ(copy, source);
+  uint64_t target = 0;
+  ASSERT_TRUE(CopyToUser(Addr(&target), &source, sizeof(source)));
+  EXPECT_EQ(target, source);
+}
+
+TEST(UserMemoryTest, NullPointerFaults) {
+  uint64_t value = 0;
+  EXPECT_FALSE(CopyFromUser(&value, 0, sizeof(value)));
+  EXPECT_FALSE(CopyToUser(0, &value, sizeof(value)));
+}
+
+TEST(UserMemoryTest, ZeroBytesNeverFault) {
+  uint64_t value = 0;
+  EXPECT_TRUE(CopyFromUser(&value, 0, 0));
+  EXPECT_TRUE(CopyToUser(0, &value, 0));
+}
+
+TEST(UserMemoryTest, UnmappedAndReadOnlyPagesFault) {
+  void* none = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* read_only = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(none, MAP_FAILED);
+  ASSERT_NE(read_only, MAP_FAILED);
+  uint64_t value = 0;
+  EXPECT_FALSE(CopyFromUser(&value, Addr(none), sizeof(value)));
+  EXPECT_TRUE(CopyFromUser(&value, Addr(read_only), sizeof(value)));
+  EXPECT_FALSE(CopyToUser(Addr(read_only), &value, sizeof(value)));
+  munmap(none, 4096);
+  munmap(read_only, 4096);
+}
+
+TEST(UserMemoryTest, CopyStraddlingIntoAFaultingPageFails) {
+  char* pages = static_cast<char*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(pages, MAP_FAILED);
+  ASSERT_EQ(mprotect(pages + 4096, 4096, PROT_NONE), 0);
+  uint64_t value = 0;
+  EXPECT_FALSE(CopyFromUser(&value, Addr(pages + 4092), sizeof(value)));
+  munmap(pages, 8192);
+}
+
+}  // namespace
+}  // namespace hipmem::kfd_sim

@@ -1,0 +1,205 @@
+// hsaKmt* C entry points: thin shells over the shared thunk::Kfd (shared_kfd.h). They convert
+// arguments and structs, call the C++ API, and return ToHsakmtStatus(status).
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_status.h"
+#include "thunk/kfd.h"
+#include "thunk/shared_kfd.h"
+
+namespace hipmem::thunk {
+namespace {
+
+// Fills libhsakmt's HsaNodeProperties from the sysfs keys it is read from (topology.c).
+void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
+  std::memset(&out, 0, sizeof(out));
+  auto u32 = [&](const char* key) { return static_cast<HSAuint32>(n.Get(key)); };
+  out.NumCPUCores = u32("cpu_cores_count");
+  out.NumFComputeCores = u32("simd_count");
+  out.NumMemoryBanks = static_cast<HSAuint32>(n.mem_banks.size());
+  out.NumCaches = u32("caches_count");
+  out.NumIOLinks = u32("io_links_count");
+  out.CComputeIdLo = u32("cpu_core_id_base");
+  out.FComputeIdLo = u32("simd_id_base");
+  out.Capability.Value = u32("capability");
+  out.MaxWavesPerSIMD = u32("max_waves_per_simd");
+  out.LDSSizeInKB = u32("lds_size_in_kb");
+  out.GDSSizeInKB = u32("gds_size_in_kb");
+  out.WaveFrontSize = u32("wave_front_size");
+  out.NumShaderBanks = u32("simd_arrays_per_engine") == 0 ? 0 : u32("array_count") / u32("simd_arrays_per_engine");
+  out.NumArrays = u32("simd_arrays_per_engine");
+  out.NumCUPerArray = u32("cu_per_simd_array");
+  out.NumSIMDPerCU = u32("simd_per_cu");
+  out.MaxSlotsScratchCU = u32("max_slots_scratch_cu");
+  out.EngineId.ui32.Major = n.gfx_major();
+  out.EngineId.ui32.Minor = n.gfx_minor();
+  out.EngineId.ui32.Stepping = n.gfx_stepping();
+  out.OverrideEngineId = out.EngineId;
+  out.VendorId = static_cast<HSAuint16>(n.Get("vendor_id"));
+  out.DeviceId = static_cast<HSAuint16>(n.Get("device_id"));
+  out.LocationId = u32("location_id");
+  out.LocalMemSize = n.Get("local_mem_size");
+  for (const MemoryBank& bank : n.mem_banks) {
+    // Current kernels report local_mem_size 0; libhsakmt sums the frame-buffer banks instead.
+    if (bank.heap_type == HeapType::kFrameBufferPublic || bank.heap_type == HeapType::kFrameBufferPrivate) {
+      if (n.Get("local_mem_size") == 0) out.LocalMemSize += bank.size.raw();
+    }
+  }
+  out.MaxEngineClockMhzFCompute = u32("max_engine_clk_fcompute");
+  out.MaxEngineClockMhzCCompute = u32("max_engine_clk_ccompute");
+  out.DrmRenderMinor = static_cast<HSAint32>(n.Get("drm_render_minor"));
+  for (size_t i = 0; i < n.name.size() && i + 1 < HSA_PUBLIC_NAME_SIZE; ++i) {
+    out.AMDName[i] = static_cast<HSAuint8>(n.name[i]);
+    out.MarketingName[i] = static_cast<HSAuint16>(n.name[i]);
+  }
+  out.HiveID = n.Get("hive_id");
+  out.NumSdmaEngines = u32("num_sdma_engines");
+  out.NumSdmaXgmiEngines = u32("num_sdma_xgmi_engines");
+  out.NumSdmaQueuesPerEngine = static_cast<HSAuint8>(n.Get("num_sdma_queues_per_engine"));
+  out.NumCpQueues = static_cast<HSAuint8>(n.Get("num_cp_queues"));
+  out.NumGws = static_cast<HSAuint8>(n.Get("num_gws"));
+  out.Domain = u32("domain");
+  out.UniqueID = n.Get("unique_id");
+  out.NumXcc = u32("num_xcc");
+  out.KFDGpuID = n.gpu_id.has_value() ? n.gpu_id->raw() : 0;
+}
+
+HSAKMT_STATUS Done(const absl::Status& status) { return ToHsakmtStatus(status); }
+
+}  // namespace
+}  // namespace hipmem::thunk
+
+using hipmem::Bytes;
+using hipmem::DeviceAddress;
+using hipmem::thunk::Done;
+using hipmem::thunk::Kfd;
+using hipmem::thunk::NodeId;
+
+#define HSAKMT_KFD_OR_RETURN(kfd)                                  \
+  absl::StatusOr<Kfd*> kfd##_or = hipmem::thunk::SharedKfd();      \
+  if (!kfd##_or.ok()) return Done(kfd##_or.status());              \
+  Kfd& kfd = **kfd##_or
+
+#define HSAKMT_NONNULL_OR_RETURN(p) \
+  if ((p) == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) { return Done(hipmem::thunk::OpenSharedKfd()); }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) { return Done(hipmem::thunk::CloseSharedKfd()); }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* VersionInfo) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(VersionInfo);
+  VersionInfo->KernelInterfaceMajorVersion = kfd.version().major;
+  VersionInfo->KernelInterfaceMinorVersion = kfd.version().minor;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* SystemProperties) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(SystemProperties);
+  const hipmem::thunk::SystemTopology& t = kfd.topology();
+  SystemProperties->NumNodes = static_cast<HSAuint32>(t.nodes.size());
+  SystemProperties->PlatformOem = static_cast<HSAuint32>(t.platform_oem);
+  SystemProperties->PlatformId = static_cast<HSAuint32>(t.platform_id);
+  SystemProperties->PlatformRev = static_cast<HSAuint32>(t.platform_rev);
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+// The snapshot lives as long as the KFD is open; there is nothing to release early.
+HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  (void)kfd;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId, HsaNodeProperties* NodeProperties) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(NodeProperties);
+  absl::StatusOr<const hipmem::thunk::NodeProperties*> node = kfd.Node(::NodeId(NodeId));
+  if (!node.ok()) return Done(node.status());
+  hipmem::thunk::FillNodeProperties(**node, *NodeProperties);
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
+                                                      HsaMemoryProperties* MemoryProperties) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(MemoryProperties);
+  absl::StatusOr<const hipmem::thunk::NodeProperties*> node = kfd.Node(::NodeId(NodeId));
+  if (!node.ok()) return Done(node.status());
+  const auto& banks = (*node)->mem_banks;
+  for (HSAuint32 i = 0; i < NumBanks && i < banks.size(); ++i) {
+    HsaMemoryProperties& out = MemoryProperties[i];
+    std::memset(&out, 0, sizeof(out));
+    out.HeapType = static_cast<HSA_HEAPTYPE>(banks[i].heap_type);
+    out.SizeInBytes = banks[i].size.raw();
+    out.Flags.MemoryProperty = banks[i].flags;
+    out.Width = banks[i].width;
+    out.MemoryClockMax = banks[i].mem_clk_max;
+  }
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint64 SizeInBytes, HSAuint64 Alignment,
+                                               HsaMemFlags MemFlags, void** MemoryAddress) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(MemoryAddress);
+  absl::StatusOr<DeviceAddress> address = kfd.AllocMemory(
+      ::NodeId(PreferredNode), Bytes(SizeInBytes), hipmem::thunk::MemFlagsFromRaw(MemFlags.Value), Bytes(Alignment));
+  if (!address.ok()) return Done(address.status());
+  *MemoryAddress = address->ToPointer();
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 PreferredNode, HSAuint64 SizeInBytes, HsaMemFlags MemFlags,
+                                          void** MemoryAddress) {
+  return hsaKmtAllocMemoryAlign(PreferredNode, SizeInBytes, 0, MemFlags, MemoryAddress);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 /*SizeInBytes*/) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  return Done(kfd.FreeMemory(DeviceAddress::FromPointer(MemoryAddress)));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 /*MemorySizeInBytes*/,
+                                             HSAuint64* AlternateVAGPU) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  const absl::Status status = kfd.MapMemoryToGpu(DeviceAddress::FromPointer(MemoryAddress));
+  // GPU VA == CPU VA on every aperture this thunk uses.
+  if (status.ok() && AlternateVAGPU != nullptr) *AlternateVAGPU = reinterpret_cast<uintptr_t>(MemoryAddress);
+  return Done(status);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress, HSAuint64 /*MemorySizeInBytes*/,
+                                                  HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
+                                                  HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  if (NumberOfNodes != 0 && NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  std::vector<NodeId> nodes;
+  for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
+  const absl::Status status = kfd.MapMemoryToGpu(DeviceAddress::FromPointer(MemoryAddress), nodes);
+  if (status.ok() && AlternateVAGPU != nullptr) *AlternateVAGPU = reinterpret_cast<uintptr_t>(MemoryAddress);
+  return Done(status);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  return Done(kfd.UnmapMemoryFromGpu(DeviceAddress::FromPointer(MemoryAddress)));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(AvailableBytes);
+  absl::StatusOr<Bytes> available = kfd.AvailableMemory(::NodeId(Node));
+  if (!available.ok()) return Done(available.status());
+  *AvailableBytes = available->raw();
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,106 @@
+// kfdtest-style checks through the C API only, on the default simulated machine.
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "hsakmt/hsakmt.h"
+
+namespace {
+
+class HsakmtCApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS); }
+  void TearDown() override { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); }
+
+  HSAuint32 FirstGpuNode() {
+    HsaSystemProperties sys{};
+    EXPECT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
+    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
+      HsaNodeProperties props{};
+      EXPECT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
+      if (props.KFDGpuID != 0) return n;
+    }
+    ADD_FAILURE() << "no GPU node";
+    return 0;
+  }
+
+  static HsaMemFlags VramFlags() {
+    HsaMemFlags f{};
+    f.ui32.NonPaged = 1;
+    f.ui32.NoSubstitute = 1;
+    f.ui32.HostAccess = 1;
+    return f;
+  }
+};
+
+TEST(HsakmtOpenCloseTest, SecondOpenReportsAlreadyOpenedAndCounts) {
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
+  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+  HsaVersionInfo v{};
+  EXPECT_EQ(hsaKmtGetVersion(&v), HSAKMT_STATUS_SUCCESS) << "one reference is still held";
+  EXPECT_EQ(v.KernelInterfaceMajorVersion, 1u);
+  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+  EXPECT_EQ(hsaKmtGetVersion(&v), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+}
+
+TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
+  const HSAuint32 gpu = FirstGpuNode();
+  HsaNodeProperties props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(gpu, &props), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(props.EngineId.ui32.Major, 9u);
+  ASSERT_GE(props.NumMemoryBanks, 1u);
+  HsaMemoryProperties bank{};
+  ASSERT_EQ(hsaKmtGetNodeMemoryProperties(gpu, 1, &bank), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(bank.HeapType, HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC);
+  EXPECT_EQ(bank.SizeInBytes, props.LocalMemSize);
+  EXPECT_EQ(hsaKmtGetNodeProperties(999, &props), HSAKMT_STATUS_INVALID_NODE_UNIT);
+  EXPECT_EQ(hsaKmtGetNodeProperties(gpu, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+TEST_F(HsakmtCApiTest, ZeroSizeAndNullPointerAllocationsAreInvalidParameter) {
+  // kfdtest ZeroMemorySizeAlloc / InvalidMemoryPointerAlloc.
+  void* p = nullptr;
+  EXPECT_EQ(hsaKmtAllocMemory(FirstGpuNode(), 0, VramFlags(), &p), HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtAllocMemory(FirstGpuNode(), 4096, VramFlags(), nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+TEST_F(HsakmtCApiTest, AllocMapUnmapFreeRestoresAvailableMemory) {
+  const HSAuint32 gpu = FirstGpuNode();
+  HSAuint64 before = 0;
+  ASSERT_EQ(hsaKmtAvailableMemory(gpu, &before), HSAKMT_STATUS_SUCCESS);
+  void* p = nullptr;
+  ASSERT_EQ(hsaKmtAllocMemory(gpu, 1 << 20, VramFlags(), &p), HSAKMT_STATUS_SUCCESS);
+  std::memset(p, 0x11, 1 << 20);  // host-visible VRAM
+  HSAuint64 during = 0;
+  ASSERT_EQ(hsaKmtAvailableMemory(gpu, &during), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(before - during, 1u << 20);
+  HSAuint64 gpu_va = 0;
+  ASSERT_EQ(hsaKmtMapMemoryToGPU(p, 1 << 20, &gpu_va), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(gpu_va, reinterpret_cast<uintptr_t>(p));
+  EXPECT_EQ(hsaKmtUnmapMemoryToGPU(p), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtFreeMemory(p, 1 << 20), HSAKMT_STATUS_SUCCESS);
+  HSAuint64 after = 0;
+  ASSERT_EQ(hsaKmtAvailableMemory(gpu, &after), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(after, before);
+}
+
+TEST_F(HsakmtCApiTest, MapOfUnknownAddressIsInvalidHandle) {
+  int local = 0;
+  EXPECT_EQ(hsaKmtMapMemoryToGPU(&local, sizeof(local), nullptr), HSAKMT_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(hsaKmtUnmapMemoryToGPU(&local), HSAKMT_STATUS_INVALID_HANDLE);
+}
+
+TEST_F(HsakmtCApiTest, MapToExplicitNodesNeedsGpuNodes) {
+  const HSAuint32 gpu = FirstGpuNode();
+  void* p = nullptr;
+  ASSERT_EQ(hsaKmtAllocMemory(gpu, 4096, VramFlags(), &p), HSAKMT_STATUS_SUCCESS);
+  HSAuint32 nodes[] = {gpu};
+  HsaMemMapFlags map_flags{};
+  EXPECT_EQ(hsaKmtMapMemoryToGPUNodes(p, 4096, nullptr, map_flags, 1, nodes), HSAKMT_STATUS_SUCCESS);
+  HSAuint32 cpu_only[] = {0};
+  EXPECT_EQ(hsaKmtMapMemoryToGPUNodes(p, 4096, nullptr, map_flags, 1, cpu_only), HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtFreeMemory(p, 4096), HSAKMT_STATUS_SUCCESS);
+}
+
+}  // namespace

@@ -1,0 +1,36 @@
+#include "thunk/ioctl.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace hipmem::thunk {
+
+using absl::Hex;
+using absl::StrCat;
+
+std::string DescribeArgs(const kfd_uapi::GetVersionArgs& a) {
+  return StrCat("major=", a.major_version, ", minor=", a.minor_version);
+}
+std::string DescribeArgs(const kfd_uapi::GetProcessAperturesNewArgs& a) {
+  return StrCat("num_of_nodes=", a.num_of_nodes);
+}
+std::string DescribeArgs(const kfd_uapi::AcquireVmArgs& a) {
+  return StrCat("drm_fd=", a.drm_fd, ", gpu_id=0x", Hex(a.gpu_id));
+}
+std::string DescribeArgs(const kfd_uapi::AllocMemoryOfGpuArgs& a) {
+  return StrCat("va=0x", Hex(a.va_addr), ", size=", a.size, ", gpu_id=0x", Hex(a.gpu_id), ", flags=0x", Hex(a.flags),
+                ", handle=0x", Hex(a.handle), ", mmap_offset=0x", Hex(a.mmap_offset));
+}
+std::string DescribeArgs(const kfd_uapi::FreeMemoryOfGpuArgs& a) { return StrCat("handle=0x", Hex(a.handle)); }
+std::string DescribeArgs(const kfd_uapi::MapMemoryToGpuArgs& a) {
+  return StrCat("handle=0x", Hex(a.handle), ", n_devices=", a.n_devices, ", n_success=", a.n_success);
+}
+std::string DescribeArgs(const kfd_uapi::UnmapMemoryFromGpuArgs& a) {
+  return StrCat("handle=0x", Hex(a.handle), ", n_devices=", a.n_devices, ", n_success=", a.n_success);
+}
+std::string DescribeArgs(const kfd_uapi::GetAvailableMemoryArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", available=", a.available);
+}
+
+}  // namespace hipmem::thunk

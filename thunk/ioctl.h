@@ -1,0 +1,45 @@
+// The typed KFD ioctl call: the only way the thunk issues a request.
+//
+// The descriptor fixes the argument struct at compile time; the errno becomes a Status whose
+// message starts with the request's name. With a trace sink installed, each call is traced
+// (decoded arguments and result) under Layer::kKfd.
+#ifndef HIPMEM_THUNK_IOCTL_H_
+#define HIPMEM_THUNK_IOCTL_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "base/trace.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "thunk/errno_status.h"
+#include "thunk/kfd_device.h"
+
+namespace hipmem::thunk {
+
+// Decodes an argument struct for traces, e.g. "handle=0x1e6a00000001, n_devices=1".
+std::string DescribeArgs(const kfd_uapi::GetVersionArgs& a);
+std::string DescribeArgs(const kfd_uapi::GetProcessAperturesNewArgs& a);
+std::string DescribeArgs(const kfd_uapi::AcquireVmArgs& a);
+std::string DescribeArgs(const kfd_uapi::AllocMemoryOfGpuArgs& a);
+std::string DescribeArgs(const kfd_uapi::FreeMemoryOfGpuArgs& a);
+std::string DescribeArgs(const kfd_uapi::MapMemoryToGpuArgs& a);
+std::string DescribeArgs(const kfd_uapi::UnmapMemoryFromGpuArgs& a);
+std::string DescribeArgs(const kfd_uapi::GetAvailableMemoryArgs& a);
+
+// Issues `descriptor` with `args` (updated in place with the kernel's answer).
+// Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").
+template <typename Args>
+absl::Status Ioctl(KfdDevice& device, const kfd_uapi::IoctlDescriptor<Args>& descriptor, Args& args) {
+  std::string before;
+  if (TraceEnabled()) before = DescribeArgs(args);
+  const int err = device.Ioctl(descriptor.request(), &args);
+  if (TraceEnabled()) {
+    Trace(Layer::kKfd, descriptor.name, "(", before, ") = ", err == 0 ? 0 : -err, err == 0 ? " -> " : "",
+          err == 0 ? DescribeArgs(args) : "");
+  }
+  return FromErrno(err, descriptor.name);
+}
+
+}  // namespace hipmem::thunk
+
+#endif  // HIPMEM_THUNK_IOCTL_H_

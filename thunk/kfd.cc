@@ -1,0 +1,350 @@
+#include "thunk/kfd.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "thunk/hsakmt_status.h"
+#include "thunk/ioctl.h"
+
+namespace hipmem::thunk {
+namespace {
+
+using kfd_uapi::AllocMemFlags;
+
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  uint64_t out = 0;
+  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
+}
+
+absl::Status InvalidParameter(absl::string_view message) {
+  return WithHsakmtStatus(absl::InvalidArgumentError(message), HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+// The flags libhsakmt puts on every user allocation (fmm_translate_hsa_to_ioc_flags + the ALLOC
+// call): EXECUTABLE always, since ROCr cannot express per-allocation permissions.
+AllocMemFlags CommonIocFlags(MemFlags flags) {
+  AllocMemFlags ioc = AllocMemFlags::kExecutable | AllocMemFlags::kNoSubstitute;
+  if (!HasFlag(flags, MemFlags::kReadOnly)) ioc |= AllocMemFlags::kWritable;
+  if (HasFlag(flags, MemFlags::kAqlQueueMemory)) ioc |= AllocMemFlags::kAqlQueueMem | AllocMemFlags::kUncached;
+  const bool disable_cache = EnvOr("HSA_DISABLE_CACHE", 0) != 0;
+  if (!HasFlag(flags, MemFlags::kCoarseGrain) || disable_cache) ioc |= AllocMemFlags::kCoherent;
+  if (HasFlag(flags, MemFlags::kUncached) || disable_cache) ioc |= AllocMemFlags::kUncached;
+  return ioc;
+}
+
+std::string NodeContext(absl::string_view op, NodeId node, Bytes size, MemFlags flags) {
+  return absl::StrCat(op, "(node=", node.raw(), ", size=", size.raw(), ", flags=0x", absl::Hex(ToRaw(flags)), ")");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open() {
+  ASSIGN_OR_RETURN(std::unique_ptr<KfdDevice> device, OpenDefaultKfdDevice());
+  return Open(std::move(device));
+}
+
+absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device) {
+  kfd_uapi::GetVersionArgs version{};
+  RETURN_IF_ERROR(Ioctl(*device, kfd_uapi::kGetVersion, version));
+  if (version.major_version != kfd_uapi::kIoctlMajorVersion) {
+    return WithHsakmtStatus(absl::FailedPreconditionError(absl::StrCat("KFD ioctl version ", version.major_version, ".",
+                                                                       version.minor_version, ": need major 1")),
+                            HSAKMT_STATUS_DRIVER_MISMATCH);
+  }
+  ASSIGN_OR_RETURN(SystemTopology topology, ReadTopology(device->sysfs_topology_root()));
+
+  std::vector<Gpu> gpus;
+  absl::Cleanup close_render_nodes = [&] {
+    for (const Gpu& gpu : gpus) device->CloseRenderNode(gpu.render_fd);
+  };
+  for (const NodeProperties& node : topology.nodes) {
+    if (!node.is_gpu()) continue;
+    const auto minor = static_cast<uint32_t>(node.Get("drm_render_minor"));
+    // Like libhsakmt, a GPU whose render node cannot be opened is not usable and is skipped.
+    absl::StatusOr<int> fd = device->OpenRenderNode(minor);
+    if (!fd.ok()) {
+      HIPMEM_LOG(kWarning, "skipping node ", node.id.raw(), ": ", fd.status().message());
+      continue;
+    }
+    gpus.push_back(Gpu{node.id, *node.gpu_id, *fd});
+  }
+
+  // GPUVM apertures: on GFX9+ every GPU's range is canonical; the SVM aperture is their intersection.
+  DeviceAddress svm_base(kPageSize.raw());
+  DeviceAddress svm_limit((1ull << 47) - 1);
+  if (!gpus.empty()) {
+    std::vector<kfd_uapi::ProcessDeviceApertures> apertures(gpus.size());
+    kfd_uapi::GetProcessAperturesNewArgs args{};
+    args.kfd_process_device_apertures_ptr = reinterpret_cast<uintptr_t>(apertures.data());
+    args.num_of_nodes = static_cast<uint32_t>(apertures.size());
+    RETURN_IF_ERROR(Ioctl(*device, kfd_uapi::kGetProcessAperturesNew, args));
+    for (uint32_t i = 0; i < args.num_of_nodes && i < apertures.size(); ++i) {
+      svm_base = std::max(svm_base, DeviceAddress(apertures[i].gpuvm_base));
+      svm_limit = std::min(svm_limit, DeviceAddress(apertures[i].gpuvm_limit));
+    }
+  }
+  for (const Gpu& gpu : gpus) {
+    kfd_uapi::AcquireVmArgs args{static_cast<uint32_t>(gpu.render_fd), gpu.gpu_id.raw()};
+    RETURN_IF_ERROR(Annotate(Ioctl(*device, kfd_uapi::kAcquireVm, args), absl::StrCat("gpu_id=", gpu.gpu_id.raw())));
+  }
+  const Bytes max_align(kPageSize.raw() << EnvOr("HSA_MAX_VA_ALIGN", 9));
+  SvmAperture aperture(svm_base, svm_limit, max_align, EnvOr("HSA_SVM_GUARD_PAGES", 1));
+  std::move(close_render_nodes).Cancel();
+  const KfdVersion v{version.major_version, version.minor_version};
+  Trace(Layer::kThunk, "hsaKmtOpenKFD: backend=", device->backend_name(), ", KFD ", v.major, ".", v.minor, ", ",
+        topology.nodes.size(), " nodes, ", gpus.size(), " GPUs");
+  return std::unique_ptr<Kfd>(new Kfd(std::move(device), v, std::move(topology), std::move(gpus), aperture));
+}
+
+Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
+         SvmAperture aperture)
+    : device_(std::move(device)),
+      version_(version),
+      topology_(std::move(topology)),
+      gpus_(std::move(gpus)),
+      aperture_(aperture) {}
+
+Kfd::~Kfd() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [start, allocation] : allocations_) {
+    if (absl::Status s = FreeLocked(allocation); !s.ok()) HIPMEM_LOG(kError, "releasing KFD allocation: ", s.message());
+  }
+  allocations_.clear();
+  for (const Gpu& gpu : gpus_) device_->CloseRenderNode(gpu.render_fd);
+}
+
+absl::StatusOr<const NodeProperties*> Kfd::Node(NodeId node) const {
+  if (node.raw() >= topology_.nodes.size()) {
+    return InvalidNodeUnitError(absl::StrCat("node ", node.raw(), ": only ", topology_.nodes.size(), " nodes"));
+  }
+  return &topology_.nodes[node.raw()];
+}
+
+const Kfd::Gpu* Kfd::GpuOfNode(NodeId node) const {
+  for (const Gpu& gpu : gpus_) {
+    if (gpu.node == node) return &gpu;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment) {
+  const std::string context = NodeContext("hsaKmtAllocMemory", node_id, size, flags);
+  ASSIGN_OR_RETURN(const NodeProperties* node, Node(node_id));
+  if (!alignment.is_zero() && (alignment < kPageSize || !IsPowerOfTwo(alignment))) {
+    return InvalidParameter(absl::StrCat(context, ": alignment ", alignment.raw(), " is not a power of two >= 4 KiB"));
+  }
+  if (size.is_zero() || !IsAligned(size, kPageSize)) {
+    return InvalidParameter(absl::StrCat(context, ": size must be a non-zero multiple of 4 KiB"));
+  }
+  const bool coarse = HasFlag(flags, MemFlags::kCoarseGrain);
+  const bool ext = HasFlag(flags, MemFlags::kExtendedCoherent);
+  const bool uncached = HasFlag(flags, MemFlags::kUncached);
+  if ((coarse && ext) || (coarse && uncached) || (ext && uncached)) {
+    return InvalidParameter(absl::StrCat(context, ": CoarseGrain, ExtendedCoherent and Uncached exclude each other"));
+  }
+  for (MemFlags unsupported : {MemFlags::kScratch, MemFlags::kNoAddress, MemFlags::kOnlyAddress, MemFlags::kFixedAddress}) {
+    if (HasFlag(flags, unsupported)) {
+      // TODO(#3): scratch and the VMM (NoAddress/OnlyAddress) paths.
+      return WithHsakmtStatus(absl::UnimplementedError(absl::StrCat(context, ": flag 0x", absl::Hex(ToRaw(unsupported)),
+                                                                    " is not supported yet")),
+                              HSAKMT_STATUS_NOT_SUPPORTED);
+    }
+  }
+  const Gpu* gpu = GpuOfNode(node_id);
+  // libhsakmt's host path: CPU nodes, pageable memory, and GTT requests.
+  if (gpu == nullptr || !HasFlag(flags, MemFlags::kNonPaged) || HasFlag(flags, MemFlags::kGttAccess)) {
+    absl::StatusOr<DeviceAddress> addr = AllocOnHost(*node, size, flags, alignment);
+    if (!addr.ok()) return WithHsakmtStatus(Annotate(addr.status(), context), HSAKMT_STATUS_ERROR);
+    return addr;
+  }
+  absl::StatusOr<DeviceAddress> addr = AllocOnDevice(*gpu, size, flags, alignment);
+  if (!addr.ok()) return WithHsakmtStatus(Annotate(addr.status(), context), HSAKMT_STATUS_NO_MEMORY);
+  return addr;
+}
+
+absl::StatusOr<uint64_t> Kfd::AllocBo(const Gpu& gpu, const AddressRange& range, uint32_t ioc_flags,
+                                      uint64_t mmap_offset_in, uint64_t* mmap_offset_out) {
+  kfd_uapi::AllocMemoryOfGpuArgs args{};
+  args.va_addr = range.base.raw();
+  args.size = range.size.raw();
+  args.gpu_id = gpu.gpu_id.raw();
+  args.flags = ioc_flags;
+  args.mmap_offset = mmap_offset_in;
+  RETURN_IF_ERROR(Ioctl(*device_, kfd_uapi::kAllocMemoryOfGpu, args));
+  *mmap_offset_out = args.mmap_offset;
+  return args.handle;
+}
+
+absl::StatusOr<DeviceAddress> Kfd::AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags,
+                                               Bytes alignment) {
+  // System memory on a dGPU is a BO of the first GPU (libhsakmt's g_first_gpu_mem); every GPU may
+  // map it later.
+  if (gpus_.empty()) return absl::UnimplementedError("system memory without a GPU (APU path) is not supported");
+  const Gpu& gpu = gpus_.front();
+  ASSIGN_OR_RETURN(AddressRange range, aperture_.Reserve(size, alignment));
+  absl::Cleanup release = [&] { aperture_.Release(range); };
+  AllocMemFlags ioc = CommonIocFlags(flags);
+  uint64_t mmap_offset = 0;
+  uint64_t handle = 0;
+  const bool pageable = !HasFlag(flags, MemFlags::kNonPaged);
+  if (pageable) {
+    // HSA_USERPTR_FOR_PAGED_MEM (default on): ordinary anonymous memory, registered with the kernel.
+    RETURN_IF_ERROR(aperture_.CommitAnonymous(range));
+    ASSIGN_OR_RETURN(handle, AllocBo(gpu, range, ToRaw(ioc | AllocMemFlags::kUserptr), range.base.raw(), &mmap_offset));
+  } else {
+    ASSIGN_OR_RETURN(handle, AllocBo(gpu, range, ToRaw(ioc | AllocMemFlags::kGtt), 0, &mmap_offset));
+    if (HasFlag(flags, MemFlags::kHostAccess)) {
+      absl::Status mapped = device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size, PROT_READ | PROT_WRITE,
+                                                 mmap_offset);
+      if (!mapped.ok()) {
+        kfd_uapi::FreeMemoryOfGpuArgs free_args{handle};
+        (void)Ioctl(*device_, kfd_uapi::kFreeMemoryOfGpu, free_args);
+        return mapped;
+      }
+    }
+  }
+  std::move(release).Cancel();
+  absl::MutexLock lock(&mu_);
+  allocations_.emplace(range.base.raw(), Allocation{range, node.id, gpu.gpu_id, handle, flags, false, {}});
+  return range.base;
+}
+
+absl::StatusOr<DeviceAddress> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment) {
+  ASSIGN_OR_RETURN(AddressRange range, aperture_.Reserve(size, alignment));
+  absl::Cleanup release = [&] { aperture_.Release(range); };
+  AllocMemFlags ioc = CommonIocFlags(flags) | AllocMemFlags::kVram;
+  const bool host_access = HasFlag(flags, MemFlags::kHostAccess);
+  if (host_access) ioc |= AllocMemFlags::kPublic;
+  if (HasFlag(flags, MemFlags::kExtendedCoherent)) ioc |= AllocMemFlags::kExtCoherent;
+  if (HasFlag(flags, MemFlags::kContiguous)) ioc |= AllocMemFlags::kContiguousBestEffort;
+  uint64_t mmap_offset = 0;
+  ASSIGN_OR_RETURN(uint64_t handle, AllocBo(gpu, range, ToRaw(ioc), 0, &mmap_offset));
+  // fmm_map_to_cpu: the BO always goes in place of the reservation; PROT_NONE unless host-visible,
+  // so a CPU touch of private VRAM faults as it does without large BAR.
+  absl::Status mapped = device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size,
+                                             host_access ? PROT_READ | PROT_WRITE : PROT_NONE, mmap_offset);
+  if (!mapped.ok()) {
+    kfd_uapi::FreeMemoryOfGpuArgs free_args{handle};
+    (void)Ioctl(*device_, kfd_uapi::kFreeMemoryOfGpu, free_args);
+    return mapped;
+  }
+  std::move(release).Cancel();
+  absl::MutexLock lock(&mu_);
+  allocations_.emplace(range.base.raw(), Allocation{range, gpu.node, gpu.gpu_id, handle, flags, true, {}});
+  return range.base;
+}
+
+absl::Status Kfd::FreeLocked(Allocation& allocation) {
+  kfd_uapi::FreeMemoryOfGpuArgs args{allocation.handle};
+  // libhsakmt reports any failed FREE ioctl as HSAKMT_STATUS_ERROR; the kernel keeps the handle,
+  // so the VA stays reserved too.
+  RETURN_IF_ERROR(WithHsakmtStatus(Ioctl(*device_, kfd_uapi::kFreeMemoryOfGpu, args), HSAKMT_STATUS_ERROR));
+  aperture_.Release(allocation.range);
+  return absl::OkStatus();
+}
+
+absl::Status Kfd::FreeMemory(DeviceAddress address) {
+  const std::string context = absl::StrCat("hsaKmtFreeMemory(0x", absl::Hex(address.raw()), ")");
+  if (address.raw() == 0) {
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": null address")), HSAKMT_STATUS_ERROR);
+  }
+  absl::MutexLock lock(&mu_);
+  auto it = allocations_.find(address.raw());
+  // Upstream answers SUCCESS here when the SVM API is on, since the address may be an SVM range;
+  // this thunk has no SVM ranges, so it answers what libhsakmt does without SVM.
+  if (it == allocations_.end()) return MemoryNotRegisteredError(absl::StrCat(context, ": not an allocation"));
+  RETURN_IF_ERROR(Annotate(FreeLocked(it->second), context));
+  allocations_.erase(it);
+  return absl::OkStatus();
+}
+
+absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes) {
+  const std::string context = absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")");
+  absl::MutexLock lock(&mu_);
+  auto it = allocations_.find(address.raw());
+  if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
+  Allocation& allocation = it->second;
+  std::vector<uint32_t> gpu_ids;
+  if (!nodes.empty()) {
+    for (NodeId node : nodes) {
+      const Gpu* gpu = GpuOfNode(node);
+      if (gpu == nullptr) return InvalidParameter(absl::StrCat(context, ": node ", node.raw(), " has no GPU"));
+      gpu_ids.push_back(gpu->gpu_id.raw());
+    }
+  } else if (allocation.is_vram) {
+    gpu_ids.push_back(allocation.owner_gpu.raw());  // TODO(#3): and peers with an io_link
+  } else {
+    for (const Gpu& gpu : gpus_) gpu_ids.push_back(gpu.gpu_id.raw());
+  }
+  kfd_uapi::MapMemoryToGpuArgs args{};
+  args.handle = allocation.handle;
+  args.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data());
+  args.n_devices = static_cast<uint32_t>(gpu_ids.size());
+  RETURN_IF_ERROR(WithHsakmtStatus(Annotate(Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, args), context),
+                                   HSAKMT_STATUS_ERROR));
+  for (uint32_t id : gpu_ids) {
+    if (std::find(allocation.mapped_gpus.begin(), allocation.mapped_gpus.end(), GpuId(id)) ==
+        allocation.mapped_gpus.end()) {
+      allocation.mapped_gpus.push_back(GpuId(id));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Kfd::UnmapLocked(Allocation& allocation) {
+  if (allocation.mapped_gpus.empty()) return absl::OkStatus();
+  std::vector<uint32_t> gpu_ids;
+  for (GpuId id : allocation.mapped_gpus) gpu_ids.push_back(id.raw());
+  kfd_uapi::UnmapMemoryFromGpuArgs args{};
+  args.handle = allocation.handle;
+  args.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data());
+  args.n_devices = static_cast<uint32_t>(gpu_ids.size());
+  RETURN_IF_ERROR(WithHsakmtStatus(Ioctl(*device_, kfd_uapi::kUnmapMemoryFromGpu, args), HSAKMT_STATUS_ERROR));
+  allocation.mapped_gpus.clear();
+  return absl::OkStatus();
+}
+
+absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
+  const std::string context = absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")");
+  absl::MutexLock lock(&mu_);
+  auto it = allocations_.find(address.raw());
+  if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
+  return Annotate(UnmapLocked(it->second), context);
+}
+
+absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
+  const Gpu* gpu = GpuOfNode(node);
+  if (gpu == nullptr) return InvalidNodeUnitError(absl::StrCat("hsaKmtAvailableMemory(node=", node.raw(), "): not a GPU node"));
+  kfd_uapi::GetAvailableMemoryArgs args{};
+  args.gpu_id = gpu->gpu_id.raw();
+  RETURN_IF_ERROR(WithHsakmtStatus(Ioctl(*device_, kfd_uapi::kAvailableMemory, args), HSAKMT_STATUS_ERROR));
+  return Bytes(args.available);
+}
+
+std::optional<Kfd::AllocationInfo> Kfd::FindAllocation(DeviceAddress address) const {
+  absl::MutexLock lock(&mu_);
+  auto it = allocations_.upper_bound(address.raw());
+  if (it == allocations_.begin()) return std::nullopt;
+  --it;
+  const Allocation& a = it->second;
+  if (!a.range.Contains(address)) return std::nullopt;
+  return AllocationInfo{a.range, a.node, a.flags, a.is_vram, a.mapped_gpus};
+}
+
+}  // namespace hipmem::thunk

@@ -1,0 +1,158 @@
+// The thunk's C++ API: one open KFD process context with its topology, GPU VMs and allocations.
+//
+// Plays libhsakmt (openclose.c, topology.c, fmm.c, memory.c). hsaKmt* C functions in hsakmt.cc are
+// thin shells over this class; the HSA runtime above uses this class directly.
+// Thread-safe.
+#ifndef HIPMEM_THUNK_KFD_H_
+#define HIPMEM_THUNK_KFD_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/units.h"
+#include "thunk/kfd_device.h"
+#include "thunk/svm_aperture.h"
+#include "thunk/topology.h"
+
+namespace hipmem::thunk {
+
+// HsaMemFlags, bit for bit (hsakmttypes.h): ToRaw() is HsaMemFlags.Value. Only the single-bit
+// fields have names; CachePolicy (bits 1-2) and PageSize (bits 4-5) pass through untouched.
+enum class MemFlags : uint32_t {
+  kNone = 0,
+  kNonPaged = 1u << 0,
+  kReadOnly = 1u << 3,
+  kHostAccess = 1u << 6,
+  kNoSubstitute = 1u << 7,
+  kGdsMemory = 1u << 8,
+  kScratch = 1u << 9,
+  kAtomicAccessFull = 1u << 10,
+  kAtomicAccessPartial = 1u << 11,
+  kExecuteAccess = 1u << 12,
+  kCoarseGrain = 1u << 13,
+  kAqlQueueMemory = 1u << 14,
+  kFixedAddress = 1u << 15,
+  kNoNumaBind = 1u << 16,
+  kUncached = 1u << 17,
+  kNoAddress = 1u << 18,
+  kOnlyAddress = 1u << 19,
+  kExtendedCoherent = 1u << 20,
+  kGttAccess = 1u << 21,
+  kContiguous = 1u << 22,
+};
+constexpr MemFlags operator|(MemFlags a, MemFlags b) {
+  return static_cast<MemFlags>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+constexpr bool HasFlag(MemFlags set, MemFlags f) {
+  return (static_cast<uint32_t>(set) & static_cast<uint32_t>(f)) == static_cast<uint32_t>(f);
+}
+constexpr uint32_t ToRaw(MemFlags f) { return static_cast<uint32_t>(f); }
+constexpr MemFlags MemFlagsFromRaw(uint32_t raw) { return static_cast<MemFlags>(raw); }
+
+struct KfdVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+
+class Kfd {
+ public:
+  // Opens the default backend (see kfd_device.h) and initialises the process: GET_VERSION (major
+  // must be 1, else DRIVER_MISMATCH / kFailedPrecondition), the sysfs topology snapshot, a render
+  // node and ACQUIRE_VM per GPU, and the SVM aperture from GET_PROCESS_APERTURES_NEW.
+  static absl::StatusOr<std::unique_ptr<Kfd>> Open();
+  // The same on an already-open device (tests pick a simulated machine this way).
+  static absl::StatusOr<std::unique_ptr<Kfd>> Open(std::unique_ptr<KfdDevice> device);
+
+  // Frees every allocation still held, then closes the device (which releases the process).
+  ~Kfd();
+  Kfd(const Kfd&) = delete;
+  Kfd& operator=(const Kfd&) = delete;
+
+  KfdVersion version() const { return version_; }
+  absl::string_view backend_name() const { return device_->backend_name(); }
+  const SystemTopology& topology() const { return topology_; }
+
+  // Returns node `node`'s properties. kInvalidArgument (INVALID_NODE_UNIT) for an unknown node.
+  absl::StatusOr<const NodeProperties*> Node(NodeId node) const;
+
+  // Allocates `size` bytes for `node` as hsaKmtAllocMemoryAlign does. Returns the address (GPU VA ==
+  // CPU VA). Errors: kInvalidArgument INVALID_NODE_UNIT (unknown node), INVALID_PARAMETER (size 0
+  // or not a page multiple, bad alignment, contradictory flags); kUnimplemented for Scratch,
+  // NoAddress, OnlyAddress and FixedAddress (not yet simulated); a failed host-path allocation is
+  // HSAKMT_STATUS_ERROR and a failed VRAM allocation NO_MEMORY, each with the kernel's errno.
+  absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0));
+
+  // Frees an allocation by its start address; GPU mappings go with it. kNotFound
+  // (MEMORY_NOT_REGISTERED) for an address this process did not allocate.
+  absl::Status FreeMemory(DeviceAddress address);
+
+  // Maps the allocation starting at `address` into the GPU page tables of `nodes` (empty: VRAM to
+  // its own GPU, system memory to every GPU). kNotFound (INVALID_HANDLE) for an unknown address;
+  // kInvalidArgument for a node without a GPU; the kernel's errno otherwise.
+  absl::Status MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes = {});
+
+  // Removes every GPU mapping of the allocation at `address`. kNotFound (INVALID_HANDLE) when unknown.
+  absl::Status UnmapMemoryFromGpu(DeviceAddress address);
+
+  // Returns the VRAM the kernel would still let this process allocate on `node`'s GPU.
+  absl::StatusOr<Bytes> AvailableMemory(NodeId node);
+
+  // Describes the allocation containing `address`, if any.
+  struct AllocationInfo {
+    AddressRange range;
+    NodeId node;
+    MemFlags flags;
+    bool is_vram;
+    std::vector<GpuId> mapped_gpus;
+  };
+  std::optional<AllocationInfo> FindAllocation(DeviceAddress address) const;
+
+ private:
+  struct Gpu {
+    NodeId node;
+    GpuId gpu_id;
+    int render_fd;
+  };
+  struct Allocation {
+    AddressRange range;
+    NodeId node;
+    GpuId owner_gpu;  // the gpu_id in the BO handle
+    uint64_t handle;
+    MemFlags flags;
+    bool is_vram;
+    std::vector<GpuId> mapped_gpus;
+  };
+
+  Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
+      SvmAperture aperture);
+
+  const Gpu* GpuOfNode(NodeId node) const;
+  absl::StatusOr<DeviceAddress> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment);
+  absl::StatusOr<DeviceAddress> AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment);
+  absl::StatusOr<uint64_t> AllocBo(const Gpu& gpu, const AddressRange& range, uint32_t ioc_flags,
+                                   uint64_t mmap_offset_in, uint64_t* mmap_offset_out);
+  absl::Status FreeLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status UnmapLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::unique_ptr<KfdDevice> device_;
+  const KfdVersion version_;
+  const SystemTopology topology_;
+  const std::vector<Gpu> gpus_;
+  const SvmAperture aperture_;
+
+  mutable absl::Mutex mu_;
+  // By start address; lookups of interior addresses step back from upper_bound.
+  absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hipmem::thunk
+
+#endif  // HIPMEM_THUNK_KFD_H_

@@ -1,0 +1,114 @@
+// The simulator backend and backend selection.
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "absl/base/call_once.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "testing/kfd_sim/simulator.h"
+#include "thunk/errno_status.h"
+#include "thunk/kfd_device.h"
+
+namespace hipmem::thunk {
+namespace {
+
+// A directory for the simulated sysfs tree: under the test's private tmpdir when run by Bazel.
+absl::StatusOr<std::string> MakeSysfsDir() {
+  const char* base = std::getenv("TEST_TMPDIR");
+  if (base == nullptr) base = std::getenv("TMPDIR");
+  if (base == nullptr) base = "/tmp";
+  std::string templ = absl::StrCat(base, "/hipmem-sysfs-XXXXXX");
+  if (mkdtemp(templ.data()) == nullptr) return absl::InternalError(absl::StrCat("mkdtemp(", templ, ") failed"));
+  return templ;
+}
+
+class SimKfdDevice final : public KfdDevice {
+ public:
+  SimKfdDevice(std::shared_ptr<SimMachine> machine, std::unique_ptr<kfd_sim::SimFile> file)
+      : machine_(std::move(machine)), file_(std::move(file)) {}
+
+  absl::string_view backend_name() const override { return "sim"; }
+  const std::string& sysfs_topology_root() const override { return machine_->sysfs_root(); }
+
+  int Ioctl(unsigned long request, void* arg) override { return -file_->Ioctl(request, arg); }
+
+  absl::StatusOr<int> OpenRenderNode(uint32_t drm_render_minor) override {
+    const int token = file_->OpenRenderNode(drm_render_minor);
+    if (token < 0) return FromErrno(-token, absl::StrCat("open(/dev/dri/renderD", drm_render_minor, ")"));
+    return token;
+  }
+
+  void CloseRenderNode(int) override {}
+
+  absl::Status MapBoForCpu(int render_fd, void* addr, Bytes size, int prot, uint64_t mmap_offset) override {
+    return FromErrno(-file_->MmapBo(render_fd, addr, size.raw(), prot, mmap_offset),
+                     absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
+  }
+
+ private:
+  // Declared first so the process (file_) closes before the machine can go away.
+  std::shared_ptr<SimMachine> machine_;
+  std::unique_ptr<kfd_sim::SimFile> file_;
+};
+
+}  // namespace
+
+SimMachine::SimMachine(std::unique_ptr<kfd_sim::Simulator> simulator, std::string sysfs_root)
+    : simulator_(std::move(simulator)), sysfs_root_(std::move(sysfs_root)) {}
+
+SimMachine::~SimMachine() {
+  std::error_code ec;
+  std::filesystem::remove_all(sysfs_root_, ec);
+  if (ec) HIPMEM_LOG(kWarning, "removing simulated sysfs ", sysfs_root_, ": ", ec.message());
+}
+
+absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Create(const kfd_sim::Topology& topology) {
+  ASSIGN_OR_RETURN(std::unique_ptr<kfd_sim::Simulator> simulator, kfd_sim::Simulator::Create(topology));
+  ASSIGN_OR_RETURN(std::string dir, MakeSysfsDir());
+  // Adopt the directory first so a failed write still removes it.
+  std::shared_ptr<SimMachine> machine(new SimMachine(std::move(simulator), std::move(dir)));
+  RETURN_IF_ERROR(machine->simulator_->WriteSysfs(machine->sysfs_root_));
+  return machine;
+}
+
+absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
+  // Never destroyed: devices may still be closing during static destruction. The sysfs tree is
+  // removed at exit instead.
+  static absl::once_flag once;
+  static absl::StatusOr<std::shared_ptr<SimMachine>>* machine = nullptr;
+  absl::call_once(once, [] {
+    machine = new absl::StatusOr<std::shared_ptr<SimMachine>>(Create(kfd_sim::DefaultTopology()));
+    if (machine->ok()) {
+      std::atexit([] {
+        std::error_code ec;
+        std::filesystem::remove_all((**machine)->sysfs_root(), ec);
+      });
+    }
+  });
+  return *machine;
+}
+
+absl::StatusOr<std::unique_ptr<KfdDevice>> OpenSimKfdDevice(std::shared_ptr<SimMachine> machine) {
+  std::unique_ptr<kfd_sim::SimFile> file = machine->simulator().Open();
+  return std::make_unique<SimKfdDevice>(std::move(machine), std::move(file));
+}
+
+absl::StatusOr<std::unique_ptr<KfdDevice>> OpenDefaultKfdDevice() {
+  const char* env = std::getenv("HIPMEM_KFD_BACKEND");
+  const std::string backend = env != nullptr ? env : (LinuxKfdPresent() ? "linux" : "sim");
+  if (backend == "linux") return OpenLinuxKfdDevice();
+  if (backend == "sim") {
+    ASSIGN_OR_RETURN(std::shared_ptr<SimMachine> machine, SimMachine::Default());
+    return OpenSimKfdDevice(std::move(machine));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("HIPMEM_KFD_BACKEND=", backend, ": expected 'sim' or 'linux'"));
+}
+
+}  // namespace hipmem::thunk

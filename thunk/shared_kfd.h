@@ -1,0 +1,29 @@
+// The process-wide KFD instance behind the hsaKmt* C API.
+//
+// Plays libhsakmt's global state in openclose.c: the first hsaKmtOpenKFD opens it, later opens
+// only count (and answer KERNEL_ALREADY_OPENED, which ROCr treats as success), and the last
+// hsaKmtCloseKFD closes it. C++ users own their own Kfd instead. Thread-safe.
+#ifndef HIPMEM_THUNK_SHARED_KFD_H_
+#define HIPMEM_THUNK_SHARED_KFD_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "thunk/kfd.h"
+
+namespace hipmem::thunk {
+
+// Opens or references the shared instance. OK on the first open; KernelAlreadyOpenedError
+// (kAlreadyExists) on later ones, which still take a reference; else the Kfd::Open error.
+absl::Status OpenSharedKfd();
+
+// Drops a reference; the last one closes. kFailedPrecondition (KERNEL_IO_CHANNEL_NOT_OPENED) when
+// it is not open.
+absl::Status CloseSharedKfd();
+
+// Returns the open shared instance, borrowed until the matching CloseSharedKfd.
+// kFailedPrecondition (KERNEL_IO_CHANNEL_NOT_OPENED) when it is not open.
+absl::StatusOr<Kfd*> SharedKfd();
+
+}  // namespace hipmem::thunk
+
+#endif  // HIPMEM_THUNK_SHARED_KFD_H_

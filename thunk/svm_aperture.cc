@@ -1,0 +1,62 @@
+#include "thunk/svm_aperture.h"
+
+#include <sys/mman.h>
+
+#include <bit>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+
+namespace hipmem::thunk {
+
+SvmAperture::SvmAperture(DeviceAddress base, DeviceAddress limit, Bytes max_alignment, uint64_t guard_pages)
+    : base_(base), limit_(limit), max_alignment_(max_alignment), guard_(Bytes(guard_pages * kPageSize.raw())) {}
+
+Bytes SvmAperture::DefaultAlignment(Bytes size) const {
+  if (size >= max_alignment_) return max_alignment_;
+  const Bytes pow2(std::bit_ceil(size.raw()));
+  return pow2 < kPageSize ? kPageSize : pow2;
+}
+
+absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) const {
+  if (alignment.is_zero()) alignment = DefaultAlignment(size);
+  if (!IsPowerOfTwo(alignment) || alignment < kPageSize) {
+    return absl::InvalidArgumentError(absl::StrCat("alignment ", alignment.raw(), " is not a power of two >= 4 KiB"));
+  }
+  // Over-reserve so an aligned start with a guard before it fits, then trim both ends.
+  const std::optional<Bytes> span = CheckedAdd(size, alignment + guard_ + guard_);
+  if (!span.has_value() || size.is_zero()) return absl::InvalidArgumentError(absl::StrCat("size ", size.raw()));
+  void* p = mmap(nullptr, span->raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("no VA for ", size.raw(), " bytes"));
+  const DeviceAddress raw_start = DeviceAddress::FromPointer(p);
+  const DeviceAddress raw_end = raw_start + *span;
+  // User-space addresses are below 2^47, so aligning up cannot overflow.
+  const DeviceAddress start(AlignUp(Bytes((raw_start + guard_).raw()), alignment)->raw());
+  const DeviceAddress keep_begin = start - guard_;
+  const DeviceAddress keep_end = start + size + guard_;
+  if (keep_begin > raw_start) munmap(raw_start.ToPointer(), (keep_begin - raw_start).raw());
+  if (raw_end > keep_end) munmap(keep_end.ToPointer(), (raw_end - keep_end).raw());
+  const AddressRange range{start, size};
+  if (start < base_ || range.end() - Bytes(1) > limit_) {
+    Release(range);
+    return absl::ResourceExhaustedError(absl::StrCat("VA ", start.raw(), " outside the GPUVM aperture"));
+  }
+  return range;
+}
+
+void SvmAperture::Release(const AddressRange& range) const {
+  const DeviceAddress begin = range.base - guard_;
+  if (munmap(begin.ToPointer(), (range.size + guard_ + guard_).raw()) != 0) {
+    HIPMEM_LOG(kError, "munmap of SVM range at ", range.base.raw(), " failed");
+  }
+}
+
+absl::Status SvmAperture::CommitAnonymous(const AddressRange& range) const {
+  void* p = mmap(range.base.ToPointer(), range.size.raw(), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot commit ", range.size.raw(), " bytes"));
+  return absl::OkStatus();
+}
+
+}  // namespace hipmem::thunk

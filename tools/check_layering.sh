@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fails if a layer depends on a layer above it or skips the one directly below it.
+# Layers, bottom to top: kfd_uapi -> thunk -> hsa -> clr -> hip. base/ is below all of them;
+# testing/ (the KFD simulator, which plays the kernel) may use kfd_uapi only; tools/ is a leaf.
+# Bazel visibility should already refuse such a build; this checks the graph independently.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# allowed[pkg] = the hipmem packages its libraries may depend on directly (tests may also use testing/).
+declare -A allowed=(
+  [base]="base"
+  [kfd_uapi]="base"
+  [testing/kfd_sim]="base kfd_uapi testing/kfd_sim"
+  [thunk]="base kfd_uapi testing/kfd_sim thunk"
+  [hsa]="base thunk hsa"
+  [clr]="base hsa clr"
+  [hip]="base clr hip"
+)
+
+status=0
+for pkg in "${!allowed[@]}"; do
+  deps=$(bazel query --noshow_progress --output=label \
+    "kind('cc_library', deps(kind('cc_library', //${pkg}:all), 1)) except //${pkg}:all" 2>/dev/null |
+    grep -v '^@' | sed -E 's|^//([^:]*):.*|\1|' | sort -u || true)
+  for dep in $deps; do
+    if [[ " ${allowed[$pkg]} " != *" ${dep} "* ]]; then
+      echo "layering violation: //${pkg} depends on //${dep}" >&2
+      status=1
+    fi
+  done
+done
+[[ $status -eq 0 ]] && echo "layering: OK (kfd_uapi -> thunk -> hsa -> clr -> hip)"
+exit $status

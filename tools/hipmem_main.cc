@@ -1,0 +1,206 @@
+// `hipmem`: the command line of the hipmem stack.
+//
+//   hipmem info   agents and memory pools, the way rocminfo prints its pool section
+//                 (through the public HSA C API, as rocminfo does)
+//   hipmem tour   allocate, copy, verify and free through the public HIP C API, printing what each
+//                 layer did (pools chosen, ioctls issued)
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "base/trace.h"
+#include "hip/hip_runtime_api.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
+
+namespace {
+
+// ---- hipmem info ----------------------------------------------------------------------------
+
+#define HSA_OR_DIE(call)                                                                   \
+  do {                                                                                     \
+    const hsa_status_t s_ = (call);                                                        \
+    if (s_ != HSA_STATUS_SUCCESS) {                                                        \
+      const char* text_ = nullptr;                                                         \
+      hsa_status_string(s_, &text_);                                                       \
+      std::fprintf(stderr, "hipmem info: %s failed: %s\n", #call, text_ ? text_ : "?");    \
+      return s_;                                                                           \
+    }                                                                                      \
+  } while (false)
+
+std::string FlagsText(uint32_t flags) {
+  std::string out;
+  auto add = [&](const char* s) { out += out.empty() ? s : std::string(", ") + s; };
+  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) add("KERNARG");
+  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) add("FINE GRAINED");
+  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) add("COARSE GRAINED");
+  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_EXTENDED_SCOPE_FINE_GRAINED) add("EXTENDED FINE GRAINED");
+  return out;
+}
+
+hsa_status_t PrintPool(hsa_amd_memory_pool_t pool, void* data) {
+  int* index = static_cast<int*>(data);
+  hsa_amd_segment_t segment;
+  uint32_t flags = 0;
+  size_t size = 0, granule = 0, rec_granule = 0, alignment = 0;
+  bool allowed = false, all = false;
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &allowed));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_REC_GRANULE, &rec_granule));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT, &alignment));
+  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all));
+  std::printf("    Pool %d\n", ++*index);
+  if (segment == HSA_AMD_SEGMENT_GLOBAL) {
+    std::printf("      Segment:                 GLOBAL; FLAGS: %s\n", FlagsText(flags).c_str());
+  } else {
+    std::printf("      Segment:                 GROUP\n");
+  }
+  std::printf("      Size:                    %zu(0x%zx) KB\n", size / 1024, size / 1024);
+  std::printf("      Allocatable:             %s\n", allowed ? "TRUE" : "FALSE");
+  std::printf("      Alloc Granule:           %zuKB\n", granule / 1024);
+  std::printf("      Alloc Recommended Granule:%zuKB\n", rec_granule / 1024);
+  std::printf("      Alloc Alignment:         %zuKB\n", alignment / 1024);
+  std::printf("      Accessible by all:       %s\n", all ? "TRUE" : "FALSE");
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t PrintAgent(hsa_agent_t agent, void* data) {
+  int* index = static_cast<int*>(data);
+  char name[64] = {}, product[64] = {};
+  hsa_device_type_t type;
+  uint32_t node = 0;
+  HSA_OR_DIE(hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, name));
+  HSA_OR_DIE(hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_PRODUCT_NAME), product));
+  HSA_OR_DIE(hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type));
+  HSA_OR_DIE(hsa_agent_get_info(agent, HSA_AGENT_INFO_NODE, &node));
+  std::printf("*******\nAgent %d\n*******\n", ++*index);
+  std::printf("  Name:                    %s\n", name);
+  std::printf("  Marketing Name:          %s\n", product);
+  std::printf("  Device Type:             %s\n", type == HSA_DEVICE_TYPE_GPU ? "GPU" : "CPU");
+  std::printf("  Node:                    %u\n", node);
+  if (type == HSA_DEVICE_TYPE_GPU) {
+    uint64_t avail = 0;
+    HSA_OR_DIE(hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_MEMORY_AVAIL), &avail));
+    std::printf("  Memory Available:        %llu(0x%llx) KB\n", static_cast<unsigned long long>(avail / 1024),
+                static_cast<unsigned long long>(avail / 1024));
+  }
+  std::printf("  Pool Info:\n");
+  int pool_index = 0;
+  HSA_OR_DIE(hsa_amd_agent_iterate_memory_pools(agent, PrintPool, &pool_index));
+  return HSA_STATUS_SUCCESS;
+}
+
+int Info() {
+  if (hsa_init() != HSA_STATUS_SUCCESS) {
+    std::fprintf(stderr, "hipmem info: hsa_init failed\n");
+    return 1;
+  }
+  std::printf("=====================\nHSA Agents\n=====================\n");
+  int index = 0;
+  const hsa_status_t s = hsa_iterate_agents(PrintAgent, &index);
+  hsa_shut_down();
+  return s == HSA_STATUS_SUCCESS ? 0 : 1;
+}
+
+// ---- hipmem tour ----------------------------------------------------------------------------
+
+// Prints each trace line as it happens, indented by layer depth.
+class PrintingSink final : public hipmem::TraceSink {
+ public:
+  void Record(hipmem::Layer layer, absl::string_view message) override {
+    absl::MutexLock lock(&mu_);
+    const int depth = static_cast<int>(layer);
+    std::printf("%*s[%-5s] %.*s\n", 2 * depth, "", std::string(hipmem::LayerName(layer)).c_str(),
+                static_cast<int>(message.size()), message.data());
+  }
+
+ private:
+  absl::Mutex mu_;
+};
+
+#define HIP_OR_DIE(call)                                                                          \
+  do {                                                                                            \
+    const hipError_t e_ = (call);                                                                 \
+    if (e_ != hipSuccess) {                                                                       \
+      std::fprintf(stderr, "hipmem tour: %s failed: %s (%s)\n", #call, hipGetErrorName(e_),       \
+                   hipGetErrorString(e_));                                                        \
+      return 1;                                                                                   \
+    }                                                                                             \
+  } while (false)
+
+void Step(const char* what) { std::printf("\n== %s\n", what); }
+
+int Tour() {
+  PrintingSink sink;
+  hipmem::SetTraceSink(&sink);
+  constexpr size_t kBytes = 1 << 20;
+
+  Step("hipGetDeviceCount: the first HIP call initialises every layer down to the KFD");
+  int count = 0;
+  HIP_OR_DIE(hipGetDeviceCount(&count));
+  std::printf("%d device(s)\n", count);
+
+  size_t free_before = 0, total = 0;
+  HIP_OR_DIE(hipMemGetInfo(&free_before, &total));
+  std::printf("hipMemGetInfo: free %zu B of %zu B\n", free_before, total);
+
+  Step("hipMalloc x2 (device memory) and hipHostMalloc (pinned host memory)");
+  void* a = nullptr;
+  void* b = nullptr;
+  void* host = nullptr;
+  HIP_OR_DIE(hipMalloc(&a, kBytes));
+  HIP_OR_DIE(hipMalloc(&b, kBytes));
+  HIP_OR_DIE(hipHostMalloc(&host, kBytes, hipHostMallocDefault));
+
+  std::vector<unsigned char> src(kBytes), dst(kBytes, 0);
+  for (size_t i = 0; i < kBytes; ++i) src[i] = static_cast<unsigned char>(i * 131 + 7);
+
+  Step("hipMemcpy H2D, D2D, D2H (pinned), H2H; direction inferred from the pointer map");
+  HIP_OR_DIE(hipMemcpy(a, src.data(), kBytes, hipMemcpyHostToDevice));
+  HIP_OR_DIE(hipMemcpy(b, a, kBytes, hipMemcpyDeviceToDevice));
+  HIP_OR_DIE(hipMemcpy(host, b, kBytes, hipMemcpyDeviceToHost));
+  HIP_OR_DIE(hipMemcpy(dst.data(), host, kBytes, hipMemcpyDefault));
+  const bool same = std::memcmp(src.data(), dst.data(), kBytes) == 0;
+  std::printf("verify: %s\n", same ? "all bytes match" : "MISMATCH");
+
+  hipPointerAttribute_t attr{};
+  HIP_OR_DIE(hipPointerGetAttributes(&attr, static_cast<char*>(a) + 100));
+  std::printf("hipPointerGetAttributes(a + 100): type=%s device=%d devicePointer=%p\n",
+              attr.type == hipMemoryTypeDevice ? "Device" : "other", attr.device, attr.devicePointer);
+
+  size_t free_during = 0;
+  HIP_OR_DIE(hipMemGetInfo(&free_during, &total));
+  std::printf("hipMemGetInfo: free dropped by %zu B\n", free_before - free_during);
+
+  Step("hipFree / hipHostFree");
+  HIP_OR_DIE(hipFree(a));
+  HIP_OR_DIE(hipFree(b));
+  HIP_OR_DIE(hipHostFree(host));
+  size_t free_after = 0;
+  HIP_OR_DIE(hipMemGetInfo(&free_after, &total));
+  std::printf("hipMemGetInfo: free %zu B (%s)\n", free_after,
+              free_after == free_before ? "back to where it started" : "NOT RESTORED");
+
+  Step("a mistake, answered with upstream's code");
+  const hipError_t e = hipFree(a);
+  std::printf("hipFree(already freed) = %s\n", hipGetErrorName(e));
+  hipmem::SetTraceSink(nullptr);
+  return same && free_after == free_before && e == hipErrorInvalidValue ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string_view command = argc > 1 ? argv[1] : "";
+  if (command == "info") return Info();
+  if (command == "tour") return Tour();
+  std::fprintf(stderr, "usage: hipmem info | tour\n");
+  return 2;
+}
