@@ -63,7 +63,7 @@ _coverage_tools = repository_rule(implementation = _coverage_tools_impl)
 # Debian's libabsl-dev 20220623: package -> targets we use. Every target links the same set of
 # shared libraries (//:absl_libs); each .so carries its own NEEDED entries.
 _ABSL_TARGETS = {
-    "base": ["base", "core_headers", "log_severity"],
+    "base": ["base", "config", "core_headers", "log_severity"],
     "cleanup": ["cleanup"],
     "container": ["btree", "flat_hash_map", "flat_hash_set", "inlined_vector", "node_hash_map"],
     "functional": ["any_invocable", "function_ref", "bind_front"],

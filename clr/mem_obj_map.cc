@@ -3,13 +3,14 @@
 #include <iterator>
 #include <utility>
 
+#include "base/scoped_lock.h"
 #include "absl/strings/str_cat.h"
 
 namespace hipmem::clr {
 
 absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
   const AddressRange range = memory->desc().range;
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto next = objects_.lower_bound(range.base.raw());
   if (next != objects_.end() && next->second->desc().range.Overlaps(range)) {
     return absl::AlreadyExistsError(absl::StrCat("memory object at ", AddressText(range.base), " overlaps one at ", AddressText(DeviceAddress(next->first))));
@@ -22,7 +23,7 @@ absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
 }
 
 absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base) {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = objects_.find(base.raw());
   if (it == objects_.end()) return absl::NotFoundError(absl::StrCat(AddressText(base), " is not the start of a memory object"));
   std::unique_ptr<Memory> memory = std::move(it->second);
@@ -31,7 +32,7 @@ absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base) {
 }
 
 std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = objects_.upper_bound(address.raw());
   if (it == objects_.begin()) return std::nullopt;
   --it;
@@ -41,7 +42,7 @@ std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
 }
 
 size_t MemObjMap::size() const {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   return objects_.size();
 }
 

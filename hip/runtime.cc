@@ -5,7 +5,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/base/call_once.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -31,19 +30,15 @@ DeviceAddress Address(const void* p) { return DeviceAddress::FromPointer(p); }
 }  // namespace
 
 absl::StatusOr<Runtime*> Runtime::Get() {
-  static absl::once_flag once;
   // Never destroyed: HIP programs call into the runtime from atexit handlers and static destructors.
-  static absl::StatusOr<Runtime*>* runtime = nullptr;
-  absl::call_once(once, [] {
+  static const absl::StatusOr<Runtime*>* const runtime = []() -> absl::StatusOr<Runtime*>* {
     absl::StatusOr<std::unique_ptr<clr::Context>> context = clr::Context::Create();
-    if (context.ok()) {
-      runtime = new absl::StatusOr<Runtime*>(new Runtime(*std::move(context)));
-    } else if (absl::IsNotFound(context.status())) {
-      runtime = new absl::StatusOr<Runtime*>(NoDeviceError(context.status().message()));
-    } else {
-      runtime = new absl::StatusOr<Runtime*>(InvalidDeviceError(context.status().message()));
+    if (context.ok()) return new absl::StatusOr<Runtime*>(new Runtime(*std::move(context)));
+    if (absl::IsNotFound(context.status())) {
+      return new absl::StatusOr<Runtime*>(NoDeviceError(context.status().message()));
     }
-  });
+    return new absl::StatusOr<Runtime*>(InvalidDeviceError(context.status().message()));
+  }();
   return *runtime;
 }
 

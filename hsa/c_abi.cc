@@ -11,7 +11,7 @@
 
 #include "absl/base/const_init.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
@@ -45,7 +45,7 @@ absl::Status Unsupported(absl::string_view what, uint32_t attribute) {
 }  // namespace
 
 absl::Status AcquireSharedRuntime() {
-  absl::MutexLock lock(&g_mu);
+  ScopedLock lock(&g_mu);
   if (g_runtime != nullptr) {
     ++g_refcount;
     return absl::OkStatus();
@@ -59,7 +59,7 @@ absl::Status AcquireSharedRuntime() {
 absl::Status ReleaseSharedRuntime() {
   Runtime* to_destroy = nullptr;
   {
-    absl::MutexLock lock(&g_mu);
+    ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
     if (--g_refcount > 0) return absl::OkStatus();
     to_destroy = std::exchange(g_runtime, nullptr);
@@ -69,7 +69,7 @@ absl::Status ReleaseSharedRuntime() {
 }
 
 absl::StatusOr<Runtime*> SharedRuntime() {
-  absl::MutexLock lock(&g_mu);
+  ScopedLock lock(&g_mu);
   if (g_runtime == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_runtime;
 }

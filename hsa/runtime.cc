@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/scoped_lock.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -115,7 +116,7 @@ Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std
       copy_engine_(std::make_unique<CpuCopyEngine>()) {}
 
 Runtime::~Runtime() {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   for (const auto& [start, allocation] : allocations_) {
     if (absl::Status s = kfd_->FreeMemory(allocation.range.base); !s.ok()) {
       HIPMEM_LOG(kError, "hsa_shut_down: freeing ", AddressText(allocation.range.base), ": ", s.message());
@@ -164,7 +165,7 @@ absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, Pool
     return absl::ResourceExhaustedError(absl::StrCat(context, ": ", mapped.message()));
   }
   {
-    absl::MutexLock lock(&mu_);
+    ScopedLock lock(&mu_);
     allocations_.emplace(address->raw(), Allocation{AddressRange{*address, *rounded}, pool_id});
   }
   Trace(Layer::kHsa, context, " -> ", AddressText(*address));
@@ -173,7 +174,7 @@ absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, Pool
 
 absl::Status Runtime::Free(DeviceAddress address) {
   const std::string context = absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")");
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = allocations_.find(address.raw());
   if (it == allocations_.end()) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
   RETURN_IF_ERROR(Annotate(kfd_->FreeMemory(address), context));
@@ -183,7 +184,7 @@ absl::Status Runtime::Free(DeviceAddress address) {
 }
 
 std::optional<PointerInfo> Runtime::FindPointer(DeviceAddress address) const {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = allocations_.upper_bound(address.raw());
   if (it == allocations_.begin()) return std::nullopt;
   --it;

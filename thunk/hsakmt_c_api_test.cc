@@ -53,7 +53,10 @@ TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
   HsaMemoryProperties bank{};
   ASSERT_EQ(hsaKmtGetNodeMemoryProperties(gpu, 1, &bank), HSAKMT_STATUS_SUCCESS);
   EXPECT_EQ(bank.HeapType, HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC);
-  EXPECT_EQ(bank.SizeInBytes, props.LocalMemSize);
+  // Copies: both fields are 8-byte values at 4-byte offsets in these pack(4) structs.
+  const HSAuint64 bank_size = bank.SizeInBytes;
+  const HSAuint64 local_mem = props.LocalMemSize;
+  EXPECT_EQ(bank_size, local_mem);
   EXPECT_EQ(hsaKmtGetNodeProperties(999, &props), HSAKMT_STATUS_INVALID_NODE_UNIT);
   EXPECT_EQ(hsaKmtGetNodeProperties(gpu, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
 }

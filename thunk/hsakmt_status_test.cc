@@ -55,7 +55,9 @@ TEST(HsakmtStatusTest, EveryCodeRoundTripsWithItsCanonicalCode) {
 }
 
 TEST(HsakmtStatusTest, UnknownCodeSurvivesRoundTrip) {
-  const auto unknown = static_cast<HSAKMT_STATUS>(4242);
+  // HSAKMT_STATUS has no fixed underlying type (as upstream), so its valid values are 0..63; 42 is
+  // inside that range and names no code.
+  const auto unknown = static_cast<HSAKMT_STATUS>(42);
   const absl::Status s = FromHsakmtStatus(unknown, "x");
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnknown));
   EXPECT_EQ(ToHsakmtStatus(s), unknown);

@@ -14,6 +14,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/scoped_lock.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -121,7 +122,7 @@ Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology t
       aperture_(aperture) {}
 
 Kfd::~Kfd() {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   for (auto& [start, allocation] : allocations_) {
     if (absl::Status s = FreeLocked(allocation); !s.ok()) HIPMEM_LOG(kError, "releasing KFD allocation: ", s.message());
   }
@@ -220,7 +221,7 @@ absl::StatusOr<DeviceAddress> Kfd::AllocOnHost(const NodeProperties& node, Bytes
     }
   }
   std::move(release).Cancel();
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   allocations_.emplace(range.base.raw(), Allocation{range, node.id, gpu.gpu_id, handle, flags, false, {}});
   return range.base;
 }
@@ -245,7 +246,7 @@ absl::StatusOr<DeviceAddress> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, Mem
     return mapped;
   }
   std::move(release).Cancel();
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   allocations_.emplace(range.base.raw(), Allocation{range, gpu.node, gpu.gpu_id, handle, flags, true, {}});
   return range.base;
 }
@@ -264,7 +265,7 @@ absl::Status Kfd::FreeMemory(DeviceAddress address) {
   if (address.raw() == 0) {
     return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": null address")), HSAKMT_STATUS_ERROR);
   }
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = allocations_.find(address.raw());
   // Upstream answers SUCCESS here when the SVM API is on, since the address may be an SVM range;
   // this thunk has no SVM ranges, so it answers what libhsakmt does without SVM.
@@ -276,7 +277,7 @@ absl::Status Kfd::FreeMemory(DeviceAddress address) {
 
 absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes) {
   const std::string context = absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")");
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = allocations_.find(address.raw());
   if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
   Allocation& allocation = it->second;
@@ -322,7 +323,7 @@ absl::Status Kfd::UnmapLocked(Allocation& allocation) {
 
 absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
   const std::string context = absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")");
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = allocations_.find(address.raw());
   if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
   return Annotate(UnmapLocked(it->second), context);
@@ -338,7 +339,7 @@ absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
 }
 
 std::optional<Kfd::AllocationInfo> Kfd::FindAllocation(DeviceAddress address) const {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   auto it = allocations_.upper_bound(address.raw());
   if (it == allocations_.begin()) return std::nullopt;
   --it;

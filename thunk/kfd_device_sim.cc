@@ -8,7 +8,6 @@
 #include <system_error>
 #include <utility>
 
-#include "absl/base/call_once.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -81,17 +80,16 @@ absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Create(const kfd_sim::To
 absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
   // Never destroyed: devices may still be closing during static destruction. The sysfs tree is
   // removed at exit instead.
-  static absl::once_flag once;
-  static absl::StatusOr<std::shared_ptr<SimMachine>>* machine = nullptr;
-  absl::call_once(once, [] {
-    machine = new absl::StatusOr<std::shared_ptr<SimMachine>>(Create(kfd_sim::DefaultTopology()));
-    if (machine->ok()) {
+  static absl::StatusOr<std::shared_ptr<SimMachine>>* const machine = [] {
+    auto* m = new absl::StatusOr<std::shared_ptr<SimMachine>>(Create(kfd_sim::DefaultTopology()));
+    if (m->ok()) {
       std::atexit([] {
         std::error_code ec;
         std::filesystem::remove_all((**machine)->sysfs_root(), ec);
       });
     }
-  });
+    return m;
+  }();
   return *machine;
 }
 

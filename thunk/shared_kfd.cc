@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/base/const_init.h"
-#include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "thunk/hsakmt_status.h"
 
@@ -24,7 +24,7 @@ absl::Status NotOpened() {
 }  // namespace
 
 absl::Status OpenSharedKfd() {
-  absl::MutexLock lock(&g_mu);
+  ScopedLock lock(&g_mu);
   if (g_kfd != nullptr) {
     ++g_refcount;
     return KernelAlreadyOpenedError("hsaKmtOpenKFD: already open; reference taken");
@@ -38,7 +38,7 @@ absl::Status OpenSharedKfd() {
 absl::Status CloseSharedKfd() {
   Kfd* to_close = nullptr;
   {
-    absl::MutexLock lock(&g_mu);
+    ScopedLock lock(&g_mu);
     if (g_kfd == nullptr) return NotOpened();
     if (--g_refcount > 0) return absl::OkStatus();
     to_close = std::exchange(g_kfd, nullptr);
@@ -48,7 +48,7 @@ absl::Status CloseSharedKfd() {
 }
 
 absl::StatusOr<Kfd*> SharedKfd() {
-  absl::MutexLock lock(&g_mu);
+  ScopedLock lock(&g_mu);
   if (g_kfd == nullptr) return NotOpened();
   return g_kfd;
 }

@@ -12,6 +12,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "base/trace.h"
 #include "hip/hip_runtime_api.h"
 #include "hsa/hsa.h"
@@ -115,7 +116,7 @@ int Info() {
 class PrintingSink final : public hipmem::TraceSink {
  public:
   void Record(hipmem::Layer layer, absl::string_view message) override {
-    absl::MutexLock lock(&mu_);
+    hipmem::ScopedLock lock(&mu_);
     const int depth = static_cast<int>(layer);
     std::printf("%*s[%-5s] %.*s\n", 2 * depth, "", std::string(hipmem::LayerName(layer)).c_str(),
                 static_cast<int>(message.size()), message.data());

@@ -9,7 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/units.h"
-#include "testing/kfd_sim/scoped_lock.h"
+#include "base/scoped_lock.h"
 
 namespace hipmem::kfd_sim {
 namespace {

@@ -31,7 +31,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/memfd.h"
-#include "testing/kfd_sim/scoped_lock.h"
+#include "base/scoped_lock.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/kfd_sim/user_memory.h"

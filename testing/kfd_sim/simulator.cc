@@ -17,7 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/units.h"
-#include "testing/kfd_sim/scoped_lock.h"
+#include "base/scoped_lock.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/sysfs_writer.h"
 

@@ -6,8 +6,8 @@
 // (__tsan_acquire right after locking, __tsan_release right before unlocking); in every other build they
 // are exactly absl::MutexLock and absl::ReaderMutexLock. Reader locks also release/acquire, which only
 // over-approximates the mutex's ordering (TSan may miss a reader/reader race, never invent one).
-#ifndef HIPMEM_TESTING_KFD_SIM_SCOPED_LOCK_H_
-#define HIPMEM_TESTING_KFD_SIM_SCOPED_LOCK_H_
+#ifndef HIPMEM_BASE_SCOPED_LOCK_H_
+#define HIPMEM_BASE_SCOPED_LOCK_H_
 
 #include "absl/base/config.h"
 #include "absl/base/thread_annotations.h"
@@ -17,7 +17,7 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
-namespace hipmem::kfd_sim {
+namespace hipmem {
 
 namespace scoped_lock_internal {
 inline void AfterLock([[maybe_unused]] absl::Mutex* mu) {
@@ -68,6 +68,6 @@ class ABSL_SCOPED_LOCKABLE ScopedReaderLock {
   absl::Mutex* const mu_;
 };
 
-}  // namespace hipmem::kfd_sim
+}  // namespace hipmem
 
-#endif  // HIPMEM_TESTING_KFD_SIM_SCOPED_LOCK_H_
+#endif  // HIPMEM_BASE_SCOPED_LOCK_H_

@@ -1,4 +1,4 @@
-#include "testing/kfd_sim/scoped_lock.h"
+#include "base/scoped_lock.h"
 
 #include <thread>
 #include <vector>
@@ -7,7 +7,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 
-namespace hipmem::kfd_sim {
+namespace hipmem {
 namespace {
 
 struct Counter {
@@ -37,4 +37,4 @@ TEST(ScopedLockTest, SerializesWritersAndReaders) {
 }
 
 }  // namespace
-}  // namespace hipmem::kfd_sim
+}  // namespace hipmem
