@@ -36,7 +36,7 @@ using hipmem::hip::Runtime;
 
 extern "C" {
 
-hipError_t hipMalloc(void** ptr, size_t size) noexcept {
+hipError_t hipMalloc(void** ptr, size_t size) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = rt.Malloc(size);
@@ -45,7 +45,7 @@ hipError_t hipMalloc(void** ptr, size_t size) noexcept {
   return Return(hipSuccess);
 }
 
-hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) noexcept {
+hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = rt.HostMalloc(size, flags);
@@ -54,22 +54,22 @@ hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) noexcept {
   return Return(hipSuccess);
 }
 
-hipError_t hipFree(void* ptr) noexcept {
+hipError_t hipFree(void* ptr) {
   HIPMEM_INIT_OR_RETURN(rt);
   return Return(rt.Free(ptr));
 }
 
-hipError_t hipHostFree(void* ptr) noexcept {
+hipError_t hipHostFree(void* ptr) {
   HIPMEM_INIT_OR_RETURN(rt);
   return Return(rt.Free(ptr));
 }
 
-hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) noexcept {
+hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) {
   HIPMEM_INIT_OR_RETURN(rt);
   return Return(rt.Memcpy(dst, src, sizeBytes, static_cast<MemcpyKind>(kind)));
 }
 
-hipError_t hipMemGetInfo(size_t* free, size_t* total) noexcept {
+hipError_t hipMemGetInfo(size_t* free, size_t* total) {
   HIPMEM_INIT_OR_RETURN(rt);
   absl::StatusOr<hipmem::clr::MemInfo> info = rt.MemGetInfo();
   if (!info.ok()) return Return(info.status());
@@ -78,7 +78,7 @@ hipError_t hipMemGetInfo(size_t* free, size_t* total) noexcept {
   return Return(hipSuccess);
 }
 
-hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) noexcept {
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (attributes == nullptr || ptr == nullptr) return Return(hipErrorInvalidValue);
   const PointerAttributes a = rt.GetPointerAttributes(ptr);
@@ -91,19 +91,19 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
   return Return(hipSuccess);
 }
 
-hipError_t hipGetDeviceCount(int* count) noexcept {
+hipError_t hipGetDeviceCount(int* count) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (count == nullptr) return Return(hipErrorInvalidValue);
   *count = rt.device_count();
   return Return(hipSuccess);
 }
 
-hipError_t hipSetDevice(int deviceId) noexcept {
+hipError_t hipSetDevice(int deviceId) {
   HIPMEM_INIT_OR_RETURN(rt);
   return Return(rt.SetDevice(deviceId));
 }
 
-hipError_t hipGetDevice(int* deviceId) noexcept {
+hipError_t hipGetDevice(int* deviceId) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (deviceId == nullptr) return Return(hipErrorInvalidValue);
   *deviceId = rt.current_device();
@@ -111,16 +111,16 @@ hipError_t hipGetDevice(int* deviceId) noexcept {
 }
 
 // The two error queries report the previous call's result rather than their own.
-hipError_t hipGetLastError(void) noexcept {
+hipError_t hipGetLastError(void) {
   const hipError_t last = hipmem::hip::t_last_error;
   hipmem::hip::t_last_error = hipSuccess;
   return last;
 }
 
-hipError_t hipPeekAtLastError(void) noexcept { return hipmem::hip::t_last_error; }
+hipError_t hipPeekAtLastError(void) { return hipmem::hip::t_last_error; }
 
-const char* hipGetErrorName(hipError_t hip_error) noexcept { return hipmem::hip::HipErrorName(hip_error); }
+const char* hipGetErrorName(hipError_t hip_error) { return hipmem::hip::HipErrorName(hip_error); }
 
-const char* hipGetErrorString(hipError_t hipError) noexcept { return hipmem::hip::HipErrorString(hipError); }
+const char* hipGetErrorString(hipError_t hipError) { return hipmem::hip::HipErrorString(hipError); }
 
 }  // extern "C"

@@ -31,6 +31,7 @@ case "$command" in
   test)
     bazel test //... "$@"
     tools/check_layering.sh
+    tools/check_embedding.sh
     ;;
   *)
     echo "usage: tools/quickstart.sh tour|test [bazel flags]" >&2

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds and runs a client workspace that uses this repository as @hipmem, the way an embedder
+# would: local_repository + hipmem_dependencies(), depending only on the public targets.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+client=$(mktemp -d)
+trap 'cd "$client" && bazel shutdown >/dev/null 2>&1; rm -rf "$client"' EXIT
+cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hsa_client.cc" "$client/"
+cd "$client"
+cat > WORKSPACE <<WS
+workspace(name = "client")
+local_repository(name = "hipmem", path = "$repo")
+load("@hipmem//:deps.bzl", "hipmem_dependencies")
+hipmem_dependencies()
+WS
+cat > .bazelrc <<'RC'
+build --nosandbox_debug --cxxopt=-std=c++20 --host_cxxopt=-std=c++20
+RC
+cat > BUILD <<'B'
+cc_binary(name = "client", srcs = ["client.cc"], deps = ["@hipmem//hip:hipmem"])
+cc_binary(name = "hsa_client", srcs = ["hsa_client.cc"], deps = ["@hipmem//hsa:hsa_runtime64"])
+B
+export HIPMEM_KFD_BACKEND=sim
+if ! bazel build --noshow_progress //:client //:hsa_client >build.log 2>&1; then
+  cat build.log >&2
+  exit 1
+fi
+./bazel-bin/client | grep -q "embedded: hello hipSuccess"
+./bazel-bin/hsa_client | grep -q "hsa_init: 0"
+echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64 from a client workspace)"
