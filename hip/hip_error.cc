@@ -1,5 +1,9 @@
 #include "hip/hip_error.h"
 
+#include <utility>
+
+#include "base/status_payload.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -182,13 +186,10 @@ const Row* RowFor(hipError_t hip) {
 }
 
 std::optional<hipError_t> PayloadCode(const absl::Status& status) {
-  const auto payload = status.GetPayload(kHipErrorPayloadUrl);
-  if (!payload.has_value()) return std::nullopt;
-  uint32_t raw = 0;
-  if (!absl::SimpleAtoi(std::string(*payload), &raw)) return std::nullopt;
+  const std::optional<int64_t> raw = CodePayload(status, kHipErrorPayloadUrl);
   // A failed Status must never read as success, whatever its payload says.
-  if (raw == static_cast<uint32_t>(hipSuccess)) return std::nullopt;
-  return static_cast<hipError_t>(raw);
+  if (!raw.has_value() || *raw == hipSuccess) return std::nullopt;
+  return static_cast<hipError_t>(*raw);
 }
 
 absl::Status Tagged(Code code, absl::string_view message, hipError_t hip) {
@@ -218,8 +219,7 @@ hipError_t ToHipError(const absl::Status& status) {
 
 absl::Status WithHipError(absl::Status status, hipError_t code) {
   if (code == hipSuccess) return status;
-  status.SetPayload(kHipErrorPayloadUrl, absl::Cord(absl::StrCat(static_cast<uint32_t>(code))));
-  return status;
+  return WithCodePayload(std::move(status), kHipErrorPayloadUrl, code);
 }
 
 const char* HipErrorName(hipError_t code) {

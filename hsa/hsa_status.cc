@@ -1,5 +1,9 @@
 #include "hsa/hsa_status.h"
 
+#include <utility>
+
+#include "base/status_payload.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -119,13 +123,10 @@ const Row* RowFor(hsa_status_t hsa) {
 }
 
 std::optional<hsa_status_t> PayloadCode(const absl::Status& status) {
-  const auto payload = status.GetPayload(kHsaStatusPayloadUrl);
-  if (!payload.has_value()) return std::nullopt;
-  uint32_t raw = 0;
-  if (!absl::SimpleAtoi(std::string(*payload), &raw)) return std::nullopt;
+  const std::optional<int64_t> raw = CodePayload(status, kHsaStatusPayloadUrl);
   // A failed Status must never read as success, whatever its payload says.
-  if (raw == static_cast<uint32_t>(HSA_STATUS_SUCCESS)) return std::nullopt;
-  return static_cast<hsa_status_t>(raw);
+  if (!raw.has_value() || *raw == HSA_STATUS_SUCCESS) return std::nullopt;
+  return static_cast<hsa_status_t>(*raw);
 }
 
 absl::Status Tagged(Code code, absl::string_view message, hsa_status_t hsa) {
@@ -155,8 +156,7 @@ hsa_status_t ToHsaStatus(const absl::Status& status) {
 
 absl::Status WithHsaStatus(absl::Status status, hsa_status_t code) {
   if (code == HSA_STATUS_SUCCESS) return status;
-  status.SetPayload(kHsaStatusPayloadUrl, absl::Cord(absl::StrCat(static_cast<uint32_t>(code))));
-  return status;
+  return WithCodePayload(std::move(status), kHsaStatusPayloadUrl, code);
 }
 
 absl::string_view HsaStatusName(hsa_status_t code) {

@@ -1,9 +1,12 @@
 #include "thunk/errno_status.h"
 
+#include "base/status_payload.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
@@ -69,15 +72,13 @@ absl::Status FromErrno(int errnum, absl::string_view context) {
   const absl::StatusCode code = row != nullptr ? row->code : absl::StatusCode::kUnknown;
   const std::string name = row != nullptr ? row->name : absl::StrCat("errno ", errnum);
   absl::Status status(code, absl::StrCat(context, ": ", name));
-  status.SetPayload(kErrnoPayloadUrl, absl::Cord(absl::StrCat(errnum)));
-  return status;
+  return WithCodePayload(std::move(status), kErrnoPayloadUrl, errnum);
 }
 
 std::optional<int> ErrnoOf(const absl::Status& status) {
-  auto payload = status.GetPayload(kErrnoPayloadUrl);
-  int errnum = 0;
-  if (payload.has_value() && absl::SimpleAtoi(std::string(*payload), &errnum)) return errnum;
-  return std::nullopt;
+  const std::optional<int64_t> errnum = CodePayload(status, kErrnoPayloadUrl);
+  if (!errnum.has_value()) return std::nullopt;
+  return static_cast<int>(*errnum);
 }
 
 int ToErrno(const absl::Status& status) {

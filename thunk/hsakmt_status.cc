@@ -1,5 +1,7 @@
 #include "thunk/hsakmt_status.h"
 
+#include "base/status_payload.h"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,10 +48,10 @@ constexpr Row kRows[] = {
 constexpr HSAKMT_STATUS kFallback = HSAKMT_STATUS_ERROR;
 
 std::optional<HSAKMT_STATUS> PayloadCode(const absl::Status& status) {
-  auto payload = status.GetPayload(kHsakmtPayloadUrl);
-  int raw = 0;
-  if (payload.has_value() && absl::SimpleAtoi(std::string(*payload), &raw)) return static_cast<HSAKMT_STATUS>(raw);
-  return std::nullopt;
+  const std::optional<int64_t> raw = CodePayload(status, kHsakmtPayloadUrl);
+  // A failed Status must never read as success, whatever its payload says.
+  if (!raw.has_value() || *raw == HSAKMT_STATUS_SUCCESS) return std::nullopt;
+  return static_cast<HSAKMT_STATUS>(*raw);
 }
 
 absl::Status Tagged(absl::StatusCode code, absl::string_view message, HSAKMT_STATUS hsakmt) {
@@ -80,8 +82,7 @@ HSAKMT_STATUS ToHsakmtStatus(const absl::Status& status) {
 }
 
 absl::Status WithHsakmtStatus(absl::Status status, HSAKMT_STATUS code) {
-  status.SetPayload(kHsakmtPayloadUrl, absl::Cord(absl::StrCat(static_cast<int>(code))));
-  return status;
+  return WithCodePayload(std::move(status), kHsakmtPayloadUrl, code);
 }
 
 absl::Status InvalidNodeUnitError(absl::string_view message) {
