@@ -87,7 +87,7 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
 
 absl::Status Runtime::Free(void* ptr) {
   if (ptr == nullptr) return absl::OkStatus();
-  // TODO(#5): hipFree synchronises the owning device's streams first, once there are streams.
+  // Upstream hipFree first synchronises the owning device's streams; this stack has no streams yet.
   absl::Status s = context_->Free(Address(ptr));
   if (absl::IsNotFound(s)) return absl::InvalidArgumentError(absl::StrCat("hipFree(", AddressText(ptr), "): ", s.message()));
   RETURN_IF_ERROR(s);

@@ -1,0 +1,1 @@
+// hsaKmt* C entry points for events; thin shells over thunk::Kfd.

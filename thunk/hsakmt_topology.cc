@@ -1,0 +1,1 @@
+// hsaKmt* C entry points for topology; thin shells over thunk::Kfd.
