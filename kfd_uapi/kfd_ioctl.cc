@@ -14,11 +14,11 @@ const char* IoctlName(unsigned long request) {
     case 0x05: return "AMDKFD_IOC_GET_CLOCK_COUNTERS";
     case 0x06: return "AMDKFD_IOC_GET_PROCESS_APERTURES";
     case 0x07: return "AMDKFD_IOC_UPDATE_QUEUE";
-    case 0x08: return "AMDKFD_IOC_CREATE_EVENT";
-    case 0x09: return "AMDKFD_IOC_DESTROY_EVENT";
-    case 0x0A: return "AMDKFD_IOC_SET_EVENT";
-    case 0x0B: return "AMDKFD_IOC_RESET_EVENT";
-    case 0x0C: return "AMDKFD_IOC_WAIT_EVENTS";
+    case 0x08: return kCreateEvent.name;
+    case 0x09: return kDestroyEvent.name;
+    case 0x0A: return kSetEvent.name;
+    case 0x0B: return kResetEvent.name;
+    case 0x0C: return kWaitEvents.name;
     case 0x14: return kGetProcessAperturesNew.name;
     case 0x15: return kAcquireVm.name;
     case 0x16: return kAllocMemoryOfGpu.name;

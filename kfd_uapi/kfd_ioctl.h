@@ -6,9 +6,10 @@
 // number with its argument struct, so issuing a request with the wrong struct does not compile.
 //
 // Version: we speak KFD ioctl 1.17 (the copy libhsakmt ships; mainline as of 2025). Debian
-// bookworm's header is 1.11: every struct used here is identical in both; the flag bits
-// EXT_COHERENT and CONTIGUOUS_BEST_EFFORT exist only from 1.16/1.17 and are absent from the test's
-// reference header.
+// bookworm's header is 1.11: every struct used here has the same size and offsets in both; the flag
+// bits EXT_COHERENT and CONTIGUOUS_BEST_EFFORT exist only from 1.16/1.17, and kfd_event_data's union
+// gained signal_event_data (offset 0, inside the old union's 32 bytes) in 1.14, so those are absent
+// from the test's reference header.
 #ifndef HIPMEM_KFD_UAPI_KFD_IOCTL_H_
 #define HIPMEM_KFD_UAPI_KFD_IOCTL_H_
 
@@ -98,6 +99,133 @@ struct GetAvailableMemoryArgs {
   uint32_t pad;
 };
 
+// ---- events (kfd_events.c) ----
+
+// KFD_IOC_EVENT_*: CreateEventArgs::event_type, matching HSA_EVENTTYPE. SIGNAL and DEBUG_EVENT events
+// take a slot of the process's signal page; every other type is a "non-signal" event the kernel itself
+// sets (MEMORY on a GPU VM fault, HW_EXCEPTION on a reset, ...).
+enum class EventType : uint32_t {
+  kSignal = 0,
+  kNodeChange = 1,
+  kDeviceStateChange = 2,
+  kHwException = 3,
+  kSystemEvent = 4,
+  kDebugEvent = 5,
+  kProfileEvent = 6,
+  kQueueEvent = 7,
+  kMemory = 8,
+};
+constexpr uint32_t ToRaw(EventType t) { return static_cast<uint32_t>(t); }
+
+// KFD_IOC_WAIT_RESULT_*: WaitEventsArgs::wait_result.
+enum class WaitResult : uint32_t {
+  kComplete = 0,
+  kTimeout = 1,
+  kFail = 2,  // an event was destroyed while waited on (the ioctl then fails with -EIO)
+};
+constexpr uint32_t ToRaw(WaitResult r) { return static_cast<uint32_t>(r); }
+
+// KFD_SIGNAL_EVENT_LIMIT: slots (8 bytes each) of a process's signal page.
+inline constexpr uint32_t kSignalEventLimit = 4096;
+
+// The kernel-private values of WaitEventsArgs::timeout (kfd_priv.h KFD_EVENT_TIMEOUT_*; libhsakmt's
+// HSA_EVENTTIMEOUT_*): 0 polls once, 0xFFFFFFFF waits forever, anything else is milliseconds.
+inline constexpr uint32_t kEventTimeoutImmediate = 0;
+inline constexpr uint32_t kEventTimeoutInfinite = 0xFFFFFFFF;
+
+// What an unsignaled slot of the signal page holds (kfd_events.h UNSIGNALED_EVENT_SLOT, kernel-private):
+// never a valid event id, and all ones so the kernel can memset a fresh page.
+inline constexpr uint64_t kUnsignaledEventSlot = ~uint64_t{0};
+
+// KFD_HW_EXCEPTION_*: HwExceptionData::reset_type / reset_cause.
+inline constexpr uint32_t kHwExceptionWholeGpuReset = 0;
+inline constexpr uint32_t kHwExceptionPerEngineReset = 1;
+inline constexpr uint32_t kHwExceptionGpuHang = 0;
+inline constexpr uint32_t kHwExceptionEcc = 1;
+
+// KFD_MEM_ERR_*: MemoryExceptionData::ErrorType.
+inline constexpr uint32_t kMemErrNoRas = 0;
+inline constexpr uint32_t kMemErrSramEcc = 1;
+inline constexpr uint32_t kMemErrPoisonConsumed = 2;
+inline constexpr uint32_t kMemErrGpuHang = 3;
+
+struct CreateEventArgs {
+  uint64_t event_page_offset;   // in: the event page BO's handle on the first call (dGPU), else 0;
+                                // out: the EVENTS mmap offset for a signal event, else 0
+  uint32_t event_trigger_data;  // out: what a GPU sends to signal it (the event id)
+  uint32_t event_type;          // in: EventType
+  uint32_t auto_reset;          // in: non-zero: a wait consumes the signal
+  uint32_t node_id;             // in: only meaningful for some types; the kernel ignores it
+  uint32_t event_id;            // out
+  uint32_t event_slot_index;    // out: signal events: the slot in the signal page (== event_id)
+};
+
+struct DestroyEventArgs {
+  uint32_t event_id;
+  uint32_t pad;
+};
+
+struct SetEventArgs {
+  uint32_t event_id;
+  uint32_t pad;
+};
+
+struct ResetEventArgs {
+  uint32_t event_id;
+  uint32_t pad;
+};
+
+// kfd_memory_exception_failure: each field is 0 or 1.
+struct MemoryExceptionFailure {
+  uint32_t NotPresent;  // page not present or supervisor privilege
+  uint32_t ReadOnly;    // write access to a read-only page
+  uint32_t NoExecute;   // execute access to a page marked NX
+  uint32_t imprecise;   // the exact fault address is unknown
+};
+
+// kfd_hsa_memory_exception_data: what a MEMORY event reports.
+struct MemoryExceptionData {
+  MemoryExceptionFailure failure;
+  uint64_t va;
+  uint32_t gpu_id;
+  uint32_t ErrorType;  // kMemErr*
+};
+
+// kfd_hsa_hw_exception_data: what a HW_EXCEPTION event reports.
+struct HwExceptionData {
+  uint32_t reset_type;
+  uint32_t reset_cause;
+  uint32_t memory_lost;
+  uint32_t gpu_id;
+};
+
+// kfd_hsa_signal_event_data (KFD 1.14+).
+struct SignalEventData {
+  uint64_t last_event_age;  // in/out: 0 disables age tracking
+};
+
+// kfd_event_data: one element of the array WAIT_EVENTS reads (event_id, signal_event_data) and, on
+// completion, writes back (memory_exception_data of activated MEMORY events, signal_event_data of
+// activated age-tracking signal events).
+struct EventData {
+  union {
+    MemoryExceptionData memory_exception_data;
+    HwExceptionData hw_exception_data;
+    SignalEventData signal_event_data;
+  };
+  uint64_t kfd_event_data_ext;  // reserved: pointer to a future extension
+  uint32_t event_id;            // in
+  uint32_t pad;
+};
+
+struct WaitEventsArgs {
+  uint64_t events_ptr;    // in: user pointer to EventData[num_events]
+  uint32_t num_events;    // in
+  uint32_t wait_for_all;  // in: non-zero: all events, else any one
+  uint32_t timeout;       // in: milliseconds, or kEventTimeoutImmediate / kEventTimeoutInfinite
+  uint32_t wait_result;   // out: WaitResult
+};
+
 // ---- the layout contract ----
 #define HIPMEM_KFD_LAYOUT(T, size) static_assert(sizeof(T) == (size) && std::is_standard_layout_v<T>)
 HIPMEM_KFD_LAYOUT(GetVersionArgs, 8);
@@ -109,10 +237,25 @@ HIPMEM_KFD_LAYOUT(FreeMemoryOfGpuArgs, 8);
 HIPMEM_KFD_LAYOUT(MapMemoryToGpuArgs, 24);
 HIPMEM_KFD_LAYOUT(UnmapMemoryFromGpuArgs, 24);
 HIPMEM_KFD_LAYOUT(GetAvailableMemoryArgs, 16);
+HIPMEM_KFD_LAYOUT(CreateEventArgs, 32);
+HIPMEM_KFD_LAYOUT(DestroyEventArgs, 8);
+HIPMEM_KFD_LAYOUT(SetEventArgs, 8);
+HIPMEM_KFD_LAYOUT(ResetEventArgs, 8);
+HIPMEM_KFD_LAYOUT(MemoryExceptionFailure, 16);
+HIPMEM_KFD_LAYOUT(MemoryExceptionData, 32);
+HIPMEM_KFD_LAYOUT(HwExceptionData, 16);
+HIPMEM_KFD_LAYOUT(SignalEventData, 8);
+HIPMEM_KFD_LAYOUT(EventData, 48);
+HIPMEM_KFD_LAYOUT(WaitEventsArgs, 24);
 #undef HIPMEM_KFD_LAYOUT
 static_assert(offsetof(AllocMemoryOfGpuArgs, gpu_id) == 32 && offsetof(AllocMemoryOfGpuArgs, flags) == 36);
 static_assert(offsetof(MapMemoryToGpuArgs, n_devices) == 16 && offsetof(MapMemoryToGpuArgs, n_success) == 20);
 static_assert(offsetof(ProcessDeviceApertures, gpu_id) == 48);
+static_assert(offsetof(CreateEventArgs, event_type) == 12 && offsetof(CreateEventArgs, event_slot_index) == 28);
+static_assert(offsetof(MemoryExceptionData, va) == 16 && offsetof(MemoryExceptionData, ErrorType) == 28);
+static_assert(offsetof(EventData, signal_event_data) == 0 && offsetof(EventData, kfd_event_data_ext) == 32 &&
+              offsetof(EventData, event_id) == 40);
+static_assert(offsetof(WaitEventsArgs, num_events) == 8 && offsetof(WaitEventsArgs, wait_result) == 20);
 
 // ---- typed descriptors ----
 template <typename ArgsT>
@@ -126,6 +269,14 @@ struct IoctlDescriptor {
 };
 
 inline constexpr IoctlDescriptor<GetVersionArgs> kGetVersion{0x01, IoctlDirection::kRead, "AMDKFD_IOC_GET_VERSION"};
+inline constexpr IoctlDescriptor<CreateEventArgs> kCreateEvent{0x08, IoctlDirection::kReadWrite,
+                                                                "AMDKFD_IOC_CREATE_EVENT"};
+inline constexpr IoctlDescriptor<DestroyEventArgs> kDestroyEvent{0x09, IoctlDirection::kWrite,
+                                                                  "AMDKFD_IOC_DESTROY_EVENT"};
+inline constexpr IoctlDescriptor<SetEventArgs> kSetEvent{0x0A, IoctlDirection::kWrite, "AMDKFD_IOC_SET_EVENT"};
+inline constexpr IoctlDescriptor<ResetEventArgs> kResetEvent{0x0B, IoctlDirection::kWrite, "AMDKFD_IOC_RESET_EVENT"};
+inline constexpr IoctlDescriptor<WaitEventsArgs> kWaitEvents{0x0C, IoctlDirection::kReadWrite,
+                                                              "AMDKFD_IOC_WAIT_EVENTS"};
 inline constexpr IoctlDescriptor<GetProcessAperturesNewArgs> kGetProcessAperturesNew{
     0x14, IoctlDirection::kReadWrite, "AMDKFD_IOC_GET_PROCESS_APERTURES_NEW"};
 inline constexpr IoctlDescriptor<AcquireVmArgs> kAcquireVm{0x15, IoctlDirection::kWrite, "AMDKFD_IOC_ACQUIRE_VM"};
@@ -144,6 +295,10 @@ static_assert(kGetVersion.request() == 0x80084B01);
 static_assert(kAllocMemoryOfGpu.request() == 0xC0284B16);
 static_assert(kFreeMemoryOfGpu.request() == 0x40084B17);
 static_assert(kAvailableMemory.request() == 0xC0104B23);
+static_assert(kCreateEvent.request() == 0xC0204B08);
+static_assert(kDestroyEvent.request() == 0x40084B09 && kSetEvent.request() == 0x40084B0A &&
+              kResetEvent.request() == 0x40084B0B);
+static_assert(kWaitEvents.request() == 0xC0184B0C);
 
 // Returns the "AMDKFD_IOC_..." name of a request number, or "AMDKFD_IOC_<unknown>".
 const char* IoctlName(unsigned long request);

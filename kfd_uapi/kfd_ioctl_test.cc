@@ -27,6 +27,11 @@ TEST(KfdUapiTest, RequestNumbersMatchKernelHeader) {
   EXPECT_EQ(kMapMemoryToGpu.request(), AMDKFD_IOC_MAP_MEMORY_TO_GPU);
   EXPECT_EQ(kUnmapMemoryFromGpu.request(), AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU);
   EXPECT_EQ(kAvailableMemory.request(), AMDKFD_IOC_AVAILABLE_MEMORY);
+  EXPECT_EQ(kCreateEvent.request(), AMDKFD_IOC_CREATE_EVENT);
+  EXPECT_EQ(kDestroyEvent.request(), AMDKFD_IOC_DESTROY_EVENT);
+  EXPECT_EQ(kSetEvent.request(), AMDKFD_IOC_SET_EVENT);
+  EXPECT_EQ(kResetEvent.request(), AMDKFD_IOC_RESET_EVENT);
+  EXPECT_EQ(kWaitEvents.request(), AMDKFD_IOC_WAIT_EVENTS);
   EXPECT_EQ(kIoctlType, static_cast<uint32_t>(AMDKFD_IOCTL_BASE));
   EXPECT_EQ(kCommandStart, static_cast<uint32_t>(AMDKFD_COMMAND_START));
   // 1.11's table ends earlier than the 1.17 one we speak; it must not end later.
@@ -39,6 +44,11 @@ TEST(KfdUapiTest, DecodingInvertsEncoding) {
   EXPECT_EQ(IoctlDir(AMDKFD_IOC_GET_VERSION), IoctlDirection::kRead);
   EXPECT_EQ(IoctlDir(AMDKFD_IOC_FREE_MEMORY_OF_GPU), IoctlDirection::kWrite);
   EXPECT_STREQ(IoctlName(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU), "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_WAIT_EVENTS), "AMDKFD_IOC_WAIT_EVENTS");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_CREATE_EVENT), "AMDKFD_IOC_CREATE_EVENT");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_DESTROY_EVENT), "AMDKFD_IOC_DESTROY_EVENT");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_SET_EVENT), "AMDKFD_IOC_SET_EVENT");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_RESET_EVENT), "AMDKFD_IOC_RESET_EVENT");
   EXPECT_STREQ(IoctlName(0x1234), "AMDKFD_IOC_<unknown>");
 }
 
@@ -93,6 +103,95 @@ TEST(KfdUapiTest, StructLayoutsMatchKernelHeader) {
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, available);
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, gpu_id);
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, pad);
+}
+
+TEST(KfdUapiTest, EventStructLayoutsMatchKernelHeader) {
+  EXPECT_EQ(sizeof(CreateEventArgs), sizeof(kfd_ioctl_create_event_args));
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, event_page_offset);
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, event_trigger_data);
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, event_type);
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, auto_reset);
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, node_id);
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, event_id);
+  EXPECT_FIELD(CreateEventArgs, kfd_ioctl_create_event_args, event_slot_index);
+
+  EXPECT_EQ(sizeof(DestroyEventArgs), sizeof(kfd_ioctl_destroy_event_args));
+  EXPECT_FIELD(DestroyEventArgs, kfd_ioctl_destroy_event_args, event_id);
+  EXPECT_FIELD(DestroyEventArgs, kfd_ioctl_destroy_event_args, pad);
+  EXPECT_EQ(sizeof(SetEventArgs), sizeof(kfd_ioctl_set_event_args));
+  EXPECT_FIELD(SetEventArgs, kfd_ioctl_set_event_args, event_id);
+  EXPECT_FIELD(SetEventArgs, kfd_ioctl_set_event_args, pad);
+  EXPECT_EQ(sizeof(ResetEventArgs), sizeof(kfd_ioctl_reset_event_args));
+  EXPECT_FIELD(ResetEventArgs, kfd_ioctl_reset_event_args, event_id);
+  EXPECT_FIELD(ResetEventArgs, kfd_ioctl_reset_event_args, pad);
+
+  EXPECT_EQ(sizeof(MemoryExceptionFailure), sizeof(kfd_memory_exception_failure));
+  EXPECT_FIELD(MemoryExceptionFailure, kfd_memory_exception_failure, NotPresent);
+  EXPECT_FIELD(MemoryExceptionFailure, kfd_memory_exception_failure, ReadOnly);
+  EXPECT_FIELD(MemoryExceptionFailure, kfd_memory_exception_failure, NoExecute);
+  EXPECT_FIELD(MemoryExceptionFailure, kfd_memory_exception_failure, imprecise);
+
+  EXPECT_EQ(sizeof(MemoryExceptionData), sizeof(kfd_hsa_memory_exception_data));
+  EXPECT_FIELD(MemoryExceptionData, kfd_hsa_memory_exception_data, failure);
+  EXPECT_FIELD(MemoryExceptionData, kfd_hsa_memory_exception_data, va);
+  EXPECT_FIELD(MemoryExceptionData, kfd_hsa_memory_exception_data, gpu_id);
+  EXPECT_FIELD(MemoryExceptionData, kfd_hsa_memory_exception_data, ErrorType);
+
+  EXPECT_EQ(sizeof(HwExceptionData), sizeof(kfd_hsa_hw_exception_data));
+  EXPECT_FIELD(HwExceptionData, kfd_hsa_hw_exception_data, reset_type);
+  EXPECT_FIELD(HwExceptionData, kfd_hsa_hw_exception_data, reset_cause);
+  EXPECT_FIELD(HwExceptionData, kfd_hsa_hw_exception_data, memory_lost);
+  EXPECT_FIELD(HwExceptionData, kfd_hsa_hw_exception_data, gpu_id);
+
+  // 1.11's union has no signal_event_data (added in 1.14 at offset 0, within the same 32 bytes); its
+  // offset is pinned by a static_assert in kfd_ioctl.h.
+  EXPECT_EQ(sizeof(EventData), sizeof(kfd_event_data));
+  EXPECT_FIELD(EventData, kfd_event_data, memory_exception_data);
+  EXPECT_FIELD(EventData, kfd_event_data, hw_exception_data);
+  EXPECT_FIELD(EventData, kfd_event_data, kfd_event_data_ext);
+  EXPECT_FIELD(EventData, kfd_event_data, event_id);
+  EXPECT_FIELD(EventData, kfd_event_data, pad);
+
+  EXPECT_EQ(sizeof(WaitEventsArgs), sizeof(kfd_ioctl_wait_events_args));
+  EXPECT_FIELD(WaitEventsArgs, kfd_ioctl_wait_events_args, events_ptr);
+  EXPECT_FIELD(WaitEventsArgs, kfd_ioctl_wait_events_args, num_events);
+  EXPECT_FIELD(WaitEventsArgs, kfd_ioctl_wait_events_args, wait_for_all);
+  EXPECT_FIELD(WaitEventsArgs, kfd_ioctl_wait_events_args, timeout);
+  EXPECT_FIELD(WaitEventsArgs, kfd_ioctl_wait_events_args, wait_result);
+}
+
+TEST(KfdUapiTest, EventConstantsMatchKernelHeader) {
+  struct Row {
+    uint32_t ours;
+    uint32_t theirs;
+  };
+  const Row kRows[] = {
+      {ToRaw(EventType::kSignal), KFD_IOC_EVENT_SIGNAL},
+      {ToRaw(EventType::kNodeChange), KFD_IOC_EVENT_NODECHANGE},
+      {ToRaw(EventType::kDeviceStateChange), KFD_IOC_EVENT_DEVICESTATECHANGE},
+      {ToRaw(EventType::kHwException), KFD_IOC_EVENT_HW_EXCEPTION},
+      {ToRaw(EventType::kSystemEvent), KFD_IOC_EVENT_SYSTEM_EVENT},
+      {ToRaw(EventType::kDebugEvent), KFD_IOC_EVENT_DEBUG_EVENT},
+      {ToRaw(EventType::kProfileEvent), KFD_IOC_EVENT_PROFILE_EVENT},
+      {ToRaw(EventType::kQueueEvent), KFD_IOC_EVENT_QUEUE_EVENT},
+      {ToRaw(EventType::kMemory), KFD_IOC_EVENT_MEMORY},
+      {ToRaw(WaitResult::kComplete), KFD_IOC_WAIT_RESULT_COMPLETE},
+      {ToRaw(WaitResult::kTimeout), KFD_IOC_WAIT_RESULT_TIMEOUT},
+      {ToRaw(WaitResult::kFail), KFD_IOC_WAIT_RESULT_FAIL},
+      {kSignalEventLimit, KFD_SIGNAL_EVENT_LIMIT},
+      {kHwExceptionWholeGpuReset, KFD_HW_EXCEPTION_WHOLE_GPU_RESET},
+      {kHwExceptionPerEngineReset, KFD_HW_EXCEPTION_PER_ENGINE_RESET},
+      {kHwExceptionGpuHang, KFD_HW_EXCEPTION_GPU_HANG},
+      {kHwExceptionEcc, KFD_HW_EXCEPTION_ECC},
+      {kMemErrNoRas, KFD_MEM_ERR_NO_RAS},
+      {kMemErrSramEcc, KFD_MEM_ERR_SRAM_ECC},
+      {kMemErrPoisonConsumed, KFD_MEM_ERR_POISON_CONSUMED},
+      {kMemErrGpuHang, KFD_MEM_ERR_GPU_HANG},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.theirs);
+    EXPECT_EQ(row.ours, row.theirs);
+  }
 }
 
 TEST(KfdUapiTest, AllocFlagBitsMatchKernelHeader) {

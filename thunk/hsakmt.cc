@@ -20,8 +20,9 @@ void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
   out.NumCPUCores = u32("cpu_cores_count");
   out.NumFComputeCores = u32("simd_count");
   out.NumMemoryBanks = static_cast<HSAuint32>(n.mem_banks.size());
-  out.NumCaches = u32("caches_count");
-  out.NumIOLinks = u32("io_links_count");
+  // What hsaKmtGetNodeCacheProperties/IoLinkProperties can return: the entries the snapshot read.
+  out.NumCaches = static_cast<HSAuint32>(n.caches.size());
+  out.NumIOLinks = static_cast<HSAuint32>(n.io_links.size());
   out.CComputeIdLo = u32("cpu_core_id_base");
   out.FComputeIdLo = u32("simd_id_base");
   out.Capability.Value = u32("capability");

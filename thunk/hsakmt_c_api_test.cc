@@ -1,5 +1,6 @@
 // kfdtest-style checks through the C API only, on the default simulated machine.
 #include <cstring>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
@@ -59,6 +60,79 @@ TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
   EXPECT_EQ(bank_size, local_mem);
   EXPECT_EQ(hsaKmtGetNodeProperties(999, &props), HSAKMT_STATUS_INVALID_NODE_UNIT);
   EXPECT_EQ(hsaKmtGetNodeProperties(gpu, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+TEST_F(HsakmtCApiTest, IoLinksJoinTheGpuAndTheCpuBothWaysOverPcie) {
+  const HSAuint32 gpu = FirstGpuNode();
+  HsaNodeProperties gpu_props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(gpu, &gpu_props), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(gpu_props.NumIOLinks, 1u) << "one MI300X: its link to the CPU";
+  HsaIoLinkProperties link{};
+  ASSERT_EQ(hsaKmtGetNodeIoLinkProperties(gpu, 1, &link), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(link.IoLinkType, HSA_IOLINKTYPE_PCIEXPRESS);
+  EXPECT_EQ(link.NodeFrom, gpu);
+  EXPECT_EQ(link.NodeTo, 0u);
+  EXPECT_EQ(link.Weight, 20u);
+  EXPECT_EQ(link.MaximumBandwidth, 64000u) << "PCIe Gen5 x16, MB/s";
+  EXPECT_EQ(link.Flags.ui32.NonCoherent, 0u);
+
+  HsaNodeProperties cpu_props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(0, &cpu_props), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(cpu_props.NumIOLinks, 1u);
+  HsaIoLinkProperties back{};
+  ASSERT_EQ(hsaKmtGetNodeIoLinkProperties(0, 1, &back), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(back.NodeFrom, 0u);
+  EXPECT_EQ(back.NodeTo, gpu);
+  EXPECT_EQ(back.Flags.ui32.NonCoherent, 1u) << "the kernel marks CPU->GPU PCIe links non-coherent";
+}
+
+TEST_F(HsakmtCApiTest, GpuCachesReportL1AndL2InKib) {
+  const HSAuint32 gpu = FirstGpuNode();
+  HsaNodeProperties props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(gpu, &props), HSAKMT_STATUS_SUCCESS);
+  ASSERT_GE(props.NumCaches, 2u);
+  std::vector<HsaCacheProperties> caches(props.NumCaches);
+  ASSERT_EQ(hsaKmtGetNodeCacheProperties(gpu, 0, props.NumCaches, caches.data()), HSAKMT_STATUS_SUCCESS);
+  HSAuint32 l1_kib = 0;
+  HSAuint32 l2_kib = 0;
+  for (const HsaCacheProperties& cache : caches) {
+    EXPECT_EQ(cache.ProcessorIdLow, props.FComputeIdLo);
+    EXPECT_EQ(cache.CacheType.ui32.HSACU, 1u);
+    EXPECT_EQ(cache.SiblingMap[0], 1u) << "the first CU shares every cache it names";
+    if (cache.CacheLevel == 1 && l1_kib == 0) l1_kib = cache.CacheSize;
+    if (cache.CacheLevel == 2 && l2_kib == 0) l2_kib = cache.CacheSize;
+  }
+  EXPECT_EQ(l1_kib, 32u) << "MI300X vector L1";
+  EXPECT_EQ(l2_kib, 4096u) << "MI300X L2 per XCD";
+
+  HsaNodeProperties cpu{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(0, &cpu), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(cpu.NumCaches, 0u);
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(0, 0, 0, caches.data()), HSAKMT_STATUS_SUCCESS) << "zero of zero";
+}
+
+TEST_F(HsakmtCApiTest, CacheAndIoLinkQueriesRefuseBadArguments) {
+  const HSAuint32 gpu = FirstGpuNode();
+  HsaNodeProperties props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(gpu, &props), HSAKMT_STATUS_SUCCESS);
+  std::vector<HsaCacheProperties> caches(props.NumCaches + 1);
+  std::vector<HsaIoLinkProperties> links(props.NumIOLinks + 1);
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(gpu, 0, 1, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtGetNodeIoLinkProperties(gpu, 1, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(999, 0, 1, caches.data()), HSAKMT_STATUS_INVALID_NODE_UNIT);
+  EXPECT_EQ(hsaKmtGetNodeIoLinkProperties(999, 1, links.data()), HSAKMT_STATUS_INVALID_NODE_UNIT);
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(gpu, 0, props.NumCaches + 1, caches.data()),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtGetNodeIoLinkProperties(gpu, props.NumIOLinks + 1, links.data()), HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+TEST(HsakmtClosedTest, CacheAndIoLinkQueriesNeedAnOpenKfdButCheckPointersFirst) {
+  HsaCacheProperties cache{};
+  HsaIoLinkProperties link{};
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(0, 0, 1, &cache), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+  EXPECT_EQ(hsaKmtGetNodeIoLinkProperties(0, 1, &link), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(0, 0, 1, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtGetNodeIoLinkProperties(0, 1, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
 }
 
 TEST_F(HsakmtCApiTest, ZeroSizeAndNullPointerAllocationsAreInvalidParameter) {

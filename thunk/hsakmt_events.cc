@@ -1,1 +1,178 @@
-// hsaKmt* C entry points for events; thin shells over thunk::Kfd.
+// hsaKmt* C entry points for events: thin shells over thunk/events.h on the shared thunk::Kfd. They
+// convert HsaEvent to and from EventHandle, call the C++ API, and return ToHsakmtStatus(status).
+//
+// Every HsaEvent handed out is heap-allocated and remembered here until hsaKmtDestroyEvent frees it, so
+// destroying a pointer this library did not hand out, or has freed already, answers HSAKMT_STATUS_ERROR
+// (what upstream's kernel round trip answers for an unknown event) without touching the memory. The
+// other calls read the HsaEvent they are given, as upstream does.
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/base/const_init.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "base/scoped_lock.h"
+#include "base/units.h"
+#include "hsakmt/hsakmt.h"
+#include "thunk/events.h"
+#include "thunk/hsakmt_status.h"
+#include "thunk/kfd.h"
+#include "thunk/shared_kfd.h"
+
+namespace hipmem::thunk {
+namespace {
+
+using EventMap = absl::flat_hash_map<const HsaEvent*, std::unique_ptr<HsaEvent>>;
+
+ABSL_CONST_INIT absl::Mutex g_events_mu(absl::kConstInit);
+
+// Never destroyed, like the shared Kfd: another thread may still be using an event at exit.
+EventMap& LiveEvents() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_events_mu) {
+  static EventMap* const events = new EventMap();
+  return *events;
+}
+
+EventHandle ToHandle(const HsaEvent& event) {
+  return EventHandle{
+      .id = EventId(event.EventId),
+      .type = static_cast<EventType>(event.EventData.EventType),
+      .trigger_data = event.EventData.HWData3,
+      .mailbox = reinterpret_cast<uint64_t*>(static_cast<uintptr_t>(event.EventData.HWData2)),
+  };
+}
+
+absl::Duration FromMilliseconds(HSAuint32 milliseconds) {
+  return milliseconds == HSA_EVENTTIMEOUT_INFINITE ? absl::InfiniteDuration() : absl::Milliseconds(milliseconds);
+}
+
+void FillMemoryAccessFault(const MemoryAccessFault& fault, HsaMemoryAccessFault& out) {
+  out.NodeId = fault.node.raw();
+  out.VirtualAddress = fault.address.raw();
+  out.Failure.NotPresent = fault.not_present ? 1 : 0;
+  out.Failure.ReadOnly = fault.read_only ? 1 : 0;
+  out.Failure.NoExecute = fault.no_execute ? 1 : 0;
+  out.Failure.Imprecise = fault.imprecise ? 1 : 0;
+  out.Failure.ErrorType = fault.error_type & 0x7;
+  out.Failure.ECC = fault.error_type == 1 || fault.error_type == 2 ? 1 : 0;
+  out.Flags = HSA_EVENTID_MEMORY_FATAL_PROCESS;
+}
+
+HSAKMT_STATUS Done(const absl::Status& status) { return ToHsakmtStatus(status); }
+
+}  // namespace
+}  // namespace hipmem::thunk
+
+using hipmem::thunk::Done;
+using hipmem::thunk::Kfd;
+
+#define HSAKMT_EVENTS_KFD_OR_RETURN(kfd)                      \
+  absl::StatusOr<Kfd*> kfd##_or = hipmem::thunk::SharedKfd(); \
+  if (!kfd##_or.ok()) return Done(kfd##_or.status());         \
+  Kfd& kfd = **kfd##_or
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool ManualReset, bool IsSignaled,
+                                          HsaEvent** Event) {
+  HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
+  if (EventDesc == nullptr || Event == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  *Event = nullptr;
+  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::CreateEvent(
+      kfd, hipmem::thunk::EventDescriptor{
+               .type = static_cast<hipmem::thunk::EventType>(EventDesc->EventType),
+               .node = hipmem::thunk::NodeId(EventDesc->NodeId),
+               .manual_reset = ManualReset,
+               .initially_signaled = IsSignaled,
+           });
+  if (!handle.ok()) return Done(handle.status());
+
+  auto event = std::make_unique<HsaEvent>();
+  std::memset(event.get(), 0, sizeof(HsaEvent));
+  event->EventId = handle->id.raw();
+  event->EventData.EventType = EventDesc->EventType;
+  event->EventData.HWData1 = handle->id.raw();
+  event->EventData.HWData2 = reinterpret_cast<uintptr_t>(handle->mailbox);
+  event->EventData.HWData3 = handle->trigger_data;
+  event->EventData.EventData.SyncVar.SyncVar.UserData = EventDesc->SyncVar.SyncVar.UserData;
+  event->EventData.EventData.SyncVar.SyncVarSize = EventDesc->SyncVar.SyncVarSize;
+  HsaEvent* raw = event.get();
+  {
+    hipmem::ScopedLock lock(&hipmem::thunk::g_events_mu);
+    hipmem::thunk::LiveEvents().emplace(raw, std::move(event));
+  }
+  *Event = raw;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
+  HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
+  if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+  hipmem::ScopedLock lock(&hipmem::thunk::g_events_mu);
+  hipmem::thunk::EventMap& events = hipmem::thunk::LiveEvents();
+  const auto it = events.find(Event);
+  if (it == events.end()) {
+    return Done(hipmem::thunk::WithHsakmtStatus(
+        absl::NotFoundError(absl::StrCat("hsaKmtDestroyEvent(", hipmem::AddressText(Event),
+                                         "): not a live event of hsaKmtCreateEvent")),
+        HSAKMT_STATUS_ERROR));
+  }
+  const absl::Status status = hipmem::thunk::DestroyEvent(kfd, hipmem::thunk::EventId(Event->EventId));
+  // As upstream, the HsaEvent is freed only once the kernel let go of the event.
+  if (status.ok()) events.erase(it);
+  return Done(status);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) {
+  HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
+  if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+  return Done(hipmem::thunk::SetEvent(kfd, hipmem::thunk::ToHandle(*Event)));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) {
+  HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
+  if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+  return Done(hipmem::thunk::ResetEvent(kfd, hipmem::thunk::ToHandle(*Event)));
+}
+
+// Upstream checks only its argument; the state is learnt by waiting.
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event) {
+  HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
+  (void)kfd;
+  if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll,
+                                                   HSAuint32 Milliseconds) {
+  HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
+  if (Events == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+  std::vector<hipmem::thunk::EventHandle> handles;
+  handles.reserve(NumEvents);
+  for (HSAuint32 i = 0; i < NumEvents; ++i) {
+    if (Events[i] == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+    handles.push_back(hipmem::thunk::ToHandle(*Events[i]));
+  }
+  const hipmem::thunk::WaitMode mode = WaitOnAll ? hipmem::thunk::WaitMode::kAll : hipmem::thunk::WaitMode::kAny;
+  const absl::StatusOr<hipmem::thunk::WaitResult> result =
+      hipmem::thunk::WaitOnEvents(kfd, handles, mode, hipmem::thunk::FromMilliseconds(Milliseconds));
+  if (!result.ok()) return Done(result.status());
+  for (HSAuint32 i = 0; i < NumEvents; ++i) {
+    const std::optional<hipmem::thunk::MemoryAccessFault>& fault = result->memory_faults[i];
+    if (fault) hipmem::thunk::FillMemoryAccessFault(*fault, Events[i]->EventData.EventData.MemoryAccessFault);
+  }
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds) {
+  if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
+  return hsaKmtWaitOnMultipleEvents(&Event, 1, true, Milliseconds);
+}
+
+}  // extern "C"

@@ -26,6 +26,11 @@ _Static_assert(sizeof(HSA_ENGINE_ID) == 4 && sizeof(HSA_ENGINE_VERSION) == 4, ""
 _Static_assert(sizeof(HSA_CAPABILITY) == 4 && sizeof(HSA_DEBUG_PROPERTIES) == 8, "");
 _Static_assert(sizeof(HsaMemFlags) == 4 && sizeof(HsaMemMapFlags) == 4, "");
 _Static_assert(sizeof(HsaCacheProperties) == 1056, "");
+_Static_assert(HSA_IOLINKTYPE_PCIEXPRESS == 2 && HSA_IOLINK_TYPE_XGMI == 11 && HSA_IOLINK_TYPE_OTHER == 16, "");
+_Static_assert(sizeof(HSA_IOLINKTYPE) == 4 && sizeof(HSA_LINKPROPERTY) == 4, "");
+_Static_assert(offsetof(HsaIoLinkProperties, NodeFrom) == 12 && offsetof(HsaIoLinkProperties, Weight) == 20, "");
+_Static_assert(offsetof(HsaIoLinkProperties, MinimumBandwidth) == 32, "");
+_Static_assert(offsetof(HsaIoLinkProperties, Flags) == 48 && sizeof(HsaIoLinkProperties) == 52, "");
 
 /* 4-byte packing: no padding before the 64-bit size. */
 _Static_assert(offsetof(HsaMemoryProperties, HeapType) == 0, "");
@@ -94,6 +99,10 @@ _Static_assert(HAS_TYPE(hsaKmtMapMemoryToGPUNodes,
                         HSAKMT_STATUS (*)(void*, HSAuint64, HSAuint64*, HsaMemMapFlags, HSAuint64,
                                           HSAuint32*)), "");
 _Static_assert(HAS_TYPE(hsaKmtAvailableMemory, HSAKMT_STATUS (*)(HSAuint32, HSAuint64*)), "");
+_Static_assert(HAS_TYPE(hsaKmtGetNodeCacheProperties,
+                        HSAKMT_STATUS (*)(HSAuint32, HSAuint32, HSAuint32, HsaCacheProperties*)), "");
+_Static_assert(HAS_TYPE(hsaKmtGetNodeIoLinkProperties,
+                        HSAKMT_STATUS (*)(HSAuint32, HSAuint32, HsaIoLinkProperties*)), "");
 
 static int failures = 0;
 static void Expect(unsigned got, unsigned want, const char* what) {
@@ -145,6 +154,13 @@ int main(void) {
     c.ui32.SVMAPISupported = 1;
     c.ui32.WatchPointsTotalBits = 0xF;
     Expect(c.Value, (1u << 27) | (0xFu << 8), "HSA_CAPABILITY SVMAPISupported|WatchPointsTotalBits");
+  }
+  {
+    HSA_LINKPROPERTY l;
+    l.LinkProperty = 0;
+    l.ui32.NonCoherent = 1;
+    l.ui32.NoPeerToPeerDMA = 1;
+    Expect(l.LinkProperty, (1u << 1) | (1u << 4), "HSA_LINKPROPERTY NonCoherent|NoPeerToPeerDMA");
   }
   {
     HSA_ENGINE_ID e;

@@ -97,5 +97,8 @@ absl::Status KernelAlreadyOpenedError(absl::string_view message) {
 absl::Status MemoryNotRegisteredError(absl::string_view message) {
   return Tagged(absl::StatusCode::kNotFound, message, HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
 }
+absl::Status WaitTimeoutError(absl::string_view message) {
+  return Tagged(absl::StatusCode::kDeadlineExceeded, message, HSAKMT_STATUS_WAIT_TIMEOUT);
+}
 
 }  // namespace hipmem::thunk

@@ -32,6 +32,7 @@ absl::Status InvalidNodeUnitError(absl::string_view message);   // kInvalidArgum
 absl::Status InvalidHandleError(absl::string_view message);     // kNotFound
 absl::Status KernelAlreadyOpenedError(absl::string_view message);  // kAlreadyExists
 absl::Status MemoryNotRegisteredError(absl::string_view message);  // kNotFound
+absl::Status WaitTimeoutError(absl::string_view message);           // kDeadlineExceeded
 
 }  // namespace hipmem::thunk
 

@@ -95,6 +95,8 @@ TEST(HsakmtStatusTest, NamedConstructorsCarryTheirCode) {
   EXPECT_EQ(ToHsakmtStatus(InvalidHandleError("n")), HSAKMT_STATUS_INVALID_HANDLE);
   EXPECT_EQ(ToHsakmtStatus(KernelAlreadyOpenedError("n")), HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
   EXPECT_EQ(ToHsakmtStatus(MemoryNotRegisteredError("n")), HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
+  EXPECT_EQ(ToHsakmtStatus(WaitTimeoutError("n")), HSAKMT_STATUS_WAIT_TIMEOUT);
+  EXPECT_THAT(WaitTimeoutError("n"), StatusIs(absl::StatusCode::kDeadlineExceeded));
   EXPECT_THAT(InvalidNodeUnitError("n"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

@@ -32,5 +32,17 @@ std::string DescribeArgs(const kfd_uapi::UnmapMemoryFromGpuArgs& a) {
 std::string DescribeArgs(const kfd_uapi::GetAvailableMemoryArgs& a) {
   return StrCat("gpu_id=0x", Hex(a.gpu_id), ", available=", a.available);
 }
+std::string DescribeArgs(const kfd_uapi::CreateEventArgs& a) {
+  return StrCat("type=", a.event_type, ", auto_reset=", a.auto_reset, ", node_id=", a.node_id,
+                ", event_page_offset=0x", Hex(a.event_page_offset), ", event_id=0x", Hex(a.event_id),
+                ", slot=", a.event_slot_index, ", trigger=0x", Hex(a.event_trigger_data));
+}
+std::string DescribeArgs(const kfd_uapi::DestroyEventArgs& a) { return StrCat("event_id=0x", Hex(a.event_id)); }
+std::string DescribeArgs(const kfd_uapi::SetEventArgs& a) { return StrCat("event_id=0x", Hex(a.event_id)); }
+std::string DescribeArgs(const kfd_uapi::ResetEventArgs& a) { return StrCat("event_id=0x", Hex(a.event_id)); }
+std::string DescribeArgs(const kfd_uapi::WaitEventsArgs& a) {
+  return StrCat("num_events=", a.num_events, ", wait_for_all=", a.wait_for_all, ", timeout=", a.timeout,
+                ", wait_result=", a.wait_result);
+}
 
 }  // namespace hipmem::thunk

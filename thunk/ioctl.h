@@ -25,6 +25,11 @@ std::string DescribeArgs(const kfd_uapi::FreeMemoryOfGpuArgs& a);
 std::string DescribeArgs(const kfd_uapi::MapMemoryToGpuArgs& a);
 std::string DescribeArgs(const kfd_uapi::UnmapMemoryFromGpuArgs& a);
 std::string DescribeArgs(const kfd_uapi::GetAvailableMemoryArgs& a);
+std::string DescribeArgs(const kfd_uapi::CreateEventArgs& a);
+std::string DescribeArgs(const kfd_uapi::DestroyEventArgs& a);
+std::string DescribeArgs(const kfd_uapi::SetEventArgs& a);
+std::string DescribeArgs(const kfd_uapi::ResetEventArgs& a);
+std::string DescribeArgs(const kfd_uapi::WaitEventsArgs& a);
 
 // Issues `descriptor` with `args` (updated in place with the kernel's answer).
 // Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").

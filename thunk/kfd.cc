@@ -124,6 +124,11 @@ Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology t
 Kfd::~Kfd() {
   ScopedLock lock(&mu_);
   for (auto& [start, allocation] : allocations_) {
+    // The event page is the kernel's (FREE would answer -EPERM); closing the device releases it.
+    if (allocation.kernel_owned) {
+      aperture_.Release(allocation.range);
+      continue;
+    }
     if (absl::Status s = FreeLocked(allocation); !s.ok()) HIPMEM_LOG(kError, "releasing KFD allocation: ", s.message());
   }
   allocations_.clear();
@@ -289,7 +294,15 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
       gpu_ids.push_back(gpu->gpu_id.raw());
     }
   } else if (allocation.is_vram) {
-    gpu_ids.push_back(allocation.owner_gpu.raw());  // TODO(#3): and peers with an io_link
+    // libhsakmt's usable_peer_id_array: the owner, then every GPU with an io_link to the owner's node.
+    gpu_ids.push_back(allocation.owner_gpu.raw());
+    for (const Gpu& gpu : gpus_) {
+      const std::vector<IoLink>& links = topology_.nodes[gpu.node.raw()].io_links;
+      if (gpu.gpu_id != allocation.owner_gpu &&
+          std::any_of(links.begin(), links.end(), [&](const IoLink& l) { return l.node_to == allocation.node; })) {
+        gpu_ids.push_back(gpu.gpu_id.raw());
+      }
+    }
   } else {
     for (const Gpu& gpu : gpus_) gpu_ids.push_back(gpu.gpu_id.raw());
   }
@@ -346,6 +359,44 @@ std::optional<Kfd::AllocationInfo> Kfd::FindAllocation(DeviceAddress address) co
   const Allocation& a = it->second;
   if (!a.range.Contains(address)) return std::nullopt;
   return AllocationInfo{a.range, a.node, a.flags, a.is_vram, a.mapped_gpus};
+}
+
+absl::StatusOr<Kfd::EventPage> Kfd::AllocEventPage() {
+  // libhsakmt: hsakmt_allocate_exec_aligned_memory_gpu(KFD_SIGNAL_EVENT_LIMIT * 8, PAGE_SIZE, node 0,
+  // NonPaged, !DeviceLocal, Uncached), i.e. pinned host-visible system memory (a GTT BO), then
+  // hsaKmtMapMemoryToGPU to every GPU.
+  const Bytes size(uint64_t{kfd_uapi::kSignalEventLimit} * sizeof(uint64_t));
+  const MemFlags flags = MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kExecuteAccess | MemFlags::kUncached;
+  ASSIGN_OR_RETURN(const DeviceAddress address, AllocMemory(NodeId(0), size, flags, kPageSize));
+  if (absl::Status mapped = MapMemoryToGpu(address); !mapped.ok()) {
+    if (absl::Status freed = FreeMemory(address); !freed.ok()) {
+      HIPMEM_LOG(kError, "releasing the event page: ", freed.message());
+    }
+    return mapped;
+  }
+  ScopedLock lock(&mu_);
+  const Allocation& allocation = allocations_.at(address.raw());
+  return EventPage{address, allocation.handle,
+                   std::span<uint64_t>(static_cast<uint64_t*>(address.ToPointer()), kfd_uapi::kSignalEventLimit)};
+}
+
+absl::StatusOr<std::span<uint64_t>> Kfd::CreateEventWithPage(
+    absl::FunctionRef<absl::Status(uint64_t event_page_offset)> create_event) {
+  ScopedLock lock(&event_mu_);
+  // dGPUs: the page is user memory the kernel maps; without a GPU the kernel allocates its own.
+  if (!event_page_ && !gpus_.empty()) {
+    ASSIGN_OR_RETURN(event_page_, AllocEventPage());
+  }
+  uint64_t event_page_offset = 0;
+  if (event_page_ && !event_page_handed_over_) {
+    // As libhsakmt, the page counts as handed over once passed, whatever the kernel answers.
+    event_page_offset = event_page_->handle;
+    event_page_handed_over_ = true;
+    ScopedLock allocations_lock(&mu_);
+    allocations_.at(event_page_->address.raw()).kernel_owned = true;
+  }
+  RETURN_IF_ERROR(create_event(event_page_offset));
+  return event_page_ ? event_page_->slots : std::span<uint64_t>();
 }
 
 }  // namespace hipmem::thunk

@@ -14,6 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -95,8 +96,9 @@ class Kfd {
   absl::Status FreeMemory(DeviceAddress address);
 
   // Maps the allocation starting at `address` into the GPU page tables of `nodes` (empty: VRAM to
-  // its own GPU, system memory to every GPU). kNotFound (INVALID_HANDLE) for an unknown address;
-  // kInvalidArgument for a node without a GPU; the kernel's errno otherwise.
+  // its own GPU and every GPU with an io link to it, system memory to every GPU). kNotFound
+  // (INVALID_HANDLE) for an unknown address; kInvalidArgument for a node without a GPU; the kernel's
+  // errno otherwise.
   absl::Status MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes = {});
 
   // Removes every GPU mapping of the allocation at `address`. kNotFound (INVALID_HANDLE) when unknown.
@@ -115,6 +117,23 @@ class Kfd {
   };
   std::optional<AllocationInfo> FindAllocation(DeviceAddress address) const;
 
+  // ---- for thunk components layered on this process (events.h) ----
+
+  // The open device. Borrowed: valid as long as this Kfd.
+  KfdDevice& device() const { return *device_; }
+
+  // Runs `create_event`, which must issue AMDKFD_IOC_CREATE_EVENT with the event_page_offset it is given,
+  // serialised with every other call, as libhsakmt serialises hsaKmtCreateEvent under hsakmt_mutex.
+  // The first call allocates the process's event page (libhsakmt's events_page: kSignalEventLimit
+  // 8-byte slots of host-visible, uncached system memory, a GTT buffer mapped on every GPU) and passes
+  // its buffer handle, which hands the page to the kernel; every later call passes 0. From then on the
+  // page is the kernel's, as upstream: FreeMemory of it fails (the kernel answers -EPERM) and ~Kfd leaves
+  // it to close(). Returns the page's slots, which the kernel's event_slot_index indexes; empty without a
+  // GPU, where the kernel keeps a page of its own that only an mmap of /dev/kfd reaches (TODO(#3)).
+  // Errors: AllocMemory's or MapMemoryToGpu's for the page (nothing is created then); `create_event`'s.
+  absl::StatusOr<std::span<uint64_t>> CreateEventWithPage(
+      absl::FunctionRef<absl::Status(uint64_t event_page_offset)> create_event);
+
  private:
   struct Gpu {
     NodeId node;
@@ -129,6 +148,12 @@ class Kfd {
     MemFlags flags;
     bool is_vram;
     std::vector<GpuId> mapped_gpus;
+    bool kernel_owned = false;  // the event page once handed to the kernel: close() frees it
+  };
+  struct EventPage {
+    DeviceAddress address;
+    uint64_t handle;
+    std::span<uint64_t> slots;
   };
 
   Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
@@ -141,12 +166,18 @@ class Kfd {
                                    uint64_t mmap_offset_in, uint64_t* mmap_offset_out);
   absl::Status FreeLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status UnmapLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<EventPage> AllocEventPage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(event_mu_);
 
   const std::unique_ptr<KfdDevice> device_;
   const KfdVersion version_;
   const SystemTopology topology_;
   const std::vector<Gpu> gpus_;
   const SvmAperture aperture_;
+
+  // Serialises event creation and guards the event page. Taken before mu_.
+  absl::Mutex event_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::optional<EventPage> event_page_ ABSL_GUARDED_BY(event_mu_);
+  bool event_page_handed_over_ ABSL_GUARDED_BY(event_mu_) = false;
 
   mutable absl::Mutex mu_;
   // By start address; lookups of interior addresses step back from upper_bound.

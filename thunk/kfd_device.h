@@ -5,6 +5,8 @@
 // simulator (testing/kfd_sim, the embedded default). OpenDefaultKfdDevice() chooses:
 //   HIPMEM_KFD_BACKEND=sim | linux   explicit choice;
 //   unset                            linux if /dev/kfd exists, else sim.
+// HIPMEM_SIM_PRESET=<name> picks the default simulated machine (testing/kfd_sim/presets.h); unset or
+// empty, one MI300X.
 #ifndef HIPMEM_THUNK_KFD_DEVICE_H_
 #define HIPMEM_THUNK_KFD_DEVICE_H_
 
@@ -53,7 +55,8 @@ class SimMachine {
  public:
   // Errors: whatever creating the simulator or writing its sysfs tree returns.
   static absl::StatusOr<std::shared_ptr<SimMachine>> Create(const kfd_sim::Topology& topology);
-  // The process-wide machine with the default topology, created on first use.
+  // The process-wide machine with the default topology (HIPMEM_SIM_PRESET, else one MI300X), created on
+  // first use. kInvalidArgument, on every call, when HIPMEM_SIM_PRESET names no preset.
   static absl::StatusOr<std::shared_ptr<SimMachine>> Default();
 
   ~SimMachine();

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/errno_status.h"
 #include "thunk/kfd_device.h"
@@ -26,6 +27,18 @@ absl::StatusOr<std::string> MakeSysfsDir() {
   std::string templ = absl::StrCat(base, "/hipmem-sysfs-XXXXXX");
   if (mkdtemp(templ.data()) == nullptr) return absl::InternalError(absl::StrCat("mkdtemp(", templ, ") failed"));
   return templ;
+}
+
+// The default machine's topology: the preset HIPMEM_SIM_PRESET names, else one MI300X.
+absl::StatusOr<kfd_sim::Topology> DefaultMachineTopology() {
+  const char* preset = std::getenv("HIPMEM_SIM_PRESET");
+  if (preset == nullptr || *preset == '\0') return kfd_sim::DefaultTopology();
+  absl::StatusOr<kfd_sim::Topology> topology = kfd_sim::PresetTopology(preset);
+  if (!topology.ok()) {
+    // A bad environment setting is caller input, as for HIPMEM_KFD_BACKEND.
+    return absl::InvalidArgumentError(absl::StrCat("HIPMEM_SIM_PRESET=", preset, ": ", topology.status().message()));
+  }
+  return topology;
 }
 
 class SimKfdDevice final : public KfdDevice {
@@ -81,7 +94,9 @@ absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
   // Never destroyed: devices may still be closing during static destruction. The sysfs tree is
   // removed at exit instead.
   static absl::StatusOr<std::shared_ptr<SimMachine>>* const machine = [] {
-    auto* m = new absl::StatusOr<std::shared_ptr<SimMachine>>(Create(kfd_sim::DefaultTopology()));
+    absl::StatusOr<kfd_sim::Topology> topology = DefaultMachineTopology();
+    auto* m = topology.ok() ? new absl::StatusOr<std::shared_ptr<SimMachine>>(Create(*topology))
+                            : new absl::StatusOr<std::shared_ptr<SimMachine>>(topology.status());
     if (m->ok()) {
       std::atexit([] {
         std::error_code ec;

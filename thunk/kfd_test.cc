@@ -5,10 +5,12 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/status_matchers.h"
 #include "thunk/hsakmt_status.h"
@@ -181,6 +183,44 @@ TEST_F(KfdTest, TwoProcessesShareVramAccountingButNotAllocations) {
   EXPECT_THAT(other->AvailableMemory(kGpuNode), hipmem_testing::IsOkAndHolds(before - Bytes::MiB(2)));
   EXPECT_THAT(other->FreeMemory(addr), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(kfd_->FreeMemory(addr), IsOk());
+}
+
+TEST(KfdPresetTest, EveryPresetOpensWithOneUsableGpuPerGpuNode) {
+  for (const std::string& name : kfd_sim::PresetNames()) {
+    SCOPED_TRACE(name);
+    ASSERT_OK_AND_ASSIGN(kfd_sim::Topology topology, kfd_sim::PresetTopology(name));
+    ASSERT_OK_AND_ASSIGN(std::shared_ptr<SimMachine> machine, SimMachine::Create(topology));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<KfdDevice> device, OpenSimKfdDevice(machine));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Kfd> kfd, Kfd::Open(std::move(device)));
+    ASSERT_THAT(kfd->topology().nodes, SizeIs(topology.gpus.size() + 1));
+    for (size_t i = 0; i < topology.gpus.size(); ++i) {
+      const NodeId node(static_cast<uint32_t>(i + 1));
+      EXPECT_THAT(kfd->AvailableMemory(node), hipmem_testing::IsOkAndHolds(Bytes(topology.gpus[i].vram_bytes)));
+    }
+  }
+}
+
+// libhsakmt's usable_peer_id_array: VRAM maps by default to its own GPU and every GPU with an io link to it.
+TEST(KfdPresetTest, DefaultMapOfVramReachesItsXgmiPeer) {
+  ASSERT_OK_AND_ASSIGN(kfd_sim::Topology topology, kfd_sim::PresetTopology("2xmi250x"));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<SimMachine> machine, SimMachine::Create(topology));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<KfdDevice> device, OpenSimKfdDevice(machine));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Kfd> kfd, Kfd::Open(std::move(device)));
+  const GpuId owner(topology.gpus[0].gpu_id);
+  const GpuId peer(topology.gpus[1].gpu_id);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, kfd->AllocMemory(kGpuNode, Bytes::MiB(2), kVram));
+  ASSERT_THAT(kfd->MapMemoryToGpu(vram), IsOk());
+  EXPECT_THAT(kfd->FindAllocation(vram)->mapped_gpus, ::testing::ElementsAre(owner, peer));
+  EXPECT_THAT(machine->simulator().Snapshot().processes[0].bos[0].mapped_gpu_ids,
+              ::testing::ElementsAre(owner.raw(), peer.raw()));
+  ASSERT_THAT(kfd->FreeMemory(vram), IsOk());
+}
+
+TEST_F(KfdTest, DefaultMapOfVramWithoutPeersStaysOnItsGpu) {
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram));
+  ASSERT_THAT(kfd_->MapMemoryToGpu(vram), IsOk());
+  EXPECT_THAT(kfd_->FindAllocation(vram)->mapped_gpus, ::testing::ElementsAre(*kfd_->topology().nodes[1].gpu_id));
+  EXPECT_THAT(kfd_->FreeMemory(vram), IsOk());
 }
 
 TEST_F(KfdTest, CpuNodeHasNoAvailableVram) {

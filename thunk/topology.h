@@ -42,12 +42,64 @@ struct MemoryBank {
   uint32_t mem_clk_max = 0;
 };
 
+// HSA_IOLINKTYPE values (hsakmttypes.h); other values the kernel may report pass through unnamed.
+enum class IoLinkType : uint32_t {
+  kUndefined = 0,
+  kHyperTransport = 1,
+  kPcieExpress = 2,
+  kAmba = 3,
+  kMipi = 4,
+  kQpi11 = 5,
+  kInfiniband = 9,
+  kXgmi = 11,
+  kXgop = 12,
+  kGz = 13,
+  kEthernetRdma = 14,
+  kRdmaOther = 15,
+  kOther = 16,
+};
+
+// One directed link from a node (nodes/N/io_links/L/properties). Optional keys absent from the file read
+// as 0.
+struct IoLink {
+  IoLinkType type = IoLinkType::kUndefined;
+  uint32_t version_major = 0;
+  uint32_t version_minor = 0;
+  NodeId node_from{0};  // always the node the link is listed under
+  NodeId node_to{0};    // an existing node, never node_from
+  uint32_t weight = 0;  // relative cost: 20 per PCIe hop, 15 per XGMI hop
+  uint32_t min_latency = 0;  // ns
+  uint32_t max_latency = 0;  // ns
+  uint32_t min_bandwidth = 0;  // MB/s
+  uint32_t max_bandwidth = 0;  // MB/s
+  uint32_t recommended_transfer_size = 0;  // bytes
+  uint32_t recommended_sdma_engine_id_mask = 0;
+  uint32_t flags = 0;  // HSA_LINKPROPERTY bits: Override(enabled) 1, NonCoherent 2, NoAtomics32/64 4/8, NoP2P 16
+};
+
+// One cache of a node (nodes/N/caches/C/properties). Optional keys absent from the file read as 0.
+struct Cache {
+  uint32_t processor_id_low = 0;  // the first CU (simd_id_base + n) or CPU core it serves
+  uint32_t level = 0;
+  Bytes size;                     // sysfs `size` is in KiB
+  uint32_t cache_line_size = 0;   // bytes
+  uint32_t cache_lines_per_tag = 0;
+  uint32_t association = 0;  // ways
+  uint32_t latency = 0;      // ns
+  uint32_t type = 0;         // HsaCacheType bits: Data 1, Instruction 2, CPU 4, HSACU 8
+  // One 0/1 per processor from processor_id_low: 1 where that processor shares this cache. As long as
+  // the kernel printed it (libhsakmt keeps the first HSA_CPU_SIBLINGS).
+  std::vector<uint32_t> sibling_map;
+};
+
 // One node's `properties` file plus what sits beside it. Keys absent from the file read as 0.
 struct NodeProperties {
   NodeId id{0};
   std::optional<GpuId> gpu_id;  // nullopt for a CPU-only node
   std::string name;             // nodes/N/name, e.g. "gfx942"
   std::vector<MemoryBank> mem_banks;
+  std::vector<IoLink> io_links;  // io_links/0 .. io_links_count-1
+  std::vector<Cache> caches;     // caches/0 .. caches_count-1
   absl::flat_hash_map<std::string, uint64_t> properties;  // every "name value" line
 
   // Returns the value of a `properties` key, 0 when absent (as libhsakmt treats missing keys).
@@ -67,8 +119,13 @@ struct SystemTopology {
   std::vector<NodeProperties> nodes;  // index == NodeId
 };
 
-// Reads the tree under `root`. kNotFound when root or a required file is missing;
-// kInvalidArgument for a malformed line.
+// Reads the tree under `root`. Every properties file is "name value" lines (a decimal value), except a
+// cache's last line, "sibling_map" and comma-separated 0/1s; a node's io_links/L and caches/C are read
+// for L below its io_links_count and C below its caches_count.
+// Errors: kNotFound when root or a required file is missing; kInvalidArgument, naming the file and line,
+// for a malformed or repeated line, a value too large for its field, an io link or cache without its
+// identifying keys (type/node_from/node_to, level/size), or an io link that does not start at its own
+// node or ends at a node that does not exist.
 absl::StatusOr<SystemTopology> ReadTopology(const std::string& root);
 
 }  // namespace hipmem::thunk

@@ -30,6 +30,7 @@
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/address_range_map.h"
+#include "testing/kfd_sim/events.h"
 #include "testing/kfd_sim/memfd.h"
 #include "base/scoped_lock.h"
 #include "testing/kfd_sim/shared_resources.h"
@@ -84,6 +85,8 @@ namespace {
 
 using sim_internal::Bo;
 using sim_internal::Domain;
+using sim_internal::EventTable;
+using sim_internal::SignalPage;
 using sim_internal::ProcessDevice;
 using sim_internal::ProcessState;
 using BoMap = absl::btree_map<uint64_t, Bo>;
@@ -111,6 +114,7 @@ struct IoctlContext {
   const Topology& topology;
   SharedResources& shared;
   ProcessState& process;
+  EventTable& events;  // thread-safe on its own; WAIT_EVENTS reaches it without the locks above
 };
 
 std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
@@ -308,6 +312,9 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
 }
 
 int FreeMemoryOfGpu(IoctlContext& c, uapi::FreeMemoryOfGpuArgs& args) {
+  // The event page user space handed to CREATE_EVENT is the kernel's until close().
+  const uint64_t signal_handle = c.events.signal_handle();
+  if (signal_handle != 0 && signal_handle == args.handle) return -EPERM;
   if (!FindGpu(c.topology, uapi::HandleGpuId(args.handle))) return -EINVAL;
   // Double free, another process's handle, or a handle never issued.
   const auto it = c.process.bos.find(args.handle);
@@ -391,12 +398,47 @@ int AvailableMemory(IoctlContext& c, uapi::GetAvailableMemoryArgs& args) {
   return 0;
 }
 
+// kfd_kmap_event_page: adopts the buffer `event_page_offset` names (a BO handle) as the signal page.
+int KmapEventPage(IoctlContext& c, uint64_t event_page_offset) {
+  if (c.events.HasSignalPage()) return -EINVAL;  // "Event page is already set"
+  const std::optional<size_t> gpu = FindGpu(c.topology, uapi::HandleGpuId(event_page_offset));
+  if (!gpu) return -EINVAL;
+  if (!c.process.devices[*gpu].vm_token) return -ENODEV;  // kfd_bind_process_to_device
+  const auto it = c.process.bos.find(event_page_offset);
+  if (it == c.process.bos.end()) return -EINVAL;  // "Can't find BO"
+  const Bo& bo = it->second;
+  // amdgpu_amdkfd_gpuvm_map_gtt_bo_to_kernel: user pages cannot be kmapped. (A VRAM buffer would be
+  // pinned into GTT first; its backing store maps the same way here.)
+  if (bo.domain == Domain::kUserptr) return -EINVAL;
+  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(bo.backing->fd(), *AlignUp(bo.size, kPageSize));
+  if (!page.ok()) return -ENOMEM;
+  return c.events.SetSignalPage(*std::move(page), event_page_offset);
+}
+
+int CreateEvent(IoctlContext& c, uapi::CreateEventArgs& args) {
+  // dGPUs: user space allocated the event page and passes its handle with the first event.
+  if (args.event_page_offset != 0) {
+    if (const int err = KmapEventPage(c, args.event_page_offset); err != 0) return err;
+  }
+  return c.events.Create(args);
+}
+
+int DestroyEvent(IoctlContext& c, uapi::DestroyEventArgs& args) { return c.events.Destroy(args.event_id); }
+int SetEvent(IoctlContext& c, uapi::SetEventArgs& args) { return c.events.Set(args.event_id); }
+int ResetEvent(IoctlContext& c, uapi::ResetEventArgs& args) { return c.events.Reset(args.event_id); }
+
+// Runs without the world and process locks: it may sleep until another thread sets an event.
+int WaitEvents(EventTable& events, uapi::WaitEventsArgs& args) { return events.Wait(args); }
+
 // ---- the dispatch table (amdkfd_ioctls[]) ----
 
 struct IoctlEntry {
   uapi::IoctlDirection direction = uapi::IoctlDirection::kNone;
   uint32_t kernel_size = 0;  // sizeof the kernel's Args
   int (*handler)(IoctlContext&, std::byte* kdata) = nullptr;
+  // Set instead of `handler` for an ioctl that may sleep (WAIT_EVENTS): it runs without the world and
+  // process locks, so other threads' ioctls, Open() and Snapshot() proceed meanwhile.
+  int (*sleeping_handler)(EventTable&, std::byte* kdata) = nullptr;
 };
 
 // Builds the entry for `kDescriptor` from a handler typed by the descriptor's own Args, so pairing a
@@ -419,10 +461,35 @@ constexpr std::pair<uint32_t, IoctlEntry> Entry() {
                           }};
 }
 
+// As Entry, for a handler that sleeps (see IoctlEntry::sleeping_handler).
+template <const auto& kDescriptor, auto kHandler>
+constexpr std::pair<uint32_t, IoctlEntry> SleepingEntry() {
+  using Args = typename std::remove_cvref_t<decltype(kDescriptor)>::Args;
+  static_assert(std::is_same_v<decltype(kHandler), int (*)(EventTable&, Args&)>,
+                "the handler must take the descriptor's Args");
+  return {kDescriptor.nr, IoctlEntry{
+                              .direction = kDescriptor.direction,
+                              .kernel_size = sizeof(Args),
+                              .handler = nullptr,
+                              .sleeping_handler = [](EventTable& events, std::byte* kdata) {
+                                Args args;
+                                std::memcpy(&args, kdata, sizeof(Args));
+                                const int ret = kHandler(events, args);
+                                std::memcpy(kdata, &args, sizeof(Args));
+                                return ret;
+                              },
+                          }};
+}
+
 constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
   std::array<IoctlEntry, uapi::kCommandEnd> table{};
   for (const auto& [nr, entry] : {
            Entry<uapi::kGetVersion, &GetVersion>(),
+           Entry<uapi::kCreateEvent, &CreateEvent>(),
+           Entry<uapi::kDestroyEvent, &DestroyEvent>(),
+           Entry<uapi::kSetEvent, &SetEvent>(),
+           Entry<uapi::kResetEvent, &ResetEvent>(),
+           SleepingEntry<uapi::kWaitEvents, &WaitEvents>(),
            Entry<uapi::kGetProcessAperturesNew, &GetProcessAperturesNew>(),
            Entry<uapi::kAcquireVm, &AcquireVm>(),
            Entry<uapi::kAllocMemoryOfGpu, &AllocMemoryOfGpu>(),
@@ -448,13 +515,14 @@ SimFile::SimFile(Simulator* sim, uint64_t id)
     : sim_(sim),
       id_(id),
       opener_pid_(getpid()),
+      events_(std::make_unique<EventTable>()),
       state_(std::make_unique<ProcessState>(sim->topology().gpus.size())) {}
 
 SimFile::~SimFile() {
   ScopedLock world(&sim_->world_mu_);  // exclusive: no snapshot sees a half-closed process
   {
     ScopedLock lock(&mu_);
-    IoctlContext c{sim_->topology_, *sim_->shared_, *state_};
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_};
     while (!state_->bos.empty()) ReleaseBo(c, state_->bos.begin());
     state_.reset();
   }
@@ -468,7 +536,7 @@ int SimFile::Ioctl(unsigned long request, void* arg) {
   if (nr < uapi::kCommandStart || nr >= uapi::kCommandEnd) return -ENOTTY;
   const IoctlEntry& entry = kIoctlTable[nr];
   // The kernel has a handler for every nr in range; the ones not simulated yet are unknown to the caller.
-  if (entry.handler == nullptr) return -ENOTTY;
+  if (entry.handler == nullptr && entry.sleeping_handler == nullptr) return -ENOTTY;
   // Only the process that opened /dev/kfd may use it; a forked child must open its own.
   if (getpid() != opener_pid_) return -EBADF;
 
@@ -483,10 +551,12 @@ int SimFile::Ioctl(unsigned long request, void* arg) {
   if (copy_in && !CopyFromUser(kdata.data(), user, usize)) return -EFAULT;
 
   int ret = 0;
-  {
+  if (entry.sleeping_handler != nullptr) {
+    ret = entry.sleeping_handler(*events_, kdata.data());
+  } else {
     ScopedReaderLock world(&sim_->world_mu_);
     ScopedLock lock(&mu_);
-    IoctlContext c{sim_->topology_, *sim_->shared_, *state_};
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_};
     ret = entry.handler(c, kdata.data());
   }
   // Copied back even when the handler failed: MAP/UNMAP report their progress in n_success.
@@ -552,9 +622,55 @@ bool SimFile::IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const {
   return state_->devices[*gpu].page_table.Covers(AddressRange{va, size});
 }
 
+void SimFile::SignalEvent(uint32_t event_id) { events_->SignalFromEngine(event_id); }
+
+void SimFile::SignalEventInterrupt(uint32_t partial_id, uint32_t valid_id_bits) {
+  events_->Interrupt(partial_id, valid_id_bits);
+}
+
+bool SimFile::RaiseMemoryException(const SimVmFault& fault) {
+  // kfd_signal_vm_fault_event: a fault on a GPU the process does not know is dropped (WARN_ONCE).
+  if (!FindGpu(sim_->topology_, fault.gpu_id)) return false;
+  // The gfx9+ fault path reports the faulting page, with the protection bits of the failed access.
+  uapi::MemoryExceptionData data{};
+  data.gpu_id = fault.gpu_id;
+  data.va = AlignDown(Bytes(fault.va.raw()), kPageSize).raw();
+  data.failure.NotPresent = fault.not_present ? 1 : 0;
+  data.failure.ReadOnly = fault.read_only ? 1 : 0;
+  data.failure.NoExecute = fault.no_execute ? 1 : 0;
+  data.failure.imprecise = 0;
+  data.ErrorType = uapi::kMemErrNoRas;
+  events_->VmFault(data);
+  return true;
+}
+
+bool Simulator::SignalEvent(uint64_t process_id, uint32_t event_id) {
+  ScopedReaderLock world(&world_mu_);  // keeps the process open
+  const auto it = processes_.find(process_id);
+  if (it == processes_.end()) return false;
+  it->second->SignalEvent(event_id);
+  return true;
+}
+
+bool Simulator::RaiseMemoryException(uint64_t process_id, const SimVmFault& fault) {
+  ScopedReaderLock world(&world_mu_);
+  const auto it = processes_.find(process_id);
+  if (it == processes_.end()) return false;
+  return it->second->RaiseMemoryException(fault);
+}
+
 SimProcess SimFile::TakeSnapshot() const {
   ScopedLock lock(&mu_);
-  SimProcess process{.id = id_, .bos = {}};
+  SimProcess process{.id = id_, .bos = {}, .events = {}};
+  for (const sim_internal::EventState& event : events_->Snapshot()) {
+    process.events.push_back(SimEvent{
+        .id = event.id,
+        .type = event.type,
+        .auto_reset = event.auto_reset,
+        .signaled = event.signaled,
+        .waiters = event.waiters,
+    });
+  }
   process.bos.reserve(state_->bos.size());
   for (const auto& [handle, bo] : state_->bos) {
     SimBo info{

@@ -201,6 +201,12 @@ TEST(SimulatorTest, CreateRejectsInvalidTopologies) {
       {"zero VRAM", [](Topology& t) { t.gpus[0].vram_bytes = 0; }},
       {"empty name", [](Topology& t) { t.gpus[0].name.clear(); }},
       {"zero system memory", [](Topology& t) { t.system_memory_bytes = 0; }},
+      {"cache of level 0", [](Topology& t) { t.gpus[0].caches[0].level = 0; }},
+      {"cache of size 0", [](Topology& t) { t.gpus[0].caches[0].size_kib = 0; }},
+      {"cache shared by no CU", [](Topology& t) { t.gpus[0].caches[0].cus_shared = 0; }},
+      {"io link to a missing node", [](Topology& t) { t.io_links[0].node_to = 3; }},
+      {"io link from a missing node", [](Topology& t) { t.io_links[0].node_from = 7; }},
+      {"io link to itself", [](Topology& t) { t.io_links[0].node_to = t.io_links[0].node_from; }},
   };
   for (const Row& row : kRows) {
     SCOPED_TRACE(row.what);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/status_matchers.h"
@@ -81,11 +82,18 @@ TEST(SimSysfsTest, WritesCpuAndGpuNodesLibhsakmtCanParse) {
   EXPECT_THAT(cpu, Contains(Pair("simd_count", 0u)));
   EXPECT_THAT(cpu, Contains(Pair("mem_banks_count", 1u)));
   EXPECT_THAT(cpu, Contains(Pair("io_links_count", 2u)));
+  EXPECT_THAT(cpu, Contains(Pair("caches_count", 0u)));
+  EXPECT_THAT(cpu, Contains(Pair("max_engine_clk_ccompute", sim->topology().cpu_max_engine_clk_mhz)));
   const auto cpu_bank = ReadProperties(root + "/nodes/0/mem_banks/0/properties");
   EXPECT_THAT(cpu_bank, Contains(Pair("heap_type", 0u)));
   EXPECT_THAT(cpu_bank, Contains(Pair("size_in_bytes", sim->topology().system_memory_bytes)));
   EXPECT_THAT(ListDir(root + "/nodes/0/io_links"), UnorderedElementsAre("0", "1"));
-  EXPECT_THAT(ReadProperties(root + "/nodes/0/io_links/1/properties"), Contains(Pair("node_to", 2u)));
+  EXPECT_THAT(ListDir(root + "/nodes/0/caches"), ::testing::IsEmpty());
+  const auto cpu_link = ReadProperties(root + "/nodes/0/io_links/1/properties");
+  EXPECT_THAT(cpu_link, Contains(Pair("node_from", 0u)));
+  EXPECT_THAT(cpu_link, Contains(Pair("node_to", 2u)));
+  EXPECT_THAT(cpu_link, Contains(Pair("type", 2u)));   // PCIe
+  EXPECT_THAT(cpu_link, Contains(Pair("flags", 3u)));  // enabled, non-coherent from the CPU side
 
   // Nodes 1 and 2: the GPUs, in topology order.
   for (int i = 0; i < 2; ++i) {
@@ -106,20 +114,80 @@ TEST(SimSysfsTest, WritesCpuAndGpuNodesLibhsakmtCanParse) {
     EXPECT_THAT(props, Contains(Pair("num_xcc", 8u)));
     EXPECT_THAT(props, Contains(Pair("hive_id", gpu.hive_id)));
     EXPECT_THAT(props, Contains(Pair("mem_banks_count", 1u)));
-    EXPECT_THAT(props, Contains(Pair("io_links_count", 1u)));
-    EXPECT_THAT(props, Contains(Pair("caches_count", 0u)));
+    EXPECT_THAT(props, Contains(Pair("io_links_count", 2u)));  // the CPU and the other GPU
+    EXPECT_THAT(props, Contains(Pair("caches_count", gpu.caches.size())));
     const auto bank = ReadProperties(node + "/mem_banks/0/properties");
     EXPECT_THAT(bank, Contains(Pair("heap_type", 1u)));  // FRAME_BUFFER_PUBLIC
     EXPECT_THAT(bank, Contains(Pair("size_in_bytes", gpu.vram_bytes)));
-    EXPECT_THAT(ListDir(node + "/caches"), ::testing::IsEmpty());
-    const auto link = ReadProperties(node + "/io_links/0/properties");
-    EXPECT_THAT(link, Contains(Pair("node_from", static_cast<uint64_t>(i + 1))));
-    EXPECT_THAT(link, Contains(Pair("node_to", 0u)));
-    EXPECT_THAT(link, Contains(Pair("type", 2u)));  // PCIe
+    EXPECT_THAT(bank, Contains(Pair("width", gpu.mem_width)));
+    EXPECT_THAT(ListDir(node + "/caches"), ::testing::SizeIs(gpu.caches.size()));
+    const auto l2 = ReadProperties(node + "/caches/3/properties");
+    EXPECT_THAT(l2, Contains(Pair("level", gpu.caches[3].level)));
+    EXPECT_THAT(l2, Contains(Pair("size", gpu.caches[3].size_kib)));
+    EXPECT_THAT(l2, Contains(Pair("processor_id_low", props.at("simd_id_base"))));
+    const auto to_cpu = ReadProperties(node + "/io_links/0/properties");
+    EXPECT_THAT(to_cpu, Contains(Pair("node_from", static_cast<uint64_t>(i + 1))));
+    EXPECT_THAT(to_cpu, Contains(Pair("node_to", 0u)));
+    EXPECT_THAT(to_cpu, Contains(Pair("type", 2u)));  // PCIe
+    EXPECT_THAT(to_cpu, Contains(Pair("weight", 20u)));
+    const auto to_peer = ReadProperties(node + "/io_links/1/properties");
+    EXPECT_THAT(to_peer, Contains(Pair("node_to", static_cast<uint64_t>(2 - i))));
+    EXPECT_THAT(to_peer, Contains(Pair("type", 11u)));  // XGMI
+    EXPECT_THAT(to_peer, Contains(Pair("weight", 15u)));
   }
 
   // Writing again over an existing tree succeeds.
   EXPECT_THAT(sim->WriteSysfs(root), IsOk());
+}
+
+// What libhsakmt relies on: each node's counts match the entries written, and every link starts at the
+// node it is listed under.
+TEST(SimSysfsTest, EveryPresetWritesCountsMatchingItsEntries) {
+  for (const std::string& name : PresetNames()) {
+    SCOPED_TRACE(name);
+    ASSERT_OK_AND_ASSIGN(Topology topology, PresetTopology(name));
+    auto sim = MakeSimulator(topology);
+    const std::string dir = MakeTempDir();
+    ASSERT_FALSE(dir.empty());
+    ASSERT_THAT(sim->WriteSysfs(dir), IsOk());
+    ASSERT_THAT(ListDir(dir + "/nodes"), ::testing::SizeIs(topology.gpus.size() + 1));
+    for (size_t node = 0; node <= topology.gpus.size(); ++node) {
+      SCOPED_TRACE(node);
+      const std::string node_dir = absl::StrCat(dir, "/nodes/", node);
+      const auto props = ReadProperties(node_dir + "/properties");
+      const std::vector<std::string> links = ListDir(node_dir + "/io_links");
+      EXPECT_EQ(props.at("io_links_count"), links.size());
+      EXPECT_EQ(props.at("caches_count"), ListDir(node_dir + "/caches").size());
+      for (size_t l = 0; l < links.size(); ++l) {
+        const auto link = ReadProperties(absl::StrCat(node_dir, "/io_links/", l, "/properties"));
+        EXPECT_EQ(link.at("node_from"), node);
+        EXPECT_NE(link.at("node_to"), node);
+      }
+      if (node > 0) {
+        const GpuConfig& gpu = topology.gpus[node - 1];
+        EXPECT_EQ(ReadProperties(node_dir + "/mem_banks/0/properties").at("size_in_bytes"), gpu.vram_bytes);
+        EXPECT_EQ(props.at("local_mem_size"), 0u) << "current kernels report VRAM only in mem_banks";
+      }
+    }
+  }
+}
+
+TEST(SimSysfsTest, CacheSiblingMapMarksTheCusSharingIt) {
+  Topology topology = DefaultTopology();
+  topology.gpus[0].caches = {
+      CacheConfig{.level = 1, .size_kib = 16, .cache_line_size = 64, .type = 9, .cus_shared = 2},
+      CacheConfig{.level = 2, .size_kib = 4096, .cache_line_size = 128, .type = 9, .cus_shared = 38},
+  };
+  auto sim = MakeSimulator(topology);
+  const std::string dir = MakeTempDir();
+  ASSERT_THAT(sim->WriteSysfs(dir), IsOk());
+  // At least 32 entries (the kernel's 4-byte map), whole 32-entry words beyond that; the last line.
+  std::string l1_map = "sibling_map 1,1";
+  for (int i = 2; i < 32; ++i) l1_map += ",0";
+  EXPECT_THAT(ReadFile(dir + "/nodes/1/caches/0/properties"), ::testing::EndsWith("\n" + l1_map + "\n"));
+  std::string l2_map = "sibling_map 1";
+  for (int i = 1; i < 64; ++i) l2_map += i < 38 ? ",1" : ",0";
+  EXPECT_THAT(ReadFile(dir + "/nodes/1/caches/1/properties"), ::testing::EndsWith("\n" + l2_map + "\n"));
 }
 
 TEST(SimSysfsTest, UnwritableRootIsAnError) {

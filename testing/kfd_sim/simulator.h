@@ -9,6 +9,13 @@
 // What it models today (KFD 1.17): GET_VERSION, GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
 // ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY; the sysfs topology tree; CPU
 // mappings of buffers through a render node. Every other ioctl answers -ENOTTY.
+// Events (CREATE/DESTROY/SET/RESET_EVENT, WAIT_EVENTS; kfd_events.c, modelled in events.h): the signal
+// page is the dGPU one, a GTT (or VRAM) buffer user space allocates and hands over by passing its handle
+// in the first CREATE_EVENT's event_page_offset, as libhsakmt does; from then on FREE of that buffer
+// answers -EPERM and close() releases it. Without a handed-over page the first signal event gets the
+// kernel's own page (255 usable slots). TODO(#3): mmap of the EVENTS offset on /dev/kfd, which the APU
+// path uses to reach that page (and which lifts it to 4095 slots). WAIT_EVENTS sleeps on a condition
+// variable without holding the simulator's locks.
 //
 // Where it deliberately departs from the kernel (each is stated where it is implemented, in sim_file.cc):
 // - ALLOC refuses a VA that overlaps another buffer of the same process on the same GPU with -EADDRINUSE.
@@ -30,6 +37,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,6 +52,41 @@
 #include "kfd_uapi/kfd_ioctl.h"
 
 namespace hipmem::kfd_sim {
+
+// One cache of a GPU node, written as nodes/N/caches/C/properties. processor_id_low is the node's
+// simd_id_base (the first CU); sibling_map marks the first `cus_shared` CUs, as kfd_crat.c does for the
+// first instance of each cache kind.
+struct CacheConfig {
+  uint32_t level;                // 1, 2, 3
+  uint32_t size_kib;             // sysfs `size`, in KiB as the kernel reports it
+  uint32_t cache_line_size;      // bytes
+  uint32_t cache_lines_per_tag;  // 0: not reported (the kernel's GPU cache tables leave it 0)
+  uint32_t association;          // ways; 0: not reported
+  uint32_t latency;              // ns; 0: not reported
+  uint32_t type;                 // HsaCacheType bits: Data 1, Instruction 2, CPU 4, HSACU 8
+  uint32_t cus_shared;           // CUs sharing one instance, in [1, 1024]
+};
+
+// HSA_IOLINKTYPE values of io_links/L/properties `type` that the simulated machines use.
+enum class IoLinkType : uint32_t {
+  kPcieExpress = 2,
+  kXgmi = 11,
+};
+
+// One directed io link, written as nodes/<node_from>/io_links/L/properties (L counts the links of
+// node_from in Topology::io_links order). Node 0 is the CPU; node i is Topology::gpus[i - 1]. The
+// kernel lists both directions of every link, each on its own node.
+struct IoLinkConfig {
+  uint32_t node_from;
+  uint32_t node_to;
+  IoLinkType type;
+  uint32_t weight;         // KFD's relative cost: 20 for a PCIe hop, 15 per XGMI hop (kfd_crat.c)
+  uint32_t min_latency;    // ns; 0: not reported
+  uint32_t max_latency;    // ns; 0: not reported
+  uint32_t min_bandwidth;  // MB/s
+  uint32_t max_bandwidth;  // MB/s
+  uint32_t flags;          // CRAT_IOLINK_FLAGS_*: ENABLED 1, NON_COHERENT 2, NO_ATOMICS_32/64 4/8
+};
 
 // One GPU node of the topology. Field names follow the keys of the sysfs node `properties` file.
 struct GpuConfig {
@@ -70,23 +113,31 @@ struct GpuConfig {
   uint32_t num_sdma_xgmi_engines;
   uint32_t num_xcc;
   uint32_t capability;  // HSA_CAPABILITY bits
-  uint64_t hive_id;
+  uint64_t hive_id;  // XGMI hive; 0 outside a hive
   uint64_t unique_id;
+  uint32_t mem_width;               // mem_banks/0 width: VRAM bus width in bits
+  uint32_t mem_clk_max;             // mem_banks/0 mem_clk_max: MHz
+  std::vector<CacheConfig> caches;  // nodes/N/caches/0.., in this order
 };
 
 struct Topology {
   // The CPU node's SYSTEM memory bank; also the bound for GTT + USERPTR allocations of all processes.
   uint64_t system_memory_bytes;
   uint32_t cpu_cores;
-  std::vector<GpuConfig> gpus;  // sysfs nodes 1..N, in this order
+  std::vector<GpuConfig> gpus;         // sysfs nodes 1..N, in this order
+  std::vector<IoLinkConfig> io_links;  // every direction of every link; see IoLinkConfig
+  // The host CPU's top clock (MHz): max_engine_clk_ccompute of every node, as kfd_topology.c reports it.
+  uint32_t cpu_max_engine_clk_mhz;
 };
 
-// Returns one CPU node (node 0) and one MI300X-like GPU (node 1: gfx942, 192 GiB VRAM, render minor 128).
+// Returns one CPU node (node 0) and one MI300X-like GPU (node 1: gfx942, 192 GiB VRAM, render minor 128):
+// the "mi300x" preset of presets.h.
 Topology DefaultTopology();
 
-// Returns one CPU node and `gpu_count` MI300X-like GPUs in one XGMI hive, with distinct gpu ids, render
-// minors (128 + i) and PCI locations. `gpu_count` must be in [1, 8] (one MI300X platform); other values
-// are a programming error and abort.
+// Returns one CPU node and `gpu_count` MI300X-like GPUs with distinct gpu ids, render minors (128 + i) and
+// PCI locations, each PCIe-linked to the CPU and, when there are several, XGMI-linked all-to-all in one
+// hive. `gpu_count` must be in [1, 8] (one MI300X platform); other values are a programming error and
+// abort. Defined in presets.cc with the other presets.
 Topology Mi300xTopology(int gpu_count);
 
 // ---- introspection (Simulator::Snapshot) ----
@@ -102,9 +153,19 @@ struct SimBo {
 };
 
 // One open SimFile (one KFD process).
+// One event of a process.
+struct SimEvent {
+  uint32_t id;
+  uint32_t type;  // kfd_uapi::EventType, raw
+  bool auto_reset;
+  bool signaled;
+  size_t waiters;  // WAIT_EVENTS calls currently sleeping on it
+};
+
 struct SimProcess {
   uint64_t id;               // 1, 2, ... in Open() order; not an OS pid
   std::vector<SimBo> bos;    // ascending handle
+  std::vector<SimEvent> events;  // ascending id
 };
 
 struct SimGpuUsage {
@@ -125,15 +186,26 @@ class SharedResources;
 class SimFile;
 namespace sim_internal {
 struct ProcessState;
+class EventTable;
 }  // namespace sim_internal
+
+// A GPU page fault as the VM fault interrupt reports it (SimFile::RaiseMemoryException).
+struct SimVmFault {
+  uint32_t gpu_id;
+  DeviceAddress va;  // any address in the faulting page
+  bool not_present;  // no valid PTE
+  bool read_only;    // a write to a read-only page
+  bool no_execute;   // an instruction fetch from a non-executable page
+};
 
 // The "kernel + hardware". Thread-safe. Must outlive every SimFile it opened (destroying it first aborts).
 class Simulator {
  public:
   // Validates `topology` and builds the simulator.
   // Errors: kInvalidArgument for a zero or duplicate gpu_id, a render minor outside [128, 255] or
-  // duplicated, zero VRAM or system memory, or an empty GPU name; kFailedPrecondition when the host page
-  // size is not 4 KiB (the KFD ABI's PAGE_SIZE here).
+  // duplicated, zero VRAM or system memory, an empty GPU name, a cache of level 0, zero size or a
+  // cus_shared outside [1, 1024], or an io link naming a node that does not exist or linking a node to
+  // itself; kFailedPrecondition when the host page size is not 4 KiB (the KFD ABI's PAGE_SIZE here).
   static absl::StatusOr<std::unique_ptr<Simulator>> Create(Topology topology);
 
   Simulator(const Simulator&) = delete;
@@ -144,9 +216,10 @@ class Simulator {
 
   // Writes a tree shaped like /sys/devices/virtual/kfd/kfd/topology under `root`, creating directories:
   // generation_id, system_properties, and nodes/N/{gpu_id, name, properties, mem_banks/0/properties,
-  // caches/ (empty), io_links/L/properties, p2p_links/ (empty)}. Node 0 is the CPU (gpu_id 0, one SYSTEM
-  // bank, one io_link per GPU); node i is topology().gpus[i-1] (one FRAME_BUFFER_PUBLIC bank of vram_bytes,
-  // local_mem_size 0 as current kernels report, one io_link to the CPU).
+  // caches/C/properties, io_links/L/properties, p2p_links/ (empty)}. Node 0 is the CPU (gpu_id 0, one
+  // SYSTEM bank, no caches); node i is topology().gpus[i-1] (one FRAME_BUFFER_PUBLIC bank of vram_bytes,
+  // local_mem_size 0 as current kernels report, its caches). io_links come from topology().io_links;
+  // caches_count and io_links_count in each node's properties match the directories written.
   // Errors: the errno of a failing mkdir/open/write, through absl::ErrnoToStatus.
   absl::Status WriteSysfs(const std::string& root) const;
 
@@ -156,6 +229,13 @@ class Simulator {
 
   // Returns every live process and buffer and the per-GPU and system usage, atomically.
   SimSnapshot Snapshot() const;
+
+  // Interrupt delivery by process, as the kernel finds the process by the PASID in an interrupt: runs
+  // SimFile::SignalEvent / RaiseMemoryException on the open process `process_id` (SimProcess::id), which
+  // cannot close meanwhile. Return false when no such process is open (and, for the fault, when the
+  // process's call does). Defined in sim_file.cc with the hooks.
+  bool SignalEvent(uint64_t process_id, uint32_t event_id);
+  bool RaiseMemoryException(uint64_t process_id, const SimVmFault& fault);
 
  private:
   friend class SimFile;
@@ -210,6 +290,26 @@ class SimFile {
   // For the simulator's engines and tests; false for an unknown gpu_id or an empty range.
   bool IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const;
 
+  // ---- hooks for the simulator's engines (issue #3's SDMA engine, VM faults) and tests ----
+  // Each is safe to call from any thread, also while another thread sleeps in WAIT_EVENTS, and takes
+  // no lock but the process's event lock.
+
+  // Signals event `event_id` the way a GPU engine does (a RELEASE_MEM that writes the event id into the
+  // event's slot of the signal page, then an end-of-pipe interrupt carrying the id): the kernel
+  // acknowledges the slot and sets the event, waking its waiters. No-op for an id that is not a SIGNAL or
+  // DEBUG event of this process, as the kernel ignores such interrupts.
+  void SignalEvent(uint32_t event_id);
+
+  // Raises just the event interrupt (kfd_signal_event_interrupt) with the low `valid_id_bits` bits of an
+  // id, for an engine that wrote the slot itself: sets every SIGNAL/DEBUG event whose slot it finds
+  // written, scanning all slots when the id does not pin one down.
+  void SignalEventInterrupt(uint32_t partial_id, uint32_t valid_id_bits);
+
+  // Reports a GPU VM fault (kfd_signal_vm_fault_event): every MEMORY event of this process is set and
+  // carries the fault (gpu_id, the faulting page, the failure bits) to its next WAIT_EVENTS. Returns false,
+  // delivering nothing, for a gpu_id the topology does not have.
+  bool RaiseMemoryException(const SimVmFault& fault);
+
  private:
   friend class Simulator;
 
@@ -221,6 +321,8 @@ class SimFile {
   Simulator* const sim_;  // Not owned; must outlive this.
   const uint64_t id_;
   const pid_t opener_pid_;
+  // Thread-safe on its own (a std::mutex WAIT_EVENTS sleeps on); not guarded by mu_.
+  const std::unique_ptr<sim_internal::EventTable> events_;
 
   mutable absl::Mutex mu_;
   std::unique_ptr<sim_internal::ProcessState> state_ ABSL_GUARDED_BY(mu_);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -23,12 +24,15 @@ namespace {
 // HSA_HEAPTYPE values of mem_banks/M/properties heap_type.
 constexpr uint64_t kHeapTypeSystem = 0;
 constexpr uint64_t kHeapTypeFrameBufferPublic = 1;
-// HSA_IOLINKTYPE_PCIEXPRESS: the CPU<->GPU link type.
-constexpr uint64_t kIoLinkTypePcie = 2;
-// KFD_CRAT_IOLINK_WEIGHT-style relative cost of a PCIe hop (libhsakmt compares weights only).
-constexpr uint64_t kPcieLinkWeight = 20;
-// A PCIe Gen5 x16 link, in MB/s, for min/max_bandwidth.
-constexpr uint64_t kPcieBandwidthMBps = 64000;
+// Width and clock of the CPU node's SYSTEM bank (64-bit DDR5-4800 channels); libhsakmt and ROCr use only
+// its size.
+constexpr uint64_t kSystemMemWidth = 64;
+constexpr uint64_t kSystemMemClkMax = 4800;
+// KFD numbers SIMDs from 0x80001000 upwards, one block per node; caches name their first CU by it.
+constexpr uint64_t kSimdIdBase = 0x80001000;
+constexpr uint64_t kSimdIdStride = 0x1000;
+// kfd_crat.c prints a sibling map of at least 32 processors (sibling_map_size 4 bytes).
+constexpr uint32_t kMinSiblingMapBits = 32;
 // The generation ROCr sees; a re-read must match for a consistent snapshot, and nothing hot-plugs here.
 constexpr uint64_t kGenerationId = 1;
 
@@ -76,14 +80,26 @@ std::string FormatProperties(const Properties& properties) {
   return out;
 }
 
+uint64_t SimdIdBase(size_t node) { return kSimdIdBase + kSimdIdStride * node; }
+
+// The links written under nodes/<node>/io_links, in Topology::io_links order.
+std::vector<const IoLinkConfig*> LinksFrom(const Topology& topology, size_t node) {
+  std::vector<const IoLinkConfig*> links;
+  for (const IoLinkConfig& link : topology.io_links) {
+    if (link.node_from == node) links.push_back(&link);
+  }
+  return links;
+}
+
 // Every key libhsakmt reads from a node's properties file, in kfd_topology.c's order.
-Properties CpuNodeProperties(const Topology& topology) {
+Properties CpuNodeProperties(const Topology& topology, size_t io_links) {
   return {
       {"cpu_cores_count", topology.cpu_cores},
       {"simd_count", 0},
       {"mem_banks_count", 1},
+      // The kernel has no CPU caches to report without a CRAT cache table; libhsakmt would read the host's.
       {"caches_count", 0},
-      {"io_links_count", topology.gpus.size()},
+      {"io_links_count", io_links},
       {"p2p_links_count", 0},
       {"cpu_core_id_base", 0},
       {"simd_id_base", 0},
@@ -108,7 +124,7 @@ Properties CpuNodeProperties(const Topology& topology) {
       {"num_sdma_xgmi_engines", 0},
       {"num_sdma_queues_per_engine", 0},
       {"num_cp_queues", 0},
-      {"max_engine_clk_ccompute", 3700},
+      {"max_engine_clk_ccompute", topology.cpu_max_engine_clk_mhz},
       {"local_mem_size", 0},
       {"fw_version", 0},
       {"capability", 0},
@@ -120,17 +136,16 @@ Properties CpuNodeProperties(const Topology& topology) {
   };
 }
 
-Properties GpuNodeProperties(const GpuConfig& gpu, size_t node) {
+Properties GpuNodeProperties(const Topology& topology, const GpuConfig& gpu, size_t node, size_t io_links) {
   return {
       {"cpu_cores_count", 0},
       {"simd_count", gpu.simd_count},
       {"mem_banks_count", 1},
-      {"caches_count", 0},
-      {"io_links_count", 1},
+      {"caches_count", gpu.caches.size()},
+      {"io_links_count", io_links},
       {"p2p_links_count", 0},
       {"cpu_core_id_base", 0},
-      // KFD numbers SIMDs from 0x80001000 upwards, one block per node.
-      {"simd_id_base", 0x80001000u + 0x1000u * node},
+      {"simd_id_base", SimdIdBase(node)},
       {"max_waves_per_simd", gpu.max_waves_per_simd},
       {"lds_size_in_kb", gpu.lds_size_in_kb},
       {"gds_size_in_kb", 0},
@@ -161,7 +176,8 @@ Properties GpuNodeProperties(const GpuConfig& gpu, size_t node) {
       {"sdma_fw_version", 19},
       {"unique_id", gpu.unique_id},
       {"num_xcc", gpu.num_xcc},
-      {"max_engine_clk_ccompute", 3700},
+      // kfd_topology.c reports the host CPU's clock here on every node.
+      {"max_engine_clk_ccompute", topology.cpu_max_engine_clk_mhz},
   };
 }
 
@@ -175,22 +191,44 @@ Properties MemBankProperties(uint64_t heap_type, uint64_t size, uint64_t width, 
   };
 }
 
-Properties IoLinkProperties(uint64_t from, uint64_t to) {
-  return {
-      {"type", kIoLinkTypePcie},
+// The keys of kfd_topology.c iolink_show, in its order.
+std::string IoLinkFile(const IoLinkConfig& link) {
+  return FormatProperties({
+      {"type", static_cast<uint32_t>(link.type)},
       {"version_major", 0},
       {"version_minor", 0},
-      {"node_from", from},
-      {"node_to", to},
-      {"weight", kPcieLinkWeight},
-      {"min_latency", 0},
-      {"max_latency", 0},
-      {"min_bandwidth", kPcieBandwidthMBps},
-      {"max_bandwidth", kPcieBandwidthMBps},
+      {"node_from", link.node_from},
+      {"node_to", link.node_to},
+      {"weight", link.weight},
+      {"min_latency", link.min_latency},
+      {"max_latency", link.max_latency},
+      {"min_bandwidth", link.min_bandwidth},
+      {"max_bandwidth", link.max_bandwidth},
       {"recommended_transfer_size", 0},
       {"recommended_sdma_engine_id_mask", 0},
-      {"flags", 1},  // CRAT_IOLINK_FLAGS_ENABLED
-  };
+      {"flags", link.flags},
+  });
+}
+
+// The keys of kfd_topology.c kfd_cache_show, in its order: eight "name value" lines, then the sibling map
+// as one 0/1 per processor from processor_id_low, comma-separated.
+std::string CacheFile(const CacheConfig& cache, size_t node) {
+  std::string out = FormatProperties({
+      {"processor_id_low", SimdIdBase(node)},
+      {"level", cache.level},
+      {"size", cache.size_kib},
+      {"cache_line_size", cache.cache_line_size},
+      {"cache_lines_per_tag", cache.cache_lines_per_tag},
+      {"association", cache.association},
+      {"latency", cache.latency},
+      {"type", cache.type},
+  });
+  const uint32_t bits = std::max(kMinSiblingMapBits, (cache.cus_shared + 31) / 32 * 32);
+  absl::StrAppend(&out, "sibling_map ");
+  for (uint32_t bit = 0; bit < bits; ++bit) {
+    absl::StrAppend(&out, bit < cache.cus_shared ? "1" : "0", bit + 1 < bits ? "," : "\n");
+  }
+  return out;
 }
 
 struct NodeFiles {
@@ -198,8 +236,19 @@ struct NodeFiles {
   std::string name;
   Properties properties;
   Properties mem_bank;
-  std::vector<Properties> io_links;
+  std::vector<std::string> io_links;  // file contents
+  std::vector<std::string> caches;    // file contents
 };
+
+// Writes dir/<sub>/<i>/properties for each of `files`.
+absl::Status WriteNumbered(const std::string& dir, absl::string_view sub, const std::vector<std::string>& files) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string entry = absl::StrCat(dir, "/", sub, "/", i);
+    if (absl::Status s = MakeDir(entry); !s.ok()) return s;
+    if (absl::Status s = WriteFile(entry + "/properties", files[i]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 absl::Status WriteNode(const std::string& nodes_dir, size_t node, const NodeFiles& files) {
   const std::string dir = absl::StrCat(nodes_dir, "/", node);
@@ -212,14 +261,14 @@ absl::Status WriteNode(const std::string& nodes_dir, size_t node, const NodeFile
   if (absl::Status s = WriteFile(dir + "/mem_banks/0/properties", FormatProperties(files.mem_bank)); !s.ok()) {
     return s;
   }
-  for (size_t link = 0; link < files.io_links.size(); ++link) {
-    const std::string link_dir = absl::StrCat(dir, "/io_links/", link);
-    if (absl::Status s = MakeDir(link_dir); !s.ok()) return s;
-    if (absl::Status s = WriteFile(link_dir + "/properties", FormatProperties(files.io_links[link])); !s.ok()) {
-      return s;
-    }
-  }
-  return absl::OkStatus();
+  if (absl::Status s = WriteNumbered(dir, "io_links", files.io_links); !s.ok()) return s;
+  return WriteNumbered(dir, "caches", files.caches);
+}
+
+std::vector<std::string> IoLinkFiles(const Topology& topology, size_t node) {
+  std::vector<std::string> files;
+  for (const IoLinkConfig* link : LinksFrom(topology, node)) files.push_back(IoLinkFile(*link));
+  return files;
 }
 
 }  // namespace
@@ -232,26 +281,30 @@ absl::Status WriteTopologySysfs(const Topology& topology, const std::string& roo
   if (absl::Status s = WriteFile(root + "/system_properties", FormatProperties(system)); !s.ok()) return s;
 
   const std::string nodes_dir = root + "/nodes";
-  NodeFiles cpu{
+  std::vector<std::string> cpu_links = IoLinkFiles(topology, 0);
+  const NodeFiles cpu{
       .gpu_id = 0,
       .name = "",  // kfd_topology.c leaves a CPU node's name empty
-      .properties = CpuNodeProperties(topology),
-      .mem_bank = MemBankProperties(kHeapTypeSystem, topology.system_memory_bytes, 64, 4800),
-      .io_links = {},
+      .properties = CpuNodeProperties(topology, cpu_links.size()),
+      .mem_bank = MemBankProperties(kHeapTypeSystem, topology.system_memory_bytes, kSystemMemWidth, kSystemMemClkMax),
+      .io_links = std::move(cpu_links),
+      .caches = {},
   };
-  for (size_t i = 0; i < topology.gpus.size(); ++i) cpu.io_links.push_back(IoLinkProperties(0, i + 1));
   if (absl::Status s = WriteNode(nodes_dir, 0, cpu); !s.ok()) return s;
 
   for (size_t i = 0; i < topology.gpus.size(); ++i) {
     const GpuConfig& gpu = topology.gpus[i];
     const size_t node = i + 1;
-    const NodeFiles files{
+    std::vector<std::string> links = IoLinkFiles(topology, node);
+    NodeFiles files{
         .gpu_id = gpu.gpu_id,
         .name = gpu.name,
-        .properties = GpuNodeProperties(gpu, node),
-        .mem_bank = MemBankProperties(kHeapTypeFrameBufferPublic, gpu.vram_bytes, 8192, 1300),
-        .io_links = {IoLinkProperties(node, 0)},
+        .properties = GpuNodeProperties(topology, gpu, node, links.size()),
+        .mem_bank = MemBankProperties(kHeapTypeFrameBufferPublic, gpu.vram_bytes, gpu.mem_width, gpu.mem_clk_max),
+        .io_links = std::move(links),
+        .caches = {},
     };
+    for (const CacheConfig& cache : gpu.caches) files.caches.push_back(CacheFile(cache, node));
     if (absl::Status s = WriteNode(nodes_dir, node, files); !s.ok()) return s;
   }
   return absl::OkStatus();

@@ -1,7 +1,7 @@
 /* libhsakmt ("the thunk") C API, rewritten for hipmem.
  *
  * The subset of upstream <hsakmt/hsakmt.h> that hipmem implements: opening the KFD, topology
- * queries and the memory calls. Signatures are upstream's, so ROCr-style callers and kfdtest-style
+ * queries, the memory calls and events. Signatures are upstream's, so ROCr-style callers and kfdtest-style
  * tests compile unchanged. Every function returns HSAKMT_STATUS_SUCCESS or an HSAKMT_STATUS error.
  */
 #ifndef HIPMEM_HSAKMT_HSAKMT_H_
@@ -41,6 +41,17 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId,
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
                                                       HsaMemoryProperties* MemoryProperties);
 
+/* Fills NumCaches entries of CacheProperties with the caches of node NodeId (NumCaches at most the
+ * node's NumCaches). ProcessorId is accepted and ignored, as upstream does. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 NodeId, HSAuint32 ProcessorId,
+                                                     HSAuint32 NumCaches,
+                                                     HsaCacheProperties* CacheProperties);
+
+/* Fills NumIoLinks entries of IoLinkProperties with the io links of node NodeId (NumIoLinks at most
+ * the node's NumIOLinks). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint32 NumIoLinks,
+                                                      HsaIoLinkProperties* IoLinkProperties);
+
 /* --- Memory ----------------------------------------------------------------------------------- */
 
 /* Allocates SizeInBytes (a non-zero multiple of the page size) near PreferredNode and stores the
@@ -72,6 +83,35 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress);
 
 /* Reports how many bytes of VRAM node Node can still allocate (AMDKFD_IOC_AVAILABLE_MEMORY). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes);
+
+/* --- Events ----------------------------------------------------------------------------------- */
+
+/* Creates an event of EventDesc->EventType (HSA_EVENTTYPE_MAXID or above: INVALID_PARAMETER) and stores
+ * it in *Event. ManualReset events stay signaled until reset; others are reset by the wait they release.
+ * IsSignaled signals a SIGNAL or DEBUG_EVENT event at once. HSAKMT_STATUS_ERROR when the KFD refuses
+ * (e.g. all 4095 signal slots in use). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool ManualReset,
+                                          bool IsSignaled, HsaEvent** Event);
+
+/* Destroys an event from hsaKmtCreateEvent and frees *Event. HSAKMT_STATUS_ERROR when the KFD does not
+ * know it (e.g. a second destroy); INVALID_HANDLE for NULL. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event);
+
+/* Signals / resets a SIGNAL or DEBUG_EVENT event; HSAKMT_STATUS_ERROR for the other (system) types. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event);
+HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event);
+
+/* As upstream, only checks Event (INVALID_HANDLE for NULL): the state is learnt by waiting. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event);
+
+/* Waits up to Milliseconds (HSA_EVENTTIMEOUT_IMMEDIATE polls, HSA_EVENTTIMEOUT_INFINITE never gives up)
+ * for Event. HSAKMT_STATUS_WAIT_TIMEOUT when the time passes first. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds);
+
+/* Waits for all (WaitOnAll) or any one of the NumEvents events. A MEMORY event that fired gets its
+ * EventData.EventData.MemoryAccessFault filled in. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents,
+                                                   bool WaitOnAll, HSAuint32 Milliseconds);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -274,6 +274,59 @@ typedef struct _HaCacheProperties {
   HSAuint32 SiblingMap[HSA_CPU_SIBLINGS];
 } HsaCacheProperties;
 
+/* What connects two nodes (sysfs io_links/N/properties type). */
+typedef enum _HSA_IOLINKTYPE {
+  HSA_IOLINKTYPE_UNDEFINED = 0,
+  HSA_IOLINKTYPE_HYPERTRANSPORT = 1,
+  HSA_IOLINKTYPE_PCIEXPRESS = 2, /* a GPU's link to its CPU */
+  HSA_IOLINKTYPE_AMBA = 3,
+  HSA_IOLINKTYPE_MIPI = 4,
+  HSA_IOLINK_TYPE_QPI_1_1 = 5,
+  HSA_IOLINK_TYPE_RESERVED1 = 6,
+  HSA_IOLINK_TYPE_RESERVED2 = 7,
+  HSA_IOLINK_TYPE_RAPID_IO = 8,
+  HSA_IOLINK_TYPE_INFINIBAND = 9,
+  HSA_IOLINK_TYPE_RESERVED3 = 10,
+  HSA_IOLINK_TYPE_XGMI = 11, /* GPU to GPU within a hive */
+  HSA_IOLINK_TYPE_XGOP = 12,
+  HSA_IOLINK_TYPE_GZ = 13,
+  HSA_IOLINK_TYPE_ETHERNET_RDMA = 14,
+  HSA_IOLINK_TYPE_RDMA_OTHER = 15,
+  HSA_IOLINK_TYPE_OTHER = 16,
+  HSA_IOLINKTYPE_NUMIOLINKTYPES,
+  HSA_IOLINKTYPE_SIZE = 0xFFFFFFFF /* forces a 32-bit enum */
+} HSA_IOLINKTYPE;
+
+/* Link flags (sysfs io_links flags, the kernel's CRAT_IOLINK_FLAGS_*). */
+typedef union {
+  HSAuint32 LinkProperty;
+  struct {
+    unsigned int Override : 1; /* the other flags are valid */
+    unsigned int NonCoherent : 1;
+    unsigned int NoAtomics32bit : 1;
+    unsigned int NoAtomics64bit : 1;
+    unsigned int NoPeerToPeerDMA : 1;
+    unsigned int Reserved : 27;
+  } ui32;
+} HSA_LINKPROPERTY;
+
+/* One directed io link of a node (hsaKmtGetNodeIoLinkProperties). */
+typedef struct _HsaIoLinkProperties {
+  HSA_IOLINKTYPE IoLinkType;
+  HSAuint32 VersionMajor;
+  HSAuint32 VersionMinor;
+  HSAuint32 NodeFrom;
+  HSAuint32 NodeTo;
+  HSAuint32 Weight;           /* relative cost: 20 per PCIe hop, 15 per XGMI hop */
+  HSAuint32 MinimumLatency;   /* ns */
+  HSAuint32 MaximumLatency;   /* ns */
+  HSAuint32 MinimumBandwidth; /* MB/s */
+  HSAuint32 MaximumBandwidth; /* MB/s */
+  HSAuint32 RecTransferSize;  /* bytes */
+  HSAuint32 RecSdmaEngIdMask;
+  HSA_LINKPROPERTY Flags;
+} HsaIoLinkProperties;
+
 /* Allocation attributes for hsaKmtAllocMemory(Align). Value is the raw 32-bit word; bit 0 is
  * NonPaged and the fields follow in declaration order. */
 typedef struct _HsaMemFlags {
@@ -338,6 +391,143 @@ typedef enum _HSA_PAGE_SIZE {
   HSA_PAGE_SIZE_2MB = 2,
   HSA_PAGE_SIZE_1GB = 3,
 } HSA_PAGE_SIZE;
+
+/* ---- Events (hsaKmtCreateEvent ... hsaKmtWaitOnMultipleEvents) ---- */
+
+typedef enum _HSA_DEVICE {
+  HSA_DEVICE_CPU = 0,
+  HSA_DEVICE_GPU = 1,
+  MAX_HSA_DEVICE = 2
+} HSA_DEVICE;
+
+/* What an event reports; the values are the KFD's KFD_IOC_EVENT_*. SIGNAL and DEBUG_EVENT events are
+ * set by user mode or a GPU; the others ("system" events) only by the KFD. */
+typedef enum _HSA_EVENTTYPE {
+  HSA_EVENTTYPE_SIGNAL = 0,            /* user-mode generated GPU signal */
+  HSA_EVENTTYPE_NODECHANGE = 1,        /* HSA node change (attach/detach) */
+  HSA_EVENTTYPE_DEVICESTATECHANGE = 2, /* HSA device state change (start/stop) */
+  HSA_EVENTTYPE_HW_EXCEPTION = 3,      /* GPU shader exception event */
+  HSA_EVENTTYPE_SYSTEM_EVENT = 4,      /* GPU SYSCALL with parameter info */
+  HSA_EVENTTYPE_DEBUG_EVENT = 5,       /* GPU signal for debugging */
+  HSA_EVENTTYPE_PROFILE_EVENT = 6,     /* GPU signal for profiling */
+  HSA_EVENTTYPE_QUEUE_EVENT = 7,       /* GPU signal queue idle state (EOP pm4) */
+  HSA_EVENTTYPE_MEMORY = 8,            /* GPU memory access fault or memory subsystem issue */
+  HSA_EVENTTYPE_MAXID,
+  HSA_EVENTTYPE_TYPE_SIZE = 0xFFFFFFFF
+} HSA_EVENTTYPE;
+
+/* Kinds of pending debug events. */
+typedef enum _HSA_DEBUG_EVENT_TYPE {
+  HSA_DEBUG_EVENT_TYPE_NONE = 0,
+  HSA_DEBUG_EVENT_TYPE_TRAP = 1,
+  HSA_DEBUG_EVENT_TYPE_VMFAULT = 2,
+  HSA_DEBUG_EVENT_TYPE_TRAP_VMFAULT = 3
+} HSA_DEBUG_EVENT_TYPE;
+
+typedef HSAuint32 HSA_EVENTID;
+
+/* User-mode data attached to an event. */
+typedef struct _HsaSyncVar {
+  union {
+    void* UserData;             /* pointer to user mode data */
+    HSAuint64 UserDataPtrValue; /* 64-bit compatibility of value */
+  } SyncVar;
+  HSAuint64 SyncVarSize;
+} HsaSyncVar;
+
+typedef enum _HSA_EVENTTYPE_NODECHANGE_FLAGS {
+  HSA_EVENTTYPE_NODECHANGE_ADD = 0,
+  HSA_EVENTTYPE_NODECHANGE_REMOVE = 1,
+  HSA_EVENTTYPE_NODECHANGE_SIZE = 0xFFFFFFFF
+} HSA_EVENTTYPE_NODECHANGE_FLAGS;
+
+typedef struct _HsaNodeChange {
+  HSA_EVENTTYPE_NODECHANGE_FLAGS Flags; /* HSA node added/removed on the platform */
+} HsaNodeChange;
+
+typedef enum _HSA_EVENTTYPE_DEVICESTATECHANGE_FLAGS {
+  HSA_EVENTTYPE_DEVICESTATUSCHANGE_START = 0, /* device started (and available) */
+  HSA_EVENTTYPE_DEVICESTATUSCHANGE_STOP = 1,  /* device stopped (i.e. unavailable) */
+  HSA_EVENTTYPE_DEVICESTATUSCHANGE_SIZE = 0xFFFFFFFF
+} HSA_EVENTTYPE_DEVICESTATECHANGE_FLAGS;
+
+typedef struct _HsaDeviceStateChange {
+  HSAuint32 NodeId; /* F-NUMA node that contains the device */
+  HSA_DEVICE Device;
+  HSA_EVENTTYPE_DEVICESTATECHANGE_FLAGS Flags;
+} HsaDeviceStateChange;
+
+typedef enum _HSA_EVENTID_MEMORYFLAGS {
+  HSA_EVENTID_MEMORY_RECOVERABLE = 0,    /* recoverable after page adjustment */
+  HSA_EVENTID_MEMORY_FATAL_PROCESS = 1,  /* the process context must be destroyed */
+  HSA_EVENTID_MEMORY_FATAL_VM = 2,       /* every GPU VA context must be destroyed */
+} HSA_EVENTID_MEMORYFLAGS;
+
+/* Why a memory access failed. */
+typedef struct _HsaAccessAttributeFailure {
+  unsigned int NotPresent : 1; /* page not present or supervisor privilege */
+  unsigned int ReadOnly : 1;   /* write access to a read-only page */
+  unsigned int NoExecute : 1;  /* execute access to a page marked NX */
+  unsigned int GpuAccess : 1;  /* host access only */
+  unsigned int ECC : 1;        /* RAS ECC failure */
+  unsigned int Imprecise : 1;  /* the exact fault address is unknown */
+  unsigned int ErrorType : 3;  /* 0 no RAS error, 1 ECC_SRAM, 2 Link_SYNFLOOD (poison), 3 GPU hang */
+  unsigned int Reserved : 23;  /* must be 0 */
+} HsaAccessAttributeFailure;
+
+/* What an HSA_EVENTTYPE_MEMORY event reports. */
+typedef struct _HsaMemoryAccessFault {
+  HSAuint32 NodeId;         /* node of the device where the access occurred */
+  HSAuint64 VirtualAddress; /* the faulting address (at offset 4: 4-byte packing) */
+  HsaAccessAttributeFailure Failure;
+  HSA_EVENTID_MEMORYFLAGS Flags;
+} HsaMemoryAccessFault;
+
+typedef enum _HSA_EVENTID_HW_EXCEPTION_CAUSE {
+  HSA_EVENTID_HW_EXCEPTION_GPU_HANG = 0, /* GPU hang */
+  HSA_EVENTID_HW_EXCEPTION_ECC = 1,      /* SRAM ECC error */
+} HSA_EVENTID_HW_EXCEPTION_CAUSE;
+
+/* What an HSA_EVENTTYPE_HW_EXCEPTION event reports. */
+typedef struct _HsaHwException {
+  HSAuint32 NodeId; /* node where the exception occurred */
+  HSAuint32 ResetType;
+  HSAuint32 MemoryLost;
+  HSA_EVENTID_HW_EXCEPTION_CAUSE ResetCause;
+} HsaHwException;
+
+typedef struct _HsaEventData {
+  HSA_EVENTTYPE EventType;
+  union {
+    HsaSyncVar SyncVar;                     /* HSA_EVENTTYPE_SIGNAL and other events */
+    HsaNodeChange NodeChangeState;          /* HSA_EVENTTYPE_NODECHANGE */
+    HsaDeviceStateChange DeviceState;       /* HSA_EVENTTYPE_DEVICESTATECHANGE */
+    HsaMemoryAccessFault MemoryAccessFault; /* HSA_EVENTTYPE_MEMORY */
+    HsaHwException HwException;             /* HSA_EVENTTYPE_HW_EXCEPTION */
+  } EventData;
+  /* Internal to the KFD and the thunk. */
+  HSAuint64 HWData1; /* the KFD event id */
+  HSAuint64 HWData2; /* signal events: address of the event's slot in the event page, else 0 */
+  HSAuint32 HWData3; /* the KFD's event_trigger_data */
+} HsaEventData;
+
+/* What hsaKmtCreateEvent creates. */
+typedef struct _HsaEventDescriptor {
+  HSA_EVENTTYPE EventType;
+  HSAuint32 NodeId;   /* node of the GPU that is the event source */
+  HsaSyncVar SyncVar; /* user mode syncvar data; UserDataPtrValue may be 0 */
+} HsaEventDescriptor;
+
+/* One event, allocated by hsaKmtCreateEvent and freed by hsaKmtDestroyEvent. */
+typedef struct _HsaEvent {
+  HSA_EVENTID EventId;
+  HsaEventData EventData;
+} HsaEvent;
+
+typedef enum _HsaEventTimeout {
+  HSA_EVENTTIMEOUT_IMMEDIATE = 0,
+  HSA_EVENTTIMEOUT_INFINITE = 0xFFFFFFFF
+} HsaEventTimeOut;
 
 #pragma pack(pop, hsakmttypes_h)
 

@@ -1,0 +1,38 @@
+// Named simulated machines built from public facts about AMD GPUs: what `HIPMEM_SIM_PRESET` selects.
+//
+// Plays the hardware the KFD would enumerate: each preset is a Topology (CPU node, GPU nodes with their
+// sysfs properties, caches and io links) as kfd_topology.c would report it for that machine. Sources are
+// cited next to the values in presets.cc.
+//
+//   name       GPUs                        gfx_target_version  VRAM per GPU  CUs per GPU  links
+//   mi300x     1 x Instinct MI300X (OAM)   90402 (gfx942)      192 GiB       304          PCIe Gen5
+//   mi250x     1 x Instinct MI250X GCD     90010 (gfx90a)      64 GiB        110          PCIe Gen4
+//   mi100      1 x Instinct MI100          90008 (gfx908)      32 GiB        120          PCIe Gen4
+//   rx7900xtx  1 x Radeon RX 7900 XTX      110000 (gfx1100)    24 GiB        96 (wave32)  PCIe Gen4
+//   2xmi250x   both GCDs of one MI250X     90010 (gfx90a)      64 GiB        110          + 4 XGMI links, 1 hive
+//   8xmi300x   eight MI300X OAMs           90402 (gfx942)      192 GiB       304          + XGMI all-to-all, 1 hive
+//
+// Every GPU has a PCIe link to the CPU in both directions; GPUs of one hive have an XGMI link to every
+// other member, in both directions. The default simulated machine is DefaultTopology() ("mi300x").
+#ifndef HIPMEM_TESTING_KFD_SIM_PRESETS_H_
+#define HIPMEM_TESTING_KFD_SIM_PRESETS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace hipmem::kfd_sim {
+
+// Returns every preset name PresetTopology accepts, in the order of the table above.
+std::vector<std::string> PresetNames();
+
+// Returns the topology of preset `name` (exact, lower-case match).
+// Errors: kNotFound for an unknown name; the message lists the valid names.
+absl::StatusOr<Topology> PresetTopology(absl::string_view name);
+
+}  // namespace hipmem::kfd_sim
+
+#endif  // HIPMEM_TESTING_KFD_SIM_PRESETS_H_
