@@ -187,7 +187,14 @@ SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes)
       return Outcome::kFault;
     }
     const uint64_t n = std::min({s->bytes, d->bytes, bytes});
-    std::memmove(d->host, s->host, n);
+    const auto* sp = static_cast<const uint8_t*>(s->host);
+    auto* dp = static_cast<uint8_t*>(d->host);
+    // memcpy where the ranges are disjoint (the common case); memmove keeps overlap correct.
+    if (dp + n <= sp || sp + n <= dp) {
+      std::memcpy(dp, sp, n);
+    } else {
+      std::memmove(dp, sp, n);
+    }
     src += n;
     dst += n;
     bytes -= n;

@@ -125,6 +125,17 @@ TEST_F(SdmaQueueTest, CopyAcrossTwoAdjacentMappingsIsOneCopy) {
   EXPECT_EQ(dst, src);
 }
 
+TEST_F(SdmaQueueTest, OverlappingCopyWithinOneBufferIsAMove) {
+  std::vector<uint8_t> buf(4096);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<uint8_t>(i);
+  const std::vector<uint8_t> original = buf;
+  memory_.Map(buf.data(), buf.size());
+  Submit(sdma::MakeCopy(Va(buf.data() + 1), Va(buf.data()), 4000));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(buf[0], original[0]);
+  for (size_t i = 0; i < 4000; ++i) ASSERT_EQ(buf[i + 1], original[i]) << i;
+}
+
 TEST_F(SdmaQueueTest, PacketsWrapAroundTheRingEnd) {
   uint32_t fence = 0;
   memory_.Map(&fence, 4);
