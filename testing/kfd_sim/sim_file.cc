@@ -514,7 +514,7 @@ bool HasDirection(uapi::IoctlDirection set, uapi::IoctlDirection bit) {
 SimFile::SimFile(Simulator* sim, uint64_t id)
     : sim_(sim),
       id_(id),
-      opener_pid_(getpid()),
+      opener_pid_(CurrentPid()),
       events_(std::make_unique<EventTable>()),
       state_(std::make_unique<ProcessState>(sim->topology().gpus.size())) {}
 
@@ -538,29 +538,33 @@ int SimFile::Ioctl(unsigned long request, void* arg) {
   // The kernel has a handler for every nr in range; the ones not simulated yet are unknown to the caller.
   if (entry.handler == nullptr && entry.sleeping_handler == nullptr) return -ENOTTY;
   // Only the process that opened /dev/kfd may use it; a forked child must open its own.
-  if (getpid() != opener_pid_) return -EBADF;
+  if (CurrentPid() != opener_pid_) return -EBADF;
 
   // Size tolerance: copy the caller's usize bytes in, zero up to max(usize, sizeof(Args)), run the
   // handler, copy usize bytes back. Older (shorter) and newer (longer) structs both work.
   const uint32_t usize = uapi::IoctlSize(request);
   const uint32_t asize = std::max(usize, entry.kernel_size);
-  std::vector<std::byte> kdata(asize);  // zero-filled
+  // Like the kernel: arguments up to 128 bytes live on the stack, larger ones on the heap.
+  constexpr uint32_t kStackArgs = 128;
+  alignas(8) std::byte stack_data[kStackArgs] = {};
+  std::vector<std::byte> heap_data(asize > kStackArgs ? asize : 0);  // zero-filled
+  std::byte* const kdata_ptr = asize > kStackArgs ? heap_data.data() : stack_data;
   const uint64_t user = reinterpret_cast<uintptr_t>(arg);
   const bool copy_in = HasDirection(entry.direction, uapi::IoctlDirection::kWrite);
   const bool copy_out = HasDirection(entry.direction, uapi::IoctlDirection::kRead);
-  if (copy_in && !CopyFromUser(kdata.data(), user, usize)) return -EFAULT;
+  if (copy_in && !CopyFromUser(kdata_ptr, user, usize)) return -EFAULT;
 
   int ret = 0;
   if (entry.sleeping_handler != nullptr) {
-    ret = entry.sleeping_handler(*events_, kdata.data());
+    ret = entry.sleeping_handler(*events_, kdata_ptr);
   } else {
     ScopedReaderLock world(&sim_->world_mu_);
     ScopedLock lock(&mu_);
     IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_};
-    ret = entry.handler(c, kdata.data());
+    ret = entry.handler(c, kdata_ptr);
   }
   // Copied back even when the handler failed: MAP/UNMAP report their progress in n_success.
-  if (copy_out && !CopyToUser(user, kdata.data(), usize)) ret = -EFAULT;
+  if (copy_out && !CopyToUser(user, kdata_ptr, usize)) ret = -EFAULT;
   return ret;
 }
 

@@ -8,6 +8,8 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_USER_MEMORY_H_
 #define HIPMEM_TESTING_KFD_SIM_USER_MEMORY_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +22,10 @@ namespace hipmem::kfd_sim {
 // Copies `size` bytes from `src` to the user address `user_dst`. Returns false (-EFAULT) when any of
 // the destination bytes cannot be written. A zero-byte copy always succeeds.
 [[nodiscard]] bool CopyToUser(uint64_t user_dst, const void* src, size_t size);
+
+// The calling process's pid without a system call (glibc no longer caches getpid()). Kept current
+// across fork() by a pthread_atfork child handler, so a forked child sees its own pid.
+pid_t CurrentPid();
 
 }  // namespace hipmem::kfd_sim
 

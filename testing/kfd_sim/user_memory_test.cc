@@ -1,8 +1,11 @@
 #include "testing/kfd_sim/user_memory.h"
 
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "gtest/gtest.h"
 
@@ -19,6 +22,30 @@ TEST(UserMemoryTest, CopiesBothWays) {
   uint64_t target = 0;
   ASSERT_TRUE(CopyToUser(Addr(&target), &source, sizeof(source)));
   EXPECT_EQ(target, source);
+}
+
+TEST(UserMemoryTest, StackAndHeapArgumentsBothCopy) {
+  // The caller's stack takes the direct path, the heap the fault-checked one; both must copy.
+  uint64_t on_stack = 0;
+  auto on_heap = std::make_unique<uint64_t>(0);
+  const uint64_t value = 0x1122334455667788;
+  ASSERT_TRUE(CopyToUser(Addr(&on_stack), &value, sizeof(value)));
+  ASSERT_TRUE(CopyToUser(Addr(on_heap.get()), &value, sizeof(value)));
+  EXPECT_EQ(on_stack, value);
+  EXPECT_EQ(*on_heap, value);
+  uint64_t back = 0;
+  ASSERT_TRUE(CopyFromUser(&back, Addr(&on_stack), sizeof(back)));
+  EXPECT_EQ(back, value);
+}
+
+TEST(UserMemoryTest, PidFollowsFork) {
+  const pid_t parent = CurrentPid();
+  EXPECT_EQ(parent, getpid());
+  const pid_t child = fork();
+  if (child == 0) _exit(CurrentPid() == getpid() && CurrentPid() != parent ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(UserMemoryTest, NullPointerFaults) {
