@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
@@ -286,7 +287,8 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
   auto it = allocations_.find(address.raw());
   if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
   Allocation& allocation = it->second;
-  std::vector<uint32_t> gpu_ids;
+  // Inline (on the stack) for up to 8 GPUs: the kernel copies this array from user memory.
+  absl::InlinedVector<uint32_t, 8> gpu_ids;
   if (!nodes.empty()) {
     for (NodeId node : nodes) {
       const Gpu* gpu = GpuOfNode(node);
@@ -323,7 +325,8 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
 
 absl::Status Kfd::UnmapLocked(Allocation& allocation) {
   if (allocation.mapped_gpus.empty()) return absl::OkStatus();
-  std::vector<uint32_t> gpu_ids;
+  // Inline (on the stack) for up to 8 GPUs: the kernel copies this array from user memory.
+  absl::InlinedVector<uint32_t, 8> gpu_ids;
   for (GpuId id : allocation.mapped_gpus) gpu_ids.push_back(id.raw());
   kfd_uapi::UnmapMemoryFromGpuArgs args{};
   args.handle = allocation.handle;
