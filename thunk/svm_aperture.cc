@@ -24,8 +24,10 @@ absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) c
   if (!IsPowerOfTwo(alignment) || alignment < kPageSize) {
     return absl::InvalidArgumentError(absl::StrCat("alignment ", alignment.raw(), " is not a power of two >= 4 KiB"));
   }
-  // Over-reserve so an aligned start with a guard before it fits, then trim both ends.
-  const std::optional<Bytes> span = CheckedAdd(size, alignment + guard_ + guard_);
+  // Over-reserve so an aligned start with a guard before it fits, then trim both ends. mmap
+  // already returns page-aligned addresses, so page alignment needs no slack and no trimming.
+  const Bytes slack = alignment > kPageSize ? alignment : Bytes(0);
+  const std::optional<Bytes> span = CheckedAdd(size, slack + guard_ + guard_);
   if (!span.has_value() || size.is_zero()) return absl::InvalidArgumentError(absl::StrCat("size ", size.raw()));
   void* p = mmap(nullptr, span->raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("no VA for ", size.raw(), " bytes"));
