@@ -9,6 +9,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/errno_status.h"
@@ -33,14 +35,25 @@ std::string DescribeArgs(const kfd_uapi::WaitEventsArgs& a);
 
 // Issues `descriptor` with `args` (updated in place with the kernel's answer).
 // Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").
+// True when HSAKMT_DEBUG_LEVEL >= 7 (libhsakmt's HSAKMT_DEBUG_LEVEL_DEBUG): every ioctl is printed
+// to stderr, decoded, like strace for KFD. Read once per process.
+bool IoctlDebugEnabled();
+
+// Writes one decoded ioctl line to stderr ("[hsakmt] NAME(args) = result -> answer").
+void PrintIoctl(absl::string_view line);
+
 template <typename Args>
 absl::Status Ioctl(KfdDevice& device, const kfd_uapi::IoctlDescriptor<Args>& descriptor, Args& args) {
+  const bool trace = TraceEnabled();
+  const bool debug = IoctlDebugEnabled();
   std::string before;
-  if (TraceEnabled()) before = DescribeArgs(args);
+  if (trace || debug) before = DescribeArgs(args);
   const int err = device.Ioctl(descriptor.request(), &args);
-  if (TraceEnabled()) {
-    Trace(Layer::kKfd, descriptor.name, "(", before, ") = ", err == 0 ? 0 : -err, err == 0 ? " -> " : "",
-          err == 0 ? DescribeArgs(args) : "");
+  if (trace || debug) {
+    const std::string line = absl::StrCat(descriptor.name, "(", before, ") = ", err == 0 ? 0 : -err,
+                                          err == 0 ? " -> " : "", err == 0 ? DescribeArgs(args) : "");
+    if (trace) Trace(Layer::kKfd, line);
+    if (debug) PrintIoctl(line);
   }
   return FromErrno(err, descriptor.name);
 }
