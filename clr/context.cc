@@ -7,21 +7,13 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/env.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 
 namespace hipmem::clr {
 namespace {
-
-// A GPU_* / HIP_* setting, read the way ROCclr's flags are: an unsigned integer from the
-// environment, else the default.
-uint64_t Setting(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  uint64_t out = 0;
-  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
-}
 
 // Upstream defaults, current CLR (rocm-systems projects/clr, 2025-26): GPU_MAX_HEAP_SIZE 100 %,
 // GPU_SINGLE_ALLOC_PERCENT 100 % (it was 85 in the Oct-2024 CLR), HIP_HIDDEN_FREE_MEM 0 MiB.
@@ -74,9 +66,9 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     if (agent.type != hsa::DeviceType::kGpu) continue;
     ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
     ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
-    const Bytes global = Percent(pool->size, Setting("GPU_MAX_HEAP_SIZE", kMaxHeapPercent));
+    const Bytes global = Percent(pool->size, EnvUint64("GPU_MAX_HEAP_SIZE", kMaxHeapPercent));
     devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
-                             global, Percent(global, Setting("GPU_SINGLE_ALLOC_PERCENT", kSingleAllocPercent))});
+                             global, Percent(global, EnvUint64("GPU_SINGLE_ALLOC_PERCENT", kSingleAllocPercent))});
     Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
@@ -149,7 +141,7 @@ absl::StatusOr<MemInfo> Context::GetMemInfo(const Device& device) {
   ASSIGN_OR_RETURN(Bytes available, runtime_->MemoryAvailable(device.agent));
   // ROCclr reads MEMORY_AVAIL in KiB and subtracts HIP_HIDDEN_FREE_MEM (MiB).
   Bytes free = AlignDown(available, Bytes::KiB(1));
-  const Bytes hidden = Bytes::MiB(Setting("HIP_HIDDEN_FREE_MEM", 0));
+  const Bytes hidden = Bytes::MiB(EnvUint64("HIP_HIDDEN_FREE_MEM", 0));
   free = free > hidden ? free - hidden : Bytes(0);
   return MemInfo{free < device.global_mem_size ? free : device.global_mem_size, device.global_mem_size};
 }

@@ -1,5 +1,7 @@
 #include "clr/mem_obj_map.h"
 
+#include "base/address_map.h"
+
 #include <iterator>
 #include <utility>
 
@@ -33,11 +35,9 @@ absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base) {
 
 std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  auto it = objects_.upper_bound(address.raw());
-  if (it == objects_.begin()) return std::nullopt;
-  --it;
+  auto it = FindContaining(objects_, address, [](const std::unique_ptr<Memory>& m) { return m->desc().range; });
+  if (it == objects_.end()) return std::nullopt;
   const MemoryDesc& desc = it->second->desc();
-  if (!desc.range.Contains(address)) return std::nullopt;
   return MemObjRef{desc, address - desc.range.base};
 }
 

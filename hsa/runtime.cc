@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
+#include "base/address_map.h"
+#include "base/env.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -28,10 +30,7 @@ constexpr Bytes kFragmentBlock = Bytes::MiB(2);
 constexpr uint64_t kAgentHandleBase = 0x4147'0000'0000'0000ull;  // "AG"
 constexpr uint64_t kPoolHandleBase = 0x504c'0000'0000'0000ull;   // "PL"
 
-bool FragmentAllocatorDisabled() {
-  const char* v = std::getenv("HSA_DISABLE_FRAGMENT_ALLOCATOR");
-  return v != nullptr && std::string(v) == "1";
-}
+bool FragmentAllocatorDisabled() { return EnvUint64("HSA_DISABLE_FRAGMENT_ALLOCATOR", 0) == 1; }
 
 MemoryPool SystemPool(PoolId id, AgentId owner, NodeId node, Bytes size, GlobalFlags flags) {
   MemFlags kmt = MemFlags::kHostAccess;  // pageable system memory: a USERPTR BO
@@ -185,10 +184,8 @@ absl::Status Runtime::Free(DeviceAddress address) {
 
 std::optional<PointerInfo> Runtime::FindPointer(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  auto it = allocations_.upper_bound(address.raw());
-  if (it == allocations_.begin()) return std::nullopt;
-  --it;
-  if (!it->second.range.Contains(address)) return std::nullopt;
+  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
+  if (it == allocations_.end()) return std::nullopt;
   absl::StatusOr<const MemoryPool*> pool = GetPool(it->second.pool);
   return PointerInfo{it->second.range, it->second.pool, pool.ok() ? (*pool)->owner : AgentId(0)};
 }

@@ -13,9 +13,10 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
+#include "base/address_map.h"
+#include "base/env.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -28,12 +29,6 @@ namespace {
 
 using kfd_uapi::AllocMemFlags;
 
-uint64_t EnvOr(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  uint64_t out = 0;
-  return v != nullptr && absl::SimpleAtoi(v, &out) ? out : fallback;
-}
-
 absl::Status InvalidParameter(absl::string_view message) {
   return WithHsakmtStatus(absl::InvalidArgumentError(message), HSAKMT_STATUS_INVALID_PARAMETER);
 }
@@ -44,7 +39,7 @@ AllocMemFlags CommonIocFlags(MemFlags flags) {
   AllocMemFlags ioc = AllocMemFlags::kExecutable | AllocMemFlags::kNoSubstitute;
   if (!HasFlag(flags, MemFlags::kReadOnly)) ioc |= AllocMemFlags::kWritable;
   if (HasFlag(flags, MemFlags::kAqlQueueMemory)) ioc |= AllocMemFlags::kAqlQueueMem | AllocMemFlags::kUncached;
-  const bool disable_cache = EnvOr("HSA_DISABLE_CACHE", 0) != 0;
+  const bool disable_cache = EnvUint64("HSA_DISABLE_CACHE", 0) != 0;
   if (!HasFlag(flags, MemFlags::kCoarseGrain) || disable_cache) ioc |= AllocMemFlags::kCoherent;
   if (HasFlag(flags, MemFlags::kUncached) || disable_cache) ioc |= AllocMemFlags::kUncached;
   return ioc;
@@ -105,8 +100,8 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
     kfd_uapi::AcquireVmArgs args{static_cast<uint32_t>(gpu.render_fd), gpu.gpu_id.raw()};
     RETURN_IF_ERROR(Annotate(Ioctl(*device, kfd_uapi::kAcquireVm, args), absl::StrCat("gpu_id=", gpu.gpu_id.raw())));
   }
-  const Bytes max_align(kPageSize.raw() << EnvOr("HSA_MAX_VA_ALIGN", 9));
-  SvmAperture aperture(svm_base, svm_limit, max_align, EnvOr("HSA_SVM_GUARD_PAGES", 1));
+  const Bytes max_align(kPageSize.raw() << EnvUint64("HSA_MAX_VA_ALIGN", 9));
+  SvmAperture aperture(svm_base, svm_limit, max_align, EnvUint64("HSA_SVM_GUARD_PAGES", 1));
   std::move(close_render_nodes).Cancel();
   const KfdVersion v{version.major_version, version.minor_version};
   Trace(Layer::kThunk, "hsaKmtOpenKFD: backend=", device->backend_name(), ", KFD ", v.major, ".", v.minor, ", ",
@@ -356,11 +351,9 @@ absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
 
 std::optional<Kfd::AllocationInfo> Kfd::FindAllocation(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  auto it = allocations_.upper_bound(address.raw());
-  if (it == allocations_.begin()) return std::nullopt;
-  --it;
+  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
+  if (it == allocations_.end()) return std::nullopt;
   const Allocation& a = it->second;
-  if (!a.range.Contains(address)) return std::nullopt;
   return AllocationInfo{a.range, a.node, a.flags, a.is_vram, a.mapped_gpus};
 }
 
