@@ -4,6 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "base/log.h"
@@ -32,7 +34,13 @@ bool Compare(uint32_t value, uint32_t reference, uint32_t function) {
 }  // namespace
 
 SdmaEngine::SdmaEngine(std::string name, GpuMemory* memory, SdmaQueueDescriptor queue, Callbacks callbacks)
-    : name_(std::move(name)), memory_(memory), queue_(queue), callbacks_(std::move(callbacks)) {
+    : name_(std::move(name)),
+      memory_(memory),
+      queue_(queue),
+      callbacks_(std::move(callbacks)),
+      doorbell_word_(queue.doorbell != nullptr ? queue.doorbell : &private_doorbell_),
+      doorbell_(doorbell_word_),
+      rptr_(queue.initial_rptr) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -41,22 +49,27 @@ SdmaEngine::~SdmaEngine() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  stop_requested_.store(true);
   cv_.notify_all();
+  // The thread may be between its last look at stop_requested_ and FUTEX_WAIT; keep waking until it is out.
+  while (!exited_.load()) {
+    doorbell_.Wake();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
   thread_.join();
 }
 
-void SdmaEngine::RingDoorbell(uint64_t wptr) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    doorbell_wptr_ = std::max(doorbell_wptr_, wptr);  // a stale doorbell write never rewinds the ring
-  }
-  cv_.notify_all();
-}
+void SdmaEngine::RingDoorbell(uint64_t wptr) { kfd_sim::RingDoorbell(doorbell_word_, wptr); }
 
 bool SdmaEngine::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return halted_ || rptr_ >= doorbell_wptr_; });
+  cv_.wait(lock, [&] { return halted_ || rptr_ >= doorbell_.Load(); });
   return !halted_;
+}
+
+uint64_t SdmaEngine::rptr() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rptr_;
 }
 
 bool SdmaEngine::halted() const {
@@ -69,10 +82,7 @@ uint64_t SdmaEngine::bytes_moved() const {
   return bytes_moved_;
 }
 
-bool SdmaEngine::stopping() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stop_;
-}
+bool SdmaEngine::stopping() const { return stop_requested_.load(); }
 
 void SdmaEngine::Fault(uint64_t va) {
   HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(va), "; queue halted");
@@ -80,38 +90,49 @@ void SdmaEngine::Fault(uint64_t va) {
 }
 
 void SdmaEngine::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (true) {
-    cv_.wait(lock, [&] { return stop_ || (!halted_ && doorbell_wptr_ > rptr_); });
-    if (stop_) return;
-    uint64_t rptr = rptr_;
-    const uint64_t wptr = doorbell_wptr_;
-    lock.unlock();
+  uint64_t rptr = queue_.initial_rptr;
+  bool halted = false;
+  while (!stopping()) {
+    // A stale doorbell write never rewinds the ring; a halted queue ignores its doorbell until destroyed.
+    const uint64_t wptr = doorbell_.Load();
+    if (halted || wptr <= rptr) {
+      doorbell_.Wait(wptr);
+      continue;
+    }
     Outcome outcome = Outcome::kDone;
     while (rptr < wptr && outcome == Outcome::kDone) {
       uint32_t dwords = 0;
       outcome = Execute(rptr, &dwords);
       if (outcome != Outcome::kDone) break;
       rptr += uint64_t{dwords} * 4;
-      // The read pointer write-back lives in GPU-mapped memory too.
-      std::optional<GpuMemory::Span> rp = memory_->Translate(queue_.rptr_va, sizeof(uint64_t));
-      if (!rp.has_value() || rp->bytes < sizeof(uint64_t)) {
-        Fault(queue_.rptr_va);
-        outcome = Outcome::kFault;
-        break;
+      {
+        // The read pointer write-back lives in GPU-mapped memory too.
+        GpuMemory::AccessScope scope(memory_);
+        std::optional<GpuMemory::Span> rp = memory_->Translate(queue_.rptr_va, sizeof(uint64_t));
+        if (!rp.has_value() || rp->bytes < sizeof(uint64_t)) {
+          Fault(queue_.rptr_va);
+          outcome = Outcome::kFault;
+          break;
+        }
+        std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rp->host)).store(rptr, std::memory_order_release);
       }
-      std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rp->host)).store(rptr, std::memory_order_release);
       {
         std::lock_guard<std::mutex> progress(mu_);
         rptr_ = rptr;
       }
       cv_.notify_all();
     }
-    lock.lock();
-    if (outcome == Outcome::kStopped) return;
-    if (outcome != Outcome::kDone) halted_ = true;
-    cv_.notify_all();
+    if (outcome == Outcome::kStopped) break;
+    if (outcome != Outcome::kDone) {
+      halted = true;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        halted_ = true;
+      }
+      cv_.notify_all();
+    }
   }
+  exited_.store(true);
 }
 
 bool SdmaEngine::ReadRing(uint64_t offset, uint32_t* out, uint32_t count) {
@@ -128,6 +149,9 @@ bool SdmaEngine::ReadRing(uint64_t offset, uint32_t* out, uint32_t count) {
 }
 
 SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed) {
+  // Every access of the packet happens inside one scope, except a POLL's waits (see Poll).
+  std::optional<GpuMemory::AccessScope> scope;
+  scope.emplace(memory_);
   uint32_t p[8] = {};
   if (!ReadRing(rptr, p, 1)) return Outcome::kFault;
   const auto op = static_cast<Opcode>(p[0] & 0xff);
@@ -162,6 +186,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       *dwords_consumed = 6;
       if (!read(6)) return Outcome::kFault;
       if ((p[0] >> 31) == 0) return Outcome::kMalformed;  // register polls are not simulated
+      scope.reset();
       return Poll(Addr(p[1], p[2]), p[3], p[4], (p[0] >> 28) & 7, p[5] & 0xffff, (p[5] >> 16) & 0xfff);
     case Opcode::kConstFill:
       *dwords_consumed = 5;
@@ -230,12 +255,17 @@ SdmaEngine::Outcome SdmaEngine::Poll(uint64_t addr, uint32_t reference, uint32_t
   if (addr % 4 != 0) return Outcome::kMalformed;
   const auto interval = std::chrono::microseconds(std::max<uint32_t>(interval_us, 1));
   for (uint32_t attempt = 0;; ++attempt) {
-    std::optional<GpuMemory::Span> span = memory_->Translate(addr, 4);
-    if (!span.has_value()) {
-      Fault(addr);
-      return Outcome::kFault;
+    uint32_t value = 0;
+    {
+      // One scope per look: the page table may change between looks, as between a real engine's reads.
+      GpuMemory::AccessScope scope(memory_);
+      std::optional<GpuMemory::Span> span = memory_->Translate(addr, 4);
+      if (!span.has_value()) {
+        Fault(addr);
+        return Outcome::kFault;
+      }
+      value = std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(span->host)).load(std::memory_order_acquire);
     }
-    const uint32_t value = std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(span->host)).load(std::memory_order_acquire);
     if (Compare(value & mask, reference, function)) return Outcome::kDone;
     // Hardware moves on after the retry count (and raises a timeout interrupt we do not model).
     if (retries != sdma::kPollForever && attempt >= retries) return Outcome::kDone;

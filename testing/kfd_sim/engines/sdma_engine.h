@@ -9,6 +9,7 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -17,26 +18,20 @@
 #include <string>
 #include <thread>
 
-namespace hipmem::kfd_sim {
+#include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/engines/gpu_memory.h"
 
-// The GPU's view of memory: one GPU's page table in one process. Thread-safe.
-class GpuMemory {
- public:
-  struct Span {
-    void* host;      // where the engine reads or writes the first byte
-    uint64_t bytes;  // how many following bytes are contiguous there (> 0)
-  };
-  virtual ~GpuMemory() = default;
-  // Returns the host bytes behind `va`, at most `bytes` of them, or nullopt when `va` is not mapped
-  // in this GPU's page table (a VM fault).
-  virtual std::optional<Span> Translate(uint64_t va, uint64_t bytes) = 0;
-};
+namespace hipmem::kfd_sim {
 
 struct SdmaQueueDescriptor {
   uint64_t ring_va;        // ring base, GPU VA
   uint32_t ring_bytes;     // power of two, >= 256
   uint64_t rptr_va;        // 64-bit read pointer the engine writes back (bytes, monotonic)
   uint64_t wptr_va;        // 64-bit write pointer the producer keeps in memory (informational)
+  // The engine's view of the queue's doorbell word (doorbell.h); not owned. Null: the engine keeps a
+  // private one that only RingDoorbell() rings (engine tests and benchmarks).
+  uint64_t* doorbell = nullptr;
+  uint64_t initial_rptr = 0;  // where the engine starts reading (bytes, monotonic)
 };
 
 class SdmaEngine {
@@ -53,12 +48,16 @@ class SdmaEngine {
   SdmaEngine(const SdmaEngine&) = delete;
   SdmaEngine& operator=(const SdmaEngine&) = delete;
 
-  // The doorbell: publishes the producer's new write pointer (bytes, monotonic) and wakes the engine.
+  // Rings the queue's doorbell with the producer's new write pointer (bytes, monotonic), as a producer
+  // that owns the doorbell page would (kfd_sim::RingDoorbell).
   void RingDoorbell(uint64_t wptr);
 
-  // Blocks until every packet before the last doorbell's write pointer has executed, or the queue
+  // Blocks until every packet before the doorbell's current write pointer has executed, or the queue
   // halted. Returns false when it halted (VM fault or malformed packet).
   bool WaitIdle();
+
+  // The read pointer the engine has reached (bytes, monotonic).
+  uint64_t rptr() const;
 
   bool halted() const;
   const std::string& name() const { return name_; }
@@ -83,12 +82,17 @@ class SdmaEngine {
   const SdmaQueueDescriptor queue_;
   const Callbacks callbacks_;
 
+  uint64_t private_doorbell_ = 0;  // the doorbell word when the descriptor brings none
+  uint64_t* const doorbell_word_;
+  const DoorbellWaiter doorbell_;
+
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t doorbell_wptr_ = 0;  // guarded by mu_
+  std::condition_variable cv_;    // progress: rptr_, halted_, stop_
   uint64_t rptr_ = 0;           // guarded by mu_
   bool halted_ = false;         // guarded by mu_
   bool stop_ = false;           // guarded by mu_
+  std::atomic<bool> stop_requested_{false};  // read by the thread without mu_ between doorbell waits
+  std::atomic<bool> exited_{false};
   uint64_t bytes_moved_ = 0;    // guarded by mu_
   std::thread thread_;
 };

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <optional>
 
-#include "testing/kfd_sim/engines/sdma_engine.h"
+#include "testing/kfd_sim/engines/gpu_memory.h"
 
 namespace hipmem::kfd_sim {
 

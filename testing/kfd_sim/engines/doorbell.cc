@@ -1,0 +1,58 @@
+#include "testing/kfd_sim/engines/doorbell.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+
+namespace hipmem::kfd_sim {
+namespace {
+
+// ThreadSanitizer cannot see a futex, nor that two virtual mappings of one page are the same memory, so
+// the doorbell publishes its happens-before edge on one process-wide token: everything the producer
+// wrote before ringing is visible to the engine that read the ring.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HIPMEM_DOORBELL_TSAN 1
+#endif
+#endif
+#ifdef HIPMEM_DOORBELL_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+char tsan_token;
+void TsanRelease() { __tsan_release(&tsan_token); }
+void TsanAcquire() { __tsan_acquire(&tsan_token); }
+#else
+void TsanRelease() {}
+void TsanAcquire() {}
+#endif
+
+// The futex word is the low dword of the little-endian 64-bit doorbell.
+uint32_t* LowDword(uint64_t* word) { return reinterpret_cast<uint32_t*>(word); }
+
+void FutexWake(uint64_t* word) { syscall(SYS_futex, LowDword(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
+
+}  // namespace
+
+void RingDoorbell(uint64_t* word, uint64_t value) {
+  TsanRelease();
+  std::atomic_ref<uint64_t>(*word).store(value, std::memory_order_release);
+  FutexWake(word);
+}
+
+uint64_t DoorbellWaiter::Load() const {
+  const uint64_t value = std::atomic_ref<uint64_t>(*word_).load(std::memory_order_acquire);
+  TsanAcquire();
+  return value;
+}
+
+void DoorbellWaiter::Wait(uint64_t seen) const {
+  // EAGAIN (the word moved on), EINTR and a wake all just return: the caller re-reads the word.
+  syscall(SYS_futex, LowDword(word_), FUTEX_WAIT, static_cast<uint32_t>(seen), nullptr, nullptr, 0);
+}
+
+void DoorbellWaiter::Wake() const { FutexWake(word_); }
+
+}  // namespace hipmem::kfd_sim
