@@ -33,9 +33,14 @@ class SdmaQueueTest : public ::testing::Test {
         SdmaEngine::Callbacks{[this](uint32_t c) { traps_.push_back(c); }, [this](uint64_t va) { faults_.push_back(va); }});
   }
 
-  // Writes a packet at the write pointer (wrapping like the hardware ring) and rings the doorbell.
+  // Writes a packet at the write pointer (wrapping like the hardware ring) and rings the doorbell. Like
+  // any producer, it first waits until the engine's read pointer leaves room: a slot is reused only
+  // after the engine has read it.
   template <typename Packet>
   void Submit(const Packet& packet) {
+    while (wptr_ + sizeof(Packet) - std::atomic_ref<uint64_t>(rptr_).load(std::memory_order_acquire) > kRingBytes) {
+      std::this_thread::yield();
+    }
     const auto* dw = reinterpret_cast<const uint32_t*>(&packet);
     for (size_t i = 0; i < sizeof(Packet) / 4; ++i) {
       ring_[(wptr_ / 4) % (kRingBytes / 4)] = dw[i];
