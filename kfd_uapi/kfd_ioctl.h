@@ -226,6 +226,54 @@ struct WaitEventsArgs {
   uint32_t wait_result;   // out: WaitResult
 };
 
+// ---- queues (kfd_ioctl_create_queue_args and friends) ----
+
+// KFD_IOC_QUEUE_TYPE_*: CreateQueueArgs::queue_type.
+enum class QueueType : uint32_t {
+  kCompute = 0,       // PM4
+  kSdma = 1,
+  kComputeAql = 2,
+  kSdmaXgmi = 3,
+  kSdmaByEngineId = 4,  // KFD 1.16: sdma_engine_id picks the engine
+};
+
+inline constexpr uint32_t kMaxQueuePercentage = 100;  // KFD_MAX_QUEUE_PERCENTAGE
+inline constexpr uint32_t kMaxQueuePriority = 15;     // KFD_MAX_QUEUE_PRIORITY
+
+struct CreateQueueArgs {
+  uint64_t ring_base_address;      // in
+  uint64_t write_pointer_address;  // in
+  uint64_t read_pointer_address;   // in
+  uint64_t doorbell_offset;        // out: the DOORBELL mmap offset; on SOC15 the queue's byte offset
+                                   //      inside the process's doorbell slice is OR-ed into the low bits
+  uint32_t ring_size;              // in: bytes, a power of two
+  uint32_t gpu_id;                 // in
+  uint32_t queue_type;             // in: QueueType
+  uint32_t queue_percentage;       // in: bits 0-7 percentage; bits 8-15 the PM4 target XCC
+  uint32_t queue_priority;         // in
+  uint32_t queue_id;               // out
+  uint64_t eop_buffer_address;     // in
+  uint64_t eop_buffer_size;        // in
+  uint64_t ctx_save_restore_address;  // in
+  uint32_t ctx_save_restore_size;  // in
+  uint32_t ctl_stack_size;         // in
+  uint32_t sdma_engine_id;         // in: kSdmaByEngineId only (KFD 1.16)
+  uint32_t pad;
+};
+
+struct DestroyQueueArgs {
+  uint32_t queue_id;
+  uint32_t pad;
+};
+
+struct UpdateQueueArgs {
+  uint64_t ring_base_address;
+  uint32_t queue_id;
+  uint32_t ring_size;
+  uint32_t queue_percentage;
+  uint32_t queue_priority;
+};
+
 // ---- the layout contract ----
 #define HIPMEM_KFD_LAYOUT(T, size) static_assert(sizeof(T) == (size) && std::is_standard_layout_v<T>)
 HIPMEM_KFD_LAYOUT(GetVersionArgs, 8);
@@ -247,6 +295,9 @@ HIPMEM_KFD_LAYOUT(HwExceptionData, 16);
 HIPMEM_KFD_LAYOUT(SignalEventData, 8);
 HIPMEM_KFD_LAYOUT(EventData, 48);
 HIPMEM_KFD_LAYOUT(WaitEventsArgs, 24);
+HIPMEM_KFD_LAYOUT(CreateQueueArgs, 96);
+HIPMEM_KFD_LAYOUT(DestroyQueueArgs, 8);
+HIPMEM_KFD_LAYOUT(UpdateQueueArgs, 24);
 #undef HIPMEM_KFD_LAYOUT
 static_assert(offsetof(AllocMemoryOfGpuArgs, gpu_id) == 32 && offsetof(AllocMemoryOfGpuArgs, flags) == 36);
 static_assert(offsetof(MapMemoryToGpuArgs, n_devices) == 16 && offsetof(MapMemoryToGpuArgs, n_success) == 20);
@@ -255,6 +306,8 @@ static_assert(offsetof(CreateEventArgs, event_type) == 12 && offsetof(CreateEven
 static_assert(offsetof(MemoryExceptionData, va) == 16 && offsetof(MemoryExceptionData, ErrorType) == 28);
 static_assert(offsetof(EventData, signal_event_data) == 0 && offsetof(EventData, kfd_event_data_ext) == 32 &&
               offsetof(EventData, event_id) == 40);
+static_assert(offsetof(CreateQueueArgs, ring_size) == 32 && offsetof(CreateQueueArgs, queue_id) == 52 &&
+              offsetof(CreateQueueArgs, ctl_stack_size) == 84 && offsetof(CreateQueueArgs, sdma_engine_id) == 88);
 static_assert(offsetof(WaitEventsArgs, num_events) == 8 && offsetof(WaitEventsArgs, wait_result) == 20);
 
 // ---- typed descriptors ----
@@ -269,6 +322,11 @@ struct IoctlDescriptor {
 };
 
 inline constexpr IoctlDescriptor<GetVersionArgs> kGetVersion{0x01, IoctlDirection::kRead, "AMDKFD_IOC_GET_VERSION"};
+inline constexpr IoctlDescriptor<CreateQueueArgs> kCreateQueue{0x02, IoctlDirection::kReadWrite,
+                                                                "AMDKFD_IOC_CREATE_QUEUE"};
+inline constexpr IoctlDescriptor<DestroyQueueArgs> kDestroyQueue{0x03, IoctlDirection::kReadWrite,
+                                                                  "AMDKFD_IOC_DESTROY_QUEUE"};
+inline constexpr IoctlDescriptor<UpdateQueueArgs> kUpdateQueue{0x07, IoctlDirection::kWrite, "AMDKFD_IOC_UPDATE_QUEUE"};
 inline constexpr IoctlDescriptor<CreateEventArgs> kCreateEvent{0x08, IoctlDirection::kReadWrite,
                                                                 "AMDKFD_IOC_CREATE_EVENT"};
 inline constexpr IoctlDescriptor<DestroyEventArgs> kDestroyEvent{0x09, IoctlDirection::kWrite,
@@ -296,6 +354,9 @@ static_assert(kAllocMemoryOfGpu.request() == 0xC0284B16);
 static_assert(kFreeMemoryOfGpu.request() == 0x40084B17);
 static_assert(kAvailableMemory.request() == 0xC0104B23);
 static_assert(kCreateEvent.request() == 0xC0204B08);
+// 1.17's CREATE_QUEUE struct (with sdma_engine_id) is 96 bytes; KFD 1.11's was 88 (0xC0584B02).
+static_assert(kCreateQueue.request() == 0xC0604B02 && kDestroyQueue.request() == 0xC0084B03 &&
+              kUpdateQueue.request() == 0x40184B07);
 static_assert(kDestroyEvent.request() == 0x40084B09 && kSetEvent.request() == 0x40084B0A &&
               kResetEvent.request() == 0x40084B0B);
 static_assert(kWaitEvents.request() == 0xC0184B0C);

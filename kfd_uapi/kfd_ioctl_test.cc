@@ -32,6 +32,11 @@ TEST(KfdUapiTest, RequestNumbersMatchKernelHeader) {
   EXPECT_EQ(kSetEvent.request(), AMDKFD_IOC_SET_EVENT);
   EXPECT_EQ(kResetEvent.request(), AMDKFD_IOC_RESET_EVENT);
   EXPECT_EQ(kWaitEvents.request(), AMDKFD_IOC_WAIT_EVENTS);
+  EXPECT_EQ(kDestroyQueue.request(), AMDKFD_IOC_DESTROY_QUEUE);
+  EXPECT_EQ(kUpdateQueue.request(), AMDKFD_IOC_UPDATE_QUEUE);
+  // CREATE_QUEUE grew sdma_engine_id + pad in 1.16: same nr and direction, 8 bytes longer.
+  EXPECT_EQ(IoctlNr(kCreateQueue.request()), IoctlNr(AMDKFD_IOC_CREATE_QUEUE));
+  EXPECT_EQ(IoctlSize(kCreateQueue.request()), IoctlSize(AMDKFD_IOC_CREATE_QUEUE) + 8);
   EXPECT_EQ(kIoctlType, static_cast<uint32_t>(AMDKFD_IOCTL_BASE));
   EXPECT_EQ(kCommandStart, static_cast<uint32_t>(AMDKFD_COMMAND_START));
   // 1.11's table ends earlier than the 1.17 one we speak; it must not end later.
@@ -103,6 +108,39 @@ TEST(KfdUapiTest, StructLayoutsMatchKernelHeader) {
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, available);
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, gpu_id);
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, pad);
+}
+
+TEST(KfdUapiTest, QueueStructLayoutsMatchKernelHeader) {
+  EXPECT_EQ(sizeof(CreateQueueArgs), sizeof(kfd_ioctl_create_queue_args) + 8);  // 1.16's tail
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, ring_base_address);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, write_pointer_address);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, read_pointer_address);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, doorbell_offset);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, ring_size);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, gpu_id);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, queue_type);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, queue_percentage);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, queue_priority);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, queue_id);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, eop_buffer_address);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, eop_buffer_size);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, ctx_save_restore_address);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, ctx_save_restore_size);
+  EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, ctl_stack_size);
+  EXPECT_EQ(sizeof(DestroyQueueArgs), sizeof(kfd_ioctl_destroy_queue_args));
+  EXPECT_FIELD(DestroyQueueArgs, kfd_ioctl_destroy_queue_args, queue_id);
+  EXPECT_EQ(sizeof(UpdateQueueArgs), sizeof(kfd_ioctl_update_queue_args));
+  EXPECT_FIELD(UpdateQueueArgs, kfd_ioctl_update_queue_args, ring_base_address);
+  EXPECT_FIELD(UpdateQueueArgs, kfd_ioctl_update_queue_args, queue_id);
+  EXPECT_FIELD(UpdateQueueArgs, kfd_ioctl_update_queue_args, ring_size);
+  EXPECT_FIELD(UpdateQueueArgs, kfd_ioctl_update_queue_args, queue_percentage);
+  EXPECT_FIELD(UpdateQueueArgs, kfd_ioctl_update_queue_args, queue_priority);
+  EXPECT_EQ(static_cast<uint32_t>(QueueType::kCompute), uint32_t{KFD_IOC_QUEUE_TYPE_COMPUTE});
+  EXPECT_EQ(static_cast<uint32_t>(QueueType::kSdma), uint32_t{KFD_IOC_QUEUE_TYPE_SDMA});
+  EXPECT_EQ(static_cast<uint32_t>(QueueType::kComputeAql), uint32_t{KFD_IOC_QUEUE_TYPE_COMPUTE_AQL});
+  EXPECT_EQ(static_cast<uint32_t>(QueueType::kSdmaXgmi), uint32_t{KFD_IOC_QUEUE_TYPE_SDMA_XGMI});
+  EXPECT_EQ(kMaxQueuePercentage, uint32_t{KFD_MAX_QUEUE_PERCENTAGE});
+  EXPECT_EQ(kMaxQueuePriority, uint32_t{KFD_MAX_QUEUE_PRIORITY});
 }
 
 TEST(KfdUapiTest, EventStructLayoutsMatchKernelHeader) {
