@@ -87,4 +87,19 @@ std::optional<uint64_t> SharedResources::AllocateMmapOffset(Bytes size) {
   return std::exchange(next_mmap_offset_, next->raw());
 }
 
+bool SharedResources::TryTakeSdmaQueue(size_t gpu_index, bool xgmi, uint32_t capacity) {
+  ScopedLock lock(&mu_);
+  uint32_t& used = sdma_queues_[{gpu_index, xgmi}];
+  if (used >= capacity) return false;
+  ++used;
+  return true;
+}
+
+void SharedResources::ReturnSdmaQueue(size_t gpu_index, bool xgmi) {
+  ScopedLock lock(&mu_);
+  uint32_t& used = sdma_queues_[{gpu_index, xgmi}];
+  HIPMEM_CHECK(used > 0, "SDMA queue returned that was never taken");
+  --used;
+}
+
 }  // namespace hipmem::kfd_sim

@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 
@@ -48,6 +50,11 @@ class SharedResources {
   // handed out before; nullopt once the space is exhausted. One space serves every render node.
   std::optional<uint64_t> AllocateMmapOffset(Bytes size);
 
+  // SDMA queue slots of GPU `gpu_index` (the device queue manager's sdma / xgmi_sdma bitmaps, global over
+  // processes): takes one from the `xgmi` pool unless `capacity` are in use already (the kernel's -ENOMEM).
+  [[nodiscard]] bool TryTakeSdmaQueue(size_t gpu_index, bool xgmi, uint32_t capacity);
+  void ReturnSdmaQueue(size_t gpu_index, bool xgmi);
+
  private:
   const std::vector<Bytes> vram_capacity_;
   const Bytes system_capacity_;
@@ -56,6 +63,7 @@ class SharedResources {
   std::vector<Bytes> vram_used_ ABSL_GUARDED_BY(mu_);
   Bytes system_used_ ABSL_GUARDED_BY(mu_);
   uint64_t next_mmap_offset_ ABSL_GUARDED_BY(mu_);
+  absl::btree_map<std::pair<size_t, bool>, uint32_t> sdma_queues_ ABSL_GUARDED_BY(mu_);  // (gpu, xgmi) -> in use
 };
 
 }  // namespace hipmem::kfd_sim

@@ -142,7 +142,7 @@ TEST_F(SimAllocTest, BadRequestsGetKernelErrnos) {
       {"gpu_id 0", 0, kTestVa, 4096, kVramFlags, 0, -EINVAL},
       {"no domain bit", gpu_id(0), kTestVa, 4096, AllocMemFlags::kWritable, 0, -EINVAL},
       {"two domain bits", gpu_id(0), kTestVa, 4096, AllocMemFlags::kVram | AllocMemFlags::kGtt, 0, -EINVAL},
-      {"doorbell (not simulated yet)", gpu_id(0), kTestVa, 4096, AllocMemFlags::kDoorbell, 0, -EINVAL},
+      {"doorbell smaller than the 8 KiB slice", gpu_id(0), kTestVa, 4096, AllocMemFlags::kDoorbell, 0, -EINVAL},
       {"mmio remap (not simulated yet)", gpu_id(0), kTestVa, 4096, AllocMemFlags::kMmioRemap, 0, -EINVAL},
       {"misaligned va", gpu_id(0), kTestVa + 16, 4096, kVramFlags, 0, -EINVAL},
       {"misaligned size", gpu_id(0), kTestVa, 4097, kVramFlags, 0, -EINVAL},

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -29,10 +30,12 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
-#include "testing/kfd_sim/address_range_map.h"
-#include "testing/kfd_sim/events.h"
-#include "testing/kfd_sim/memfd.h"
 #include "base/scoped_lock.h"
+#include "testing/kfd_sim/address_range_map.h"
+#include "testing/kfd_sim/bo_pages.h"
+#include "testing/kfd_sim/engines/sdma_engine.h"
+#include "testing/kfd_sim/events.h"
+#include "testing/kfd_sim/gpu_page_table.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/kfd_sim/user_memory.h"
@@ -57,15 +60,34 @@ struct Bo {
   Bytes accounted;                   // what SharedResources holds for it
   uint64_t mmap_offset = 0;          // start of its range in the render nodes' mmap-offset space
   uint64_t userptr = 0;              // USERPTR: the CPU address it stands for
-  std::optional<MemFd> backing;      // VRAM and GTT: the pages
+  std::shared_ptr<BoPages> pages;    // VRAM, GTT and DOORBELL (the device's doorbell slice): the pages
   absl::btree_set<size_t> mapped_on; // GPUs (topology index) whose page table maps it
+};
+
+// One user-mode queue (the kernel's struct queue + its MQD), and the engine that runs it.
+struct Queue {
+  uint32_t id = 0;
+  size_t gpu_index = 0;
+  uapi::QueueType type = uapi::QueueType::kSdma;
+  uint64_t ring_base = 0;
+  uint32_t ring_size = 0;
+  uint64_t read_pointer = 0;   // GPU VA of the 64-bit read pointer the engine writes back
+  uint64_t write_pointer = 0;  // GPU VA of the producer's 64-bit write pointer
+  uint32_t percentage = 0;
+  uint32_t priority = 0;
+  std::optional<bool> sdma_pool_xgmi;  // SDMA queues: which slot pool it holds a slot of
+  std::unique_ptr<SdmaEngine> sdma;    // running while the queue is active
 };
 
 // One process's view of one GPU (the kernel's kfd_process_device).
 struct ProcessDevice {
   std::optional<int> vm_token;    // the render token ACQUIRE_VM bound (the pdd's drm_file)
-  AddressRangeMap page_table;     // what this GPU can reach in this process
+  // What this GPU can reach in this process. Behind a pointer: engines hold it across moves of the vector.
+  std::unique_ptr<GpuPageTable> page_table = std::make_unique<GpuPageTable>();
   AddressRangeMap allocated_vas;  // VAs of the buffers allocated on this GPU
+  // The process's doorbell slice on this GPU (kfd_get_process_doorbells), made on first use; shared by
+  // the DOORBELL buffer, the /dev/kfd mmap and the engines.
+  std::shared_ptr<BoPages> doorbells;
 };
 
 // Everything one KFD process owns.
@@ -77,6 +99,7 @@ struct ProcessState {
   absl::btree_map<uint64_t, Bo> bos;           // by handle
   absl::btree_map<uint64_t, uint64_t> mmap_offsets;  // start offset -> handle
   uint32_t next_idr = 1;                       // never reused; 0 once the space has wrapped
+  absl::btree_map<uint32_t, Queue> queues;     // by queue id
 };
 
 }  // namespace sim_internal
@@ -89,6 +112,7 @@ using sim_internal::EventTable;
 using sim_internal::SignalPage;
 using sim_internal::ProcessDevice;
 using sim_internal::ProcessState;
+using sim_internal::Queue;
 using BoMap = absl::btree_map<uint64_t, Bo>;
 
 constexpr Bytes kPageSize = Bytes::KiB(4);
@@ -109,12 +133,25 @@ constexpr uint64_t kApertureWindow = 0xffffffff;          // limit = base + 4 Gi
 // fails with -ENOMEM before anything is read.
 constexpr uint32_t kMaxDeviceIds = (4u << 20) / sizeof(uint32_t);
 
+// Doorbells (kfd_doorbell.c, SOC15): 8-byte doorbells, KFD_MAX_NUM_OF_QUEUES_PER_PROCESS of them per
+// process per device, so the slice a process maps is 8 KiB. A queue's doorbell is slot `queue id`.
+constexpr uint32_t kDoorbellBytes = 8;
+constexpr uint32_t kMaxQueuesPerProcess = 1024;
+constexpr Bytes kDoorbellSlice = Bytes(kDoorbellBytes * kMaxQueuesPerProcess);
+// KFD_MIN_QUEUE_RING_SIZE: CREATE/UPDATE_QUEUE raise a smaller ring size to this.
+constexpr uint32_t kMinQueueRingSize = 1024;
+// num_sdma_queues_per_engine, as the sysfs tree reports it (sysfs_writer.cc).
+constexpr uint32_t kSdmaQueuesPerEngine = 8;
+// The kernel-internal ENOTSUPP (include/linux/errno.h): CREATE_QUEUE's answer to an unknown queue type.
+constexpr int kEnotsupp = 524;
+
 // What a handler may touch. Built by SimFile with world_mu_ held shared and SimFile::mu_ held.
 struct IoctlContext {
   const Topology& topology;
   SharedResources& shared;
   ProcessState& process;
   EventTable& events;  // thread-safe on its own; WAIT_EVENTS reaches it without the locks above
+  SimFile& file;       // for the engines' interrupt hooks (SignalEventInterrupt, RaiseMemoryException)
 };
 
 std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
@@ -122,6 +159,27 @@ std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
     if (topology.gpus[i].gpu_id == gpu_id) return i;
   }
   return std::nullopt;
+}
+
+// Returns the process's doorbell slice on `gpu`, making it on first use; null when that fails.
+std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu) {
+  if (device.doorbells == nullptr) {
+    absl::StatusOr<std::shared_ptr<BoPages>> pages =
+        BoPages::Create(absl::StrCat("kfd_sim doorbells gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id)), kDoorbellSlice);
+    if (!pages.ok()) return nullptr;
+    device.doorbells = *std::move(pages);
+  }
+  return device.doorbells;
+}
+
+// Whether GPU `peer` can reach GPU `owner`'s VRAM: itself, or an io link between their nodes (XGMI, or
+// PCIe peer-to-peer as the topology lists it).
+bool PeerCanReach(const Topology& topology, size_t owner, size_t peer) {
+  if (owner == peer) return true;
+  for (const IoLinkConfig& link : topology.io_links) {
+    if (link.node_from == peer + 1 && link.node_to == owner + 1) return true;
+  }
+  return false;
 }
 
 std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token) {
@@ -147,7 +205,7 @@ std::optional<Domain> DomainOf(uint32_t flags) {
 void ReleaseBo(IoctlContext& c, BoMap::iterator it) {
   Bo& bo = it->second;
   for (size_t gpu : bo.mapped_on) {
-    const absl::Status s = c.process.devices[gpu].page_table.Erase(*bo.va, bo.handle);
+    const absl::Status s = c.process.devices[gpu].page_table->Unmap(*bo.va, bo.handle);
     HIPMEM_CHECK(s.ok(), s.ToString());
   }
   if (bo.va) {
@@ -156,7 +214,7 @@ void ReleaseBo(IoctlContext& c, BoMap::iterator it) {
   }
   if (bo.domain == Domain::kVram) {
     c.shared.ReleaseVram(bo.gpu_index, bo.accounted);
-  } else {
+  } else if (!bo.accounted.is_zero()) {
     c.shared.ReleaseSystem(bo.accounted);
   }
   c.process.mmap_offsets.erase(bo.mmap_offset);
@@ -227,8 +285,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   // Deliberate: exactly one domain bit (the kernel takes the first one of an if-chain).
   const std::optional<Domain> domain = DomainOf(args.flags);
   if (!domain) return -EINVAL;
-  // TODO(#3): DOORBELL (size must be the doorbell slice) and MMIO_REMAP (size must be PAGE_SIZE).
-  if (*domain == Domain::kDoorbell || *domain == Domain::kMmioRemap) return -EINVAL;
+  // DOORBELL: the buffer is the process's doorbell slice on this GPU, exactly that size.
+  if (*domain == Domain::kDoorbell && args.size != kDoorbellSlice.raw()) return -EINVAL;
+  // Deliberate: there is no simulated MMIO register page (HDP flush) to remap.
+  if (*domain == Domain::kMmioRemap) return -EINVAL;
 
   // Deliberate: page-aligned va and size, inside the GPUVM aperture (the kernel would fail the later
   // amdgpu_vm_bo_map instead). A VRAM buffer may come without a VA (va_addr 0), as the kernel allows.
@@ -259,8 +319,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   // amdgpu_amdkfd_reserve_mem_limit: VRAM against the GPU, GTT and USERPTR against system memory, global
   // over all processes. The amount is PAGE_ALIGN(size), halved for AQL queue memory (mapped twice).
   const uapi::AllocMemFlags flags = uapi::AllocMemFlagsFromRaw(args.flags);
+  // Doorbell buffers are not counted (they are the device's doorbell BAR, not memory).
   const bool aql = uapi::HasFlag(flags, uapi::AllocMemFlags::kAqlQueueMem);
-  const Bytes accounted = *AlignUp(aql ? Bytes(size.raw() / 2) : size, kPageSize);
+  const bool doorbell = *domain == Domain::kDoorbell;
+  const Bytes accounted = doorbell ? Bytes(0) : *AlignUp(aql ? Bytes(size.raw() / 2) : size, kPageSize);
   const bool vram = *domain == Domain::kVram;
   if (vram ? !c.shared.TryReserveVram(*gpu, accounted) : !c.shared.TryReserveSystem(accounted)) return -ENOMEM;
   absl::Cleanup unreserve = [&] {
@@ -271,16 +333,22 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
     }
   };
 
-  const std::optional<uint64_t> mmap_offset = c.shared.AllocateMmapOffset(size);
-  if (!mmap_offset) return -ENOMEM;
-  std::optional<MemFd> backing;
-  if (*domain != Domain::kUserptr) {
-    absl::StatusOr<MemFd> file =
-        MemFd::Create(absl::StrCat("kfd_sim bo gpu_id=0x", absl::Hex(args.gpu_id)), size);
+  // A doorbell buffer's mmap offset is the /dev/kfd one (KFD_MMAP_TYPE_DOORBELL | gpu id), reserved in the
+  // DRM space all the same so that every buffer has a distinct key in mmap_offsets.
+  const std::optional<uint64_t> drm_offset = c.shared.AllocateMmapOffset(size);
+  if (!drm_offset) return -ENOMEM;
+  std::shared_ptr<BoPages> pages;
+  if (doorbell) {
+    pages = DoorbellsOf(c.topology, device, *gpu);
+    if (pages == nullptr) return -ENOMEM;
+  } else if (*domain != Domain::kUserptr) {
+    absl::StatusOr<std::shared_ptr<BoPages>> made =
+        BoPages::Create(absl::StrCat("kfd_sim bo gpu_id=0x", absl::Hex(args.gpu_id)), size);
     // amdgpu_bo_create failing for lack of pages.
-    if (!file.ok()) return -ENOMEM;
-    backing = *std::move(file);
+    if (!made.ok()) return -ENOMEM;
+    pages = *std::move(made);
   }
+  const uint64_t mmap_offset = *drm_offset;
 
   const uint32_t idr = c.process.next_idr++;
   const uint64_t handle = uapi::MakeHandle(args.gpu_id, idr);
@@ -288,7 +356,7 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
     const absl::Status s = device.allocated_vas.Insert(*va, handle);
     HIPMEM_CHECK(s.ok(), s.ToString());
   }
-  c.process.mmap_offsets.emplace(*mmap_offset, handle);
+  c.process.mmap_offsets.emplace(mmap_offset, handle);
   c.process.bos.emplace(handle, Bo{
                                     .handle = handle,
                                     .gpu_index = *gpu,
@@ -297,17 +365,18 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
                                     .flags = flags,
                                     .domain = *domain,
                                     .accounted = accounted,
-                                    .mmap_offset = *mmap_offset,
+                                    .mmap_offset = mmap_offset,
                                     .userptr = userptr,
-                                    .backing = std::move(backing),
+                                    .pages = std::move(pages),
                                     .mapped_on = {},
                                 });
   std::move(unreserve).Cancel();
 
   args.handle = handle;
   // As amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu: every BO gets its DRM mmap offset back, USERPTR included
-  // (mapping that one through the render node is refused with -EPERM).
-  args.mmap_offset = *mmap_offset;
+  // (mapping that one through the render node is refused with -EPERM); a doorbell gets the /dev/kfd one.
+  args.mmap_offset = doorbell ? uapi::kMmapTypeDoorbell | (uint64_t{args.gpu_id} << uapi::kMmapGpuIdShift)
+                              : mmap_offset;
   return 0;
 }
 
@@ -360,7 +429,11 @@ int MapMemoryToGpu(IoctlContext& c, uapi::MapMemoryToGpuArgs& args) {
     if (!bo.mapped_on.contains(*peer)) {
       // amdgpu_vm_bo_map: no VA to map at, or the range conflicts with a mapping in this VM.
       if (!bo.va) return -EINVAL;
-      if (!peer_device.page_table.Insert(*bo.va, bo.handle).ok()) return -EINVAL;
+      // kfd_mem_attach: another GPU's VRAM is reachable only over a link (XGMI or PCIe P2P).
+      if (bo.domain == Domain::kVram && !PeerCanReach(c.topology, bo.gpu_index, *peer)) return -EINVAL;
+      if (!peer_device.page_table->Map(*bo.va, bo.handle, PageSource{.pages = bo.pages, .userptr = bo.userptr}).ok()) {
+        return -EINVAL;
+      }
       bo.mapped_on.insert(*peer);
     }
     args.n_success = i + 1;
@@ -383,7 +456,7 @@ int UnmapMemoryFromGpu(IoctlContext& c, uapi::UnmapMemoryFromGpuArgs& args) {
     if (!peer) return -EINVAL;
     // amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu: no VM had it mapped.
     if (!bo.mapped_on.contains(*peer)) return -EINVAL;
-    const absl::Status s = c.process.devices[*peer].page_table.Erase(*bo.va, bo.handle);
+    const absl::Status s = c.process.devices[*peer].page_table->Unmap(*bo.va, bo.handle);
     HIPMEM_CHECK(s.ok(), s.ToString());
     bo.mapped_on.erase(*peer);
     args.n_success = i + 1;
@@ -410,7 +483,7 @@ int KmapEventPage(IoctlContext& c, uint64_t event_page_offset) {
   // amdgpu_amdkfd_gpuvm_map_gtt_bo_to_kernel: user pages cannot be kmapped. (A VRAM buffer would be
   // pinned into GTT first; its backing store maps the same way here.)
   if (bo.domain == Domain::kUserptr) return -EINVAL;
-  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(bo.backing->fd(), *AlignUp(bo.size, kPageSize));
+  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(bo.pages->fd(), *AlignUp(bo.size, kPageSize));
   if (!page.ok()) return -ENOMEM;
   return c.events.SetSignalPage(*std::move(page), event_page_offset);
 }
@@ -429,6 +502,198 @@ int ResetEvent(IoctlContext& c, uapi::ResetEventArgs& args) { return c.events.Re
 
 // Runs without the world and process locks: it may sleep until another thread sets an event.
 int WaitEvents(EventTable& events, uapi::WaitEventsArgs& args) { return events.Wait(args); }
+
+// ---- queues (kfd_chardev.c create/destroy/update_queue, kfd_process_queue_manager.c) ----
+
+// access_ok() on x86-64: the range lies below TASK_SIZE_MAX.
+bool UserRange(uint64_t address, uint64_t size) {
+  constexpr uint64_t kTaskSizeMax = (uint64_t{1} << 47) - 4096;
+  return address <= kTaskSizeMax && size <= kTaskSizeMax - address;
+}
+
+// The checks set_queue_properties_from_user and kfd_ioctl_update_queue share, in the kernel's order.
+// Raises a short ring to KFD_MIN_QUEUE_RING_SIZE, as the kernel does.
+int CheckQueueCommon(uint32_t percentage, uint32_t priority, uint64_t ring_base, uint32_t& ring_size) {
+  if ((percentage & 0xff) > uapi::kMaxQueuePercentage) return -EINVAL;
+  if (priority > uapi::kMaxQueuePriority) return -EINVAL;
+  if (ring_base != 0 && !UserRange(ring_base, sizeof(uint64_t))) return -EFAULT;
+  if (ring_size != 0 && (ring_size & (ring_size - 1)) != 0) return -EINVAL;
+  if (ring_size < kMinQueueRingSize) ring_size = kMinQueueRingSize;
+  return 0;
+}
+
+bool QueueIsActive(const Queue& q) { return q.ring_size > 0 && q.ring_base != 0 && (q.percentage & 0xff) > 0; }
+
+bool IsSdma(uapi::QueueType type) {
+  return type == uapi::QueueType::kSdma || type == uapi::QueueType::kSdmaXgmi ||
+         type == uapi::QueueType::kSdmaByEngineId;
+}
+
+// Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_rptr` continues
+// a queue that UPDATE_QUEUE stopped.
+void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_rptr) {
+  if (!QueueIsActive(q)) return;
+  ProcessDevice& device = c.process.devices[q.gpu_index];
+  const uint32_t gpu_id = c.topology.gpus[q.gpu_index].gpu_id;
+  auto* doorbell = reinterpret_cast<uint64_t*>(device.doorbells->EngineView() + uint64_t{q.id} * kDoorbellBytes);
+  SimFile* file = &c.file;
+  q.sdma = std::make_unique<SdmaEngine>(
+      absl::StrCat("gpu 0x", absl::Hex(gpu_id), " sdma queue ", q.id), device.page_table.get(),
+      SdmaQueueDescriptor{.ring_va = q.ring_base,
+                          .ring_bytes = q.ring_size,
+                          .rptr_va = q.read_pointer,
+                          .wptr_va = q.write_pointer,
+                          .doorbell = doorbell,
+                          .initial_rptr = initial_rptr},
+      SdmaEngine::Callbacks{
+          // The SDMA trap interrupt carries 28 bits of context: the event id (sdma_v4/v5 + kfd_int_process).
+          .on_trap = [file](uint32_t context) { file->SignalEventInterrupt(context & 0x0fffffff, 28); },
+          .on_vm_fault =
+              [file, gpu_id](uint64_t va) {
+                file->RaiseMemoryException(SimVmFault{.gpu_id = gpu_id,
+                                                      .va = DeviceAddress(va),
+                                                      .not_present = true,
+                                                      .read_only = false,
+                                                      .no_execute = false});
+              },
+      });
+}
+
+// Stops a queue's engine (unmapping its MQD); returns the read pointer it reached.
+uint64_t StopEngine(Queue& q) {
+  if (q.sdma == nullptr) return 0;
+  const uint64_t rptr = q.sdma->rptr();
+  q.sdma.reset();
+  return rptr;
+}
+
+void ReleaseQueue(IoctlContext& c, absl::btree_map<uint32_t, Queue>::iterator it) {
+  Queue& q = it->second;
+  StopEngine(q);
+  if (q.sdma_pool_xgmi) c.shared.ReturnSdmaQueue(q.gpu_index, *q.sdma_pool_xgmi);
+  c.process.queues.erase(it);
+}
+
+int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
+  // set_queue_properties_from_user.
+  if (const int err = CheckQueueCommon(args.queue_percentage, args.queue_priority, args.ring_base_address,
+                                       args.ring_size);
+      err != 0) {
+    return err;
+  }
+  if (!UserRange(args.read_pointer_address, sizeof(uint64_t))) return -EFAULT;
+  if (!UserRange(args.write_pointer_address, sizeof(uint64_t))) return -EFAULT;
+  if (args.eop_buffer_address != 0 && !UserRange(args.eop_buffer_address, sizeof(uint32_t))) return -EFAULT;
+  if (args.ctx_save_restore_address != 0 && !UserRange(args.ctx_save_restore_address, sizeof(uint32_t))) {
+    return -EFAULT;
+  }
+  const auto type = static_cast<uapi::QueueType>(args.queue_type);
+  switch (type) {
+    case uapi::QueueType::kCompute:
+    case uapi::QueueType::kSdma:
+    case uapi::QueueType::kComputeAql:
+    case uapi::QueueType::kSdmaXgmi:
+    case uapi::QueueType::kSdmaByEngineId:
+      break;
+    default:
+      return -kEnotsupp;
+  }
+
+  const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);
+  if (!gpu) return -EINVAL;  // "Did not find gpu"
+  ProcessDevice& device = c.process.devices[*gpu];
+  if (!device.vm_token) return -ESRCH;  // kfd_bind_process_to_device failing
+  // kfd_queue_acquire_buffers (Linux 6.12+): the ring and both pointers must sit in buffers this GPU maps.
+  if (args.ring_base_address == 0 ||
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(args.ring_size)}) ||
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.read_pointer_address), Bytes(8)}) ||
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.write_pointer_address), Bytes(8)})) {
+    return -EINVAL;
+  }
+  // Deliberate: PM4 compute queues have no simulated engine, and AQL ones not yet; refused rather than
+  // created to never run. TODO(#3): COMPUTE_AQL on the compute engine.
+  if (type == uapi::QueueType::kCompute || type == uapi::QueueType::kComputeAql) return -EINVAL;
+
+  // find_available_queue_slot: the lowest free queue id of the process.
+  uint32_t qid = 0;
+  while (c.process.queues.contains(qid)) ++qid;
+  if (qid >= kMaxQueuesPerProcess) return -ENOMEM;
+
+  Queue q;
+  q.id = qid;
+  q.gpu_index = *gpu;
+  q.type = type;
+  q.ring_base = args.ring_base_address;
+  q.ring_size = args.ring_size;
+  q.read_pointer = args.read_pointer_address;
+  q.write_pointer = args.write_pointer_address;
+  q.percentage = args.queue_percentage;
+  q.priority = args.queue_priority;
+
+  if (IsSdma(type)) {
+    const GpuConfig& config = c.topology.gpus[*gpu];
+    bool xgmi = type == uapi::QueueType::kSdmaXgmi;
+    if (type == uapi::QueueType::kSdmaByEngineId) {
+      if (args.sdma_engine_id >= config.num_sdma_engines + config.num_sdma_xgmi_engines) return -EINVAL;
+      xgmi = args.sdma_engine_id >= config.num_sdma_engines;
+    }
+    const uint32_t engines = xgmi ? config.num_sdma_xgmi_engines : config.num_sdma_engines;
+    // allocate_sdma_queue: "No more SDMA queue to allocate".
+    if (!c.shared.TryTakeSdmaQueue(*gpu, xgmi, engines * kSdmaQueuesPerEngine)) return -ENOMEM;
+    q.sdma_pool_xgmi = xgmi;
+  }
+  absl::Cleanup return_slot = [&] {
+    if (q.sdma_pool_xgmi) c.shared.ReturnSdmaQueue(*gpu, *q.sdma_pool_xgmi);
+  };
+  const std::shared_ptr<BoPages> doorbells = DoorbellsOf(c.topology, device, *gpu);
+  if (doorbells == nullptr) return -ENOMEM;
+  std::byte* doorbell_view = doorbells->EngineView();
+  if (doorbell_view == nullptr) return -ENOMEM;
+  // A fresh queue starts with its doorbell at 0 (the MQD's initial write pointer), whatever a queue that
+  // had this slot before left in it.
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(doorbell_view + uint64_t{qid} * kDoorbellBytes)).store(0);
+  std::move(return_slot).Cancel();
+
+  auto [it, inserted] = c.process.queues.emplace(qid, std::move(q));
+  HIPMEM_CHECK(inserted, "queue id reused while live");
+  StartEngine(c, it->second, 0);
+
+  args.queue_id = qid;
+  // SOC15: the mmap offset of the process's doorbell slice, plus this queue's byte offset inside it.
+  args.doorbell_offset = uapi::kMmapTypeDoorbell | (uint64_t{args.gpu_id} << uapi::kMmapGpuIdShift) |
+                         uint64_t{qid} * kDoorbellBytes;
+  return 0;
+}
+
+int DestroyQueue(IoctlContext& c, uapi::DestroyQueueArgs& args) {
+  const auto it = c.process.queues.find(args.queue_id);
+  if (it == c.process.queues.end()) return -EINVAL;  // "Queue id does not match any known queue"
+  ReleaseQueue(c, it);
+  return 0;
+}
+
+int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
+  uint32_t ring_size = args.ring_size;
+  if (const int err = CheckQueueCommon(args.queue_percentage, args.queue_priority, args.ring_base_address, ring_size);
+      err != 0) {
+    return err;
+  }
+  const auto it = c.process.queues.find(args.queue_id);
+  if (it == c.process.queues.end()) return -EFAULT;  // pqm_update_queue_properties: "No queue ... exists"
+  Queue& q = it->second;
+  ProcessDevice& device = c.process.devices[q.gpu_index];
+  if (args.ring_base_address != 0 &&
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(ring_size)})) {
+    return -EINVAL;  // kfd_queue_buffer_get on the new ring
+  }
+  const uint64_t rptr = StopEngine(q);
+  q.ring_base = args.ring_base_address;
+  q.ring_size = ring_size;
+  q.percentage = args.queue_percentage;
+  q.priority = args.queue_priority;
+  StartEngine(c, q, rptr);
+  return 0;
+}
 
 // ---- the dispatch table (amdkfd_ioctls[]) ----
 
@@ -485,6 +750,9 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
   std::array<IoctlEntry, uapi::kCommandEnd> table{};
   for (const auto& [nr, entry] : {
            Entry<uapi::kGetVersion, &GetVersion>(),
+           Entry<uapi::kCreateQueue, &CreateQueue>(),
+           Entry<uapi::kDestroyQueue, &DestroyQueue>(),
+           Entry<uapi::kUpdateQueue, &UpdateQueue>(),
            Entry<uapi::kCreateEvent, &CreateEvent>(),
            Entry<uapi::kDestroyEvent, &DestroyEvent>(),
            Entry<uapi::kSetEvent, &SetEvent>(),
@@ -522,7 +790,9 @@ SimFile::~SimFile() {
   ScopedLock world(&sim_->world_mu_);  // exclusive: no snapshot sees a half-closed process
   {
     ScopedLock lock(&mu_);
-    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_};
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this};
+    // Queues first: their engines may still be reading the buffers.
+    while (!state_->queues.empty()) ReleaseQueue(c, state_->queues.begin());
     while (!state_->bos.empty()) ReleaseBo(c, state_->bos.begin());
     state_.reset();
   }
@@ -560,7 +830,7 @@ int SimFile::Ioctl(unsigned long request, void* arg) {
   } else {
     ScopedReaderLock world(&sim_->world_mu_);
     ScopedLock lock(&mu_);
-    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_};
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this};
     ret = entry.handler(c, kdata_ptr);
   }
   // Copied back even when the handler failed: MAP/UNMAP report their progress in n_success.
@@ -606,14 +876,40 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
   const Bytes delta(mmap_offset - offset_it->first);
   if (bo.gpu_index != *gpu || delta >= bo_span || *span > bo_span - delta) return -EINVAL;
 
-  // amdgpu_gem_object_mmap: user pages are not mappable through the render node.
+  // amdgpu_gem_object_mmap: user pages are not mappable through the render node; doorbells are mapped
+  // through /dev/kfd (MmapKfd).
   if (bo.domain == Domain::kUserptr) return -EPERM;
+  if (bo.domain == Domain::kDoorbell) return -EINVAL;
   // Deliberate (see simulator.h): invisible VRAM may only hold a PROT_NONE placeholder mapping.
   if (bo.domain == Domain::kVram && !uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic) && prot != PROT_NONE) {
     return -EPERM;
   }
   void* mapped =
-      mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, bo.backing->fd(), static_cast<off_t>(delta.raw()));
+      mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, bo.pages->fd(), static_cast<off_t>(delta.raw()));
+  if (mapped == MAP_FAILED) return -errno;
+  return 0;
+}
+
+int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) {
+  ScopedReaderLock world(&sim_->world_mu_);
+  ScopedLock lock(&mu_);
+  const uint64_t addr_raw = reinterpret_cast<uintptr_t>(addr);
+  if (addr_raw == 0 || !IsAligned(Bytes(addr_raw), kPageSize) || size == 0) return -EINVAL;
+  if ((prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) != 0) return -EINVAL;
+  // kfd_mmap: the top two bits pick what is mapped, the next sixteen the GPU.
+  const uint64_t type = mmap_offset & (uint64_t{3} << uapi::kMmapTypeShift);
+  const auto gpu_id = static_cast<uint32_t>((mmap_offset >> uapi::kMmapGpuIdShift) & 0xffff);
+  // TODO(#3): KFD_MMAP_TYPE_EVENTS (the APU signal page) and RESERVED_MEM.
+  if (type != uapi::kMmapTypeDoorbell) return -EINVAL;
+  // kfd_doorbell_mmap: a device this process uses, and exactly the doorbell slice.
+  const std::optional<size_t> gpu = FindGpu(sim_->topology_, gpu_id);
+  if (!gpu) return -EINVAL;
+  ProcessDevice& device = state_->devices[*gpu];
+  if (!device.vm_token) return -EINVAL;
+  if (size != kDoorbellSlice.raw()) return -EINVAL;
+  const std::shared_ptr<BoPages> doorbells = DoorbellsOf(sim_->topology_, device, *gpu);
+  if (doorbells == nullptr) return -ENOMEM;
+  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, doorbells->fd(), 0);
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }
@@ -623,7 +919,7 @@ bool SimFile::IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const {
   ScopedLock lock(&mu_);
   const std::optional<size_t> gpu = FindGpu(sim_->topology_, gpu_id);
   if (!gpu) return false;
-  return state_->devices[*gpu].page_table.Covers(AddressRange{va, size});
+  return state_->devices[*gpu].page_table->Covers(AddressRange{va, size});
 }
 
 void SimFile::SignalEvent(uint32_t event_id) { events_->SignalFromEngine(event_id); }
@@ -665,7 +961,19 @@ bool Simulator::RaiseMemoryException(uint64_t process_id, const SimVmFault& faul
 
 SimProcess SimFile::TakeSnapshot() const {
   ScopedLock lock(&mu_);
-  SimProcess process{.id = id_, .bos = {}, .events = {}};
+  SimProcess process{.id = id_, .bos = {}, .events = {}, .queues = {}};
+  for (const auto& [qid, q] : state_->queues) {
+    process.queues.push_back(SimQueue{
+        .id = qid,
+        .gpu_id = sim_->topology_.gpus[q.gpu_index].gpu_id,
+        .type = q.type,
+        .ring_base = DeviceAddress(q.ring_base),
+        .ring_size = Bytes(q.ring_size),
+        .active = q.sdma != nullptr,
+        .halted = q.sdma != nullptr && q.sdma->halted(),
+        .read_pointer = q.sdma != nullptr ? q.sdma->rptr() : 0,
+    });
+  }
   for (const sim_internal::EventState& event : events_->Snapshot()) {
     process.events.push_back(SimEvent{
         .id = event.id,

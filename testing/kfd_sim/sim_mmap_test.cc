@@ -23,28 +23,9 @@ using ::hipmem_testing::kTestVa;
 using ::hipmem_testing::kVramFlags;
 using ::hipmem_testing::MakeSimulator;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
+using ::hipmem_testing::Reservation;
 
 constexpr Bytes kSize = Bytes::MiB(2);
-
-// A PROT_NONE reservation of address space, as the thunk makes before mapping a buffer into it. Owns it.
-class Reservation {
- public:
-  explicit Reservation(Bytes size) : size_(size) {
-    void* p = mmap(nullptr, size.raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    addr_ = p == MAP_FAILED ? nullptr : p;
-  }
-  Reservation(const Reservation&) = delete;
-  Reservation& operator=(const Reservation&) = delete;
-  ~Reservation() {
-    if (addr_ != nullptr) munmap(addr_, size_.raw());
-  }
-  void* addr() const { return addr_; }
-  char* bytes() const { return static_cast<char*>(addr_); }
-
- private:
-  void* addr_ = nullptr;
-  Bytes size_;
-};
 
 class SimMmapTest : public ::testing::Test {
  protected:

@@ -2,6 +2,8 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_SIM_TEST_UTIL_H_
 #define HIPMEM_TESTING_KFD_SIM_SIM_TEST_UTIL_H_
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -124,6 +126,26 @@ inline uint64_t Available(hipmem::kfd_sim::SimFile& file, uint32_t gpu_id) {
   EXPECT_EQ(Ioctl(file, hipmem::kfd_uapi::kAvailableMemory, args), 0);
   return args.available;
 }
+
+// A PROT_NONE reservation of address space, as the thunk makes before mapping a buffer into it. Owns it.
+class Reservation {
+ public:
+  explicit Reservation(Bytes size) : size_(size) {
+    void* p = mmap(nullptr, size.raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    addr_ = p == MAP_FAILED ? nullptr : p;
+  }
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation() {
+    if (addr_ != nullptr) munmap(addr_, size_.raw());
+  }
+  void* addr() const { return addr_; }
+  char* bytes() const { return static_cast<char*>(addr_); }
+
+ private:
+  void* addr_ = nullptr;
+  Bytes size_;
+};
 
 }  // namespace hipmem_testing
 

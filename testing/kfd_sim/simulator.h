@@ -7,8 +7,14 @@
 // a model of the driver, not a mock: bad input is refused, never crashes it, and never "succeeds".
 //
 // What it models today (KFD 1.17): GET_VERSION, GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
-// ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY; the sysfs topology tree; CPU
-// mappings of buffers through a render node. Every other ioctl answers -ENOTTY.
+// ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY, CREATE/DESTROY/UPDATE_QUEUE;
+// the sysfs topology tree; CPU mappings of buffers through a render node and of doorbells through
+// /dev/kfd. Every other ioctl answers -ENOTTY.
+// Queues: an SDMA queue (SDMA, SDMA_XGMI, SDMA_BY_ENG_ID) runs on its own simulated engine
+// (engines/sdma_engine.h) that reads the ring through this process's GPU page table, sleeps until its
+// doorbell (engines/doorbell.h) rings, raises the queue's event on a TRAP packet and a memory-exception
+// event on a VM fault. The doorbell slice is 8 KiB per process per GPU (1024 8-byte doorbells, SOC15);
+// a queue's doorbell is slot `queue id`.
 // Events (CREATE/DESTROY/SET/RESET_EVENT, WAIT_EVENTS; kfd_events.c, modelled in events.h): the signal
 // page is the dGPU one, a GTT (or VRAM) buffer user space allocates and hands over by passing its handle
 // in the first CREATE_EVENT's event_page_offset, as libhsakmt does; from then on FREE of that buffer
@@ -24,7 +30,10 @@
 //   Map time still refuses a conflict in the target GPU's page table with -EINVAL.
 // - ALLOC demands exactly one domain bit (the kernel takes the first bit of an if-chain), page-aligned
 //   va_addr and size, and [va, va+size) inside the process's GPUVM aperture.
-// - DOORBELL and MMIO_REMAP allocations answer -EINVAL for now. TODO(#3): implement them.
+// - MMIO_REMAP allocations answer -EINVAL: there is no simulated register page to remap.
+// - PM4 compute queues answer -EINVAL (no PM4 engine); TODO(#3): COMPUTE_AQL on the compute engine.
+// - CREATE_QUEUE checks the ring and both pointers are GPU-mapped (kfd_queue_acquire_buffers, Linux
+//   6.12+) but not the EOP and CWSR buffers, which no simulated engine uses.
 // - An idr is never reused within a process (the kernel reuses the lowest free one), so a stale handle
 //   stays invalid (-EINVAL) instead of naming a newer buffer.
 // - AVAILABLE_MEMORY is capacity minus use; the kernel also subtracts a page-table and RAS reserve and
@@ -162,10 +171,23 @@ struct SimEvent {
   size_t waiters;  // WAIT_EVENTS calls currently sleeping on it
 };
 
+// One user-mode queue.
+struct SimQueue {
+  uint32_t id;
+  uint32_t gpu_id;
+  kfd_uapi::QueueType type;
+  DeviceAddress ring_base;
+  Bytes ring_size;
+  bool active;           // ring, size and percentage non-zero: its engine runs
+  bool halted;           // its engine stopped on a VM fault or a malformed packet
+  uint64_t read_pointer;  // what the engine has consumed (SDMA: bytes)
+};
+
 struct SimProcess {
   uint64_t id;               // 1, 2, ... in Open() order; not an OS pid
   std::vector<SimBo> bos;    // ascending handle
   std::vector<SimEvent> events;  // ascending id
+  std::vector<SimQueue> queues;  // ascending id
 };
 
 struct SimGpuUsage {
@@ -285,6 +307,14 @@ class SimFile {
   // buffer of that GPU; -EPERM for a USERPTR buffer, or a VRAM buffer allocated without PUBLIC and `prot`
   // other than PROT_NONE (as on hardware without a large BAR); the errno of mmap() itself.
   int MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t mmap_offset);
+
+  // Stands in for mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, <this /dev/kfd fd>, mmap_offset). Maps
+  // the process's doorbell slice on a GPU for offset KFD_MMAP_TYPE_DOORBELL | gpu id << 46 (what
+  // CREATE_QUEUE and a DOORBELL allocation return, without the queue's byte offset); the pages are the
+  // ones the engines wait on. Returns 0 or a negative errno: -EINVAL for a null or misaligned addr, unknown
+  // prot bits, another mmap type (EVENTS and RESERVED_MEM are not simulated yet), an unknown GPU or one
+  // whose VM was never acquired, or a size other than the 8 KiB slice; the errno of mmap() itself.
+  int MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset);
 
   // Returns whether every byte of [va, va + size) is mapped in this process's page table on `gpu_id`.
   // For the simulator's engines and tests; false for an unknown gpu_id or an empty range.

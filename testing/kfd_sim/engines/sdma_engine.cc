@@ -86,6 +86,12 @@ bool SdmaEngine::stopping() const { return stop_requested_.load(); }
 
 void SdmaEngine::Fault(uint64_t va) {
   HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(va), "; queue halted");
+  // Halted before anyone hears of the fault: whoever the callback wakes sees the queue stopped.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    halted_ = true;
+  }
+  cv_.notify_all();
   if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(va);
 }
 

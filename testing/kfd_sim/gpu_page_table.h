@@ -1,0 +1,66 @@
+// One GPU's page table in one simulated process: which GPU virtual addresses that GPU's engines can
+// reach, and the pages behind them.
+//
+// Plays amdgpu_vm for one process on one device, as KFD's MAP/UNMAP_MEMORY_TO/FROM_GPU drive it. The
+// ioctl side changes it (Map/Unmap, under the process lock); the simulated engines read it through the
+// GpuMemory interface. A change waits until no engine is inside an access scope, as the kernel waits for
+// the VM's fences before it invalidates page-table entries, so an engine never copies through a mapping
+// that is being removed.
+#ifndef HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
+#define HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+
+#include "absl/container/btree_map.h"
+#include "absl/status/status.h"
+#include "base/units.h"
+#include "testing/kfd_sim/address_range_map.h"
+#include "testing/kfd_sim/bo_pages.h"
+#include "testing/kfd_sim/engines/gpu_memory.h"
+
+namespace hipmem::kfd_sim {
+
+// What a mapped range translates to: the buffer's pages (VRAM, GTT, doorbell), or the caller's own
+// memory at `userptr` (USERPTR buffers: the simulator shares the caller's address space).
+struct PageSource {
+  std::shared_ptr<BoPages> pages;  // null for USERPTR
+  uint64_t userptr = 0;            // USERPTR: the CPU address of the range's first byte
+};
+
+// Thread-safe: Map/Unmap/queries may run concurrently with engines' Translate.
+class GpuPageTable final : public GpuMemory {
+ public:
+  // Maps `range` (page-aligned) of buffer `handle` onto `source`.
+  // Errors: AddressRangeMap::Insert's (kAlreadyExists for a conflict with another mapping).
+  absl::Status Map(AddressRange range, uint64_t handle, PageSource source);
+  // Removes the mapping that is exactly `range` for `handle`. Errors: kNotFound.
+  absl::Status Unmap(AddressRange range, uint64_t handle);
+
+  bool Covers(AddressRange range) const;
+  size_t size() const;
+
+  std::optional<Span> Translate(uint64_t va, uint64_t bytes) override;
+
+ protected:
+  void BeginAccess() override { mu_.lock_shared(); }
+  void EndAccess() override { mu_.unlock_shared(); }
+
+ private:
+  struct Entry {
+    AddressRange range;
+    PageSource source;
+  };
+
+  // Shared by engines for a packet's accesses; exclusive for changes. (std::shared_mutex, not absl: its
+  // waits must be visible to ThreadSanitizer, and engines lock it through the GpuMemory hooks.)
+  mutable std::shared_mutex mu_;
+  AddressRangeMap ranges_;                       // conflict checks
+  absl::btree_map<uint64_t, Entry> entries_;     // by range.base
+};
+
+}  // namespace hipmem::kfd_sim
+
+#endif  // HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
