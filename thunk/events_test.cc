@@ -36,30 +36,6 @@ using ::testing::SizeIs;
 constexpr NodeId kGpuNode(1);
 constexpr uint32_t kMaxSignalEvents = kfd_uapi::kSignalEventLimit - 1;  // id 0 is reserved
 
-// A KfdDevice over a SimFile the test can still reach, to play the GPU (SignalEvent, VM faults).
-class SimFileDevice final : public KfdDevice {
- public:
-  SimFileDevice(std::shared_ptr<SimMachine> machine, std::unique_ptr<kfd_sim::SimFile> file)
-      : machine_(std::move(machine)), file_(std::move(file)) {}
-  absl::string_view backend_name() const override { return "sim"; }
-  const std::string& sysfs_topology_root() const override { return machine_->sysfs_root(); }
-  int Ioctl(unsigned long request, void* arg) override { return -file_->Ioctl(request, arg); }
-  absl::StatusOr<int> OpenRenderNode(uint32_t minor) override {
-    const int token = file_->OpenRenderNode(minor);
-    if (token < 0) return FromErrno(-token, "open(render node)");
-    return token;
-  }
-  void CloseRenderNode(int) override {}
-  absl::Status MapBoForCpu(int render_fd, void* addr, Bytes size, int prot, uint64_t mmap_offset) override {
-    return FromErrno(-file_->MmapBo(render_fd, addr, size.raw(), prot, mmap_offset), "mmap(render fd)");
-  }
-  kfd_sim::SimFile& file() { return *file_; }
-
- private:
-  std::shared_ptr<SimMachine> machine_;
-  std::unique_ptr<kfd_sim::SimFile> file_;
-};
-
 // A Kfd plus the simulated process behind it.
 struct Process {
   std::unique_ptr<Kfd> kfd;
@@ -68,8 +44,10 @@ struct Process {
 };
 
 Process OpenProcess(const std::shared_ptr<SimMachine>& machine) {
-  auto device = std::make_unique<SimFileDevice>(machine, machine->simulator().Open());
-  kfd_sim::SimFile* file = &device->file();
+  absl::StatusOr<std::unique_ptr<KfdDevice>> opened = OpenSimKfdDevice(machine);
+  EXPECT_THAT(opened, IsOk());
+  std::unique_ptr<KfdDevice> device = *std::move(opened);
+  kfd_sim::SimFile* file = device->simulated_file();
   const uint64_t sim_id = machine->simulator().Snapshot().processes.back().id;
   absl::StatusOr<std::unique_ptr<Kfd>> kfd = Kfd::Open(std::move(device));
   EXPECT_THAT(kfd, IsOk());

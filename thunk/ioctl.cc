@@ -28,6 +28,18 @@ void PrintIoctl(absl::string_view line) {
 std::string DescribeArgs(const kfd_uapi::GetVersionArgs& a) {
   return StrCat("major=", a.major_version, ", minor=", a.minor_version);
 }
+std::string DescribeArgs(const kfd_uapi::CreateQueueArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", type=", a.queue_type, ", ring=0x", Hex(a.ring_base_address),
+                ", ring_size=", a.ring_size, ", rptr=0x", Hex(a.read_pointer_address), ", wptr=0x",
+                Hex(a.write_pointer_address), ", percentage=", a.queue_percentage, ", priority=", a.queue_priority,
+                ", sdma_engine_id=", a.sdma_engine_id, ", queue_id=", a.queue_id, ", doorbell_offset=0x",
+                Hex(a.doorbell_offset));
+}
+std::string DescribeArgs(const kfd_uapi::DestroyQueueArgs& a) { return StrCat("queue_id=", a.queue_id); }
+std::string DescribeArgs(const kfd_uapi::UpdateQueueArgs& a) {
+  return StrCat("queue_id=", a.queue_id, ", ring=0x", Hex(a.ring_base_address), ", ring_size=", a.ring_size,
+                ", percentage=", a.queue_percentage, ", priority=", a.queue_priority);
+}
 std::string DescribeArgs(const kfd_uapi::GetProcessAperturesNewArgs& a) {
   return StrCat("num_of_nodes=", a.num_of_nodes);
 }

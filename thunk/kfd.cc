@@ -193,6 +193,47 @@ absl::StatusOr<uint64_t> Kfd::AllocBo(const Gpu& gpu, const AddressRange& range,
   return args.handle;
 }
 
+absl::StatusOr<uint64_t*> Kfd::DoorbellSlice(NodeId node) {
+  const std::string context = absl::StrCat("doorbells of node ", node.raw());
+  const Gpu* gpu = GpuOfNode(node);
+  if (gpu == nullptr) {
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": not a GPU node")),
+                            HSAKMT_STATUS_INVALID_NODE_UNIT);
+  }
+  ScopedLock lock(&doorbell_mu_);
+  if (auto it = doorbells_.find(node.raw()); it != doorbells_.end()) return it->second;
+  const Bytes size(kDoorbellSliceBytes);
+  ASSIGN_OR_RETURN(AddressRange range, aperture_.Reserve(size, Bytes(0)));
+  absl::Cleanup release = [&] { aperture_.Release(range); };
+  uint64_t mmap_offset = 0;
+  absl::StatusOr<uint64_t> allocated = AllocBo(
+      *gpu, range, ToRaw(AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent), 0,
+      &mmap_offset);
+  if (!allocated.ok()) return Annotate(allocated.status(), context);
+  const uint64_t handle = *allocated;
+  absl::Cleanup free_bo = [&] {
+    kfd_uapi::FreeMemoryOfGpuArgs free_args{handle};
+    (void)Ioctl(*device_, kfd_uapi::kFreeMemoryOfGpu, free_args);
+  };
+  uint32_t gpu_id = gpu->gpu_id.raw();
+  kfd_uapi::MapMemoryToGpuArgs map{};
+  map.handle = handle;
+  map.device_ids_array_ptr = reinterpret_cast<uintptr_t>(&gpu_id);
+  map.n_devices = 1;
+  RETURN_IF_ERROR(Annotate(Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, map), context));
+  RETURN_IF_ERROR(Annotate(device_->MapDoorbellsForCpu(range.base.ToPointer(), size, mmap_offset), context));
+  std::move(free_bo).Cancel();
+  std::move(release).Cancel();
+  {
+    ScopedLock allocations(&mu_);
+    allocations_.emplace(range.base.raw(),
+                         Allocation{range, node, gpu->gpu_id, handle, MemFlags::kNone, false, {gpu->gpu_id}});
+  }
+  auto* first = static_cast<uint64_t*>(range.base.ToPointer());
+  doorbells_.emplace(node.raw(), first);
+  return first;
+}
+
 absl::StatusOr<DeviceAddress> Kfd::AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags,
                                                Bytes alignment) {
   // System memory on a dGPU is a BO of the first GPU (libhsakmt's g_first_gpu_mem); every GPU may

@@ -134,6 +134,14 @@ class Kfd {
   absl::StatusOr<std::span<uint64_t>> CreateEventWithPage(
       absl::FunctionRef<absl::Status(uint64_t event_page_offset)> create_event);
 
+  // The process's doorbell slice on `node`'s GPU, set up on first use as libhsakmt's map_doorbell does for
+  // the first queue: a DOORBELL buffer of kDoorbellSliceBytes in the SVM aperture, mapped on that GPU and
+  // CPU-mapped through /dev/kfd at the offset the kernel returned. Returns its first doorbell (a queue's
+  // doorbell is at the byte offset CREATE_QUEUE reports); valid until ~Kfd, which frees it.
+  // Errors: kInvalidArgument (INVALID_NODE_UNIT) for a node without a GPU; the kernel's errno otherwise.
+  static constexpr uint64_t kDoorbellSliceBytes = 8192;  // 1024 8-byte doorbells (SOC15)
+  absl::StatusOr<uint64_t*> DoorbellSlice(NodeId node);
+
  private:
   struct Gpu {
     NodeId node;
@@ -178,6 +186,10 @@ class Kfd {
   absl::Mutex event_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   std::optional<EventPage> event_page_ ABSL_GUARDED_BY(event_mu_);
   bool event_page_handed_over_ ABSL_GUARDED_BY(event_mu_) = false;
+
+  // Guards doorbells_; taken before mu_.
+  absl::Mutex doorbell_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  absl::btree_map<uint32_t, uint64_t*> doorbells_ ABSL_GUARDED_BY(doorbell_mu_);  // by node
 
   mutable absl::Mutex mu_;
   // By start address; lookups of interior addresses step back from upper_bound.

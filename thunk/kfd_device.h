@@ -20,6 +20,7 @@
 #include "base/units.h"
 
 namespace hipmem::kfd_sim {
+class SimFile;
 class Simulator;
 struct Topology;
 }  // namespace hipmem::kfd_sim
@@ -47,6 +48,19 @@ class KfdDevice {
   // mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, render_fd, mmap_offset): places a BO's pages at
   // `addr` for the CPU, replacing the VA reservation there.
   virtual absl::Status MapBoForCpu(int render_fd, void* addr, Bytes size, int prot, uint64_t mmap_offset) = 0;
+
+  // mmap(addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, <the /dev/kfd fd>, mmap_offset): places
+  // the process's doorbell slice of one GPU (offset KFD_MMAP_TYPE_DOORBELL | gpu id) at `addr`.
+  virtual absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) = 0;
+
+  // Writes `value` to the doorbell at `doorbell` (inside a slice MapDoorbellsForCpu placed) with release
+  // order: on hardware the store is the doorbell; the simulator's engines also need a wake
+  // (testing/kfd_sim/engines/doorbell.h), so every doorbell write in the stack goes through here.
+  virtual void RingDoorbell(uint64_t* doorbell, uint64_t value) = 0;
+
+  // The simulated process behind this device, for tests that play the GPU's side (signal an event, raise
+  // a VM fault); null on the Linux backend.
+  virtual kfd_sim::SimFile* simulated_file() { return nullptr; }
 };
 
 // A simulated machine: one Simulator plus the sysfs tree it exposes. Shared by every device

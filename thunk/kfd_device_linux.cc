@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <string>
@@ -51,6 +52,17 @@ class LinuxKfdDevice final : public KfdDevice {
     if (p == MAP_FAILED) return FromErrno(errno, absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
     return absl::OkStatus();
   }
+  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
+    void* p = mmap(addr, size.raw(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, static_cast<off_t>(mmap_offset));
+    if (p == MAP_FAILED) return FromErrno(errno, absl::StrCat("mmap(/dev/kfd, offset=0x", absl::Hex(mmap_offset), ")"));
+    return absl::OkStatus();
+  }
+
+  // The doorbell is MMIO: the store itself notifies the engine.
+  void RingDoorbell(uint64_t* doorbell, uint64_t value) override {
+    std::atomic_ref<uint64_t>(*doorbell).store(value, std::memory_order_release);
+  }
+
 
  private:
   const int fd_;

@@ -1,5 +1,6 @@
 // The simulator backend and backend selection.
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/errno_status.h"
@@ -63,6 +65,15 @@ class SimKfdDevice final : public KfdDevice {
     return FromErrno(-file_->MmapBo(render_fd, addr, size.raw(), prot, mmap_offset),
                      absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
   }
+
+  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
+    return FromErrno(-file_->MmapKfd(addr, size.raw(), PROT_READ | PROT_WRITE, mmap_offset),
+                     absl::StrCat("mmap(/dev/kfd, offset=0x", absl::Hex(mmap_offset), ")"));
+  }
+
+  void RingDoorbell(uint64_t* doorbell, uint64_t value) override { kfd_sim::RingDoorbell(doorbell, value); }
+
+  kfd_sim::SimFile* simulated_file() override { return file_.get(); }
 
  private:
   // Declared first so the process (file_) closes before the machine can go away.
