@@ -88,6 +88,15 @@ AT(KFDGpuID, 352);
 AT(FamilyID, 356);
 _Static_assert(sizeof(HsaNodeProperties) == 360, "");
 
+/* HsaQueueResource: five 8-byte members (the unions hold pointers or HSAuint64). */
+_Static_assert(sizeof(HsaQueueResource) == 40, "");
+_Static_assert(offsetof(HsaQueueResource, QueueDoorBell) == 8, "");
+_Static_assert(offsetof(HsaQueueResource, QueueWptrValue) == 16, "");
+_Static_assert(offsetof(HsaQueueResource, QueueRptrValue) == 24, "");
+_Static_assert(offsetof(HsaQueueResource, ErrorReason) == 32, "");
+_Static_assert(HSA_QUEUE_SDMA_BY_ENG_ID == 6 && HSA_QUEUE_COMPUTE_AQL == 21, "");
+_Static_assert(HSA_QUEUE_PRIORITY_MINIMUM == -3 && HSA_QUEUE_PRIORITY_MAXIMUM == 3, "");
+
 #define HAS_TYPE(fn, type) _Generic(&(fn), type: 1, default: 0)
 _Static_assert(HAS_TYPE(hsaKmtOpenKFD, HSAKMT_STATUS (*)(void)), "");
 _Static_assert(HAS_TYPE(hsaKmtGetNodeMemoryProperties,

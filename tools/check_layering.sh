@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fails if a layer depends on a layer above it or skips the one directly below it.
 # Layers, bottom to top: kfd_uapi -> thunk -> hsa -> clr -> hip. base/ is below all of them;
-# testing/ (the KFD simulator, which plays the kernel) may use kfd_uapi only; tools/ is a leaf.
+# testing/ (the KFD simulator, which plays the kernel, and its engines, which play the GPU) may use kfd_uapi
+# only; the thunk's simulator backend reaches the simulator (and the engines' doorbell protocol); tools/ is
+# a leaf.
 # Bazel visibility should already refuse such a build; this checks the graph independently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +12,9 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [base]="base"
   [kfd_uapi]="base"
-  [testing/kfd_sim]="base kfd_uapi testing/kfd_sim"
-  [thunk]="base kfd_uapi testing/kfd_sim thunk"
+  [testing/kfd_sim]="base kfd_uapi testing/kfd_sim testing/kfd_sim/engines"
+  [testing/kfd_sim/engines]="base testing/kfd_sim/engines"
+  [thunk]="base kfd_uapi testing/kfd_sim testing/kfd_sim/engines thunk"
   [hsa]="base thunk hsa"
   [clr]="base hsa clr"
   [hip]="base clr hip"

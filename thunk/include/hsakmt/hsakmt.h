@@ -113,6 +113,29 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Millisecond
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents,
                                                    bool WaitOnAll, HSAuint32 Milliseconds);
 
+/* Creates a user-mode queue on NodeId's GPU over the ring at QueueAddress (QueueSizeInBytes, a power of
+ * two, GPU-mapped). For HSA_QUEUE_COMPUTE_AQL, QueueResource brings the read and write pointer addresses;
+ * for SDMA types the library provides them. Returns the queue id and doorbell in QueueResource. Event is
+ * accepted and unused (no simulated ASIC needs it). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
+                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
+                                          HSAuint64 QueueSizeInBytes, HsaEvent* Event,
+                                          HsaQueueResource* QueueResource);
+
+/* As hsaKmtCreateQueue; SdmaEngineId picks the engine of an HSA_QUEUE_SDMA_BY_ENG_ID queue. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
+                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
+                                             void* QueueAddress, HSAuint64 QueueSizeInBytes, HsaEvent* Event,
+                                             HsaQueueResource* QueueResource);
+
+/* Changes a queue's ring, percentage (0 deactivates it) and priority. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
+                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSize,
+                                          HsaEvent* Event);
+
+/* Destroys a queue from hsaKmtCreateQueue(Ext). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -529,6 +529,61 @@ typedef enum _HsaEventTimeout {
   HSA_EVENTTIMEOUT_INFINITE = 0xFFFFFFFF
 } HsaEventTimeOut;
 
+/* ---- queues ---- */
+
+typedef enum _HSA_QUEUE_PRIORITY {
+  HSA_QUEUE_PRIORITY_MINIMUM = -3,
+  HSA_QUEUE_PRIORITY_LOW = -2,
+  HSA_QUEUE_PRIORITY_BELOW_NORMAL = -1,
+  HSA_QUEUE_PRIORITY_NORMAL = 0,
+  HSA_QUEUE_PRIORITY_ABOVE_NORMAL = 1,
+  HSA_QUEUE_PRIORITY_HIGH = 2,
+  HSA_QUEUE_PRIORITY_MAXIMUM = 3,
+  HSA_QUEUE_PRIORITY_NUM_PRIORITY,
+  HSA_QUEUE_PRIORITY_SIZE = 0xFFFFFFFF
+} HSA_QUEUE_PRIORITY;
+
+typedef enum _HSA_QUEUE_TYPE {
+  HSA_QUEUE_COMPUTE = 1,            /* PM4 compute */
+  HSA_QUEUE_SDMA = 2,               /* PCIe-optimised SDMA */
+  HSA_QUEUE_MULTIMEDIA_DECODE = 3,  /* reserved */
+  HSA_QUEUE_MULTIMEDIA_ENCODE = 4,  /* reserved */
+  HSA_QUEUE_SDMA_XGMI = 5,          /* XGMI-optimised SDMA */
+  HSA_QUEUE_SDMA_BY_ENG_ID = 6,     /* SDMA on the engine hsaKmtCreateQueueExt names */
+  HSA_QUEUE_COMPUTE_OS = 11,
+  HSA_QUEUE_SDMA_OS = 12,
+  HSA_QUEUE_MULTIMEDIA_DECODE_OS = 13,
+  HSA_QUEUE_MULTIMEDIA_ENCODE_OS = 14,
+  HSA_QUEUE_COMPUTE_AQL = 21,       /* HSA AQL packets */
+  HSA_QUEUE_DMA_AQL = 22,
+  HSA_QUEUE_DMA_AQL_XGMI = 23,
+  HSA_QUEUE_TYPE_SIZE = 0xFFFFFFFF
+} HSA_QUEUE_TYPE;
+
+typedef HSAuint64 HSA_QUEUEID;
+
+/* In: the read/write pointer addresses of an AQL queue. Out: the queue id and its doorbell (and, for
+ * other queue types, the pointers the library keeps for the queue). */
+typedef struct _HsaQueueResource {
+  HSA_QUEUEID QueueId;
+  union {
+    HSAuint32* Queue_DoorBell;
+    HSAuint64* Queue_DoorBell_aql;
+    HSAuint64 QueueDoorBell;
+  };
+  union {
+    HSAuint32* Queue_write_ptr;
+    HSAuint64* Queue_write_ptr_aql;
+    HSAuint64 QueueWptrValue;
+  };
+  union {
+    HSAuint32* Queue_read_ptr;
+    HSAuint64* Queue_read_ptr_aql;
+    HSAuint64 QueueRptrValue;
+  };
+  volatile HSAint64* ErrorReason; /* exception bits signal payload */
+} HsaQueueResource;
+
 #pragma pack(pop, hsakmttypes_h)
 
 #ifdef __cplusplus

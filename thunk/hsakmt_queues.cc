@@ -1,0 +1,111 @@
+// hsaKmt* C entry points for queues: thin shells over thunk/queues.h on the shared thunk::Kfd.
+//
+// HSA_QUEUEID is, as upstream, the address of the library's record of the queue (here a heap-allocated
+// thunk::Queue). Every id handed out is remembered until hsaKmtDestroyQueue, so an id this library did
+// not hand out, or has destroyed already, answers INVALID_PARAMETER without being dereferenced.
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "absl/base/const_init.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
+#include "base/units.h"
+#include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_status.h"
+#include "thunk/kfd.h"
+#include "thunk/queues.h"
+#include "thunk/shared_kfd.h"
+
+namespace hipmem::thunk {
+namespace {
+
+using QueueMap = absl::flat_hash_map<HSA_QUEUEID, std::unique_ptr<Queue>>;
+
+ABSL_CONST_INIT absl::Mutex g_queues_mu(absl::kConstInit);
+
+// Never destroyed, like the shared Kfd.
+QueueMap& LiveQueues() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_queues_mu) {
+  static QueueMap* const queues = new QueueMap();
+  return *queues;
+}
+
+HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentage, HSA_QUEUE_PRIORITY priority,
+                     HSAuint32 sdma_engine_id, void* ring, HSAuint64 ring_size, HsaQueueResource* resource) {
+  if (resource == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  absl::StatusOr<Kfd*> kfd = SharedKfd();
+  if (!kfd.ok()) return ToHsakmtStatus(kfd.status());
+  const QueueSpec spec{
+      .node = NodeId(node_id),
+      .type = static_cast<QueueType>(type),
+      .percentage = percentage,
+      .priority = static_cast<QueuePriority>(priority),
+      .ring = DeviceAddress::FromPointer(ring),
+      .ring_size = Bytes(ring_size),
+      .sdma_engine_id = sdma_engine_id,
+      .aql_read_pointer = DeviceAddress(resource->QueueRptrValue),
+      .aql_write_pointer = DeviceAddress(resource->QueueWptrValue),
+  };
+  absl::StatusOr<Queue> queue = Queue::Create(**kfd, spec);
+  if (!queue.ok()) return ToHsakmtStatus(queue.status());
+  auto owned = std::make_unique<Queue>(*std::move(queue));
+  resource->QueueId = reinterpret_cast<uintptr_t>(owned.get());
+  resource->Queue_DoorBell_aql = owned->doorbell();
+  resource->Queue_read_ptr_aql = owned->read_pointer();
+  resource->Queue_write_ptr_aql = owned->write_pointer();
+  ScopedLock lock(&g_queues_mu);
+  LiveQueues().emplace(resource->QueueId, std::move(owned));
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+}  // namespace
+}  // namespace hipmem::thunk
+
+using ::hipmem::thunk::LiveQueues;
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
+                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
+                                          HSAuint64 QueueSizeInBytes, HsaEvent* /*Event*/,
+                                          HsaQueueResource* QueueResource) {
+  return hipmem::thunk::Create(NodeId, Type, QueuePercentage, Priority, 0, QueueAddress, QueueSizeInBytes,
+                               QueueResource);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
+                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
+                                             void* QueueAddress, HSAuint64 QueueSizeInBytes, HsaEvent* /*Event*/,
+                                             HsaQueueResource* QueueResource) {
+  return hipmem::thunk::Create(NodeId, Type, QueuePercentage, Priority, SdmaEngineId, QueueAddress,
+                               QueueSizeInBytes, QueueResource);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
+                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSize,
+                                          HsaEvent* /*Event*/) {
+  hipmem::ScopedLock lock(&hipmem::thunk::g_queues_mu);
+  const auto it = LiveQueues().find(QueueId);
+  if (it == LiveQueues().end()) return HSAKMT_STATUS_INVALID_PARAMETER;
+  return hipmem::thunk::ToHsakmtStatus(it->second->Update(QueuePercentage,
+                                                          static_cast<hipmem::thunk::QueuePriority>(Priority),
+                                                          hipmem::DeviceAddress::FromPointer(QueueAddress),
+                                                          hipmem::Bytes(QueueSize)));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
+  std::unique_ptr<hipmem::thunk::Queue> queue;
+  {
+    hipmem::ScopedLock lock(&hipmem::thunk::g_queues_mu);
+    auto node = LiveQueues().extract(QueueId);
+    if (node.empty()) return HSAKMT_STATUS_INVALID_PARAMETER;
+    queue = std::move(node.mapped());
+  }
+  return hipmem::thunk::ToHsakmtStatus(std::move(*queue).Destroy());
+}
+
+}  // extern "C"

@@ -1,0 +1,115 @@
+// kfdtest-style queue checks through the hsaKmt* queue calls, on the default simulated machine: an SDMA
+// queue created with hsaKmtCreateQueue copies memory, and bad ids and arguments are refused.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "hsakmt/hsakmt.h"
+#include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/engines/sdma_packets.h"
+
+namespace {
+
+namespace sdma = ::hipmem::kfd_sim::sdma;
+
+constexpr HSAuint64 kRingBytes = 4096;
+
+class HsakmtQueuesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    HsaSystemProperties sys{};
+    ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
+    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
+      HsaNodeProperties props{};
+      ASSERT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
+      if (props.KFDGpuID != 0) {
+        gpu_node_ = n;
+        break;
+      }
+    }
+    ASSERT_NE(gpu_node_, 0u);
+    ring_ = static_cast<char*>(HostBuffer(kRingBytes));
+  }
+  void TearDown() override {
+    for (void* p : buffers_) EXPECT_EQ(hsaKmtFreeMemory(p, 0), HSAKMT_STATUS_SUCCESS);
+    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+  }
+
+  // Host-visible system memory mapped on the GPU, as kfdtest's HsaMemoryBuffer(isLocal=false).
+  void* HostBuffer(HSAuint64 size) {
+    HsaMemFlags flags{};
+    flags.ui32.NonPaged = 1;
+    flags.ui32.HostAccess = 1;
+    void* p = nullptr;
+    EXPECT_EQ(hsaKmtAllocMemory(0, size, flags, &p), HSAKMT_STATUS_SUCCESS);
+    EXPECT_EQ(hsaKmtMapMemoryToGPU(p, size, nullptr), HSAKMT_STATUS_SUCCESS);
+    buffers_.push_back(p);
+    return p;
+  }
+
+  HSAuint32 gpu_node_ = 0;
+  char* ring_ = nullptr;
+  std::vector<void*> buffers_;
+};
+
+TEST_F(HsakmtQueuesTest, SdmaQueueCopiesThroughTheRing) {
+  HsaQueueResource queue{};
+  ASSERT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr,
+                              &queue),
+            HSAKMT_STATUS_SUCCESS);
+  ASSERT_NE(+queue.QueueId, 0u);
+  ASSERT_NE(queue.Queue_DoorBell_aql, nullptr);
+  ASSERT_NE(queue.Queue_read_ptr_aql, nullptr);
+  ASSERT_NE(queue.Queue_write_ptr_aql, nullptr);
+
+  auto* src = static_cast<char*>(HostBuffer(65536));
+  auto* dst = static_cast<char*>(HostBuffer(65536));
+  for (int i = 0; i < 65536; ++i) src[i] = static_cast<char>(i * 3);
+  const sdma::CopyLinear copy = sdma::MakeCopy(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), 65536);
+  std::memcpy(ring_, &copy, sizeof(copy));
+  // A raw client on the simulator rings with the simulator's doorbell write (store + wake).
+  hipmem::kfd_sim::RingDoorbell(queue.Queue_DoorBell_aql, sizeof(copy));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::atomic_ref<HSAuint64>(*queue.Queue_read_ptr_aql).load() != sizeof(copy) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(std::atomic_ref<HSAuint64>(*queue.Queue_read_ptr_aql).load(), sizeof(copy));
+  EXPECT_EQ(std::memcmp(dst, src, 65536), 0);
+
+  EXPECT_EQ(hsaKmtUpdateQueue(queue.QueueId, 50, HSA_QUEUE_PRIORITY_HIGH, ring_, kRingBytes, nullptr),
+            HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDestroyQueue(queue.QueueId), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDestroyQueue(queue.QueueId), HSAKMT_STATUS_INVALID_PARAMETER) << "destroyed already";
+  EXPECT_EQ(hsaKmtUpdateQueue(queue.QueueId, 50, HSA_QUEUE_PRIORITY_HIGH, ring_, kRingBytes, nullptr),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+TEST_F(HsakmtQueuesTest, BadArgumentsAreRefused) {
+  HsaQueueResource queue{};
+  EXPECT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr,
+                              nullptr),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_MULTIMEDIA_DECODE, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_,
+                              kRingBytes, nullptr, &queue),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 101, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr,
+                              &queue),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, 3000, nullptr, &queue),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_EQ(hsaKmtCreateQueue(0, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr, &queue),
+            HSAKMT_STATUS_INVALID_NODE_UNIT)
+      << "the CPU node has no queues";
+  EXPECT_EQ(hsaKmtCreateQueueExt(gpu_node_, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL, 999, ring_,
+                                 kRingBytes, nullptr, &queue),
+            HSAKMT_STATUS_ERROR)
+      << "the kernel refuses an engine the GPU does not have";
+  EXPECT_EQ(hsaKmtDestroyQueue(0x1234), HSAKMT_STATUS_INVALID_PARAMETER) << "never handed out";
+}
+
+}  // namespace
