@@ -1,10 +1,15 @@
 // hsaKmt* C entry points: thin shells over the shared thunk::Kfd (shared_kfd.h). They convert
 // arguments and structs, call the C++ API, and return ToHsakmtStatus(status).
 #include <cstring>
+#include <set>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "absl/base/const_init.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "hsakmt/hsakmt.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
@@ -69,6 +74,35 @@ void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
 }
 
 HSAKMT_STATUS Done(const absl::Status& status) { return ToHsakmtStatus(status); }
+
+// Returns a pointer to a copy of `nodes` that lives until the process exits, or null for none: HsaPointerInfo
+// hands out node arrays the caller does not free. Equal lists share one copy, so the storage is bounded by the
+// distinct node lists ever reported, a handful on any machine.
+const HSAuint32* InternNodeList(const std::vector<NodeId>& nodes) {
+  if (nodes.empty()) return nullptr;
+  std::vector<HSAuint32> raw;
+  for (NodeId node : nodes) raw.push_back(node.raw());
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* lists = new std::set<std::vector<HSAuint32>>();  // never destroyed: pointers into it escape
+  ScopedLock lock(&mu);
+  return lists->insert(std::move(raw)).first->data();
+}
+
+// Fills libhsakmt's HsaPointerInfo from the C++ PointerInfo.
+void FillPointerInfo(const PointerInfo& in, HsaPointerInfo& out) {
+  std::memset(&out, 0, sizeof(out));
+  out.Type = static_cast<HSA_POINTER_TYPE>(in.type);
+  out.Node = in.node.raw();
+  out.MemFlags.Value = ToRaw(in.flags);
+  out.CPUAddress = in.cpu_address.ToPointer();
+  out.GPUAddress = in.gpu_address.raw();
+  out.SizeInBytes = in.size.raw();
+  out.NRegisteredNodes = static_cast<HSAuint32>(in.registered_nodes.size());
+  out.NMappedNodes = static_cast<HSAuint32>(in.mapped_nodes.size());
+  out.RegisteredNodes = InternNodeList(in.registered_nodes);
+  out.MappedNodes = InternNodeList(in.mapped_nodes);
+  out.UserData = in.user_data;
+}
 
 }  // namespace
 }  // namespace hipmem::thunk
@@ -168,30 +202,79 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 /*SizeIn
   return Done(kfd.FreeMemory(DeviceAddress::FromPointer(MemoryAddress)));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 /*MemorySizeInBytes*/,
+// AlternateVAGPU: GPU VA == CPU VA for allocations on every aperture this thunk uses; registered memory has a
+// GPU VA of its own.
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                              HSAuint64* AlternateVAGPU) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  const absl::Status status = kfd.MapMemoryToGpu(DeviceAddress::FromPointer(MemoryAddress));
-  // GPU VA == CPU VA on every aperture this thunk uses.
-  if (status.ok() && AlternateVAGPU != nullptr) *AlternateVAGPU = reinterpret_cast<uintptr_t>(MemoryAddress);
+  const DeviceAddress address = DeviceAddress::FromPointer(MemoryAddress);
+  const absl::Status status = kfd.MapMemoryToGpu(address, {}, Bytes(MemorySizeInBytes));
+  if (status.ok() && AlternateVAGPU != nullptr) {
+    *AlternateVAGPU = kfd.GpuAddressOf(address, Bytes(MemorySizeInBytes)).value_or(DeviceAddress(0)).raw();
+  }
   return Done(status);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress, HSAuint64 /*MemorySizeInBytes*/,
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                                   HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
                                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   HSAKMT_KFD_OR_RETURN(kfd);
   if (NumberOfNodes != 0 && NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   std::vector<NodeId> nodes;
   for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
-  const absl::Status status = kfd.MapMemoryToGpu(DeviceAddress::FromPointer(MemoryAddress), nodes);
-  if (status.ok() && AlternateVAGPU != nullptr) *AlternateVAGPU = reinterpret_cast<uintptr_t>(MemoryAddress);
+  const DeviceAddress address = DeviceAddress::FromPointer(MemoryAddress);
+  const absl::Status status = kfd.MapMemoryToGpu(address, nodes, Bytes(MemorySizeInBytes));
+  if (status.ok() && AlternateVAGPU != nullptr) {
+    *AlternateVAGPU = kfd.GpuAddressOf(address, Bytes(MemorySizeInBytes)).value_or(DeviceAddress(0)).raw();
+  }
   return Done(status);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
   HSAKMT_KFD_OR_RETURN(kfd);
   return Done(kfd.UnmapMemoryFromGpu(DeviceAddress::FromPointer(MemoryAddress)));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes)).status());
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                                    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  // hsakmt_validate_nodeid_array: a node list is required here.
+  if (NumberOfNodes == 0 || NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  std::vector<NodeId> nodes;
+  for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
+  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), nodes).status());
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                                      HsaMemFlags MemFlags) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), {},
+                                 hipmem::thunk::MemFlagsFromRaw(MemFlags.Value))
+                  .status());
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  return Done(kfd.DeregisterMemory(MemoryAddress));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerInfo* PointerInfo) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  HSAKMT_NONNULL_OR_RETURN(PointerInfo);
+  const hipmem::thunk::PointerInfo info = kfd.QueryPointerInfo(Pointer);
+  hipmem::thunk::FillPointerInfo(info, *PointerInfo);
+  // hsakmt_fmm_get_mem_info: an unknown pointer is reported as such and fails.
+  return info.type == hipmem::thunk::PointerType::kUnknown ? HSAKMT_STATUS_ERROR : HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void* Pointer, void* UserData) {
+  HSAKMT_KFD_OR_RETURN(kfd);
+  return Done(kfd.SetMemoryUserData(Pointer, UserData));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes) {

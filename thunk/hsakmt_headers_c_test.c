@@ -41,6 +41,17 @@ _Static_assert(offsetof(HsaMemoryProperties, MemoryClockMax) == 20, "");
 _Static_assert(offsetof(HsaMemoryProperties, VirtualBaseAddress) == 24, "");
 _Static_assert(sizeof(HsaMemoryProperties) == 32, "");
 
+/* HsaPointerInfo: the pointers and 64-bit fields follow 32-bit ones unpadded. */
+_Static_assert(HSA_POINTER_UNKNOWN == 0 && HSA_POINTER_ALLOCATED == 1 && HSA_POINTER_REGISTERED_USER == 2, "");
+_Static_assert(HSA_POINTER_REGISTERED_GRAPHICS == 3 && HSA_POINTER_REGISTERED_SHARED == 4, "");
+_Static_assert(HSA_POINTER_RESERVED_ADDR == 5 && sizeof(HSA_POINTER_TYPE) == 4, "");
+_Static_assert(offsetof(HsaPointerInfo, Type) == 0 && offsetof(HsaPointerInfo, Node) == 4, "");
+_Static_assert(offsetof(HsaPointerInfo, MemFlags) == 8 && offsetof(HsaPointerInfo, CPUAddress) == 12, "");
+_Static_assert(offsetof(HsaPointerInfo, GPUAddress) == 20 && offsetof(HsaPointerInfo, SizeInBytes) == 28, "");
+_Static_assert(offsetof(HsaPointerInfo, NRegisteredNodes) == 36 && offsetof(HsaPointerInfo, NMappedNodes) == 40, "");
+_Static_assert(offsetof(HsaPointerInfo, RegisteredNodes) == 44 && offsetof(HsaPointerInfo, MappedNodes) == 52, "");
+_Static_assert(offsetof(HsaPointerInfo, UserData) == 60 && sizeof(HsaPointerInfo) == 68, "");
+
 #define AT(field, offset) _Static_assert(offsetof(HsaNodeProperties, field) == (offset), #field)
 AT(NumCPUCores, 0);
 AT(NumFComputeCores, 4);

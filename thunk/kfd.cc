@@ -128,6 +128,7 @@ Kfd::~Kfd() {
     if (absl::Status s = FreeLocked(allocation); !s.ok()) HIPMEM_LOG(kError, "releasing KFD allocation: ", s.message());
   }
   allocations_.clear();
+  user_ranges_.clear();
   for (const Gpu& gpu : gpus_) device_->CloseRenderNode(gpu.render_fd);
 }
 
@@ -143,6 +144,70 @@ const Kfd::Gpu* Kfd::GpuOfNode(NodeId node) const {
     if (gpu.node == node) return &gpu;
   }
   return nullptr;
+}
+
+// libhsakmt's hsakmt_validate_nodeid_array: an unknown node is INVALID_NODE_UNIT; a node without a GPU has no
+// gpu_id to hand the kernel.
+absl::StatusOr<Kfd::GpuIdList> Kfd::GpuIdsOfNodes(std::span<const NodeId> nodes, absl::string_view context) const {
+  GpuIdList gpu_ids;
+  for (NodeId node : nodes) {
+    RETURN_IF_ERROR(Annotate(Node(node).status(), context));
+    const Gpu* gpu = GpuOfNode(node);
+    if (gpu == nullptr) return InvalidParameter(absl::StrCat(context, ": node ", node.raw(), " has no GPU"));
+    gpu_ids.push_back(gpu->gpu_id.raw());
+  }
+  return gpu_ids;
+}
+
+std::vector<NodeId> Kfd::NodesOfGpus(const std::vector<GpuId>& gpu_ids) const {
+  std::vector<NodeId> nodes;
+  for (GpuId id : gpu_ids) {
+    for (const Gpu& gpu : gpus_) {
+      if (gpu.gpu_id == id) nodes.push_back(gpu.node);
+    }
+  }
+  return nodes;
+}
+
+// libhsakmt's vm_find_object(address, size) on the mmap aperture: a registered pointer first (`size` 0 takes the
+// only registration at that pointer, otherwise the one of that size), then the BO whose GPU VA starts on
+// `address`'s page: an allocation only at its very start, a registration at its GPU address (VA plus the
+// registered pointer's page offset).
+const Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) const {
+  const Allocation* registered = nullptr;
+  int matches = 0;
+  auto [first, last] = user_ranges_.equal_range(address.raw());
+  for (auto it = first; it != last; ++it) {
+    const Allocation& a = allocations_.at(it->second);
+    if (size.is_zero() || a.user->size == size) {
+      registered = &a;
+      ++matches;
+    }
+  }
+  if (matches == 1) return registered;
+  const DeviceAddress page(AlignDown(Bytes(address.raw()), kPageSize).raw());
+  auto it = allocations_.find(page.raw());
+  if (it == allocations_.end()) return nullptr;
+  const Allocation& a = it->second;
+  if (!a.user.has_value()) return address == page ? &a : nullptr;
+  const bool same_offset = (address - page).raw() == a.user->cpu.raw() % kPageSize.raw();
+  return same_offset && (size.is_zero() || size == a.user->size) ? &a : nullptr;
+}
+
+Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) {
+  return const_cast<Allocation*>(std::as_const(*this).FindLocked(address, size));
+}
+
+// libhsakmt's vm_find_object(address, UINT64_MAX): registered CPU ranges first (they may overlap: the one with
+// the nearest start wins), then the BO whose GPU VA range holds `address`.
+const Kfd::Allocation* Kfd::FindContainingLocked(DeviceAddress address) const {
+  for (auto it = user_ranges_.upper_bound(address.raw()); it != user_ranges_.begin();) {
+    --it;
+    const Allocation& a = allocations_.at(it->second);
+    if (AddressRange{a.user->cpu, a.user->size}.Contains(address)) return &a;
+  }
+  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
+  return it == allocations_.end() ? nullptr : &it->second;
 }
 
 absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment) {
@@ -302,35 +367,55 @@ absl::Status Kfd::FreeLocked(Allocation& allocation) {
   return absl::OkStatus();
 }
 
+absl::Status Kfd::ReleaseRegistrationLocked(Allocation& allocation) {
+  if (--allocation.user->registrations > 0) return absl::OkStatus();
+  if (absl::Status freed = FreeLocked(allocation); !freed.ok()) {
+    ++allocation.user->registrations;
+    return freed;
+  }
+  auto [first, last] = user_ranges_.equal_range(allocation.user->cpu.raw());
+  for (auto it = first; it != last; ++it) {
+    if (it->second == allocation.range.base.raw()) {
+      user_ranges_.erase(it);
+      break;
+    }
+  }
+  allocations_.erase(allocation.range.base.raw());
+  return absl::OkStatus();
+}
+
 absl::Status Kfd::FreeMemory(DeviceAddress address) {
   const std::string context = absl::StrCat("hsaKmtFreeMemory(0x", absl::Hex(address.raw()), ")");
   if (address.raw() == 0) {
     return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": null address")), HSAKMT_STATUS_ERROR);
   }
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
+  Allocation* allocation = FindLocked(address, Bytes(0));
   // Upstream answers SUCCESS here when the SVM API is on, since the address may be an SVM range;
   // this thunk has no SVM ranges, so it answers what libhsakmt does without SVM.
-  if (it == allocations_.end()) return MemoryNotRegisteredError(absl::StrCat(context, ": not an allocation"));
-  RETURN_IF_ERROR(Annotate(FreeLocked(it->second), context));
-  allocations_.erase(it);
+  if (allocation == nullptr) return MemoryNotRegisteredError(absl::StrCat(context, ": not an allocation"));
+  if (allocation->user.has_value()) return Annotate(ReleaseRegistrationLocked(*allocation), context);
+  RETURN_IF_ERROR(Annotate(FreeLocked(*allocation), context));
+  allocations_.erase(allocation->range.base.raw());
   return absl::OkStatus();
 }
 
-absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes) {
+absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes, Bytes size) {
   const std::string context = absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")");
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
-  Allocation& allocation = it->second;
-  // Inline (on the stack) for up to 8 GPUs: the kernel copies this array from user memory.
-  absl::InlinedVector<uint32_t, 8> gpu_ids;
+  Allocation* found = FindLocked(address, size);
+  if (found == nullptr) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
+  Allocation& allocation = *found;
+  // _fmm_map_to_gpu: a registration keeps the nodes of its first map; later maps only count.
+  if (allocation.user.has_value() && allocation.user->mappings > 0) {
+    ++allocation.user->mappings;
+    return absl::OkStatus();
+  }
+  GpuIdList gpu_ids;
   if (!nodes.empty()) {
-    for (NodeId node : nodes) {
-      const Gpu* gpu = GpuOfNode(node);
-      if (gpu == nullptr) return InvalidParameter(absl::StrCat(context, ": node ", node.raw(), " has no GPU"));
-      gpu_ids.push_back(gpu->gpu_id.raw());
-    }
+    ASSIGN_OR_RETURN(gpu_ids, GpuIdsOfNodes(nodes, context));
+  } else if (!allocation.registered_gpus.empty()) {
+    for (GpuId id : allocation.registered_gpus) gpu_ids.push_back(id.raw());
   } else if (allocation.is_vram) {
     // libhsakmt's usable_peer_id_array: the owner, then every GPU with an io_link to the owner's node.
     gpu_ids.push_back(allocation.owner_gpu.raw());
@@ -356,13 +441,13 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
       allocation.mapped_gpus.push_back(GpuId(id));
     }
   }
+  if (allocation.user.has_value()) allocation.user->mappings = 1;
   return absl::OkStatus();
 }
 
 absl::Status Kfd::UnmapLocked(Allocation& allocation) {
   if (allocation.mapped_gpus.empty()) return absl::OkStatus();
-  // Inline (on the stack) for up to 8 GPUs: the kernel copies this array from user memory.
-  absl::InlinedVector<uint32_t, 8> gpu_ids;
+  GpuIdList gpu_ids;
   for (GpuId id : allocation.mapped_gpus) gpu_ids.push_back(id.raw());
   kfd_uapi::UnmapMemoryFromGpuArgs args{};
   args.handle = allocation.handle;
@@ -376,9 +461,144 @@ absl::Status Kfd::UnmapLocked(Allocation& allocation) {
 absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
   const std::string context = absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")");
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
-  return Annotate(UnmapLocked(it->second), context);
+  Allocation* allocation = FindLocked(address, Bytes(0));
+  if (allocation == nullptr) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
+  if (allocation->user.has_value() && allocation->user->mappings > 1) {
+    --allocation->user->mappings;
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(Annotate(UnmapLocked(*allocation), context));
+  if (allocation->user.has_value()) allocation->user->mappings = 0;
+  return absl::OkStatus();
+}
+
+std::optional<DeviceAddress> Kfd::GpuAddressOf(DeviceAddress address, Bytes size) const {
+  ScopedLock lock(&mu_);
+  const Allocation* a = FindLocked(address, size);
+  if (a == nullptr) return std::nullopt;
+  if (!a->user.has_value()) return a->range.base;
+  return a->range.base + Bytes(a->user->cpu.raw() % kPageSize.raw());
+}
+
+absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes,
+                                                  MemFlags flags) {
+  const DeviceAddress cpu = DeviceAddress::FromPointer(address);
+  const std::string context =
+      absl::StrCat("hsaKmtRegisterMemory(", AddressText(cpu), ", size=", size.raw(), ", nodes=", nodes.size(), ")");
+  const bool coarse = HasFlag(flags, MemFlags::kCoarseGrain);
+  const bool ext_coherent = HasFlag(flags, MemFlags::kExtendedCoherent);
+  if (coarse && ext_coherent) {
+    return InvalidParameter(absl::StrCat(context, ": CoarseGrain and ExtendedCoherent exclude each other"));
+  }
+  if (!HasFlag(flags, MemFlags::kHostAccess) || HasFlag(flags, MemFlags::kNonPaged)) {
+    return WithHsakmtStatus(
+        absl::UnimplementedError(absl::StrCat(context, ": only pageable host memory (HostAccess, not NonPaged)")),
+        HSAKMT_STATUS_NOT_SUPPORTED);
+  }
+  ASSIGN_OR_RETURN(const GpuIdList gpu_ids, GpuIdsOfNodes(nodes, context));
+  // libhsakmt has no check of its own here: the kernel refuses a null userptr or a zero size, and it reports
+  // HSAKMT_STATUS_ERROR for that.
+  const Bytes page_offset(cpu.raw() % kPageSize.raw());
+  const std::optional<Bytes> end_in_page = CheckedAdd(page_offset, size);
+  const std::optional<Bytes> aligned_size = end_in_page ? AlignUp(*end_in_page, kPageSize) : std::nullopt;
+  if (address == nullptr || size.is_zero() || !aligned_size.has_value()) {
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": null pointer, zero size or wraps")),
+                            HSAKMT_STATUS_ERROR);
+  }
+  std::vector<GpuId> registered;
+  for (uint32_t id : gpu_ids) registered.emplace_back(id);
+
+  ScopedLock lock(&mu_);
+  if (Allocation* existing = FindLocked(cpu, size); existing != nullptr) {
+    // hsakmt_fmm_register_memory: registering memory that is not a userptr is refused.
+    if (!existing->user.has_value()) {
+      return InvalidHandleError(absl::StrCat(context, ": memory this process allocated, not user memory"));
+    }
+    // Multiple registration is allowed, changing the nodes is not. Deliberate: upstream counts the registration
+    // before refusing it, so the refused call also needs a deregistration; here it does not count.
+    if (!registered.empty() && !existing->registered_gpus.empty() && registered != existing->registered_gpus) {
+      return absl::AlreadyExistsError(absl::StrCat(context, ": already registered to other nodes"));
+    }
+    if (existing->registered_gpus.empty()) existing->registered_gpus = std::move(registered);
+    ++existing->user->registrations;
+    return existing->range.base + Bytes(existing->user->cpu.raw() % kPageSize.raw());
+  }
+  // fmm_register_user_memory: the USERPTR BO belongs to the first GPU; any GPU may map it.
+  if (gpus_.empty()) {
+    return WithHsakmtStatus(absl::FailedPreconditionError(absl::StrCat(context, ": no GPU")), HSAKMT_STATUS_ERROR);
+  }
+  const Gpu& gpu = gpus_.front();
+  absl::StatusOr<AddressRange> range = aperture_.Reserve(*aligned_size, Bytes(0));
+  if (!range.ok()) return WithHsakmtStatus(Annotate(range.status(), context), HSAKMT_STATUS_ERROR);
+  absl::Cleanup release = [&] { aperture_.Release(*range); };
+  AllocMemFlags ioc = AllocMemFlags::kUserptr | AllocMemFlags::kWritable | AllocMemFlags::kExecutable |
+                      AllocMemFlags::kNoSubstitute;
+  if (!coarse) ioc |= AllocMemFlags::kCoherent;
+  if (ext_coherent) ioc |= AllocMemFlags::kExtCoherent;
+  uint64_t mmap_offset = 0;
+  absl::StatusOr<uint64_t> handle = AllocBo(gpu, *range, ToRaw(ioc), (cpu - page_offset).raw(), &mmap_offset);
+  if (!handle.ok()) return WithHsakmtStatus(Annotate(handle.status(), context), HSAKMT_STATUS_ERROR);
+  std::move(release).Cancel();
+  // What QueryPointerInfo reports, as fmm_translate_ioc_to_hsa_flags derives it from the BO's flags.
+  MemFlags stored = MemFlags::kNone;
+  if (coarse) stored = stored | MemFlags::kCoarseGrain;
+  if (ext_coherent) stored = stored | MemFlags::kExtendedCoherent;
+  Allocation allocation{*range, gpu.node, gpu.gpu_id, *handle, stored, false, {}};
+  allocation.user = Allocation::UserRange{cpu, size, 1, 0};
+  allocation.registered_gpus = std::move(registered);
+  allocations_.emplace(range->base.raw(), std::move(allocation));
+  user_ranges_.emplace(cpu.raw(), range->base.raw());
+  return range->base + page_offset;
+}
+
+absl::Status Kfd::DeregisterMemory(const void* address) {
+  const DeviceAddress at = DeviceAddress::FromPointer(address);
+  const std::string context = absl::StrCat("hsaKmtDeregisterMemory(", AddressText(at), ")");
+  ScopedLock lock(&mu_);
+  Allocation* allocation = FindLocked(at, Bytes(0));
+  // Upstream answers SUCCESS for unknown memory when the SVM API is on; without it, MEMORY_NOT_REGISTERED, also
+  // for an allocation that was never registered to nodes (which registering can no longer do).
+  if (allocation == nullptr || !allocation->user.has_value()) {
+    return MemoryNotRegisteredError(absl::StrCat(context, ": not registered"));
+  }
+  return Annotate(ReleaseRegistrationLocked(*allocation), context);
+}
+
+PointerInfo Kfd::QueryPointerInfo(const void* pointer) const {
+  ScopedLock lock(&mu_);
+  const Allocation* a = FindContainingLocked(DeviceAddress::FromPointer(pointer));
+  PointerInfo info;
+  if (a == nullptr) return info;
+  info.node = a->node;
+  info.flags = a->flags;
+  if (a->user.has_value()) {
+    info.type = PointerType::kRegisteredUser;
+    info.cpu_address = a->user->cpu;
+    info.gpu_address = a->range.base + Bytes(a->user->cpu.raw() % kPageSize.raw());
+    info.size = a->user->size;
+  } else {
+    info.type = PointerType::kAllocated;
+    info.cpu_address = a->range.base;
+    info.gpu_address = a->range.base;
+    info.size = a->range.size;
+  }
+  info.registered_nodes = NodesOfGpus(a->registered_gpus);
+  info.mapped_nodes = NodesOfGpus(a->mapped_gpus);
+  info.user_data = a->user_data;
+  return info;
+}
+
+absl::Status Kfd::SetMemoryUserData(const void* pointer, void* user_data) {
+  const DeviceAddress at = DeviceAddress::FromPointer(pointer);
+  ScopedLock lock(&mu_);
+  Allocation* allocation = FindLocked(at, Bytes(0));
+  if (allocation == nullptr) {
+    return WithHsakmtStatus(
+        absl::NotFoundError(absl::StrCat("hsaKmtSetMemoryUserData(", AddressText(at), "): no allocation starts here")),
+        HSAKMT_STATUS_ERROR);
+  }
+  allocation->user_data = user_data;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
@@ -392,10 +612,9 @@ absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
 
 std::optional<Kfd::AllocationInfo> Kfd::FindAllocation(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
-  if (it == allocations_.end()) return std::nullopt;
-  const Allocation& a = it->second;
-  return AllocationInfo{a.range, a.node, a.flags, a.is_vram, a.mapped_gpus};
+  const Allocation* a = FindContainingLocked(address);
+  if (a == nullptr) return std::nullopt;
+  return AllocationInfo{a->range, a->node, a->flags, a->is_vram, a->mapped_gpus};
 }
 
 absl::StatusOr<Kfd::EventPage> Kfd::AllocEventPage() {

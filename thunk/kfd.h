@@ -14,6 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -58,6 +59,30 @@ constexpr bool HasFlag(MemFlags set, MemFlags f) {
 constexpr uint32_t ToRaw(MemFlags f) { return static_cast<uint32_t>(f); }
 constexpr MemFlags MemFlagsFromRaw(uint32_t raw) { return static_cast<MemFlags>(raw); }
 
+// What a pointer points into, as hsaKmtQueryPointerInfo's HSA_POINTER_TYPE reports it (same values).
+enum class PointerType : uint32_t {
+  kUnknown = 0,         // nothing this process allocated or registered
+  kAllocated = 1,       // AllocMemory
+  kRegisteredUser = 2,  // RegisterMemory
+};
+
+// The memory a pointer falls in (hsaKmtQueryPointerInfo's HsaPointerInfo). All zero for kUnknown.
+struct PointerInfo {
+  PointerType type = PointerType::kUnknown;
+  // kAllocated: the node it was allocated for; kRegisteredUser: the node of the GPU holding the USERPTR BO.
+  NodeId node = NodeId(0);
+  // kAllocated: the flags it was allocated with; kRegisteredUser: CoarseGrain / ExtendedCoherent as registered.
+  MemFlags flags = MemFlags::kNone;
+  // kAllocated: the allocation's start; kRegisteredUser: the pointer as registered (not page-aligned).
+  DeviceAddress cpu_address = DeviceAddress(0);
+  // kAllocated: the same; kRegisteredUser: the registration's GPU VA plus the pointer's offset in its page.
+  DeviceAddress gpu_address = DeviceAddress(0);
+  Bytes size;                            // as allocated, or as registered
+  std::vector<NodeId> registered_nodes;  // RegisterMemory's `nodes`
+  std::vector<NodeId> mapped_nodes;      // the GPUs whose page tables map it
+  void* user_data = nullptr;             // SetMemoryUserData's
+};
+
 struct KfdVersion {
   uint32_t major;
   uint32_t minor;
@@ -91,25 +116,69 @@ class Kfd {
   // HSAKMT_STATUS_ERROR and a failed VRAM allocation NO_MEMORY, each with the kernel's errno.
   absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0));
 
-  // Frees an allocation by its start address; GPU mappings go with it. kNotFound
-  // (MEMORY_NOT_REGISTERED) for an address this process did not allocate.
+  // Frees an allocation by its start address; GPU mappings go with it. Given a registered pointer (or its GPU
+  // address) it drops one registration, as DeregisterMemory, as libhsakmt's hsaKmtFreeMemory does. kNotFound
+  // (MEMORY_NOT_REGISTERED) for an address this process did not allocate or register; HSAKMT_STATUS_ERROR for
+  // null or when the kernel refuses the free.
   absl::Status FreeMemory(DeviceAddress address);
 
-  // Maps the allocation starting at `address` into the GPU page tables of `nodes` (empty: VRAM to
-  // its own GPU and every GPU with an io link to it, system memory to every GPU). kNotFound
-  // (INVALID_HANDLE) for an unknown address; kInvalidArgument for a node without a GPU; the kernel's
-  // errno otherwise.
-  absl::Status MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes = {});
+  // Maps the allocation starting at `address` into the GPU page tables of `nodes` (empty: registered memory to
+  // its registered nodes, else VRAM to its own GPU and every GPU with an io link to it, system memory to every
+  // GPU). `address` may be a registered pointer or its GPU address; `size`, when not 0, picks the registration of
+  // that size among several of one pointer. Mapping registered memory that is already mapped only counts (its
+  // nodes cannot change), and it stays mapped until as many UnmapMemoryFromGpu calls, as in libhsakmt.
+  // Errors: kNotFound (INVALID_HANDLE) for an unknown address; kInvalidArgument for an unknown node
+  // (INVALID_NODE_UNIT) or one without a GPU (INVALID_PARAMETER); HSAKMT_STATUS_ERROR with the kernel's errno.
+  absl::Status MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes = {}, Bytes size = Bytes(0));
 
-  // Removes every GPU mapping of the allocation at `address`. kNotFound (INVALID_HANDLE) when unknown.
+  // Removes every GPU mapping of the allocation at `address` (for registered memory mapped n times, the n-th
+  // call does). kNotFound (INVALID_HANDLE) when unknown; HSAKMT_STATUS_ERROR when the kernel refuses.
   absl::Status UnmapMemoryFromGpu(DeviceAddress address);
+
+  // Returns the address a GPU uses for `address` (hsaKmtMapMemoryToGPU's AlternateVAGPU): an allocation's start
+  // itself, or for a registered pointer its registration's GPU address; `size` as in MapMemoryToGpu. nullopt
+  // when MapMemoryToGpu would not find it.
+  std::optional<DeviceAddress> GpuAddressOf(DeviceAddress address, Bytes size = Bytes(0)) const;
+
+  // Registers the host memory [address, address + size) for GPU access, as libhsakmt does without the SVM API
+  // (hsaKmtRegisterMemory / ToNodes / WithFlags): the pages containing the range become a USERPTR BO of the first
+  // GPU at a GPU VA of its own from the SVM aperture, so the GPU address is that VA plus `address`'s offset in its
+  // page, not `address` (with the SVM API upstream the GPU address equals the CPU address; this thunk has no SVM
+  // ranges). Returns that GPU address. `nodes` become the default set MapMemoryToGpu maps to (empty: every GPU).
+  // `flags` must describe pageable host memory (HostAccess set, NonPaged clear); CoarseGrain drops the COHERENT
+  // flag and ExtendedCoherent adds EXT_COHERENT. The default is hsaKmtRegisterMemory's: coarse-grained.
+  // Registering the same pointer with the same size again only counts (every registration needs a
+  // DeregisterMemory), and may add `nodes` to a registration that had none; the same pointer with another size
+  // is a registration of its own. The kernel pins the pages: all of them must be mapped and readable.
+  // Errors: kInvalidArgument INVALID_PARAMETER for CoarseGrain with ExtendedCoherent or a node without a GPU,
+  // INVALID_NODE_UNIT for an unknown node, HSAKMT_STATUS_ERROR for a null pointer, a zero size or a range that
+  // wraps; kUnimplemented (NOT_SUPPORTED) for flags that are not pageable host memory; kNotFound (INVALID_HANDLE)
+  // for the start of memory AllocMemory returned; kAlreadyExists (MEMORY_ALREADY_REGISTERED) for a registration
+  // with other nodes than before; kFailedPrecondition (HSAKMT_STATUS_ERROR) without a GPU; HSAKMT_STATUS_ERROR
+  // with the kernel's errno when it refuses the BO (EFAULT: unmapped or inaccessible pages). A failed
+  // registration leaves nothing behind.
+  absl::StatusOr<DeviceAddress> RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes = {},
+                                               MemFlags flags = MemFlags::kHostAccess | MemFlags::kCoarseGrain);
+
+  // Drops one registration of a registered pointer (or of its GPU address); the last one frees the BO, GPU
+  // mappings included, and its GPU VA. kNotFound (MEMORY_NOT_REGISTERED) for anything else, allocations
+  // included; HSAKMT_STATUS_ERROR when the kernel refuses the free (the registration stays).
+  absl::Status DeregisterMemory(const void* address);
+
+  // Describes the allocation or registration containing `pointer` (CPU or GPU address; registered CPU ranges are
+  // searched first). PointerType::kUnknown when there is none.
+  PointerInfo QueryPointerInfo(const void* pointer) const;
+
+  // Attaches `user_data` to the allocation or registration starting at `pointer` (a start address, as for
+  // FreeMemory); QueryPointerInfo reports it. kNotFound (HSAKMT_STATUS_ERROR, as libhsakmt) when there is none.
+  absl::Status SetMemoryUserData(const void* pointer, void* user_data);
 
   // Returns the VRAM the kernel would still let this process allocate on `node`'s GPU.
   absl::StatusOr<Bytes> AvailableMemory(NodeId node);
 
-  // Describes the allocation containing `address`, if any.
+  // Describes the allocation or registration containing `address`, if any (looked up as QueryPointerInfo).
   struct AllocationInfo {
-    AddressRange range;
+    AddressRange range;  // the BO's GPU VA range (for a registration, page-aligned and apart from the CPU range)
     NodeId node;
     MemFlags flags;
     bool is_vram;
@@ -157,6 +226,16 @@ class Kfd {
     bool is_vram;
     std::vector<GpuId> mapped_gpus;
     bool kernel_owned = false;  // the event page once handed to the kernel: close() frees it
+    // RegisterMemory's: the BO is a USERPTR of the pages holding [user->cpu, user->cpu + user->size).
+    struct UserRange {
+      DeviceAddress cpu;       // the pointer as registered
+      Bytes size;              // as registered
+      uint32_t registrations;  // identical registrations share the BO; the last deregistration frees it
+      uint32_t mappings;       // maps of a mapped registration only count; the last unmap unmaps
+    };
+    std::optional<UserRange> user;
+    std::vector<GpuId> registered_gpus;  // RegisterMemory's nodes: the default map set
+    void* user_data = nullptr;
   };
   struct EventPage {
     DeviceAddress address;
@@ -172,7 +251,15 @@ class Kfd {
   absl::StatusOr<DeviceAddress> AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment);
   absl::StatusOr<uint64_t> AllocBo(const Gpu& gpu, const AddressRange& range, uint32_t ioc_flags,
                                    uint64_t mmap_offset_in, uint64_t* mmap_offset_out);
+  // Raw gpu_ids, inline (on the stack) for up to 8 GPUs: the kernel copies such arrays from user memory.
+  using GpuIdList = absl::InlinedVector<uint32_t, 8>;
+  absl::StatusOr<GpuIdList> GpuIdsOfNodes(std::span<const NodeId> nodes, absl::string_view context) const;
+  std::vector<NodeId> NodesOfGpus(const std::vector<GpuId>& gpus) const;
+  const Allocation* FindLocked(DeviceAddress address, Bytes size) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  Allocation* FindLocked(DeviceAddress address, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  const Allocation* FindContainingLocked(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status FreeLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ReleaseRegistrationLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status UnmapLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<EventPage> AllocEventPage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(event_mu_);
 
@@ -192,8 +279,11 @@ class Kfd {
   absl::btree_map<uint32_t, uint64_t*> doorbells_ ABSL_GUARDED_BY(doorbell_mu_);  // by node
 
   mutable absl::Mutex mu_;
-  // By start address; lookups of interior addresses step back from upper_bound.
+  // By start address (GPU VA); lookups of interior addresses step back from upper_bound.
   absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  // Registered pointers (Allocation::user->cpu) -> the registration's key in allocations_. One pointer may carry
+  // several registrations of different sizes, and registered ranges may overlap.
+  absl::btree_multimap<uint64_t, uint64_t> user_ranges_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hipmem::thunk

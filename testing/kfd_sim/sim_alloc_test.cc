@@ -1,4 +1,6 @@
 // ACQUIRE_VM, ALLOC/FREE_MEMORY_OF_GPU and AVAILABLE_MEMORY.
+#include <sys/mman.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <memory>
@@ -25,6 +27,7 @@ using ::hipmem_testing::kTestVa;
 using ::hipmem_testing::kVramFlags;
 using ::hipmem_testing::MakeSimulator;
 using ::hipmem_testing::SmallTopology;
+using ::hipmem_testing::UserPages;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
 
 constexpr Bytes kPage = Bytes::KiB(4);
@@ -218,12 +221,63 @@ TEST_F(SimAllocTest, FreeOfBadHandlesIsEinval) {
 }
 
 TEST_F(SimAllocTest, UserptrReturnsAnMmapOffsetAndCountsAsSystemMemory) {
-  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(1), AllocMemFlags::kUserptr, 0x7f0000000000);
+  const UserPages pages(Bytes::MiB(1));
+  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, Bytes::MiB(1), AllocMemFlags::kUserptr, pages.address());
   ASSERT_EQ(r.ret, 0);
-  EXPECT_NE(r.mmap_offset, 0x7f0000000000u) << "the kernel returns the BO's DRM offset";
+  EXPECT_NE(r.mmap_offset, pages.address()) << "the kernel returns the BO's DRM offset";
   const SimSnapshot snapshot = sim_->Snapshot();
   EXPECT_EQ(snapshot.system_used, Bytes::MiB(1));
   EXPECT_EQ(snapshot.gpus[0].vram_used, Bytes(0));
+}
+
+// amdgpu pins a USERPTR buffer's pages when it is created (get_user_pages): a range with a page that is not
+// mapped, or not accessible, in the caller is refused with -EFAULT and costs nothing.
+TEST_F(SimAllocTest, UserptrOverPagesTheCallerCannotReadIsEfault) {
+  const Bytes size = kPage + kPage + kPage + kPage;
+  const UserPages prot_none(size);
+  ASSERT_EQ(mprotect(reinterpret_cast<void*>(prot_none.address() + kPage.raw()), kPage.raw(), PROT_NONE), 0);
+  const UserPages hole(size);
+  ASSERT_EQ(munmap(reinterpret_cast<void*>(hole.address() + 2 * kPage.raw()), kPage.raw()), 0);
+  const UserPages short_tail(size);
+  ASSERT_EQ(munmap(reinterpret_cast<void*>(short_tail.address() + 3 * kPage.raw()), kPage.raw()), 0);
+  uint64_t unmapped = 0;
+  {
+    const UserPages gone(size);
+    unmapped = gone.address();
+  }
+  struct Row {
+    const char* what;
+    uint64_t userptr;
+  };
+  const Row kRows[] = {
+      {"a PROT_NONE page inside", prot_none.address()},
+      {"an unmapped page inside", hole.address()},
+      {"the last page unmapped", short_tail.address()},
+      {"nothing mapped", unmapped},
+      {"the kernel half", uint64_t{0xffff800000000000}},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.what);
+    EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa, size, AllocMemFlags::kUserptr, row.userptr).ret, -EFAULT);
+  }
+  const SimSnapshot snapshot = sim_->Snapshot();
+  EXPECT_TRUE(snapshot.processes[0].bos.empty());
+  EXPECT_EQ(snapshot.system_used, Bytes(0));
+  // The same VA takes a buffer over readable pages afterwards: nothing of the refused ones was kept.
+  const UserPages good(size);
+  EXPECT_EQ(Alloc(*file_, gpu_id(0), kTestVa, size, AllocMemFlags::kUserptr, good.address()).ret, 0);
+}
+
+// Pinning is one pass over the range, not a per-byte copy: a large, never-touched reservation pins quickly and
+// without committing memory.
+TEST_F(SimAllocTest, UserptrOverALargeUntouchedRangeSucceeds) {
+  const Bytes size = Bytes::MiB(512);
+  void* p = mmap(nullptr, size.raw(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, size, AllocMemFlags::kUserptr, reinterpret_cast<uintptr_t>(p));
+  EXPECT_EQ(r.ret, 0);
+  EXPECT_EQ(Free(*file_, r.handle), 0);
+  munmap(p, size.raw());
 }
 
 TEST_F(SimAllocTest, VramWithoutVaIsAllowed) {
@@ -290,11 +344,12 @@ TEST(SimAllocExhaustionTest, GttAndUserptrShareTheSystemLimit) {
   AcquireAllVms(*sim, *file);
   const uint32_t gpu = sim->topology().gpus[0].gpu_id;
 
+  const UserPages pages(Bytes::MiB(4));
   const AllocResult gtt = Alloc(*file, gpu, kTestVa, Bytes::MiB(6), AllocMemFlags::kGtt);
   ASSERT_EQ(gtt.ret, 0);
-  EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(8).raw(), Bytes::MiB(4), AllocMemFlags::kUserptr, 0x10000000)
-                .ret,
-            -ENOMEM);
+  EXPECT_EQ(
+      Alloc(*file, gpu, kTestVa + Bytes::MiB(8).raw(), Bytes::MiB(4), AllocMemFlags::kUserptr, pages.address()).ret,
+      -ENOMEM);
   EXPECT_EQ(Alloc(*file, gpu, kTestVa + Bytes::MiB(8).raw(), Bytes::MiB(4), AllocMemFlags::kGtt).ret, -ENOMEM);
   EXPECT_EQ(sim->Snapshot().system_used, Bytes::MiB(6));
   // VRAM is a separate pool.

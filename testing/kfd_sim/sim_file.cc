@@ -221,6 +221,43 @@ void ReleaseBo(IoctlContext& c, BoMap::iterator it) {
   c.process.bos.erase(it);
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14+; older libc headers lack the name
+#endif
+
+// Returns whether this kernel answers MADV_POPULATE_READ (5.14+), probed once on a page known to be readable.
+bool HasPopulateRead() {
+  static const bool supported = [] {
+    alignas(4096) static const char probe_page[4096] = {};
+    return madvise(const_cast<char*>(probe_page), sizeof(probe_page), MADV_POPULATE_READ) == 0;
+  }();
+  return supported;
+}
+
+// get_user_pages over [userptr, userptr + size), as amdgpu_ttm_tt_get_user_pages does when KFD creates a USERPTR
+// BO: -EFAULT when a page has no VMA (vma_lookup, or a hole for hmm_range_fault) or its VMA is not readable
+// (PROT_NONE, which hmm refuses). Running in the caller's process, the simulator asks the same question of the
+// real kernel without touching the memory, so a bad range cannot crash it: MADV_POPULATE_READ walks the range in
+// one call and fails with ENOMEM on a hole and EINVAL on an inaccessible VMA. On kernels without it, each page is
+// probed by a one-byte process_vm_readv (CopyFromUser).
+// Deliberate: the kernel write-faults the pages (a KFD userptr is never read-only), so it refuses a read-only
+// mapping (-EPERM) and pins private pages; here a read-only range is accepted and untouched pages are only
+// mapped read-only (to the zero page), which keeps registering large ranges cheap.
+int PinUserPages(uint64_t userptr, Bytes size) {
+  if (HasPopulateRead()) {
+    int r;
+    do {
+      r = madvise(reinterpret_cast<void*>(static_cast<uintptr_t>(userptr)), size.raw(), MADV_POPULATE_READ);
+    } while (r != 0 && errno == EINTR);
+    return r == 0 ? 0 : -EFAULT;
+  }
+  for (uint64_t page = userptr; page - userptr < size.raw(); page += kPageSize.raw()) {
+    char byte;
+    if (!CopyFromUser(&byte, page, 1)) return -EFAULT;
+  }
+  return 0;
+}
+
 // ---- handlers: each returns 0 or -errno and may update `args` (copied back for IOC_OUT requests) ----
 
 int GetVersion(IoctlContext&, uapi::GetVersionArgs& args) {
@@ -302,11 +339,15 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
     va = AddressRange{va_addr, size};
   }
 
-  // USERPTR: mmap_offset carries the CPU address; pinning a null or misaligned one faults.
+  // USERPTR: mmap_offset carries the CPU address; pinning a null or misaligned one faults, and so does pinning
+  // a range that is not mapped and readable in the caller.
+  // Deliberate: pinned here, before the accounting; the kernel pins after reserving and unreserves when pinning
+  // fails, so only the errno when several checks fail at once can differ.
   uint64_t userptr = 0;
   if (*domain == Domain::kUserptr) {
     userptr = args.mmap_offset;
     if (userptr == 0 || !IsAligned(Bytes(userptr), kPageSize)) return -EFAULT;
+    if (const int pinned = PinUserPages(userptr, size); pinned != 0) return pinned;
   }
 
   // Deliberate: overlap with another buffer of this process on this GPU is refused here, with the errno the

@@ -26,6 +26,7 @@ using ::hipmem_testing::MakeSimulator;
 using ::hipmem_testing::Map;
 using ::hipmem_testing::MapResult;
 using ::hipmem_testing::Unmap;
+using ::hipmem_testing::UserPages;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
@@ -205,9 +206,10 @@ TEST_F(SimMapTest, VramWithoutVaCannotBeMapped) {
 }
 
 TEST_F(SimMapTest, GttAndUserptrBuffersMapLikeVram) {
+  const UserPages pages(kSize);
   const AllocResult gtt = Alloc(*file_, gpu_id(0), kTestVa + Bytes::MiB(8).raw(), kSize, AllocMemFlags::kGtt);
   const AllocResult userptr =
-      Alloc(*file_, gpu_id(0), kTestVa + Bytes::MiB(16).raw(), kSize, AllocMemFlags::kUserptr, 0x7f0000000000);
+      Alloc(*file_, gpu_id(0), kTestVa + Bytes::MiB(16).raw(), kSize, AllocMemFlags::kUserptr, pages.address());
   ASSERT_EQ(gtt.ret, 0);
   ASSERT_EQ(userptr.ret, 0);
   EXPECT_EQ(Map(*file_, gtt.handle, {gpu_id(0), gpu_id(1)}).ret, 0);

@@ -22,6 +22,7 @@ using ::hipmem_testing::Free;
 using ::hipmem_testing::kTestVa;
 using ::hipmem_testing::kVramFlags;
 using ::hipmem_testing::MakeSimulator;
+using ::hipmem_testing::UserPages;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
 using ::hipmem_testing::Reservation;
 
@@ -91,7 +92,8 @@ TEST_F(SimMmapTest, InvisibleVramAllowsOnlyProtNone) {
 }
 
 TEST_F(SimMmapTest, UserptrBufferIsEperm) {
-  const AllocResult bo = Alloc(*file_, gpu_id(0), kTestVa, kSize, AllocMemFlags::kUserptr, 0x7f0000000000);
+  const UserPages pages(kSize);
+  const AllocResult bo = Alloc(*file_, gpu_id(0), kTestVa, kSize, AllocMemFlags::kUserptr, pages.address());
   ASSERT_EQ(bo.ret, 0);
   Reservation r(kSize);
   EXPECT_EQ(file_->MmapBo(fds_[0], r.addr(), kSize.raw(), PROT_READ | PROT_WRITE, bo.mmap_offset), -EPERM);

@@ -27,6 +27,7 @@ using ::hipmem_testing::MakeSimulator;
 using ::hipmem_testing::Map;
 using ::hipmem_testing::SmallTopology;
 using ::hipmem_testing::Unmap;
+using ::hipmem_testing::UserPages;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
@@ -79,12 +80,13 @@ TEST(SimProcessTest, CloseReleasesEverything) {
   const uint32_t gpu1 = sim->topology().gpus[1].gpu_id;
   const uint64_t available_before = Available(*keeper, gpu0);
   {
+    const UserPages pages(kSize);
     auto file = sim->Open();
     AcquireAllVms(*sim, *file);
     const AllocResult vram = Alloc(*file, gpu0, kTestVa, kSize, kVramFlags);
     const AllocResult gtt = Alloc(*file, gpu1, kTestVa + Bytes::MiB(8).raw(), kSize, AllocMemFlags::kGtt);
     const AllocResult userptr =
-        Alloc(*file, gpu0, kTestVa + Bytes::MiB(4).raw(), kSize, AllocMemFlags::kUserptr, 0x7f0000000000);
+        Alloc(*file, gpu0, kTestVa + Bytes::MiB(4).raw(), kSize, AllocMemFlags::kUserptr, pages.address());
     ASSERT_EQ(vram.ret, 0);
     ASSERT_EQ(gtt.ret, 0);
     ASSERT_EQ(userptr.ret, 0);

@@ -67,6 +67,29 @@ struct AllocResult {
   uint64_t mmap_offset;
 };
 
+// Fresh anonymous read/write pages of this process, unmapped on destruction: the CPU side of a USERPTR buffer,
+// which the simulator pins as the kernel does, so its address must really be mapped.
+class UserPages {
+ public:
+  explicit UserPages(Bytes size) : size_(size) {
+    void* p = mmap(nullptr, size.raw(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      ADD_FAILURE() << "mmap of " << size.raw() << " bytes failed";
+      std::abort();
+    }
+    address_ = reinterpret_cast<uintptr_t>(p);
+  }
+  UserPages(const UserPages&) = delete;
+  UserPages& operator=(const UserPages&) = delete;
+  ~UserPages() { munmap(reinterpret_cast<void*>(address_), size_.raw()); }
+
+  uint64_t address() const { return address_; }
+
+ private:
+  uint64_t address_ = 0;
+  Bytes size_;
+};
+
 // Issues ALLOC_MEMORY_OF_GPU. For USERPTR, `userptr` is the CPU address passed in mmap_offset.
 inline AllocResult Alloc(hipmem::kfd_sim::SimFile& file, uint32_t gpu_id, uint64_t va, Bytes size,
                          AllocMemFlags flags, uint64_t userptr = 0) {

@@ -68,7 +68,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint6
 /* Frees an allocation made by hsaKmtAllocMemory(Align). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 SizeInBytes);
 
-/* Maps an allocation into the GPU page tables of its default device set. */
+/* Maps an allocation or registered memory into the GPU page tables of its default device set; stores the
+ * GPU address in *AlternateVAGPU when given. For a pointer registered with several sizes,
+ * MemorySizeInBytes picks the registration. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                              HSAuint64* AlternateVAGPU);
 
@@ -83,6 +85,35 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress);
 
 /* Reports how many bytes of VRAM node Node can still allocate (AMDKFD_IOC_AVAILABLE_MEMORY). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes);
+
+/* Registers host memory (pageable, already mapped and readable) for GPU access. The pages holding
+ * [MemoryAddress, MemoryAddress + MemorySizeInBytes) get a GPU address of their own, which
+ * hsaKmtMapMemoryToGPU reports in AlternateVAGPU. The same pointer and size again only counts a
+ * registration; each needs an hsaKmtDeregisterMemory. HSAKMT_STATUS_ERROR for a null pointer, a zero size,
+ * or pages the kernel cannot pin. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes);
+
+/* As hsaKmtRegisterMemory; the NumberOfNodes nodes in NodeArray become the nodes a later map defaults to.
+ * INVALID_PARAMETER without nodes; MEMORY_ALREADY_REGISTERED when registered before with other nodes. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                                    HSAuint64 NumberOfNodes, HSAuint32* NodeArray);
+
+/* As hsaKmtRegisterMemory with MemFlags: HostAccess must be set and NonPaged clear (else NOT_SUPPORTED);
+ * CoarseGrain and ExtendedCoherent choose the coherence (both: INVALID_PARAMETER). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                                      HsaMemFlags MemFlags);
+
+/* Drops one registration of a registered pointer (or of its GPU address); the last one unmaps and releases
+ * it. MEMORY_NOT_REGISTERED for memory that is not registered. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress);
+
+/* Describes the allocation or registration containing Pointer. For an unknown pointer, *PointerInfo is
+ * zeroed (Type HSA_POINTER_UNKNOWN) and the result is HSAKMT_STATUS_ERROR, as upstream. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerInfo* PointerInfo);
+
+/* Attaches UserData to the allocation or registration starting at Pointer (reported by
+ * hsaKmtQueryPointerInfo). HSAKMT_STATUS_ERROR when nothing starts there. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void* Pointer, void* UserData);
 
 /* --- Events ----------------------------------------------------------------------------------- */
 

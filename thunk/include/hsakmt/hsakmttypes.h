@@ -392,6 +392,32 @@ typedef enum _HSA_PAGE_SIZE {
   HSA_PAGE_SIZE_1GB = 3,
 } HSA_PAGE_SIZE;
 
+/* What hsaKmtQueryPointerInfo found behind a pointer. */
+typedef enum _HSA_POINTER_TYPE {
+  HSA_POINTER_UNKNOWN = 0,
+  HSA_POINTER_ALLOCATED = 1,           /* hsaKmtAllocMemory (except scratch) */
+  HSA_POINTER_REGISTERED_USER = 2,     /* hsaKmtRegisterMemory* user pointer */
+  HSA_POINTER_REGISTERED_GRAPHICS = 3, /* hsaKmtRegisterGraphicsHandleToNodes (not in hipmem) */
+  HSA_POINTER_REGISTERED_SHARED = 4,   /* hsaKmtRegisterSharedHandle, IPC (not in hipmem) */
+  HSA_POINTER_RESERVED_ADDR = 5        /* address-only reservation (not in hipmem) */
+} HSA_POINTER_TYPE;
+
+/* What hsaKmtQueryPointerInfo reports. RegisteredNodes and MappedNodes point to storage the thunk keeps
+ * (hipmem: until the process exits); they are NULL when their count is 0. */
+typedef struct _HsaPointerInfo {
+  HSA_POINTER_TYPE Type;
+  HSAuint32 Node;              /* node of the memory (registered: of the GPU holding the user BO) */
+  HsaMemFlags MemFlags;        /* as allocated (registered: CoarseGrain/ExtendedCoherent) */
+  void* CPUAddress;            /* start for CPU access (registered: the pointer as registered) */
+  HSAuint64 GPUAddress;        /* start for GPU access (at offset 20: 4-byte packing) */
+  HSAuint64 SizeInBytes;       /* as allocated or registered */
+  HSAuint32 NRegisteredNodes;  /* nodes given to hsaKmtRegisterMemoryToNodes */
+  HSAuint32 NMappedNodes;      /* nodes whose GPU page tables map it */
+  const HSAuint32* RegisteredNodes;
+  const HSAuint32* MappedNodes;
+  void* UserData;              /* hsaKmtSetMemoryUserData's */
+} HsaPointerInfo;
+
 /* ---- Events (hsaKmtCreateEvent ... hsaKmtWaitOnMultipleEvents) ---- */
 
 typedef enum _HSA_DEVICE {
