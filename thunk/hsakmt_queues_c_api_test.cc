@@ -9,11 +9,11 @@
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
 #include "testing/kfd_sim/engines/doorbell.h"
-#include "testing/kfd_sim/engines/sdma_packets.h"
+#include "gpu_abi/sdma_packets.h"
 
 namespace {
 
-namespace sdma = ::hipmem::kfd_sim::sdma;
+namespace sdma = ::hipmem::gpu_abi::sdma;
 
 constexpr HSAuint64 kRingBytes = 4096;
 

@@ -10,7 +10,7 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "testing/kfd_sim/engines/sdma_packets.h"
+#include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/status_matchers.h"
 #include "thunk/events.h"
@@ -21,7 +21,7 @@
 namespace hipmem::thunk {
 namespace {
 
-namespace sdma = ::hipmem::kfd_sim::sdma;
+namespace sdma = ::hipmem::gpu_abi::sdma;
 using ::hipmem_testing::IsOk;
 using ::hipmem_testing::StatusIs;
 
@@ -95,6 +95,11 @@ TEST_F(QueuesTest, SdmaQueueCopiesFillsAndSignalsAnEvent) {
   uint32_t word = 0;
   std::memcpy(&word, dst + Bytes::MiB(1).raw() - 4, 4);
   EXPECT_EQ(word, 0x01020304u);
+  // The read pointer is written back after the trap that woke us: it reaches the end soon after.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::atomic_ref<uint64_t>(*queue.read_pointer()).load() != wptr_ && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
   EXPECT_EQ(std::atomic_ref<uint64_t>(*queue.read_pointer()).load(), wptr_);
 }
 

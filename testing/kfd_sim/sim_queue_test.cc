@@ -4,6 +4,8 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -13,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/doorbell.h"
-#include "testing/kfd_sim/engines/sdma_packets.h"
+#include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
 
@@ -21,6 +23,7 @@ namespace hipmem::kfd_sim {
 namespace {
 
 namespace uapi = ::hipmem::kfd_uapi;
+namespace sdma = ::hipmem::gpu_abi::sdma;
 using ::hipmem_testing::AcquireAllVms;
 using ::hipmem_testing::Alloc;
 using ::hipmem_testing::AllocResult;
@@ -197,8 +200,13 @@ TEST_F(SimQueueTest, SdmaCopyFillFenceAndTrapRunThroughTheQueue) {
   EXPECT_EQ(std::memcmp(dst.cpu, src.cpu, Bytes::KiB(60).raw()), 0);
   for (size_t i = Bytes::KiB(60).raw(); i < Bytes::KiB(64).raw(); ++i) ASSERT_EQ(dst.cpu[i], 0x5a) << i;
   EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(pointers.cpu + 64)).load(), 0xF00Du);
-  EXPECT_EQ(std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers.cpu)).load(), wptr_)
-      << "the engine writes its read pointer back";
+  // The read pointer is written back after the trap that woke us: it reaches the end soon after.
+  auto* rptr = reinterpret_cast<uint64_t*>(pointers.cpu);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::atomic_ref<uint64_t>(*rptr).load() != wptr_ && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(std::atomic_ref<uint64_t>(*rptr).load(), wptr_) << "the engine writes its read pointer back";
   const SimQueue q = OnlyQueue();
   EXPECT_TRUE(q.active);
   EXPECT_FALSE(q.halted);

@@ -8,11 +8,12 @@
 
 #include "benchmark/benchmark.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
-#include "testing/kfd_sim/engines/sdma_packets.h"
+#include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/engines/test_memory.h"
 #include "tools/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
+namespace sdma = ::hipmem::gpu_abi::sdma;
 namespace {
 
 struct Buffers {

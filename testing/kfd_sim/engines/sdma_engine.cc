@@ -9,9 +9,10 @@
 #include <utility>
 
 #include "base/log.h"
-#include "testing/kfd_sim/engines/sdma_packets.h"
+#include "gpu_abi/sdma_packets.h"
 
 namespace hipmem::kfd_sim {
+namespace sdma = ::hipmem::gpu_abi::sdma;
 namespace {
 
 using sdma::Opcode;
@@ -120,10 +121,9 @@ void SdmaEngine::Run() {
           outcome = Outcome::kFault;
           break;
         }
-        std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rp->host)).store(rptr, std::memory_order_release);
-      }
-      {
+        // Both views of progress move together: whoever sees the write-back and then asks rptr() agrees.
         std::lock_guard<std::mutex> progress(mu_);
+        std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rp->host)).store(rptr, std::memory_order_release);
         rptr_ = rptr;
       }
       cv_.notify_all();

@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "testing/kfd_sim/engines/sdma_packets.h"
+#include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/engines/test_memory.h"
 
 namespace hipmem::kfd_sim {
+namespace sdma = ::hipmem::gpu_abi::sdma;
 namespace {
 
 uint64_t Va(const void* p) { return reinterpret_cast<uint64_t>(p); }

@@ -19,12 +19,12 @@
 // Differences from hardware, on purpose: counts are full 30-bit byte counts on every "generation"
 // (gfx90a+/gfx10.3+ behaviour, rocm_facts.md §5.1 copy_size_override); POLL_REGMEM polls memory
 // only (mem_poll must be 1); the fill writes whole dwords.
-#ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_PACKETS_H_
-#define HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_PACKETS_H_
+#ifndef HIPMEM_GPU_ABI_SDMA_PACKETS_H_
+#define HIPMEM_GPU_ABI_SDMA_PACKETS_H_
 
 #include <cstdint>
 
-namespace hipmem::kfd_sim::sdma {
+namespace hipmem::gpu_abi::sdma {
 
 enum class Opcode : uint8_t {
   kNop = 0,
@@ -95,6 +95,6 @@ constexpr ConstFill MakeFill(uint64_t dst, uint32_t value, uint32_t bytes) {
   return ConstFill{Header(Opcode::kConstFill, 0, 2u << 30), Lo(dst), Hi(dst), value, bytes - 1};
 }
 
-}  // namespace hipmem::kfd_sim::sdma
+}  // namespace hipmem::gpu_abi::sdma
 
-#endif  // HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_PACKETS_H_
+#endif  // HIPMEM_GPU_ABI_SDMA_PACKETS_H_
