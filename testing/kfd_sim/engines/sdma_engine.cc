@@ -64,7 +64,7 @@ void SdmaEngine::RingDoorbell(uint64_t wptr) { kfd_sim::RingDoorbell(doorbell_wo
 
 bool SdmaEngine::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return halted_ || rptr_ >= doorbell_.Load(); });
+  cv_.wait(lock, [&] { return (halted_ && !reporting_fault_) || rptr_ >= doorbell_.Load(); });
   return !halted_;
 }
 
@@ -87,13 +87,19 @@ bool SdmaEngine::stopping() const { return stop_requested_.load(); }
 
 void SdmaEngine::Fault(uint64_t va) {
   HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(va), "; queue halted");
-  // Halted before anyone hears of the fault: whoever the callback wakes sees the queue stopped.
+  // Halted before anyone hears of the fault, so whoever the callback wakes sees the queue stopped; WaitIdle
+  // returns only once the callback is done, so its caller sees what the callback recorded.
   {
     std::lock_guard<std::mutex> lock(mu_);
     halted_ = true;
+    reporting_fault_ = true;
+  }
+  if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(va);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    reporting_fault_ = false;
   }
   cv_.notify_all();
-  if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(va);
 }
 
 void SdmaEngine::Run() {

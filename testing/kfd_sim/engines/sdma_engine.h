@@ -90,6 +90,7 @@ class SdmaEngine {
   std::condition_variable cv_;    // progress: rptr_, halted_, stop_
   uint64_t rptr_ = 0;           // guarded by mu_
   bool halted_ = false;         // guarded by mu_
+  bool reporting_fault_ = false;  // guarded by mu_: the fault callback is running
   bool stop_ = false;           // guarded by mu_
   std::atomic<bool> stop_requested_{false};  // read by the thread without mu_ between doorbell waits
   std::atomic<bool> exited_{false};
