@@ -279,6 +279,9 @@ bool ComputeEngine::SleepUnlessStopped(std::chrono::microseconds period) {
 void ComputeEngine::Run() {
   uint64_t read = queue_.initial_read_index;
   uint64_t end = read;  // one past the furthest packet index a doorbell announced
+  // The last packet completed, so the next slot is worth a look even past `end`: a producer's ring can
+  // overwrite a higher index another producer rang just before (the word holds one value).
+  bool more = false;
   bool halted = false;
   if (slots_ == 0) {
     Error(QueueError::kInvalidQueue,
@@ -302,14 +305,18 @@ void ComputeEngine::Run() {
       std::lock_guard<std::mutex> lock(mu_);
       announced_end_ = end;
     }
-    if (halted || !After(end, read)) {
+    if (halted || (!After(end, read) && !more)) {
       doorbell_.Wait(bell);
       continue;
     }
     switch (Step(read)) {
-      case Outcome::kDone: ++read; break;
+      case Outcome::kDone:
+        ++read;
+        more = true;
+        break;
       case Outcome::kNotReady:
-        // Announced but not yet published: its producer rings again once it is.
+        // Not yet published: its producer rings once it is.
+        more = false;
         doorbell_.Wait(bell);
         break;
       case Outcome::kStopped: break;

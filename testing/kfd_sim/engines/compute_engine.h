@@ -18,10 +18,11 @@
 // signal fires).
 //
 // Doorbell values are packet indices; the CP tracks the furthest one announced (several producers may ring
-// out of order) and executes every packet up to it whose header is no longer INVALID. A slot that is still
-// INVALID means its producer has not published it yet: the CP sleeps until the next ring. Because a futex
-// wakes only on a changed word, the doorbell must start at a value that announces nothing, initial read
-// index - 1 (IdleDoorbellValue; the private doorbell starts there).
+// out of order) and executes every packet up to it whose header is no longer INVALID, then keeps going while
+// the next slot already holds a published packet (one producer's ring can overwrite a higher index another
+// rang a moment before). A slot that is still INVALID means its producer has not published it yet: the CP
+// sleeps until the next ring. Because a futex wakes only on a changed word, the doorbell must start at a
+// value that announces nothing, initial read index - 1 (IdleDoorbellValue; the private doorbell starts there).
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_COMPUTE_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_COMPUTE_ENGINE_H_
 

@@ -511,6 +511,20 @@ TEST_F(ComputeQueueTest, SlotAnnouncedBeforeItIsPublishedWaitsForTheNextRing) {
   EXPECT_EQ(buf, (std::vector<uint8_t>{1, 2}));
 }
 
+TEST_F(ComputeQueueTest, PublishedPacketsPastTheRungIndexRunToo) {
+  // Index 1's producer rang first, then index 0's ring overwrote the doorbell word with the lower value.
+  std::vector<uint8_t> buf(2, 0);
+  memory_.Map(buf.data(), 2);
+  aql::AmdSignal* second = NewSignal(1);
+  aql::WritePacket(&ring_[0], FillBytes(&buf[0], 1, 1));
+  aql::WritePacket(&ring_[1], FillBytes(&buf[1], 2, 1, Va(second)));
+  engine_->RingDoorbell(0);
+  ASSERT_TRUE(WaitForValue(*second, 0));
+  // read_dispatch_id is written back before the completion signal fires.
+  EXPECT_EQ(std::atomic_ref<uint64_t>(read_index_).load(std::memory_order_acquire), 2u);
+  EXPECT_EQ(buf, (std::vector<uint8_t>{1, 2}));
+}
+
 TEST_F(ComputeQueueTest, IdleEngineSleepsInsteadOfPolling) {
   timespec before{}, after{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &before);
