@@ -1,12 +1,11 @@
 // SDMA linear copy through a queue (packets, doorbell, completion) vs a single-thread memcpy of
 // the same aligned buffers, issue #3 §6 (goal: SDMA throughput >= 0.8x memcpy, i.e. time ratio
 // <= 1.25). Run: bazel run -c opt //testing/kfd_sim/engines:sdma_benchmark
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "testing/kfd_sim/engines/memcpy_baseline.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/engines/test_memory.h"
@@ -16,34 +15,8 @@ namespace hipmem::kfd_sim {
 namespace sdma = ::hipmem::gpu_abi::sdma;
 namespace {
 
-struct Buffers {
-  explicit Buffers(size_t bytes)
-      : size(bytes),
-        src(static_cast<uint8_t*>(std::aligned_alloc(4096, bytes))),
-        dst(static_cast<uint8_t*>(std::aligned_alloc(4096, bytes))) {
-    std::memset(src, 1, bytes);  // commit both before timing
-    std::memset(dst, 0, bytes);
-  }
-  ~Buffers() {
-    std::free(src);
-    std::free(dst);
-  }
-  size_t size;
-  uint8_t* src;
-  uint8_t* dst;
-};
-
-void BM_Memcpy(benchmark::State& state) {
-  Buffers b(static_cast<size_t>(state.range(0)));
-  for (auto _ : state) {
-    std::memcpy(b.dst, b.src, b.size);
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(state.iterations() * state.range(0));
-}
-
 void BM_SdmaLinearCopy(benchmark::State& state) {
-  Buffers b(static_cast<size_t>(state.range(0)));
+  CopyBuffers b(static_cast<size_t>(state.range(0)));
   IdentityPageTable memory;
   std::vector<uint32_t> ring(1 << 14, 0);  // 64 KiB ring
   uint64_t rptr = 0, wptr = 0;

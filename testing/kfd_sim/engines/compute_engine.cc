@@ -1,0 +1,549 @@
+#include "testing/kfd_sim/engines/compute_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "base/log.h"
+#include "gpu_abi/blit_kernels.h"
+
+namespace hipmem::kfd_sim {
+namespace blit = ::hipmem::gpu_abi::blit;
+namespace {
+
+using aql::PacketType;
+using blit::KernelId;
+
+// Index arithmetic wraps at 2^64: `a` is after `b` when it is less than half the space ahead.
+bool After(uint64_t a, uint64_t b) { return static_cast<int64_t>(a - b) > 0; }
+
+bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Copies `n` bytes at GPU VA `va` into `out`, across mapping boundaries. Call inside an AccessScope. Returns
+// the first unmapped VA when the range is not entirely mapped.
+std::optional<uint64_t> ReadGpu(GpuMemory* memory, uint64_t va, void* out, uint64_t n) {
+  auto* dst = static_cast<unsigned char*>(out);
+  while (n > 0) {
+    std::optional<GpuMemory::Span> span = memory->Translate(va, n);
+    if (!span.has_value()) return va;
+    const uint64_t m = std::min(span->bytes, n);
+    std::memcpy(dst, span->host, m);
+    dst += m;
+    va += m;
+    n -= m;
+  }
+  return std::nullopt;
+}
+
+// The host address of an aligned `size`-byte word at `va`, or nullopt when it is not mapped. Call inside an
+// AccessScope.
+template <typename T>
+T* TranslateWord(GpuMemory* memory, uint64_t va) {
+  std::optional<GpuMemory::Span> span = memory->Translate(va, sizeof(T));
+  if (!span.has_value() || span->bytes < sizeof(T)) return nullptr;
+  return static_cast<T*>(span->host);
+}
+
+// Writes `m` bytes of a repeating little-endian 32-bit pattern at `out`; `phase` is the offset of `out` inside
+// the fill, so bytes land where a whole-dword fill would put them whatever the host alignment.
+void FillHost(unsigned char* out, uint64_t m, uint32_t pattern, uint64_t phase) {
+  auto byte_at = [&](uint64_t offset) { return static_cast<unsigned char>(pattern >> (8 * (offset % 4))); };
+  uint64_t i = 0;
+  for (; i < m && reinterpret_cast<uintptr_t>(out + i) % 4 != 0; ++i) out[i] = byte_at(phase + i);
+  const uint64_t words = (m - i) / 4;
+  if (words > 0) {
+    const uint32_t shift = 8 * ((phase + i) % 4);
+    const uint32_t word = shift == 0 ? pattern : (pattern >> shift) | (pattern << (32 - shift));
+    auto* w = reinterpret_cast<uint32_t*>(out + i);
+    std::fill(w, w + words, word);
+    i += words * 4;
+  }
+  for (; i < m; ++i) out[i] = byte_at(phase + i);
+}
+
+// What one workgroup of a blit kernel does. Returns the first unmapped VA it met; nothing is written
+// through a missing mapping. Call inside an AccessScope.
+struct Blit {
+  KernelId id;
+  uint64_t src;  // kCopy only
+  uint64_t dst;
+  uint64_t bytes;
+  uint32_t pattern;  // kFill; kFillBytes: the byte replicated
+
+  std::optional<uint64_t> Run(GpuMemory* memory, blit::ByteRange range) const {
+    uint64_t offset = range.begin;
+    while (offset < range.end) {
+      const uint64_t n = range.end - offset;
+      if (id == KernelId::kCopy) {
+        std::optional<GpuMemory::Span> s = memory->Translate(src + offset, n);
+        if (!s.has_value()) return src + offset;
+        std::optional<GpuMemory::Span> d = memory->Translate(dst + offset, n);
+        if (!d.has_value()) return dst + offset;
+        const uint64_t m = std::min({s->bytes, d->bytes, n});
+        const auto* sp = static_cast<const unsigned char*>(s->host);
+        auto* dp = static_cast<unsigned char*>(d->host);
+        if (dp + m <= sp || sp + m <= dp) {
+          std::memcpy(dp, sp, m);
+        } else {
+          std::memmove(dp, sp, m);
+        }
+        offset += m;
+      } else {
+        std::optional<GpuMemory::Span> d = memory->Translate(dst + offset, n);
+        if (!d.has_value()) return dst + offset;
+        const uint64_t m = std::min(d->bytes, n);
+        FillHost(static_cast<unsigned char*>(d->host), m, pattern, offset);
+        offset += m;
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+const char* QueueErrorName(QueueError error) {
+  switch (error) {
+    case QueueError::kInvalidQueue: return "invalid queue";
+    case QueueError::kUnsupportedPacket: return "unsupported packet";
+    case QueueError::kInvalidDispatch: return "invalid dispatch";
+    case QueueError::kInvalidKernelObject: return "invalid kernel object";
+    case QueueError::kInvalidKernarg: return "invalid kernarg";
+    case QueueError::kInvalidSignal: return "invalid signal";
+  }
+  return "unknown";
+}
+
+// The compute units: worker threads created once, asleep on a condition variable between dispatches. One
+// dispatch at a time (only the CP thread calls Run).
+class ComputeEngine::WorkerPool {
+ public:
+  explicit WorkerPool(int threads) {
+    threads_.reserve(threads);
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int size() const { return static_cast<int>(threads_.size()); }
+
+  // Calls body(i) for every i in [0, count), spread over the workers, and returns when all calls returned.
+  // Workgroups are handed out in increasing order.
+  void Run(uint64_t count, const std::function<void(uint64_t)>& body) {
+    std::unique_lock<std::mutex> lock(mu_);
+    body_ = &body;
+    count_ = count;
+    next_.store(0, std::memory_order_relaxed);
+    busy_ = size();
+    ++generation_;
+    work_cv_.notify_all();
+    done_cv_.wait(lock, [&] { return busy_ == 0; });
+    body_ = nullptr;
+  }
+
+ private:
+  void Loop() {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      const std::function<void(uint64_t)>* body = body_;
+      const uint64_t count = count_;
+      lock.unlock();
+      for (uint64_t i = next_.fetch_add(1, std::memory_order_relaxed); i < count;
+           i = next_.fetch_add(1, std::memory_order_relaxed)) {
+        (*body)(i);
+      }
+      lock.lock();
+      if (--busy_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;                      // a new generation or stop_
+  std::condition_variable done_cv_;                      // busy_ reached 0
+  uint64_t generation_ = 0;                              // guarded by mu_
+  const std::function<void(uint64_t)>* body_ = nullptr;  // guarded by mu_
+  uint64_t count_ = 0;                                   // guarded by mu_
+  int busy_ = 0;                                         // guarded by mu_: workers still in the current generation
+  bool stop_ = false;                                    // guarded by mu_
+  std::atomic<uint64_t> next_{0};                        // the next workgroup to hand out
+  std::vector<std::thread> threads_;
+};
+
+ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescriptor queue, uint32_t cu_count,
+                             Callbacks callbacks)
+    : name_(std::move(name)),
+      memory_(memory),
+      queue_(queue),
+      callbacks_(std::move(callbacks)),
+      slots_(IsPowerOfTwo(queue.ring_bytes) && queue.ring_bytes >= aql::kPacketBytes && queue.ring_va % 64 == 0 &&
+                     queue.read_dispatch_id_va % 8 == 0
+                 ? queue.ring_bytes / aql::kPacketBytes
+                 : 0),
+      private_doorbell_(IdleDoorbellValue(queue.initial_read_index)),
+      doorbell_word_(queue.doorbell != nullptr ? queue.doorbell : &private_doorbell_),
+      doorbell_(doorbell_word_),
+      read_index_(queue.initial_read_index),
+      announced_end_(queue.initial_read_index) {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  units_ = std::make_unique<WorkerPool>(static_cast<int>(std::clamp<uint32_t>(cu_count, 1, hardware)));
+  thread_ = std::thread([this] { Run(); });
+}
+
+ComputeEngine::~ComputeEngine() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  stop_requested_.store(true, std::memory_order_release);
+  cv_.notify_all();
+  // The CP may be between its last look at stop_requested_ and FUTEX_WAIT; keep waking until it is out.
+  while (!exited_.load()) {
+    doorbell_.Wake();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  thread_.join();
+}
+
+void ComputeEngine::RingDoorbell(uint64_t packet_index) { kfd_sim::RingDoorbell(doorbell_word_, packet_index); }
+
+bool ComputeEngine::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  // The doorbell word may have moved back (producers ring out of order) or not been seen by the CP yet.
+  cv_.wait(lock, [&] {
+    return started_ && (halted_ || (!After(doorbell_.Load() + 1, read_index_) && !After(announced_end_, read_index_)));
+  });
+  return !halted_;
+}
+
+uint64_t ComputeEngine::read_index() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return read_index_;
+}
+
+bool ComputeEngine::halted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return halted_;
+}
+
+int ComputeEngine::worker_count() const { return units_->size(); }
+
+uint64_t ComputeEngine::bytes_moved() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_moved_;
+}
+
+ComputeEngine::Outcome ComputeEngine::Fault(uint64_t va) {
+  halt_fault_va_ = va;
+  return Outcome::kFault;
+}
+
+ComputeEngine::Outcome ComputeEngine::Error(QueueError error, const std::string& detail) {
+  halt_error_ = error;
+  halt_detail_ = detail;
+  return Outcome::kError;
+}
+
+void ComputeEngine::ReportHalt() {
+  if (halt_fault_va_.has_value()) {
+    HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(*halt_fault_va_), "; queue halted");
+    if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(*halt_fault_va_);
+  } else if (halt_error_.has_value()) {
+    HIPMEM_LOG(kWarning, name_, ": ", QueueErrorName(*halt_error_), " (", halt_detail_, "); queue halted");
+    if (callbacks_.on_queue_error) callbacks_.on_queue_error(*halt_error_);
+  }
+}
+
+bool ComputeEngine::SleepUnlessStopped(std::chrono::microseconds period) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, period, [&] { return stop_; });
+}
+
+void ComputeEngine::Run() {
+  uint64_t read = queue_.initial_read_index;
+  uint64_t end = read;  // one past the furthest packet index a doorbell announced
+  // The last packet completed, so the next slot is worth a look even past `end`: a producer's ring can
+  // overwrite a higher index another producer rang just before (the word holds one value).
+  bool more = false;
+  bool halted = false;
+  if (slots_ == 0) {
+    Error(QueueError::kInvalidQueue,
+          absl::StrCat("ring_bytes=", queue_.ring_bytes, " ring_va=0x", absl::Hex(queue_.ring_va),
+                       " read_dispatch_id_va=0x", absl::Hex(queue_.read_dispatch_id_va)));
+    ReportHalt();
+    halted = true;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started_ = true;
+    halted_ = halted;
+  }
+  cv_.notify_all();
+  while (!stopping()) {
+    const uint64_t bell = doorbell_.Load();
+    if (After(bell + 1, end)) {
+      end = bell + 1;
+      // No producer can be more than one ring ahead of the read index; a wild doorbell value is clipped.
+      if (After(end, read + slots_)) end = read + slots_;
+      std::lock_guard<std::mutex> lock(mu_);
+      announced_end_ = end;
+    }
+    if (halted || (!After(end, read) && !more)) {
+      doorbell_.Wait(bell);
+      continue;
+    }
+    switch (Step(read)) {
+      case Outcome::kDone:
+        ++read;
+        more = true;
+        break;
+      case Outcome::kNotReady:
+        // Not yet published: its producer rings once it is.
+        more = false;
+        doorbell_.Wait(bell);
+        break;
+      case Outcome::kStopped: break;
+      case Outcome::kFault:
+      case Outcome::kError: {
+        // Reported here, with no access scope open, so a handler may touch the page table.
+        ReportHalt();
+        halted = true;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          halted_ = true;
+        }
+        cv_.notify_all();
+        break;
+      }
+    }
+  }
+  exited_.store(true);
+}
+
+ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
+  const uint64_t slot_va = queue_.ring_va + (index & (slots_ - 1)) * aql::kPacketBytes;
+  unsigned char raw[aql::kPacketBytes];
+  uint32_t header_and_setup = 0;
+  {
+    GpuMemory::AccessScope scope(memory_);
+    uint32_t* header_word = TranslateWord<uint32_t>(memory_, slot_va);
+    if (header_word == nullptr) return Fault(slot_va);
+    // Acquire: a header the producer released makes the rest of its packet visible.
+    header_and_setup = std::atomic_ref<uint32_t>(*header_word).load(std::memory_order_acquire);
+    if (aql::TypeOf(static_cast<uint16_t>(header_and_setup)) == PacketType::kInvalid) return Outcome::kNotReady;
+    std::memcpy(raw, &header_and_setup, sizeof(header_and_setup));
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, slot_va + 4, raw + 4, aql::kPacketBytes - 4)) {
+      return Fault(*fault);
+    }
+  }
+  const auto header = static_cast<uint16_t>(header_and_setup);
+  // Every packet type the CP runs keeps its completion signal in the last eight bytes.
+  static_assert(offsetof(aql::KernelDispatchPacket, completion_signal) == aql::kPacketBytes - 8 &&
+                offsetof(aql::BarrierPacket, completion_signal) == aql::kPacketBytes - 8);
+  uint64_t completion_signal = 0;
+  std::memcpy(&completion_signal, raw + aql::kPacketBytes - 8, sizeof(completion_signal));
+  Outcome outcome = Outcome::kDone;
+  switch (aql::TypeOf(header)) {
+    case PacketType::kKernelDispatch: {
+      aql::KernelDispatchPacket packet;
+      std::memcpy(&packet, raw, sizeof(packet));
+      outcome = Dispatch(packet);
+      break;
+    }
+    case PacketType::kBarrierAnd:
+    case PacketType::kBarrierOr: {
+      aql::BarrierPacket packet;
+      std::memcpy(&packet, raw, sizeof(packet));
+      outcome = Barrier(packet);
+      break;
+    }
+    default:
+      return Error(QueueError::kUnsupportedPacket,
+                   absl::StrCat("packet ", index, " type ", static_cast<int>(aql::TypeOf(header))));
+  }
+  if (outcome != Outcome::kDone) return outcome;
+  return Complete(index, header_and_setup, completion_signal);
+}
+
+ComputeEngine::Outcome ComputeEngine::Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal) {
+  {
+    GpuMemory::AccessScope scope(memory_);
+    // Hand the slot back: INVALID first, then the read index that lets a producer reuse it.
+    const uint64_t slot_va = queue_.ring_va + (index & (slots_ - 1)) * aql::kPacketBytes;
+    uint32_t* header_word = TranslateWord<uint32_t>(memory_, slot_va);
+    if (header_word == nullptr) return Fault(slot_va);
+    std::atomic_ref<uint32_t>(*header_word)
+        .store((header_and_setup & 0xffff0000u) | static_cast<uint32_t>(PacketType::kInvalid),
+               std::memory_order_release);
+    uint64_t* read_word = TranslateWord<uint64_t>(memory_, queue_.read_dispatch_id_va);
+    if (read_word == nullptr) return Fault(queue_.read_dispatch_id_va);
+    std::atomic_ref<uint64_t>(*read_word).store(index + 1, std::memory_order_release);
+  }
+  if (const Outcome signalled = Signal(completion_signal); signalled != Outcome::kDone) return signalled;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    read_index_ = index + 1;
+  }
+  cv_.notify_all();
+  return Outcome::kDone;
+}
+
+ComputeEngine::Outcome ComputeEngine::Signal(uint64_t handle) {
+  if (handle == 0) return Outcome::kDone;
+  if (handle % 8 != 0) return Error(QueueError::kInvalidSignal, absl::StrCat("signal 0x", absl::Hex(handle)));
+  uint64_t mailbox = 0;
+  uint32_t event_id = 0;
+  {
+    GpuMemory::AccessScope scope(memory_);
+    auto* value = TranslateWord<int64_t>(memory_, handle + aql::kSignalValueOffset);
+    if (value == nullptr) return Fault(handle + aql::kSignalValueOffset);
+    std::atomic_ref<int64_t>(*value).fetch_sub(1, std::memory_order_acq_rel);
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, handle + aql::kSignalMailboxOffset, &mailbox, 8)) {
+      return Fault(*fault);
+    }
+    if (mailbox == 0) return Outcome::kDone;
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, handle + aql::kSignalEventIdOffset, &event_id, 4)) {
+      return Fault(*fault);
+    }
+    if (mailbox % 8 != 0) return Error(QueueError::kInvalidSignal, absl::StrCat("mailbox 0x", absl::Hex(mailbox)));
+    // The device library's signal store writes the event id as one 64-bit release store, then interrupts.
+    auto* slot = TranslateWord<uint64_t>(memory_, mailbox);
+    if (slot == nullptr) return Fault(mailbox);
+    std::atomic_ref<uint64_t>(*slot).store(event_id, std::memory_order_release);
+  }
+  if (callbacks_.on_signal_interrupt) callbacks_.on_signal_interrupt(event_id);
+  return Outcome::kDone;
+}
+
+ComputeEngine::Outcome ComputeEngine::Barrier(const aql::BarrierPacket& packet) {
+  const bool all = aql::TypeOf(packet.header) == PacketType::kBarrierAnd;
+  for (const uint64_t handle : packet.dep_signal) {
+    if (handle % 8 != 0) return Error(QueueError::kInvalidSignal, absl::StrCat("dependency 0x", absl::Hex(handle)));
+  }
+  auto backoff = std::chrono::microseconds(20);
+  while (true) {
+    bool any_met = false;
+    bool all_met = true;
+    {
+      // One scope per look: the page table may change between looks, as between a real CP's reads.
+      GpuMemory::AccessScope scope(memory_);
+      for (const uint64_t handle : packet.dep_signal) {
+        // A zero handle is a satisfied dependency for AND and an unsatisfied one for OR (hsa.h).
+        if (handle == 0) continue;
+        auto* value = TranslateWord<int64_t>(memory_, handle + aql::kSignalValueOffset);
+        if (value == nullptr) return Fault(handle + aql::kSignalValueOffset);
+        const bool met = std::atomic_ref<int64_t>(*value).load(std::memory_order_acquire) == 0;
+        any_met = any_met || met;
+        all_met = all_met && met;
+      }
+    }
+    if (all ? all_met : any_met) return Outcome::kDone;
+    if (SleepUnlessStopped(backoff)) return Outcome::kStopped;
+    backoff = std::min(backoff * 2, std::chrono::microseconds(1000));
+  }
+}
+
+ComputeEngine::Outcome ComputeEngine::Dispatch(const aql::KernelDispatchPacket& packet) {
+  if (aql::Dimensions(packet.setup) != 1 || packet.workgroup_size_x == 0 || packet.grid_size_x == 0 ||
+      packet.workgroup_size_y != 1 || packet.workgroup_size_z != 1 || packet.grid_size_y != 1 ||
+      packet.grid_size_z != 1) {
+    return Error(QueueError::kInvalidDispatch,
+                 absl::StrCat("setup ", packet.setup, " workgroup ", packet.workgroup_size_x, "x",
+                              packet.workgroup_size_y, "x", packet.workgroup_size_z, " grid ", packet.grid_size_x, "x",
+                              packet.grid_size_y, "x", packet.grid_size_z));
+  }
+  blit::KernelDescriptor descriptor;
+  Blit blit{};
+  {
+    GpuMemory::AccessScope scope(memory_);
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, packet.kernel_object, &descriptor, sizeof(descriptor))) {
+      return Fault(*fault);
+    }
+    const uint32_t kernarg_size = blit::KernargSize(descriptor.kernel_id);
+    if (descriptor.magic != blit::kDescriptorMagic || descriptor.version != blit::kDescriptorVersion ||
+        kernarg_size == 0 || descriptor.kernarg_size != kernarg_size) {
+      return Error(QueueError::kInvalidKernelObject,
+                   absl::StrCat("kernel_object 0x", absl::Hex(packet.kernel_object), " magic 0x",
+                                absl::Hex(descriptor.magic), " version ", descriptor.version, " kernel ",
+                                descriptor.kernel_id, " kernarg_size ", descriptor.kernarg_size));
+    }
+    blit.id = static_cast<KernelId>(descriptor.kernel_id);
+    if (blit.id == KernelId::kCopy) {
+      blit::CopyArgs args;
+      if (std::optional<uint64_t> fault = ReadGpu(memory_, packet.kernarg_address, &args, sizeof(args))) {
+        return Fault(*fault);
+      }
+      blit.src = args.src;
+      blit.dst = args.dst;
+      blit.bytes = args.bytes;
+    } else {
+      blit::FillArgs args;
+      if (std::optional<uint64_t> fault = ReadGpu(memory_, packet.kernarg_address, &args, sizeof(args))) {
+        return Fault(*fault);
+      }
+      blit.dst = args.dst;
+      blit.bytes = args.bytes;
+      blit.pattern = blit.id == KernelId::kFill ? args.pattern : (args.pattern & 0xff) * 0x01010101u;
+    }
+  }
+  if (blit.id == KernelId::kFill && (blit.dst % 4 != 0 || blit.bytes % 4 != 0)) {
+    return Error(QueueError::kInvalidKernarg,
+                 absl::StrCat("dword fill of ", blit.bytes, " bytes at 0x", absl::Hex(blit.dst)));
+  }
+
+  // The first fault in workgroup order is the one reported, whatever order the units hit faults in: every
+  // workgroup below a faulting one was already handed out (they go out in order) and still runs.
+  std::mutex fault_mu;
+  uint64_t fault_workgroup = std::numeric_limits<uint64_t>::max();  // guarded by fault_mu
+  uint64_t fault_va = 0;                                            // guarded by fault_mu
+  std::atomic<uint64_t> first_fault{std::numeric_limits<uint64_t>::max()};
+  const uint64_t workgroups = (uint64_t{packet.grid_size_x} + packet.workgroup_size_x - 1) / packet.workgroup_size_x;
+  const std::function<void(uint64_t)> workgroup = [&](uint64_t w) {
+    if (stopping() || first_fault.load(std::memory_order_relaxed) < w) return;
+    const blit::ByteRange range =
+        blit::WorkgroupRange(blit.id, blit.bytes, packet.grid_size_x, packet.workgroup_size_x, w);
+    std::optional<uint64_t> fault;
+    {
+      GpuMemory::AccessScope scope(memory_);
+      fault = blit.Run(memory_, range);
+    }
+    if (!fault.has_value()) return;
+    std::lock_guard<std::mutex> lock(fault_mu);
+    if (w < fault_workgroup) {
+      fault_workgroup = w;
+      fault_va = *fault;
+      first_fault.store(w, std::memory_order_relaxed);
+    }
+  };
+  units_->Run(workgroups, workgroup);
+  if (stopping()) return Outcome::kStopped;
+  std::optional<uint64_t> fault;
+  {
+    std::lock_guard<std::mutex> lock(fault_mu);
+    if (fault_workgroup != std::numeric_limits<uint64_t>::max()) fault = fault_va;
+  }
+  if (fault.has_value()) return Fault(*fault);
+  std::lock_guard<std::mutex> lock(mu_);
+  bytes_moved_ += blit.bytes;
+  return Outcome::kDone;
+}
+
+}  // namespace hipmem::kfd_sim

@@ -1,0 +1,161 @@
+// A simulated compute command processor: executes the AQL packets of one user-mode queue.
+//
+// Plays the MEC firmware behind an amdkfd CREATE_QUEUE of type COMPUTE_AQL: a ring of 64-byte AQL packets
+// (aql_packets.h) in GPU-mapped memory, a 64-bit read index the CP writes back (amd_queue_t's
+// read_dispatch_id), and a doorbell that carries the index of the last packet written (ROCr's AqlQueue stores
+// the packet index itself on gfx9+ doorbells; the legacy +1 convention is not modelled). The CP thread
+// sleeps on the doorbell futex while idle (doorbell.h: no polling). Kernel dispatches run built-in blit
+// kernels (blit_kernels.h) whose workgroups are spread over a pool of worker threads standing for the
+// compute units. Every access -- ring, read index, descriptors, kernargs, buffers, signals, mailboxes --
+// goes through the GPU page table (GpuMemory): an unmapped address is a VM fault that halts the queue and is
+// reported once; a packet the CP cannot execute is a queue error that halts it likewise.
+//
+// Ordering, stronger than HSA requires: packets complete strictly one after another (a dispatch finishes,
+// and its completion signal is decremented, before the next packet starts), so the barrier bit and the
+// acquire/release fence scopes are always satisfied and otherwise ignored. After a packet completes the CP
+// puts INVALID back into its header, advances read_dispatch_id in memory, and then decrements the
+// completion signal (hardware advances the read index at launch, so it also passes a packet before its
+// signal fires).
+//
+// Doorbell values are packet indices; the CP tracks the furthest one announced (several producers may ring
+// out of order) and executes every packet up to it whose header is no longer INVALID, then keeps going while
+// the next slot already holds a published packet (one producer's ring can overwrite a higher index another
+// rang a moment before). A slot that is still INVALID means its producer has not published it yet: the CP
+// sleeps until the next ring. Because a futex wakes only on a changed word, the doorbell must start at a
+// value that announces nothing, initial read index - 1 (IdleDoorbellValue; the private doorbell starts there).
+#ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_COMPUTE_ENGINE_H_
+#define HIPMEM_TESTING_KFD_SIM_ENGINES_COMPUTE_ENGINE_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "gpu_abi/aql_packets.h"
+#include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/engines/gpu_memory.h"
+
+namespace hipmem::kfd_sim {
+namespace aql = ::hipmem::gpu_abi::aql;
+
+struct AqlQueueDescriptor {
+  uint64_t ring_va;               // ring base, GPU VA, 64-byte aligned
+  uint32_t ring_bytes;            // a power of two and a multiple of 64 (ring_bytes / 64 packets)
+  uint64_t read_dispatch_id_va;   // 64-bit read index the CP writes back (packets, monotonic), 8-byte aligned
+  uint64_t write_dispatch_id_va;  // 64-bit write index the producers keep (informational)
+  // The engine's view of the queue's doorbell word (doorbell.h); not owned. Null: the engine keeps a private
+  // one that only RingDoorbell() rings (engine tests and benchmarks).
+  uint64_t* doorbell = nullptr;
+  uint64_t initial_read_index = 0;  // the first packet index the CP executes
+};
+
+// Why a queue stopped without a VM fault. ROCr reports these through the queue's error callback
+// (HSA_STATUS_ERROR_INVALID_PACKET_FORMAT and friends).
+enum class QueueError {
+  kInvalidQueue,         // the descriptor itself is unusable (ring size or alignment)
+  kUnsupportedPacket,    // VENDOR_SPECIFIC, AGENT_DISPATCH or an undefined packet type
+  kInvalidDispatch,      // a kernel dispatch with a zero or multi-dimensional geometry
+  kInvalidKernelObject,  // the descriptor's magic, version, kernel id or kernarg size is not a built-in kernel
+  kInvalidKernarg,       // the kernel's arguments break its contract (a misaligned dword fill)
+  kInvalidSignal,        // a signal or mailbox address that is not 8-byte aligned
+};
+
+const char* QueueErrorName(QueueError error);
+
+// Thread-safe. Owns its CP thread and its compute-unit worker threads.
+class ComputeEngine {
+ public:
+  struct Callbacks {
+    // A completion signal with an event mailbox fired: the CP wrote event_id there and raised the interrupt.
+    std::function<void(uint32_t event_id)> on_signal_interrupt;
+    std::function<void(uint64_t va)> on_vm_fault;          // the queue halted on an unmapped address
+    std::function<void(QueueError error)> on_queue_error;  // the queue halted on a packet it cannot run
+  };
+
+  // Starts the CP thread and min(cu_count, hardware threads) compute-unit workers (at least one). `memory` is
+  // not owned and must outlive the engine. Callbacks run on the CP thread, never inside a
+  // GpuMemory::AccessScope.
+  ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescriptor queue, uint32_t cu_count, Callbacks callbacks);
+  // Stops the CP (an unfinished barrier is abandoned, a running dispatch ends after its current workgroups)
+  // and joins every thread.
+  ~ComputeEngine();
+  ComputeEngine(const ComputeEngine&) = delete;
+  ComputeEngine& operator=(const ComputeEngine&) = delete;
+
+  // The doorbell value that announces no packet for a queue starting at `initial_read_index`.
+  static constexpr uint64_t IdleDoorbellValue(uint64_t initial_read_index) { return initial_read_index - 1; }
+
+  // Rings the queue's doorbell with the index of the last packet published, as a producer that owns the
+  // doorbell page would (kfd_sim::RingDoorbell).
+  void RingDoorbell(uint64_t packet_index);
+
+  // Blocks until every packet up to the furthest index rung so far has completed (completion signal
+  // included), or the queue halted. Returns false when it halted (VM fault or queue error).
+  bool WaitIdle();
+
+  // The index of the next packet the CP will execute (every earlier one has completed).
+  uint64_t read_index() const;
+  bool halted() const;
+  const std::string& name() const { return name_; }
+  // How many compute-unit worker threads run workgroups.
+  int worker_count() const;
+  // Bytes copied or filled by completed dispatches.
+  uint64_t bytes_moved() const;
+
+ private:
+  class WorkerPool;
+  enum class Outcome { kDone, kNotReady, kFault, kError, kStopped };
+
+  void Run();
+  Outcome Step(uint64_t index);
+  Outcome Dispatch(const aql::KernelDispatchPacket& packet);
+  Outcome Barrier(const aql::BarrierPacket& packet);
+  Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
+  Outcome Signal(uint64_t handle);
+  // Record why the queue halts; ReportHalt() logs it and runs the callback once no access scope is open.
+  Outcome Fault(uint64_t va);
+  Outcome Error(QueueError error, const std::string& detail);
+  void ReportHalt();
+  // Sleeps `period` or until the engine stops; returns true when it stops.
+  bool SleepUnlessStopped(std::chrono::microseconds period);
+  bool stopping() const { return stop_requested_.load(std::memory_order_acquire); }
+
+  const std::string name_;
+  GpuMemory* const memory_;  // Not owned; must outlive this.
+  const AqlQueueDescriptor queue_;
+  const Callbacks callbacks_;
+  const uint64_t slots_;  // packets in the ring (0 when the descriptor is unusable)
+
+  uint64_t private_doorbell_;  // the doorbell word when the descriptor brings none
+  uint64_t* const doorbell_word_;
+  const DoorbellWaiter doorbell_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;               // progress: read_index_, halted_, stop_
+  uint64_t read_index_;                      // guarded by mu_
+  uint64_t announced_end_;                   // guarded by mu_: one past the furthest index the CP has seen rung
+  bool started_ = false;                     // guarded by mu_: the CP has checked the descriptor
+  bool halted_ = false;                      // guarded by mu_
+  bool stop_ = false;                        // guarded by mu_
+  uint64_t bytes_moved_ = 0;                 // guarded by mu_
+  std::atomic<bool> stop_requested_{false};  // read without mu_ between packets and workgroups
+  std::atomic<bool> exited_{false};
+
+  // Why the queue halted (CP thread only).
+  std::optional<uint64_t> halt_fault_va_;
+  std::optional<QueueError> halt_error_;
+  std::string halt_detail_;
+
+  std::unique_ptr<WorkerPool> units_;  // the compute units; outlives thread_
+  std::thread thread_;
+};
+
+}  // namespace hipmem::kfd_sim
+
+#endif  // HIPMEM_TESTING_KFD_SIM_ENGINES_COMPUTE_ENGINE_H_
