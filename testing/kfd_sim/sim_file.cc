@@ -33,6 +33,7 @@
 #include "base/scoped_lock.h"
 #include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
+#include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
 #include "testing/kfd_sim/gpu_page_table.h"
@@ -76,7 +77,13 @@ struct Queue {
   uint32_t percentage = 0;
   uint32_t priority = 0;
   std::optional<bool> sdma_pool_xgmi;  // SDMA queues: which slot pool it holds a slot of
-  std::unique_ptr<SdmaEngine> sdma;    // running while the queue is active
+  std::unique_ptr<SdmaEngine> sdma;    // SDMA queues: running while the queue is active
+  std::unique_ptr<ComputeEngine> compute;  // AQL queues: running while the queue is active
+
+  bool running() const { return sdma != nullptr || compute != nullptr; }
+  bool halted() const { return (sdma != nullptr && sdma->halted()) || (compute != nullptr && compute->halted()); }
+  // SDMA: bytes consumed; AQL: the next packet index.
+  uint64_t progress() const { return sdma != nullptr ? sdma->rptr() : compute != nullptr ? compute->read_index() : 0; }
 };
 
 // One process's view of one GPU (the kernel's kfd_process_device).
@@ -570,14 +577,41 @@ bool IsSdma(uapi::QueueType type) {
          type == uapi::QueueType::kSdmaByEngineId;
 }
 
-// Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_rptr` continues
-// a queue that UPDATE_QUEUE stopped.
-void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_rptr) {
+// Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_progress` continues
+// a queue that UPDATE_QUEUE stopped: bytes for SDMA, the next packet index for AQL.
+void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   if (!QueueIsActive(q)) return;
   ProcessDevice& device = c.process.devices[q.gpu_index];
-  const uint32_t gpu_id = c.topology.gpus[q.gpu_index].gpu_id;
+  const GpuConfig& gpu = c.topology.gpus[q.gpu_index];
+  const uint32_t gpu_id = gpu.gpu_id;
   auto* doorbell = reinterpret_cast<uint64_t*>(device.doorbells->EngineView() + uint64_t{q.id} * kDoorbellBytes);
   SimFile* file = &c.file;
+  auto on_vm_fault = [file, gpu_id](uint64_t va) {
+    file->RaiseMemoryException(
+        SimVmFault{.gpu_id = gpu_id, .va = DeviceAddress(va), .not_present = true, .read_only = false, .no_execute = false});
+  };
+  if (q.type == uapi::QueueType::kComputeAql) {
+    const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " aql queue ", q.id);
+    q.compute = std::make_unique<ComputeEngine>(
+        name, device.page_table.get(),
+        AqlQueueDescriptor{.ring_va = q.ring_base,
+                           .ring_bytes = q.ring_size,
+                           .read_dispatch_id_va = q.read_pointer,
+                           .write_dispatch_id_va = q.write_pointer,
+                           .doorbell = doorbell,
+                           .initial_read_index = initial_progress},
+        gpu.simd_per_cu == 0 ? 1 : gpu.simd_count / gpu.simd_per_cu,
+        ComputeEngine::Callbacks{
+            // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.
+            .on_signal_interrupt = [file](uint32_t event_id) { file->SignalEventInterrupt(event_id, 32); },
+            .on_vm_fault = on_vm_fault,
+            .on_queue_error =
+                [name](QueueError error) {
+                  HIPMEM_LOG(kWarning, name, ": halted on a queue error: ", QueueErrorName(error));
+                },
+        });
+    return;
+  }
   q.sdma = std::make_unique<SdmaEngine>(
       absl::StrCat("gpu 0x", absl::Hex(gpu_id), " sdma queue ", q.id), device.page_table.get(),
       SdmaQueueDescriptor{.ring_va = q.ring_base,
@@ -585,27 +619,20 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_rptr) {
                           .rptr_va = q.read_pointer,
                           .wptr_va = q.write_pointer,
                           .doorbell = doorbell,
-                          .initial_rptr = initial_rptr},
+                          .initial_rptr = initial_progress},
       SdmaEngine::Callbacks{
           // The SDMA trap interrupt carries 28 bits of context: the event id (sdma_v4/v5 + kfd_int_process).
           .on_trap = [file](uint32_t context) { file->SignalEventInterrupt(context & 0x0fffffff, 28); },
-          .on_vm_fault =
-              [file, gpu_id](uint64_t va) {
-                file->RaiseMemoryException(SimVmFault{.gpu_id = gpu_id,
-                                                      .va = DeviceAddress(va),
-                                                      .not_present = true,
-                                                      .read_only = false,
-                                                      .no_execute = false});
-              },
+          .on_vm_fault = on_vm_fault,
       });
 }
 
-// Stops a queue's engine (unmapping its MQD); returns the read pointer it reached.
+// Stops a queue's engine (unmapping its MQD); returns the progress it reached.
 uint64_t StopEngine(Queue& q) {
-  if (q.sdma == nullptr) return 0;
-  const uint64_t rptr = q.sdma->rptr();
+  const uint64_t progress = q.progress();
   q.sdma.reset();
-  return rptr;
+  q.compute.reset();
+  return progress;
 }
 
 void ReleaseQueue(IoctlContext& c, absl::btree_map<uint32_t, Queue>::iterator it) {
@@ -651,9 +678,8 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
       !device.page_table->Covers(AddressRange{DeviceAddress(args.write_pointer_address), Bytes(8)})) {
     return -EINVAL;
   }
-  // Deliberate: PM4 compute queues have no simulated engine, and AQL ones not yet; refused rather than
-  // created to never run. TODO(#3): COMPUTE_AQL on the compute engine.
-  if (type == uapi::QueueType::kCompute || type == uapi::QueueType::kComputeAql) return -EINVAL;
+  // Deliberate: PM4 compute queues have no simulated engine; refused rather than created to never run.
+  if (type == uapi::QueueType::kCompute) return -EINVAL;
 
   // find_available_queue_slot: the lowest free queue id of the process.
   uint32_t qid = 0;
@@ -690,14 +716,23 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
   if (doorbells == nullptr) return -ENOMEM;
   std::byte* doorbell_view = doorbells->EngineView();
   if (doorbell_view == nullptr) return -ENOMEM;
-  // A fresh queue starts with its doorbell at 0 (the MQD's initial write pointer), whatever a queue that
-  // had this slot before left in it.
-  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(doorbell_view + uint64_t{qid} * kDoorbellBytes)).store(0);
+  // Where the engine starts: an SDMA ring at byte 0 (the MQD's initial pointers); an AQL queue at the read
+  // index user space left in read_dispatch_id. The doorbell slot then announces nothing, whatever a queue that
+  // had this slot before left in it: 0 for SDMA, the index before the first packet for AQL.
+  uint64_t start = 0;
+  if (type == uapi::QueueType::kComputeAql) {
+    GpuMemory::AccessScope scope(device.page_table.get());
+    const std::optional<GpuMemory::Span> rptr = device.page_table->Translate(args.read_pointer_address, 8);
+    if (!rptr || rptr->bytes < 8) return -EINVAL;
+    start = std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rptr->host)).load();
+  }
+  const uint64_t idle = type == uapi::QueueType::kComputeAql ? ComputeEngine::IdleDoorbellValue(start) : 0;
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(doorbell_view + uint64_t{qid} * kDoorbellBytes)).store(idle);
   std::move(return_slot).Cancel();
 
   auto [it, inserted] = c.process.queues.emplace(qid, std::move(q));
   HIPMEM_CHECK(inserted, "queue id reused while live");
-  StartEngine(c, it->second, 0);
+  StartEngine(c, it->second, start);
 
   args.queue_id = qid;
   // SOC15: the mmap offset of the process's doorbell slice, plus this queue's byte offset inside it.
@@ -1010,9 +1045,9 @@ SimProcess SimFile::TakeSnapshot() const {
         .type = q.type,
         .ring_base = DeviceAddress(q.ring_base),
         .ring_size = Bytes(q.ring_size),
-        .active = q.sdma != nullptr,
-        .halted = q.sdma != nullptr && q.sdma->halted(),
-        .read_pointer = q.sdma != nullptr ? q.sdma->rptr() : 0,
+        .active = q.running(),
+        .halted = q.halted(),
+        .read_pointer = q.progress(),
     });
   }
   for (const sim_internal::EventState& event : events_->Snapshot()) {

@@ -15,6 +15,8 @@
 #include "gtest/gtest.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "gpu_abi/aql_packets.h"
+#include "gpu_abi/blit_kernels.h"
 #include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
@@ -24,6 +26,8 @@ namespace {
 
 namespace uapi = ::hipmem::kfd_uapi;
 namespace sdma = ::hipmem::gpu_abi::sdma;
+namespace aql = ::hipmem::gpu_abi::aql;
+namespace blit = ::hipmem::gpu_abi::blit;
 using ::hipmem_testing::AcquireAllVms;
 using ::hipmem_testing::Alloc;
 using ::hipmem_testing::AllocResult;
@@ -234,6 +238,71 @@ TEST_F(SimQueueTest, UnmappedAccessIsAVmFaultThatHaltsTheQueueAndSignalsMemoryEv
   EXPECT_TRUE(OnlyQueue().halted);
   EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(pointers.cpu + 64)).load(), 0u)
       << "nothing after the fault runs";
+}
+
+TEST_F(SimQueueTest, AqlQueueRunsABlitKernelAndItsCompletionSignalRaisesTheEvent) {
+  MapDoorbells();
+  const Buffer ring = NewBuffer(Bytes(kRingBytes), kGtt);  // 64 packet slots
+  for (uint32_t slot = 0; slot < kRingBytes / aql::kPacketBytes; ++slot) {
+    aql::InvalidateSlot(ring.cpu + slot * aql::kPacketBytes);
+  }
+  const Buffer pointers = NewBuffer(Bytes::KiB(4), kGtt);  // read_dispatch_id @0, write_dispatch_id @8
+  const Buffer code = NewBuffer(Bytes::KiB(4), kGtt);      // descriptor @0, kernargs @64, signal @128
+  const Buffer src = NewBuffer(Bytes::KiB(256), kGtt);
+  const Buffer dst = NewBuffer(Bytes::KiB(256), kPublicVram);
+  for (size_t i = 0; i < Bytes::KiB(256).raw(); ++i) src.cpu[i] = static_cast<char>(i * 7 + 3);
+  const SignalEvent event = CreateSignalEventWithPage();
+
+  const blit::KernelDescriptor descriptor = blit::MakeDescriptor(blit::KernelId::kCopy);
+  std::memcpy(code.cpu, &descriptor, sizeof(descriptor));
+  const blit::CopyArgs kernargs = blit::MakeCopyArgs(dst.va, src.va, Bytes::KiB(256).raw());
+  std::memcpy(code.cpu + 64, &kernargs, sizeof(kernargs));
+  aql::AmdSignal signal{};
+  signal.kind = 1;  // AMD_SIGNAL_KIND_USER
+  signal.value = 1;
+  signal.event_mailbox_ptr = event.slot_va;
+  signal.event_id = event.id;
+  std::memcpy(code.cpu + 128, &signal, sizeof(signal));
+
+  uapi::CreateQueueArgs args = SdmaQueueArgs(ring, pointers, uapi::QueueType::kComputeAql);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
+  aql::WritePacket(ring.cpu, blit::MakeDispatch(code.va, code.va + 64, Bytes::KiB(256).raw(), code.va + 128));
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers.cpu + 8)).store(1);
+  auto* doorbell = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (args.doorbell_offset & (kDoorbellSlice.raw() - 1)));
+  RingDoorbell(doorbell, 0);  // AQL doorbells carry the index of the last packet written
+  WaitFor(event.id);
+
+  EXPECT_EQ(std::memcmp(dst.cpu, src.cpu, Bytes::KiB(256).raw()), 0);
+  EXPECT_EQ(std::atomic_ref<int64_t>(*reinterpret_cast<int64_t*>(code.cpu + 128 + aql::kSignalValueOffset)).load(), 0)
+      << "the completion signal is decremented";
+  EXPECT_EQ(std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers.cpu)).load(), 1u)
+      << "read_dispatch_id moved past the packet before the signal fired";
+  EXPECT_EQ(OnlyQueue().read_pointer, 1u);
+  EXPECT_EQ(OnlyQueue().type, uapi::QueueType::kComputeAql);
+}
+
+TEST_F(SimQueueTest, AqlBlitToAnUnmappedDestinationIsAVmFault) {
+  MapDoorbells();
+  const Buffer ring = NewBuffer(Bytes(kRingBytes), kGtt);
+  for (uint32_t slot = 0; slot < kRingBytes / aql::kPacketBytes; ++slot) {
+    aql::InvalidateSlot(ring.cpu + slot * aql::kPacketBytes);
+  }
+  const Buffer pointers = NewBuffer(Bytes::KiB(4), kGtt);
+  const Buffer code = NewBuffer(Bytes::KiB(4), kGtt);
+  const Buffer src = NewBuffer(Bytes::KiB(64), kGtt);
+  const uint32_t memory_event = CreateEvent(uapi::EventType::kMemory);
+  const blit::KernelDescriptor descriptor = blit::MakeDescriptor(blit::KernelId::kCopy);
+  std::memcpy(code.cpu, &descriptor, sizeof(descriptor));
+  const uint64_t unmapped = uint64_t{3} << 40;
+  const blit::CopyArgs kernargs = blit::MakeCopyArgs(unmapped, src.va, Bytes::KiB(64).raw());
+  std::memcpy(code.cpu + 64, &kernargs, sizeof(kernargs));
+
+  uapi::CreateQueueArgs args = SdmaQueueArgs(ring, pointers, uapi::QueueType::kComputeAql);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
+  aql::WritePacket(ring.cpu, blit::MakeDispatch(code.va, code.va + 64, Bytes::KiB(64).raw()));
+  RingDoorbell(reinterpret_cast<uint64_t*>(doorbells_->bytes() + (args.doorbell_offset & (kDoorbellSlice.raw() - 1))), 0);
+  EXPECT_EQ(+WaitFor(memory_event).memory_exception_data.va, unmapped);
+  EXPECT_TRUE(OnlyQueue().halted);
 }
 
 TEST_F(SimQueueTest, UnmapWhileAQueueRunsStopsTheEngineAtTheMissingPage) {

@@ -10,7 +10,7 @@
 // ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY, CREATE/DESTROY/UPDATE_QUEUE;
 // the sysfs topology tree; CPU mappings of buffers through a render node and of doorbells through
 // /dev/kfd. Every other ioctl answers -ENOTTY.
-// Queues: an SDMA queue (SDMA, SDMA_XGMI, SDMA_BY_ENG_ID) runs on its own simulated engine
+// Queues: an AQL queue runs on a simulated compute CP; an SDMA queue (SDMA, SDMA_XGMI, SDMA_BY_ENG_ID) on its own engine
 // (engines/sdma_engine.h) that reads the ring through this process's GPU page table, sleeps until its
 // doorbell (engines/doorbell.h) rings, raises the queue's event on a TRAP packet and a memory-exception
 // event on a VM fault. The doorbell slice is 8 KiB per process per GPU (1024 8-byte doorbells, SOC15);
@@ -31,7 +31,9 @@
 // - ALLOC demands exactly one domain bit (the kernel takes the first bit of an if-chain), page-aligned
 //   va_addr and size, and [va, va+size) inside the process's GPUVM aperture.
 // - MMIO_REMAP allocations answer -EINVAL: there is no simulated register page to remap.
-// - PM4 compute queues answer -EINVAL (no PM4 engine); TODO(#3): COMPUTE_AQL on the compute engine.
+// - PM4 compute queues answer -EINVAL (no PM4 engine). COMPUTE_AQL queues run on the compute CP
+//   (engines/compute_engine.h) with the built-in blit kernels of gpu_abi/blit_kernels.h; it starts at the
+//   read index user space left in read_dispatch_id.
 // - CREATE_QUEUE checks the ring and both pointers are GPU-mapped (kfd_queue_acquire_buffers, Linux
 //   6.12+) but not the EOP and CWSR buffers, which no simulated engine uses.
 // - An idr is never reused within a process (the kernel reuses the lowest free one), so a stale handle
