@@ -112,9 +112,16 @@ Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std
     : kfd_(std::move(kfd)),
       agents_(std::move(agents)),
       pools_(std::move(pools)),
-      copy_engine_(std::make_unique<CpuCopyEngine>()) {}
+      cpu_copy_engine_(std::make_unique<CpuCopyEngine>()) {
+  for (const Agent& agent : agents_) {
+    if (agent.type == DeviceType::kGpu) {
+      sdma_engines_.emplace(agent.id.raw(), std::make_unique<SdmaCopyEngine>(*kfd_, agent.node));
+    }
+  }
+}
 
 Runtime::~Runtime() {
+  sdma_engines_.clear();  // their queues stop before the memory they copy goes
   ScopedLock lock(&mu_);
   for (const auto& [start, allocation] : allocations_) {
     if (absl::Status s = kfd_->FreeMemory(allocation.range.base); !s.ok()) {
@@ -194,21 +201,25 @@ absl::Status Runtime::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
   const std::string context = absl::StrCat("hsa_memory_copy(dst=", AddressText(dst), ", src=", AddressText(src), ", size=", size.raw(), ")");
   if (dst.raw() == 0 || src.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
   if (size.is_zero()) return absl::OkStatus();
-  for (DeviceAddress side : {dst, src}) {
-    std::optional<PointerInfo> info = FindPointer(side);
+  // The GPU agent whose VRAM each side is in, if any.
+  std::optional<AgentId> vram_owner[2];
+  const DeviceAddress sides[2] = {src, dst};
+  for (int i = 0; i < 2; ++i) {
+    std::optional<PointerInfo> info = FindPointer(sides[i]);
     if (!info.has_value()) continue;  // host memory the runtime does not know: the caller vouches for it
-    const std::optional<DeviceAddress> end = CheckedAdd(side, size);
+    const std::optional<DeviceAddress> end = CheckedAdd(sides[i], size);
     if (!end.has_value() || *end > info->allocation.end()) {
       return absl::OutOfRangeError(absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
     }
     ASSIGN_OR_RETURN(const MemoryPool* pool, GetPool(info->pool));
-    if (!thunk::HasFlag(pool->kmt_flags, MemFlags::kHostAccess)) {
-      // TODO(#3): DMA engines. The CPU must never touch private VRAM.
-      return absl::UnimplementedError(absl::StrCat(context, ": private VRAM needs a DMA copy engine"));
-    }
+    if (pool->location == PoolLocation::kGpu) vram_owner[i] = pool->owner;
   }
-  Trace(Layer::kHsa, context, " on the ", copy_engine_->name(), " engine");
-  return copy_engine_->Copy(dst, src, size);
+  CopyEngine* engine = cpu_copy_engine_.get();
+  if (const std::optional<AgentId> gpu = vram_owner[0] ? vram_owner[0] : vram_owner[1]) {
+    engine = sdma_engines_.at(gpu->raw()).get();
+  }
+  Trace(Layer::kHsa, context, " on the ", engine->name(), " engine");
+  return Annotate(engine->Copy(dst, src, size), context);
 }
 
 absl::StatusOr<Bytes> Runtime::MemoryAvailable(AgentId gpu) {

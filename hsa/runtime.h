@@ -21,6 +21,7 @@
 #include "base/strong_id.h"
 #include "base/units.h"
 #include "hsa/copy_engine.h"
+#include "hsa/sdma_copy_engine.h"
 #include "thunk/kfd.h"
 
 namespace hipmem::hsa {
@@ -115,6 +116,9 @@ class Runtime {
 
   // Copies `size` bytes synchronously (hsa_memory_copy). kInvalidArgument for a null side; OK
   // without work for size 0. Ranges inside known allocations must fit (kOutOfRange otherwise).
+  // A copy touching a GPU pool runs on that GPU's SDMA engine (the source's GPU when both sides are VRAM),
+  // so the CPU never reads or writes VRAM; system memory to system memory is a CPU memmove, as in ROCr.
+  // Errors beyond the argument checks: SdmaCopyEngine::Copy's.
   absl::Status Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
 
   // HSA_AMD_AGENT_INFO_MEMORY_AVAIL: the KFD's available VRAM for a GPU agent.
@@ -136,7 +140,9 @@ class Runtime {
   const std::unique_ptr<thunk::Kfd> kfd_;
   const std::vector<Agent> agents_;
   const std::vector<MemoryPool> pools_;
-  const std::unique_ptr<CopyEngine> copy_engine_;
+  const std::unique_ptr<CopyEngine> cpu_copy_engine_;
+  // One per GPU agent, by agent id; their queues are created on first use.
+  absl::btree_map<uint64_t, std::unique_ptr<SdmaCopyEngine>> sdma_engines_;
 
   mutable absl::Mutex mu_;
   absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);

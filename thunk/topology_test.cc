@@ -108,7 +108,7 @@ TEST(TopologyTest, EveryPresetParsesBackToTheValuesItWasWrittenFrom) {
       EXPECT_EQ(node.Get("num_xcc"), gpu.num_xcc);
       EXPECT_EQ(node.Get("local_mem_size"), 0u);
       ASSERT_THAT(node.mem_banks, SizeIs(1));
-      EXPECT_EQ(node.mem_banks[0].heap_type, HeapType::kFrameBufferPublic);
+      EXPECT_EQ(node.mem_banks[0].heap_type, gpu.large_bar ? HeapType::kFrameBufferPublic : HeapType::kFrameBufferPrivate);
       EXPECT_EQ(node.mem_banks[0].size, Bytes(gpu.vram_bytes));
       ASSERT_THAT(node.caches, SizeIs(gpu.caches.size()));
       for (size_t c = 0; c < gpu.caches.size(); ++c) {

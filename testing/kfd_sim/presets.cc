@@ -303,6 +303,9 @@ GpuConfig Rx7900xtx() {
               Cache(2, 6144, 128, kDataCache, 96),     // L2
               Cache(3, 98304, 64, kDataCache, 96),     // Infinity Cache (MALL)
           },
+      // A workstation without resizable BAR: the CPU sees a 256 MiB window, so KFD reports the VRAM
+      // FRAME_BUFFER_PRIVATE and nothing above the thunk may touch it with the CPU.
+      .large_bar = false,
   };
 }
 

@@ -334,6 +334,12 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   // Deliberate: there is no simulated MMIO register page (HDP flush) to remap.
   if (*domain == Domain::kMmioRemap) return -EINVAL;
 
+  // "Alloc host visible vram on small bar is not allowed".
+  if (*domain == Domain::kVram && (args.flags & uapi::ToRaw(uapi::AllocMemFlags::kPublic)) != 0 &&
+      !c.topology.gpus[*gpu].large_bar) {
+    return -EINVAL;
+  }
+
   // Deliberate: page-aligned va and size, inside the GPUVM aperture (the kernel would fail the later
   // amdgpu_vm_bo_map instead). A VRAM buffer may come without a VA (va_addr 0), as the kernel allows.
   const Bytes size(args.size);

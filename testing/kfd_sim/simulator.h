@@ -106,7 +106,7 @@ struct GpuConfig {
   std::string name;             // "gfx942"
   std::string marketing_name;   // "AMD Instinct MI300X"
   uint32_t gfx_target_version;  // major*10000 + minor*100 + stepping, e.g. 90402
-  uint64_t vram_bytes;          // size_in_bytes of the FRAME_BUFFER_PUBLIC memory bank
+  uint64_t vram_bytes;          // size_in_bytes of the VRAM bank
   uint32_t simd_count;
   uint32_t max_waves_per_simd;
   uint32_t wave_front_size;
@@ -129,6 +129,10 @@ struct GpuConfig {
   uint32_t mem_width;               // mem_banks/0 width: VRAM bus width in bits
   uint32_t mem_clk_max;             // mem_banks/0 mem_clk_max: MHz
   std::vector<CacheConfig> caches;  // nodes/N/caches/0.., in this order
+  // Whether the CPU can reach all of VRAM through the PCI BAR (large/resizable BAR): the bank is
+  // FRAME_BUFFER_PUBLIC. Without it the bank is FRAME_BUFFER_PRIVATE and ALLOC of PUBLIC VRAM answers
+  // -EINVAL, as kfd_chardev.c refuses host-visible VRAM on a small-BAR dGPU.
+  bool large_bar = true;
 };
 
 struct Topology {
@@ -241,7 +245,7 @@ class Simulator {
   // Writes a tree shaped like /sys/devices/virtual/kfd/kfd/topology under `root`, creating directories:
   // generation_id, system_properties, and nodes/N/{gpu_id, name, properties, mem_banks/0/properties,
   // caches/C/properties, io_links/L/properties, p2p_links/ (empty)}. Node 0 is the CPU (gpu_id 0, one
-  // SYSTEM bank, no caches); node i is topology().gpus[i-1] (one FRAME_BUFFER_PUBLIC bank of vram_bytes,
+  // SYSTEM bank, no caches); node i is topology().gpus[i-1] (one FRAME_BUFFER_PUBLIC bank of vram_bytes, PRIVATE without large_bar,
   // local_mem_size 0 as current kernels report, its caches). io_links come from topology().io_links;
   // caches_count and io_links_count in each node's properties match the directories written.
   // Errors: the errno of a failing mkdir/open/write, through absl::ErrnoToStatus.

@@ -24,6 +24,7 @@ namespace {
 // HSA_HEAPTYPE values of mem_banks/M/properties heap_type.
 constexpr uint64_t kHeapTypeSystem = 0;
 constexpr uint64_t kHeapTypeFrameBufferPublic = 1;
+constexpr uint64_t kHeapTypeFrameBufferPrivate = 2;
 // Width and clock of the CPU node's SYSTEM bank (64-bit DDR5-4800 channels); libhsakmt and ROCr use only
 // its size.
 constexpr uint64_t kSystemMemWidth = 64;
@@ -300,7 +301,8 @@ absl::Status WriteTopologySysfs(const Topology& topology, const std::string& roo
         .gpu_id = gpu.gpu_id,
         .name = gpu.name,
         .properties = GpuNodeProperties(topology, gpu, node, links.size()),
-        .mem_bank = MemBankProperties(kHeapTypeFrameBufferPublic, gpu.vram_bytes, gpu.mem_width, gpu.mem_clk_max),
+        .mem_bank = MemBankProperties(gpu.large_bar ? kHeapTypeFrameBufferPublic : kHeapTypeFrameBufferPrivate,
+                                      gpu.vram_bytes, gpu.mem_width, gpu.mem_clk_max),
         .io_links = std::move(links),
         .caches = {},
     };

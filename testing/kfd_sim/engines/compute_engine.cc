@@ -229,7 +229,8 @@ bool ComputeEngine::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
   // The doorbell word may have moved back (producers ring out of order) or not been seen by the CP yet.
   cv_.wait(lock, [&] {
-    return started_ && (halted_ || (!After(doorbell_.Load() + 1, read_index_) && !After(announced_end_, read_index_)));
+    return started_ && ((halted_ && !reporting_) ||
+                        (!halted_ && !After(doorbell_.Load() + 1, read_index_) && !After(announced_end_, read_index_)));
   });
   return !halted_;
 }
@@ -323,12 +324,19 @@ void ComputeEngine::Run() {
       case Outcome::kStopped: break;
       case Outcome::kFault:
       case Outcome::kError: {
-        // Reported here, with no access scope open, so a handler may touch the page table.
-        ReportHalt();
+        // Halted before anyone hears of it, so whoever the callback wakes sees the queue stopped; reported
+        // here, with no access scope open, so a handler may touch the page table. WaitIdle returns only once
+        // the report is done.
         halted = true;
         {
           std::lock_guard<std::mutex> lock(mu_);
           halted_ = true;
+          reporting_ = true;
+        }
+        ReportHalt();
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          reporting_ = false;
         }
         cv_.notify_all();
         break;

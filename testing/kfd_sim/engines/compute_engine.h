@@ -142,6 +142,7 @@ class ComputeEngine {
   uint64_t announced_end_;                   // guarded by mu_: one past the furthest index the CP has seen rung
   bool started_ = false;                     // guarded by mu_: the CP has checked the descriptor
   bool halted_ = false;                      // guarded by mu_
+  bool reporting_ = false;                   // guarded by mu_: the halt callback is running
   bool stop_ = false;                        // guarded by mu_
   uint64_t bytes_moved_ = 0;                 // guarded by mu_
   std::atomic<bool> stop_requested_{false};  // read without mu_ between packets and workgroups
