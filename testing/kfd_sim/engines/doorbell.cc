@@ -13,7 +13,10 @@ namespace {
 // ThreadSanitizer cannot see a futex, nor that two virtual mappings of one page are the same memory, so
 // the doorbell publishes its happens-before edge on one process-wide token: everything the producer
 // wrote before ringing is visible to the engine that read the ring.
-#if defined(__has_feature)
+// GCC announces ThreadSanitizer with __SANITIZE_THREAD__, Clang with __has_feature.
+#if defined(__SANITIZE_THREAD__)
+#define HIPMEM_DOORBELL_TSAN 1
+#elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define HIPMEM_DOORBELL_TSAN 1
 #endif
