@@ -15,6 +15,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "gpu_abi/sdma_packets.h"
+#include "hsa/gpu_access.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -74,48 +75,12 @@ absl::Status SdmaCopyEngine::EnsureChannel() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<DeviceAddress> SdmaCopyEngine::Reach(DeviceAddress address, Bytes size, bool* registered) {
-  *registered = false;
-  const thunk::NodeId node = gpu_;
-  const thunk::PointerInfo info = kfd_.QueryPointerInfo(address.ToPointer());
-  if (info.type != thunk::PointerType::kUnknown) {
-    const uint64_t offset = address.raw() - info.cpu_address.raw();
-    if (offset > info.size.raw() || size.raw() > info.size.raw() - offset) {
-      return absl::OutOfRangeError(absl::StrCat(AddressText(address), " + ", size.raw(), " runs past the memory at ",
-                                                AddressText(info.cpu_address)));
-    }
-    if (std::find(info.mapped_nodes.begin(), info.mapped_nodes.end(), gpu_) == info.mapped_nodes.end()) {
-      // Another GPU's memory (hsa_amd_agents_allow_access, done on demand): it stays mapped.
-      RETURN_IF_ERROR(kfd_.MapMemoryToGpu(info.cpu_address, std::span<const thunk::NodeId>(&node, 1), info.size));
-    }
-    return DeviceAddress(info.gpu_address.raw() + offset);
-  }
-  // Host memory nobody registered: pin it for this copy.
-  ASSIGN_OR_RETURN(const DeviceAddress gpu_address,
-                   kfd_.RegisterMemory(address.ToPointer(), size, std::span<const thunk::NodeId>(&node, 1)));
-  *registered = true;
-  if (absl::Status mapped = kfd_.MapMemoryToGpu(address, std::span<const thunk::NodeId>(&node, 1), size); !mapped.ok()) {
-    (void)kfd_.DeregisterMemory(address.ToPointer());
-    *registered = false;
-    return mapped;
-  }
-  return gpu_address;
-}
-
 absl::Status SdmaCopyEngine::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
   ScopedLock lock(&mu_);
   RETURN_IF_ERROR(EnsureChannel());
-  bool src_registered = false;
-  bool dst_registered = false;
-  ASSIGN_OR_RETURN(const DeviceAddress gpu_src, Reach(src, size, &src_registered));
-  absl::Cleanup unregister_src = [&] {
-    if (src_registered) (void)kfd_.DeregisterMemory(src.ToPointer());
-  };
-  ASSIGN_OR_RETURN(const DeviceAddress gpu_dst, Reach(dst, size, &dst_registered));
-  absl::Cleanup unregister_dst = [&] {
-    if (dst_registered) (void)kfd_.DeregisterMemory(dst.ToPointer());
-  };
-  return Submit(gpu_dst, gpu_src, size);
+  ASSIGN_OR_RETURN(const GpuAccess from, GpuAccess::Acquire(kfd_, gpu_, src, size));
+  ASSIGN_OR_RETURN(const GpuAccess to, GpuAccess::Acquire(kfd_, gpu_, dst, size));
+  return Submit(to.gpu_address(), from.gpu_address(), size);
 }
 
 absl::Status SdmaCopyEngine::Submit(DeviceAddress dst, DeviceAddress src, Bytes size) {

@@ -48,10 +48,6 @@ class SdmaCopyEngine final : public CopyEngine {
   struct Channel;  // the queue, its ring and its two events
 
   absl::Status EnsureChannel() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Returns the GPU address of `size` bytes at `address` for this GPU, mapping or registering as needed;
-  // `registered` is set when the caller must DeregisterMemory(address) afterwards.
-  absl::StatusOr<DeviceAddress> Reach(DeviceAddress address, Bytes size, bool* registered)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Submit(DeviceAddress dst, DeviceAddress src, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   thunk::Kfd& kfd_;

@@ -1,0 +1,43 @@
+// Making memory reachable by one GPU for a copy: the part of ROCr's blit path that maps another agent's
+// memory and pins unregistered host buffers before a DMA or blit kernel touches them.
+#ifndef HIPMEM_HSA_GPU_ACCESS_H_
+#define HIPMEM_HSA_GPU_ACCESS_H_
+
+#include "absl/status/statusor.h"
+#include "base/units.h"
+#include "thunk/kfd.h"
+
+namespace hipmem::hsa {
+
+// The GPU address of [address, address + size) on one GPU. Move-only; when the range had to be pinned for
+// this use (host memory nobody registered), the destructor deregisters it again.
+class GpuAccess {
+ public:
+  // Memory the thunk allocated or registered is mapped onto `gpu` if it is not yet, and stays mapped (as
+  // hsa_amd_agents_allow_access would leave it); other host memory is registered (USERPTR: the kernel pins
+  // its pages) and mapped for the lifetime of the returned object.
+  // Errors: kOutOfRange when the range runs past the allocation or registration it starts in; the thunk's
+  // (the kernel's errno: kInvalidArgument for another GPU's VRAM without a link, EFAULT-based errors for
+  // unmapped or inaccessible host pages, ...).
+  static absl::StatusOr<GpuAccess> Acquire(thunk::Kfd& kfd, thunk::NodeId gpu, DeviceAddress address, Bytes size);
+
+  GpuAccess(GpuAccess&& other) noexcept;
+  GpuAccess& operator=(GpuAccess&& other) noexcept;
+  GpuAccess(const GpuAccess&) = delete;
+  GpuAccess& operator=(const GpuAccess&) = delete;
+  ~GpuAccess();
+
+  DeviceAddress gpu_address() const { return gpu_address_; }
+
+ private:
+  GpuAccess(thunk::Kfd* kfd, DeviceAddress gpu_address, void* pinned)
+      : kfd_(kfd), gpu_address_(gpu_address), pinned_(pinned) {}
+
+  thunk::Kfd* kfd_;
+  DeviceAddress gpu_address_;
+  void* pinned_;  // the registration to drop, or null
+};
+
+}  // namespace hipmem::hsa
+
+#endif  // HIPMEM_HSA_GPU_ACCESS_H_
