@@ -116,12 +116,14 @@ Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std
   for (const Agent& agent : agents_) {
     if (agent.type == DeviceType::kGpu) {
       sdma_engines_.emplace(agent.id.raw(), std::make_unique<SdmaCopyEngine>(*kfd_, agent.node));
+      blit_engines_.emplace(agent.id.raw(), std::make_unique<BlitKernelCopyEngine>(*kfd_, agent.node));
     }
   }
 }
 
 Runtime::~Runtime() {
   sdma_engines_.clear();  // their queues stop before the memory they copy goes
+  blit_engines_.clear();
   ScopedLock lock(&mu_);
   for (const auto& [start, allocation] : allocations_) {
     if (absl::Status s = kfd_->FreeMemory(allocation.range.base); !s.ok()) {
@@ -215,7 +217,9 @@ absl::Status Runtime::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
     if (pool->location == PoolLocation::kGpu) vram_owner[i] = pool->owner;
   }
   CopyEngine* engine = cpu_copy_engine_.get();
-  if (const std::optional<AgentId> gpu = vram_owner[0] ? vram_owner[0] : vram_owner[1]) {
+  if (vram_owner[0] && vram_owner[0] == vram_owner[1]) {
+    engine = blit_engines_.at(vram_owner[0]->raw()).get();
+  } else if (const std::optional<AgentId> gpu = vram_owner[0] ? vram_owner[0] : vram_owner[1]) {
     engine = sdma_engines_.at(gpu->raw()).get();
   }
   Trace(Layer::kHsa, context, " on the ", engine->name(), " engine");

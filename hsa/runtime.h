@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/strong_id.h"
 #include "base/units.h"
+#include "hsa/blit_kernel_copy_engine.h"
 #include "hsa/copy_engine.h"
 #include "hsa/sdma_copy_engine.h"
 #include "thunk/kfd.h"
@@ -116,8 +117,9 @@ class Runtime {
 
   // Copies `size` bytes synchronously (hsa_memory_copy). kInvalidArgument for a null side; OK
   // without work for size 0. Ranges inside known allocations must fit (kOutOfRange otherwise).
-  // A copy touching a GPU pool runs on that GPU's SDMA engine (the source's GPU when both sides are VRAM),
-  // so the CPU never reads or writes VRAM; system memory to system memory is a CPU memmove, as in ROCr.
+  // The engine follows ROCr (rocm_facts.md §5.1): VRAM to VRAM of one GPU runs the GPU's blit kernel on an
+  // AQL queue; any other copy touching a GPU pool runs on that GPU's SDMA engine (the source's GPU when both
+  // sides are VRAM); system memory to system memory is a CPU memmove. So the CPU never touches VRAM.
   // Errors beyond the argument checks: SdmaCopyEngine::Copy's.
   absl::Status Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
 
@@ -141,8 +143,9 @@ class Runtime {
   const std::vector<Agent> agents_;
   const std::vector<MemoryPool> pools_;
   const std::unique_ptr<CopyEngine> cpu_copy_engine_;
-  // One per GPU agent, by agent id; their queues are created on first use.
+  // One of each per GPU agent, by agent id; their queues are created on first use.
   absl::btree_map<uint64_t, std::unique_ptr<SdmaCopyEngine>> sdma_engines_;
+  absl::btree_map<uint64_t, std::unique_ptr<BlitKernelCopyEngine>> blit_engines_;
 
   mutable absl::Mutex mu_;
   absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);

@@ -6,8 +6,14 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+
+#include "base/trace.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hsa/runtime.h"
 #include "testing/status_matchers.h"
@@ -71,6 +77,38 @@ TEST_F(RuntimeDmaTest, HostToVramToHostRoundTripsOnTheSdmaEngine) {
   // The copies left nothing pinned.
   EXPECT_EQ(rt_->kfd().QueryPointerInfo(in.data()).type, thunk::PointerType::kUnknown);
   EXPECT_EQ(rt_->kfd().QueryPointerInfo(out.data()).type, thunk::PointerType::kUnknown);
+}
+
+// Records which engine each hsa_memory_copy chose.
+class EngineLog final : public TraceSink {
+ public:
+  EngineLog() : previous_(SetTraceSink(this)) {}
+  ~EngineLog() override { SetTraceSink(previous_); }
+  void Record(Layer layer, absl::string_view message) override {
+    if (layer == Layer::kHsa && absl::StrContains(message, "hsa_memory_copy")) lines.emplace_back(message);
+  }
+  std::vector<std::string> lines;
+
+ private:
+  TraceSink* previous_;
+};
+
+TEST_F(RuntimeDmaTest, EachCopyRunsOnTheEngineRocrWouldPick) {
+  const Bytes size = Bytes::KiB(256);
+  const DeviceAddress a = Vram(*gpus_[0], size);
+  const DeviceAddress b = Vram(*gpus_[0], size);
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress host, rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress host2, rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size));
+  EngineLog log;
+  ASSERT_THAT(rt_->Copy(a, host, size), IsOk());
+  ASSERT_THAT(rt_->Copy(b, a, size), IsOk());
+  ASSERT_THAT(rt_->Copy(host, b, size), IsOk());
+  ASSERT_THAT(rt_->Copy(host2, host, size), IsOk());
+  ASSERT_EQ(log.lines.size(), 4u);
+  EXPECT_THAT(log.lines[0], ::testing::EndsWith("on the sdma engine")) << "host to device";
+  EXPECT_THAT(log.lines[1], ::testing::EndsWith("on the blit kernel engine")) << "device to device: BlitDevToDev";
+  EXPECT_THAT(log.lines[2], ::testing::EndsWith("on the sdma engine")) << "device to host";
+  EXPECT_THAT(log.lines[3], ::testing::EndsWith("on the cpu engine")) << "host to host";
 }
 
 TEST_F(RuntimeDmaTest, VramToVramAndSystemPoolsUseTheEngine) {
