@@ -1,15 +1,21 @@
 // `hipmem`: the command line of the hipmem stack.
 //
 //   hipmem info   agents and memory pools, the way rocminfo prints its pool section
-//                 (through the public HSA C API, as rocminfo does)
+//                 (through the public HSA C API, as rocminfo does); then, on the simulator, what the
+//                 simulated kernel holds meanwhile: processes, buffers, queues, events, memory use
 //   hipmem tour   allocate, copy, verify and free through the public HIP C API, printing what each
 //                 layer did (pools chosen, ioctls issued)
+//   hipmem dmesg  the simulated kernel's log (the simulator's dmesg)
+//
+// Several commands run in order in one process, on one simulated machine: `hipmem tour dmesg` shows the
+// kernel's side of the tour.
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "base/scoped_lock.h"
@@ -17,6 +23,7 @@
 #include "hip/hip_runtime_api.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "tools/sim_view.h"
 
 namespace {
 
@@ -106,8 +113,27 @@ int Info() {
   std::printf("=====================\nHSA Agents\n=====================\n");
   int index = 0;
   const hsa_status_t s = hsa_iterate_agents(PrintAgent, &index);
+  // Taken while the runtime is open, so its own KFD process is in the picture.
+  const absl::StatusOr<std::string> simulator = hipmem::tools::SimulatorSection();
   hsa_shut_down();
+  if (!simulator.ok()) {
+    std::fprintf(stderr, "hipmem info: %s\n", std::string(simulator.status().message()).c_str());
+    return 1;
+  }
+  std::printf("%s", simulator->c_str());
   return s == HSA_STATUS_SUCCESS ? 0 : 1;
+}
+
+// ---- hipmem dmesg ---------------------------------------------------------------------------
+
+int Dmesg() {
+  const absl::StatusOr<std::string> log = hipmem::tools::SimulatorDmesg();
+  if (!log.ok()) {
+    std::fprintf(stderr, "hipmem dmesg: %s\n", std::string(log.status().message()).c_str());
+    return 1;
+  }
+  std::printf("%s", log->c_str());
+  return 0;
 }
 
 // ---- hipmem tour ----------------------------------------------------------------------------
@@ -199,9 +225,25 @@ int Tour() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string_view command = argc > 1 ? argv[1] : "";
-  if (command == "info") return Info();
-  if (command == "tour") return Tour();
-  std::fprintf(stderr, "usage: hipmem info | tour\n");
-  return 2;
+  constexpr char kUsage[] = "usage: hipmem <info | tour | dmesg>...  (commands run in order, in one process)\n";
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  // Checked up front so a typo does not run half a list.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view command = argv[i];
+    if (command != "info" && command != "tour" && command != "dmesg") {
+      std::fprintf(stderr, "hipmem: unknown command '%s'\n%s", argv[i], kUsage);
+      return 2;
+    }
+  }
+  int status = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view command = argv[i];
+    if (i > 1) std::printf("\n");
+    const int s = command == "info" ? Info() : command == "tour" ? Tour() : Dmesg();
+    if (s != 0) status = s;
+  }
+  return status;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The README's main job must run, verify its bytes, and list the simulated GPU's pools.
+# The README's main job must run, verify its bytes, and list the simulated GPU's pools; the simulator's
+# state and kernel log must show what the tour did.
 set -euo pipefail
 hipmem="$1"
+export HIPMEM_KFD_BACKEND=sim  # the simulator sections need it, also on a machine with /dev/kfd
 tour=$("$hipmem" tour)
 grep -q "all bytes match" <<<"$tour"
 grep -q "back to where it started" <<<"$tour"
@@ -10,5 +12,17 @@ grep -q "hipFree(already freed) = hipErrorInvalidValue" <<<"$tour"
 info=$("$hipmem" info)
 grep -q "COARSE GRAINED" <<<"$info"
 grep -q "Device Type:             GPU" <<<"$info"
+grep -q "^Simulator$" <<<"$info"
+grep -q "^Processes:  *1$" <<<"$info"  # the runtime's own, while `info` has it open
+grep -q "^VRAM gpu 0x" <<<"$info"
+# One process, several commands: the second sees what the first left in the simulated kernel.
+both=$("$hipmem" tour info dmesg)
+grep -q "queue 0 .* SDMA .* active" <<<"$both"
+grep -q "kfd_sim: process 1 (pid [0-9]*) opened /dev/kfd" <<<"$both"
+grep -q "created SDMA queue 0" <<<"$both"
+grep -q "closed /dev/kfd: released" <<<"$both"  # info's own runtime, shut down again
+dmesg=$("$hipmem" dmesg)
+grep -q "^\[ *0\.[0-9]\{6\}\] info : kfd_sim: gpu_id 0x" <<<"$dmesg"
 if "$hipmem" bogus 2>/dev/null; then echo "unknown command accepted" >&2; exit 1; fi
+if "$hipmem" info bogus >/dev/null 2>&1; then echo "unknown command in a list accepted" >&2; exit 1; fi
 echo "hipmem smoke: OK"

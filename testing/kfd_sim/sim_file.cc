@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -26,6 +27,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/units.h"
@@ -38,6 +41,7 @@
 #include "testing/kfd_sim/events.h"
 #include "testing/kfd_sim/gpu_page_table.h"
 #include "testing/kfd_sim/shared_resources.h"
+#include "testing/kfd_sim/sim_log.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/kfd_sim/user_memory.h"
 
@@ -159,6 +163,8 @@ struct IoctlContext {
   ProcessState& process;
   EventTable& events;  // thread-safe on its own; WAIT_EVENTS reaches it without the locks above
   SimFile& file;       // for the engines' interrupt hooks (SignalEventInterrupt, RaiseMemoryException)
+  SimLog& log;         // the kernel log; thread-safe, below every lock held here
+  uint64_t process_id;  // SimProcess::id, how log lines name the process
 };
 
 std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
@@ -592,9 +598,14 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   const uint32_t gpu_id = gpu.gpu_id;
   auto* doorbell = reinterpret_cast<uint64_t*>(device.doorbells->EngineView() + uint64_t{q.id} * kDoorbellBytes);
   SimFile* file = &c.file;
-  auto on_vm_fault = [file, gpu_id](uint64_t va) {
-    file->RaiseMemoryException(
-        SimVmFault{.gpu_id = gpu_id, .va = DeviceAddress(va), .not_present = true, .read_only = false, .no_execute = false});
+  const uint32_t queue_id = q.id;
+  auto on_vm_fault = [file, gpu_id, queue_id](uint64_t va) {
+    file->RaiseMemoryException(SimVmFault{.gpu_id = gpu_id,
+                                          .va = DeviceAddress(va),
+                                          .not_present = true,
+                                          .read_only = false,
+                                          .no_execute = false,
+                                          .queue_id = queue_id});
   };
   if (q.type == uapi::QueueType::kComputeAql) {
     const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " aql queue ", q.id);
@@ -611,9 +622,12 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
             // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.
             .on_signal_interrupt = [file](uint32_t event_id) { file->SignalEventInterrupt(event_id, 32); },
             .on_vm_fault = on_vm_fault,
+            // The CP's bad-opcode / invalid-packet interrupt: amdgpu reports it as an error (and echoes it
+            // to the console).
             .on_queue_error =
-                [name](QueueError error) {
-                  HIPMEM_LOG(kWarning, name, ": halted on a queue error: ", QueueErrorName(error));
+                [log = &c.log, process_id = c.process_id, name](QueueError error) {
+                  log->Write(SimLogLevel::kError, absl::StrCat("kfd_sim: process ", process_id, ": ", name,
+                                                               ": halted on a queue error: ", QueueErrorName(error)));
                 },
         });
     return;
@@ -639,6 +653,16 @@ uint64_t StopEngine(Queue& q) {
   q.sdma.reset();
   q.compute.reset();
   return progress;
+}
+
+// Writes one queue lifecycle line: "kfd_sim: process 1: gpu_id 0x1e6a: <what> SDMA queue 0: ring ..., <state>".
+void LogQueue(IoctlContext& c, const Queue& q, absl::string_view what) {
+  const uint32_t gpu_id = c.topology.gpus[q.gpu_index].gpu_id;
+  c.log.Write(SimLogLevel::kInfo,
+              absl::StrCat("kfd_sim: process ", c.process_id, ": gpu_id 0x", absl::Hex(gpu_id), ": ", what, " ",
+                           QueueTypeName(q.type), " queue ", q.id, ": ring 0x", absl::Hex(q.ring_base), " (",
+                           SizeText(Bytes(q.ring_size)), "), ", q.percentage & 0xff, "%, priority ", q.priority, ", ",
+                           q.running() ? "active" : "inactive"));
 }
 
 void ReleaseQueue(IoctlContext& c, absl::btree_map<uint32_t, Queue>::iterator it) {
@@ -739,6 +763,7 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
   auto [it, inserted] = c.process.queues.emplace(qid, std::move(q));
   HIPMEM_CHECK(inserted, "queue id reused while live");
   StartEngine(c, it->second, start);
+  LogQueue(c, it->second, "created");
 
   args.queue_id = qid;
   // SOC15: the mmap offset of the process's doorbell slice, plus this queue's byte offset inside it.
@@ -750,6 +775,11 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
 int DestroyQueue(IoctlContext& c, uapi::DestroyQueueArgs& args) {
   const auto it = c.process.queues.find(args.queue_id);
   if (it == c.process.queues.end()) return -EINVAL;  // "Queue id does not match any known queue"
+  const Queue& q = it->second;
+  const uint32_t gpu_id = c.topology.gpus[q.gpu_index].gpu_id;
+  c.log.Write(SimLogLevel::kInfo, absl::StrCat("kfd_sim: process ", c.process_id, ": gpu_id 0x", absl::Hex(gpu_id),
+                                               ": destroyed ", QueueTypeName(q.type), " queue ", q.id,
+                                               " at read pointer ", q.progress(), q.halted() ? " (halted)" : ""));
   ReleaseQueue(c, it);
   return 0;
 }
@@ -774,6 +804,7 @@ int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
   q.percentage = args.queue_percentage;
   q.priority = args.queue_priority;
   StartEngine(c, q, rptr);
+  LogQueue(c, q, "updated");
   return 0;
 }
 
@@ -859,6 +890,13 @@ bool HasDirection(uapi::IoctlDirection set, uapi::IoctlDirection bit) {
   return (static_cast<uint32_t>(set) & static_cast<uint32_t>(bit)) != 0;
 }
 
+// The errno's symbolic name ("EINVAL"), including the kernel-internal ENOTSUPP that glibc does not know.
+std::string ErrnoName(int err) {
+  if (err == kEnotsupp) return "ENOTSUPP";
+  const char* name = strerrorname_np(err);
+  return name != nullptr ? name : absl::StrCat("errno ", err);
+}
+
 }  // namespace
 
 SimFile::SimFile(Simulator* sim, uint64_t id)
@@ -872,16 +910,40 @@ SimFile::~SimFile() {
   ScopedLock world(&sim_->world_mu_);  // exclusive: no snapshot sees a half-closed process
   {
     ScopedLock lock(&mu_);
-    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this};
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this, sim_->log_, id_};
+    // What close() gives back, for the log: kfd_process_wq_release's teardown in one line.
+    const size_t queues = state_->queues.size();
+    const size_t bos = state_->bos.size();
+    const size_t events = events_->Snapshot().size();
+    Bytes vram;
+    Bytes system;
+    for (const auto& [handle, bo] : state_->bos) (bo.domain == Domain::kVram ? vram : system) += bo.accounted;
     // Queues first: their engines may still be reading the buffers.
     while (!state_->queues.empty()) ReleaseQueue(c, state_->queues.begin());
     while (!state_->bos.empty()) ReleaseBo(c, state_->bos.begin());
     state_.reset();
+    sim_->log_.Write(SimLogLevel::kInfo,
+                     absl::StrCat("kfd_sim: process ", id_, " (pid ", opener_pid_, ") closed /dev/kfd: released ",
+                                  queues, " queue(s), ", bos, " buffer(s) (", SizeText(vram), " VRAM, ",
+                                  SizeText(system), " system memory), ", events, " event(s)"));
   }
   sim_->processes_.erase(id_);
 }
 
 int SimFile::Ioctl(unsigned long request, void* arg) {
+  const int ret = DispatchIoctl(request, arg);
+  // kfd_ioctl's pr_debug of the result, for failures only and ratelimited: a caller probing in a loop must
+  // not push the faults and lifecycle lines out of the ring.
+  if (ret < 0) {
+    sim_->log_.WriteRatelimited(SimLogLevel::kDebug,
+                                absl::StrCat("kfd_sim: process ", id_, ": ", uapi::IoctlName(request), " (nr 0x",
+                                             absl::Hex(uapi::IoctlNr(request)), ") failed: ", ret, " (",
+                                             ErrnoName(-ret), ")"));
+  }
+  return ret;
+}
+
+int SimFile::DispatchIoctl(unsigned long request, void* arg) {
   // kfd_ioctl(): the nr selects the handler; the type byte and the caller's direction bits are ignored,
   // the kernel trusts only its own table.
   const uint32_t nr = uapi::IoctlNr(request);
@@ -912,7 +974,7 @@ int SimFile::Ioctl(unsigned long request, void* arg) {
   } else {
     ScopedReaderLock world(&sim_->world_mu_);
     ScopedLock lock(&mu_);
-    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this};
+    IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this, sim_->log_, id_};
     ret = entry.handler(c, kdata_ptr);
   }
   // Copied back even when the handler failed: MAP/UNMAP report their progress in n_success.
@@ -1012,11 +1074,26 @@ void SimFile::SignalEventInterrupt(uint32_t partial_id, uint32_t valid_id_bits) 
 
 bool SimFile::RaiseMemoryException(const SimVmFault& fault) {
   // kfd_signal_vm_fault_event: a fault on a GPU the process does not know is dropped (WARN_ONCE).
-  if (!FindGpu(sim_->topology_, fault.gpu_id)) return false;
+  if (!FindGpu(sim_->topology_, fault.gpu_id)) {
+    sim_->log_.Write(SimLogLevel::kWarning, absl::StrCat("kfd_sim: process ", id_, ": VM fault on unknown gpu_id 0x",
+                                                         absl::Hex(fault.gpu_id), " dropped"));
+    return false;
+  }
   // The gfx9+ fault path reports the faulting page, with the protection bits of the failed access.
   uapi::MemoryExceptionData data{};
   data.gpu_id = fault.gpu_id;
   data.va = AlignDown(Bytes(fault.va.raw()), kPageSize).raw();
+  // amdgpu's gmc interrupt handler prints the fault (process, page, the client that faulted) before KFD
+  // signals it, so the line is in the log by the time a waiter on the memory event wakes up.
+  std::vector<absl::string_view> why;
+  if (fault.not_present) why.push_back("not present");
+  if (fault.read_only) why.push_back("write to read-only page");
+  if (fault.no_execute) why.push_back("execute from no-execute page");
+  sim_->log_.Write(SimLogLevel::kError,
+                   absl::StrCat("kfd_sim: gpu_id 0x", absl::Hex(fault.gpu_id), ": VM fault in process ", id_,
+                                fault.queue_id ? absl::StrCat(" from queue ", *fault.queue_id) : std::string(),
+                                " at address 0x", absl::Hex(fault.va.raw()), " (page 0x", absl::Hex(+data.va), "): ",
+                                why.empty() ? "no reason given" : absl::StrJoin(why, ", ")));
   data.failure.NotPresent = fault.not_present ? 1 : 0;
   data.failure.ReadOnly = fault.read_only ? 1 : 0;
   data.failure.NoExecute = fault.no_execute ? 1 : 0;

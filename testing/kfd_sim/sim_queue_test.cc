@@ -9,11 +9,16 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/doorbell.h"
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/blit_kernels.h"
@@ -79,6 +84,15 @@ class SimQueueTest : public ::testing::Test {
     EXPECT_EQ(file_->MmapBo(fds_[0], b.reservation->addr(), size.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
     b.cpu = b.reservation->bytes();
     return b;
+  }
+
+  // An AQL ring of kRingBytes with every packet slot invalid, as ROCr hands a fresh queue to the CP.
+  Buffer NewAqlRing() {
+    Buffer ring = NewBuffer(Bytes(kRingBytes), kGtt);
+    for (uint32_t slot = 0; slot < kRingBytes / aql::kPacketBytes; ++slot) {
+      aql::InvalidateSlot(ring.cpu + slot * aql::kPacketBytes);
+    }
+    return ring;
   }
 
   // The doorbell slice, allocated as libhsakmt does (a DOORBELL buffer, GPU-mapped) and CPU-mapped through
@@ -163,6 +177,22 @@ class SimQueueTest : public ::testing::Test {
     return data;
   }
 
+  // Waits (up to 10 s) for a log line containing every one of `parts`, which an engine thread may still be
+  // writing; returns it, or "" after failing the test.
+  std::string WaitForLogLine(std::initializer_list<std::string> parts) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    do {
+      for (const SimLogLine& line : sim_->Log()) {
+        bool all = true;
+        for (const std::string& part : parts) all = all && line.text.find(part) != std::string::npos;
+        if (all) return line.text;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } while (std::chrono::steady_clock::now() < deadline);
+    ADD_FAILURE() << "no log line with all of the expected parts in:\n" << sim_->Dmesg();
+    return "";
+  }
+
   SimQueue OnlyQueue() {
     const SimSnapshot snapshot = sim_->Snapshot();
     EXPECT_EQ(snapshot.processes.size(), 1u);
@@ -238,14 +268,57 @@ TEST_F(SimQueueTest, UnmappedAccessIsAVmFaultThatHaltsTheQueueAndSignalsMemoryEv
   EXPECT_TRUE(OnlyQueue().halted);
   EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(pointers.cpu + 64)).load(), 0u)
       << "nothing after the fault runs";
+  // The kernel log names the fault's process, GPU, address and queue. It is written before the memory event
+  // is set, so it is there once the waiter wakes.
+  std::vector<SimLogLine> faults;
+  for (const SimLogLine& line : sim_->Log()) {
+    if (line.text.find("VM fault") != std::string::npos) faults.push_back(line);
+  }
+  ASSERT_EQ(faults.size(), 1u) << sim_->Dmesg();
+  EXPECT_EQ(faults[0].level, SimLogLevel::kError);
+  EXPECT_THAT(faults[0].text,
+              ::testing::AllOf(::testing::HasSubstr(absl::StrCat("gpu_id 0x", absl::Hex(gpu_))),
+                               ::testing::HasSubstr("process 1"), ::testing::HasSubstr("from queue 0"),
+                               ::testing::HasSubstr(absl::StrCat("address 0x", absl::Hex(unmapped + 0x123)))));
+}
+
+TEST_F(SimQueueTest, QueueCreateUpdateAndDestroyAreInTheKernelLog) {
+  const Buffer ring = NewBuffer(Bytes(kRingBytes), kGtt);
+  const Buffer pointers = NewBuffer(Bytes::KiB(4), kGtt);
+  uapi::CreateQueueArgs args = SdmaQueueArgs(ring, pointers);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
+  const std::string gpu = absl::StrCat("gpu_id 0x", absl::Hex(gpu_));
+  const std::string created =
+      WaitForLogLine({"process 1: ", gpu, "created SDMA queue 0", absl::StrCat("ring 0x", absl::Hex(ring.va))});
+  EXPECT_THAT(created, ::testing::HasSubstr("100%, priority 7, active"));
+
+  uapi::UpdateQueueArgs update{.ring_base_address = ring.va, .queue_id = args.queue_id, .ring_size = kRingBytes,
+                               .queue_percentage = 0, .queue_priority = 3};
+  ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, update), 0);
+  WaitForLogLine({"updated SDMA queue 0", "0%, priority 3, inactive"});
+  uapi::DestroyQueueArgs destroy{.queue_id = args.queue_id, .pad = 0};
+  ASSERT_EQ(Ioctl(*file_, uapi::kDestroyQueue, destroy), 0);
+  WaitForLogLine({"process 1: ", gpu, "destroyed SDMA queue 0 at read pointer"});
+}
+
+TEST_F(SimQueueTest, AnAqlQueueErrorIsInTheKernelLog) {
+  MapDoorbells();
+  const Buffer ring = NewAqlRing();
+  const Buffer pointers = NewBuffer(Bytes::KiB(4), kGtt);
+  const Buffer code = NewBuffer(Bytes::KiB(4), kGtt);  // all zero: no built-in kernel's descriptor
+  uapi::CreateQueueArgs args = SdmaQueueArgs(ring, pointers, uapi::QueueType::kComputeAql);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
+  WaitForLogLine({"created COMPUTE_AQL queue 0"});
+  aql::WritePacket(ring.cpu, blit::MakeDispatch(code.va, code.va + 64, 4096));
+  auto* doorbell = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (args.doorbell_offset & (kDoorbellSlice.raw() - 1)));
+  RingDoorbell(doorbell, 0);
+  const std::string line = WaitForLogLine({"process 1: ", "aql queue 0", "halted on a queue error"});
+  EXPECT_THAT(line, ::testing::HasSubstr(QueueErrorName(QueueError::kInvalidKernelObject)));
 }
 
 TEST_F(SimQueueTest, AqlQueueRunsABlitKernelAndItsCompletionSignalRaisesTheEvent) {
   MapDoorbells();
-  const Buffer ring = NewBuffer(Bytes(kRingBytes), kGtt);  // 64 packet slots
-  for (uint32_t slot = 0; slot < kRingBytes / aql::kPacketBytes; ++slot) {
-    aql::InvalidateSlot(ring.cpu + slot * aql::kPacketBytes);
-  }
+  const Buffer ring = NewAqlRing();  // 64 packet slots
   const Buffer pointers = NewBuffer(Bytes::KiB(4), kGtt);  // read_dispatch_id @0, write_dispatch_id @8
   const Buffer code = NewBuffer(Bytes::KiB(4), kGtt);      // descriptor @0, kernargs @64, signal @128
   const Buffer src = NewBuffer(Bytes::KiB(256), kGtt);
@@ -283,10 +356,7 @@ TEST_F(SimQueueTest, AqlQueueRunsABlitKernelAndItsCompletionSignalRaisesTheEvent
 
 TEST_F(SimQueueTest, AqlBlitToAnUnmappedDestinationIsAVmFault) {
   MapDoorbells();
-  const Buffer ring = NewBuffer(Bytes(kRingBytes), kGtt);
-  for (uint32_t slot = 0; slot < kRingBytes / aql::kPacketBytes; ++slot) {
-    aql::InvalidateSlot(ring.cpu + slot * aql::kPacketBytes);
-  }
+  const Buffer ring = NewAqlRing();
   const Buffer pointers = NewBuffer(Bytes::KiB(4), kGtt);
   const Buffer code = NewBuffer(Bytes::KiB(4), kGtt);
   const Buffer src = NewBuffer(Bytes::KiB(64), kGtt);

@@ -42,6 +42,12 @@
 //   rounds down to 2 MiB.
 // - A VRAM buffer allocated without PUBLIC may be CPU-mapped only PROT_NONE; other protections -EPERM.
 //
+// Seeing inside: Snapshot() is a consistent cut of every process, buffer, mapping, event, queue and the memory
+// accounting (FormatSnapshot renders it, `hipmem info` prints it); Log() / Dmesg() are the kernel log
+// (sim_log.h) with what amdkfd and amdgpu would print: the machine's GPUs at creation, each process opening and
+// closing /dev/kfd (with what close released), queues created, updated and destroyed, GPU VM faults (process,
+// GPU, address, queue), a queue halted on a bad packet, and failed ioctls (name and errno, ratelimited).
+//
 // Handles, gpu ids and offsets are the raw ABI integers on purpose: this is the kernel side of the ABI.
 #ifndef HIPMEM_TESTING_KFD_SIM_SIMULATOR_H_
 #define HIPMEM_TESTING_KFD_SIM_SIMULATOR_H_
@@ -51,6 +57,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +68,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/sim_log.h"
 
 namespace hipmem::kfd_sim {
 
@@ -210,6 +218,15 @@ struct SimSnapshot {
   Bytes system_used;  // GTT + USERPTR, every process
 };
 
+// Returns the KFD_IOC_QUEUE_TYPE_* name without the prefix ("SDMA", "COMPUTE_AQL"), or "UNKNOWN".
+const char* QueueTypeName(kfd_uapi::QueueType type);
+
+// Renders `snapshot` for people: one block per process listing its buffers (handle, GPU, VA, size, domain
+// and flags, GPUs mapping it), queues (id, GPU, type, ring, state, read pointer) and events, then VRAM use
+// per GPU and system memory use. Lines are indented by two spaces per level; the layout is stable
+// (`hipmem info` prints it).
+std::string FormatSnapshot(const SimSnapshot& snapshot);
+
 class SharedResources;
 class SimFile;
 namespace sim_internal {
@@ -224,6 +241,8 @@ struct SimVmFault {
   bool not_present;  // no valid PTE
   bool read_only;    // a write to a read-only page
   bool no_execute;   // an instruction fetch from a non-executable page
+  // The queue whose engine faulted, when known (the interrupt's ring/vmid): only the log reports it.
+  std::optional<uint32_t> queue_id = std::nullopt;
 };
 
 // The "kernel + hardware". Thread-safe. Must outlive every SimFile it opened (destroying it first aborts).
@@ -258,6 +277,12 @@ class Simulator {
   // Returns every live process and buffer and the per-GPU and system usage, atomically.
   SimSnapshot Snapshot() const;
 
+  // Returns the kernel log, oldest first: the newest SimLog::kDefaultCapacity lines since Create().
+  // Never waits for an ioctl or an engine.
+  std::vector<SimLogLine> Log() const;
+  // Returns the kernel log formatted as `dmesg` prints it, one line per entry (FormatLogLine).
+  std::string Dmesg() const;
+
   // Interrupt delivery by process, as the kernel finds the process by the PASID in an interrupt: runs
   // SimFile::SignalEvent / RaiseMemoryException on the open process `process_id` (SimProcess::id), which
   // cannot close meanwhile. Return false when no such process is open (and, for the fault, when the
@@ -272,10 +297,14 @@ class Simulator {
 
   const Topology topology_;
   const std::unique_ptr<SharedResources> shared_;  // never null
+  // Thread-safe on its own. Its mutex is below every other lock of the simulator (see the order below), so
+  // any code path may write a line while holding whatever it holds.
+  SimLog log_;
 
   // Held shared by every SimFile operation and exclusively by Open(), SimFile destruction and Snapshot(),
   // so a snapshot never sees half an ioctl. Lock order: world_mu_, then SimFile::mu_, then the
-  // SharedResources mutex.
+  // SharedResources mutex (or a process's event-table lock, or an engine's own lock), then, last, the log's
+  // mutex (log_), under which nothing else is taken.
   mutable absl::Mutex world_mu_;
   absl::btree_map<uint64_t, SimFile*> processes_ ABSL_GUARDED_BY(world_mu_);  // not owned
   uint64_t next_process_id_ ABSL_GUARDED_BY(world_mu_) = 1;
@@ -350,6 +379,9 @@ class SimFile {
   friend class Simulator;
 
   SimFile(Simulator* sim, uint64_t id);
+
+  // Ioctl without the log: decodes, checks and runs the handler; returns 0 or a negative errno.
+  int DispatchIoctl(unsigned long request, void* arg);
 
   // Returns this process's part of a snapshot. The caller holds sim_->world_mu_ exclusively.
   SimProcess TakeSnapshot() const;
