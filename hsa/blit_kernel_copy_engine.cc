@@ -8,12 +8,12 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
 #include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/blit_kernels.h"
+#include "hsa/engine_completion.h"
 #include "hsa/gpu_access.h"
 #include "thunk/events.h"
 #include "thunk/queues.h"
@@ -27,7 +27,6 @@ using thunk::MemFlags;
 
 constexpr MemFlags kSystemFlags = MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
 constexpr Bytes kRingBytes = Bytes(uint64_t{BlitKernelCopyEngine::kRingPackets} * aql::kPacketBytes);
-constexpr absl::Duration kCopyTimeout = absl::Minutes(1);
 
 // The control block, one 4 KiB page of GPU-mapped system memory: amd_queue_t's dispatch ids, the copy
 // kernel's descriptor, one kernarg block and the completion signal.
@@ -132,13 +131,9 @@ absl::Status BlitKernelCopyEngine::Copy(DeviceAddress dst, DeviceAddress src, By
   std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(ch.at(kWriteIdOffset))).store(index + 1, std::memory_order_release);
   ch.queue.RingDoorbell(index);  // AQL doorbells carry the index of the packet just published
 
-  const thunk::Event* waited[] = {&ch.done, &ch.faults};
-  ASSIGN_OR_RETURN(const thunk::WaitResult result, thunk::Event::WaitMultiple(waited, thunk::WaitMode::kAny, kCopyTimeout));
-  if (result.memory_faults.size() > 1 && result.memory_faults[1].has_value()) {
-    const thunk::MemoryAccessFault fault = *result.memory_faults[1];
-    DropChannel();  // the queue halted; the next copy builds a new one
-    return absl::DataLossError(absl::StrCat("memory access fault by GPU node ", fault.node.raw(), " on address ",
-                                            AddressText(fault.address), " during a blit-kernel copy"));
+  if (absl::Status s = WaitForEngine(ch.done, ch.faults, "a blit-kernel copy"); !s.ok()) {
+    if (absl::IsDataLoss(s)) DropChannel();  // the queue halted; the next copy builds a new one
+    return s;
   }
   const int64_t value =
       std::atomic_ref<int64_t>(*reinterpret_cast<int64_t*>(ch.at(kSignalOffset + aql::kSignalValueOffset))).load();

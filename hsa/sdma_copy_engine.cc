@@ -15,6 +15,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "gpu_abi/sdma_packets.h"
+#include "hsa/engine_completion.h"
 #include "hsa/gpu_access.h"
 
 namespace hipmem::hsa {
@@ -25,7 +26,7 @@ using thunk::MemFlags;
 
 // The ring: host-visible, uncached system memory every GPU may map (ROCr's system_allocator, executable).
 constexpr MemFlags kRingFlags = MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
-constexpr absl::Duration kCopyTimeout = absl::Minutes(1);
+constexpr absl::Duration kCopyTimeout = absl::Minutes(1);  // for draining the ring
 
 }  // namespace
 
@@ -41,6 +42,10 @@ SdmaCopyEngine::SdmaCopyEngine(thunk::Kfd& kfd, thunk::NodeId gpu) : kfd_(kfd), 
 
 SdmaCopyEngine::~SdmaCopyEngine() {
   ScopedLock lock(&mu_);
+  DropChannel();
+}
+
+void SdmaCopyEngine::DropChannel() {
   if (channel_ == nullptr) return;
   // The queue goes first: its engine may not read the ring after it is freed.
   if (absl::Status s = std::move(channel_->queue).Destroy(); !s.ok()) HIPMEM_LOG(kError, "SDMA queue: ", s.message());
@@ -121,17 +126,9 @@ absl::Status SdmaCopyEngine::Submit(DeviceAddress dst, DeviceAddress src, Bytes 
   std::atomic_ref<uint64_t>(*ch.queue.write_pointer()).store(ch.wptr, std::memory_order_release);
   ch.queue.RingDoorbell(ch.wptr);
 
-  const thunk::Event* waited[] = {&ch.done, &ch.faults};
-  absl::StatusOr<thunk::WaitResult> result = thunk::Event::WaitMultiple(waited, thunk::WaitMode::kAny, kCopyTimeout);
-  if (!result.ok()) return result.status();
-  if (result->memory_faults.size() > 1 && result->memory_faults[1].has_value()) {
-    const thunk::MemoryAccessFault& fault = *result->memory_faults[1];
-    // The queue halted; the next copy builds a new one.
-    if (absl::Status s = std::move(ch.queue).Destroy(); !s.ok()) HIPMEM_LOG(kError, "SDMA queue: ", s.message());
-    (void)kfd_.FreeMemory(ch.ring);
-    channel_.reset();
-    return absl::DataLossError(absl::StrCat("memory access fault by GPU node ", fault.node.raw(), " on address ",
-                                            AddressText(fault.address), " during an SDMA copy"));
+  if (absl::Status s = WaitForEngine(ch.done, ch.faults, "an SDMA copy"); !s.ok()) {
+    if (absl::IsDataLoss(s)) DropChannel();  // the queue halted; the next copy builds a new one
+    return s;
   }
   return absl::OkStatus();
 }

@@ -48,6 +48,7 @@ class SdmaCopyEngine final : public CopyEngine {
   struct Channel;  // the queue, its ring and its two events
 
   absl::Status EnsureChannel() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropChannel() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Submit(DeviceAddress dst, DeviceAddress src, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   thunk::Kfd& kfd_;
