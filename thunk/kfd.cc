@@ -34,12 +34,12 @@ absl::Status InvalidParameter(absl::string_view message) {
 }
 
 // The flags libhsakmt puts on every user allocation (fmm_translate_hsa_to_ioc_flags + the ALLOC
-// call): EXECUTABLE always, since ROCr cannot express per-allocation permissions.
-AllocMemFlags CommonIocFlags(MemFlags flags) {
+// call): EXECUTABLE always, since ROCr cannot express per-allocation permissions. `disable_cache` is
+// HSA_DISABLE_CACHE, which libhsakmt reads once when it sets up the apertures.
+AllocMemFlags CommonIocFlags(MemFlags flags, bool disable_cache) {
   AllocMemFlags ioc = AllocMemFlags::kExecutable | AllocMemFlags::kNoSubstitute;
   if (!HasFlag(flags, MemFlags::kReadOnly)) ioc |= AllocMemFlags::kWritable;
   if (HasFlag(flags, MemFlags::kAqlQueueMemory)) ioc |= AllocMemFlags::kAqlQueueMem | AllocMemFlags::kUncached;
-  const bool disable_cache = EnvUint64("HSA_DISABLE_CACHE", 0) != 0;
   if (!HasFlag(flags, MemFlags::kCoarseGrain) || disable_cache) ioc |= AllocMemFlags::kCoherent;
   if (HasFlag(flags, MemFlags::kUncached) || disable_cache) ioc |= AllocMemFlags::kUncached;
   return ioc;
@@ -101,28 +101,31 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
     RETURN_IF_ERROR(Annotate(Ioctl(*device, kfd_uapi::kAcquireVm, args), absl::StrCat("gpu_id=", gpu.gpu_id.raw())));
   }
   const Bytes max_align(kPageSize.raw() << EnvUint64("HSA_MAX_VA_ALIGN", 9));
-  SvmAperture aperture(svm_base, svm_limit, max_align, EnvUint64("HSA_SVM_GUARD_PAGES", 1));
+  auto aperture = std::make_unique<SvmAperture>(svm_base, svm_limit, max_align, EnvUint64("HSA_SVM_GUARD_PAGES", 1));
+  const bool disable_cache = EnvUint64("HSA_DISABLE_CACHE", 0) != 0;
   std::move(close_render_nodes).Cancel();
   const KfdVersion v{version.major_version, version.minor_version};
   Trace(Layer::kThunk, "hsaKmtOpenKFD: backend=", device->backend_name(), ", KFD ", v.major, ".", v.minor, ", ",
         topology.nodes.size(), " nodes, ", gpus.size(), " GPUs");
-  return std::unique_ptr<Kfd>(new Kfd(std::move(device), v, std::move(topology), std::move(gpus), aperture));
+  return std::unique_ptr<Kfd>(
+      new Kfd(std::move(device), v, std::move(topology), std::move(gpus), std::move(aperture), disable_cache));
 }
 
 Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
-         SvmAperture aperture)
+         std::unique_ptr<SvmAperture> aperture, bool disable_cache)
     : device_(std::move(device)),
       version_(version),
       topology_(std::move(topology)),
       gpus_(std::move(gpus)),
-      aperture_(aperture) {}
+      aperture_(std::move(aperture)),
+      disable_cache_(disable_cache) {}
 
 Kfd::~Kfd() {
   ScopedLock lock(&mu_);
   for (auto& [start, allocation] : allocations_) {
     // The event page is the kernel's (FREE would answer -EPERM); closing the device releases it.
     if (allocation.kernel_owned) {
-      aperture_.Release(allocation.range);
+      aperture_->Release(allocation.range);
       continue;
     }
     if (absl::Status s = FreeLocked(allocation); !s.ok()) HIPMEM_LOG(kError, "releasing KFD allocation: ", s.message());
@@ -211,24 +214,25 @@ const Kfd::Allocation* Kfd::FindContainingLocked(DeviceAddress address) const {
 }
 
 absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment) {
-  const std::string context = NodeContext("hsaKmtAllocMemory", node_id, size, flags);
+  // Built only for an error: formatting it costs as much as the rest of a small allocation's bookkeeping.
+  const auto context = [&] { return NodeContext("hsaKmtAllocMemory", node_id, size, flags); };
   ASSIGN_OR_RETURN(const NodeProperties* node, Node(node_id));
   if (!alignment.is_zero() && (alignment < kPageSize || !IsPowerOfTwo(alignment))) {
-    return InvalidParameter(absl::StrCat(context, ": alignment ", alignment.raw(), " is not a power of two >= 4 KiB"));
+    return InvalidParameter(absl::StrCat(context(), ": alignment ", alignment.raw(), " is not a power of two >= 4 KiB"));
   }
   if (size.is_zero() || !IsAligned(size, kPageSize)) {
-    return InvalidParameter(absl::StrCat(context, ": size must be a non-zero multiple of 4 KiB"));
+    return InvalidParameter(absl::StrCat(context(), ": size must be a non-zero multiple of 4 KiB"));
   }
   const bool coarse = HasFlag(flags, MemFlags::kCoarseGrain);
   const bool ext = HasFlag(flags, MemFlags::kExtendedCoherent);
   const bool uncached = HasFlag(flags, MemFlags::kUncached);
   if ((coarse && ext) || (coarse && uncached) || (ext && uncached)) {
-    return InvalidParameter(absl::StrCat(context, ": CoarseGrain, ExtendedCoherent and Uncached exclude each other"));
+    return InvalidParameter(absl::StrCat(context(), ": CoarseGrain, ExtendedCoherent and Uncached exclude each other"));
   }
   for (MemFlags unsupported : {MemFlags::kScratch, MemFlags::kNoAddress, MemFlags::kOnlyAddress, MemFlags::kFixedAddress}) {
     if (HasFlag(flags, unsupported)) {
       // TODO(#3): scratch and the VMM (NoAddress/OnlyAddress) paths.
-      return WithHsakmtStatus(absl::UnimplementedError(absl::StrCat(context, ": flag 0x", absl::Hex(ToRaw(unsupported)),
+      return WithHsakmtStatus(absl::UnimplementedError(absl::StrCat(context(), ": flag 0x", absl::Hex(ToRaw(unsupported)),
                                                                     " is not supported yet")),
                               HSAKMT_STATUS_NOT_SUPPORTED);
     }
@@ -237,11 +241,11 @@ absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFl
   // libhsakmt's host path: CPU nodes, pageable memory, and GTT requests.
   if (gpu == nullptr || !HasFlag(flags, MemFlags::kNonPaged) || HasFlag(flags, MemFlags::kGttAccess)) {
     absl::StatusOr<DeviceAddress> addr = AllocOnHost(*node, size, flags, alignment);
-    if (!addr.ok()) return WithHsakmtStatus(Annotate(addr.status(), context), HSAKMT_STATUS_ERROR);
+    if (!addr.ok()) return WithHsakmtStatus(Annotate(addr.status(), context()), HSAKMT_STATUS_ERROR);
     return addr;
   }
   absl::StatusOr<DeviceAddress> addr = AllocOnDevice(*gpu, size, flags, alignment);
-  if (!addr.ok()) return WithHsakmtStatus(Annotate(addr.status(), context), HSAKMT_STATUS_NO_MEMORY);
+  if (!addr.ok()) return WithHsakmtStatus(Annotate(addr.status(), context()), HSAKMT_STATUS_NO_MEMORY);
   return addr;
 }
 
@@ -268,8 +272,8 @@ absl::StatusOr<uint64_t*> Kfd::DoorbellSlice(NodeId node) {
   ScopedLock lock(&doorbell_mu_);
   if (auto it = doorbells_.find(node.raw()); it != doorbells_.end()) return it->second;
   const Bytes size(kDoorbellSliceBytes);
-  ASSIGN_OR_RETURN(AddressRange range, aperture_.Reserve(size, Bytes(0)));
-  absl::Cleanup release = [&] { aperture_.Release(range); };
+  ASSIGN_OR_RETURN(AddressRange range, aperture_->Reserve(size, Bytes(0)));
+  absl::Cleanup release = [&] { aperture_->Release(range); };
   uint64_t mmap_offset = 0;
   absl::StatusOr<uint64_t> allocated = AllocBo(
       *gpu, range, ToRaw(AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent), 0,
@@ -305,15 +309,15 @@ absl::StatusOr<DeviceAddress> Kfd::AllocOnHost(const NodeProperties& node, Bytes
   // map it later.
   if (gpus_.empty()) return absl::UnimplementedError("system memory without a GPU (APU path) is not supported");
   const Gpu& gpu = gpus_.front();
-  ASSIGN_OR_RETURN(AddressRange range, aperture_.Reserve(size, alignment));
-  absl::Cleanup release = [&] { aperture_.Release(range); };
-  AllocMemFlags ioc = CommonIocFlags(flags);
+  ASSIGN_OR_RETURN(AddressRange range, aperture_->Reserve(size, alignment));
+  absl::Cleanup release = [&] { aperture_->Release(range); };
+  AllocMemFlags ioc = CommonIocFlags(flags, disable_cache_);
   uint64_t mmap_offset = 0;
   uint64_t handle = 0;
   const bool pageable = !HasFlag(flags, MemFlags::kNonPaged);
   if (pageable) {
     // HSA_USERPTR_FOR_PAGED_MEM (default on): ordinary anonymous memory, registered with the kernel.
-    RETURN_IF_ERROR(aperture_.CommitAnonymous(range));
+    RETURN_IF_ERROR(aperture_->CommitAnonymous(range));
     ASSIGN_OR_RETURN(handle, AllocBo(gpu, range, ToRaw(ioc | AllocMemFlags::kUserptr), range.base.raw(), &mmap_offset));
   } else {
     ASSIGN_OR_RETURN(handle, AllocBo(gpu, range, ToRaw(ioc | AllocMemFlags::kGtt), 0, &mmap_offset));
@@ -334,9 +338,9 @@ absl::StatusOr<DeviceAddress> Kfd::AllocOnHost(const NodeProperties& node, Bytes
 }
 
 absl::StatusOr<DeviceAddress> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment) {
-  ASSIGN_OR_RETURN(AddressRange range, aperture_.Reserve(size, alignment));
-  absl::Cleanup release = [&] { aperture_.Release(range); };
-  AllocMemFlags ioc = CommonIocFlags(flags) | AllocMemFlags::kVram;
+  ASSIGN_OR_RETURN(AddressRange range, aperture_->Reserve(size, alignment));
+  absl::Cleanup release = [&] { aperture_->Release(range); };
+  AllocMemFlags ioc = CommonIocFlags(flags, disable_cache_) | AllocMemFlags::kVram;
   const bool host_access = HasFlag(flags, MemFlags::kHostAccess);
   if (host_access) ioc |= AllocMemFlags::kPublic;
   if (HasFlag(flags, MemFlags::kExtendedCoherent)) ioc |= AllocMemFlags::kExtCoherent;
@@ -363,7 +367,7 @@ absl::Status Kfd::FreeLocked(Allocation& allocation) {
   // libhsakmt reports any failed FREE ioctl as HSAKMT_STATUS_ERROR; the kernel keeps the handle,
   // so the VA stays reserved too.
   RETURN_IF_ERROR(WithHsakmtStatus(Ioctl(*device_, kfd_uapi::kFreeMemoryOfGpu, args), HSAKMT_STATUS_ERROR));
-  aperture_.Release(allocation.range);
+  aperture_->Release(allocation.range);
   return absl::OkStatus();
 }
 
@@ -385,26 +389,28 @@ absl::Status Kfd::ReleaseRegistrationLocked(Allocation& allocation) {
 }
 
 absl::Status Kfd::FreeMemory(DeviceAddress address) {
-  const std::string context = absl::StrCat("hsaKmtFreeMemory(0x", absl::Hex(address.raw()), ")");
+  const auto context = [&] { return absl::StrCat("hsaKmtFreeMemory(0x", absl::Hex(address.raw()), ")"); };
   if (address.raw() == 0) {
-    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": null address")), HSAKMT_STATUS_ERROR);
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context(), ": null address")), HSAKMT_STATUS_ERROR);
   }
   ScopedLock lock(&mu_);
   Allocation* allocation = FindLocked(address, Bytes(0));
   // Upstream answers SUCCESS here when the SVM API is on, since the address may be an SVM range;
   // this thunk has no SVM ranges, so it answers what libhsakmt does without SVM.
-  if (allocation == nullptr) return MemoryNotRegisteredError(absl::StrCat(context, ": not an allocation"));
-  if (allocation->user.has_value()) return Annotate(ReleaseRegistrationLocked(*allocation), context);
-  RETURN_IF_ERROR(Annotate(FreeLocked(*allocation), context));
-  allocations_.erase(allocation->range.base.raw());
+  if (allocation == nullptr) return MemoryNotRegisteredError(absl::StrCat(context(), ": not an allocation"));
+  // A registration's last release erases the allocation itself.
+  const bool registered = allocation->user.has_value();
+  const absl::Status freed = registered ? ReleaseRegistrationLocked(*allocation) : FreeLocked(*allocation);
+  if (!freed.ok()) return Annotate(freed, context());
+  if (!registered) allocations_.erase(allocation->range.base.raw());
   return absl::OkStatus();
 }
 
 absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes, Bytes size) {
-  const std::string context = absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")");
+  const auto context = [&] { return absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")"); };
   ScopedLock lock(&mu_);
   Allocation* found = FindLocked(address, size);
-  if (found == nullptr) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
+  if (found == nullptr) return InvalidHandleError(absl::StrCat(context(), ": not an allocation"));
   Allocation& allocation = *found;
   // _fmm_map_to_gpu: a registration keeps the nodes of its first map; later maps only count.
   if (allocation.user.has_value() && allocation.user->mappings > 0) {
@@ -413,7 +419,7 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
   }
   GpuIdList gpu_ids;
   if (!nodes.empty()) {
-    ASSIGN_OR_RETURN(gpu_ids, GpuIdsOfNodes(nodes, context));
+    ASSIGN_OR_RETURN(gpu_ids, GpuIdsOfNodes(nodes, context()));
   } else if (!allocation.registered_gpus.empty()) {
     for (GpuId id : allocation.registered_gpus) gpu_ids.push_back(id.raw());
   } else if (allocation.is_vram) {
@@ -433,8 +439,9 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
   args.handle = allocation.handle;
   args.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data());
   args.n_devices = static_cast<uint32_t>(gpu_ids.size());
-  RETURN_IF_ERROR(WithHsakmtStatus(Annotate(Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, args), context),
-                                   HSAKMT_STATUS_ERROR));
+  if (absl::Status mapped = Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, args); !mapped.ok()) {
+    return WithHsakmtStatus(Annotate(mapped, context()), HSAKMT_STATUS_ERROR);
+  }
   for (uint32_t id : gpu_ids) {
     if (std::find(allocation.mapped_gpus.begin(), allocation.mapped_gpus.end(), GpuId(id)) ==
         allocation.mapped_gpus.end()) {
@@ -459,15 +466,15 @@ absl::Status Kfd::UnmapLocked(Allocation& allocation) {
 }
 
 absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
-  const std::string context = absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")");
+  const auto context = [&] { return absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")"); };
   ScopedLock lock(&mu_);
   Allocation* allocation = FindLocked(address, Bytes(0));
-  if (allocation == nullptr) return InvalidHandleError(absl::StrCat(context, ": not an allocation"));
+  if (allocation == nullptr) return InvalidHandleError(absl::StrCat(context(), ": not an allocation"));
   if (allocation->user.has_value() && allocation->user->mappings > 1) {
     --allocation->user->mappings;
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(Annotate(UnmapLocked(*allocation), context));
+  if (absl::Status unmapped = UnmapLocked(*allocation); !unmapped.ok()) return Annotate(unmapped, context());
   if (allocation->user.has_value()) allocation->user->mappings = 0;
   return absl::OkStatus();
 }
@@ -528,9 +535,9 @@ absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std
     return WithHsakmtStatus(absl::FailedPreconditionError(absl::StrCat(context, ": no GPU")), HSAKMT_STATUS_ERROR);
   }
   const Gpu& gpu = gpus_.front();
-  absl::StatusOr<AddressRange> range = aperture_.Reserve(*aligned_size, Bytes(0));
+  absl::StatusOr<AddressRange> range = aperture_->Reserve(*aligned_size, Bytes(0));
   if (!range.ok()) return WithHsakmtStatus(Annotate(range.status(), context), HSAKMT_STATUS_ERROR);
-  absl::Cleanup release = [&] { aperture_.Release(*range); };
+  absl::Cleanup release = [&] { aperture_->Release(*range); };
   AllocMemFlags ioc = AllocMemFlags::kUserptr | AllocMemFlags::kWritable | AllocMemFlags::kExecutable |
                       AllocMemFlags::kNoSubstitute;
   if (!coarse) ioc |= AllocMemFlags::kCoherent;

@@ -244,7 +244,7 @@ class Kfd {
   };
 
   Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
-      SvmAperture aperture);
+      std::unique_ptr<SvmAperture> aperture, bool disable_cache);
 
   const Gpu* GpuOfNode(NodeId node) const;
   absl::StatusOr<DeviceAddress> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment);
@@ -267,7 +267,8 @@ class Kfd {
   const KfdVersion version_;
   const SystemTopology topology_;
   const std::vector<Gpu> gpus_;
-  const SvmAperture aperture_;
+  const std::unique_ptr<SvmAperture> aperture_;  // never null
+  const bool disable_cache_;                       // HSA_DISABLE_CACHE, read at Open as libhsakmt does
 
   // Serialises event creation and guards the event page. Taken before mu_.
   absl::Mutex event_mu_ ABSL_ACQUIRED_BEFORE(mu_);

@@ -3,15 +3,23 @@
 #include <sys/mman.h>
 
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/scoped_lock.h"
 
 namespace hipmem::thunk {
 
 SvmAperture::SvmAperture(DeviceAddress base, DeviceAddress limit, Bytes max_alignment, uint64_t guard_pages)
     : base_(base), limit_(limit), max_alignment_(max_alignment), guard_(Bytes(guard_pages * kPageSize.raw())) {}
+
+SvmAperture::~SvmAperture() {
+  ScopedLock lock(&mu_);
+  for (const auto& [size, base] : kept_) Unmap(AddressRange{base, Bytes(size)});
+  kept_.clear();
+}
 
 Bytes SvmAperture::DefaultAlignment(Bytes size) const {
   if (size >= max_alignment_) return max_alignment_;
@@ -19,10 +27,26 @@ Bytes SvmAperture::DefaultAlignment(Bytes size) const {
   return pow2 < kPageSize ? kPageSize : pow2;
 }
 
-absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) const {
+AddressRange SvmAperture::WithGuards(const AddressRange& range) const {
+  return AddressRange{range.base - guard_, range.size + guard_ + guard_};
+}
+
+absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) {
   if (alignment.is_zero()) alignment = DefaultAlignment(size);
   if (!IsPowerOfTwo(alignment) || alignment < kPageSize) {
     return absl::InvalidArgumentError(absl::StrCat("alignment ", alignment.raw(), " is not a power of two >= 4 KiB"));
+  }
+  {
+    ScopedLock lock(&mu_);
+    // The most recently released first: its pages are the likeliest to be in the TLB and caches.
+    auto [first, last] = kept_.equal_range(size.raw());
+    for (auto it = last; it != first;) {
+      --it;
+      if (!IsAligned(it->second, alignment)) continue;
+      const AddressRange range{it->second, size};
+      kept_.erase(it);
+      return range;
+    }
   }
   // Over-reserve so an aligned start with a guard before it fits, then trim both ends. mmap
   // already returns page-aligned addresses, so page alignment needs no slack and no trimming.
@@ -41,17 +65,41 @@ absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) c
   if (raw_end > keep_end) munmap(keep_end.ToPointer(), (raw_end - keep_end).raw());
   const AddressRange range{start, size};
   if (start < base_ || range.end() - Bytes(1) > limit_) {
-    Release(range);
+    Unmap(range);  // never kept: it is outside the aperture
     return absl::ResourceExhaustedError(absl::StrCat("VA ", start.raw(), " outside the GPUVM aperture"));
   }
   return range;
 }
 
-void SvmAperture::Release(const AddressRange& range) const {
-  const DeviceAddress begin = range.base - guard_;
-  if (munmap(begin.ToPointer(), (range.size + guard_ + guard_).raw()) != 0) {
-    HIPMEM_LOG(kError, "munmap of SVM range at ", range.base.raw(), " failed");
+void SvmAperture::Release(const AddressRange& range) {
+  if (range.size <= kMaxKeptSize) {
+    ScopedLock lock(&mu_);
+    if (kept_.size() < kMaxKeptRanges) {
+      // One MAP_FIXED call replaces the buffer's mapping and whatever else is there with a fresh
+      // reservation. It can fail only for want of kernel memory or map count, where munmap is the remedy.
+      const AddressRange whole = WithGuards(range);
+      void* p = mmap(whole.base.ToPointer(), whole.size.raw(), PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+      if (p != MAP_FAILED) {
+        kept_.emplace(range.size.raw(), range.base);
+        return;
+      }
+      HIPMEM_LOG(kWarning, "re-reserving the SVM range at ", AddressText(range.base), " failed: errno ", errno);
+    }
   }
+  Unmap(range);
+}
+
+void SvmAperture::Unmap(const AddressRange& range) const {
+  const AddressRange whole = WithGuards(range);
+  if (munmap(whole.base.ToPointer(), whole.size.raw()) != 0) {
+    HIPMEM_LOG(kError, "munmap of SVM range at ", AddressText(range.base), " failed");
+  }
+}
+
+size_t SvmAperture::kept_ranges() const {
+  ScopedLock lock(&mu_);
+  return kept_.size();
 }
 
 absl::Status SvmAperture::CommitAnonymous(const AddressRange& range) const {

@@ -3,30 +3,55 @@
 // Plays libhsakmt's mmap aperture (fmm.c init_mmap_apertures), the model on GFX9+ whose GPUVM limit
 // reaches 2^47: GPU VA == CPU VA, each allocation is an anonymous PROT_NONE, MAP_NORESERVE
 // reservation aligned to the next power of two of its size (capped at HSA_MAX_VA_ALIGN, 2 MiB by
-// default) with HSA_SVM_GUARD_PAGES (default 1) guard pages on each side. Releasing returns the VA
-// to the OS, so a later allocation may reuse it. Thread-safe (mmap/munmap are).
+// default) with HSA_SVM_GUARD_PAGES (default 1) guard pages on each side.
+//
+// Deliberate: libhsakmt's mmap aperture munmaps a released range, so the next allocation pays for a new
+// mmap (and the munmap before it). Here a released range of up to kMaxKeptSize is instead turned back
+// into a fresh reservation in one MAP_FIXED mmap over it, guard pages included (what libhsakmt's reserved
+// aperture does on release), and handed to the next Reserve of the same size, which then costs no system
+// call. Replacing the mapping drops whatever was there exactly as munmap does: the buffer's CPU mapping
+// (and with it the kernel's reference to the BO) and any committed anonymous memory. At most
+// kMaxKeptRanges ranges are kept; the rest, and every range once the object is destroyed, go back to
+// the OS.
 #ifndef HIPMEM_THUNK_SVM_APERTURE_H_
 #define HIPMEM_THUNK_SVM_APERTURE_H_
 
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "base/units.h"
 
 namespace hipmem::thunk {
 
 inline constexpr Bytes kPageSize = Bytes::KiB(4);
 
+// Owns the reservations it keeps for reuse. Thread-safe.
 class SvmAperture {
  public:
+  // Released ranges kept for reuse: how many, and the largest (guard pages not counted).
+  static constexpr size_t kMaxKeptRanges = 32;
+  static constexpr Bytes kMaxKeptSize = Bytes::MiB(2);
+
   // [base, limit] is the GPUVM range every GPU of the process can address.
   SvmAperture(DeviceAddress base, DeviceAddress limit, Bytes max_alignment, uint64_t guard_pages);
+  // Returns the kept reservations to the OS. Ranges still reserved are the caller's.
+  ~SvmAperture();
+  SvmAperture(const SvmAperture&) = delete;
+  SvmAperture& operator=(const SvmAperture&) = delete;
 
   // Reserves `size` bytes (a page multiple) at an address aligned to `alignment` (zero: the
-  // default rule above). kResourceExhausted when the OS has no room inside the aperture;
-  // kInvalidArgument for an alignment that is not a power of two or a size that overflows.
-  absl::StatusOr<AddressRange> Reserve(Bytes size, Bytes alignment) const;
+  // default rule above), reusing a kept range of that size and alignment when there is one.
+  // kResourceExhausted when the OS has no room inside the aperture; kInvalidArgument for an
+  // alignment that is not a power of two or a size that overflows.
+  absl::StatusOr<AddressRange> Reserve(Bytes size, Bytes alignment);
 
-  // Returns a range from Reserve (with its guard pages) to the OS.
-  void Release(const AddressRange& range) const;
+  // Takes back a range from Reserve (with its guard pages), whatever is mapped in it now: it is
+  // kept as a fresh reservation or returned to the OS (see above).
+  void Release(const AddressRange& range);
 
   // Replaces part of a reservation with fresh anonymous read/write memory (for pageable system
   // memory, which the kernel then registers as a USERPTR BO).
@@ -35,12 +60,23 @@ class SvmAperture {
   Bytes DefaultAlignment(Bytes size) const;
   DeviceAddress base() const { return base_; }
   DeviceAddress limit() const { return limit_; }
+  // How many released ranges are kept for reuse now.
+  size_t kept_ranges() const;
 
  private:
-  DeviceAddress base_;
-  DeviceAddress limit_;
-  Bytes max_alignment_;
-  Bytes guard_;
+  // The whole span of a reservation: the range and its guard pages.
+  AddressRange WithGuards(const AddressRange& range) const;
+  // Returns a reservation to the OS.
+  void Unmap(const AddressRange& range) const;
+
+  const DeviceAddress base_;
+  const DeviceAddress limit_;
+  const Bytes max_alignment_;
+  const Bytes guard_;
+
+  mutable absl::Mutex mu_;
+  // Kept reservations, by size; each value is the range's base.
+  absl::btree_multimap<uint64_t, DeviceAddress> kept_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hipmem::thunk

@@ -1,8 +1,13 @@
 #include "thunk/svm_aperture.h"
 
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "testing/status_matchers.h"
@@ -18,7 +23,7 @@ SvmAperture Aperture() {
 }
 
 TEST(SvmApertureTest, AlignsToNextPowerOfTwoCappedAtTwoMiB) {
-  const SvmAperture ap = Aperture();
+  SvmAperture ap = Aperture();
   EXPECT_EQ(ap.DefaultAlignment(Bytes(4096)), Bytes::KiB(4));
   EXPECT_EQ(ap.DefaultAlignment(Bytes::KiB(12)), Bytes::KiB(16));
   EXPECT_EQ(ap.DefaultAlignment(Bytes::MiB(64)), Bytes::MiB(2));
@@ -31,7 +36,7 @@ TEST(SvmApertureTest, AlignsToNextPowerOfTwoCappedAtTwoMiB) {
 }
 
 TEST(SvmApertureTest, ReservationIsInaccessibleUntilCommitted) {
-  const SvmAperture ap = Aperture();
+  SvmAperture ap = Aperture();
   ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(8), Bytes(0)));
   // mincore-free check of PROT_NONE: mprotect succeeds on a mapped range, and the page is not
   // readable until committed.
@@ -43,7 +48,7 @@ TEST(SvmApertureTest, ReservationIsInaccessibleUntilCommitted) {
 }
 
 TEST(SvmApertureTest, GuardPagesSeparateNeighbours) {
-  const SvmAperture ap = Aperture();
+  SvmAperture ap = Aperture();
   ASSERT_OK_AND_ASSIGN(AddressRange a, ap.Reserve(Bytes::KiB(4), Bytes(0)));
   ASSERT_OK_AND_ASSIGN(AddressRange b, ap.Reserve(Bytes::KiB(4), Bytes(0)));
   EXPECT_FALSE(a.Overlaps(AddressRange{b.base - kPageSize, b.size + kPageSize + kPageSize}));
@@ -51,8 +56,102 @@ TEST(SvmApertureTest, GuardPagesSeparateNeighbours) {
   ap.Release(b);
 }
 
+// Whether the byte at `p` can be read, asked of the kernel so that an inaccessible page cannot crash the test.
+bool Readable(const void* p) {
+  char byte = 0;
+  iovec local{&byte, 1};
+  iovec remote{const_cast<void*>(p), 1};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+TEST(SvmApertureTest, ReleasedRangeIsAFreshReservationForTheNextReserveOfItsSize) {
+  SvmAperture ap = Aperture();
+  ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(8), Bytes(0)));
+  ASSERT_THAT(ap.CommitAnonymous(r), IsOk());
+  std::memset(r.base.ToPointer(), 0x5a, r.size.raw());
+  ap.Release(r);
+  EXPECT_EQ(ap.kept_ranges(), 1u);
+  EXPECT_FALSE(Readable(r.base.ToPointer())) << "the committed memory is gone";
+
+  ASSERT_OK_AND_ASSIGN(AddressRange again, ap.Reserve(Bytes::KiB(8), Bytes(0)));
+  EXPECT_EQ(again.base, r.base);
+  EXPECT_EQ(ap.kept_ranges(), 0u);
+  ASSERT_THAT(ap.CommitAnonymous(again), IsOk());
+  EXPECT_EQ(static_cast<unsigned char*>(again.base.ToPointer())[100], 0) << "nothing of the old contents";
+  ap.Release(again);
+}
+
+TEST(SvmApertureTest, ReleaseDropsASharedMappingOfTheRange) {
+  // A BO's CPU mapping: releasing the range must drop it, as munmap would, so the kernel can free the BO.
+  SvmAperture ap = Aperture();
+  ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+  const int fd = memfd_create("bo", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 4096), 0);
+  ASSERT_NE(mmap(r.base.ToPointer(), 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0), MAP_FAILED);
+  static_cast<char*>(r.base.ToPointer())[0] = 'b';
+  ap.Release(r);
+  EXPECT_FALSE(Readable(r.base.ToPointer()));
+  ASSERT_OK_AND_ASSIGN(AddressRange again, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+  ASSERT_EQ(again.base, r.base);
+  ASSERT_THAT(ap.CommitAnonymous(again), IsOk());
+  EXPECT_EQ(static_cast<char*>(again.base.ToPointer())[0], 0) << "not the file's page";
+  ap.Release(again);
+  close(fd);
+}
+
+TEST(SvmApertureTest, KeptRangeIsReusedOnlyWithTheAlignmentAsked) {
+  SvmAperture ap = Aperture();
+  // A 4 KiB range aligned to 4 KiB but not to 64 KiB, kept after release.
+  std::optional<AddressRange> odd;
+  std::vector<AddressRange> others;
+  for (int i = 0; i < 32; ++i) {
+    ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+    if (!IsAligned(r.base, Bytes::KiB(64))) {
+      odd = r;
+      break;
+    }
+    others.push_back(r);
+  }
+  ASSERT_TRUE(odd.has_value());
+  for (const AddressRange& r : others) ap.Release(r);
+  ap.Release(*odd);
+  ASSERT_OK_AND_ASSIGN(AddressRange aligned, ap.Reserve(Bytes::KiB(4), Bytes::KiB(64)));
+  EXPECT_TRUE(IsAligned(aligned.base, Bytes::KiB(64)));
+  ap.Release(aligned);
+}
+
+TEST(SvmApertureTest, KeepsABoundedNumberOfSmallRanges) {
+  SvmAperture ap = Aperture();
+  std::vector<AddressRange> ranges;
+  for (size_t i = 0; i < SvmAperture::kMaxKeptRanges + 4; ++i) {
+    ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+    ranges.push_back(r);
+  }
+  ASSERT_OK_AND_ASSIGN(AddressRange large, ap.Reserve(SvmAperture::kMaxKeptSize + kPageSize, Bytes(0)));
+  ap.Release(large);
+  EXPECT_EQ(ap.kept_ranges(), 0u) << "a range above kMaxKeptSize goes back to the OS";
+  for (const AddressRange& r : ranges) ap.Release(r);
+  EXPECT_EQ(ap.kept_ranges(), SvmAperture::kMaxKeptRanges);
+}
+
+TEST(SvmApertureTest, DestructionReturnsKeptRangesToTheOs) {
+  std::optional<AddressRange> kept;
+  {
+    SvmAperture ap = Aperture();
+    ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+    kept = r;
+    ap.Release(r);
+    ASSERT_EQ(ap.kept_ranges(), 1u);
+    EXPECT_EQ(mprotect(r.base.ToPointer(), r.size.raw(), PROT_NONE), 0) << "still reserved while kept";
+  }
+  errno = 0;
+  EXPECT_EQ(mprotect(kept->base.ToPointer(), kept->size.raw(), PROT_NONE), -1) << "unmapped";
+  EXPECT_EQ(errno, ENOMEM);
+}
+
 TEST(SvmApertureTest, RejectsBadAlignmentAndOverflow) {
-  const SvmAperture ap = Aperture();
+  SvmAperture ap = Aperture();
   EXPECT_THAT(ap.Reserve(Bytes::KiB(4), Bytes(3 * 4096)), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ap.Reserve(Bytes(UINT64_MAX - 4096), Bytes(0)), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ap.Reserve(Bytes(1ull << 60), Bytes(0)), StatusIs(absl::StatusCode::kResourceExhausted));

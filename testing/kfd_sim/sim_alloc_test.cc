@@ -288,6 +288,28 @@ TEST_F(SimAllocTest, VramWithoutVaIsAllowed) {
   EXPECT_EQ(Available(*file_, gpu_id(0)), sim_->topology().gpus[0].vram_bytes - Bytes::MiB(4).raw());
 }
 
+TEST_F(SimAllocTest, BuffersNothingTouchesNeedNoFileDescriptors) {
+  // The kernel's BOs cost no file descriptor; here a buffer gets its backing file only when something reaches
+  // its pages, so a process may hold more buffers than it may open files.
+  const std::vector<uint32_t> gpu0 = {gpu_id(0)};
+  std::vector<uint64_t> handles;
+  {
+    const hipmem_testing::NoFreeDescriptors none;
+    for (int i = 0; i < 64; ++i) {
+      const AllocMemFlags flags = i % 2 ? kVramFlags : AllocMemFlags::kGtt | AllocMemFlags::kWritable;
+      const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa + i * Bytes::MiB(2).raw(), Bytes::MiB(2), flags);
+      ASSERT_EQ(r.ret, 0) << i;
+      ASSERT_EQ(hipmem_testing::Map(*file_, r.handle, gpu0).ret, 0) << i;
+      handles.push_back(r.handle);
+    }
+    for (uint64_t handle : handles) {
+      ASSERT_EQ(hipmem_testing::Unmap(*file_, handle, gpu0).ret, 0);
+      ASSERT_EQ(Free(*file_, handle), 0);
+    }
+  }
+  EXPECT_EQ(Available(*file_, gpu_id(0)), sim_->topology().gpus[0].vram_bytes);
+}
+
 TEST_F(SimAllocTest, AvailableMemoryOfUnknownGpuIsEinval) {
   uapi::GetAvailableMemoryArgs args{.available = 0, .gpu_id = 0xbeef, .pad = 0};
   EXPECT_EQ(Ioctl(*file_, uapi::kAvailableMemory, args), -EINVAL);

@@ -174,13 +174,10 @@ std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
   return std::nullopt;
 }
 
-// Returns the process's doorbell slice on `gpu`, making it on first use; null when that fails.
+// Returns the process's doorbell slice on `gpu`, making it on first use; never null.
 std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu) {
   if (device.doorbells == nullptr) {
-    absl::StatusOr<std::shared_ptr<BoPages>> pages =
-        BoPages::Create(absl::StrCat("kfd_sim doorbells gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id)), kDoorbellSlice);
-    if (!pages.ok()) return nullptr;
-    device.doorbells = *std::move(pages);
+    device.doorbells = std::make_shared<BoPages>("doorbells", topology.gpus[gpu].gpu_id, kDoorbellSlice);
   }
   return device.doorbells;
 }
@@ -268,6 +265,21 @@ int PinUserPages(uint64_t userptr, Bytes size) {
     char byte;
     if (!CopyFromUser(&byte, page, 1)) return -EFAULT;
   }
+  return 0;
+}
+
+// Makes [addr, addr + span) the PROT_NONE placeholder of an invisible VRAM buffer. The kernel allocates such
+// a buffer NO_CPU_ACCESS, so the CPU never reaches its pages: a touch faults (SIGBUS there, SIGSEGV here),
+// whatever protection user space sets later. Nothing of the buffer needs to be behind the placeholder, then.
+// Deliberate: a range that is mapped already (user space places the buffer over its own PROT_NONE
+// reservation) only loses its access (mprotect, which creates no mapping and, over a PROT_NONE range, changes
+// nothing); a range with a hole gets a fresh anonymous PROT_NONE mapping, as MAP_FIXED would replace it. A
+// later mprotect then reveals what was there before (zeroes over a reservation), never the buffer's pages.
+int MapInvisibleVramPlaceholder(void* addr, Bytes span) {
+  if (mprotect(addr, span.raw(), PROT_NONE) == 0) return 0;
+  if (errno != ENOMEM) return -errno;  // ENOMEM: part of the range is not mapped
+  void* mapped = mmap(addr, span.raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (mapped == MAP_FAILED) return -errno;
   return 0;
 }
 
@@ -400,13 +412,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   std::shared_ptr<BoPages> pages;
   if (doorbell) {
     pages = DoorbellsOf(c.topology, device, *gpu);
-    if (pages == nullptr) return -ENOMEM;
   } else if (*domain != Domain::kUserptr) {
-    absl::StatusOr<std::shared_ptr<BoPages>> made =
-        BoPages::Create(absl::StrCat("kfd_sim bo gpu_id=0x", absl::Hex(args.gpu_id)), size);
-    // amdgpu_bo_create failing for lack of pages.
-    if (!made.ok()) return -ENOMEM;
-    pages = *std::move(made);
+    // The pages get their backing file when something first reaches them (BoPages): a buffer that is only
+    // allocated, GPU-mapped and freed costs no system call here.
+    pages = std::make_shared<BoPages>("bo", args.gpu_id, size);
   }
   const uint64_t mmap_offset = *drm_offset;
 
@@ -543,7 +552,9 @@ int KmapEventPage(IoctlContext& c, uint64_t event_page_offset) {
   // amdgpu_amdkfd_gpuvm_map_gtt_bo_to_kernel: user pages cannot be kmapped. (A VRAM buffer would be
   // pinned into GTT first; its backing store maps the same way here.)
   if (bo.domain == Domain::kUserptr) return -EINVAL;
-  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(bo.pages->fd(), *AlignUp(bo.size, kPageSize));
+  const absl::StatusOr<int> fd = bo.pages->File();
+  if (!fd.ok()) return -ENOMEM;
+  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(*fd, *AlignUp(bo.size, kPageSize));
   if (!page.ok()) return -ENOMEM;
   return c.events.SetSignalPage(*std::move(page), event_page_offset);
 }
@@ -743,7 +754,6 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
     if (q.sdma_pool_xgmi) c.shared.ReturnSdmaQueue(*gpu, *q.sdma_pool_xgmi);
   };
   const std::shared_ptr<BoPages> doorbells = DoorbellsOf(c.topology, device, *gpu);
-  if (doorbells == nullptr) return -ENOMEM;
   std::byte* doorbell_view = doorbells->EngineView();
   if (doorbell_view == nullptr) return -ENOMEM;
   // Where the engine starts: an SDMA ring at byte 0 (the MQD's initial pointers); an AQL queue at the read
@@ -1025,11 +1035,13 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
   if (bo.domain == Domain::kUserptr) return -EPERM;
   if (bo.domain == Domain::kDoorbell) return -EINVAL;
   // Deliberate (see simulator.h): invisible VRAM may only hold a PROT_NONE placeholder mapping.
-  if (bo.domain == Domain::kVram && !uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic) && prot != PROT_NONE) {
-    return -EPERM;
+  if (bo.domain == Domain::kVram && !uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic)) {
+    return prot == PROT_NONE ? MapInvisibleVramPlaceholder(addr, *span) : -EPERM;
   }
-  void* mapped =
-      mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, bo.pages->fd(), static_cast<off_t>(delta.raw()));
+  // The backing file failing to appear is the kernel's bo allocation failing for lack of pages.
+  const absl::StatusOr<int> fd = bo.pages->File();
+  if (!fd.ok()) return -ENOMEM;
+  void* mapped = mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, *fd, static_cast<off_t>(delta.raw()));
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }
@@ -1051,9 +1063,9 @@ int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) 
   ProcessDevice& device = state_->devices[*gpu];
   if (!device.vm_token) return -EINVAL;
   if (size != kDoorbellSlice.raw()) return -EINVAL;
-  const std::shared_ptr<BoPages> doorbells = DoorbellsOf(sim_->topology_, device, *gpu);
-  if (doorbells == nullptr) return -ENOMEM;
-  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, doorbells->fd(), 0);
+  const absl::StatusOr<int> fd = DoorbellsOf(sim_->topology_, device, *gpu)->File();
+  if (!fd.ok()) return -ENOMEM;
+  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, *fd, 0);
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
+#include "testing/kfd_sim/user_memory.h"
 
 namespace hipmem::kfd_sim {
 namespace {
@@ -89,6 +90,31 @@ TEST_F(SimMmapTest, InvisibleVramAllowsOnlyProtNone) {
   EXPECT_EQ(file_->MmapBo(fds_[0], r.addr(), kSize.raw(), PROT_READ | PROT_WRITE, bo.mmap_offset), -EPERM);
   EXPECT_EQ(file_->MmapBo(fds_[0], r.addr(), kSize.raw(), PROT_READ, bo.mmap_offset), -EPERM);
   EXPECT_EQ(file_->MmapBo(fds_[0], r.addr(), kSize.raw(), PROT_NONE, bo.mmap_offset), 0);
+}
+
+// The placeholder only has to keep the CPU out: invisible VRAM is never CPU-reachable.
+TEST_F(SimMmapTest, InvisibleVramPlaceholderRevokesAccessToWhatWasThere) {
+  const AllocResult bo = Alloc(*file_, gpu_id(0), kTestVa, kSize, kVramFlags);
+  ASSERT_EQ(bo.ret, 0);
+  Reservation r(kSize);
+  ASSERT_EQ(mprotect(r.addr(), kSize.raw(), PROT_READ | PROT_WRITE), 0);
+  r.bytes()[100] = 'x';
+  char byte = 0;
+  ASSERT_TRUE(CopyFromUser(&byte, reinterpret_cast<uintptr_t>(r.bytes() + 100), 1));
+  ASSERT_EQ(file_->MmapBo(fds_[0], r.addr(), kSize.raw(), PROT_NONE, bo.mmap_offset), 0);
+  EXPECT_FALSE(CopyFromUser(&byte, reinterpret_cast<uintptr_t>(r.bytes() + 100), 1));
+  EXPECT_FALSE(CopyFromUser(&byte, reinterpret_cast<uintptr_t>(r.bytes() + kSize.raw() - 1), 1));
+}
+
+TEST_F(SimMmapTest, InvisibleVramPlaceholderFillsAHole) {
+  const AllocResult bo = Alloc(*file_, gpu_id(0), kTestVa, kSize, kVramFlags);
+  ASSERT_EQ(bo.ret, 0);
+  Reservation r(kSize);
+  ASSERT_EQ(munmap(r.bytes() + 4096, 4096), 0);  // as MAP_FIXED, the mapping covers holes too
+  ASSERT_EQ(file_->MmapBo(fds_[0], r.addr(), kSize.raw(), PROT_NONE, bo.mmap_offset), 0);
+  EXPECT_EQ(mprotect(r.addr(), kSize.raw(), PROT_NONE), 0) << "every page is mapped";
+  char byte = 0;
+  EXPECT_FALSE(CopyFromUser(&byte, reinterpret_cast<uintptr_t>(r.bytes() + 4096), 1));
 }
 
 TEST_F(SimMmapTest, UserptrBufferIsEperm) {

@@ -350,6 +350,9 @@ TEST_F(SimQueueTest, AqlQueueRunsABlitKernelAndItsCompletionSignalRaisesTheEvent
       << "the completion signal is decremented";
   EXPECT_EQ(std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers.cpu)).load(), 1u)
       << "read_dispatch_id moved past the packet before the signal fired";
+  // The CP's own count of completed packets moves just after the interrupt that woke us.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (OnlyQueue().read_pointer != 1u && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   EXPECT_EQ(OnlyQueue().read_pointer, 1u);
   EXPECT_EQ(OnlyQueue().type, uapi::QueueType::kComputeAql);
 }

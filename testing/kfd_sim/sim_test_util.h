@@ -3,6 +3,8 @@
 #define HIPMEM_TESTING_KFD_SIM_SIM_TEST_UTIL_H_
 
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -168,6 +170,26 @@ class Reservation {
  private:
   void* addr_ = nullptr;
   Bytes size_;
+};
+
+// Lowers the soft RLIMIT_NOFILE to the lowest free descriptor for its lifetime, so no file can be opened.
+class NoFreeDescriptors {
+ public:
+  NoFreeDescriptors() {
+    EXPECT_EQ(getrlimit(RLIMIT_NOFILE, &old_), 0);
+    const int lowest_free = dup(0);
+    EXPECT_GE(lowest_free, 0);
+    close(lowest_free);
+    rlimit low = old_;
+    low.rlim_cur = static_cast<rlim_t>(lowest_free);
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  }
+  NoFreeDescriptors(const NoFreeDescriptors&) = delete;
+  NoFreeDescriptors& operator=(const NoFreeDescriptors&) = delete;
+  ~NoFreeDescriptors() { EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &old_), 0); }
+
+ private:
+  rlimit old_{};
 };
 
 }  // namespace hipmem_testing

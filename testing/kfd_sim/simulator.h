@@ -40,7 +40,9 @@
 //   stays invalid (-EINVAL) instead of naming a newer buffer.
 // - AVAILABLE_MEMORY is capacity minus use; the kernel also subtracts a page-table and RAS reserve and
 //   rounds down to 2 MiB.
-// - A VRAM buffer allocated without PUBLIC may be CPU-mapped only PROT_NONE; other protections -EPERM.
+// - A VRAM buffer allocated without PUBLIC may be CPU-mapped only PROT_NONE; other protections -EPERM. That
+//   mapping is a placeholder that never reaches the buffer's pages (the kernel's NO_CPU_ACCESS buffer SIGBUSes on
+//   a touch): the range only loses its access, or gets anonymous PROT_NONE memory where it had a hole.
 //
 // Seeing inside: Snapshot() is a consistent cut of every process, buffer, mapping, event, queue and the memory
 // accounting (FormatSnapshot renders it, `hipmem info` prints it); Log() / Dmesg() are the kernel log
@@ -340,7 +342,9 @@ class SimFile {
   // Returns 0 or a negative errno: -EBADF when render_fd is not a token of this process; -EINVAL for a
   // null or misaligned addr, a zero size, unknown prot bits, or an offset range that is not inside one
   // buffer of that GPU; -EPERM for a USERPTR buffer, or a VRAM buffer allocated without PUBLIC and `prot`
-  // other than PROT_NONE (as on hardware without a large BAR); the errno of mmap() itself.
+  // other than PROT_NONE (as on hardware without a large BAR); -ENOMEM when the buffer's backing store
+  // cannot be made; the errno of mmap() or mprotect() itself. Invisible VRAM gets only an inaccessible
+  // placeholder (see the departures above).
   int MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t mmap_offset);
 
   // Stands in for mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, <this /dev/kfd fd>, mmap_offset). Maps
@@ -348,7 +352,8 @@ class SimFile {
   // CREATE_QUEUE and a DOORBELL allocation return, without the queue's byte offset); the pages are the
   // ones the engines wait on. Returns 0 or a negative errno: -EINVAL for a null or misaligned addr, unknown
   // prot bits, another mmap type (EVENTS and RESERVED_MEM are not simulated yet), an unknown GPU or one
-  // whose VM was never acquired, or a size other than the 8 KiB slice; the errno of mmap() itself.
+  // whose VM was never acquired, or a size other than the 8 KiB slice; -ENOMEM when the slice's backing
+  // store cannot be made; the errno of mmap() itself.
   int MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset);
 
   // Returns whether every byte of [va, va + size) is mapped in this process's page table on `gpu_id`.

@@ -7,23 +7,20 @@
 #include <atomic>
 #include <climits>
 
+#include "absl/base/config.h"
+
+#ifdef ABSL_HAVE_THREAD_SANITIZER
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace hipmem::kfd_sim {
 namespace {
 
 // ThreadSanitizer cannot see a futex, nor that two virtual mappings of one page are the same memory, so
 // the doorbell publishes its happens-before edge on one process-wide token: everything the producer
-// wrote before ringing is visible to the engine that read the ring.
-// GCC announces ThreadSanitizer with __SANITIZE_THREAD__, Clang with __has_feature.
-#if defined(__SANITIZE_THREAD__)
-#define HIPMEM_DOORBELL_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HIPMEM_DOORBELL_TSAN 1
-#endif
-#endif
-#ifdef HIPMEM_DOORBELL_TSAN
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
+// wrote before ringing is visible to the engine that read the ring. (ABSL_HAVE_THREAD_SANITIZER, not
+// __has_feature: GCC 12 has no __has_feature, and only Abseil's macro also reads GCC's __SANITIZE_THREAD__.)
+#ifdef ABSL_HAVE_THREAD_SANITIZER
 char tsan_token;
 void TsanRelease() { __tsan_release(&tsan_token); }
 void TsanAcquire() { __tsan_acquire(&tsan_token); }
