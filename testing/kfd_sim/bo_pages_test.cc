@@ -63,11 +63,16 @@ TEST(BoPagesTest, EngineViewSharesPagesWithCpuMappingsOfTheFile) {
 
 TEST(BoPagesTest, FailureToMakeTheFileIsReportedAndRetried) {
   BoPages pages("bo", 0x1e6a, Bytes::KiB(4));
+  absl::Status without_descriptors;
+  std::byte* view_without_descriptors = nullptr;
   {
+    // Only the calls under test run without descriptors: UBSan's own checks need one (a pipe).
     const NoFreeDescriptors none;
-    EXPECT_THAT(pages.File(), StatusIs(absl::StatusCode::kResourceExhausted));
-    EXPECT_EQ(pages.EngineView(), nullptr) << "an engine sees a fault, not a crash";
+    without_descriptors = pages.File().status();
+    view_without_descriptors = pages.EngineView();
   }
+  EXPECT_THAT(without_descriptors, StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_EQ(view_without_descriptors, nullptr) << "an engine sees a fault, not a crash";
   EXPECT_FALSE(pages.has_file());
   ASSERT_OK_AND_ASSIGN(const int fd, pages.File());
   EXPECT_TRUE(IsOpen(fd));
