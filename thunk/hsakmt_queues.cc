@@ -1,8 +1,9 @@
 // hsaKmt* C entry points for queues: thin shells over thunk/queues.h on the shared thunk::Kfd.
 //
 // HSA_QUEUEID is, as upstream, the address of the library's record of the queue (here a heap-allocated
-// thunk::Queue). Every id handed out is remembered until hsaKmtDestroyQueue, so an id this library did
-// not hand out, or has destroyed already, answers INVALID_PARAMETER without being dereferenced.
+// thunk::Queue). Every id handed out is remembered until hsaKmtDestroyQueue or the last hsaKmtCloseKFD, so
+// an id this library did not hand out, has destroyed already, or that belonged to a closed KFD answers
+// INVALID_PARAMETER without being dereferenced.
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -34,11 +35,24 @@ QueueMap& LiveQueues() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_queues_mu) {
   return *queues;
 }
 
+// The last hsaKmtCloseKFD ends the process: its queues go first, while the instance still works, so no id
+// handed out before can reach a later process (whose kernel may reuse the queue ids).
+void DestroyAllQueues(Kfd&) {
+  QueueMap queues;
+  {
+    ScopedLock lock(&g_queues_mu);
+    queues.swap(LiveQueues());
+  }
+  queues.clear();  // each Queue destroys itself
+}
+
 HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentage, HSA_QUEUE_PRIORITY priority,
                      HSAuint32 sdma_engine_id, void* ring, HSAuint64 ring_size, HsaQueueResource* resource) {
   if (resource == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   absl::StatusOr<Kfd*> kfd = SharedKfd();
   if (!kfd.ok()) return ToHsakmtStatus(kfd.status());
+  static const bool hooked = (AddSharedKfdCloseHook(&DestroyAllQueues), true);
+  (void)hooked;
   const QueueSpec spec{
       .node = NodeId(node_id),
       .type = static_cast<QueueType>(type),

@@ -89,6 +89,25 @@ TEST_F(HsakmtQueuesTest, SdmaQueueCopiesThroughTheRing) {
             HSAKMT_STATUS_INVALID_PARAMETER);
 }
 
+TEST_F(HsakmtQueuesTest, CloseEndsTheQueuesOfTheProcess) {
+  HsaQueueResource queue{};
+  ASSERT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr,
+                              &queue),
+            HSAKMT_STATUS_SUCCESS);
+  for (void* p : buffers_) ASSERT_EQ(hsaKmtFreeMemory(p, 0), HSAKMT_STATUS_SUCCESS);
+  buffers_.clear();
+  ASSERT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);  // the last reference: the process ends
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDestroyQueue(queue.QueueId), HSAKMT_STATUS_INVALID_PARAMETER)
+      << "a queue of the closed process is not one of the new process";
+  ring_ = static_cast<char*>(HostBuffer(kRingBytes));
+  HsaQueueResource fresh{};
+  EXPECT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr,
+                              &fresh),
+            HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDestroyQueue(fresh.QueueId), HSAKMT_STATUS_SUCCESS);
+}
+
 TEST_F(HsakmtQueuesTest, BadArgumentsAreRefused) {
   HsaQueueResource queue{};
   EXPECT_EQ(hsaKmtCreateQueue(gpu_node_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr,

@@ -1,6 +1,7 @@
 #include "thunk/shared_kfd.h"
 
 #include <memory>
+#include <vector>
 #include <utility>
 
 #include "absl/base/const_init.h"
@@ -15,6 +16,11 @@ ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
 // Heap-held so no destructor runs at exit while another thread may still use it.
 Kfd* g_kfd ABSL_GUARDED_BY(g_mu) = nullptr;
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
+
+std::vector<void (*)(Kfd&)>& CloseHooks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
+  static auto* const hooks = new std::vector<void (*)(Kfd&)>();
+  return *hooks;
+}
 
 absl::Status NotOpened() {
   return WithHsakmtStatus(absl::FailedPreconditionError("KFD is not open (call hsaKmtOpenKFD first)"),
@@ -37,14 +43,23 @@ absl::Status OpenSharedKfd() {
 
 absl::Status CloseSharedKfd() {
   Kfd* to_close = nullptr;
+  std::vector<void (*)(Kfd&)> hooks;
   {
     ScopedLock lock(&g_mu);
     if (g_kfd == nullptr) return NotOpened();
     if (--g_refcount > 0) return absl::OkStatus();
     to_close = std::exchange(g_kfd, nullptr);
+    hooks = CloseHooks();
   }
+  // Outside g_mu: a hook may take its own locks; no other caller can reach the instance any more.
+  for (void (*hook)(Kfd&) : hooks) hook(*to_close);
   delete to_close;
   return absl::OkStatus();
+}
+
+void AddSharedKfdCloseHook(void (*hook)(Kfd& kfd)) {
+  ScopedLock lock(&g_mu);
+  CloseHooks().push_back(hook);
 }
 
 absl::StatusOr<Kfd*> SharedKfd() {

@@ -24,6 +24,11 @@ absl::Status CloseSharedKfd();
 // kFailedPrecondition (KERNEL_IO_CHANNEL_NOT_OPENED) when it is not open.
 absl::StatusOr<Kfd*> SharedKfd();
 
+// Registers `hook` to run, with the instance still usable, just before the last CloseSharedKfd destroys it:
+// C shells that keep per-process objects (queues) release them there, so nothing they hold outlives the
+// process it belonged to. Registering the same hook twice runs it twice.
+void AddSharedKfdCloseHook(void (*hook)(Kfd& kfd));
+
 }  // namespace hipmem::thunk
 
 #endif  // HIPMEM_THUNK_SHARED_KFD_H_
