@@ -1,10 +1,10 @@
 // hsaKmt* C entry points for events: thin shells over thunk/events.h on the shared thunk::Kfd. They
 // convert HsaEvent to and from EventHandle, call the C++ API, and return ToHsakmtStatus(status).
 //
-// Every HsaEvent handed out is heap-allocated and remembered here until hsaKmtDestroyEvent frees it, so
-// destroying a pointer this library did not hand out, or has freed already, answers HSAKMT_STATUS_ERROR
-// (what upstream's kernel round trip answers for an unknown event) without touching the memory. The
-// other calls read the HsaEvent they are given, as upstream does.
+// Every HsaEvent handed out is heap-allocated and remembered here until hsaKmtDestroyEvent frees it (or the
+// last hsaKmtCloseKFD retires it), so a pointer this library did not hand out, has freed already, or that
+// belonged to a closed KFD answers HSAKMT_STATUS_ERROR (what upstream's kernel round trip answers for an
+// unknown event) without the memory being read. Unlike upstream, a copy of an HsaEvent is not an event.
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -66,6 +66,28 @@ void FillMemoryAccessFault(const MemoryAccessFault& fault, HsaMemoryAccessFault&
 
 HSAKMT_STATUS Done(const absl::Status& status) { return ToHsakmtStatus(status); }
 
+// Copies the handle of `event` if it is a live event of this library; never dereferences anything else, so a
+// destroyed event, a stranger or one of a closed KFD is refused (HSAKMT_STATUS_ERROR, what the kernel answers
+// for an id it does not know) instead of being read or, worse, naming a later process's event.
+absl::StatusOr<EventHandle> LiveHandle(const HsaEvent* event, const char* call) {
+  ScopedLock lock(&g_events_mu);
+  if (!LiveEvents().contains(event)) {
+    return WithHsakmtStatus(
+        absl::NotFoundError(absl::StrCat(call, "(", AddressText(event), "): not a live event of hsaKmtCreateEvent")),
+        HSAKMT_STATUS_ERROR);
+  }
+  return ToHandle(*event);
+}
+
+// The last hsaKmtCloseKFD ends the process and its events. Their HsaEvents are kept (never freed: callers may
+// still hold the pointers) but are no longer live.
+void RetireAllEvents(Kfd&) {
+  static auto* const retired = new std::vector<std::unique_ptr<HsaEvent>>();
+  ScopedLock lock(&g_events_mu);
+  for (auto& [raw, event] : LiveEvents()) retired->push_back(std::move(event));
+  LiveEvents().clear();
+}
+
 }  // namespace
 }  // namespace hipmem::thunk
 
@@ -83,6 +105,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool Ma
                                           HsaEvent** Event) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (EventDesc == nullptr || Event == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  static const bool hooked = (hipmem::thunk::AddSharedKfdCloseHook(&hipmem::thunk::RetireAllEvents), true);
+  (void)hooked;
   *Event = nullptr;
   const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::CreateEvent(
       kfd, hipmem::thunk::EventDescriptor{
@@ -132,13 +156,17 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
-  return Done(hipmem::thunk::SetEvent(kfd, hipmem::thunk::ToHandle(*Event)));
+  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::LiveHandle(Event, "hsaKmtSetEvent");
+  if (!handle.ok()) return Done(handle.status());
+  return Done(hipmem::thunk::SetEvent(kfd, *handle));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
-  return Done(hipmem::thunk::ResetEvent(kfd, hipmem::thunk::ToHandle(*Event)));
+  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::LiveHandle(Event, "hsaKmtResetEvent");
+  if (!handle.ok()) return Done(handle.status());
+  return Done(hipmem::thunk::ResetEvent(kfd, *handle));
 }
 
 // Upstream checks only its argument; the state is learnt by waiting.
@@ -157,7 +185,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32
   handles.reserve(NumEvents);
   for (HSAuint32 i = 0; i < NumEvents; ++i) {
     if (Events[i] == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
-    handles.push_back(hipmem::thunk::ToHandle(*Events[i]));
+    const absl::StatusOr<hipmem::thunk::EventHandle> handle =
+        hipmem::thunk::LiveHandle(Events[i], "hsaKmtWaitOnMultipleEvents");
+    if (!handle.ok()) return Done(handle.status());
+    handles.push_back(*handle);
   }
   const hipmem::thunk::WaitMode mode = WaitOnAll ? hipmem::thunk::WaitMode::kAll : hipmem::thunk::WaitMode::kAny;
   const absl::StatusOr<hipmem::thunk::WaitResult> result =

@@ -166,6 +166,21 @@ TEST_F(HsakmtEventsTest, DestroyOfUnknownOrDestroyedEventIsError) {
   EXPECT_EQ(hsaKmtDestroyEvent(event), HSAKMT_STATUS_ERROR) << "double destroy, without touching the freed event";
 }
 
+TEST_F(HsakmtEventsTest, EventsOfAClosedKfdNeverReachTheNextProcess) {
+  HsaEvent* old_event = nullptr;
+  ASSERT_EQ(CreateQueueTypeEvent(true, false, &old_event), HSAKMT_STATUS_SUCCESS);
+  const HSAuint32 old_id = old_event->EventId;
+  ASSERT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);  // the last reference: the process and its events end
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  HsaEvent* fresh = nullptr;
+  ASSERT_EQ(CreateQueueTypeEvent(true, false, &fresh), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(+fresh->EventId, old_id) << "the new process's kernel hands out the same id";
+  EXPECT_EQ(hsaKmtSetEvent(old_event), HSAKMT_STATUS_ERROR) << "an event of the closed process";
+  EXPECT_EQ(hsaKmtWaitOnEvent(fresh, 0), HSAKMT_STATUS_WAIT_TIMEOUT) << "the stale set did not reach it";
+  EXPECT_EQ(hsaKmtDestroyEvent(old_event), HSAKMT_STATUS_ERROR);
+  EXPECT_EQ(hsaKmtDestroyEvent(fresh), HSAKMT_STATUS_SUCCESS);
+}
+
 TEST_F(HsakmtEventsTest, ArgumentErrors) {
   HsaEvent* event = nullptr;
   HsaEventDescriptor bad_type{};
