@@ -215,11 +215,7 @@ ComputeEngine::~ComputeEngine() {
   }
   stop_requested_.store(true, std::memory_order_release);
   cv_.notify_all();
-  // The CP may be between its last look at stop_requested_ and FUTEX_WAIT; keep waking until it is out.
-  while (!exited_.load()) {
-    doorbell_.Wake();
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
+  doorbell_.WakeUntil(exited_);
   thread_.join();
 }
 

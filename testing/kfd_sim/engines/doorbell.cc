@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <climits>
 
 #include "absl/base/config.h"
@@ -54,5 +56,12 @@ void DoorbellWaiter::Wait(uint64_t seen) const {
 }
 
 void DoorbellWaiter::Wake() const { FutexWake(word_); }
+
+void DoorbellWaiter::WakeUntil(const std::atomic<bool>& exited) const {
+  while (!exited.load(std::memory_order_acquire)) {
+    Wake();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
 
 }  // namespace hipmem::kfd_sim

@@ -14,6 +14,7 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_DOORBELL_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_DOORBELL_H_
 
+#include <atomic>
 #include <cstdint>
 
 namespace hipmem::kfd_sim {
@@ -35,6 +36,10 @@ class DoorbellWaiter {
 
   // Wakes every waiter without changing the word (to stop an engine).
   void Wake() const;
+
+  // Stops a waiter thread: keeps waking until `exited` is set. A single Wake() could be lost while the thread
+  // sits between its last look at its stop flag and FUTEX_WAIT.
+  void WakeUntil(const std::atomic<bool>& exited) const;
 
  private:
   uint64_t* const word_;
