@@ -1,0 +1,162 @@
+// The simulated kernel's process state and the vocabulary its ioctl handlers share.
+//
+// Internal to the simulator: sim_file.cc dispatches each ioctl to a handler declared here, and the handlers live
+// by subject as amdkfd's do -- memory and apertures (sim_memory_ioctls.cc), events (sim_event_ioctls.cc), queues
+// (sim_queue_ioctls.cc). Each handler returns 0 or -errno and may update its `args` (copied back for IOC_OUT
+// requests); it runs with the world lock held shared and the process's lock held, unless noted.
+#ifndef HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_
+#define HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "base/units.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/address_range_map.h"
+#include "testing/kfd_sim/bo_pages.h"
+#include "testing/kfd_sim/engines/compute_engine.h"
+#include "testing/kfd_sim/engines/sdma_engine.h"
+#include "testing/kfd_sim/events.h"
+#include "testing/kfd_sim/gpu_page_table.h"
+#include "testing/kfd_sim/shared_resources.h"
+#include "testing/kfd_sim/sim_log.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace hipmem::kfd_sim::sim_internal {
+
+namespace uapi = ::hipmem::kfd_uapi;
+
+// The memory domain of a buffer: exactly one of the KFD_IOC_ALLOC_MEM_FLAGS domain bits.
+enum class Domain { kVram, kGtt, kUserptr, kDoorbell, kMmioRemap };
+
+// One buffer object (the kernel's kgd_mem behind an idr handle).
+struct Bo {
+  uint64_t handle = 0;
+  size_t gpu_index = 0;              // the GPU it was allocated on
+  std::optional<AddressRange> va;    // nullopt: a VRAM handle allocated without a VA (va_addr 0)
+  Bytes size;
+  uapi::AllocMemFlags flags = uapi::AllocMemFlags::kNone;
+  Domain domain = Domain::kVram;
+  Bytes accounted;                   // what SharedResources holds for it
+  uint64_t mmap_offset = 0;          // start of its range in the render nodes' mmap-offset space
+  uint64_t userptr = 0;              // USERPTR: the CPU address it stands for
+  std::shared_ptr<BoPages> pages;    // VRAM, GTT and DOORBELL (the device's doorbell slice): the pages
+  absl::btree_set<size_t> mapped_on; // GPUs (topology index) whose page table maps it
+};
+
+// One user-mode queue (the kernel's struct queue + its MQD), and the engine that runs it.
+struct Queue {
+  uint32_t id = 0;
+  size_t gpu_index = 0;
+  uapi::QueueType type = uapi::QueueType::kSdma;
+  uint64_t ring_base = 0;
+  uint32_t ring_size = 0;
+  uint64_t read_pointer = 0;   // GPU VA of the 64-bit read pointer the engine writes back
+  uint64_t write_pointer = 0;  // GPU VA of the producer's 64-bit write pointer
+  uint32_t percentage = 0;
+  uint32_t priority = 0;
+  std::optional<bool> sdma_pool_xgmi;  // SDMA queues: which slot pool it holds a slot of
+  std::unique_ptr<SdmaEngine> sdma;    // SDMA queues: running while the queue is active
+  std::unique_ptr<ComputeEngine> compute;  // AQL queues: running while the queue is active
+
+  bool running() const { return sdma != nullptr || compute != nullptr; }
+  bool halted() const { return (sdma != nullptr && sdma->halted()) || (compute != nullptr && compute->halted()); }
+  // SDMA: bytes consumed; AQL: the next packet index.
+  uint64_t progress() const { return sdma != nullptr ? sdma->rptr() : compute != nullptr ? compute->read_index() : 0; }
+};
+
+// One process's view of one GPU (the kernel's kfd_process_device).
+struct ProcessDevice {
+  std::optional<int> vm_token;    // the render token ACQUIRE_VM bound (the pdd's drm_file)
+  // What this GPU can reach in this process. Behind a pointer: engines hold it across moves of the vector.
+  std::unique_ptr<GpuPageTable> page_table = std::make_unique<GpuPageTable>();
+  AddressRangeMap allocated_vas;  // VAs of the buffers allocated on this GPU
+  // The process's doorbell slice on this GPU (kfd_get_process_doorbells), made on first use; shared by
+  // the DOORBELL buffer, the /dev/kfd mmap and the engines.
+  std::shared_ptr<BoPages> doorbells;
+};
+
+// Everything one KFD process owns.
+struct ProcessState {
+  explicit ProcessState(size_t gpu_count) : devices(gpu_count) {}
+
+  std::vector<size_t> render_nodes;            // token - kFirstRenderToken -> GPU index
+  std::vector<ProcessDevice> devices;          // by GPU index
+  absl::btree_map<uint64_t, Bo> bos;           // by handle
+  absl::btree_map<uint64_t, uint64_t> mmap_offsets;  // start offset -> handle
+  uint32_t next_idr = 1;                       // never reused; 0 once the space has wrapped
+  absl::btree_map<uint32_t, Queue> queues;     // by queue id
+};
+
+using BoMap = absl::btree_map<uint64_t, Bo>;
+using QueueMap = absl::btree_map<uint32_t, Queue>;
+
+inline constexpr Bytes kPageSize = Bytes::KiB(4);
+
+// Render tokens start here so that a zeroed or stdio fd is never mistaken for one.
+inline constexpr int kFirstRenderToken = 1000;
+
+// Doorbells (kfd_doorbell.c, SOC15): 8-byte doorbells, KFD_MAX_NUM_OF_QUEUES_PER_PROCESS of them per
+// process per device, so the slice a process maps is 8 KiB. A queue's doorbell is slot `queue id`.
+inline constexpr uint32_t kDoorbellBytes = 8;
+inline constexpr uint32_t kMaxQueuesPerProcess = 1024;
+inline constexpr Bytes kDoorbellSlice = Bytes(kDoorbellBytes * kMaxQueuesPerProcess);
+// The kernel-internal ENOTSUPP (include/linux/errno.h): CREATE_QUEUE's answer to an unknown queue type.
+inline constexpr int kEnotsupp = 524;
+
+// What a handler may touch. Built by SimFile with world_mu_ held shared and SimFile::mu_ held.
+struct IoctlContext {
+  const Topology& topology;
+  SharedResources& shared;
+  ProcessState& process;
+  EventTable& events;  // thread-safe on its own; WAIT_EVENTS reaches it without the locks above
+  SimFile& file;       // for the engines' interrupt hooks (SignalEventInterrupt, RaiseMemoryException)
+  SimLog& log;         // the kernel log; thread-safe, below every lock held here
+  uint64_t process_id;  // SimProcess::id, how log lines name the process
+};
+
+// ---- helpers the handlers and SimFile share (sim_memory_ioctls.cc, sim_queue_ioctls.cc) ----
+
+// The topology index of the GPU with `gpu_id`.
+std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id);
+// Returns the process's doorbell slice on `gpu`, making it on first use; never null.
+std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu);
+// The GPU a render-node token of this process belongs to.
+std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token);
+// Frees one buffer: unmaps it everywhere, returns its accounting, closes its backing store.
+void ReleaseBo(IoctlContext& c, BoMap::iterator it);
+// Makes [addr, addr + span) the PROT_NONE CPU placeholder of an invisible VRAM buffer; 0 or -errno.
+int MapInvisibleVramPlaceholder(void* addr, Bytes span);
+// Stops a queue's engine, returns its SDMA slot and forgets it.
+void ReleaseQueue(IoctlContext& c, QueueMap::iterator it);
+
+// ---- handlers (amdkfd_ioctls[]) ----
+
+int GetVersion(IoctlContext& c, uapi::GetVersionArgs& args);
+int GetProcessAperturesNew(IoctlContext& c, uapi::GetProcessAperturesNewArgs& args);
+int AcquireVm(IoctlContext& c, uapi::AcquireVmArgs& args);
+int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args);
+int FreeMemoryOfGpu(IoctlContext& c, uapi::FreeMemoryOfGpuArgs& args);
+int MapMemoryToGpu(IoctlContext& c, uapi::MapMemoryToGpuArgs& args);
+int UnmapMemoryFromGpu(IoctlContext& c, uapi::UnmapMemoryFromGpuArgs& args);
+int AvailableMemory(IoctlContext& c, uapi::GetAvailableMemoryArgs& args);
+
+int CreateEvent(IoctlContext& c, uapi::CreateEventArgs& args);
+int DestroyEvent(IoctlContext& c, uapi::DestroyEventArgs& args);
+int SetEvent(IoctlContext& c, uapi::SetEventArgs& args);
+int ResetEvent(IoctlContext& c, uapi::ResetEventArgs& args);
+// Runs without the world and process locks: it may sleep until another thread sets an event.
+int WaitEvents(EventTable& events, uapi::WaitEventsArgs& args);
+
+int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args);
+int DestroyQueue(IoctlContext& c, uapi::DestroyQueueArgs& args);
+int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args);
+
+}  // namespace hipmem::kfd_sim::sim_internal
+
+#endif  // HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_

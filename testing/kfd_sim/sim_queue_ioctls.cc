@@ -1,0 +1,271 @@
+// The simulated kernel's queue ioctls (kfd_chardev.c create/destroy/update_queue, kfd_process_queue_manager.c):
+// each active queue runs on a simulated engine (engines/), started and stopped as the kernel maps its MQD.
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "base/log.h"
+#include "base/units.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/sim_internal.h"
+
+namespace hipmem::kfd_sim::sim_internal {
+namespace {
+
+// KFD_MIN_QUEUE_RING_SIZE: CREATE/UPDATE_QUEUE raise a smaller ring size to this.
+constexpr uint32_t kMinQueueRingSize = 1024;
+// num_sdma_queues_per_engine, as the sysfs tree reports it (sysfs_writer.cc).
+constexpr uint32_t kSdmaQueuesPerEngine = 8;
+
+// access_ok() on x86-64: the range lies below TASK_SIZE_MAX.
+bool UserRange(uint64_t address, uint64_t size) {
+  constexpr uint64_t kTaskSizeMax = (uint64_t{1} << 47) - 4096;
+  return address <= kTaskSizeMax && size <= kTaskSizeMax - address;
+}
+
+// The checks set_queue_properties_from_user and kfd_ioctl_update_queue share, in the kernel's order.
+// Raises a short ring to KFD_MIN_QUEUE_RING_SIZE, as the kernel does.
+int CheckQueueCommon(uint32_t percentage, uint32_t priority, uint64_t ring_base, uint32_t& ring_size) {
+  if ((percentage & 0xff) > uapi::kMaxQueuePercentage) return -EINVAL;
+  if (priority > uapi::kMaxQueuePriority) return -EINVAL;
+  if (ring_base != 0 && !UserRange(ring_base, sizeof(uint64_t))) return -EFAULT;
+  if (ring_size != 0 && (ring_size & (ring_size - 1)) != 0) return -EINVAL;
+  if (ring_size < kMinQueueRingSize) ring_size = kMinQueueRingSize;
+  return 0;
+}
+
+bool QueueIsActive(const Queue& q) { return q.ring_size > 0 && q.ring_base != 0 && (q.percentage & 0xff) > 0; }
+
+bool IsSdma(uapi::QueueType type) {
+  return type == uapi::QueueType::kSdma || type == uapi::QueueType::kSdmaXgmi ||
+         type == uapi::QueueType::kSdmaByEngineId;
+}
+
+// Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_progress` continues
+// a queue that UPDATE_QUEUE stopped: bytes for SDMA, the next packet index for AQL.
+void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
+  if (!QueueIsActive(q)) return;
+  ProcessDevice& device = c.process.devices[q.gpu_index];
+  const GpuConfig& gpu = c.topology.gpus[q.gpu_index];
+  const uint32_t gpu_id = gpu.gpu_id;
+  auto* doorbell = reinterpret_cast<uint64_t*>(device.doorbells->EngineView() + uint64_t{q.id} * kDoorbellBytes);
+  SimFile* file = &c.file;
+  const uint32_t queue_id = q.id;
+  auto on_vm_fault = [file, gpu_id, queue_id](uint64_t va) {
+    file->RaiseMemoryException(SimVmFault{.gpu_id = gpu_id,
+                                          .va = DeviceAddress(va),
+                                          .not_present = true,
+                                          .read_only = false,
+                                          .no_execute = false,
+                                          .queue_id = queue_id});
+  };
+  if (q.type == uapi::QueueType::kComputeAql) {
+    const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " aql queue ", q.id);
+    q.compute = std::make_unique<ComputeEngine>(
+        name, device.page_table.get(),
+        AqlQueueDescriptor{.ring_va = q.ring_base,
+                           .ring_bytes = q.ring_size,
+                           .read_dispatch_id_va = q.read_pointer,
+                           .write_dispatch_id_va = q.write_pointer,
+                           .doorbell = doorbell,
+                           .initial_read_index = initial_progress},
+        gpu.simd_per_cu == 0 ? 1 : gpu.simd_count / gpu.simd_per_cu,
+        ComputeEngine::Callbacks{
+            // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.
+            .on_signal_interrupt = [file](uint32_t event_id) { file->SignalEventInterrupt(event_id, 32); },
+            .on_vm_fault = on_vm_fault,
+            // The CP's bad-opcode / invalid-packet interrupt: amdgpu reports it as an error (and echoes it
+            // to the console).
+            .on_queue_error =
+                [log = &c.log, process_id = c.process_id, name](QueueError error) {
+                  log->Write(SimLogLevel::kError, absl::StrCat("kfd_sim: process ", process_id, ": ", name,
+                                                               ": halted on a queue error: ", QueueErrorName(error)));
+                },
+        });
+    return;
+  }
+  q.sdma = std::make_unique<SdmaEngine>(
+      absl::StrCat("gpu 0x", absl::Hex(gpu_id), " sdma queue ", q.id), device.page_table.get(),
+      SdmaQueueDescriptor{.ring_va = q.ring_base,
+                          .ring_bytes = q.ring_size,
+                          .rptr_va = q.read_pointer,
+                          .wptr_va = q.write_pointer,
+                          .doorbell = doorbell,
+                          .initial_rptr = initial_progress},
+      SdmaEngine::Callbacks{
+          // The SDMA trap interrupt carries 28 bits of context: the event id (sdma_v4/v5 + kfd_int_process).
+          .on_trap = [file](uint32_t context) { file->SignalEventInterrupt(context & 0x0fffffff, 28); },
+          .on_vm_fault = on_vm_fault,
+      });
+}
+
+// Stops a queue's engine (unmapping its MQD); returns the progress it reached.
+uint64_t StopEngine(Queue& q) {
+  const uint64_t progress = q.progress();
+  q.sdma.reset();
+  q.compute.reset();
+  return progress;
+}
+
+// Writes one queue lifecycle line: "kfd_sim: process 1: gpu_id 0x1e6a: <what> SDMA queue 0: ring ..., <state>".
+void LogQueue(IoctlContext& c, const Queue& q, absl::string_view what) {
+  const uint32_t gpu_id = c.topology.gpus[q.gpu_index].gpu_id;
+  c.log.Write(SimLogLevel::kInfo,
+              absl::StrCat("kfd_sim: process ", c.process_id, ": gpu_id 0x", absl::Hex(gpu_id), ": ", what, " ",
+                           QueueTypeName(q.type), " queue ", q.id, ": ring 0x", absl::Hex(q.ring_base), " (",
+                           SizeText(Bytes(q.ring_size)), "), ", q.percentage & 0xff, "%, priority ", q.priority, ", ",
+                           q.running() ? "active" : "inactive"));
+}
+
+}  // namespace
+
+void ReleaseQueue(IoctlContext& c, absl::btree_map<uint32_t, Queue>::iterator it) {
+  Queue& q = it->second;
+  StopEngine(q);
+  if (q.sdma_pool_xgmi) c.shared.ReturnSdmaQueue(q.gpu_index, *q.sdma_pool_xgmi);
+  c.process.queues.erase(it);
+}
+
+int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
+  // set_queue_properties_from_user.
+  if (const int err = CheckQueueCommon(args.queue_percentage, args.queue_priority, args.ring_base_address,
+                                       args.ring_size);
+      err != 0) {
+    return err;
+  }
+  if (!UserRange(args.read_pointer_address, sizeof(uint64_t))) return -EFAULT;
+  if (!UserRange(args.write_pointer_address, sizeof(uint64_t))) return -EFAULT;
+  if (args.eop_buffer_address != 0 && !UserRange(args.eop_buffer_address, sizeof(uint32_t))) return -EFAULT;
+  if (args.ctx_save_restore_address != 0 && !UserRange(args.ctx_save_restore_address, sizeof(uint32_t))) {
+    return -EFAULT;
+  }
+  const auto type = static_cast<uapi::QueueType>(args.queue_type);
+  switch (type) {
+    case uapi::QueueType::kCompute:
+    case uapi::QueueType::kSdma:
+    case uapi::QueueType::kComputeAql:
+    case uapi::QueueType::kSdmaXgmi:
+    case uapi::QueueType::kSdmaByEngineId:
+      break;
+    default:
+      return -kEnotsupp;
+  }
+
+  const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);
+  if (!gpu) return -EINVAL;  // "Did not find gpu"
+  ProcessDevice& device = c.process.devices[*gpu];
+  if (!device.vm_token) return -ESRCH;  // kfd_bind_process_to_device failing
+  // kfd_queue_acquire_buffers (Linux 6.12+): the ring and both pointers must sit in buffers this GPU maps.
+  if (args.ring_base_address == 0 ||
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(args.ring_size)}) ||
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.read_pointer_address), Bytes(8)}) ||
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.write_pointer_address), Bytes(8)})) {
+    return -EINVAL;
+  }
+  // Deliberate: PM4 compute queues have no simulated engine; refused rather than created to never run.
+  if (type == uapi::QueueType::kCompute) return -EINVAL;
+
+  // find_available_queue_slot: the lowest free queue id of the process.
+  uint32_t qid = 0;
+  while (c.process.queues.contains(qid)) ++qid;
+  if (qid >= kMaxQueuesPerProcess) return -ENOMEM;
+
+  Queue q;
+  q.id = qid;
+  q.gpu_index = *gpu;
+  q.type = type;
+  q.ring_base = args.ring_base_address;
+  q.ring_size = args.ring_size;
+  q.read_pointer = args.read_pointer_address;
+  q.write_pointer = args.write_pointer_address;
+  q.percentage = args.queue_percentage;
+  q.priority = args.queue_priority;
+
+  if (IsSdma(type)) {
+    const GpuConfig& config = c.topology.gpus[*gpu];
+    bool xgmi = type == uapi::QueueType::kSdmaXgmi;
+    if (type == uapi::QueueType::kSdmaByEngineId) {
+      if (args.sdma_engine_id >= config.num_sdma_engines + config.num_sdma_xgmi_engines) return -EINVAL;
+      xgmi = args.sdma_engine_id >= config.num_sdma_engines;
+    }
+    const uint32_t engines = xgmi ? config.num_sdma_xgmi_engines : config.num_sdma_engines;
+    // allocate_sdma_queue: "No more SDMA queue to allocate".
+    if (!c.shared.TryTakeSdmaQueue(*gpu, xgmi, engines * kSdmaQueuesPerEngine)) return -ENOMEM;
+    q.sdma_pool_xgmi = xgmi;
+  }
+  absl::Cleanup return_slot = [&] {
+    if (q.sdma_pool_xgmi) c.shared.ReturnSdmaQueue(*gpu, *q.sdma_pool_xgmi);
+  };
+  const std::shared_ptr<BoPages> doorbells = DoorbellsOf(c.topology, device, *gpu);
+  std::byte* doorbell_view = doorbells->EngineView();
+  if (doorbell_view == nullptr) return -ENOMEM;
+  // Where the engine starts: an SDMA ring at byte 0 (the MQD's initial pointers); an AQL queue at the read
+  // index user space left in read_dispatch_id. The doorbell slot then announces nothing, whatever a queue that
+  // had this slot before left in it: 0 for SDMA, the index before the first packet for AQL.
+  uint64_t start = 0;
+  if (type == uapi::QueueType::kComputeAql) {
+    GpuMemory::AccessScope scope(device.page_table.get());
+    const std::optional<GpuMemory::Span> rptr = device.page_table->Translate(args.read_pointer_address, 8);
+    if (!rptr || rptr->bytes < 8) return -EINVAL;
+    start = std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rptr->host)).load();
+  }
+  const uint64_t idle = type == uapi::QueueType::kComputeAql ? ComputeEngine::IdleDoorbellValue(start) : 0;
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(doorbell_view + uint64_t{qid} * kDoorbellBytes)).store(idle);
+  std::move(return_slot).Cancel();
+
+  auto [it, inserted] = c.process.queues.emplace(qid, std::move(q));
+  HIPMEM_CHECK(inserted, "queue id reused while live");
+  StartEngine(c, it->second, start);
+  LogQueue(c, it->second, "created");
+
+  args.queue_id = qid;
+  // SOC15: the mmap offset of the process's doorbell slice, plus this queue's byte offset inside it.
+  args.doorbell_offset = uapi::kMmapTypeDoorbell | (uint64_t{args.gpu_id} << uapi::kMmapGpuIdShift) |
+                         uint64_t{qid} * kDoorbellBytes;
+  return 0;
+}
+
+int DestroyQueue(IoctlContext& c, uapi::DestroyQueueArgs& args) {
+  const auto it = c.process.queues.find(args.queue_id);
+  if (it == c.process.queues.end()) return -EINVAL;  // "Queue id does not match any known queue"
+  const Queue& q = it->second;
+  const uint32_t gpu_id = c.topology.gpus[q.gpu_index].gpu_id;
+  c.log.Write(SimLogLevel::kInfo, absl::StrCat("kfd_sim: process ", c.process_id, ": gpu_id 0x", absl::Hex(gpu_id),
+                                               ": destroyed ", QueueTypeName(q.type), " queue ", q.id,
+                                               " at read pointer ", q.progress(), q.halted() ? " (halted)" : ""));
+  ReleaseQueue(c, it);
+  return 0;
+}
+
+int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
+  uint32_t ring_size = args.ring_size;
+  if (const int err = CheckQueueCommon(args.queue_percentage, args.queue_priority, args.ring_base_address, ring_size);
+      err != 0) {
+    return err;
+  }
+  const auto it = c.process.queues.find(args.queue_id);
+  if (it == c.process.queues.end()) return -EFAULT;  // pqm_update_queue_properties: "No queue ... exists"
+  Queue& q = it->second;
+  ProcessDevice& device = c.process.devices[q.gpu_index];
+  if (args.ring_base_address != 0 &&
+      !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(ring_size)})) {
+    return -EINVAL;  // kfd_queue_buffer_get on the new ring
+  }
+  const uint64_t rptr = StopEngine(q);
+  q.ring_base = args.ring_base_address;
+  q.ring_size = ring_size;
+  q.percentage = args.queue_percentage;
+  q.priority = args.queue_priority;
+  StartEngine(c, q, rptr);
+  LogQueue(c, q, "updated");
+  return 0;
+}
+
+}  // namespace hipmem::kfd_sim::sim_internal
