@@ -18,6 +18,7 @@
 #include "testing/status_matchers.h"
 #include "thunk/errno_status.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 #include "thunk/topology.h"
 
 namespace hipmem::thunk {

@@ -23,6 +23,7 @@
 #include "thunk/ioctl.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {
@@ -47,7 +48,7 @@ Process OpenProcess(const std::shared_ptr<SimMachine>& machine) {
   absl::StatusOr<std::unique_ptr<KfdDevice>> opened = OpenSimKfdDevice(machine);
   EXPECT_THAT(opened, IsOk());
   std::unique_ptr<KfdDevice> device = *std::move(opened);
-  kfd_sim::SimFile* file = device->simulated_file();
+  kfd_sim::SimFile* file = SimulatedFile(*device);
   const uint64_t sim_id = machine->simulator().Snapshot().processes.back().id;
   absl::StatusOr<std::unique_ptr<Kfd>> kfd = Kfd::Open(std::move(device));
   EXPECT_THAT(kfd, IsOk());

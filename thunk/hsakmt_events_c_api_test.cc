@@ -9,6 +9,7 @@
 #include "hsakmt/hsakmt.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 // Fields of the pack(4) HsaEvent are read with unary + (a copy): gtest must not bind a reference to a
 // misaligned 8-byte member.

@@ -9,6 +9,7 @@
 #include "thunk/ioctl.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {

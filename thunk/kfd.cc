@@ -21,6 +21,7 @@
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "thunk/default_kfd_device.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/ioctl.h"
 

@@ -15,6 +15,7 @@
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 #include "tools/bench/ratio_reporter.h"
 
 namespace hipmem::thunk {

@@ -1,4 +1,4 @@
-// The simulator backend and backend selection.
+// The simulator backend (kfd_device_sim.h).
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -16,7 +16,7 @@
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/errno_status.h"
-#include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {
@@ -73,7 +73,7 @@ class SimKfdDevice final : public KfdDevice {
 
   void RingDoorbell(uint64_t* doorbell, uint64_t value) override { kfd_sim::RingDoorbell(doorbell, value); }
 
-  kfd_sim::SimFile* simulated_file() override { return file_.get(); }
+  kfd_sim::SimFile* file() { return file_.get(); }
 
  private:
   // Declared first so the process (file_) closes before the machine can go away.
@@ -124,15 +124,9 @@ absl::StatusOr<std::unique_ptr<KfdDevice>> OpenSimKfdDevice(std::shared_ptr<SimM
   return std::make_unique<SimKfdDevice>(std::move(machine), std::move(file));
 }
 
-absl::StatusOr<std::unique_ptr<KfdDevice>> OpenDefaultKfdDevice() {
-  const char* env = std::getenv("HIPMEM_KFD_BACKEND");
-  const std::string backend = env != nullptr ? env : (LinuxKfdPresent() ? "linux" : "sim");
-  if (backend == "linux") return OpenLinuxKfdDevice();
-  if (backend == "sim") {
-    ASSIGN_OR_RETURN(std::shared_ptr<SimMachine> machine, SimMachine::Default());
-    return OpenSimKfdDevice(std::move(machine));
-  }
-  return absl::InvalidArgumentError(absl::StrCat("HIPMEM_KFD_BACKEND=", backend, ": expected 'sim' or 'linux'"));
+kfd_sim::SimFile* SimulatedFile(KfdDevice& device) {
+  auto* sim = dynamic_cast<SimKfdDevice*>(&device);
+  return sim != nullptr ? sim->file() : nullptr;
 }
 
 }  // namespace hipmem::thunk

@@ -7,7 +7,9 @@
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
 #include "testing/status_matchers.h"
+#include "thunk/default_kfd_device.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {

@@ -18,6 +18,7 @@
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {

@@ -15,6 +15,7 @@
 #include "testing/status_matchers.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {

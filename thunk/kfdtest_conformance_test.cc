@@ -23,6 +23,7 @@
 #include "thunk/ioctl.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 #include "thunk/queues.h"
 
 namespace hipmem::thunk {
@@ -202,8 +203,8 @@ TEST_F(KfdConformanceTest, TwoProcessesAreIsolated) {
       << "another process's handle is unknown here";
   EXPECT_EQ(ToHsakmtStatus(other->FreeMemory(mine)), HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
   const uint32_t gpu_id = kfd_->Node(kGpuNode).value()->gpu_id->raw();
-  EXPECT_TRUE(kfd_->device().simulated_file()->IsMapped(gpu_id, mine, Bytes::KiB(64)));
-  EXPECT_FALSE(other->device().simulated_file()->IsMapped(gpu_id, mine, Bytes::KiB(64)));
+  EXPECT_TRUE(SimulatedFile(kfd_->device())->IsMapped(gpu_id, mine, Bytes::KiB(64)));
+  EXPECT_FALSE(SimulatedFile(other->device())->IsMapped(gpu_id, mine, Bytes::KiB(64)));
   other.reset();
   EXPECT_EQ(Snapshot().processes.size(), 1u) << "close() ends the process";
 }

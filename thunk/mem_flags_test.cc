@@ -9,6 +9,7 @@
 #include "testing/status_matchers.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
 namespace {

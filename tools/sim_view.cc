@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
 
 namespace hipmem::tools {
 namespace {
