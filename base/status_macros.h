@@ -1,8 +1,8 @@
 // Status propagation (Rust's `?`) and context annotation.
 //
 // RETURN_IF_ERROR(expr) and ASSIGN_OR_RETURN(lhs, expr) evaluate expr exactly once. Annotate()
-// prefixes a message while keeping the code and every payload, so adapters further up can still
-// recover the original C error code.
+// prefixes a message and Recode() changes the canonical code, each keeping everything else
+// (including every payload), so adapters further up can still recover the original C error code.
 #ifndef HIPMEM_BASE_STATUS_MACROS_H_
 #define HIPMEM_BASE_STATUS_MACROS_H_
 
@@ -16,6 +16,12 @@ namespace hipmem {
 
 // Returns `status` with "<context>: " prefixed to its message; code and payloads are kept.
 absl::Status Annotate(const absl::Status& status, absl::string_view context);
+
+// Returns `status` with its canonical code replaced by `code`; message and payloads are kept. For a
+// layer that reclassifies an error from below (an unknown pointer becomes a bad argument), instead
+// of rebuilding the Status from its message and losing the C codes recorded in its payloads. An OK
+// status is returned unchanged, and recoding to kOk gives OK (which carries neither).
+absl::Status Recode(const absl::Status& status, absl::StatusCode code);
 
 namespace status_internal {
 inline const absl::Status& AsStatus(const absl::Status& s) { return s; }

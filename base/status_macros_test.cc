@@ -53,5 +53,32 @@ TEST(AnnotateTest, KeepsCodeAndPayloads) {
   EXPECT_TRUE(Annotate(absl::OkStatus(), "x").ok());
 }
 
+TEST(RecodeTest, ChangesCodeAndKeepsMessageAndPayloads) {
+  absl::Status s = absl::NotFoundError("ptr 0x1000 not allocated");
+  s.SetPayload("hipmem/errno", absl::Cord("2"));
+  s.SetPayload("hipmem/hsa_status_t", absl::Cord("40"));
+  const absl::Status r = Recode(s, absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(r.message(), s.message());
+  EXPECT_EQ(r.GetPayload("hipmem/errno"), absl::Cord("2"));
+  EXPECT_EQ(r.GetPayload("hipmem/hsa_status_t"), absl::Cord("40"));
+}
+
+TEST(RecodeTest, ComposesWithAnnotate) {
+  absl::Status s = absl::OutOfRangeError("past the end");
+  s.SetPayload("hipmem/errno", absl::Cord("34"));
+  const absl::Status r = Recode(Annotate(s, "hipMemcpy(...)"), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(r.message(), "hipMemcpy(...): past the end");
+  EXPECT_EQ(r.GetPayload("hipmem/errno"), absl::Cord("34"));
+}
+
+TEST(RecodeTest, OkStaysOkAndSameCodeIsUnchanged) {
+  EXPECT_TRUE(Recode(absl::OkStatus(), absl::StatusCode::kInternal).ok());
+  EXPECT_TRUE(Recode(absl::InternalError("x"), absl::StatusCode::kOk).ok());
+  const absl::Status s = absl::InternalError("x");
+  EXPECT_EQ(Recode(s, absl::StatusCode::kInternal), s);
+}
+
 }  // namespace
 }  // namespace hipmem

@@ -1,16 +1,11 @@
 #include "hip/hip_error.h"
 
+#include <cstdint>
+#include <string>
 #include <utility>
 
-#include "base/status_payload.h"
-
-#include <cstdint>
-#include <optional>
-#include <string>
-
-#include "absl/strings/cord.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_adapter.h"
 
 namespace hipmem::hip {
 namespace {
@@ -18,7 +13,7 @@ namespace {
 using Code = absl::StatusCode;
 
 struct Row {
-  hipError_t hip;
+  hipError_t c_code;
   Code code;
   const char* name;
   const char* description;
@@ -175,86 +170,66 @@ constexpr Row kRows[] = {
     {hipErrorInvalidValue, Code::kOutOfRange, "hipErrorInvalidValue", "invalid argument"},
 };
 
-// Canonical codes with no row above.
-constexpr hipError_t kFallback = hipErrorUnknown;
-
-const Row* RowFor(hipError_t hip) {
-  for (const Row& row : kRows) {
-    if (row.hip == hip) return &row;
-  }
-  return nullptr;
+std::string NameInMessage(hipError_t code, const Row* row) {
+  return row != nullptr ? std::string(row->name)
+                        : absl::StrCat("hipError_t(", static_cast<uint32_t>(code), ")");
 }
 
-std::optional<hipError_t> PayloadCode(const absl::Status& status) {
-  const std::optional<int64_t> raw = CodePayload(status, kHipErrorPayloadUrl);
-  // A failed Status must never read as success, whatever its payload says.
-  if (!raw.has_value() || *raw == hipSuccess) return std::nullopt;
-  return static_cast<hipError_t>(*raw);
-}
-
-absl::Status Tagged(Code code, absl::string_view message, hipError_t hip) {
-  return WithHipError(absl::Status(code, message), hip);
-}
+constexpr StatusAdapter<Row> kAdapter{
+    .payload_url = kHipErrorPayloadUrl,
+    .success = hipSuccess,
+    // Canonical codes with no row above.
+    .fallback = hipErrorUnknown,
+    .rows = kRows,
+    .name = &NameInMessage,
+};
+static_assert(kAdapter.Consistent());
 
 }  // namespace
 
 absl::Status FromHipError(hipError_t code, absl::string_view context) {
-  if (code == hipSuccess) return absl::OkStatus();
-  const Row* row = RowFor(code);
-  const Code canonical = row != nullptr ? row->code : Code::kUnknown;
-  const std::string name = row != nullptr
-                               ? std::string(row->name)
-                               : absl::StrCat("hipError_t(", static_cast<uint32_t>(code), ")");
-  return Tagged(canonical, context.empty() ? name : absl::StrCat(context, ": ", name), code);
+  return kAdapter.From(code, context);
 }
 
-hipError_t ToHipError(const absl::Status& status) {
-  if (status.ok()) return hipSuccess;
-  if (std::optional<hipError_t> code = PayloadCode(status)) return *code;
-  for (const Row& row : kRows) {
-    if (row.code == status.code()) return row.hip;
-  }
-  return kFallback;
-}
+hipError_t ToHipError(const absl::Status& status) { return kAdapter.To(status); }
 
 absl::Status WithHipError(absl::Status status, hipError_t code) {
-  if (code == hipSuccess) return status;
-  return WithCodePayload(std::move(status), kHipErrorPayloadUrl, code);
+  return kAdapter.Tag(std::move(status), code);
 }
 
 const char* HipErrorName(hipError_t code) {
-  const Row* row = RowFor(code);
+  const Row* row = kAdapter.Find(code);
   return row != nullptr ? row->name : "hipErrorUnknown";
 }
 
 const char* HipErrorString(hipError_t code) {
-  const Row* row = RowFor(code);
+  const Row* row = kAdapter.Find(code);
   return row != nullptr ? row->description : "unknown error";
 }
 
 absl::Status InvalidDeviceError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, hipErrorInvalidDevice);
+  return kAdapter.Make(Code::kInvalidArgument, message, hipErrorInvalidDevice);
 }
 absl::Status InvalidDevicePointerError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, hipErrorInvalidDevicePointer);
+  return kAdapter.Make(Code::kInvalidArgument, message, hipErrorInvalidDevicePointer);
 }
 absl::Status InvalidMemcpyDirectionError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, hipErrorInvalidMemcpyDirection);
+  return kAdapter.Make(Code::kInvalidArgument, message, hipErrorInvalidMemcpyDirection);
 }
 absl::Status InvalidHandleError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, hipErrorInvalidHandle);
+  return kAdapter.Make(Code::kInvalidArgument, message, hipErrorInvalidHandle);
 }
 absl::Status NoDeviceError(absl::string_view message) {
-  return Tagged(Code::kFailedPrecondition, message, hipErrorNoDevice);
+  return kAdapter.Make(Code::kFailedPrecondition, message, hipErrorNoDevice);
 }
 absl::Status ContextIsDestroyedError(absl::string_view message) {
-  return Tagged(Code::kFailedPrecondition, message, hipErrorContextIsDestroyed);
+  return kAdapter.Make(Code::kFailedPrecondition, message, hipErrorContextIsDestroyed);
 }
 absl::Status HostMemoryAlreadyRegisteredError(absl::string_view message) {
-  return Tagged(Code::kAlreadyExists, message, hipErrorHostMemoryAlreadyRegistered);
+  return kAdapter.Make(Code::kAlreadyExists, message, hipErrorHostMemoryAlreadyRegistered);
 }
 absl::Status HostMemoryNotRegisteredError(absl::string_view message) {
-  return Tagged(Code::kNotFound, message, hipErrorHostMemoryNotRegistered);
+  return kAdapter.Make(Code::kNotFound, message, hipErrorHostMemoryNotRegistered);
 }
 
 }  // namespace hipmem::hip

@@ -4,7 +4,8 @@
 // ToHipError(status) (and record it as the thread's last error), and hipGetErrorName /
 // hipGetErrorString answer from HipErrorName / HipErrorString. FromHipError stores the raw code in
 // a payload that ToHipError reads first, so a code survives the C++ layer unchanged; a Status born
-// in a lower layer maps by its canonical code.
+// in a lower layer maps by its canonical code. The table is this adapter's; the conversions are
+// base/status_adapter.h's.
 //
 // Decisions:
 //  - hipErrorUnknown is kUnknown and is the fallback for canonical codes the table does not name

@@ -35,9 +35,11 @@ absl::StatusOr<Runtime*> Runtime::Get() {
     absl::StatusOr<std::unique_ptr<clr::Context>> context = clr::Context::Create();
     if (context.ok()) return new absl::StatusOr<Runtime*>(new Runtime(*std::move(context)));
     if (absl::IsNotFound(context.status())) {
-      return new absl::StatusOr<Runtime*>(NoDeviceError(context.status().message()));
+      return new absl::StatusOr<Runtime*>(
+          WithHipError(Recode(context.status(), absl::StatusCode::kFailedPrecondition), hipErrorNoDevice));
     }
-    return new absl::StatusOr<Runtime*>(InvalidDeviceError(context.status().message()));
+    return new absl::StatusOr<Runtime*>(
+        WithHipError(Recode(context.status(), absl::StatusCode::kInvalidArgument), hipErrorInvalidDevice));
   }();
   return *runtime;
 }
@@ -64,7 +66,7 @@ absl::StatusOr<void*> Runtime::Malloc(size_t size) {
   const clr::Device& device = CurrentDevice();
   absl::StatusOr<DeviceAddress> base = context_->AllocDevice(device, Bytes(size), 0);
   if (!base.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat("hipMalloc(", size, "): ", base.status().message()));
+    return Recode(Annotate(base.status(), absl::StrCat("hipMalloc(", size, ")")), absl::StatusCode::kResourceExhausted);
   }
   Trace(Layer::kHip, "hipMalloc(", size, ") -> ", AddressText(*base));
   return base->ToPointer();
@@ -80,7 +82,7 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
   const clr::HostCoherence coherence =
       (flags & hipHostMallocNonCoherent) ? clr::HostCoherence::kNonCoherent : clr::HostCoherence::kCoherent;
   absl::StatusOr<DeviceAddress> base = context_->AllocHost(CurrentDevice(), Bytes(size), coherence, flags);
-  if (!base.ok()) return absl::ResourceExhaustedError(absl::StrCat(context, ": ", base.status().message()));
+  if (!base.ok()) return Recode(Annotate(base.status(), context), absl::StatusCode::kResourceExhausted);
   Trace(Layer::kHip, context, " -> ", AddressText(*base));
   return base->ToPointer();
 }
@@ -89,7 +91,7 @@ absl::Status Runtime::Free(void* ptr) {
   if (ptr == nullptr) return absl::OkStatus();
   // Upstream hipFree first synchronises the owning device's streams; this stack has no streams yet.
   absl::Status s = context_->Free(Address(ptr));
-  if (absl::IsNotFound(s)) return absl::InvalidArgumentError(absl::StrCat("hipFree(", AddressText(ptr), "): ", s.message()));
+  if (absl::IsNotFound(s)) return Recode(Annotate(s, absl::StrCat("hipFree(", AddressText(ptr), ")")), absl::StatusCode::kInvalidArgument);
   RETURN_IF_ERROR(s);
   Trace(Layer::kHip, "hipFree(", AddressText(ptr), ")");
   return absl::OkStatus();
@@ -109,7 +111,7 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   }
   absl::StatusOr<clr::CopyDirection> direction = context_->Copy(Address(dst), Address(src), Bytes(size));
   if (absl::IsOutOfRange(direction.status())) {
-    return absl::InvalidArgumentError(absl::StrCat(context, ": ", direction.status().message()));
+    return Recode(Annotate(direction.status(), context), absl::StatusCode::kInvalidArgument);
   }
   RETURN_IF_ERROR(Annotate(direction.status(), context));
   Trace(Layer::kHip, context);

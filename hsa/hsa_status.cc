@@ -1,16 +1,11 @@
 #include "hsa/hsa_status.h"
 
+#include <cstdint>
+#include <string>
 #include <utility>
 
-#include "base/status_payload.h"
-
-#include <cstdint>
-#include <optional>
-#include <string>
-
-#include "absl/strings/cord.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_adapter.h"
 #include "hsa/hsa_ext_amd.h"
 
 namespace hipmem::hsa {
@@ -19,7 +14,7 @@ namespace {
 using Code = absl::StatusCode;
 
 struct Row {
-  hsa_status_t hsa;
+  hsa_status_t c_code;
   Code code;
   absl::string_view name;
 };
@@ -112,60 +107,40 @@ constexpr Row kRows[] = {
     {HSA_STATUS_ERROR_INVALID_ARGUMENT, Code::kOutOfRange, "HSA_STATUS_ERROR_INVALID_ARGUMENT"},
 };
 
-// Canonical codes with no row above.
-constexpr hsa_status_t kFallback = HSA_STATUS_ERROR;
-
-const Row* RowFor(hsa_status_t hsa) {
-  for (const Row& row : kRows) {
-    if (row.hsa == hsa) return &row;
-  }
-  return nullptr;
+std::string NameInMessage(hsa_status_t code, const Row* row) {
+  return row != nullptr ? std::string(row->name)
+                        : absl::StrCat("hsa_status_t(", static_cast<uint32_t>(code), ")");
 }
 
-std::optional<hsa_status_t> PayloadCode(const absl::Status& status) {
-  const std::optional<int64_t> raw = CodePayload(status, kHsaStatusPayloadUrl);
-  // A failed Status must never read as success, whatever its payload says.
-  if (!raw.has_value() || *raw == HSA_STATUS_SUCCESS) return std::nullopt;
-  return static_cast<hsa_status_t>(*raw);
-}
-
-absl::Status Tagged(Code code, absl::string_view message, hsa_status_t hsa) {
-  return WithHsaStatus(absl::Status(code, message), hsa);
-}
+constexpr StatusAdapter<Row> kAdapter{
+    .payload_url = kHsaStatusPayloadUrl,
+    .success = HSA_STATUS_SUCCESS,
+    // Canonical codes with no row above.
+    .fallback = HSA_STATUS_ERROR,
+    .rows = kRows,
+    .name = &NameInMessage,
+};
+static_assert(kAdapter.Consistent());
 
 }  // namespace
 
 absl::Status FromHsaStatus(hsa_status_t code, absl::string_view context) {
-  if (code == HSA_STATUS_SUCCESS) return absl::OkStatus();
-  const Row* row = RowFor(code);
-  const Code canonical = row != nullptr ? row->code : Code::kUnknown;
-  const std::string name = row != nullptr
-                               ? std::string(row->name)
-                               : absl::StrCat("hsa_status_t(", static_cast<uint32_t>(code), ")");
-  return Tagged(canonical, context.empty() ? name : absl::StrCat(context, ": ", name), code);
+  return kAdapter.From(code, context);
 }
 
-hsa_status_t ToHsaStatus(const absl::Status& status) {
-  if (status.ok()) return HSA_STATUS_SUCCESS;
-  if (std::optional<hsa_status_t> code = PayloadCode(status)) return *code;
-  for (const Row& row : kRows) {
-    if (row.code == status.code()) return row.hsa;
-  }
-  return kFallback;
-}
+hsa_status_t ToHsaStatus(const absl::Status& status) { return kAdapter.To(status); }
 
 absl::Status WithHsaStatus(absl::Status status, hsa_status_t code) {
-  if (code == HSA_STATUS_SUCCESS) return status;
-  return WithCodePayload(std::move(status), kHsaStatusPayloadUrl, code);
+  return kAdapter.Tag(std::move(status), code);
 }
 
 absl::string_view HsaStatusName(hsa_status_t code) {
-  const Row* row = RowFor(code);
+  const Row* row = kAdapter.Find(code);
   return row != nullptr ? row->name : "HSA_STATUS_<unknown>";
 }
 
 absl::Status InfoBreak(absl::string_view message) {
-  return Tagged(Code::kCancelled, message, HSA_STATUS_INFO_BREAK);
+  return kAdapter.Make(Code::kCancelled, message, HSA_STATUS_INFO_BREAK);
 }
 
 bool IsInfoBreak(const absl::Status& status) {
@@ -173,25 +148,25 @@ bool IsInfoBreak(const absl::Status& status) {
 }
 
 absl::Status InvalidAgentError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, HSA_STATUS_ERROR_INVALID_AGENT);
+  return kAdapter.Make(Code::kInvalidArgument, message, HSA_STATUS_ERROR_INVALID_AGENT);
 }
 absl::Status InvalidRegionError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, HSA_STATUS_ERROR_INVALID_REGION);
+  return kAdapter.Make(Code::kInvalidArgument, message, HSA_STATUS_ERROR_INVALID_REGION);
 }
 absl::Status InvalidSignalError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, HSA_STATUS_ERROR_INVALID_SIGNAL);
+  return kAdapter.Make(Code::kInvalidArgument, message, HSA_STATUS_ERROR_INVALID_SIGNAL);
 }
 absl::Status InvalidMemoryPoolError(absl::string_view message) {
-  return Tagged(Code::kInvalidArgument, message, Amd(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
+  return kAdapter.Make(Code::kInvalidArgument, message, Amd(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
 }
 absl::Status InvalidAllocationError(absl::string_view message) {
-  return Tagged(Code::kNotFound, message, HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  return kAdapter.Make(Code::kNotFound, message, HSA_STATUS_ERROR_INVALID_ALLOCATION);
 }
 absl::Status NotInitializedError(absl::string_view message) {
-  return Tagged(Code::kFailedPrecondition, message, HSA_STATUS_ERROR_NOT_INITIALIZED);
+  return kAdapter.Make(Code::kFailedPrecondition, message, HSA_STATUS_ERROR_NOT_INITIALIZED);
 }
 absl::Status RefcountOverflowError(absl::string_view message) {
-  return Tagged(Code::kResourceExhausted, message, HSA_STATUS_ERROR_REFCOUNT_OVERFLOW);
+  return kAdapter.Make(Code::kResourceExhausted, message, HSA_STATUS_ERROR_REFCOUNT_OVERFLOW);
 }
 
 }  // namespace hipmem::hsa

@@ -4,7 +4,8 @@
 // ToHsaStatus(status), and C++ code that receives a raw hsa_status_t (for instance from a user
 // callback of hsa_iterate_agents) turns it into a Status with FromHsaStatus. FromHsaStatus stores
 // the raw code in a payload that ToHsaStatus reads first, so a code survives the C++ layer
-// unchanged; a Status born elsewhere maps by its canonical code.
+// unchanged; a Status born elsewhere maps by its canonical code. The table is this adapter's; the
+// conversions are base/status_adapter.h's.
 //
 // Decisions:
 //  - HSA_STATUS_INFO_BREAK (a callback stopping an iteration on purpose) is not an error for HSA

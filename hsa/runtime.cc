@@ -163,14 +163,14 @@ absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, Pool
   }
   absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(pool->node, *rounded, kmt);
   if (!address.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat(context, ": ", address.status().message()));
+    return Recode(Annotate(address.status(), context), absl::StatusCode::kResourceExhausted);
   }
   // VRAM is mapped for its own GPU only; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
   if (pool->location == PoolLocation::kGpu) nodes.push_back(pool->node);
   if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, nodes); !mapped.ok()) {
     (void)kfd_->FreeMemory(*address);
-    return absl::ResourceExhaustedError(absl::StrCat(context, ": ", mapped.message()));
+    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);
   }
   {
     ScopedLock lock(&mu_);

@@ -1,22 +1,17 @@
 #include "thunk/errno_status.h"
 
-#include "base/status_payload.h"
-
 #include <cerrno>
-#include <cstdlib>
 #include <optional>
 #include <string>
-#include <utility>
 
-#include "absl/strings/cord.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_adapter.h"
 
 namespace hipmem::thunk {
 namespace {
 
 struct Row {
-  int errnum;
+  int c_code;
   absl::StatusCode code;
   const char* name;
 };
@@ -53,41 +48,29 @@ constexpr Row kRows[] = {
     {ECANCELED, absl::StatusCode::kCancelled, "ECANCELED"},
 };
 
-// Errno for canonical codes no row names.
-constexpr int kFallbackErrno = EIO;
-
-const Row* FindByErrno(int errnum) {
-  for (const Row& row : kRows) {
-    if (row.errnum == errnum) return &row;
-  }
-  return nullptr;
+std::string NameInMessage(int errnum, const Row* row) {
+  return row != nullptr ? std::string(row->name) : absl::StrCat("errno ", errnum);
 }
+
+constexpr StatusAdapter<Row> kAdapter{
+    .payload_url = kErrnoPayloadUrl,
+    .success = 0,
+    // Errno for canonical codes no row names.
+    .fallback = EIO,
+    .rows = kRows,
+    .name = &NameInMessage,
+};
+static_assert(kAdapter.Consistent());
 
 }  // namespace
 
 absl::Status FromErrno(int errnum, absl::string_view context) {
-  if (errnum < 0) errnum = -errnum;
-  if (errnum == 0) return absl::OkStatus();
-  const Row* row = FindByErrno(errnum);
-  const absl::StatusCode code = row != nullptr ? row->code : absl::StatusCode::kUnknown;
-  const std::string name = row != nullptr ? row->name : absl::StrCat("errno ", errnum);
-  absl::Status status(code, absl::StrCat(context, ": ", name));
-  return WithCodePayload(std::move(status), kErrnoPayloadUrl, errnum);
+  // Kernel and libdrm calls return -errno; take either sign.
+  return kAdapter.From(errnum < 0 ? -errnum : errnum, context);
 }
 
-std::optional<int> ErrnoOf(const absl::Status& status) {
-  const std::optional<int64_t> errnum = CodePayload(status, kErrnoPayloadUrl);
-  if (!errnum.has_value()) return std::nullopt;
-  return static_cast<int>(*errnum);
-}
+std::optional<int> ErrnoOf(const absl::Status& status) { return kAdapter.PayloadCode(status); }
 
-int ToErrno(const absl::Status& status) {
-  if (status.ok()) return 0;
-  if (std::optional<int> errnum = ErrnoOf(status)) return *errnum;
-  for (const Row& row : kRows) {
-    if (row.code == status.code()) return row.errnum;
-  }
-  return kFallbackErrno;
-}
+int ToErrno(const absl::Status& status) { return kAdapter.To(status); }
 
 }  // namespace hipmem::thunk

@@ -1,20 +1,18 @@
 #include "thunk/hsakmt_status.h"
 
-#include "base/status_payload.h"
-
-#include <optional>
 #include <string>
 #include <utility>
 
-#include "absl/strings/cord.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_adapter.h"
 
 namespace hipmem::thunk {
 namespace {
 
+using Code = absl::StatusCode;
+
 struct Row {
-  HSAKMT_STATUS hsakmt;
+  HSAKMT_STATUS c_code;
   absl::StatusCode code;
 };
 
@@ -44,61 +42,47 @@ constexpr Row kRows[] = {
     {HSAKMT_STATUS_ERROR, absl::StatusCode::kPermissionDenied},
 };
 
-// Canonical codes no row names (kCancelled, kDataLoss, ...) become the generic error.
-constexpr HSAKMT_STATUS kFallback = HSAKMT_STATUS_ERROR;
-
-std::optional<HSAKMT_STATUS> PayloadCode(const absl::Status& status) {
-  const std::optional<int64_t> raw = CodePayload(status, kHsakmtPayloadUrl);
-  // A failed Status must never read as success, whatever its payload says.
-  if (!raw.has_value() || *raw == HSAKMT_STATUS_SUCCESS) return std::nullopt;
-  return static_cast<HSAKMT_STATUS>(*raw);
+// libhsakmt has no names for its codes (hsaKmt callers print the number), so neither do we.
+std::string NameInMessage(HSAKMT_STATUS hsakmt, const Row*) {
+  return absl::StrCat("HSAKMT_STATUS ", static_cast<int>(hsakmt));
 }
 
-absl::Status Tagged(absl::StatusCode code, absl::string_view message, HSAKMT_STATUS hsakmt) {
-  return WithHsakmtStatus(absl::Status(code, message), hsakmt);
-}
+constexpr StatusAdapter<Row> kAdapter{
+    .payload_url = kHsakmtPayloadUrl,
+    .success = HSAKMT_STATUS_SUCCESS,
+    // Canonical codes no row names (kCancelled, kDataLoss, ...) become the generic error.
+    .fallback = HSAKMT_STATUS_ERROR,
+    .rows = kRows,
+    .name = &NameInMessage,
+};
+static_assert(kAdapter.Consistent());
 
 }  // namespace
 
 absl::Status FromHsakmtStatus(HSAKMT_STATUS hsakmt, absl::string_view context) {
-  if (hsakmt == HSAKMT_STATUS_SUCCESS) return absl::OkStatus();
-  absl::StatusCode code = absl::StatusCode::kUnknown;
-  for (const Row& row : kRows) {
-    if (row.hsakmt == hsakmt) {
-      code = row.code;
-      break;
-    }
-  }
-  return Tagged(code, absl::StrCat(context, ": HSAKMT_STATUS ", static_cast<int>(hsakmt)), hsakmt);
+  return kAdapter.From(hsakmt, context);
 }
 
-HSAKMT_STATUS ToHsakmtStatus(const absl::Status& status) {
-  if (status.ok()) return HSAKMT_STATUS_SUCCESS;
-  if (std::optional<HSAKMT_STATUS> code = PayloadCode(status)) return *code;
-  for (const Row& row : kRows) {
-    if (row.code == status.code()) return row.hsakmt;
-  }
-  return kFallback;
-}
+HSAKMT_STATUS ToHsakmtStatus(const absl::Status& status) { return kAdapter.To(status); }
 
 absl::Status WithHsakmtStatus(absl::Status status, HSAKMT_STATUS code) {
-  return WithCodePayload(std::move(status), kHsakmtPayloadUrl, code);
+  return kAdapter.Tag(std::move(status), code);
 }
 
 absl::Status InvalidNodeUnitError(absl::string_view message) {
-  return Tagged(absl::StatusCode::kInvalidArgument, message, HSAKMT_STATUS_INVALID_NODE_UNIT);
+  return kAdapter.Make(Code::kInvalidArgument, message, HSAKMT_STATUS_INVALID_NODE_UNIT);
 }
 absl::Status InvalidHandleError(absl::string_view message) {
-  return Tagged(absl::StatusCode::kNotFound, message, HSAKMT_STATUS_INVALID_HANDLE);
+  return kAdapter.Make(Code::kNotFound, message, HSAKMT_STATUS_INVALID_HANDLE);
 }
 absl::Status KernelAlreadyOpenedError(absl::string_view message) {
-  return Tagged(absl::StatusCode::kAlreadyExists, message, HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
+  return kAdapter.Make(Code::kAlreadyExists, message, HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
 }
 absl::Status MemoryNotRegisteredError(absl::string_view message) {
-  return Tagged(absl::StatusCode::kNotFound, message, HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
+  return kAdapter.Make(Code::kNotFound, message, HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
 }
 absl::Status WaitTimeoutError(absl::string_view message) {
-  return Tagged(absl::StatusCode::kDeadlineExceeded, message, HSAKMT_STATUS_WAIT_TIMEOUT);
+  return kAdapter.Make(Code::kDeadlineExceeded, message, HSAKMT_STATUS_WAIT_TIMEOUT);
 }
 
 }  // namespace hipmem::thunk

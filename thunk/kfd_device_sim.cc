@@ -38,7 +38,7 @@ absl::StatusOr<kfd_sim::Topology> DefaultMachineTopology() {
   absl::StatusOr<kfd_sim::Topology> topology = kfd_sim::PresetTopology(preset);
   if (!topology.ok()) {
     // A bad environment setting is caller input, as for HIPMEM_KFD_BACKEND.
-    return absl::InvalidArgumentError(absl::StrCat("HIPMEM_SIM_PRESET=", preset, ": ", topology.status().message()));
+    return Recode(Annotate(topology.status(), absl::StrCat("HIPMEM_SIM_PRESET=", preset)), absl::StatusCode::kInvalidArgument);
   }
   return topology;
 }
