@@ -1,5 +1,6 @@
 /* Compiles <hsakmt/hsakmt.h> as C and pins the values and layouts libhsakmt callers depend on
- * (ROCR-Runtime libhsakmt, October 2024; structures packed to 4 bytes). Sizes and offsets are
+ * (ROCR-Runtime's libhsakmt as last shipped there, 2025; structures packed to 4 bytes). The expected
+ * numbers are worked out from upstream's declarations, not read back from ours. Sizes and offsets are
  * checked at compile time; bit-field positions at run time (main fails on a mismatch). */
 #include <hsakmt/hsakmt.h>
 
@@ -52,52 +53,59 @@ _Static_assert(offsetof(HsaPointerInfo, NRegisteredNodes) == 36 && offsetof(HsaP
 _Static_assert(offsetof(HsaPointerInfo, RegisteredNodes) == 44 && offsetof(HsaPointerInfo, MappedNodes) == 52, "");
 _Static_assert(offsetof(HsaPointerInfo, UserData) == 60 && sizeof(HsaPointerInfo) == 68, "");
 
+/* HsaNodeProperties: NumNeuralCores (after NumFComputeCores) and Capability2 (after Capability) moved
+ * everything behind them by 4 and 8 bytes against the 2024 layout; CwsrSize and CtlStackSize end it. */
 #define AT(field, offset) _Static_assert(offsetof(HsaNodeProperties, field) == (offset), #field)
 AT(NumCPUCores, 0);
 AT(NumFComputeCores, 4);
-AT(NumMemoryBanks, 8);
-AT(NumCaches, 12);
-AT(NumIOLinks, 16);
-AT(CComputeIdLo, 20);
-AT(FComputeIdLo, 24);
-AT(Capability, 28);
-AT(MaxWavesPerSIMD, 32);
-AT(LDSSizeInKB, 36);
-AT(GDSSizeInKB, 40);
-AT(WaveFrontSize, 44);
-AT(NumShaderBanks, 48);
-AT(NumArrays, 52);
-AT(NumCUPerArray, 56);
-AT(NumSIMDPerCU, 60);
-AT(MaxSlotsScratchCU, 64);
-AT(EngineId, 68);
-AT(OverrideEngineId, 72);
-AT(VendorId, 76);
-AT(DeviceId, 78);
-AT(LocationId, 80);
-AT(LocalMemSize, 84);
-AT(MaxEngineClockMhzFCompute, 92);
-AT(MaxEngineClockMhzCCompute, 96);
-AT(DrmRenderMinor, 100);
-AT(MarketingName, 104);
-AT(AMDName, 232);
-AT(uCodeEngineVersions, 296);
-AT(DebugProperties, 300);
-AT(HiveID, 308);
-AT(NumSdmaEngines, 316);
-AT(NumSdmaXgmiEngines, 320);
-AT(NumSdmaQueuesPerEngine, 324);
-AT(NumCpQueues, 325);
-AT(NumGws, 326);
-AT(Integrated, 327);
-AT(Domain, 328);
-AT(UniqueID, 332);
-AT(VGPRSizePerCU, 340);
-AT(SGPRSizePerCU, 344);
-AT(NumXcc, 348);
-AT(KFDGpuID, 352);
-AT(FamilyID, 356);
-_Static_assert(sizeof(HsaNodeProperties) == 360, "");
+AT(NumNeuralCores, 8);
+AT(NumMemoryBanks, 12);
+AT(NumCaches, 16);
+AT(NumIOLinks, 20);
+AT(CComputeIdLo, 24);
+AT(FComputeIdLo, 28);
+AT(Capability, 32);
+AT(Capability2, 36);
+AT(MaxWavesPerSIMD, 40);
+AT(LDSSizeInKB, 44);
+AT(GDSSizeInKB, 48);
+AT(WaveFrontSize, 52);
+AT(NumShaderBanks, 56);
+AT(NumArrays, 60);
+AT(NumCUPerArray, 64);
+AT(NumSIMDPerCU, 68);
+AT(MaxSlotsScratchCU, 72);
+AT(EngineId, 76);
+AT(OverrideEngineId, 80);
+AT(VendorId, 84);
+AT(DeviceId, 86);
+AT(LocationId, 88);
+AT(LocalMemSize, 92);
+AT(MaxEngineClockMhzFCompute, 100);
+AT(MaxEngineClockMhzCCompute, 104);
+AT(DrmRenderMinor, 108);
+AT(MarketingName, 112);
+AT(AMDName, 240);
+AT(uCodeEngineVersions, 304);
+AT(DebugProperties, 308);
+AT(HiveID, 316);
+AT(NumSdmaEngines, 324);
+AT(NumSdmaXgmiEngines, 328);
+AT(NumSdmaQueuesPerEngine, 332);
+AT(NumCpQueues, 333);
+AT(NumGws, 334);
+AT(Integrated, 335);
+AT(Domain, 336);
+AT(UniqueID, 340);
+AT(VGPRSizePerCU, 348);
+AT(SGPRSizePerCU, 352);
+AT(NumXcc, 356);
+AT(KFDGpuID, 360);
+AT(FamilyID, 364);
+AT(CwsrSize, 368);
+AT(CtlStackSize, 372);
+_Static_assert(sizeof(HsaNodeProperties) == 376, "");
+_Static_assert(sizeof(HSA_CAPABILITY2) == 4 && sizeof(HsaCComputeProperties) == 1024, "");
 
 /* HsaQueueResource: five 8-byte members (the unions hold pointers or HSAuint64). */
 _Static_assert(sizeof(HsaQueueResource) == 40, "");
@@ -107,6 +115,50 @@ _Static_assert(offsetof(HsaQueueResource, QueueRptrValue) == 24, "");
 _Static_assert(offsetof(HsaQueueResource, ErrorReason) == 32, "");
 _Static_assert(HSA_QUEUE_SDMA_BY_ENG_ID == 6 && HSA_QUEUE_COMPUTE_AQL == 21, "");
 _Static_assert(HSA_QUEUE_PRIORITY_MINIMUM == -3 && HSA_QUEUE_PRIORITY_MAXIMUM == 3, "");
+
+/* Queue introspection and the debugger's wave messages. */
+_Static_assert(sizeof(HsaUserContextSaveAreaHeader) == 40, "");
+_Static_assert(offsetof(HsaUserContextSaveAreaHeader, ErrorReason) == 24, "");
+_Static_assert(offsetof(HsaUserContextSaveAreaHeader, ErrorEventId) == 32, "");
+_Static_assert(offsetof(HsaQueueInfo, CUMaskInfo) == 12 && offsetof(HsaQueueInfo, UserContextSaveArea) == 20, "");
+_Static_assert(offsetof(HsaQueueInfo, SaveAreaSizeInBytes) == 28 && offsetof(HsaQueueInfo, ControlStackTop) == 36, "");
+_Static_assert(offsetof(HsaQueueInfo, SaveAreaHeader) == 52 && sizeof(HsaQueueInfo) == 68, "");
+_Static_assert(offsetof(HsaQueueReport, QueueAddress) == 4 && sizeof(HsaQueueReport) == 20, "");
+_Static_assert(sizeof(HsaDbgWaveMessage) == 16 && offsetof(HsaDbgWaveMessage, DbgWaveMsg) == 8, "");
+_Static_assert(HSA_DBG_WAVEOP_TRAP == 5 && HSA_DBG_WAVEMODE_BROADCAST_PROCESS_CU == 3, "");
+_Static_assert(HSA_DBG_WATCH_ALL == 3 && HSA_DBG_TRAP_MASK_DBG_MEMORY_VIOLATION == 256, "");
+_Static_assert(HSA_DBG_EC_QUEUE_NEW == 31 && HSA_DBG_EC_DEVICE_NEW == 36 && HSA_DBG_EC_PROCESS_DEVICE_REMOVE == 49, "");
+_Static_assert(HSA_EC_MASK(HSA_DBG_EC_QUEUE_WAVE_ABORT) == 1 && HSA_DBG_WAVE_LAUNCH_MODE_DISABLE == 4, "");
+_Static_assert(HSA_RUNTIME_ENABLE_CAPS_SUPPORTS_CORE_DUMP_MASK == 0x80000000u, "");
+
+/* Clocks, counters, tiling. */
+_Static_assert(sizeof(HsaClockCounters) == 32 && offsetof(HsaClockCounters, SystemClockFrequencyHz) == 24, "");
+_Static_assert(sizeof(HSA_UUID) == 16 && offsetof(HSA_UUID, Data4) == 8, "");
+_Static_assert(HSA_PROFILE_TYPE_NONPRIV_STREAMING == 3 && sizeof(HSA_PROFILE_TYPE) == 4, "");
+_Static_assert(sizeof(HsaCounterFlags) == 4, "");
+_Static_assert(offsetof(HsaCounter, CounterId) == 4 && offsetof(HsaCounter, CounterSizeInBits) == 12, "");
+_Static_assert(offsetof(HsaCounter, CounterMask) == 16 && offsetof(HsaCounter, Flags) == 24, "");
+_Static_assert(offsetof(HsaCounter, BlockIndex) == 28 && sizeof(HsaCounter) == 32, "");
+_Static_assert(offsetof(HsaCounterBlockProperties, Counters) == 24 && sizeof(HsaCounterBlockProperties) == 56, "");
+_Static_assert(offsetof(HsaCounterProperties, Blocks) == 8 && sizeof(HsaCounterProperties) == 64, "");
+_Static_assert(offsetof(HsaPmcTraceRoot, TraceId) == 12 && sizeof(HsaPmcTraceRoot) == 20, "");
+_Static_assert(offsetof(HsaGpuTileConfig, NumTileConfigs) == 16 && offsetof(HsaGpuTileConfig, NumRanks) == 32, "");
+_Static_assert(offsetof(HsaGpuTileConfig, Reserved) == 36 && sizeof(HsaGpuTileConfig) == 64, "");
+
+/* Sharing, SVM, SMI, PC sampling, graphics. */
+_Static_assert(sizeof(HsaSharedMemoryHandle) == 32 && sizeof(HsaMemoryRange) == 16, "");
+_Static_assert(offsetof(HsaGraphicsResourceInfo, Metadata) == 16, "");
+_Static_assert(offsetof(HsaGraphicsResourceInfo, NodeId) == 28 && sizeof(HsaGraphicsResourceInfo) == 32, "");
+_Static_assert(sizeof(HSA_SVM_ATTRIBUTE) == 8 && HSA_SVM_ATTR_GRANULARITY == 7, "");
+_Static_assert(HSA_SVM_FLAG_GPU_ALWAYS_MAPPED == 0x40 && HSA_SVM_FLAG_EXT_COHERENT == 0x80, "");
+_Static_assert(HSA_SMI_EVENT_UNMAP_FROM_GPU == 11 && HSA_SMI_EVENT_INDEX_MAX == 12, "");
+_Static_assert(HSA_SMI_EVENT_ALL_PROCESS == 64 && HSA_SMI_EVENT_MSG_SIZE == 96, "");
+_Static_assert(HSA_SMI_EVENT_MASK_FROM_INDEX(HSA_SMI_EVENT_INDEX_MAX) == (1ULL << 11), "");
+_Static_assert(HSA_MIGRATE_TRIGGER_TTM_EVICTION == 3 && HSA_QUEUE_EVICTION_CRIU_RESTORE == 5, "");
+_Static_assert(HSA_SVM_UNMAP_TRIGGER_UNMAP_FROM_CPU == 2, "");
+_Static_assert(HSA_PC_SAMPLING_METHOD_KIND_STOCHASTIC_V1 == 2 && HSA_PC_SAMPLING_UNIT_INTERVAL_INSTRUCTIONS == 2, "");
+_Static_assert(sizeof(HsaPcSamplingInfo) == 40 && offsetof(HsaPcSamplingInfo, units) == 36, "");
+_Static_assert(sizeof(HSA_REGISTER_MEM_FLAGS) == 4 && HSA_AIS_WRITE == 2, "");
 
 #define HAS_TYPE(fn, type) _Generic(&(fn), type: 1, default: 0)
 _Static_assert(HAS_TYPE(hsaKmtOpenKFD, HSAKMT_STATUS (*)(void)), "");
@@ -121,6 +173,15 @@ _Static_assert(HAS_TYPE(hsaKmtMapMemoryToGPUNodes,
 _Static_assert(HAS_TYPE(hsaKmtAvailableMemory, HSAKMT_STATUS (*)(HSAuint32, HSAuint64*)), "");
 _Static_assert(HAS_TYPE(hsaKmtGetNodeCacheProperties,
                         HSAKMT_STATUS (*)(HSAuint32, HSAuint32, HSAuint32, HsaCacheProperties*)), "");
+_Static_assert(HAS_TYPE(hsaKmtGetClockCounters, HSAKMT_STATUS (*)(HSAuint32, HsaClockCounters*)), "");
+_Static_assert(HAS_TYPE(hsaKmtSVMSetAttr, HSAKMT_STATUS (*)(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*)), "");
+_Static_assert(HAS_TYPE(hsaKmtWaitOnMultipleEvents_Ext,
+                        HSAKMT_STATUS (*)(HsaEvent**, HSAuint32, bool, HSAuint32, uint64_t*)), "");
+_Static_assert(HAS_TYPE(hsaKmtRegisterSharedHandleToNodes,
+                        HSAKMT_STATUS (*)(const HsaSharedMemoryHandle*, void**, HSAuint64*, HSAuint64,
+                                          HSAuint32*)), "");
+_Static_assert(HAS_TYPE(hsaKmtDebugTrapIoctl,
+                        HSAKMT_STATUS (*)(struct kfd_ioctl_dbg_trap_args*, HSA_QUEUEID*, HSAuint64*)), "");
 _Static_assert(HAS_TYPE(hsaKmtGetNodeIoLinkProperties,
                         HSAKMT_STATUS (*)(HSAuint32, HSAuint32, HsaIoLinkProperties*)), "");
 
@@ -161,6 +222,8 @@ int main(void) {
   MEM_BIT(ExtendedCoherent, 20);
   MEM_BIT(GTTAccess, 21);
   MEM_BIT(Contiguous, 22);
+  MEM_BIT(ExecuteBlit, 23);
+  MEM_BIT(QueueObject, 24);
   {
     HsaMemMapFlags m;
     memset(&m, 0, sizeof m);
@@ -174,6 +237,23 @@ int main(void) {
     c.ui32.SVMAPISupported = 1;
     c.ui32.WatchPointsTotalBits = 0xF;
     Expect(c.Value, (1u << 27) | (0xFu << 8), "HSA_CAPABILITY SVMAPISupported|WatchPointsTotalBits");
+    c.Value = 0;
+    c.ui32.RASEventNotify = 1;
+    c.ui32.DebugSupportedFirmware = 1;
+    c.ui32.PerQueueResetSupported = 1;
+    Expect(c.Value, (1u << 21) | (1u << 29) | (1u << 31), "HSA_CAPABILITY RAS|DebugFirmware|PerQueueReset");
+  }
+  {
+    HSA_CAPABILITY2 c2;
+    c2.Value = 0;
+    c2.ui32.AqlEmulationPm4_ = 1;
+    Expect(c2.Value, 1u << 1, "HSA_CAPABILITY2 AqlEmulationPm4_");
+  }
+  {
+    HsaCounterFlags f;
+    f.Value = 0;
+    f.ui32.Stream = 1;
+    Expect(f.Value, 1u << 3, "HsaCounterFlags Stream");
   }
   {
     HSA_LINKPROPERTY l;

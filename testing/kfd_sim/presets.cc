@@ -39,29 +39,26 @@ namespace hipmem::kfd_sim {
 namespace {
 
 // HSA_CAPABILITY bits (kfd_topology.h HSA_CAP_*, hsakmttypes.h HSA_CAPABILITY).
-constexpr uint32_t kCapWatchPointsSupported = 1u << 7;
-constexpr uint32_t kCapWatchPointsTotalBitsShift = 8;  // 4-bit field: log2(number of watch points)
-constexpr uint32_t kCapDoorbellTypeShift = 12;         // 2-bit field: 2 = GFX9+ doorbells
+constexpr uint32_t kCapDoorbellTypeShift = 12;  // 2-bit field: 2 = GFX9+ doorbells
 constexpr uint32_t kCapAqlQueueDoubleMap = 1u << 14;
-constexpr uint32_t kCapTrapDebugSupport = 1u << 15;
-constexpr uint32_t kCapWaveLaunchTrapOverride = 1u << 16;
-constexpr uint32_t kCapWaveLaunchMode = 1u << 17;
-constexpr uint32_t kCapPreciseMemoryOperations = 1u << 18;
 constexpr uint32_t kCapMemEdcSupported = 1u << 20;
-constexpr uint32_t kCapRasEventNotify = 1u << 21;
 constexpr uint32_t kCapSramEdcSupported = 1u << 26;
-constexpr uint32_t kCapSvmApiSupported = 1u << 27;
-constexpr uint32_t kCapTrapDebugFirmwareSupported = 1u << 29;
 
-// What a GFX11 dGPU reports: 4 watch points, GFX9+ doorbells, AQL double map, the debugger bits, the SVM
-// API; no EDC or RAS on a Radeon.
-constexpr uint32_t kRdnaCapability = kCapWatchPointsSupported | (2u << kCapWatchPointsTotalBitsShift) |
-                                     (2u << kCapDoorbellTypeShift) | kCapAqlQueueDoubleMap | kCapTrapDebugSupport |
-                                     kCapWaveLaunchTrapOverride | kCapWaveLaunchMode | kCapSvmApiSupported |
-                                     kCapTrapDebugFirmwareSupported;
-// An Instinct part adds precise memory operations, HBM and SRAM EDC and RAS event notification.
-constexpr uint32_t kCdnaCapability =
-    kRdnaCapability | kCapPreciseMemoryOperations | kCapMemEdcSupported | kCapRasEventNotify | kCapSramEdcSupported;
+// The simulated KFD advertises only what it and the thunk implement, as a kernel built without a feature
+// (CONFIG_HSA_AMD_SVM off, no debugger-capable firmware) clears the bit; real parts set more:
+//   - no SVMAPISupported (bit 27): AMDKFD_IOC_SVM is not simulated; SVM arrives with the stream-ordered
+//     pools / managed memory work. ROCr and kfdtest take their non-SVM paths on this bit.
+//   - no debugger bits: WatchPointsSupported/TotalBits (7, 8-11), DebugTrapSupported (15), WaveLaunchTrap
+//     Override (16), WaveLaunchMode (17), PreciseMemoryOperations (18), DebugSupportedFirmware (29),
+//     PreciseALUOperations (30). There is no AMDKFD_IOC_DBG_TRAP, trap handler or halting wave to back them.
+//   - no RASEventNotify (21): the simulated GPU raises no RAS events.
+// Kept, because they hold: GFX9+ doorbells and the AQL ring double map (the simulator implements
+// AQL_QUEUE_MEM), and EDC on HBM/SRAM, which describes the memory and promises no API.
+//
+// What a GFX11 dGPU reports here: GFX9+ doorbells and the AQL double map; no EDC on a Radeon.
+constexpr uint32_t kRdnaCapability = (2u << kCapDoorbellTypeShift) | kCapAqlQueueDoubleMap;
+// An Instinct part adds HBM and SRAM EDC.
+constexpr uint32_t kCdnaCapability = kRdnaCapability | kCapMemEdcSupported | kCapSramEdcSupported;
 
 // HsaCacheType bits of caches/C/properties `type` (kfd_crat.h HSA_CACHE_TYPE_*).
 constexpr uint32_t kCacheData = 1u << 0;

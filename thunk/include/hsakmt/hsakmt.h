@@ -1,8 +1,10 @@
 /* libhsakmt ("the thunk") C API, rewritten for hipmem.
  *
- * The subset of upstream <hsakmt/hsakmt.h> that hipmem implements: opening the KFD, topology
- * queries, the memory calls and events. Signatures are upstream's, so ROCr-style callers and kfdtest-style
- * tests compile unchanged. Every function returns HSAKMT_STATUS_SUCCESS or an HSAKMT_STATUS error.
+ * Declares every function of upstream <hsakmt/hsakmt.h> (ROCR-Runtime's libhsakmt, 2025), with upstream's
+ * signatures, so ROCr-style callers and kfdtest compile and link unchanged. hipmem implements opening the
+ * KFD, topology, memory, events and queues; the calls in the sections marked "not supported" exist so
+ * such programs link, and answer HSAKMT_STATUS_NOT_SUPPORTED (KERNEL_IO_CHANNEL_NOT_OPENED before
+ * hsaKmtOpenKFD). Every function returns HSAKMT_STATUS_SUCCESS or an HSAKMT_STATUS error.
  */
 #ifndef HIPMEM_HSAKMT_HSAKMT_H_
 #define HIPMEM_HSAKMT_HSAKMT_H_
@@ -167,8 +169,143 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePe
 /* Destroys a queue from hsaKmtCreateQueue(Ext). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId);
 
+/* --- Not supported by hipmem -------------------------------------------------------------------
+ * Declared as upstream so callers compile and link. Unless a comment says otherwise each answers
+ * HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED before hsaKmtOpenKFD, HSAKMT_STATUS_INVALID_PARAMETER for a
+ * missing mandatory out-pointer, and HSAKMT_STATUS_NOT_SUPPORTED otherwise. */
+
+/* The KFD's debugger ioctl argument (hsakmt/linux/kfd_ioctl.h); only pointed to here. */
+struct kfd_ioctl_dbg_trap_args;
+
+/* Events with an age (KFD 1.14 signal_event_data): *event_age is the age last seen, updated on return. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds, uint64_t* event_age);
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll,
+                                                       HSAuint32 Milliseconds, uint64_t* event_age);
+
+/* Queues beyond create/update/destroy. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID QueueId, HsaQueueReport* QueueReport);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount, HSAuint32* QueueCUMask);
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo);
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS, HSAuint32* firstGWS);
+
+/* Default and alternate-aperture cache policy of a node (KFD_IOC_CACHE_POLICY_*). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultPolicy, HSAuint32 AlternatePolicy,
+                                              void* MemoryAddressAlternate, HSAuint64 MemorySizeInBytes);
+
+/* Graphics interop, dma-buf and IPC sharing. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(HSAuint64 GraphicsResourceHandle,
+                                                            HsaGraphicsResourceInfo* GraphicsResourceInfo,
+                                                            HSAuint64 NumberOfNodes, HSAuint32* NodeArray);
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(HSAuint64 GraphicsResourceHandle,
+                                                               HsaGraphicsResourceInfo* GraphicsResourceInfo,
+                                                               HSAuint64 NumberOfNodes, HSAuint32* NodeArray,
+                                                               HSA_REGISTER_MEM_FLAGS RegisterFlags);
+HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void* MemoryAddress, HSAuint64 MemorySizeInBytes, int* DMABufFd,
+                                                 HSAuint64* Offset);
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetMemoryHandle(void* MemoryAddress, HSAuint64 SizeInBytes,
+                                              uint64_t* SharedMemoryHandle);
+HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void* MemoryAddress, HSAuint64 SizeInBytes,
+                                          HsaSharedMemoryHandle* SharedMemoryHandle);
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle* SharedMemoryHandle,
+                                                   void** MemoryAddress, HSAuint64* SizeInBytes);
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(const HsaSharedMemoryHandle* SharedMemoryHandle,
+                                                          void** MemoryAddress, HSAuint64* SizeInBytes,
+                                                          HSAuint64 NumberOfNodes, HSAuint32* NodeArray);
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32 NodeId, HSAuint64 GraphicDeviceHandle,
+                                               HSAuint64 GraphicResourceHandle, HSAuint64 GraphicResourceOffset,
+                                               HSAuint64 GraphicResourceSize, HSAuint64* FlatMemoryAddress);
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 NodeId, HSAuint64 FlatMemoryAddress,
+                                                 HSAuint64 SizeInBytes);
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32 NodeId, HsaAMDGPUDeviceHandle* DeviceHandle);
+
+/* Cross-process GPU memory copies. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMRead(HSAuint32 Pid, HsaMemoryRange* LocalMemoryArray,
+                                            HSAuint64 LocalMemoryArrayCount, HsaMemoryRange* RemoteMemoryArray,
+                                            HSAuint64 RemoteMemoryArrayCount, HSAuint64* SizeCopied);
+HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMWrite(HSAuint32 Pid, HsaMemoryRange* LocalMemoryArray,
+                                             HSAuint64 LocalMemoryArrayCount, HsaMemoryRange* RemoteMemoryArray,
+                                             HSAuint64 RemoteMemoryArrayCount, HSAuint64* SizeCopied);
+
+/* Debugger: the pre-1.13 interface, the runtime-enable handshake, and the 1.13 debug trap. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgRegister(HSAuint32 NodeId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgUnregister(HSAuint32 NodeId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgWavefrontControl(HSAuint32 NodeId, HSA_DBG_WAVEOP Operand, HSA_DBG_WAVEMODE Mode,
+                                                  HSAuint32 TrapId, HsaDbgWaveMessage* DbgWaveMsgRing);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgAddressWatch(HSAuint32 NodeId, HSAuint32 NumWatchPoints,
+                                              HSA_DBG_WATCH_MODE WatchMode[], void* WatchAddress[],
+                                              HSAuint64 WatchMask[], HsaEvent* WatchEvent[]);
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void* rDebug, bool setupTtmp);
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void);
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void** runtime_info, HSAuint32* data_size);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void** data, HSAuint32* n_entries, HSAuint32* entry_size);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries, HSAuint32* entry_size,
+                                              bool suspend_queues);
+HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void);
+HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg, HSA_QUEUEID* Queues,
+                                             HSAuint64* DebugReturn);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandlerBaseAddress,
+                                             HSAuint64 TrapHandlerSizeInBytes, void* TrapBufferBaseAddress,
+                                             HSAuint64 TrapBufferSizeInBytes);
+
+/* Clocks and tiling. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters);
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config);
+
+/* Performance counters (PMC) and streaming performance monitor (SPM). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32 NodeId, HsaCounterProperties** CounterProperties);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTrace(HSAuint32 NodeId, HSAuint32 NumberOfCounters, HsaCounter* Counters,
+                                               HsaPmcTraceRoot* TraceRoot);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTrace(HSAuint32 NodeId, HSATraceId TraceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccess(HSAuint32 NodeId, HSATraceId TraceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccess(HSAuint32 NodeId, HSATraceId TraceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStartTrace(HSATraceId TraceId, void* TraceBuffer, HSAuint64 TraceBufferSizeBytes);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId TraceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId TraceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode, HSAuint32 SizeInBytes, HSAuint32* timeout,
+                                               HSAuint32* SizeCopied, void* DestMemoryAddress,
+                                               bool* isSPMDataLoss);
+
+/* Shared virtual memory (AMDKFD_IOC_SVM) and the XNACK (retry on fault) mode. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
+                                         HSA_SVM_ATTRIBUTE* attrs);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
+                                         HSA_SVM_ATTRIBUTE* attrs);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable);
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable);
+
+/* System-management events: an fd the caller enables events on and reads them from. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32 NodeId, int* fd);
+
+/* ASan builds of libhsakmt remap the first page of device memory for the host's shadow checks. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtReplaceAsanHeaderPage(void* addr);
+HSAKMT_STATUS HSAKMTAPI hsaKmtReturnAsanHeaderPage(void* addr);
+
+/* PC sampling. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingSupport(void);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingQueryCapabilities(HSAuint32 NodeId, void* sample_info,
+                                                          HSAuint32 sample_info_sz, HSAuint32* sz_needed);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingCreate(HSAuint32 node_id, HsaPcSamplingInfo* sample_info,
+                                               HsaPcSamplingTraceId* traceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingDestroy(HSAuint32 NodeId, HsaPcSamplingTraceId traceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStart(HSAuint32 NodeId, HsaPcSamplingTraceId traceId);
+HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStop(HSAuint32 NodeId, HsaPcSamplingTraceId traceId);
+
+/* Direct file I/O to and from GPU memory (AMD Infinity Storage); *status gets the I/O errno. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtAisReadWriteFile(void* MemoryAddress, HSAuint64 MemorySizeInBytes, HSAint32 fd,
+                                               HSAint64 file_offset, HsaAisFlags AisFlags,
+                                               HSAuint64* SizeCopiedInBytes, HSAint32* status);
+
+/* Sets *enable to whether libhsakmt runs on its software GPU model (hsakmtmodel.h). hipmem has none, so
+ * false, whether or not the KFD is open; INVALID_PARAMETER for a null enable. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable);
+
 #ifdef __cplusplus
 } /* extern "C" */
+
 #endif
 
 #endif /* HIPMEM_HSAKMT_HSAKMT_H_ */

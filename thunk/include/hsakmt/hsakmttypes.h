@@ -1,10 +1,12 @@
 /* libhsakmt ("the thunk") public types, rewritten for hipmem.
  *
- * Names, enumerator values, field order, field widths and the 4-byte packing match ROCm's
- * libhsakmt as shipped in ROCR-Runtime (October 2024, libhsakmt/include/hsakmt/hsakmttypes.h), so
- * code written against upstream <hsakmt/hsakmttypes.h> compiles and links unchanged. Only the types
- * the hipmem thunk implements are declared. Plain C; the layouts are pinned by static asserts in
- * the header tests.
+ * Names, enumerator values, field order, field widths and the 4-byte packing match ROCm's libhsakmt
+ * as last shipped standalone in ROCR-Runtime (libhsakmt/include/hsakmt/hsakmttypes.h, 2025: with
+ * NumNeuralCores, Capability2 and the CWSR sizes in HsaNodeProperties), so code written against upstream
+ * <hsakmt/hsakmttypes.h> compiles unchanged. Every upstream type is declared, including those of calls
+ * hipmem answers with HSAKMT_STATUS_NOT_SUPPORTED (debugger, counters, SVM, SMI, PC sampling). Later
+ * rocm-systems additions for Windows/WDDM and the experimental DRM-handle calls are not carried. Plain C;
+ * the layouts are pinned by static asserts in the header tests.
  */
 #ifndef HIPMEM_HSAKMT_HSAKMTTYPES_H_
 #define HIPMEM_HSAKMT_HSAKMTTYPES_H_
@@ -141,9 +143,19 @@ typedef union {
     unsigned int CoherentHostAccess : 1;
     unsigned int DebugSupportedFirmware : 1;
     unsigned int PreciseALUOperationsSupported : 1;
-    unsigned int Reserved : 1;
+    unsigned int PerQueueResetSupported : 1;
   } ui32;
 } HSA_CAPABILITY;
+
+/* More node capability bits (sysfs "capability2"). */
+typedef union {
+  HSAuint32 Value;
+  struct {
+    unsigned int PerSDMAQueueResetSupported : 1;
+    unsigned int AqlEmulationPm4_ : 1; /* AQL packets emulated through PM4 */
+    unsigned int Reserved : 30;
+  } ui32;
+} HSA_CAPABILITY2;
 
 /* Debugger-facing node properties (sysfs "debug_prop"). */
 typedef union {
@@ -164,12 +176,14 @@ typedef union {
 typedef struct _HsaNodeProperties {
   HSAuint32 NumCPUCores;      /* 0 on a discrete GPU node */
   HSAuint32 NumFComputeCores; /* SIMD count; 0 on a CPU node */
+  HSAuint32 NumNeuralCores;   /* AIE cores; 0 on CPU and GPU nodes */
   HSAuint32 NumMemoryBanks;
   HSAuint32 NumCaches;
   HSAuint32 NumIOLinks;
   HSAuint32 CComputeIdLo;
   HSAuint32 FComputeIdLo;
   HSA_CAPABILITY Capability;
+  HSA_CAPABILITY2 Capability2;
   HSAuint32 MaxWavesPerSIMD;
   HSAuint32 LDSSizeInKB;
   HSAuint32 GDSSizeInKB;
@@ -206,6 +220,8 @@ typedef struct _HsaNodeProperties {
   HSAuint32 NumXcc;
   HSAuint32 KFDGpuID; /* the gpu_id every KFD ioctl takes */
   HSAuint32 FamilyID;
+  HSAuint32 CwsrSize;     /* context save/restore area per queue, bytes */
+  HSAuint32 CtlStackSize; /* control stack within it, bytes */
 } HsaNodeProperties;
 
 /* What a memory bank is (sysfs mem_banks/N/properties heap_type). */
@@ -273,6 +289,11 @@ typedef struct _HaCacheProperties {
   HsaCacheType CacheType;
   HSAuint32 SiblingMap[HSA_CPU_SIBLINGS];
 } HsaCacheProperties;
+
+/* CPU siblings of a compute unit (declared upstream; no call fills it). */
+typedef struct _HsaCComputeProperties {
+  HSAuint32 SiblingMap[HSA_CPU_SIBLINGS];
+} HsaCComputeProperties;
 
 /* What connects two nodes (sysfs io_links/N/properties type). */
 typedef enum _HSA_IOLINKTYPE {
@@ -353,7 +374,9 @@ typedef struct _HsaMemFlags {
       unsigned int ExtendedCoherent : 1;
       unsigned int GTTAccess : 1;
       unsigned int Contiguous : 1; /* physically contiguous VRAM (KFD 1.16+) */
-      unsigned int Reserved : 9;
+      unsigned int ExecuteBlit : 1; /* holds a blit kernel object */
+      unsigned int QueueObject : 1; /* an AQL queue object the CPU reads (Windows) */
+      unsigned int Reserved : 7;
     } ui32;
     HSAuint32 Value;
   };
@@ -375,6 +398,15 @@ typedef struct _HsaMemMapFlags {
     HSAuint32 Value;
   };
 } HsaMemMapFlags;
+
+/* What hsaKmtRegisterGraphicsHandleToNodes reports about an imported graphics buffer. */
+typedef struct _HsaGraphicsResourceInfo {
+  void* MemoryAddress;           /* for hsaKmtMapMemoryToGPU(Nodes) */
+  HSAuint64 SizeInBytes;
+  const void* Metadata;          /* owned by the thunk */
+  HSAuint32 MetadataSizeInBytes;
+  HSAuint32 NodeId;              /* the GPU that exported the buffer */
+} HsaGraphicsResourceInfo;
 
 typedef enum _HSA_CACHING_TYPE {
   HSA_CACHING_CACHED = 0,
@@ -610,7 +642,397 @@ typedef struct _HsaQueueResource {
   volatile HSAint64* ErrorReason; /* exception bits signal payload */
 } HsaQueueResource;
 
+/* Header at offset 0 of a queue's (page-aligned) user context save area; the KFD updates it on each
+ * context save. The control stack copy follows it, then the page-aligned wave state, then the
+ * 64-byte-aligned debugger area. */
+typedef struct {
+  HSAuint32 ControlStackOffset; /* to the top of the saved control stack */
+  HSAuint32 ControlStackSize;
+  HSAuint32 WaveStateOffset;
+  HSAuint32 WaveStateSize;
+  HSAuint32 DebugOffset;
+  HSAuint32 DebugSize;
+  volatile HSAint64* ErrorReason; /* signal payload for the error reason bits */
+  HSAuint32 ErrorEventId;         /* event used to signal exceptions */
+  HSAuint32 Reserved1;
+} HsaUserContextSaveAreaHeader;
+
+/* What hsaKmtGetQueueInfo reports about a queue. */
+typedef struct {
+  HSAuint32 QueueDetailError;  /* hardware-specific error state */
+  HSAuint32 QueueTypeExtended; /* hardware-specific type; 0 when unknown */
+  HSAuint32 NumCUAssigned;     /* bits in *CUMaskInfo, a multiple of 32; 0 when unknown */
+  HSAuint32* CUMaskInfo;       /* CU mask bit array, NULL when unknown */
+  HSAuint32* UserContextSaveArea;
+  HSAuint64 SaveAreaSizeInBytes;
+  HSAuint32* ControlStackTop;
+  HSAuint64 ControlStackUsedInBytes;
+  HsaUserContextSaveAreaHeader* SaveAreaHeader;
+  HSAuint64 Reserved2;
+} HsaQueueInfo;
+
+/* hsaKmtReportQueue's answer (Southern Islands only, upstream keeps it for source compatibility). */
+typedef struct _HsaQueueReport {
+  HSAuint32 VMID;
+  void* QueueAddress; /* user-mode mapping of the ring */
+  HSAuint64 QueueSize;
+} HsaQueueReport;
+
+/* ---- debugger (hsaKmtDbg*, hsaKmtRuntimeEnable) ---- */
+
+typedef enum _HSA_DBG_WAVEOP {
+  HSA_DBG_WAVEOP_HALT = 1,
+  HSA_DBG_WAVEOP_RESUME = 2,
+  HSA_DBG_WAVEOP_KILL = 3,
+  HSA_DBG_WAVEOP_DEBUG = 4,
+  HSA_DBG_WAVEOP_TRAP = 5,
+  HSA_DBG_NUM_WAVEOP = 5,
+  HSA_DBG_MAX_WAVEOP = 0xFFFFFFFF
+} HSA_DBG_WAVEOP;
+
+typedef enum _HSA_DBG_WAVEMODE {
+  HSA_DBG_WAVEMODE_SINGLE = 0,
+  /* 1 (every process's waves) does not exist for user mode. */
+  HSA_DBG_WAVEMODE_BROADCAST_PROCESS = 2,
+  HSA_DBG_WAVEMODE_BROADCAST_PROCESS_CU = 3,
+  HSA_DBG_NUM_WAVEMODE = 3,
+  HSA_DBG_MAX_WAVEMODE = 0xFFFFFFFF
+} HSA_DBG_WAVEMODE;
+
+typedef enum _HSA_DBG_WAVEMSG_TYPE {
+  HSA_DBG_WAVEMSG_AUTO = 0,
+  HSA_DBG_WAVEMSG_USER = 1,
+  HSA_DBG_WAVEMSG_ERROR = 2,
+  HSA_DBG_NUM_WAVEMSG,
+  HSA_DBG_MAX_WAVEMSG = 0xFFFFFFFF
+} HSA_DBG_WAVEMSG_TYPE;
+
+typedef enum _HSA_DBG_WATCH_MODE {
+  HSA_DBG_WATCH_READ = 0,
+  HSA_DBG_WATCH_NONREAD = 1, /* writes and atomics */
+  HSA_DBG_WATCH_ATOMIC = 2,
+  HSA_DBG_WATCH_ALL = 3,
+  HSA_DBG_WATCH_NUM
+} HSA_DBG_WATCH_MODE;
+
+typedef enum _HSA_DBG_TRAP_OVERRIDE {
+  HSA_DBG_TRAP_OVERRIDE_OR = 0,
+  HSA_DBG_TRAP_OVERRIDE_REPLACE = 1,
+  HSA_DBG_TRAP_OVERRIDE_NUM
+} HSA_DBG_TRAP_OVERRIDE;
+
+typedef enum _HSA_DBG_TRAP_MASK {
+  HSA_DBG_TRAP_MASK_FP_INVALID = 1,
+  HSA_DBG_TRAP_MASK_FP_INPUT_DENOMAL = 2, /* sic: upstream's spelling */
+  HSA_DBG_TRAP_MASK_FP_DIVIDE_BY_ZERO = 4,
+  HSA_DBG_TRAP_MASK_FP_OVERFLOW = 8,
+  HSA_DBG_TRAP_MASK_FP_UNDERFLOW = 16,
+  HSA_DBG_TRAP_MASK_FP_INEXACT = 32,
+  HSA_DBG_TRAP_MASK_INT_DIVIDE_BY_ZERO = 64,
+  HSA_DBG_TRAP_MASK_DBG_ADDRESS_WATCH = 128,
+  HSA_DBG_TRAP_MASK_DBG_MEMORY_VIOLATION = 256
+} HSA_DBG_TRAP_MASK;
+
+/* The KFD's exception codes (kfd_ioctl.h EC_*), under libhsakmt names. */
+typedef enum _HSA_DBG_TRAP_EXCEPTION_CODE {
+  HSA_DBG_EC_NONE = 0,
+  HSA_DBG_EC_QUEUE_WAVE_ABORT = 1,
+  HSA_DBG_EC_QUEUE_WAVE_TRAP = 2,
+  HSA_DBG_EC_QUEUE_WAVE_MATH_ERROR = 3,
+  HSA_DBG_EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION = 4,
+  HSA_DBG_EC_QUEUE_WAVE_MEMORY_VIOLATION = 5,
+  HSA_DBG_EC_QUEUE_WAVE_APERTURE_VIOLATION = 6,
+  HSA_DBG_EC_QUEUE_PACKET_DISPATCH_DIM_INVALID = 16,
+  HSA_DBG_EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID = 17,
+  HSA_DBG_EC_QUEUE_PACKET_DISPATCH_CODE_INVALID = 18,
+  HSA_DBG_EC_QUEUE_PACKET_RESERVED = 19,
+  HSA_DBG_EC_QUEUE_PACKET_UNSUPPORTED = 20,
+  HSA_DBG_EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID = 21,
+  HSA_DBG_EC_QUEUE_PACKET_DISPATCH_REGISTER_INVALID = 22,
+  HSA_DBG_EC_QUEUE_PACKET_VENDOR_UNSUPPORTED = 23,
+  HSA_DBG_EC_QUEUE_PREEMPTION_ERROR = 30,
+  HSA_DBG_EC_QUEUE_NEW = 31,
+  HSA_DBG_EC_DEVICE_QUEUE_DELETE = 32,
+  HSA_DBG_EC_DEVICE_MEMORY_VIOLATION = 33,
+  HSA_DBG_EC_DEVICE_RAS_ERROR = 34,
+  HSA_DBG_EC_DEVICE_FATAL_HALT = 35,
+  HSA_DBG_EC_DEVICE_NEW = 36,
+  HSA_DBG_EC_PROCESS_RUNTIME = 48,
+  HSA_DBG_EC_PROCESS_DEVICE_REMOVE = 49,
+  HSA_DBG_EC_MAX
+} HSA_DBG_TRAP_EXCEPTION_CODE;
+
+/* The bit of exception code `ecode` in an exception mask (codes start at 1). */
+#define HSA_EC_MASK(ecode) (1ULL << (ecode - 1))
+
+typedef enum _HSA_DBG_WAVE_LAUNCH_MODE {
+  HSA_DBG_WAVE_LAUNCH_MODE_NORMAL = 0,
+  HSA_DBG_WAVE_LAUNCH_MODE_HALT = 1,
+  HSA_DBG_WAVE_LAUNCH_MODE_KILL = 2,        /* terminated before the first instruction */
+  HSA_DBG_WAVE_LAUNCH_MODE_SINGLE_STEP = 3, /* traps after each instruction once debug traps are on */
+  HSA_DBG_WAVE_LAUNCH_MODE_DISABLE = 4,     /* no new waves launch */
+  HSA_DBG_WAVE_LAUNCH_MODE_NUM
+} HSA_DBG_WAVE_LAUNCH_MODE;
+
+/* No node control flags are defined yet. */
+typedef enum HSA_DBG_NODE_CONTROL { HSA_DBG_NODE_CONTROL_FLAG_MAX = 0x01 } HSA_DBG_NODE_CONTROL;
+
+/* hsaKmtGetRuntimeCapabilities bit: the KFD can write a core dump. */
+#define HSA_RUNTIME_ENABLE_CAPS_SUPPORTS_CORE_DUMP_MASK 0x80000000
+
+/* Hardware-specific wave message (gen 2 layout). */
+typedef struct _HsaDbgWaveMsgAMDGen2 {
+  HSAuint32 Value;
+  HSAuint32 Reserved2;
+} HsaDbgWaveMsgAMDGen2;
+
+typedef union _HsaDbgWaveMessageAMD {
+  HsaDbgWaveMsgAMDGen2 WaveMsgInfoGen2;
+} HsaDbgWaveMessageAMD;
+
+typedef struct _HsaDbgWaveMessage {
+  void* MemoryVA; /* host-accessible data that goes with the message */
+  HsaDbgWaveMessageAMD DbgWaveMsg;
+} HsaDbgWaveMessage;
+
+/* ---- clocks, performance counters, tiling ---- */
+
+/* hsaKmtGetClockCounters: the GPU, CPU and system clocks read together. */
+typedef struct _HsaClockCounters {
+  HSAuint64 GPUClockCounter;
+  HSAuint64 CPUClockCounter;
+  HSAuint64 SystemClockCounter;
+  HSAuint64 SystemClockFrequencyHz;
+} HsaClockCounters;
+
+/* A GUID naming a profiling block. On Windows (DEFINE_GUID present) it is the platform's GUID. */
+#ifndef DEFINE_GUID
+typedef struct _HSA_UUID {
+  HSAuint32 Data1;
+  HSAuint16 Data2;
+  HSAuint16 Data3;
+  HSAuint8 Data4[8];
+} HSA_UUID;
+
+#define HSA_DEFINE_UUID(name, dw, w1, w2, b1, b2, b3, b4, b5, b6, b7, b8) \
+  static const HSA_UUID name = {dw, w1, w2, {b1, b2, b3, b4, b5, b6, b7, b8}}
+#else
+#define HSA_UUID GUID
+#define HSA_DEFINE_UUID DEFINE_GUID
+#endif
+
+/* The GPU blocks whose counters hsaKmtPmcGetCounterProperties would list. */
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_CB, 0x9ba429c6, 0xaf2d, 0x4b38, 0xb3, 0x49, 0x15, 0x72, 0x71, 0xbe, 0xac, 0x6a);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_CPF, 0x2b0ad2b5, 0x1c43, 0x4f46, 0xa7, 0xbc, 0xe1, 0x19, 0x41, 0x1e, 0xa6, 0xc9);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_CPG, 0x590ec94d, 0x20f0, 0x448f, 0x8d, 0xff, 0x31, 0x6c, 0x67, 0x9d, 0xe7, 0xff);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_DB, 0x3d1a47fc, 0x0013, 0x4ed4, 0x83, 0x06, 0x82, 0x2c, 0xa0, 0xb7, 0xa6, 0xc2);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_GDS, 0xf59276ec, 0x2526, 0x4bf8, 0x8e, 0xc0, 0x11, 0x8f, 0x77, 0x70, 0x0d, 0xc9);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_GRBM, 0x8f00933c, 0xc33d, 0x4801, 0x97, 0xb7, 0x70, 0x07, 0xf7, 0x85, 0x73, 0xad);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_GRBMSE, 0x34ebd8d7, 0x7c8b, 0x4d15, 0x88, 0xfa, 0x0e, 0x4e, 0x4a, 0xf5, 0x9a, 0xc1);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_IA, 0x34276944, 0x4264, 0x4fcd, 0x9d, 0x6e, 0xae, 0x26, 0x45, 0x82, 0xec, 0x51);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_MC, 0x13900b57, 0x4956, 0x4d98, 0x81, 0xd0, 0x68, 0x52, 0x19, 0x37, 0xf5, 0x9c);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_PASC, 0xb0e7fb5d, 0x0efc, 0x4744, 0xb5, 0x16, 0x5d, 0x23, 0xdc, 0x1f, 0xd5, 0x6c);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_PASU, 0x9a152b6a, 0x1fad, 0x45f2, 0xa5, 0xbf, 0xf1, 0x63, 0x82, 0x6b, 0xd0, 0xcd);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_SPI, 0xeda81044, 0xd62c, 0x47eb, 0xaf, 0x89, 0x4f, 0x6f, 0xbf, 0x3b, 0x38, 0xe0);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_SRBM, 0x9f8040e0, 0x6830, 0x4019, 0xac, 0xc8, 0x46, 0x3c, 0x9e, 0x44, 0x5b, 0x89);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_SQ, 0xb5c396b6, 0xd310, 0x47e4, 0x86, 0xfc, 0x5c, 0xc3, 0x04, 0x3a, 0xf5, 0x08);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_SX, 0xbdb8d737, 0x43cc, 0x4162, 0xbe, 0x52, 0x51, 0xcf, 0xb8, 0x47, 0xbe, 0xaf);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_TA, 0xc01ee43d, 0xad92, 0x44b1, 0x8a, 0xb9, 0xbe, 0x5e, 0x69, 0x6c, 0xee, 0xa7);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_TCA, 0x333e393f, 0xe147, 0x4f49, 0xa6, 0xd1, 0x60, 0x91, 0x4c, 0x70, 0x86, 0xb0);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_TCC, 0x848ce855, 0xd805, 0x4566, 0xa8, 0xab, 0x73, 0xe8, 0x84, 0xcc, 0x6b, 0xff);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_TCP, 0xe10a013b, 0x17d4, 0x4bf5, 0xb0, 0x89, 0x42, 0x95, 0x91, 0x05, 0x9b, 0x60);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_TCS, 0x4126245c, 0x4d96, 0x4d1a, 0x8a, 0xed, 0xa9, 0x39, 0xd4, 0xcc, 0x8e, 0xc9);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_TD, 0x7d7c0fe4, 0xfe41, 0x4fea, 0x92, 0xc9, 0x45, 0x44, 0xd7, 0x70, 0x6d, 0xc6);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_VGT, 0x0b6a8cb7, 0x7a01, 0x409f, 0xa2, 0x2c, 0x30, 0x14, 0x85, 0x4f, 0x13, 0x59);
+HSA_DEFINE_UUID(HSA_PROFILEBLOCK_AMD_WD, 0x0e176789, 0x46ed, 0x4b02, 0x97, 0x2a, 0x91, 0x6d, 0x2f, 0xac, 0x24, 0x4a);
+
+typedef enum _HSA_PROFILE_TYPE {
+  HSA_PROFILE_TYPE_PRIVILEGED_IMMEDIATE = 0, /* read by the KFD only */
+  HSA_PROFILE_TYPE_PRIVILEGED_STREAMING = 1, /* hardware streams updates to memory; KFD only */
+  HSA_PROFILE_TYPE_NONPRIV_IMMEDIATE = 2,    /* readable from a user queue */
+  HSA_PROFILE_TYPE_NONPRIV_STREAMING = 3,
+  HSA_PROFILE_TYPE_NUM,
+  HSA_PROFILE_TYPE_SIZE = 0xFFFFFFFF
+} HSA_PROFILE_TYPE;
+
+typedef struct _HsaCounterFlags {
+  union {
+    struct {
+      unsigned int Global : 1;     /* not tied to a VMID, wave or CU */
+      unsigned int Resettable : 1;
+      unsigned int ReadOnly : 1;
+      unsigned int Stream : 1;     /* streams into a buffer once triggered */
+      unsigned int Reserved : 28;
+    } ui32;
+    HSAuint32 Value;
+  };
+} HsaCounterFlags;
+
+typedef struct _HsaCounter {
+  HSA_PROFILE_TYPE Type;
+  HSAuint64 CounterId; /* register offset (at offset 4: 4-byte packing) */
+  HSAuint32 CounterSizeInBits;
+  HSAuint64 CounterMask;
+  HsaCounterFlags Flags;
+  HSAuint32 BlockIndex;
+} HsaCounter;
+
+/* One block and its NumCounters counters (Counters[] runs past the declared element). */
+typedef struct _HsaCounterBlockProperties {
+  HSA_UUID BlockId;
+  HSAuint32 NumCounters;
+  HSAuint32 NumConcurrent; /* counter slots the block can run at once */
+  HsaCounter Counters[1];
+} HsaCounterBlockProperties;
+
+/* All NumBlocks blocks of a node (Blocks[] runs past the declared element). */
+typedef struct _HsaCounterProperties {
+  HSAuint32 NumBlocks;
+  HSAuint32 NumConcurrent; /* blocks the hardware can query at once */
+  HsaCounterBlockProperties Blocks[1];
+} HsaCounterProperties;
+
+typedef HSAuint64 HSATraceId;
+
+typedef struct _HsaPmcTraceRoot {
+  HSAuint64 TraceBufferMinSizeBytes; /* page aligned */
+  HSAuint32 NumberOfPasses;
+  HSATraceId TraceId;
+} HsaPmcTraceRoot;
+
+/* hsaKmtGetTileConfig: the caller supplies the arrays and their lengths. */
+typedef struct _HsaGpuTileConfig {
+  HSAuint32* TileConfig;
+  HSAuint32* MacroTileConfig;
+  HSAuint32 NumTileConfigs;      /* in: array length; out: entries filled */
+  HSAuint32 NumMacroTileConfigs; /* likewise */
+  HSAuint32 GbAddrConfig;
+  HSAuint32 NumBanks;
+  HSAuint32 NumRanks;
+  HSAuint32 Reserved[7]; /* pads to 16 dwords */
+} HsaGpuTileConfig;
+
+/* ---- sharing, SVM, SMI, PC sampling ---- */
+
+/* Opaque IPC handle of hsaKmtShareMemory / hsaKmtRegisterSharedHandle. */
+typedef HSAuint32 HsaSharedMemoryHandle[8];
+
+typedef struct _HsaMemoryRange {
+  void* MemoryAddress;
+  HSAuint64 SizeInBytes;
+} HsaMemoryRange;
+
+/* HSA_SVM_ATTR_SET_FLAGS / CLR_FLAGS values; the KFD's KFD_IOCTL_SVM_FLAG_*. */
+typedef enum _HSA_SVM_FLAGS {
+  HSA_SVM_FLAG_HOST_ACCESS = 0x00000001,
+  HSA_SVM_FLAG_COHERENT = 0x00000002,
+  HSA_SVM_FLAG_HIVE_LOCAL = 0x00000004,
+  HSA_SVM_FLAG_GPU_RO = 0x00000008,
+  HSA_SVM_FLAG_GPU_EXEC = 0x00000010,
+  HSA_SVM_FLAG_GPU_READ_MOSTLY = 0x00000020,
+  HSA_SVM_FLAG_GPU_ALWAYS_MAPPED = 0x00000040,
+  HSA_SVM_FLAG_EXT_COHERENT = 0x00000080,
+} HSA_SVM_FLAGS;
+
+/* The KFD's KFD_IOCTL_SVM_ATTR_*. Locations are gpu_ids, 0 for system memory, INVALID_NODEID for none. */
+typedef enum _HSA_SVM_ATTR_TYPE {
+  HSA_SVM_ATTR_PREFERRED_LOC,
+  HSA_SVM_ATTR_PREFETCH_LOC, /* setting it migrates at once */
+  HSA_SVM_ATTR_ACCESS,
+  HSA_SVM_ATTR_ACCESS_IN_PLACE,
+  HSA_SVM_ATTR_NO_ACCESS,
+  HSA_SVM_ATTR_SET_FLAGS,
+  HSA_SVM_ATTR_CLR_FLAGS,
+  HSA_SVM_ATTR_GRANULARITY /* log2 of the migration granularity in pages */
+} HSA_SVM_ATTR_TYPE;
+
+typedef struct _HSA_SVM_ATTRIBUTE {
+  HSAuint32 type; /* HSA_SVM_ATTR_TYPE */
+  HSAuint32 value;
+} HSA_SVM_ATTRIBUTE;
+
+/* SMI event numbers (the KFD's KFD_SMI_EVENT_*); an event's mask bit is number - 1. */
+typedef enum _HSA_SMI_EVENT {
+  HSA_SMI_EVENT_NONE = 0,
+  HSA_SMI_EVENT_VMFAULT = 1,
+  HSA_SMI_EVENT_THERMAL_THROTTLE = 2,
+  HSA_SMI_EVENT_GPU_PRE_RESET = 3,
+  HSA_SMI_EVENT_GPU_POST_RESET = 4,
+  HSA_SMI_EVENT_MIGRATE_START = 5,
+  HSA_SMI_EVENT_MIGRATE_END = 6,
+  HSA_SMI_EVENT_PAGE_FAULT_START = 7,
+  HSA_SMI_EVENT_PAGE_FAULT_END = 8,
+  HSA_SMI_EVENT_QUEUE_EVICTION = 9,
+  HSA_SMI_EVENT_QUEUE_RESTORE = 10,
+  HSA_SMI_EVENT_UNMAP_FROM_GPU = 11,
+  HSA_SMI_EVENT_INDEX_MAX = 12,
+  /* Not an event: as a mask bit, asks for every process's events (root only). */
+  HSA_SMI_EVENT_ALL_PROCESS = 64
+} HSA_EVENT_TYPE;
+
+typedef enum _HSA_MIGRATE_TRIGGERS {
+  HSA_MIGRATE_TRIGGER_PREFETCH,
+  HSA_MIGRATE_TRIGGER_PAGEFAULT_GPU,
+  HSA_MIGRATE_TRIGGER_PAGEFAULT_CPU,
+  HSA_MIGRATE_TRIGGER_TTM_EVICTION
+} HSA_MIGRATE_TRIGGERS;
+
+typedef enum _HSA_QUEUE_EVICTION_TRIGGERS {
+  HSA_QUEUE_EVICTION_TRIGGER_SVM,
+  HSA_QUEUE_EVICTION_TRIGGER_USERPTR,
+  HSA_QUEUE_EVICTION_TRIGGER_TTM,
+  HSA_QUEUE_EVICTION_TRIGGER_SUSPEND,
+  HSA_QUEUE_EVICTION_CRIU_CHECKPOINT,
+  HSA_QUEUE_EVICTION_CRIU_RESTORE
+} HSA_QUEUE_EVICTION_TRIGGERS;
+
+typedef enum _HSA_SVM_UNMAP_TRIGGERS {
+  HSA_SVM_UNMAP_TRIGGER_MMU_NOTIFY,
+  HSA_SVM_UNMAP_TRIGGER_MMU_NOTIFY_MIGRATE,
+  HSA_SVM_UNMAP_TRIGGER_UNMAP_FROM_CPU
+} HSA_SVM_UNMAP_TRIGGERS;
+
+#define HSA_SMI_EVENT_MASK_FROM_INDEX(i) (1ULL << ((i) - 1))
+#define HSA_SMI_EVENT_MSG_SIZE 96
+
+/* libdrm's amdgpu_device_handle, opaque here. */
+typedef void* HsaAMDGPUDeviceHandle;
+
+typedef HSAuint32 HsaPcSamplingTraceId;
+
+typedef enum _HSA_PC_SAMPLING_METHOD_KIND {
+  HSA_PC_SAMPLING_METHOD_KIND_HOSTTRAP_V1 = 1,
+  HSA_PC_SAMPLING_METHOD_KIND_STOCHASTIC_V1,
+} HSA_PC_SAMPLING_METHOD_KIND;
+
+typedef enum _HSA_PC_SAMPLING_UNITS {
+  HSA_PC_SAMPLING_UNIT_INTERVAL_MICROSECONDS,
+  HSA_PC_SAMPLING_UNIT_INTERVAL_CYCLES,
+  HSA_PC_SAMPLING_UNIT_INTERVAL_INSTRUCTIONS,
+} HSA_PC_SAMPLING_UNIT_INTERVAL;
+
+typedef struct _HsaPcSamplingInfo {
+  HSAuint64 value;
+  HSAuint64 value_min;
+  HSAuint64 value_max;
+  HSAuint64 flags;
+  HSA_PC_SAMPLING_METHOD_KIND method;
+  HSA_PC_SAMPLING_UNIT_INTERVAL units;
+} HsaPcSamplingInfo;
+
+/* hsaKmtRegisterGraphicsHandleToNodesExt options. */
+typedef union {
+  HSAuint32 Value;
+  struct {
+    unsigned int requiresVAddr : 1; /* give the buffer a GPU virtual address */
+  } ui32;
+} HSA_REGISTER_MEM_FLAGS;
+
 #pragma pack(pop, hsakmttypes_h)
+
+/* hsaKmtAisReadWriteFile's direction. Upstream declares it after the pack pop; it is an enum, so the
+ * packing would not change it anyway. */
+typedef enum _HsaAisFlags { HSA_AIS_READ = 0x1, HSA_AIS_WRITE = 0x2 } HsaAisFlags;
 
 #ifdef __cplusplus
 } /* extern "C" */
