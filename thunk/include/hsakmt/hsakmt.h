@@ -167,6 +167,45 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePe
 /* Destroys a queue from hsaKmtCreateQueue(Ext). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId);
 
+/* ---- Added by the device-controls work (kioctls): upstream prototypes, exact signatures. A merge keeps one copy
+ * of each. ---- */
+
+/* Reads (*enable = -1 in, the mode out) or sets XNACK (recoverable GPU page faults) for this process. Set answers
+ * NOT_SUPPORTED on a GPU that cannot switch per process and ERROR while queues exist. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable);
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable);
+
+/* Tells the KFD the runtime is up (rDebug: the runtime's r_debug for a debugger). NOT_SUPPORTED without debugger
+ * firmware; UNAVAILABLE when already enabled. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void* rDebug, bool setupTtmp);
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void);
+/* The HSA_RUNTIME_ENABLE_CAPS_* the last successful hsaKmtRuntimeEnable reported (0 before). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask);
+
+/* Fills config's arrays (capacities in NumTileConfigs / NumMacroTileConfigs) and GbAddrConfig for NodeId. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config);
+
+/* Kaveri-only cache policy; NOT_IMPLEMENTED on every other GPU. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultPolicy, HSAuint32 AlternatePolicy,
+                                              void* MemoryAddressAlternate, HSAuint64 MemorySizeInBytes);
+
+/* Installs a trap handler and its buffer for Node's GPU. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandlerBaseAddress,
+                                             HSAuint64 TrapHandlerSizeInBytes, void* TrapBufferBaseAddress,
+                                             HSAuint64 TrapBufferSizeInBytes);
+
+/* Restricts a queue to the CUs set in QueueCUMask (CUMaskCount bits, a non-zero multiple of 32). */
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount, HSAuint32* QueueCUMask);
+
+/* Gives a queue its GPU's global wave sync (nGWS > 0) or takes it back (0); *firstGWS is the first slot. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS, HSAuint32* firstGWS);
+
+/* As hsaKmtWaitOnEvent / hsaKmtWaitOnMultipleEvents, with event ages (one per event, SIGNAL events only; 0 is no
+ * age): a signal event set since the age passed completes the wait at once; the ages seen come back. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds, uint64_t* event_age);
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll,
+                                                       HSAuint32 Milliseconds, uint64_t* event_age);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -610,6 +610,24 @@ typedef struct _HsaQueueResource {
   volatile HSAint64* ErrorReason; /* exception bits signal payload */
 } HsaQueueResource;
 
+/* ---- Added by the device-controls work (kioctls): types of hsaKmtGetTileConfig and hsaKmtGetRuntimeCapabilities.
+ * Upstream names and layouts; a merge keeps one copy. ---- */
+
+/* hsaKmtGetRuntimeCapabilities: the KFD can write a core dump of a crashed process. */
+#define HSA_RUNTIME_ENABLE_CAPS_SUPPORTS_CORE_DUMP_MASK 0x80000000
+
+/* hsaKmtGetTileConfig: the caller's arrays and their capacities in; what the kernel filled out. */
+typedef struct _HsaGpuTileConfig {
+  HSAuint32* TileConfig;
+  HSAuint32* MacroTileConfig;
+  HSAuint32 NumTileConfigs;      /* in: capacity; out: entries written */
+  HSAuint32 NumMacroTileConfigs; /* in: capacity; out: entries written */
+  HSAuint32 GbAddrConfig;
+  HSAuint32 NumBanks;
+  HSAuint32 NumRanks;
+  HSAuint32 Reserved[7]; /* 16 dwords in all */
+} HsaGpuTileConfig;
+
 #pragma pack(pop, hsakmttypes_h)
 
 #ifdef __cplusplus
