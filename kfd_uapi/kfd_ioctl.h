@@ -361,6 +361,106 @@ static_assert(kDestroyEvent.request() == 0x40084B09 && kSetEvent.request() == 0x
               kResetEvent.request() == 0x40084B0B);
 static_assert(kWaitEvents.request() == 0xC0184B0C);
 
+// ---- device and queue controls (kfd_chardev.c: memory policy, tile config, trap handler, CU mask, GWS,
+// XNACK mode, runtime enable), in one block ----
+
+// KFD_IOC_CACHE_POLICY_*: SetMemoryPolicyArgs::default_policy / alternate_policy.
+enum class CachePolicy : uint32_t { kCoherent = 0, kNoncoherent = 1 };
+constexpr uint32_t ToRaw(CachePolicy p) { return static_cast<uint32_t>(p); }
+
+struct SetMemoryPolicyArgs {
+  uint64_t alternate_aperture_base;  // in: the APE1 aperture (pre-gfx9 only)
+  uint64_t alternate_aperture_size;  // in
+  uint32_t gpu_id;                   // in
+  uint32_t default_policy;           // in: CachePolicy
+  uint32_t alternate_policy;         // in: CachePolicy
+  uint32_t pad;
+};
+
+struct GetTileConfigArgs {
+  uint64_t tile_config_ptr;        // in: user pointer to uint32_t[num_tile_configs]
+  uint64_t macro_tile_config_ptr;  // in: user pointer to uint32_t[num_macro_tile_configs]
+  uint32_t num_tile_configs;       // in: capacity; out: entries written
+  uint32_t num_macro_tile_configs;  // in: capacity; out: entries written
+  uint32_t gpu_id;                 // in
+  uint32_t gb_addr_config;         // out
+  uint32_t num_banks;              // out (0 from gfx9 on)
+  uint32_t num_ranks;              // out (0 from gfx9 on)
+};
+
+struct SetTrapHandlerArgs {
+  uint64_t tba_addr;  // in: trap base address (the handler's code)
+  uint64_t tma_addr;  // in: trap memory address (the handler's data)
+  uint32_t gpu_id;    // in
+  uint32_t pad;
+};
+
+// The kernel's cap on SetCuMaskArgs::num_cu_mask (max_num_cus): bits past it are ignored.
+inline constexpr uint32_t kMaxCuMaskBits = 1024;
+
+struct SetCuMaskArgs {
+  uint32_t queue_id;     // in
+  uint32_t num_cu_mask;  // in: bits, a non-zero multiple of 32
+  uint64_t cu_mask_ptr;  // in: user pointer to uint32_t[num_cu_mask / 32]
+};
+
+struct AllocQueueGwsArgs {
+  uint32_t queue_id;   // in
+  uint32_t num_gws;    // in: 0 releases the queue's GWS
+  uint32_t first_gws;  // out: always 0
+  uint32_t pad;
+};
+
+struct SetXnackModeArgs {
+  int32_t xnack_enabled;  // in: < 0 queries, 0 disables, > 0 enables; out: the mode (query)
+};
+
+// KFD_RUNTIME_ENABLE_MODE_*_MASK: RuntimeEnableArgs::mode_mask. Without kEnable the call disables.
+inline constexpr uint32_t kRuntimeEnableModeEnableMask = 1u << 0;
+inline constexpr uint32_t kRuntimeEnableModeTtmpSaveMask = 1u << 1;
+
+struct RuntimeEnableArgs {
+  uint64_t r_debug;            // in: user pointer to the runtime's r_debug, for a debugger
+  uint32_t mode_mask;          // in: kRuntimeEnableMode*
+  uint32_t capabilities_mask;  // in/out: what the KFD supports (mainline leaves it as passed)
+};
+
+#define HIPMEM_KFD_LAYOUT(T, size) static_assert(sizeof(T) == (size) && std::is_standard_layout_v<T>)
+HIPMEM_KFD_LAYOUT(SetMemoryPolicyArgs, 32);
+HIPMEM_KFD_LAYOUT(GetTileConfigArgs, 40);
+HIPMEM_KFD_LAYOUT(SetTrapHandlerArgs, 24);
+HIPMEM_KFD_LAYOUT(SetCuMaskArgs, 16);
+HIPMEM_KFD_LAYOUT(AllocQueueGwsArgs, 16);
+HIPMEM_KFD_LAYOUT(SetXnackModeArgs, 4);
+HIPMEM_KFD_LAYOUT(RuntimeEnableArgs, 16);
+#undef HIPMEM_KFD_LAYOUT
+static_assert(offsetof(SetMemoryPolicyArgs, gpu_id) == 16 && offsetof(SetMemoryPolicyArgs, alternate_policy) == 24);
+static_assert(offsetof(GetTileConfigArgs, num_tile_configs) == 16 && offsetof(GetTileConfigArgs, gpu_id) == 24 &&
+              offsetof(GetTileConfigArgs, num_ranks) == 36);
+static_assert(offsetof(SetTrapHandlerArgs, gpu_id) == 16);
+static_assert(offsetof(SetCuMaskArgs, num_cu_mask) == 4 && offsetof(SetCuMaskArgs, cu_mask_ptr) == 8);
+static_assert(offsetof(AllocQueueGwsArgs, first_gws) == 8);
+static_assert(offsetof(RuntimeEnableArgs, mode_mask) == 8 && offsetof(RuntimeEnableArgs, capabilities_mask) == 12);
+
+inline constexpr IoctlDescriptor<SetMemoryPolicyArgs> kSetMemoryPolicy{0x04, IoctlDirection::kWrite,
+                                                                        "AMDKFD_IOC_SET_MEMORY_POLICY"};
+inline constexpr IoctlDescriptor<GetTileConfigArgs> kGetTileConfig{0x12, IoctlDirection::kReadWrite,
+                                                                    "AMDKFD_IOC_GET_TILE_CONFIG"};
+inline constexpr IoctlDescriptor<SetTrapHandlerArgs> kSetTrapHandler{0x13, IoctlDirection::kWrite,
+                                                                      "AMDKFD_IOC_SET_TRAP_HANDLER"};
+inline constexpr IoctlDescriptor<SetCuMaskArgs> kSetCuMask{0x1A, IoctlDirection::kWrite, "AMDKFD_IOC_SET_CU_MASK"};
+inline constexpr IoctlDescriptor<AllocQueueGwsArgs> kAllocQueueGws{0x1E, IoctlDirection::kReadWrite,
+                                                                    "AMDKFD_IOC_ALLOC_QUEUE_GWS"};
+inline constexpr IoctlDescriptor<SetXnackModeArgs> kSetXnackMode{0x21, IoctlDirection::kReadWrite,
+                                                                  "AMDKFD_IOC_SET_XNACK_MODE"};
+inline constexpr IoctlDescriptor<RuntimeEnableArgs> kRuntimeEnable{0x25, IoctlDirection::kReadWrite,
+                                                                    "AMDKFD_IOC_RUNTIME_ENABLE"};
+
+static_assert(kSetMemoryPolicy.request() == 0x40204B04 && kGetTileConfig.request() == 0xC0284B12 &&
+              kSetTrapHandler.request() == 0x40184B13 && kSetCuMask.request() == 0x40104B1A &&
+              kAllocQueueGws.request() == 0xC0104B1E && kSetXnackMode.request() == 0xC0044B21 &&
+              kRuntimeEnable.request() == 0xC0104B25);
+
 // Returns the "AMDKFD_IOC_..." name of a request number, or "AMDKFD_IOC_<unknown>".
 const char* IoctlName(unsigned long request);
 

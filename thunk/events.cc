@@ -125,15 +125,23 @@ uint32_t KfdTimeoutMs(absl::Duration timeout) {
 }
 
 absl::StatusOr<WaitResult> WaitOnEvents(Kfd& kfd, std::span<const EventHandle> events, WaitMode mode,
-                                        absl::Duration timeout) {
+                                        absl::Duration timeout, std::span<uint64_t> event_ages) {
   const uint32_t timeout_ms = KfdTimeoutMs(timeout);
   const std::string context =
       absl::StrCat("hsaKmtWaitOnMultipleEvents(num_events=", events.size(), ", ",
                    mode == WaitMode::kAll ? "all" : "any", ", timeout_ms=", timeout_ms, ")");
+  if (!event_ages.empty() && event_ages.size() != events.size()) {
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": ", event_ages.size(),
+                                                                    " event ages for ", events.size(), " events")),
+                            HSAKMT_STATUS_INVALID_PARAMETER);
+  }
+  // Only SIGNAL events carry an age (the kernel ignores it on other types; libhsakmt sends none for them).
+  const auto tracks_age = [&](size_t i) { return !event_ages.empty() && events[i].type == EventType::kSignal; };
   std::vector<uapi::EventData> data(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
     data[i] = uapi::EventData{};
     data[i].event_id = events[i].id.raw();
+    if (tracks_age(i)) data[i].signal_event_data.last_event_age = event_ages[i];
   }
   uapi::WaitEventsArgs args{};
   args.events_ptr = reinterpret_cast<uintptr_t>(data.data());
@@ -141,6 +149,10 @@ absl::StatusOr<WaitResult> WaitOnEvents(Kfd& kfd, std::span<const EventHandle> e
   args.wait_for_all = mode == WaitMode::kAll ? 1 : 0;
   args.timeout = timeout_ms;
   const absl::Status status = Ioctl(kfd.device(), uapi::kWaitEvents, args);
+  // The kernel writes an age back only for a fired event; the others keep what was sent, as upstream copies it.
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (tracks_age(i)) event_ages[i] = data[i].signal_event_data.last_event_age;
+  }
   if (!status.ok()) return KernelRefused(status, context);
   if (args.wait_result == uapi::ToRaw(uapi::WaitResult::kTimeout)) {
     return WaitTimeoutError(absl::StrCat(context, ": timed out"));

@@ -109,8 +109,14 @@ uint32_t KfdTimeoutMs(absl::Duration timeout);
 // HSAKMT_STATUS_ERROR with the kernel's errno when it refuses: kInvalidArgument (-EINVAL) for an event
 // the process does not have, kUnknown (-EIO) when a waited event was destroyed meanwhile;
 // InvalidNodeUnitError when a fault names a GPU the topology does not have.
+//
+// `event_ages` (hsaKmtWaitOnMultipleEvents_Ext; KFD 1.14+ event age), when not empty, has one entry per event: for
+// a SIGNAL event a non-zero entry is the age the caller last saw, and the wait completes at once for an event set
+// since then; on return the entry holds the age the kernel reported for an event that fired (else it is left as
+// it was). Entries of other event types, and zeros, are ignored. kInvalidArgument (INVALID_PARAMETER) when its
+// size differs from `events`'.
 absl::StatusOr<WaitResult> WaitOnEvents(Kfd& kfd, std::span<const EventHandle> events, WaitMode mode,
-                                        absl::Duration timeout);
+                                        absl::Duration timeout, std::span<uint64_t> event_ages = {});
 
 // Owns one KFD event and destroys it when dropped (logging a failure). Move-only; a moved-from Event is
 // empty and its methods answer kFailedPrecondition. Thread-safe as the functions above, except that

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "absl/base/const_init.h"
@@ -179,6 +180,11 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event) {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll,
                                                    HSAuint32 Milliseconds) {
+  return hsaKmtWaitOnMultipleEvents_Ext(Events, NumEvents, WaitOnAll, Milliseconds, nullptr);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll,
+                                                       HSAuint32 Milliseconds, uint64_t* event_age) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (Events == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
   std::vector<hipmem::thunk::EventHandle> handles;
@@ -191,8 +197,11 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32
     handles.push_back(*handle);
   }
   const hipmem::thunk::WaitMode mode = WaitOnAll ? hipmem::thunk::WaitMode::kAll : hipmem::thunk::WaitMode::kAny;
+  // event_age, when given, has NumEvents entries (libhsakmt reads and writes one per SIGNAL event).
+  const std::span<uint64_t> ages = event_age != nullptr ? std::span<uint64_t>(event_age, NumEvents)
+                                                        : std::span<uint64_t>();
   const absl::StatusOr<hipmem::thunk::WaitResult> result =
-      hipmem::thunk::WaitOnEvents(kfd, handles, mode, hipmem::thunk::FromMilliseconds(Milliseconds));
+      hipmem::thunk::WaitOnEvents(kfd, handles, mode, hipmem::thunk::FromMilliseconds(Milliseconds), ages);
   if (!result.ok()) return Done(result.status());
   for (HSAuint32 i = 0; i < NumEvents; ++i) {
     const std::optional<hipmem::thunk::MemoryAccessFault>& fault = result->memory_faults[i];
@@ -202,8 +211,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds) {
+  return hsaKmtWaitOnEvent_Ext(Event, Milliseconds, nullptr);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds, uint64_t* event_age) {
   if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
-  return hsaKmtWaitOnMultipleEvents(&Event, 1, true, Milliseconds);
+  return hsaKmtWaitOnMultipleEvents_Ext(&Event, 1, true, Milliseconds, event_age);
 }
 
 }  // extern "C"

@@ -17,6 +17,7 @@
 #include "base/scoped_lock.h"
 #include "base/units.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_live_queues.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/queues.h"
@@ -77,6 +78,17 @@ HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentag
 }
 
 }  // namespace
+
+absl::Status WithLiveQueue(HSA_QUEUEID id, absl::FunctionRef<absl::Status(Queue&)> fn) {
+  ScopedLock lock(&g_queues_mu);
+  const auto it = LiveQueues().find(id);
+  if (it == LiveQueues().end()) {
+    return WithHsakmtStatus(absl::NotFoundError(absl::StrCat("queue 0x", absl::Hex(id), ": not a live queue")),
+                            HSAKMT_STATUS_INVALID_PARAMETER);
+  }
+  return fn(*it->second);
+}
+
 }  // namespace hipmem::thunk
 
 using ::hipmem::thunk::LiveQueues;

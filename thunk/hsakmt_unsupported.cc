@@ -164,26 +164,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable) {
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32, HsaClockCounters* Counters) {
   return Unsupported({Counters});
 }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) { return Unsupported({enable}); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void*, bool) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask) { return Unsupported({caps_mask}); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32, HsaGpuTileConfig* config) { return Unsupported({config}); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent*, HSAuint32, uint64_t*) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent*[], HSAuint32, bool, HSAuint32, uint64_t*) {
-  return Unsupported();
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32, HSAuint32, HSAuint32, void*, HSAuint64) {
-  return Unsupported();
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID, HSAuint32, HSAuint32*) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32, void*, HSAuint64, void*, HSAuint64) {
-  return Unsupported();
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID, HSAuint32, HSAuint32* firstGWS) {
-  return Unsupported({firstGWS});
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void*, HSAuint64, int* DMABufFd, HSAuint64* Offset) {
   return Unsupported({DMABufFd, Offset});
 }

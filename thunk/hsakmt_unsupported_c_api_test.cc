@@ -108,19 +108,6 @@ std::vector<Call> AllCalls() {
       // Implemented by other branches (the section of hsakmt_unsupported.cc deleted on merge): these
       // rows go with it.
       {"hsaKmtGetClockCounters", [](Outs& o) { return hsaKmtGetClockCounters(1, &o.clocks); }},
-      {"hsaKmtGetXNACKMode", [](Outs& o) { return hsaKmtGetXNACKMode(&o.i32); }},
-      {"hsaKmtSetXNACKMode", [](Outs&) { return hsaKmtSetXNACKMode(0); }},
-      {"hsaKmtRuntimeEnable", [](Outs& o) { return hsaKmtRuntimeEnable(&o.u64, false); }},
-      {"hsaKmtRuntimeDisable", [](Outs&) { return hsaKmtRuntimeDisable(); }},
-      {"hsaKmtGetRuntimeCapabilities", [](Outs& o) { return hsaKmtGetRuntimeCapabilities(&o.u32); }},
-      {"hsaKmtGetTileConfig", [](Outs& o) { return hsaKmtGetTileConfig(1, &o.tile_config); }},
-      {"hsaKmtWaitOnEvent_Ext", [](Outs& o) { return hsaKmtWaitOnEvent_Ext(o.events[0], 0, &o.age); }},
-      {"hsaKmtWaitOnMultipleEvents_Ext",
-       [](Outs& o) { return hsaKmtWaitOnMultipleEvents_Ext(o.events, 1, true, 0, &o.age); }},
-      {"hsaKmtSetMemoryPolicy", [](Outs&) { return hsaKmtSetMemoryPolicy(1, 0, 0, nullptr, 0); }},
-      {"hsaKmtSetQueueCUMask", [](Outs& o) { return hsaKmtSetQueueCUMask(1, 32, &o.u32); }},
-      {"hsaKmtSetTrapHandler", [](Outs& o) { return hsaKmtSetTrapHandler(1, &o.u64, 8, &o.u64, 8); }},
-      {"hsaKmtAllocQueueGWS", [](Outs& o) { return hsaKmtAllocQueueGWS(1, 1, &o.u32); }},
       {"hsaKmtExportDMABufHandle", [](Outs& o) { return hsaKmtExportDMABufHandle(&o.u64, 8, &o.fd, &o.u64); }},
       {"hsaKmtRegisterGraphicsHandleToNodes",
        [](Outs& o) { return hsaKmtRegisterGraphicsHandleToNodes(1, &o.graphics, 1, &o.u32); }},
@@ -150,7 +137,6 @@ std::vector<Call> NullOutputCalls() {
       {"hsaKmtGetQueueInfo", [](Outs&) { return hsaKmtGetQueueInfo(1, nullptr); }},
       {"hsaKmtSVMGetAttr", [](Outs& o) { return hsaKmtSVMGetAttr(&o.u64, 4096, 1, nullptr); }},
       {"hsaKmtGetClockCounters", [](Outs&) { return hsaKmtGetClockCounters(1, nullptr); }},
-      {"hsaKmtGetXNACKMode", [](Outs&) { return hsaKmtGetXNACKMode(nullptr); }},
       {"hsaKmtExportDMABufHandle", [](Outs& o) { return hsaKmtExportDMABufHandle(&o.u64, 8, nullptr, &o.u64); }},
       {"hsaKmtRegisterSharedHandle", [](Outs& o) { return hsaKmtRegisterSharedHandle(&o.shared, nullptr, &o.u64); }},
   };
@@ -192,7 +178,6 @@ TEST(HsakmtUnsupportedTest, AfterCloseKfdCallsAnswerNotOpenedAgain) {
   ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
   ASSERT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
   HSAint32 mode = 0;
-  EXPECT_EQ(hsaKmtGetXNACKMode(&mode), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
   EXPECT_EQ(hsaKmtSVMSetAttr(&mode, 4096, 0, nullptr), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
   EXPECT_EQ(hsaKmtPcSamplingSupport(), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
 }

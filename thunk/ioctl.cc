@@ -72,5 +72,28 @@ std::string DescribeArgs(const kfd_uapi::WaitEventsArgs& a) {
   return StrCat("num_events=", a.num_events, ", wait_for_all=", a.wait_for_all, ", timeout=", a.timeout,
                 ", wait_result=", a.wait_result);
 }
+std::string DescribeArgs(const kfd_uapi::SetMemoryPolicyArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", default_policy=", a.default_policy, ", alternate_policy=",
+                a.alternate_policy, ", alternate_aperture=0x", Hex(a.alternate_aperture_base), "+0x",
+                Hex(a.alternate_aperture_size));
+}
+std::string DescribeArgs(const kfd_uapi::GetTileConfigArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", num_tile_configs=", a.num_tile_configs,
+                ", num_macro_tile_configs=", a.num_macro_tile_configs, ", gb_addr_config=0x", Hex(a.gb_addr_config));
+}
+std::string DescribeArgs(const kfd_uapi::SetTrapHandlerArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", tba_addr=0x", Hex(a.tba_addr), ", tma_addr=0x", Hex(a.tma_addr));
+}
+std::string DescribeArgs(const kfd_uapi::SetCuMaskArgs& a) {
+  return StrCat("queue_id=", a.queue_id, ", num_cu_mask=", a.num_cu_mask);
+}
+std::string DescribeArgs(const kfd_uapi::AllocQueueGwsArgs& a) {
+  return StrCat("queue_id=", a.queue_id, ", num_gws=", a.num_gws, ", first_gws=", a.first_gws);
+}
+std::string DescribeArgs(const kfd_uapi::SetXnackModeArgs& a) { return StrCat("xnack_enabled=", a.xnack_enabled); }
+std::string DescribeArgs(const kfd_uapi::RuntimeEnableArgs& a) {
+  return StrCat("r_debug=0x", Hex(a.r_debug), ", mode_mask=0x", Hex(a.mode_mask), ", capabilities_mask=0x",
+                Hex(a.capabilities_mask));
+}
 
 }  // namespace hipmem::thunk

@@ -35,6 +35,13 @@ std::string DescribeArgs(const kfd_uapi::DestroyEventArgs& a);
 std::string DescribeArgs(const kfd_uapi::SetEventArgs& a);
 std::string DescribeArgs(const kfd_uapi::ResetEventArgs& a);
 std::string DescribeArgs(const kfd_uapi::WaitEventsArgs& a);
+std::string DescribeArgs(const kfd_uapi::SetMemoryPolicyArgs& a);
+std::string DescribeArgs(const kfd_uapi::GetTileConfigArgs& a);
+std::string DescribeArgs(const kfd_uapi::SetTrapHandlerArgs& a);
+std::string DescribeArgs(const kfd_uapi::SetCuMaskArgs& a);
+std::string DescribeArgs(const kfd_uapi::AllocQueueGwsArgs& a);
+std::string DescribeArgs(const kfd_uapi::SetXnackModeArgs& a);
+std::string DescribeArgs(const kfd_uapi::RuntimeEnableArgs& a);
 
 // Issues `descriptor` with `args` (updated in place with the kernel's answer).
 // Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").

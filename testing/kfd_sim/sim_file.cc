@@ -136,6 +136,13 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
            Entry<uapi::kMapMemoryToGpu, &si::MapMemoryToGpu>(),
            Entry<uapi::kUnmapMemoryFromGpu, &si::UnmapMemoryFromGpu>(),
            Entry<uapi::kAvailableMemory, &si::AvailableMemory>(),
+           Entry<uapi::kSetMemoryPolicy, &si::SetMemoryPolicy>(),
+           Entry<uapi::kGetTileConfig, &si::GetTileConfig>(),
+           Entry<uapi::kSetTrapHandler, &si::SetTrapHandler>(),
+           Entry<uapi::kSetCuMask, &si::SetCuMask>(),
+           Entry<uapi::kAllocQueueGws, &si::AllocQueueGws>(),
+           Entry<uapi::kSetXnackMode, &si::SetXnackMode>(),
+           Entry<uapi::kRuntimeEnable, &si::RuntimeEnable>(),
        }) {
     table[nr] = entry;
   }
@@ -380,7 +387,7 @@ bool Simulator::RaiseMemoryException(uint64_t process_id, const SimVmFault& faul
 
 SimProcess SimFile::TakeSnapshot() const {
   ScopedLock lock(&mu_);
-  SimProcess process{.id = id_, .bos = {}, .events = {}, .queues = {}};
+  SimProcess process{.id = id_, .bos = {}, .events = {}, .queues = {}, .xnack_enabled = state_->xnack_enabled};
   for (const auto& [qid, q] : state_->queues) {
     process.queues.push_back(SimQueue{
         .id = qid,

@@ -2,7 +2,7 @@
 //
 // Internal to the simulator: sim_file.cc dispatches each ioctl to a handler declared here, and the handlers live
 // by subject as amdkfd's do -- memory and apertures (sim_memory_ioctls.cc), events (sim_event_ioctls.cc), queues
-// (sim_queue_ioctls.cc). Each handler returns 0 or -errno and may update its `args` (copied back for IOC_OUT
+// (sim_queue_ioctls.cc), device and queue controls (sim_device_ioctls.cc). Each handler returns 0 or -errno and may update its `args` (copied back for IOC_OUT
 // requests); it runs with the world lock held shared and the process's lock held, unless noted.
 #ifndef HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_
 #define HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_
@@ -63,6 +63,10 @@ struct Queue {
   std::optional<bool> sdma_pool_xgmi;  // SDMA queues: which slot pool it holds a slot of
   std::unique_ptr<SdmaEngine> sdma;    // SDMA queues: running while the queue is active
   std::unique_ptr<ComputeEngine> compute;  // AQL queues: running while the queue is active
+  // SET_CU_MASK's last mask (num_cu_mask / 32 words, capped at 1024 bits); empty: every CU. Recorded only:
+  // the simulated CP does not model CUs.
+  std::vector<uint32_t> cu_mask;
+  bool gws = false;  // ALLOC_QUEUE_GWS gave this queue the GPU's global wave sync (one queue per GPU and process)
 
   bool running() const { return sdma != nullptr || compute != nullptr; }
   bool halted() const { return (sdma != nullptr && sdma->halted()) || (compute != nullptr && compute->halted()); }
@@ -79,7 +83,17 @@ struct ProcessDevice {
   // The process's doorbell slice on this GPU (kfd_get_process_doorbells), made on first use; shared by
   // the DOORBELL buffer, the /dev/kfd mmap and the engines.
   std::shared_ptr<BoPages> doorbells;
+  // SET_MEMORY_POLICY's last policies (qpd sh_mem_config; only pre-gfx9 ASICs act on them) and SET_TRAP_HANDLER's
+  // addresses (qpd tba_addr / tma_addr). Recorded, not acted on: no simulated shader traps.
+  uapi::CachePolicy default_policy = uapi::CachePolicy::kNoncoherent;
+  uapi::CachePolicy alternate_policy = uapi::CachePolicy::kNoncoherent;
+  uint64_t trap_handler_base = 0;
+  uint64_t trap_memory_base = 0;
 };
+
+// The process's runtime-enable state (kfd_process.runtime_info.runtime_state), which RUNTIME_ENABLE moves. The
+// debugger's BUSY/ERROR states never arise: the simulator has no debug trap.
+enum class RuntimeState { kDisabled, kEnabled };
 
 // Everything one KFD process owns.
 struct ProcessState {
@@ -91,6 +105,12 @@ struct ProcessState {
   absl::btree_map<uint64_t, uint64_t> mmap_offsets;  // start offset -> handle
   uint32_t next_idr = 1;                       // never reused; 0 once the space has wrapped
   absl::btree_map<uint32_t, Queue> queues;     // by queue id
+  // SET_XNACK_MODE's state. A new process starts with XNACK off: kfd_process_xnack_mode(p, false) is false on every
+  // simulated GPU, whose boot-time noretry setting is on (amdgpu_gmc_noretry_set's default for them).
+  bool xnack_enabled = false;
+  RuntimeState runtime_state = RuntimeState::kDisabled;
+  uint64_t runtime_r_debug = 0;  // RUNTIME_ENABLE's r_debug pointer while enabled
+  bool runtime_ttmp_setup = false;
 };
 
 using BoMap = absl::btree_map<uint64_t, Bo>;
@@ -156,6 +176,15 @@ int WaitEvents(EventTable& events, uapi::WaitEventsArgs& args);
 int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args);
 int DestroyQueue(IoctlContext& c, uapi::DestroyQueueArgs& args);
 int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args);
+
+// sim_device_ioctls.cc: the device and queue controls.
+int SetMemoryPolicy(IoctlContext& c, uapi::SetMemoryPolicyArgs& args);
+int GetTileConfig(IoctlContext& c, uapi::GetTileConfigArgs& args);
+int SetTrapHandler(IoctlContext& c, uapi::SetTrapHandlerArgs& args);
+int SetCuMask(IoctlContext& c, uapi::SetCuMaskArgs& args);
+int AllocQueueGws(IoctlContext& c, uapi::AllocQueueGwsArgs& args);
+int SetXnackMode(IoctlContext& c, uapi::SetXnackModeArgs& args);
+int RuntimeEnable(IoctlContext& c, uapi::RuntimeEnableArgs& args);
 
 }  // namespace hipmem::kfd_sim::sim_internal
 

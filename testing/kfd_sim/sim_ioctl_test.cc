@@ -38,7 +38,7 @@ TEST(SimIoctlTest, UnknownOrUnsimulatedNrIsEnotty) {
   };
   constexpr Row kRows[] = {
       {"nr 0, below AMDKFD_COMMAND_START", 0x00},
-      {"SET_MEMORY_POLICY, not simulated yet", 0x04},
+      {"CRIU_OP, not simulated", 0x22},
       {"SVM, not simulated yet", 0x20},
       {"AMDKFD_COMMAND_END", 0x27},
       {"DKMS-only IPC range", 0x80},

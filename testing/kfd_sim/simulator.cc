@@ -144,6 +144,7 @@ bool IsSdmaQueue(kfd_uapi::QueueType type) {
 
 void AppendProcess(const SimProcess& process, std::string& out) {
   absl::StrAppend(&out, "Process ", process.id, "\n");
+  absl::StrAppend(&out, absl::StrFormat("  %-25s%s\n", "XNACK:", process.xnack_enabled ? "on" : "off"));
   absl::StrAppend(&out, absl::StrFormat("  %-25s%d\n", "Buffers:", process.bos.size()));
   for (const SimBo& bo : process.bos) {
     std::vector<std::string> mapped;

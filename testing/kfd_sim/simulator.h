@@ -143,6 +143,8 @@ struct GpuConfig {
   // FRAME_BUFFER_PUBLIC. Without it the bank is FRAME_BUFFER_PRIVATE and ALLOC of PUBLIC VRAM answers
   // -EINVAL, as kfd_chardev.c refuses host-visible VRAM on a small-BAR dGPU.
   bool large_bar = true;
+  // Global wave sync slots (sysfs num_gws); 0: the GPU has none and ALLOC_QUEUE_GWS answers -ENODEV.
+  uint32_t num_gws = 64;
 };
 
 struct Topology {
@@ -204,6 +206,7 @@ struct SimProcess {
   std::vector<SimBo> bos;    // ascending handle
   std::vector<SimEvent> events;  // ascending id
   std::vector<SimQueue> queues;  // ascending id
+  bool xnack_enabled = false;    // SET_XNACK_MODE: recoverable page faults on
 };
 
 struct SimGpuUsage {

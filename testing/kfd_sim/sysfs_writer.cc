@@ -150,7 +150,7 @@ Properties GpuNodeProperties(const Topology& topology, const GpuConfig& gpu, siz
       {"max_waves_per_simd", gpu.max_waves_per_simd},
       {"lds_size_in_kb", gpu.lds_size_in_kb},
       {"gds_size_in_kb", 0},
-      {"num_gws", 64},
+      {"num_gws", gpu.num_gws},
       {"wave_front_size", gpu.wave_front_size},
       {"array_count", gpu.array_count},
       {"simd_arrays_per_engine", gpu.simd_arrays_per_engine},
