@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "thunk/kfd_buffer.h"
 #include "thunk/kfd_device.h"
 #include "thunk/svm_aperture.h"
 #include "thunk/topology.h"
@@ -114,7 +115,8 @@ class Kfd {
   // or not a page multiple, bad alignment, contradictory flags); kUnimplemented for Scratch,
   // NoAddress, OnlyAddress and FixedAddress (not yet simulated); a failed host-path allocation is
   // HSAKMT_STATUS_ERROR and a failed VRAM allocation NO_MEMORY, each with the kernel's errno.
-  absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0));
+  absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0),
+                                            std::optional<DeviceAddress> fixed = std::nullopt);
 
   // Frees an allocation by its start address; GPU mappings go with it. Given a registered pointer (or its GPU
   // address) it drops one registration, as DeregisterMemory, as libhsakmt's hsaKmtFreeMemory does. kNotFound
@@ -217,13 +219,24 @@ class Kfd {
     GpuId gpu_id;
     int render_fd;
   };
+  // What an allocation holds besides its VA (libhsakmt tells these apart by handles[0] == 0, by aperture, and by
+  // the scratch backing aperture).
+  enum class Kind {
+    kBuffer,       // a KFD buffer at its VA: AllocMemory's, a registration's, the doorbell slice
+    kAddressOnly,  // OnlyAddress: a VA reservation, no buffer
+    kHandleOnly,   // NoAddress: a VRAM buffer without a GPU VA; its "address" names it in the handle aperture
+    kScratch,      // Scratch: the GPU's scratch backing range; MapMemoryToGpu backs and maps parts of it
+  };
   struct Allocation {
-    AddressRange range;
-    NodeId node;
-    GpuId owner_gpu;  // the gpu_id in the BO handle
-    uint64_t handle;
-    MemFlags flags;
-    bool is_vram;
+    // Declared before `bo` so that it is destroyed after it: the buffer goes before the VA it sits in, as
+    // __fmm_release frees the BO before it releases the area.
+    VaReservation va;
+    std::optional<KfdBuffer> bo;  // set for kBuffer and kHandleOnly
+    Kind kind = Kind::kBuffer;
+    NodeId node = NodeId(0);
+    GpuId owner_gpu = GpuId(0);  // the gpu_id in the BO handle
+    MemFlags flags = MemFlags::kNone;
+    bool is_vram = false;
     std::vector<GpuId> mapped_gpus;
     bool kernel_owned = false;  // the event page once handed to the kernel: close() frees it
     // RegisterMemory's: the BO is a USERPTR of the pages holding [user->cpu, user->cpu + user->size).
@@ -236,31 +249,50 @@ class Kfd {
     std::optional<UserRange> user;
     std::vector<GpuId> registered_gpus;  // RegisterMemory's nodes: the default map set
     void* user_data = nullptr;
+    // kScratch: the VRAM buffers backing parts of the range, by start address, each mapped on owner_gpu.
+    absl::btree_map<uint64_t, KfdBuffer> scratch_backing;
+
+    const AddressRange& range() const { return va.range(); }
+    std::optional<KfdBufferHandle> handle() const { return bo.has_value() ? bo->handle() : std::nullopt; }
   };
   struct EventPage {
     DeviceAddress address;
-    uint64_t handle;
+    KfdBufferHandle handle;
     std::span<uint64_t> slots;
   };
 
   Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
-      std::unique_ptr<SvmAperture> aperture, bool disable_cache);
+      std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache);
 
   const Gpu* GpuOfNode(NodeId node) const;
-  absl::StatusOr<DeviceAddress> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment);
-  absl::StatusOr<DeviceAddress> AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment);
-  absl::StatusOr<uint64_t> AllocBo(const Gpu& gpu, const AddressRange& range, uint32_t ioc_flags,
-                                   uint64_t mmap_offset_in, uint64_t* mmap_offset_out);
+  absl::StatusOr<Allocation> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment,
+                                         std::optional<DeviceAddress> fixed);
+  absl::StatusOr<Allocation> AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment,
+                                           std::optional<DeviceAddress> fixed);
+  absl::StatusOr<Allocation> AllocScratch(const Gpu& gpu, Bytes size, std::optional<DeviceAddress> fixed);
+  // A VA range for an allocation: at `fixed` when set, else anywhere suitably aligned.
+  absl::StatusOr<VaReservation> ReserveVa(Bytes size, Bytes alignment, std::optional<DeviceAddress> fixed);
+  absl::StatusOr<KfdBuffer::Allocated> AllocBo(const Gpu& gpu, DeviceAddress va, Bytes size, uint32_t ioc_flags,
+                                               uint64_t mmap_offset_in);
+  // Records a new allocation; returns its start.
+  DeviceAddress Insert(Allocation allocation) ABSL_LOCKS_EXCLUDED(mu_);
   // Raw gpu_ids, inline (on the stack) for up to 8 GPUs: the kernel copies such arrays from user memory.
   using GpuIdList = absl::InlinedVector<uint32_t, 8>;
   absl::StatusOr<GpuIdList> GpuIdsOfNodes(std::span<const NodeId> nodes, absl::string_view context) const;
   std::vector<NodeId> NodesOfGpus(const std::vector<GpuId>& gpus) const;
+  // The gpu_ids MapMemoryToGpu maps `allocation` to when no nodes are given.
+  GpuIdList DefaultMapSet(const Allocation& allocation) const;
   const Allocation* FindLocked(DeviceAddress address, Bytes size) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   Allocation* FindLocked(DeviceAddress address, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Allocation* FindContainingLocked(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  Allocation* ScratchContainingLocked(DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FreeLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ReleaseRegistrationLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status UnmapLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status MapLocked(Allocation& allocation, const GpuIdList& gpu_ids) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status UnmapLocked(Allocation& allocation, const GpuIdList& gpu_ids) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status MapScratchLocked(Allocation& scratch, DeviceAddress address, Bytes size)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status UnmapScratchLocked(Allocation& scratch, DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<EventPage> AllocEventPage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(event_mu_);
 
   const std::unique_ptr<KfdDevice> device_;
@@ -268,6 +300,7 @@ class Kfd {
   const SystemTopology topology_;
   const std::vector<Gpu> gpus_;
   const std::unique_ptr<SvmAperture> aperture_;  // never null
+  const std::unique_ptr<HandleAperture> handle_aperture_;  // never null
   const bool disable_cache_;                       // HSA_DISABLE_CACHE, read at Open as libhsakmt does
 
   // Serialises event creation and guards the event page. Taken before mu_.
