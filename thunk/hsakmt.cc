@@ -1,6 +1,7 @@
 // hsaKmt* C entry points: thin shells over the shared thunk::Kfd (shared_kfd.h). They convert
 // arguments and structs, call the C++ API, and return ToHsakmtStatus(status).
 #include <cstring>
+#include <optional>
 #include <set>
 #include <span>
 #include <utility>
@@ -185,8 +186,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint6
                                                HsaMemFlags MemFlags, void** MemoryAddress) {
   HSAKMT_KFD_OR_RETURN(kfd);
   HSAKMT_NONNULL_OR_RETURN(MemoryAddress);
-  absl::StatusOr<DeviceAddress> address = kfd.AllocMemory(
-      ::NodeId(PreferredNode), Bytes(SizeInBytes), hipmem::thunk::MemFlagsFromRaw(MemFlags.Value), Bytes(Alignment));
+  // FixedAddress makes *MemoryAddress an input; otherwise it is output only.
+  std::optional<DeviceAddress> fixed;
+  if (MemFlags.ui32.FixedAddress) fixed = DeviceAddress::FromPointer(*MemoryAddress);
+  absl::StatusOr<DeviceAddress> address =
+      kfd.AllocMemory(::NodeId(PreferredNode), Bytes(SizeInBytes), hipmem::thunk::MemFlagsFromRaw(MemFlags.Value),
+                      Bytes(Alignment), fixed);
   if (!address.ok()) return Done(address.status());
   *MemoryAddress = address->ToPointer();
   return HSAKMT_STATUS_SUCCESS;
@@ -219,7 +224,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress, HSAuint64
                                                   HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
                                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  if (NumberOfNodes != 0 && NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  // hsakmt_validate_nodeid_array: the node list is required.
+  if (NumberOfNodes == 0 || NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   std::vector<NodeId> nodes;
   for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
   const DeviceAddress address = DeviceAddress::FromPointer(MemoryAddress);

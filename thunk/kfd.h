@@ -65,6 +65,7 @@ enum class PointerType : uint32_t {
   kUnknown = 0,         // nothing this process allocated or registered
   kAllocated = 1,       // AllocMemory
   kRegisteredUser = 2,  // RegisterMemory
+  kReservedAddr = 5,    // AllocMemory with OnlyAddress: a VA reservation without memory
 };
 
 // The memory a pointer falls in (hsaKmtQueryPointerInfo's HsaPointerInfo). All zero for kUnknown.
@@ -111,10 +112,21 @@ class Kfd {
   absl::StatusOr<const NodeProperties*> Node(NodeId node) const;
 
   // Allocates `size` bytes for `node` as hsaKmtAllocMemoryAlign does. Returns the address (GPU VA ==
-  // CPU VA). Errors: kInvalidArgument INVALID_NODE_UNIT (unknown node), INVALID_PARAMETER (size 0
-  // or not a page multiple, bad alignment, contradictory flags); kUnimplemented for Scratch,
-  // NoAddress, OnlyAddress and FixedAddress (not yet simulated); a failed host-path allocation is
-  // HSAKMT_STATUS_ERROR and a failed VRAM allocation NO_MEMORY, each with the kernel's errno.
+  // CPU VA). As fmm.c:
+  //  - OnlyAddress: only a VA range (host or device path alike); freeing it releases the VA. QueryPointerInfo
+  //    reports kReservedAddr on node 0; MapMemoryToGpu refuses it (INVALID_PARAMETER).
+  //  - NoAddress (device path): a VRAM buffer the kernel gets without a GPU VA; the returned address is only its
+  //    name, from the handle aperture in the non-canonical hole (never CPU-accessible). MapMemoryToGpu refuses it.
+  //  - Scratch (a GPU node): the GPU's scratch backing range, 64 KiB aligned and sized, one per GPU; a second one is
+  //    NO_MEMORY, an alignment NOT_IMPLEMENTED. MapMemoryToGpu(address, {}, size) backs part of it with VRAM mapped
+  //    on that GPU and UnmapMemoryFromGpu(address) drops that part; FreeMemory of any address in it frees it all.
+  //  - FixedAddress: at `fixed` (required, else INVALID_PARAMETER), which must be page aligned, free, and inside
+  //    the SVM aperture with a free guard page on each side (see SvmAperture::AllocateAt); otherwise the path's
+  //    failure code. Without the flag `fixed` is ignored, as libhsakmt treats *MemoryAddress as output only.
+  // Errors: kInvalidArgument INVALID_NODE_UNIT (unknown node), INVALID_PARAMETER (size 0 or not a page
+  // multiple, bad alignment, contradictory flags, OnlyAddress with NoAddress on the device path); a failed
+  // host-path allocation is HSAKMT_STATUS_ERROR and a failed VRAM or scratch allocation NO_MEMORY, each
+  // with the cause (the kernel's errno, an address in use...).
   absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0),
                                             std::optional<DeviceAddress> fixed = std::nullopt);
 
@@ -126,7 +138,11 @@ class Kfd {
 
   // Maps the allocation starting at `address` into the GPU page tables of `nodes` (empty: registered memory to
   // its registered nodes, else VRAM to its own GPU and every GPU with an io link to it, system memory to every
-  // GPU). `address` may be a registered pointer or its GPU address; `size`, when not 0, picks the registration of
+  // GPU). With `nodes` (hsaKmtMapMemoryToGPUNodes) an allocation's mapping becomes exactly that set: GPUs
+  // mapping it that are not in `nodes` are unmapped, the others mapped, and the same set again changes nothing;
+  // every node must be among its registered nodes, if any (else HSAKMT_STATUS_ERROR). An address reservation
+  // (OnlyAddress) or a buffer without an address (NoAddress) is INVALID_PARAMETER; an address in a scratch range
+  // backs [address, address + size) (see AllocMemory). `address` may be a registered pointer or its GPU address; `size`, when not 0, picks the registration of
   // that size among several of one pointer. Mapping registered memory that is already mapped only counts (its
   // nodes cannot change), and it stays mapped until as many UnmapMemoryFromGpu calls, as in libhsakmt.
   // Errors: kNotFound (INVALID_HANDLE) for an unknown address; kInvalidArgument for an unknown node
@@ -134,7 +150,7 @@ class Kfd {
   absl::Status MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes = {}, Bytes size = Bytes(0));
 
   // Removes every GPU mapping of the allocation at `address` (for registered memory mapped n times, the n-th
-  // call does). kNotFound (INVALID_HANDLE) when unknown; HSAKMT_STATUS_ERROR when the kernel refuses.
+  // call does; for scratch, the backing that starts at `address`). kNotFound (INVALID_HANDLE) when unknown; HSAKMT_STATUS_ERROR when the kernel refuses.
   absl::Status UnmapMemoryFromGpu(DeviceAddress address);
 
   // Returns the address a GPU uses for `address` (hsaKmtMapMemoryToGPU's AlternateVAGPU): an allocation's start
@@ -250,7 +266,11 @@ class Kfd {
     std::vector<GpuId> registered_gpus;  // RegisterMemory's nodes: the default map set
     void* user_data = nullptr;
     // kScratch: the VRAM buffers backing parts of the range, by start address, each mapped on owner_gpu.
-    absl::btree_map<uint64_t, KfdBuffer> scratch_backing;
+    struct ScratchBacking {
+      Bytes size;
+      KfdBuffer buffer;
+    };
+    absl::btree_map<uint64_t, ScratchBacking> scratch_backing;
 
     const AddressRange& range() const { return va.range(); }
     std::optional<KfdBufferHandle> handle() const { return bo.has_value() ? bo->handle() : std::nullopt; }

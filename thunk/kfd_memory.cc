@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/address_map.h"
+#include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "kfd_uapi/kfd_ioctl.h"
@@ -110,13 +111,6 @@ absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFl
   const bool uncached = HasFlag(flags, MemFlags::kUncached);
   if ((coarse && ext) || (coarse && uncached) || (ext && uncached)) {
     return InvalidParameter(absl::StrCat(context(), ": CoarseGrain, ExtendedCoherent and Uncached exclude each other"));
-  }
-  for (MemFlags unsupported : {MemFlags::kScratch, MemFlags::kNoAddress, MemFlags::kOnlyAddress, MemFlags::kFixedAddress}) {
-    if (HasFlag(flags, unsupported)) {
-      return WithHsakmtStatus(absl::UnimplementedError(absl::StrCat(context(), ": flag 0x", absl::Hex(ToRaw(unsupported)),
-                                                                    " is not supported yet")),
-                              HSAKMT_STATUS_NOT_SUPPORTED);
-    }
   }
   const Gpu* gpu = GpuOfNode(node_id);
   if (HasFlag(flags, MemFlags::kScratch)) {
@@ -277,7 +271,7 @@ absl::Status Kfd::FreeLocked(Allocation& allocation) {
   // libhsakmt reports any failed FREE ioctl as HSAKMT_STATUS_ERROR; the kernel keeps the handle,
   // so the VA stays reserved too (the caller keeps the allocation).
   for (auto it = allocation.scratch_backing.begin(); it != allocation.scratch_backing.end();) {
-    RETURN_IF_ERROR(WithHsakmtStatus(std::move(it->second).Free(), HSAKMT_STATUS_ERROR));
+    RETURN_IF_ERROR(WithHsakmtStatus(std::move(it->second.buffer).Free(), HSAKMT_STATUS_ERROR));
     it = allocation.scratch_backing.erase(it);
   }
   if (allocation.bo.has_value()) {
@@ -376,30 +370,127 @@ absl::Status Kfd::UnmapLocked(Allocation& allocation, const GpuIdList& gpu_ids) 
 absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes, Bytes size) {
   const auto context = [&] { return absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")"); };
   ScopedLock lock(&mu_);
+  // hsakmt_fmm_map_to_gpu: an address in a scratch range backs [address, address + size) with VRAM of its GPU.
+  if (Allocation* scratch = ScratchContainingLocked(address); scratch != nullptr) {
+    return Annotate(MapScratchLocked(*scratch, address, size), context());
+  }
   Allocation* found = FindLocked(address, size);
   if (found == nullptr) return InvalidHandleError(absl::StrCat(context(), ": not an allocation"));
   Allocation& allocation = *found;
+  // An address reservation has no buffer to map, and a buffer without an address has nowhere to be mapped:
+  // libhsakmt answers INVALID_PARAMETER for both (handles[0] == 0, and the mem_handle_aperture).
+  if (allocation.kind == Kind::kAddressOnly || allocation.kind == Kind::kHandleOnly) {
+    return InvalidParameter(absl::StrCat(context(), allocation.kind == Kind::kAddressOnly
+                                                        ? ": an address reservation (OnlyAddress) has no memory"
+                                                        : ": a buffer without an address (NoAddress)"));
+  }
   // _fmm_map_to_gpu: a registration keeps the nodes of its first map; later maps only count.
   if (allocation.user.has_value() && allocation.user->mappings > 0) {
     ++allocation.user->mappings;
     return absl::OkStatus();
   }
-  GpuIdList gpu_ids;
+  GpuIdList wanted;
   if (!nodes.empty()) {
-    ASSIGN_OR_RETURN(gpu_ids, GpuIdsOfNodes(nodes, context()));
-  } else {
-    gpu_ids = DefaultMapSet(allocation);
+    ASSIGN_OR_RETURN(wanted, GpuIdsOfNodes(nodes, context()));
   }
-  RETURN_IF_ERROR(Annotate(MapLocked(allocation, gpu_ids), context()));
-  if (allocation.user.has_value()) allocation.user->mappings = 1;
+  // Registered memory keeps add semantics: _fmm_map_to_gpu_userptr maps it as hsaKmtMapMemoryToGPU does.
+  if (nodes.empty() || allocation.user.has_value()) {
+    RETURN_IF_ERROR(Annotate(MapLocked(allocation, nodes.empty() ? DefaultMapSet(allocation) : wanted), context()));
+    if (allocation.user.has_value()) allocation.user->mappings = 1;
+    return absl::OkStatus();
+  }
+  // hsakmt_fmm_map_to_gpu_nodes: `nodes` becomes the set of GPUs that map it. Each must be among the registered
+  // nodes (every GPU when none were registered), else HSAKMT_STATUS_ERROR; GPUs mapping it now that are not in the
+  // set are unmapped, then the ones not mapping it yet are mapped. The same set again issues no ioctl.
+  const auto contains = [](const auto& list, const auto& id) {
+    return std::find(list.begin(), list.end(), id) != list.end();
+  };
+  GpuIdList allowed;
+  for (GpuId id : allocation.registered_gpus) allowed.push_back(id.raw());
+  if (allowed.empty()) {
+    for (const Gpu& gpu : gpus_) allowed.push_back(gpu.gpu_id.raw());
+  }
+  for (uint32_t id : wanted) {
+    if (!contains(allowed, id)) {
+      return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context(), ": gpu_id 0x", absl::Hex(id),
+                                                                      " is not among the registered nodes")),
+                              HSAKMT_STATUS_ERROR);
+    }
+  }
+  GpuIdList to_unmap;
+  for (GpuId id : allocation.mapped_gpus) {
+    if (!contains(wanted, id.raw())) to_unmap.push_back(id.raw());
+  }
+  RETURN_IF_ERROR(Annotate(UnmapLocked(allocation, to_unmap), context()));
+  GpuIdList to_map;
+  for (uint32_t id : wanted) {
+    if (!contains(allocation.mapped_gpus, GpuId(id)) && !contains(to_map, id)) to_map.push_back(id);
+  }
+  return Annotate(MapLocked(allocation, to_map), context());
+}
+
+// _fmm_map_to_gpu_scratch: a VRAM buffer (writable, not host-visible) at [address, address + size), CPU-mapped
+// PROT_NONE over the reservation and mapped on the scratch's GPU only.
+absl::Status Kfd::MapScratchLocked(Allocation& scratch, DeviceAddress address, Bytes size) {
+  const std::optional<DeviceAddress> end = CheckedAdd(address, size);
+  if (size.is_zero() || !IsAligned(address, kPageSize) || !IsAligned(size, kPageSize) || !end.has_value() ||
+      *end > scratch.range().end()) {
+    return InvalidParameter("scratch backing must be page-aligned and inside the scratch range");
+  }
+  for (const auto& [start, backing] : scratch.scratch_backing) {
+    (void)backing;
+    if (start == address.raw()) return InvalidParameter("this part of scratch is backed already");
+  }
+  const Gpu* gpu = nullptr;
+  for (const Gpu& g : gpus_) {
+    if (g.gpu_id == scratch.owner_gpu) gpu = &g;
+  }
+  const uint32_t ioc = ToRaw(AllocMemFlags::kVram | AllocMemFlags::kWritable | AllocMemFlags::kNoSubstitute);
+  absl::StatusOr<KfdBuffer::Allocated> bo = AllocBo(*gpu, address, size, ioc, 0);
+  // _fmm_map_to_gpu_scratch answers INVALID_HANDLE when the buffer cannot be had.
+  if (!bo.ok()) return WithHsakmtStatus(bo.status(), HSAKMT_STATUS_INVALID_HANDLE);
+  RETURN_IF_ERROR(WithHsakmtStatus(
+      device_->MapBoForCpu(gpu->render_fd, address.ToPointer(), size, PROT_NONE, bo->mmap_offset), HSAKMT_STATUS_ERROR));
+  uint32_t gpu_id = gpu->gpu_id.raw();
+  kfd_uapi::MapMemoryToGpuArgs args{};
+  args.handle = bo->buffer.handle()->raw();
+  args.device_ids_array_ptr = reinterpret_cast<uintptr_t>(&gpu_id);
+  args.n_devices = 1;
+  if (absl::Status mapped = Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, args); !mapped.ok()) {
+    // Freed first (its destructor), then the reservation comes back in place of its CPU mapping.
+    { KfdBuffer dropped = std::move(bo->buffer); }
+    if (absl::Status s = aperture_->Decommit(AddressRange{address, size}); !s.ok()) {
+      HIPMEM_LOG(kError, "restoring the scratch reservation: ", s.message());
+    }
+    return WithHsakmtStatus(mapped, HSAKMT_STATUS_ERROR);
+  }
+  scratch.scratch_backing.emplace(address.raw(), Allocation::ScratchBacking{size, std::move(bo->buffer)});
+  if (scratch.mapped_gpus.empty()) scratch.mapped_gpus.push_back(gpu->gpu_id);
   return absl::OkStatus();
+}
+
+// _fmm_unmap_from_gpu_scratch: frees the backing buffer at `address` (which unmaps it) and puts the reservation
+// back in place of its CPU mapping; the scratch range stays.
+absl::Status Kfd::UnmapScratchLocked(Allocation& scratch, DeviceAddress address) {
+  auto it = scratch.scratch_backing.find(address.raw());
+  if (it == scratch.scratch_backing.end()) return absl::OkStatus();  // nothing mapped there: as libhsakmt, success
+  RETURN_IF_ERROR(WithHsakmtStatus(std::move(it->second.buffer).Free(), HSAKMT_STATUS_ERROR));
+  const AddressRange backed{address, it->second.size};
+  scratch.scratch_backing.erase(it);
+  if (scratch.scratch_backing.empty()) scratch.mapped_gpus.clear();
+  return WithHsakmtStatus(aperture_->Decommit(backed), HSAKMT_STATUS_ERROR);
 }
 
 absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
   const auto context = [&] { return absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")"); };
   ScopedLock lock(&mu_);
+  if (Allocation* scratch = ScratchContainingLocked(address); scratch != nullptr) {
+    return Annotate(UnmapScratchLocked(*scratch, address), context());
+  }
   Allocation* allocation = FindLocked(address, Bytes(0));
   if (allocation == nullptr) return InvalidHandleError(absl::StrCat(context(), ": not an allocation"));
+  // Nothing of these is ever mapped (MapMemoryToGpu refuses them); as for unmapped memory, libhsakmt succeeds.
+  if (!allocation->bo.has_value()) return absl::OkStatus();
   if (allocation->user.has_value() && allocation->user->mappings > 1) {
     --allocation->user->mappings;
     return absl::OkStatus();
@@ -516,6 +607,11 @@ PointerInfo Kfd::QueryPointerInfo(const void* pointer) const {
     info.cpu_address = a->user->cpu;
     info.gpu_address = a->range().base + Bytes(a->user->cpu.raw() % kPageSize.raw());
     info.size = a->user->size;
+  } else if (a->kind == Kind::kAddressOnly) {
+    // hsakmt_fmm_get_mem_info: a reservation reports its GPU address only, no CPU address.
+    info.type = PointerType::kReservedAddr;
+    info.gpu_address = a->range().base;
+    info.size = a->range().size;
   } else {
     info.type = PointerType::kAllocated;
     info.cpu_address = a->range().base;

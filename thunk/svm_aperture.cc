@@ -101,6 +101,19 @@ absl::StatusOr<VaReservation> SvmAperture::AllocateAt(DeviceAddress address, Byt
   }
   const AddressRange range{address, size};
   const AddressRange whole = WithGuards(range);
+  {
+    // A range kept for reuse is free to the caller, but still mapped: return the ones in the way to the OS first.
+    ScopedLock lock(&mu_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      const AddressRange kept{it->second, Bytes(it->first)};
+      if (WithGuards(kept).Overlaps(whole)) {
+        Unmap(kept);
+        it = kept_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
   void* p = mmap(whole.base.ToPointer(), whole.size.raw(), PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (p == MAP_FAILED) {
@@ -190,6 +203,13 @@ absl::Status SvmAperture::CommitAnonymous(const AddressRange& range) const {
   void* p = mmap(range.base.ToPointer(), range.size.raw(), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot commit ", range.size.raw(), " bytes"));
+  return absl::OkStatus();
+}
+
+absl::Status SvmAperture::Decommit(const AddressRange& range) const {
+  void* p = mmap(range.base.ToPointer(), range.size.raw(), PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot re-reserve ", range.size.raw(), " bytes"));
   return absl::OkStatus();
 }
 

@@ -113,7 +113,8 @@ class SvmAperture : public VaSpace {
   absl::StatusOr<VaReservation> Allocate(Bytes size, Bytes alignment);
 
   // Reserves exactly [address, address + size) and a guard page area on each side, as libhsakmt's mmap aperture
-  // does for a fixed address (mmap with MAP_FIXED_NOREPLACE): it fails when anything is mapped there already.
+  // does for a fixed address (mmap with MAP_FIXED_NOREPLACE): it fails when anything is mapped there already,
+  // except ranges this aperture keeps for reuse, which are free.
   // Deliberate: libhsakmt reserves no guard pages around a fixed address; here they must be free too, so that
   // releasing it (which unmaps the guards as for every other range) never takes a neighbour's pages.
   // kInvalidArgument for an address or size that is not page aligned, a size 0, or a range outside the aperture;
@@ -127,6 +128,10 @@ class SvmAperture : public VaSpace {
   // Replaces part of a reservation with fresh anonymous read/write memory (for pageable system
   // memory, which the kernel then registers as a USERPTR BO).
   absl::Status CommitAnonymous(const AddressRange& range) const;
+
+  // Puts a fresh PROT_NONE reservation over part of a reservation, dropping whatever was mapped there (a buffer's
+  // CPU mapping), as libhsakmt does when it unmaps scratch backing.
+  absl::Status Decommit(const AddressRange& range) const;
 
   Bytes DefaultAlignment(Bytes size) const;
   DeviceAddress base() const { return base_; }

@@ -200,5 +200,20 @@ TEST(HandleApertureTest, HandsOutDisjointGuardedRangesAndReusesReleasedOnes) {
   EXPECT_THAT(aperture.Allocate(Bytes(100)), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST(SvmApertureTest, AllocateAtTakesAFreeOrKeptRangeAndRefusesOneInUse) {
+  SvmAperture ap = Aperture();
+  ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(8), Bytes(0)));
+  ap.Release(r);  // kept for reuse: still mapped, but free
+  ASSERT_EQ(ap.kept_ranges(), 1u);
+  {
+    ASSERT_OK_AND_ASSIGN(VaReservation at, ap.AllocateAt(r.base, r.size));
+    EXPECT_EQ(at.range(), r);
+    EXPECT_EQ(ap.kept_ranges(), 0u);
+    EXPECT_THAT(ap.AllocateAt(r.base + kPageSize, kPageSize), StatusIs(absl::StatusCode::kAlreadyExists));
+  }
+  EXPECT_THAT(ap.AllocateAt(r.base + Bytes(100), kPageSize), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ap.AllocateAt(DeviceAddress(uint64_t{1} << 47), kPageSize), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 }  // namespace
 }  // namespace hipmem::thunk
