@@ -1,6 +1,7 @@
 // hsaKmt* C entry points: thin shells over the shared thunk::Kfd (shared_kfd.h). They convert
 // arguments and structs, call the C++ API, and return ToHsakmtStatus(status).
 #include <cstring>
+#include <optional>
 #include <set>
 #include <span>
 #include <utility>
@@ -18,7 +19,21 @@
 namespace hipmem::thunk {
 namespace {
 
-// Fills libhsakmt's HsaNodeProperties from the sysfs keys it is read from (topology.c).
+// libhsakmt's SGPR_SIZE_PER_CU, and hsakmt_get_vgpr_size_per_cu by gfx version (major << 16 | minor << 8 |
+// stepping): the register file a CU has, which the kernel does not report.
+constexpr HSAuint32 kSgprSizePerCu = 0x4000;
+HSAuint32 VgprSizePerCu(uint32_t gfx_full) {
+  if (gfx_full == 0x090500 || (gfx_full & ~0xffu) == 0x090400 || gfx_full == 0x09000a || gfx_full == 0x090008) {
+    return 0x80000;  // gfx950, gfx94x, gfx90a, gfx908
+  }
+  if (gfx_full == 0x0b0000 || gfx_full == 0x0b0001 || gfx_full == 0x0c0000 || gfx_full == 0x0c0001) {
+    return 0x60000;  // gfx1100, gfx1101, gfx1200, gfx1201
+  }
+  return 0x40000;
+}
+
+// Fills libhsakmt's HsaNodeProperties from the sysfs keys it is read from (topology.c
+// topology_sysfs_get_node_props): every key the kernel writes reaches a field.
 void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
   std::memset(&out, 0, sizeof(out));
   auto u32 = [&](const char* key) { return static_cast<HSAuint32>(n.Get(key)); };
@@ -30,7 +45,10 @@ void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
   out.NumIOLinks = static_cast<HSAuint32>(n.io_links.size());
   out.CComputeIdLo = u32("cpu_core_id_base");
   out.FComputeIdLo = u32("simd_id_base");
+  // As written: this thunk reports the kernel's bits unchanged (libhsakmt clears SVMAPISupported when a GPU lacks
+  // it; the kernel's bit already says so).
   out.Capability.Value = u32("capability");
+  out.DebugProperties.Value = n.Get("debug_prop");
   out.MaxWavesPerSIMD = u32("max_waves_per_simd");
   out.LDSSizeInKB = u32("lds_size_in_kb");
   out.GDSSizeInKB = u32("gds_size_in_kb");
@@ -40,13 +58,22 @@ void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
   out.NumCUPerArray = u32("cu_per_simd_array");
   out.NumSIMDPerCU = u32("simd_per_cu");
   out.MaxSlotsScratchCU = u32("max_slots_scratch_cu");
-  out.EngineId.ui32.Major = n.gfx_major();
-  out.EngineId.ui32.Minor = n.gfx_minor();
-  out.EngineId.ui32.Stepping = n.gfx_stepping();
+  // fw_version is the CP microcode version: EngineId's low 10 bits (uCode); gfx_target_version the rest.
+  out.EngineId.Value = u32("fw_version") & 0x3ff;
+  out.uCodeEngineVersions.Value = u32("sdma_fw_version") & 0x3ff;
+  if (out.NumFComputeCores != 0) {
+    out.EngineId.ui32.Major = n.gfx_major() & 0x3f;
+    out.EngineId.ui32.Minor = n.gfx_minor() & 0xff;
+    out.EngineId.ui32.Stepping = n.gfx_stepping() & 0xff;
+    out.SGPRSizePerCU = kSgprSizePerCu;
+    out.VGPRSizePerCU = VgprSizePerCu(n.gfx_major() << 16 | n.gfx_minor() << 8 | n.gfx_stepping());
+  }
   out.OverrideEngineId = out.EngineId;
   out.VendorId = static_cast<HSAuint16>(n.Get("vendor_id"));
   out.DeviceId = static_cast<HSAuint16>(n.Get("device_id"));
   out.LocationId = u32("location_id");
+  out.Domain = u32("domain");
+  out.FamilyID = u32("family_id");
   out.LocalMemSize = n.Get("local_mem_size");
   for (const MemoryBank& bank : n.mem_banks) {
     // Current kernels report local_mem_size 0; libhsakmt sums the frame-buffer banks instead.
@@ -62,14 +89,14 @@ void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
     out.MarketingName[i] = static_cast<HSAuint16>(n.name[i]);
   }
   out.HiveID = n.Get("hive_id");
+  out.UniqueID = n.Get("unique_id");
   out.NumSdmaEngines = u32("num_sdma_engines");
   out.NumSdmaXgmiEngines = u32("num_sdma_xgmi_engines");
   out.NumSdmaQueuesPerEngine = static_cast<HSAuint8>(n.Get("num_sdma_queues_per_engine"));
   out.NumCpQueues = static_cast<HSAuint8>(n.Get("num_cp_queues"));
   out.NumGws = static_cast<HSAuint8>(n.Get("num_gws"));
-  out.Domain = u32("domain");
-  out.UniqueID = n.Get("unique_id");
-  out.NumXcc = u32("num_xcc");
+  // Older kernels do not report num_xcc; libhsakmt then assumes one on a GPU node (a CPU node keeps 0).
+  out.NumXcc = u32("num_xcc") == 0 && out.NumFComputeCores != 0 ? 1 : u32("num_xcc");
   out.KFDGpuID = n.gpu_id.has_value() ? n.gpu_id->raw() : 0;
 }
 
@@ -185,8 +212,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint6
                                                HsaMemFlags MemFlags, void** MemoryAddress) {
   HSAKMT_KFD_OR_RETURN(kfd);
   HSAKMT_NONNULL_OR_RETURN(MemoryAddress);
-  absl::StatusOr<DeviceAddress> address = kfd.AllocMemory(
-      ::NodeId(PreferredNode), Bytes(SizeInBytes), hipmem::thunk::MemFlagsFromRaw(MemFlags.Value), Bytes(Alignment));
+  // FixedAddress makes *MemoryAddress an input; otherwise it is output only.
+  std::optional<DeviceAddress> fixed;
+  if (MemFlags.ui32.FixedAddress) fixed = DeviceAddress::FromPointer(*MemoryAddress);
+  absl::StatusOr<DeviceAddress> address =
+      kfd.AllocMemory(::NodeId(PreferredNode), Bytes(SizeInBytes), hipmem::thunk::MemFlagsFromRaw(MemFlags.Value),
+                      Bytes(Alignment), fixed);
   if (!address.ok()) return Done(address.status());
   *MemoryAddress = address->ToPointer();
   return HSAKMT_STATUS_SUCCESS;
@@ -219,7 +250,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress, HSAuint64
                                                   HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
                                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  if (NumberOfNodes != 0 && NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  // hsakmt_validate_nodeid_array: the node list is required.
+  if (NumberOfNodes == 0 || NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   std::vector<NodeId> nodes;
   for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
   const DeviceAddress address = DeviceAddress::FromPointer(MemoryAddress);

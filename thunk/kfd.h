@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "thunk/kfd_buffer.h"
 #include "thunk/kfd_device.h"
 #include "thunk/svm_aperture.h"
 #include "thunk/topology.h"
@@ -64,6 +65,7 @@ enum class PointerType : uint32_t {
   kUnknown = 0,         // nothing this process allocated or registered
   kAllocated = 1,       // AllocMemory
   kRegisteredUser = 2,  // RegisterMemory
+  kReservedAddr = 5,    // AllocMemory with OnlyAddress: a VA reservation without memory
 };
 
 // The memory a pointer falls in (hsaKmtQueryPointerInfo's HsaPointerInfo). All zero for kUnknown.
@@ -110,11 +112,23 @@ class Kfd {
   absl::StatusOr<const NodeProperties*> Node(NodeId node) const;
 
   // Allocates `size` bytes for `node` as hsaKmtAllocMemoryAlign does. Returns the address (GPU VA ==
-  // CPU VA). Errors: kInvalidArgument INVALID_NODE_UNIT (unknown node), INVALID_PARAMETER (size 0
-  // or not a page multiple, bad alignment, contradictory flags); kUnimplemented for Scratch,
-  // NoAddress, OnlyAddress and FixedAddress (not yet simulated); a failed host-path allocation is
-  // HSAKMT_STATUS_ERROR and a failed VRAM allocation NO_MEMORY, each with the kernel's errno.
-  absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0));
+  // CPU VA). As fmm.c:
+  //  - OnlyAddress: only a VA range (host or device path alike); freeing it releases the VA. QueryPointerInfo
+  //    reports kReservedAddr on node 0; MapMemoryToGpu refuses it (INVALID_PARAMETER).
+  //  - NoAddress (device path): a VRAM buffer the kernel gets without a GPU VA; the returned address is only its
+  //    name, from the handle aperture in the non-canonical hole (never CPU-accessible). MapMemoryToGpu refuses it.
+  //  - Scratch (a GPU node): the GPU's scratch backing range, 64 KiB aligned and sized, one per GPU; a second one is
+  //    NO_MEMORY, an alignment NOT_IMPLEMENTED. MapMemoryToGpu(address, {}, size) backs part of it with VRAM mapped
+  //    on that GPU and UnmapMemoryFromGpu(address) drops that part; FreeMemory of any address in it frees it all.
+  //  - FixedAddress: at `fixed` (required, else INVALID_PARAMETER), which must be page aligned, free, and inside
+  //    the SVM aperture with a free guard page on each side (see SvmAperture::AllocateAt); otherwise the path's
+  //    failure code. Without the flag `fixed` is ignored, as libhsakmt treats *MemoryAddress as output only.
+  // Errors: kInvalidArgument INVALID_NODE_UNIT (unknown node), INVALID_PARAMETER (size 0 or not a page
+  // multiple, bad alignment, contradictory flags, OnlyAddress with NoAddress on the device path); a failed
+  // host-path allocation is HSAKMT_STATUS_ERROR and a failed VRAM or scratch allocation NO_MEMORY, each
+  // with the cause (the kernel's errno, an address in use...).
+  absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0),
+                                            std::optional<DeviceAddress> fixed = std::nullopt);
 
   // Frees an allocation by its start address; GPU mappings go with it. Given a registered pointer (or its GPU
   // address) it drops one registration, as DeregisterMemory, as libhsakmt's hsaKmtFreeMemory does. kNotFound
@@ -124,7 +138,11 @@ class Kfd {
 
   // Maps the allocation starting at `address` into the GPU page tables of `nodes` (empty: registered memory to
   // its registered nodes, else VRAM to its own GPU and every GPU with an io link to it, system memory to every
-  // GPU). `address` may be a registered pointer or its GPU address; `size`, when not 0, picks the registration of
+  // GPU). With `nodes` (hsaKmtMapMemoryToGPUNodes) an allocation's mapping becomes exactly that set: GPUs
+  // mapping it that are not in `nodes` are unmapped, the others mapped, and the same set again changes nothing;
+  // every node must be among its registered nodes, if any (else HSAKMT_STATUS_ERROR). An address reservation
+  // (OnlyAddress) or a buffer without an address (NoAddress) is INVALID_PARAMETER; an address in a scratch range
+  // backs [address, address + size) (see AllocMemory). `address` may be a registered pointer or its GPU address; `size`, when not 0, picks the registration of
   // that size among several of one pointer. Mapping registered memory that is already mapped only counts (its
   // nodes cannot change), and it stays mapped until as many UnmapMemoryFromGpu calls, as in libhsakmt.
   // Errors: kNotFound (INVALID_HANDLE) for an unknown address; kInvalidArgument for an unknown node
@@ -132,7 +150,7 @@ class Kfd {
   absl::Status MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes = {}, Bytes size = Bytes(0));
 
   // Removes every GPU mapping of the allocation at `address` (for registered memory mapped n times, the n-th
-  // call does). kNotFound (INVALID_HANDLE) when unknown; HSAKMT_STATUS_ERROR when the kernel refuses.
+  // call does; for scratch, the backing that starts at `address`). kNotFound (INVALID_HANDLE) when unknown; HSAKMT_STATUS_ERROR when the kernel refuses.
   absl::Status UnmapMemoryFromGpu(DeviceAddress address);
 
   // Returns the address a GPU uses for `address` (hsaKmtMapMemoryToGPU's AlternateVAGPU): an allocation's start
@@ -217,13 +235,24 @@ class Kfd {
     GpuId gpu_id;
     int render_fd;
   };
+  // What an allocation holds besides its VA (libhsakmt tells these apart by handles[0] == 0, by aperture, and by
+  // the scratch backing aperture).
+  enum class Kind {
+    kBuffer,       // a KFD buffer at its VA: AllocMemory's, a registration's, the doorbell slice
+    kAddressOnly,  // OnlyAddress: a VA reservation, no buffer
+    kHandleOnly,   // NoAddress: a VRAM buffer without a GPU VA; its "address" names it in the handle aperture
+    kScratch,      // Scratch: the GPU's scratch backing range; MapMemoryToGpu backs and maps parts of it
+  };
   struct Allocation {
-    AddressRange range;
-    NodeId node;
-    GpuId owner_gpu;  // the gpu_id in the BO handle
-    uint64_t handle;
-    MemFlags flags;
-    bool is_vram;
+    // Declared before `bo` so that it is destroyed after it: the buffer goes before the VA it sits in, as
+    // __fmm_release frees the BO before it releases the area.
+    VaReservation va;
+    std::optional<KfdBuffer> bo;  // set for kBuffer and kHandleOnly
+    Kind kind = Kind::kBuffer;
+    NodeId node = NodeId(0);
+    GpuId owner_gpu = GpuId(0);  // the gpu_id in the BO handle
+    MemFlags flags = MemFlags::kNone;
+    bool is_vram = false;
     std::vector<GpuId> mapped_gpus;
     bool kernel_owned = false;  // the event page once handed to the kernel: close() frees it
     // RegisterMemory's: the BO is a USERPTR of the pages holding [user->cpu, user->cpu + user->size).
@@ -236,31 +265,54 @@ class Kfd {
     std::optional<UserRange> user;
     std::vector<GpuId> registered_gpus;  // RegisterMemory's nodes: the default map set
     void* user_data = nullptr;
+    // kScratch: the VRAM buffers backing parts of the range, by start address, each mapped on owner_gpu.
+    struct ScratchBacking {
+      Bytes size;
+      KfdBuffer buffer;
+    };
+    absl::btree_map<uint64_t, ScratchBacking> scratch_backing;
+
+    const AddressRange& range() const { return va.range(); }
+    std::optional<KfdBufferHandle> handle() const { return bo.has_value() ? bo->handle() : std::nullopt; }
   };
   struct EventPage {
     DeviceAddress address;
-    uint64_t handle;
+    KfdBufferHandle handle;
     std::span<uint64_t> slots;
   };
 
   Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
-      std::unique_ptr<SvmAperture> aperture, bool disable_cache);
+      std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache);
 
   const Gpu* GpuOfNode(NodeId node) const;
-  absl::StatusOr<DeviceAddress> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment);
-  absl::StatusOr<DeviceAddress> AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment);
-  absl::StatusOr<uint64_t> AllocBo(const Gpu& gpu, const AddressRange& range, uint32_t ioc_flags,
-                                   uint64_t mmap_offset_in, uint64_t* mmap_offset_out);
+  absl::StatusOr<Allocation> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment,
+                                         std::optional<DeviceAddress> fixed);
+  absl::StatusOr<Allocation> AllocOnDevice(const Gpu& gpu, Bytes size, MemFlags flags, Bytes alignment,
+                                           std::optional<DeviceAddress> fixed);
+  absl::StatusOr<Allocation> AllocScratch(const Gpu& gpu, Bytes size, std::optional<DeviceAddress> fixed);
+  // A VA range for an allocation: at `fixed` when set, else anywhere suitably aligned.
+  absl::StatusOr<VaReservation> ReserveVa(Bytes size, Bytes alignment, std::optional<DeviceAddress> fixed);
+  absl::StatusOr<KfdBuffer::Allocated> AllocBo(const Gpu& gpu, DeviceAddress va, Bytes size, uint32_t ioc_flags,
+                                               uint64_t mmap_offset_in);
+  // Records a new allocation; returns its start.
+  DeviceAddress Insert(Allocation allocation) ABSL_LOCKS_EXCLUDED(mu_);
   // Raw gpu_ids, inline (on the stack) for up to 8 GPUs: the kernel copies such arrays from user memory.
   using GpuIdList = absl::InlinedVector<uint32_t, 8>;
   absl::StatusOr<GpuIdList> GpuIdsOfNodes(std::span<const NodeId> nodes, absl::string_view context) const;
   std::vector<NodeId> NodesOfGpus(const std::vector<GpuId>& gpus) const;
+  // The gpu_ids MapMemoryToGpu maps `allocation` to when no nodes are given.
+  GpuIdList DefaultMapSet(const Allocation& allocation) const;
   const Allocation* FindLocked(DeviceAddress address, Bytes size) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   Allocation* FindLocked(DeviceAddress address, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Allocation* FindContainingLocked(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  Allocation* ScratchContainingLocked(DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FreeLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ReleaseRegistrationLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status UnmapLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status MapLocked(Allocation& allocation, const GpuIdList& gpu_ids) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status UnmapLocked(Allocation& allocation, const GpuIdList& gpu_ids) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status MapScratchLocked(Allocation& scratch, DeviceAddress address, Bytes size)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status UnmapScratchLocked(Allocation& scratch, DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<EventPage> AllocEventPage() ABSL_EXCLUSIVE_LOCKS_REQUIRED(event_mu_);
 
   const std::unique_ptr<KfdDevice> device_;
@@ -268,6 +320,7 @@ class Kfd {
   const SystemTopology topology_;
   const std::vector<Gpu> gpus_;
   const std::unique_ptr<SvmAperture> aperture_;  // never null
+  const std::unique_ptr<HandleAperture> handle_aperture_;  // never null
   const bool disable_cache_;                       // HSA_DISABLE_CACHE, read at Open as libhsakmt does
 
   // Serialises event creation and guards the event page. Taken before mu_.

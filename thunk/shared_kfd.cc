@@ -1,8 +1,11 @@
 #include "thunk/shared_kfd.h"
 
+#include <pthread.h>
+
 #include <memory>
-#include <vector>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "absl/base/const_init.h"
 #include "base/scoped_lock.h"
@@ -22,6 +25,25 @@ std::vector<void (*)(Kfd&)>& CloseHooks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
   return *hooks;
 }
 
+// fork(): the child inherits the parent's state, but not its KFD process (the kernel refuses the parent's /dev/kfd
+// from the child with -EBADF, and the simulator's engine threads do not exist there). As libhsakmt's atfork
+// handler, the child forgets the instance without tearing it down (its destructor would issue ioctls on the
+// parent's process) and answers KERNEL_IO_CHANNEL_NOT_OPENED until it opens its own. The parent's instance is
+// left behind in the child's copy of the heap: memory only, freed when the child exits.
+// g_mu is held across fork() so that the child never inherits it locked by a thread that does not exist there.
+void LockBeforeFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_mu.Lock(); }
+void UnlockInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_mu.Unlock(); }
+void ForgetInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  g_kfd = nullptr;
+  g_refcount = 0;
+  g_mu.Unlock();
+}
+
+void InstallForkHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(&LockBeforeFork, &UnlockInParent, &ForgetInChild); });
+}
+
 absl::Status NotOpened() {
   return WithHsakmtStatus(absl::FailedPreconditionError("KFD is not open (call hsaKmtOpenKFD first)"),
                           HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
@@ -30,6 +52,7 @@ absl::Status NotOpened() {
 }  // namespace
 
 absl::Status OpenSharedKfd() {
+  InstallForkHandlers();
   ScopedLock lock(&g_mu);
   if (g_kfd != nullptr) {
     ++g_refcount;

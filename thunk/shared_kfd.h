@@ -3,6 +3,10 @@
 // Plays libhsakmt's global state in openclose.c: the first hsaKmtOpenKFD opens it, later opens
 // only count (and answer KERNEL_ALREADY_OPENED, which ROCr treats as success), and the last
 // hsaKmtCloseKFD closes it. C++ users own their own Kfd instead. Thread-safe.
+//
+// After fork() the child does not share the parent's instance: every call answers KERNEL_IO_CHANNEL_NOT_OPENED
+// until the child's own OpenSharedKfd, which opens a new KFD process (openclose.c's atfork handling). The
+// parent is unaffected.
 #ifndef HIPMEM_THUNK_SHARED_KFD_H_
 #define HIPMEM_THUNK_SHARED_KFD_H_
 

@@ -11,6 +11,61 @@
 #include "base/scoped_lock.h"
 
 namespace hipmem::thunk {
+namespace {
+
+constexpr AddressRange kNoRange{DeviceAddress(0), Bytes(0)};
+
+}  // namespace
+
+VaReservation::VaReservation(VaReservation&& other) noexcept
+    : space_(std::exchange(other.space_, nullptr)), range_(std::exchange(other.range_, kNoRange)) {}
+
+VaReservation& VaReservation::operator=(VaReservation&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    space_ = std::exchange(other.space_, nullptr);
+    range_ = std::exchange(other.range_, kNoRange);
+  }
+  return *this;
+}
+
+AddressRange VaReservation::Release() && {
+  space_ = nullptr;
+  return std::exchange(range_, kNoRange);
+}
+
+void VaReservation::Reset() {
+  if (space_ != nullptr) std::exchange(space_, nullptr)->Release(range_);
+  range_ = kNoRange;
+}
+
+HandleAperture::HandleAperture(DeviceAddress base, Bytes size, uint64_t guard_pages)
+    : base_(base), size_(size), guard_(Bytes(guard_pages * kPageSize.raw())) {}
+
+absl::StatusOr<VaReservation> HandleAperture::Allocate(Bytes size) {
+  const std::optional<Bytes> span = CheckedAdd(size, guard_ + guard_);
+  if (size.is_zero() || !IsAligned(size, kPageSize) || !span.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat("handle aperture: size ", size.raw()));
+  }
+  ScopedLock lock(&mu_);
+  // First fit: the gaps between used spans, in address order. A handful of buffers at most live here.
+  uint64_t candidate = base_.raw();
+  for (const auto& [start, used] : used_) {
+    if (start - candidate >= span->raw()) break;
+    candidate = start + used;
+  }
+  if (candidate - base_.raw() > size_.raw() || size_.raw() - (candidate - base_.raw()) < span->raw()) {
+    return absl::ResourceExhaustedError(absl::StrCat("handle aperture: no room for ", size.raw(), " bytes"));
+  }
+  used_.emplace(candidate, span->raw());
+  return VaReservation(this, AddressRange{DeviceAddress(candidate) + guard_, size});
+}
+
+void HandleAperture::Release(const AddressRange& range) {
+  ScopedLock lock(&mu_);
+  used_.erase((range.base - guard_).raw());
+}
+
 
 SvmAperture::SvmAperture(DeviceAddress base, DeviceAddress limit, Bytes max_alignment, uint64_t guard_pages)
     : base_(base), limit_(limit), max_alignment_(max_alignment), guard_(Bytes(guard_pages * kPageSize.raw())) {}
@@ -29,6 +84,48 @@ Bytes SvmAperture::DefaultAlignment(Bytes size) const {
 
 AddressRange SvmAperture::WithGuards(const AddressRange& range) const {
   return AddressRange{range.base - guard_, range.size + guard_ + guard_};
+}
+
+absl::StatusOr<VaReservation> SvmAperture::Allocate(Bytes size, Bytes alignment) {
+  absl::StatusOr<AddressRange> range = Reserve(size, alignment);
+  if (!range.ok()) return range.status();
+  return VaReservation(this, *range);
+}
+
+absl::StatusOr<VaReservation> SvmAperture::AllocateAt(DeviceAddress address, Bytes size) {
+  const std::optional<DeviceAddress> end = CheckedAdd(address, size);
+  if (size.is_zero() || !IsAligned(size, kPageSize) || !IsAligned(address, kPageSize) || !end.has_value() ||
+      address < base_ + guard_ || *end - Bytes(1) > limit_ - guard_) {
+    return absl::InvalidArgumentError(absl::StrCat("fixed address ", AddressText(address), " size ", size.raw(),
+                                                   ": not page aligned or outside the GPUVM aperture"));
+  }
+  const AddressRange range{address, size};
+  const AddressRange whole = WithGuards(range);
+  {
+    // A range kept for reuse is free to the caller, but still mapped: return the ones in the way to the OS first.
+    ScopedLock lock(&mu_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      const AddressRange kept{it->second, Bytes(it->first)};
+      if (WithGuards(kept).Overlaps(whole)) {
+        Unmap(kept);
+        it = kept_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  void* p = mmap(whole.base.ToPointer(), whole.size.raw(), PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED) {
+    return absl::AlreadyExistsError(absl::StrCat("fixed address ", AddressText(address), " size ", size.raw(),
+                                                 ": in use (errno ", errno, ")"));
+  }
+  // Kernels before 4.17 ignore MAP_FIXED_NOREPLACE and treat the address as a hint.
+  if (p != whole.base.ToPointer()) {
+    munmap(p, whole.size.raw());
+    return absl::AlreadyExistsError(absl::StrCat("fixed address ", AddressText(address), ": in use"));
+  }
+  return VaReservation(this, range);
 }
 
 absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) {
@@ -106,6 +203,13 @@ absl::Status SvmAperture::CommitAnonymous(const AddressRange& range) const {
   void* p = mmap(range.base.ToPointer(), range.size.raw(), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot commit ", range.size.raw(), " bytes"));
+  return absl::OkStatus();
+}
+
+absl::Status SvmAperture::Decommit(const AddressRange& range) const {
+  void* p = mmap(range.base.ToPointer(), range.size.raw(), PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot re-reserve ", range.size.raw(), " bytes"));
   return absl::OkStatus();
 }
 

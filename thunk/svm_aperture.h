@@ -29,8 +29,67 @@ namespace hipmem::thunk {
 
 inline constexpr Bytes kPageSize = Bytes::KiB(4);
 
+// A range of GPU VA that an allocation occupies. Implemented by the apertures; Release takes back a range Reserve
+// handed out. Thread-safe.
+class VaSpace {
+ public:
+  virtual ~VaSpace() = default;
+  virtual void Release(const AddressRange& range) = 0;
+};
+
+// Owns one range reserved in a VaSpace; the destructor releases it. Thread-compatible.
+class VaReservation {
+ public:
+  // Adopts `range`, which `space` handed out. `space` is not owned and must outlive this.
+  VaReservation(VaSpace* space, AddressRange range) : space_(space), range_(range) {}
+  ~VaReservation() { Reset(); }
+  VaReservation(VaReservation&& other) noexcept;
+  VaReservation& operator=(VaReservation&& other) noexcept;
+  VaReservation(const VaReservation&) = delete;
+  VaReservation& operator=(const VaReservation&) = delete;
+
+  // The reserved range; empty (size 0) once moved from or released.
+  const AddressRange& range() const { return range_; }
+  bool empty() const { return space_ == nullptr; }
+
+  // Gives up ownership without releasing: the caller (or the kernel) now owns the range.
+  [[nodiscard]] AddressRange Release() &&;
+
+ private:
+  void Reset();
+
+  VaSpace* space_;  // Not owned; null when empty.
+  AddressRange range_;
+};
+
+
+// Hands out VA for buffers the CPU never maps (HsaMemFlags NoAddress: a VRAM buffer created without a GPU VA, to
+// be mapped later through another API). The addresses are only names for the buffers in the thunk's tables, taken
+// from a range of the non-canonical hole so that they can never be a CPU or GPUVM address: libhsakmt's
+// mem_handle_aperture (fmm.c init_mem_handle_aperture). Thread-safe.
+class HandleAperture : public VaSpace {
+ public:
+  // [base, base + size) must be a range no CPU pointer or GPU aperture reaches.
+  HandleAperture(DeviceAddress base, Bytes size, uint64_t guard_pages);
+
+  // Reserves `size` bytes (a page multiple, not 0), page aligned, guard pages apart from its neighbours.
+  // kInvalidArgument for a size 0, not a page multiple or one that overflows; kResourceExhausted when full.
+  absl::StatusOr<VaReservation> Allocate(Bytes size);
+  void Release(const AddressRange& range) override;
+
+  DeviceAddress base() const { return base_; }
+  Bytes size() const { return size_; }
+
+ private:
+  const DeviceAddress base_;
+  const Bytes size_;
+  const Bytes guard_;
+  mutable absl::Mutex mu_;
+  absl::btree_map<uint64_t, uint64_t> used_ ABSL_GUARDED_BY(mu_);  // start -> size, guards included
+};
+
 // Owns the reservations it keeps for reuse. Thread-safe.
-class SvmAperture {
+class SvmAperture : public VaSpace {
  public:
   // Released ranges kept for reuse: how many, and the largest (guard pages not counted).
   static constexpr size_t kMaxKeptRanges = 32;
@@ -44,18 +103,35 @@ class SvmAperture {
   SvmAperture& operator=(const SvmAperture&) = delete;
 
   // Reserves `size` bytes (a page multiple) at an address aligned to `alignment` (zero: the
-  // default rule above), reusing a kept range of that size and alignment when there is one.
+  // default rule above), reusing a kept range of that size and alignment when there is one. The caller owns the
+  // range and gives it back with Release; Allocate hands it out in an owner instead.
   // kResourceExhausted when the OS has no room inside the aperture; kInvalidArgument for an
   // alignment that is not a power of two or a size that overflows.
   absl::StatusOr<AddressRange> Reserve(Bytes size, Bytes alignment);
 
+  // Reserve, adopted by an owner that releases it.
+  absl::StatusOr<VaReservation> Allocate(Bytes size, Bytes alignment);
+
+  // Reserves exactly [address, address + size) and a guard page area on each side, as libhsakmt's mmap aperture
+  // does for a fixed address (mmap with MAP_FIXED_NOREPLACE): it fails when anything is mapped there already,
+  // except ranges this aperture keeps for reuse, which are free.
+  // Deliberate: libhsakmt reserves no guard pages around a fixed address; here they must be free too, so that
+  // releasing it (which unmaps the guards as for every other range) never takes a neighbour's pages.
+  // kInvalidArgument for an address or size that is not page aligned, a size 0, or a range outside the aperture;
+  // kAlreadyExists when part of it is in use.
+  absl::StatusOr<VaReservation> AllocateAt(DeviceAddress address, Bytes size);
+
   // Takes back a range from Reserve (with its guard pages), whatever is mapped in it now: it is
   // kept as a fresh reservation or returned to the OS (see above).
-  void Release(const AddressRange& range);
+  void Release(const AddressRange& range) override;
 
   // Replaces part of a reservation with fresh anonymous read/write memory (for pageable system
   // memory, which the kernel then registers as a USERPTR BO).
   absl::Status CommitAnonymous(const AddressRange& range) const;
+
+  // Puts a fresh PROT_NONE reservation over part of a reservation, dropping whatever was mapped there (a buffer's
+  // CPU mapping), as libhsakmt does when it unmaps scratch backing.
+  absl::Status Decommit(const AddressRange& range) const;
 
   Bytes DefaultAlignment(Bytes size) const;
   DeviceAddress base() const { return base_; }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/status_matchers.h"
 
@@ -16,6 +17,7 @@ namespace hipmem::thunk {
 namespace {
 
 using ::hipmem_testing::IsOk;
+using ::testing::ElementsAre;
 using ::hipmem_testing::StatusIs;
 
 SvmAperture Aperture() {
@@ -155,6 +157,62 @@ TEST(SvmApertureTest, RejectsBadAlignmentAndOverflow) {
   EXPECT_THAT(ap.Reserve(Bytes::KiB(4), Bytes(3 * 4096)), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ap.Reserve(Bytes(UINT64_MAX - 4096), Bytes(0)), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ap.Reserve(Bytes(1ull << 60), Bytes(0)), StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+// Records releases instead of touching the address space.
+class RecordingSpace : public VaSpace {
+ public:
+  void Release(const AddressRange& range) override { released.push_back(range); }
+  std::vector<AddressRange> released;
+};
+
+TEST(VaReservationTest, DestructorMoveAndReleaseEachReleaseOnce) {
+  RecordingSpace space;
+  const AddressRange a{DeviceAddress(0x10000), Bytes::KiB(4)};
+  const AddressRange b{DeviceAddress(0x20000), Bytes::KiB(8)};
+  {
+    VaReservation first(&space, a);
+    VaReservation second(&space, b);
+    VaReservation moved(std::move(first));
+    EXPECT_TRUE(first.empty());  // NOLINT(bugprone-use-after-move)
+    second = std::move(moved);   // releases b
+    EXPECT_THAT(space.released, ElementsAre(b));
+    VaReservation& self = second;
+    second = std::move(self);
+    EXPECT_THAT(space.released, ElementsAre(b));
+    VaReservation given_up(&space, b);
+    EXPECT_EQ(std::move(given_up).Release(), b);
+  }
+  EXPECT_THAT(space.released, ElementsAre(b, a)) << "second (holding a) released at scope end; given_up never";
+}
+
+TEST(HandleApertureTest, HandsOutDisjointGuardedRangesAndReusesReleasedOnes) {
+  HandleAperture aperture(DeviceAddress(uint64_t{1} << 47), Bytes::MiB(1), /*guard_pages=*/1);
+  ASSERT_OK_AND_ASSIGN(VaReservation a, aperture.Allocate(Bytes::KiB(8)));
+  ASSERT_OK_AND_ASSIGN(VaReservation b, aperture.Allocate(Bytes::KiB(4)));
+  EXPECT_GE(a.range().base, aperture.base() + kPageSize) << "a guard page before the first";
+  EXPECT_GE(b.range().base, a.range().end() + kPageSize) << "a guard page between neighbours";
+  const AddressRange first = a.range();
+  { VaReservation dropped = std::move(a); }
+  ASSERT_OK_AND_ASSIGN(VaReservation again, aperture.Allocate(Bytes::KiB(8)));
+  EXPECT_EQ(again.range(), first);
+  EXPECT_THAT(aperture.Allocate(Bytes::MiB(1)), StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(aperture.Allocate(Bytes(100)), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(SvmApertureTest, AllocateAtTakesAFreeOrKeptRangeAndRefusesOneInUse) {
+  SvmAperture ap = Aperture();
+  ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(8), Bytes(0)));
+  ap.Release(r);  // kept for reuse: still mapped, but free
+  ASSERT_EQ(ap.kept_ranges(), 1u);
+  {
+    ASSERT_OK_AND_ASSIGN(VaReservation at, ap.AllocateAt(r.base, r.size));
+    EXPECT_EQ(at.range(), r);
+    EXPECT_EQ(ap.kept_ranges(), 0u);
+    EXPECT_THAT(ap.AllocateAt(r.base + kPageSize, kPageSize), StatusIs(absl::StatusCode::kAlreadyExists));
+  }
+  EXPECT_THAT(ap.AllocateAt(r.base + Bytes(100), kPageSize), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ap.AllocateAt(DeviceAddress(uint64_t{1} << 47), kPageSize), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

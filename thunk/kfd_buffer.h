@@ -1,0 +1,70 @@
+// The owner of a KFD buffer object (AMDKFD_IOC_ALLOC_MEMORY_OF_GPU's handle).
+//
+// Plays the `handles[]` half of libhsakmt's vm_object_t (fmm.c), which __fmm_release frees with
+// AMDKFD_IOC_FREE_MEMORY_OF_GPU; the other half, the VA area, is a VaReservation (svm_aperture.h). Each half frees
+// itself, so every failure path between allocating and recording an allocation frees by destructor.
+#ifndef HIPMEM_THUNK_KFD_BUFFER_H_
+#define HIPMEM_THUNK_KFD_BUFFER_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/strong_id.h"
+#include "base/units.h"
+#include "thunk/kfd_device.h"
+#include "thunk/topology.h"
+
+namespace hipmem::thunk {
+
+// The kernel's buffer handle: gpu_id in the upper 32 bits, the process's IDR slot below (kfd_priv.h
+// MAKE_HANDLE). Valid only in the KFD process that allocated it.
+using KfdBufferHandle = StrongId<struct KfdBufferHandleTag, uint64_t>;
+
+// Owns one KFD buffer object of one KFD process; the destructor frees it (AMDKFD_IOC_FREE_MEMORY_OF_GPU), which
+// also drops its GPU mappings. Thread-compatible.
+class KfdBuffer {
+ public:
+  // What AMDKFD_IOC_ALLOC_MEMORY_OF_GPU returns: the buffer and the offset to mmap it at (the render node's for a
+  // VRAM or GTT buffer, /dev/kfd's for a doorbell slice).
+  struct Allocated;
+
+  // Issues AMDKFD_IOC_ALLOC_MEMORY_OF_GPU on `device` (not owned; must outlive the buffer). `va` 0 asks for a
+  // buffer without a GPU VA (the kernel allows it for VRAM only); `mmap_offset_in` is the CPU address for a
+  // USERPTR buffer and 0 otherwise. Errors: the kernel's errno (kResourceExhausted for ENOMEM, ...).
+  static absl::StatusOr<Allocated> Allocate(KfdDevice& device, GpuId gpu, DeviceAddress va, Bytes size,
+                                            uint32_t ioc_flags, uint64_t mmap_offset_in);
+
+  ~KfdBuffer();
+  KfdBuffer(KfdBuffer&& other) noexcept;
+  KfdBuffer& operator=(KfdBuffer&& other) noexcept;
+  KfdBuffer(const KfdBuffer&) = delete;
+  KfdBuffer& operator=(const KfdBuffer&) = delete;
+
+  // The buffer's handle; nullopt once moved from, freed or released.
+  std::optional<KfdBufferHandle> handle() const { return handle_; }
+
+  // Frees the buffer now and reports the kernel's verdict. Consumes the buffer when the kernel frees it; when the
+  // kernel refuses (it keeps the handle, as for the event page it owns), the error comes back and this still owns
+  // the handle, so a later Free or the destructor tries again. OK when empty.
+  absl::Status Free() &&;
+
+  // Gives up ownership without freeing: closing /dev/kfd (the KFD process's end) frees it then.
+  [[nodiscard]] std::optional<KfdBufferHandle> Release() &&;
+
+ private:
+  KfdBuffer(KfdDevice* device, KfdBufferHandle handle) : device_(device), handle_(handle) {}
+
+  KfdDevice* device_;  // Not owned; must outlive this.
+  std::optional<KfdBufferHandle> handle_;
+};
+
+struct KfdBuffer::Allocated {
+  KfdBuffer buffer;
+  uint64_t mmap_offset;
+};
+
+}  // namespace hipmem::thunk
+
+#endif  // HIPMEM_THUNK_KFD_BUFFER_H_

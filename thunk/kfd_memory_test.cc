@@ -1,0 +1,180 @@
+// Kfd's memory paths beyond plain allocation (fmm.c): OnlyAddress, NoAddress, Scratch and FixedAddress, and
+// hsaKmtMapMemoryToGPUNodes' node-set semantics, checked against what the simulated kernel holds.
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/kfd_sim/presets.h"
+#include "testing/kfd_sim/simulator.h"
+#include "testing/status_matchers.h"
+#include "thunk/hsakmt_status.h"
+#include "thunk/kfd.h"
+#include "thunk/kfd_device.h"
+#include "thunk/kfd_device_sim.h"
+
+namespace hipmem::thunk {
+namespace {
+
+using ::hipmem_testing::IsOk;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+constexpr NodeId kCpuNode(0);
+constexpr NodeId kGpuNode(1);
+constexpr NodeId kSecondGpuNode(2);
+constexpr MemFlags kVram = MemFlags::kNonPaged | MemFlags::kCoarseGrain | MemFlags::kNoSubstitute;
+constexpr MemFlags kSystem = MemFlags::kHostAccess;
+
+class KfdMemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open("mi300x"); }
+
+  void Open(const char* preset) {
+    kfd_.reset();
+    ASSERT_OK_AND_ASSIGN(kfd_sim::Topology topology, kfd_sim::PresetTopology(preset));
+    ASSERT_OK_AND_ASSIGN(machine_, SimMachine::Create(topology));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<KfdDevice> device, OpenSimKfdDevice(machine_));
+    ASSERT_OK_AND_ASSIGN(kfd_, Kfd::Open(std::move(device)));
+  }
+
+  // The buffers the simulated kernel holds for this (the only) process.
+  std::vector<kfd_sim::SimBo> KernelBos() { return machine_->simulator().Snapshot().processes.at(0).bos; }
+  uint32_t GpuIdOf(NodeId node) { return kfd_->topology().nodes[node.raw()].gpu_id->raw(); }
+  static HSAKMT_STATUS Code(const absl::Status& s) { return ToHsakmtStatus(s); }
+
+  std::shared_ptr<SimMachine> machine_;
+  std::unique_ptr<Kfd> kfd_;
+};
+
+TEST_F(KfdMemoryTest, OnlyAddressReservesVaWithoutABufferAndFreeReleasesIt) {
+  for (MemFlags flags : {kVram, kSystem}) {
+    SCOPED_TRACE(ToRaw(flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress va, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), flags | MemFlags::kOnlyAddress));
+    EXPECT_THAT(KernelBos(), IsEmpty()) << "no buffer behind a reservation";
+    const PointerInfo info = kfd_->QueryPointerInfo(va.ToPointer());
+    EXPECT_EQ(info.type, PointerType::kReservedAddr);
+    EXPECT_EQ(info.node, kCpuNode) << "fmm_allocate_va records node 0";
+    EXPECT_EQ(info.gpu_address, va);
+    EXPECT_EQ(info.cpu_address, DeviceAddress(0));
+    EXPECT_EQ(info.size, Bytes::KiB(64));
+    EXPECT_EQ(Code(kfd_->MapMemoryToGpu(va)), HSAKMT_STATUS_INVALID_PARAMETER);
+    const NodeId nodes[] = {kGpuNode};
+    EXPECT_EQ(Code(kfd_->MapMemoryToGpu(va, nodes)), HSAKMT_STATUS_INVALID_PARAMETER);
+    ASSERT_THAT(kfd_->FreeMemory(va), IsOk());
+    EXPECT_EQ(kfd_->QueryPointerInfo(va.ToPointer()).type, PointerType::kUnknown);
+    // The VA itself went back: a fixed allocation can take it again.
+    ASSERT_OK_AND_ASSIGN(DeviceAddress again,
+                         kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kFixedAddress, Bytes(0), va));
+    EXPECT_EQ(again, va);
+    ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
+  }
+}
+
+TEST_F(KfdMemoryTest, NoAddressIsAVramBufferWithoutAGpuVa) {
+  ASSERT_OK_AND_ASSIGN(DeviceAddress name, kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram | MemFlags::kNoAddress));
+  EXPECT_GE(name.raw(), uint64_t{1} << 47) << "a name in the non-canonical hole, never a CPU address";
+  ASSERT_THAT(KernelBos(), SizeIs(1));
+  EXPECT_EQ(KernelBos()[0].va, DeviceAddress(0));
+  EXPECT_EQ(KernelBos()[0].size, Bytes::MiB(2));
+  EXPECT_EQ(kfd_->QueryPointerInfo(name.ToPointer()).type, PointerType::kAllocated);
+  EXPECT_EQ(Code(kfd_->MapMemoryToGpu(name)), HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_THAT(KernelBos()[0].mapped_gpu_ids, IsEmpty());
+  ASSERT_THAT(kfd_->FreeMemory(name), IsOk());
+  EXPECT_THAT(KernelBos(), IsEmpty());
+}
+
+TEST_F(KfdMemoryTest, OnlyAddressWithNoAddressOnTheDevicePathIsInvalidParameter) {
+  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kOnlyAddress | MemFlags::kNoAddress)
+                     .status()),
+            HSAKMT_STATUS_INVALID_PARAMETER);
+  EXPECT_THAT(KernelBos(), IsEmpty());
+}
+
+TEST_F(KfdMemoryTest, FixedAddressAllocatesAtTheCallersAddressOrFailsLeavingNothing) {
+  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kFixedAddress).status()),
+            HSAKMT_STATUS_INVALID_PARAMETER)
+      << "FixedAddress needs an address";
+  // A free address: one the aperture handed out and took back.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress probe, kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram));
+  ASSERT_THAT(kfd_->FreeMemory(probe), IsOk());
+  const DeviceAddress at = probe + Bytes::MiB(1);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram,
+                       kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kFixedAddress, Bytes(0), at));
+  EXPECT_EQ(vram, at);
+  ASSERT_THAT(KernelBos(), SizeIs(1));
+  EXPECT_EQ(KernelBos()[0].va, at);
+  // Taken now: the device path answers NO_MEMORY, the host path ERROR, and neither leaves a buffer.
+  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kFixedAddress, Bytes(0), at).status()),
+            HSAKMT_STATUS_NO_MEMORY);
+  EXPECT_EQ(
+      Code(kfd_->AllocMemory(kCpuNode, Bytes::KiB(4), kSystem | MemFlags::kFixedAddress, Bytes(0), at).status()),
+      HSAKMT_STATUS_ERROR);
+  EXPECT_THAT(KernelBos(), SizeIs(1));
+  // Without the flag the address is only an output.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress elsewhere, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram, Bytes(0), at));
+  EXPECT_NE(elsewhere, at);
+  ASSERT_THAT(kfd_->FreeMemory(elsewhere), IsOk());
+  ASSERT_THAT(kfd_->FreeMemory(vram), IsOk());
+  EXPECT_THAT(KernelBos(), IsEmpty());
+}
+
+TEST_F(KfdMemoryTest, ScratchIsOneRangePerGpuBackedWhereMapped) {
+  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch, Bytes::KiB(64)).status()),
+            HSAKMT_STATUS_NOT_IMPLEMENTED)
+      << "scratch takes no alignment";
+  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, kfd_->AllocMemory(kGpuNode, Bytes::KiB(100), MemFlags::kScratch));
+  EXPECT_TRUE(IsAligned(scratch, Bytes::KiB(64)));
+  EXPECT_THAT(KernelBos(), IsEmpty()) << "no memory until mapped";
+  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch).status()), HSAKMT_STATUS_NO_MEMORY)
+      << "one scratch range per GPU";
+  EXPECT_EQ(Code(kfd_->AllocMemory(kCpuNode, Bytes::KiB(64), MemFlags::kScratch).status()), HSAKMT_STATUS_NO_MEMORY);
+
+  const DeviceAddress part = scratch + Bytes::KiB(64);
+  ASSERT_THAT(kfd_->MapMemoryToGpu(part, {}, Bytes::KiB(64)), IsOk());
+  ASSERT_THAT(KernelBos(), SizeIs(1));
+  EXPECT_EQ(KernelBos()[0].va, part);
+  EXPECT_THAT(KernelBos()[0].mapped_gpu_ids, ElementsAre(GpuIdOf(kGpuNode)));
+  EXPECT_EQ(Code(kfd_->MapMemoryToGpu(scratch, {}, Bytes::KiB(256))), HSAKMT_STATUS_INVALID_PARAMETER)
+      << "beyond the 128 KiB range";
+  ASSERT_THAT(kfd_->UnmapMemoryFromGpu(part), IsOk());
+  EXPECT_THAT(KernelBos(), IsEmpty());
+  ASSERT_THAT(kfd_->MapMemoryToGpu(scratch, {}, Bytes::KiB(64)), IsOk());
+  ASSERT_THAT(kfd_->FreeMemory(scratch + Bytes::KiB(4)), IsOk()) << "any address in it frees the range";
+  EXPECT_THAT(KernelBos(), IsEmpty());
+  ASSERT_OK_AND_ASSIGN(DeviceAddress again, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
+  ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
+}
+
+TEST_F(KfdMemoryTest, MapToNodesSetsTheMappedSet) {
+  Open("2xmi250x");
+  const uint32_t first = GpuIdOf(kGpuNode);
+  const uint32_t second = GpuIdOf(kSecondGpuNode);
+  for (MemFlags flags : {kSystem, kVram}) {
+    SCOPED_TRACE(ToRaw(flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress p, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), flags));
+    const NodeId both[] = {kGpuNode, kSecondGpuNode};
+    const NodeId only_second[] = {kSecondGpuNode};
+    const NodeId only_first[] = {kGpuNode};
+    ASSERT_THAT(kfd_->MapMemoryToGpu(p, both), IsOk());
+    EXPECT_THAT(KernelBos().at(0).mapped_gpu_ids, ElementsAre(first, second));
+    ASSERT_THAT(kfd_->MapMemoryToGpu(p, only_second), IsOk());
+    EXPECT_THAT(KernelBos().at(0).mapped_gpu_ids, ElementsAre(second)) << "a node dropped from the list is unmapped";
+    ASSERT_THAT(kfd_->MapMemoryToGpu(p, only_second), IsOk()) << "the same list again is harmless";
+    EXPECT_THAT(KernelBos().at(0).mapped_gpu_ids, ElementsAre(second));
+    ASSERT_THAT(kfd_->MapMemoryToGpu(p, only_first), IsOk());
+    EXPECT_THAT(KernelBos().at(0).mapped_gpu_ids, ElementsAre(first));
+    EXPECT_THAT(kfd_->QueryPointerInfo(p.ToPointer()).mapped_nodes, ElementsAre(kGpuNode));
+    const NodeId cpu[] = {kCpuNode};
+    EXPECT_EQ(Code(kfd_->MapMemoryToGpu(p, cpu)), HSAKMT_STATUS_INVALID_PARAMETER);
+    EXPECT_THAT(KernelBos().at(0).mapped_gpu_ids, ElementsAre(first)) << "a refused list changes nothing";
+    ASSERT_THAT(kfd_->UnmapMemoryFromGpu(p), IsOk());
+    EXPECT_THAT(KernelBos().at(0).mapped_gpu_ids, IsEmpty());
+    ASSERT_THAT(kfd_->FreeMemory(p), IsOk());
+  }
+}
+
+}  // namespace
+}  // namespace hipmem::thunk
