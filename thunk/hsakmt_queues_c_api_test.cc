@@ -1,5 +1,6 @@
 // kfdtest-style queue checks through the hsaKmt* queue calls, on the default simulated machine: an SDMA
-// queue created with hsaKmtCreateQueue copies memory, and bad ids and arguments are refused.
+// queue created with hsaKmtCreateQueue copies memory when rung with a bare doorbell store, as kfdtest rings,
+// and bad ids and arguments are refused.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -8,7 +9,6 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
-#include "testing/kfd_sim/engines/doorbell.h"
 #include "gpu_abi/sdma_packets.h"
 
 namespace {
@@ -71,8 +71,11 @@ TEST_F(HsakmtQueuesTest, SdmaQueueCopiesThroughTheRing) {
   for (int i = 0; i < 65536; ++i) src[i] = static_cast<char>(i * 3);
   const sdma::CopyLinear copy = sdma::MakeCopy(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), 65536);
   std::memcpy(ring_, &copy, sizeof(copy));
-  // A raw client on the simulator rings with the simulator's doorbell write (store + wake).
-  hipmem::kfd_sim::RingDoorbell(queue.Queue_DoorBell_aql, sizeof(copy));
+  // Rung like kfdtest's SDMAQueue on a 64-bit doorbell: the packet is ordered before the doorbell, which
+  // is a bare store, no call into the simulator. The release store is the plain `mov` kfdtest's volatile
+  // write compiles to, and keeps the compiler from sinking the packet's memcpy below it.
+  std::atomic_ref<HSAuint64>(*queue.Queue_DoorBell_aql).store(sizeof(copy), std::memory_order_release);
+  // Noticed by the simulator's doorbell poller within a poll period; 10 s only bounds a broken simulator.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::atomic_ref<HSAuint64>(*queue.Queue_read_ptr_aql).load() != sizeof(copy) &&
          std::chrono::steady_clock::now() < deadline) {

@@ -45,8 +45,9 @@ class KfdDevice {
   virtual absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) = 0;
 
   // Writes `value` to the doorbell at `doorbell` (inside a slice MapDoorbellsForCpu placed) with release
-  // order: on hardware the store is the doorbell; the simulator's engines also need a wake
-  // (testing/kfd_sim/engines/doorbell.h), so every doorbell write in the stack goes through here.
+  // order: on hardware the store is the doorbell. The simulator notices a bare store too (its doorbell poller,
+  // within 0.5 ms while the queue is in use), but its backend adds a futex wake so our own rings reach the
+  // engine at once (testing/kfd_sim/engines/doorbell.h); every doorbell write in the stack goes through here.
   virtual void RingDoorbell(uint64_t* doorbell, uint64_t value) = 0;
 };
 

@@ -7,7 +7,8 @@
 // are the runtime's (amd_queue_t's read/write dispatch ids) and come in the spec.
 //
 // Doorbell writes go through Queue::RingDoorbell, i.e. KfdDevice::RingDoorbell: a plain store on hardware,
-// a store plus a wake on the simulator (whose engines cannot observe a bare store).
+// a store plus a wake on the simulator, which notices a bare store too but only at its next poll
+// (testing/kfd_sim/engines/doorbell.h); the wake spares our own rings that wait.
 #ifndef HIPMEM_THUNK_QUEUES_H_
 #define HIPMEM_THUNK_QUEUES_H_
 

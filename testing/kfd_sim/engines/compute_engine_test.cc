@@ -196,6 +196,8 @@ class ComputeQueueTest : public ::testing::Test {
   std::deque<Slot> kernargs_;
   std::deque<aql::AmdSignal> signals_;
   Reports reports_{&memory_};
+  // A doorbell word the test stores to like a raw client (the fixture's engine keeps its private one).
+  uint64_t client_doorbell_ = ComputeEngine::IdleDoorbellValue(0);
   std::unique_ptr<ComputeEngine> engine_;
 };
 
@@ -533,6 +535,34 @@ TEST_F(ComputeQueueTest, IdleEngineSleepsInsteadOfPolling) {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &after);
   const double cpu_ms = (after.tv_sec - before.tv_sec) * 1e3 + (after.tv_nsec - before.tv_nsec) / 1e6;
   EXPECT_LT(cpu_ms, 50.0) << "an idle CP and its compute units must block";
+}
+
+TEST_F(ComputeQueueTest, BareDoorbellStoreFromIdleRunsThePackets) {
+  // ROCr publishes a packet and stores its index to the doorbell, with no wake; the CP must notice the store.
+  engine_ = std::make_unique<ComputeEngine>("cp0", &memory_,
+                                            AqlQueueDescriptor{.ring_va = Va(ring_.data()),
+                                                               .ring_bytes = kSlots * aql::kPacketBytes,
+                                                               .read_dispatch_id_va = Va(&read_index_),
+                                                               .write_dispatch_id_va = Va(&write_index_),
+                                                               .doorbell = &client_doorbell_},
+                                            4, reports_.Callbacks());
+  std::vector<uint8_t> src(3000), dst(3000, 0);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 11 + 3);
+  memory_.Map(src.data(), src.size());
+  memory_.Map(dst.data(), dst.size());
+  aql::AmdSignal* done = NewSignal(1);
+  aql::WritePacket(&ring_[0], Copy(dst.data(), src.data(), src.size()));
+  aql::WritePacket(&ring_[1], FillBytes(&dst[0], 0x5A, 1, Va(done)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the CP is asleep on its doorbell
+  std::atomic_ref<uint64_t>(client_doorbell_).store(1, std::memory_order_release);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (LoadValue(*done) != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  ASSERT_EQ(LoadValue(*done), 0) << "store not noticed in 1 s";
+  EXPECT_EQ(dst[0], 0x5A);
+  EXPECT_TRUE(std::equal(src.begin() + 1, src.end(), dst.begin() + 1));
+  EXPECT_EQ(std::atomic_ref<uint64_t>(read_index_).load(std::memory_order_acquire), 2u);
 }
 
 TEST(ComputeEngineTest, ComputeUnitWorkersAreCappedByHostThreads) {

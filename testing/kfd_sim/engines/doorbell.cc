@@ -51,8 +51,12 @@ uint64_t DoorbellWaiter::Load() const {
 }
 
 void DoorbellWaiter::Wait(uint64_t seen) const {
+  // Armed before the futex call: a bare store landing in between makes FUTEX_WAIT return at once (the word
+  // moved) or, if the low dword happens to match, is caught by the poller's next look.
+  watch_.Arm(seen);
   // EAGAIN (the word moved on), EINTR and a wake all just return: the caller re-reads the word.
   syscall(SYS_futex, LowDword(word_), FUTEX_WAIT, static_cast<uint32_t>(seen), nullptr, nullptr, 0);
+  watch_.Disarm();
 }
 
 void DoorbellWaiter::Wake() const { FutexWake(word_); }

@@ -1,37 +1,45 @@
 // The simulated doorbell: how a producer tells a simulated engine that its queue has new work.
 //
-// On hardware a doorbell is an MMIO write: the store itself wakes the engine. A simulated engine cannot
-// observe a bare store without polling, so here a doorbell is a 64-bit word in shared memory (the
-// process's doorbell page, kfd_doorbell.c's slice) plus a futex wake on it:
-//   RingDoorbell(word, value)  = release-store `value` (the new write pointer), then FUTEX_WAKE;
-//   DoorbellWaiter::Wait(seen) = sleep (FUTEX_WAIT on the low dword) while the word still reads `seen`.
-// The wake is a shared (not PRIVATE) futex, so it reaches a waiter whose mapping of the same page sits at
+// On hardware a doorbell is an MMIO write: the store itself wakes the engine. Here a doorbell is a 64-bit word
+// in shared memory (the process's doorbell page, kfd_doorbell.c's slice) that the engine sleeps on with a
+// futex (FUTEX_WAIT on the low dword while the word still reads what the engine last saw). Two things wake it:
+//   a bare store `*doorbell = wptr`, as every real client (kfdtest, libhsakmt users, ROCr) rings: the process's
+//     doorbell poller (doorbell_poller.h) notices it within one poll period (0.5 ms) plus scheduling delay,
+//     as the hardware's doorbell logic would;
+//   RingDoorbell(word, value) = release-store `value`, then FUTEX_WAKE: our own stack's ring (the thunk's
+//     KfdDevice::RingDoorbell on the simulator), which wakes the engine at once instead of within a period.
+// Both wakes are shared (not PRIVATE) futex wakes, so they reach a waiter whose mapping of the same page sits at
 // another virtual address, as the engine's view of a doorbell page does. A value that moved on before the
-// waiter slept makes FUTEX_WAIT return at once, so a ring is never lost.
-//
-// Departure from hardware, stated once here: a client that only stores to its doorbell (no wake) is not
-// noticed by the simulator. The thunk's queue doorbell write (thunk/queues.h) does both.
+// waiter slept makes FUTEX_WAIT return at once, and the poller compares with the value the waiter went to sleep
+// on (not with what it saw last), so no ring is lost either way.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_DOORBELL_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_DOORBELL_H_
 
 #include <atomic>
 #include <cstdint>
 
+#include "testing/kfd_sim/engines/doorbell_poller.h"
+
 namespace hipmem::kfd_sim {
 
 // The producer's doorbell write. `word` is the producer's view of the doorbell (8-byte aligned).
 void RingDoorbell(uint64_t* word, uint64_t value);
 
-// The engine side of one doorbell. Thread-safe.
+// The engine side of one doorbell: watched by the doorbell poller for as long as this lives, so a bare store
+// wakes Wait(). Thread-safe, except that one thread at a time calls Wait (the engine's).
 class DoorbellWaiter {
  public:
-  // `word` is the engine's view of the doorbell (8-byte aligned); not owned, must outlive this.
-  explicit DoorbellWaiter(uint64_t* word) : word_(word) {}
+  // `word` is the engine's view of the doorbell (8-byte aligned); not owned, must outlive this. Registers the
+  // word with the poller; the destructor returns only once the poller no longer reads it.
+  explicit DoorbellWaiter(uint64_t* word) : word_(word), watch_(word) {}
+  DoorbellWaiter(const DoorbellWaiter&) = delete;
+  DoorbellWaiter& operator=(const DoorbellWaiter&) = delete;
 
   // The last value written (acquire).
   uint64_t Load() const;
 
-  // Sleeps until the word no longer reads `seen` or Wake() is called; may return spuriously.
+  // Sleeps until the word no longer reads `seen` (a RingDoorbell at once, a bare store within a poll period) or
+  // Wake() is called; may return spuriously.
   void Wait(uint64_t seen) const;
 
   // Wakes every waiter without changing the word (to stop an engine).
@@ -43,6 +51,7 @@ class DoorbellWaiter {
 
  private:
   uint64_t* const word_;
+  mutable DoorbellWatch watch_;  // Wait arms it; mutable because waiting does not change the doorbell
 };
 
 }  // namespace hipmem::kfd_sim

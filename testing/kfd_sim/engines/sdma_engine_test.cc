@@ -167,6 +167,44 @@ TEST_F(SdmaQueueTest, IdleEngineSleepsInsteadOfPolling) {
   EXPECT_LT(cpu_ms, 50.0) << "an idle engine thread must block on its doorbell";
 }
 
+TEST(SdmaEngineTest, BareDoorbellStoreFromIdleRunsTheQueue) {
+  // A raw client (kfdtest, libhsakmt users) rings with a plain store and no wake; the engine must notice it as
+  // the hardware does.
+  IdentityPageTable memory;
+  std::vector<uint32_t> ring(64, 0);
+  uint64_t rptr = 0, wptr = 0, doorbell = 0;
+  uint32_t fence = 0;
+  std::vector<uint8_t> src(4096), dst(4096, 0);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 5 + 1);
+  memory.Map(ring.data(), 256);
+  memory.Map(&rptr, 8);
+  memory.Map(&fence, 4);
+  memory.Map(src.data(), src.size());
+  memory.Map(dst.data(), dst.size());
+  SdmaEngine engine("sdma0", &memory,
+                    SdmaQueueDescriptor{.ring_va = Va(ring.data()),
+                                        .ring_bytes = 256,
+                                        .rptr_va = Va(&rptr),
+                                        .wptr_va = Va(&wptr),
+                                        .doorbell = &doorbell},
+                    SdmaEngine::Callbacks{});
+  const sdma::CopyLinear copy = sdma::MakeCopy(Va(dst.data()), Va(src.data()), 4096);
+  const sdma::Fence done = sdma::MakeFence(Va(&fence), 0xD00B);
+  std::memcpy(ring.data(), &copy, sizeof(copy));
+  std::memcpy(reinterpret_cast<char*>(ring.data()) + sizeof(copy), &done, sizeof(done));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the engine is asleep on its doorbell
+  std::atomic_ref<uint64_t>(doorbell).store(sizeof(copy) + sizeof(done), std::memory_order_release);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::atomic_ref<uint32_t>(fence).load(std::memory_order_acquire) != 0xD00B &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  ASSERT_EQ(std::atomic_ref<uint32_t>(fence).load(std::memory_order_acquire), 0xD00Bu) << "store not noticed in 1 s";
+  EXPECT_EQ(src, dst);
+  ASSERT_TRUE(engine.WaitIdle());
+  EXPECT_EQ(std::atomic_ref<uint64_t>(rptr).load(), sizeof(copy) + sizeof(done));
+}
+
 TEST(SdmaEngineTest, DestroyingDuringAnEndlessPollReturns) {
   IdentityPageTable memory;
   std::vector<uint32_t> ring(64, 0);
