@@ -143,6 +143,10 @@ struct GpuConfig {
   // FRAME_BUFFER_PUBLIC. Without it the bank is FRAME_BUFFER_PRIVATE and ALLOC of PUBLIC VRAM answers
   // -EINVAL, as kfd_chardev.c refuses host-visible VRAM on a small-BAR dGPU.
   bool large_bar = true;
+  // The frequency of the GPU's clock counter (GET_CLOCK_COUNTERS' gpu_clock_counter, the SDMA's global
+  // timestamp): the fixed reference clock, 100 MHz on gfx94x/gfx10/gfx11, 25 MHz on the other gfx9 parts
+  // (LLVM libc's AMDGPU clock table). Non-zero.
+  uint64_t gpu_clock_counter_hz = 100'000'000;
 };
 
 struct Topology {
@@ -379,6 +383,11 @@ class SimFile {
   // carries the fault (gpu_id, the faulting page, the failure bits) to its next WAIT_EVENTS. Returns false,
   // delivering nothing, for a gpu_id the topology does not have.
   bool RaiseMemoryException(const SimVmFault& fault);
+
+  // Reports a hardware exception (kfd_signal_hw_exception_event): every HW_EXCEPTION event of this process is
+  // set. What the kernel raised for a CP bad opcode before the debugger's exception path; the simulator raises it
+  // for an illegal SDMA packet (see sim_queue_ioctls.cc).
+  void RaiseHwException();
 
  private:
   friend class Simulator;
