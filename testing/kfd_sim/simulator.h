@@ -6,7 +6,8 @@
 // checks in the same order, the same errno, the same size tolerance, the same out-of-range quirks. It is
 // a model of the driver, not a mock: bad input is refused, never crashes it, and never "succeeds".
 //
-// What it models today (KFD 1.17): GET_VERSION, GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
+// What it models today (KFD 1.17): GET_VERSION, GET_CLOCK_COUNTERS (each GPU's clock counter runs at its
+// GpuConfig::gpu_clock_counter_hz; engines/gpu_clock.h), GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
 // ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY, CREATE/DESTROY/UPDATE_QUEUE;
 // the sysfs topology tree; CPU mappings of buffers through a render node and of doorbells through
 // /dev/kfd. Every other ioctl answers -ENOTTY.
@@ -31,6 +32,9 @@
 // - ALLOC demands exactly one domain bit (the kernel takes the first bit of an if-chain), page-aligned
 //   va_addr and size, and [va, va+size) inside the process's GPUVM aperture.
 // - MMIO_REMAP allocations answer -EINVAL: there is no simulated register page to remap.
+// - An illegal SDMA packet (unknown opcode or sub-opcode, a count wider than the GPU's SDMA generation allows)
+//   halts its queue with amdgpu's "Illegal instruction in SDMA command stream" line and sets the process's
+//   HW_EXCEPTION events; on hardware the queue only stops (see sim_queue_ioctls.cc).
 // - PM4 compute queues answer -EINVAL (no PM4 engine). COMPUTE_AQL queues run on the compute CP
 //   (engines/compute_engine.h) with the built-in blit kernels of gpu_abi/blit_kernels.h; it starts at the
 //   read index user space left in read_dispatch_id.

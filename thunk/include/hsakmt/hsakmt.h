@@ -167,6 +167,13 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePe
 /* Destroys a queue from hsaKmtCreateQueue(Ext). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId);
 
+/* ---- Added by the sdma branch; kept apart for an easy merge ---- */
+
+/* Reads node NodeId's GPU clock counter and the CPU's raw-monotonic and boot-time clocks, together. */
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters);
+
+/* ---- end of the sdma branch's block ---- */
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -610,6 +610,18 @@ typedef struct _HsaQueueResource {
   volatile HSAint64* ErrorReason; /* exception bits signal payload */
 } HsaQueueResource;
 
+/* ---- Added by the sdma branch (hsaKmtGetClockCounters); upstream layout, kept apart for an easy merge ---- */
+
+/* The clocks hsaKmtGetClockCounters reads together: the GPU's counter and two CPU clocks (nanoseconds). */
+typedef struct _HsaClockCounters {
+  HSAuint64 GPUClockCounter;
+  HSAuint64 CPUClockCounter;
+  HSAuint64 SystemClockCounter;
+  HSAuint64 SystemClockFrequencyHz;
+} HsaClockCounters;
+
+/* ---- end of the sdma branch's block ---- */
+
 #pragma pack(pop, hsakmttypes_h)
 
 #ifdef __cplusplus
