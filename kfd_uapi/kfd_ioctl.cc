@@ -11,7 +11,7 @@ const char* IoctlName(unsigned long request) {
     case 0x02: return "AMDKFD_IOC_CREATE_QUEUE";
     case 0x03: return "AMDKFD_IOC_DESTROY_QUEUE";
     case 0x04: return kSetMemoryPolicy.name;
-    case 0x05: return "AMDKFD_IOC_GET_CLOCK_COUNTERS";
+    case 0x05: return kGetClockCounters.name;
     case 0x06: return "AMDKFD_IOC_GET_PROCESS_APERTURES";
     case 0x07: return "AMDKFD_IOC_UPDATE_QUEUE";
     case 0x08: return kCreateEvent.name;

@@ -44,6 +44,17 @@ struct GetVersionArgs {
   uint32_t minor_version;  // out
 };
 
+// AMDKFD_IOC_GET_CLOCK_COUNTERS (kfd_ioctl_get_clock_counters): the GPU's clock counter and two CPU clocks
+// read together, so user space can relate GPU timestamps to CPU time.
+struct GetClockCountersArgs {
+  uint64_t gpu_clock_counter;     // out: the GPU's counter; 0 for a gpu_id without a GPU
+  uint64_t cpu_clock_counter;     // out: CLOCK_MONOTONIC_RAW, ns (ktime_get_raw_ns)
+  uint64_t system_clock_counter;  // out: CLOCK_BOOTTIME, ns (ktime_get_boottime_ns)
+  uint64_t system_clock_freq;     // out: 1000000000, the two CPU counters' unit
+  uint32_t gpu_id;                // in
+  uint32_t pad;
+};
+
 struct ProcessDeviceApertures {
   uint64_t lds_base;
   uint64_t lds_limit;
@@ -277,6 +288,7 @@ struct UpdateQueueArgs {
 // ---- the layout contract ----
 #define HIPMEM_KFD_LAYOUT(T, size) static_assert(sizeof(T) == (size) && std::is_standard_layout_v<T>)
 HIPMEM_KFD_LAYOUT(GetVersionArgs, 8);
+HIPMEM_KFD_LAYOUT(GetClockCountersArgs, 40);
 HIPMEM_KFD_LAYOUT(ProcessDeviceApertures, 56);
 HIPMEM_KFD_LAYOUT(GetProcessAperturesNewArgs, 16);
 HIPMEM_KFD_LAYOUT(AcquireVmArgs, 8);
@@ -299,6 +311,7 @@ HIPMEM_KFD_LAYOUT(CreateQueueArgs, 96);
 HIPMEM_KFD_LAYOUT(DestroyQueueArgs, 8);
 HIPMEM_KFD_LAYOUT(UpdateQueueArgs, 24);
 #undef HIPMEM_KFD_LAYOUT
+static_assert(offsetof(GetClockCountersArgs, system_clock_freq) == 24 && offsetof(GetClockCountersArgs, gpu_id) == 32);
 static_assert(offsetof(AllocMemoryOfGpuArgs, gpu_id) == 32 && offsetof(AllocMemoryOfGpuArgs, flags) == 36);
 static_assert(offsetof(MapMemoryToGpuArgs, n_devices) == 16 && offsetof(MapMemoryToGpuArgs, n_success) == 20);
 static_assert(offsetof(ProcessDeviceApertures, gpu_id) == 48);
@@ -322,6 +335,9 @@ struct IoctlDescriptor {
 };
 
 inline constexpr IoctlDescriptor<GetVersionArgs> kGetVersion{0x01, IoctlDirection::kRead, "AMDKFD_IOC_GET_VERSION"};
+inline constexpr IoctlDescriptor<GetClockCountersArgs> kGetClockCounters{0x05, IoctlDirection::kReadWrite,
+                                                                          "AMDKFD_IOC_GET_CLOCK_COUNTERS"};
+static_assert(kGetClockCounters.request() == 0xC0284B05);
 inline constexpr IoctlDescriptor<CreateQueueArgs> kCreateQueue{0x02, IoctlDirection::kReadWrite,
                                                                 "AMDKFD_IOC_CREATE_QUEUE"};
 inline constexpr IoctlDescriptor<DestroyQueueArgs> kDestroyQueue{0x03, IoctlDirection::kReadWrite,

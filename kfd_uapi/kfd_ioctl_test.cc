@@ -20,6 +20,7 @@ namespace {
 
 TEST(KfdUapiTest, RequestNumbersMatchKernelHeader) {
   EXPECT_EQ(kGetVersion.request(), AMDKFD_IOC_GET_VERSION);
+  EXPECT_EQ(kGetClockCounters.request(), AMDKFD_IOC_GET_CLOCK_COUNTERS);
   EXPECT_EQ(kGetProcessAperturesNew.request(), AMDKFD_IOC_GET_PROCESS_APERTURES_NEW);
   EXPECT_EQ(kAcquireVm.request(), AMDKFD_IOC_ACQUIRE_VM);
   EXPECT_EQ(kAllocMemoryOfGpu.request(), AMDKFD_IOC_ALLOC_MEMORY_OF_GPU);
@@ -61,6 +62,14 @@ TEST(KfdUapiTest, StructLayoutsMatchKernelHeader) {
   EXPECT_EQ(sizeof(GetVersionArgs), sizeof(kfd_ioctl_get_version_args));
   EXPECT_FIELD(GetVersionArgs, kfd_ioctl_get_version_args, major_version);
   EXPECT_FIELD(GetVersionArgs, kfd_ioctl_get_version_args, minor_version);
+
+  EXPECT_EQ(sizeof(GetClockCountersArgs), sizeof(kfd_ioctl_get_clock_counters_args));
+  EXPECT_FIELD(GetClockCountersArgs, kfd_ioctl_get_clock_counters_args, gpu_clock_counter);
+  EXPECT_FIELD(GetClockCountersArgs, kfd_ioctl_get_clock_counters_args, cpu_clock_counter);
+  EXPECT_FIELD(GetClockCountersArgs, kfd_ioctl_get_clock_counters_args, system_clock_counter);
+  EXPECT_FIELD(GetClockCountersArgs, kfd_ioctl_get_clock_counters_args, system_clock_freq);
+  EXPECT_FIELD(GetClockCountersArgs, kfd_ioctl_get_clock_counters_args, gpu_id);
+  EXPECT_FIELD(GetClockCountersArgs, kfd_ioctl_get_clock_counters_args, pad);
 
   EXPECT_EQ(sizeof(ProcessDeviceApertures), sizeof(kfd_process_device_apertures));
   EXPECT_FIELD(ProcessDeviceApertures, kfd_process_device_apertures, lds_base);

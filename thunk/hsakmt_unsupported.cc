@@ -161,9 +161,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable) {
 // Placeholders so the full surface links today; each has a real implementation in flight elsewhere.
 // ===================================================================================================
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32, HsaClockCounters* Counters) {
-  return Unsupported({Counters});
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void*, HSAuint64, int* DMABufFd, HSAuint64* Offset) {
   return Unsupported({DMABufFd, Offset});
 }

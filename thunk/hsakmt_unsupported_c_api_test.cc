@@ -107,7 +107,6 @@ std::vector<Call> AllCalls() {
        [](Outs& o) { return hsaKmtAisReadWriteFile(&o.u64, 4096, 0, 0, HSA_AIS_READ, &o.u64, &o.i32); }},
       // Implemented by other branches (the section of hsakmt_unsupported.cc deleted on merge): these
       // rows go with it.
-      {"hsaKmtGetClockCounters", [](Outs& o) { return hsaKmtGetClockCounters(1, &o.clocks); }},
       {"hsaKmtExportDMABufHandle", [](Outs& o) { return hsaKmtExportDMABufHandle(&o.u64, 8, &o.fd, &o.u64); }},
       {"hsaKmtRegisterGraphicsHandleToNodes",
        [](Outs& o) { return hsaKmtRegisterGraphicsHandleToNodes(1, &o.graphics, 1, &o.u32); }},

@@ -28,6 +28,10 @@ void PrintIoctl(absl::string_view line) {
 std::string DescribeArgs(const kfd_uapi::GetVersionArgs& a) {
   return StrCat("major=", a.major_version, ", minor=", a.minor_version);
 }
+std::string DescribeArgs(const kfd_uapi::GetClockCountersArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", gpu=", a.gpu_clock_counter, ", cpu=", a.cpu_clock_counter,
+                ", system=", a.system_clock_counter, ", freq=", a.system_clock_freq);
+}
 std::string DescribeArgs(const kfd_uapi::CreateQueueArgs& a) {
   return StrCat("gpu_id=0x", Hex(a.gpu_id), ", type=", a.queue_type, ", ring=0x", Hex(a.ring_base_address),
                 ", ring_size=", a.ring_size, ", rptr=0x", Hex(a.read_pointer_address), ", wptr=0x",

@@ -20,6 +20,7 @@ namespace hipmem::thunk {
 
 // Decodes an argument struct for traces, e.g. "handle=0x1e6a00000001, n_devices=1".
 std::string DescribeArgs(const kfd_uapi::GetVersionArgs& a);
+std::string DescribeArgs(const kfd_uapi::GetClockCountersArgs& a);
 std::string DescribeArgs(const kfd_uapi::CreateQueueArgs& a);
 std::string DescribeArgs(const kfd_uapi::DestroyQueueArgs& a);
 std::string DescribeArgs(const kfd_uapi::UpdateQueueArgs& a);

@@ -429,6 +429,14 @@ void EventTable::VmFault(const uapi::MemoryExceptionData& data) {
   }
 }
 
+void EventTable::HwException() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = events_.lower_bound(kFirstNonsignalEventId); it != events_.end(); ++it) {
+    Event& event = *it->second;
+    if (event.type == uapi::ToRaw(uapi::EventType::kHwException)) SetLocked(event);
+  }
+}
+
 std::vector<EventState> EventTable::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<EventState> states;

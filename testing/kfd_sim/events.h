@@ -146,6 +146,10 @@ class EventTable {
   // kfd_signal_vm_fault_event with SoC15 fault data: stores `data` in every MEMORY event and sets it.
   void VmFault(const kfd_uapi::MemoryExceptionData& data);
 
+  // kfd_signal_hw_exception_event: sets every HW_EXCEPTION event, with no exception data (the kernel passes
+  // none on this path, so a waiter reads back what the event held before).
+  void HwException();
+
   // Every event, ascending id.
   std::vector<EventState> Snapshot() const;
 

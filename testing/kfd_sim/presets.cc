@@ -181,6 +181,7 @@ GpuConfig Mi300x() {
               Cache(2, 4096, 128, kDataCache, 38),     // L2 per XCD
               Cache(3, 262144, 64, kDataCache, 304),   // Infinity Cache (MALL)
           },
+      .gpu_clock_counter_hz = 100'000'000,  // gfx94x: the 100 MHz SOC15 reference clock
   };
 }
 
@@ -220,6 +221,7 @@ GpuConfig Mi250xGcd() {
               Cache(1, 16, 64, kDataCache, 2),         // scalar L1 per SQC
               Cache(2, 8192, 128, kDataCache, 14),     // L2
           },
+      .gpu_clock_counter_hz = 25'000'000,  // gfx90a: 25 MHz
   };
 }
 
@@ -259,6 +261,7 @@ GpuConfig Mi100() {
               Cache(1, 16, 64, kDataCache, 3),         // scalar L1 per SQC
               Cache(2, 8192, 128, kDataCache, 16),     // L2
           },
+      .gpu_clock_counter_hz = 25'000'000,  // gfx908: 25 MHz
   };
 }
 
@@ -303,6 +306,7 @@ GpuConfig Rx7900xtx() {
       // A workstation without resizable BAR: the CPU sees a 256 MiB window, so KFD reports the VRAM
       // FRAME_BUFFER_PRIVATE and nothing above the thunk may touch it with the CPU.
       .large_bar = false,
+      .gpu_clock_counter_hz = 100'000'000,  // gfx11: 100 MHz
   };
 }
 

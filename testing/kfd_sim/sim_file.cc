@@ -121,6 +121,7 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
   std::array<IoctlEntry, uapi::kCommandEnd> table{};
   for (const auto& [nr, entry] : {
            Entry<uapi::kGetVersion, &si::GetVersion>(),
+           Entry<uapi::kGetClockCounters, &si::GetClockCounters>(),
            Entry<uapi::kCreateQueue, &si::CreateQueue>(),
            Entry<uapi::kDestroyQueue, &si::DestroyQueue>(),
            Entry<uapi::kUpdateQueue, &si::UpdateQueue>(),
@@ -369,6 +370,8 @@ bool SimFile::RaiseMemoryException(const SimVmFault& fault) {
   events_->VmFault(data);
   return true;
 }
+
+void SimFile::RaiseHwException() { events_->HwException(); }
 
 bool Simulator::SignalEvent(uint64_t process_id, uint32_t event_id) {
   ScopedReaderLock world(&world_mu_);  // keeps the process open

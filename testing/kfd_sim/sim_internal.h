@@ -158,6 +158,8 @@ void ReleaseQueue(IoctlContext& c, QueueMap::iterator it);
 // ---- handlers (amdkfd_ioctls[]) ----
 
 int GetVersion(IoctlContext& c, uapi::GetVersionArgs& args);
+// sim_clock_ioctls.cc
+int GetClockCounters(IoctlContext& c, uapi::GetClockCountersArgs& args);
 int GetProcessAperturesNew(IoctlContext& c, uapi::GetProcessAperturesNewArgs& args);
 int AcquireVm(IoctlContext& c, uapi::AcquireVmArgs& args);
 int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args);

@@ -13,7 +13,9 @@
 #include "absl/strings/string_view.h"
 #include "base/log.h"
 #include "base/units.h"
+#include "gpu_abi/sdma_packets.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/sim_internal.h"
 
 namespace hipmem::kfd_sim::sim_internal {
@@ -91,18 +93,38 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
         });
     return;
   }
+  const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " sdma queue ", q.id);
+  // Deliberate: a GPU outside the SDMA generations we decode (none of the presets) gets SDMA 4.4's encoding
+  // rather than no queue.
+  const gpu_abi::sdma::Generation generation =
+      gpu_abi::sdma::GenerationOf(gpu.gfx_target_version).value_or(gpu_abi::sdma::Generation::kV4_4);
   q.sdma = std::make_unique<SdmaEngine>(
-      absl::StrCat("gpu 0x", absl::Hex(gpu_id), " sdma queue ", q.id), device.page_table.get(),
+      name, device.page_table.get(),
       SdmaQueueDescriptor{.ring_va = q.ring_base,
                           .ring_bytes = q.ring_size,
                           .rptr_va = q.read_pointer,
                           .wptr_va = q.write_pointer,
                           .doorbell = doorbell,
-                          .initial_rptr = initial_progress},
+                          .initial_rptr = initial_progress,
+                          .generation = generation,
+                          .clock = GpuClock(gpu.gpu_clock_counter_hz)},
       SdmaEngine::Callbacks{
           // The SDMA trap interrupt carries 28 bits of context: the event id (sdma_v4/v5 + kfd_int_process).
           .on_trap = [file](uint32_t context) { file->SignalEventInterrupt(context & 0x0fffffff, 28); },
           .on_vm_fault = on_vm_fault,
+          // An illegal packet. On hardware the SDMA's illegal-instruction interrupt goes to amdgpu, which prints
+          // "Illegal instruction in SDMA command stream", and never to KFD: the queue just stops, and the process
+          // learns of it only when its waits time out (or a later GPU reset raises HW_EXCEPTION). Deliberate: the
+          // simulator takes the path amdkfd took for the CP's bad-opcode interrupt before the debugger's exception
+          // codes (kfd_int_process_v9.c: kfd_signal_hw_exception_event), so a client can wait for the halt on a
+          // HW_EXCEPTION event instead of timing out.
+          .on_illegal_packet =
+              [file, log = &c.log, process_id = c.process_id, name](const std::string& reason) {
+                log->Write(SimLogLevel::kError,
+                           absl::StrCat("kfd_sim: process ", process_id, ": ", name,
+                                        ": Illegal instruction in SDMA command stream: ", reason, "; queue halted"));
+                file->RaiseHwException();
+              },
       });
 }
 

@@ -55,6 +55,7 @@ absl::Status ValidateTopology(const Topology& topology) {
     }
     if (gpu.vram_bytes == 0) return absl::InvalidArgumentError(absl::StrCat(where, ": vram_bytes is 0"));
     if (gpu.name.empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": empty name"));
+    if (gpu.gpu_clock_counter_hz == 0) return absl::InvalidArgumentError(absl::StrCat(where, ": gpu_clock_counter_hz is 0"));
     for (size_t c = 0; c < gpu.caches.size(); ++c) {
       const CacheConfig& cache = gpu.caches[c];
       if (cache.level == 0 || cache.size_kib == 0 || cache.cus_shared == 0 || cache.cus_shared > kMaxCusShared) {

@@ -6,7 +6,8 @@
 // checks in the same order, the same errno, the same size tolerance, the same out-of-range quirks. It is
 // a model of the driver, not a mock: bad input is refused, never crashes it, and never "succeeds".
 //
-// What it models today (KFD 1.17): GET_VERSION, GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
+// What it models today (KFD 1.17): GET_VERSION, GET_CLOCK_COUNTERS (each GPU's clock counter runs at its
+// GpuConfig::gpu_clock_counter_hz; engines/gpu_clock.h), GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
 // ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY, CREATE/DESTROY/UPDATE_QUEUE;
 // the sysfs topology tree; CPU mappings of buffers through a render node and of doorbells through
 // /dev/kfd. Every other ioctl answers -ENOTTY.
@@ -31,6 +32,9 @@
 // - ALLOC demands exactly one domain bit (the kernel takes the first bit of an if-chain), page-aligned
 //   va_addr and size, and [va, va+size) inside the process's GPUVM aperture.
 // - MMIO_REMAP allocations answer -EINVAL: there is no simulated register page to remap.
+// - An illegal SDMA packet (unknown opcode or sub-opcode, a count wider than the GPU's SDMA generation allows)
+//   halts its queue with amdgpu's "Illegal instruction in SDMA command stream" line and sets the process's
+//   HW_EXCEPTION events; on hardware the queue only stops (see sim_queue_ioctls.cc).
 // - PM4 compute queues answer -EINVAL (no PM4 engine). COMPUTE_AQL queues run on the compute CP
 //   (engines/compute_engine.h) with the built-in blit kernels of gpu_abi/blit_kernels.h; it starts at the
 //   read index user space left in read_dispatch_id.
@@ -145,6 +149,10 @@ struct GpuConfig {
   bool large_bar = true;
   // Global wave sync slots (sysfs num_gws); 0: the GPU has none and ALLOC_QUEUE_GWS answers -ENODEV.
   uint32_t num_gws = 64;
+  // The frequency of the GPU's clock counter (GET_CLOCK_COUNTERS' gpu_clock_counter, the SDMA's global
+  // timestamp): the fixed reference clock, 100 MHz on gfx94x/gfx10/gfx11, 25 MHz on the other gfx9 parts
+  // (LLVM libc's AMDGPU clock table). Non-zero.
+  uint64_t gpu_clock_counter_hz = 100'000'000;
 };
 
 struct Topology {
@@ -382,6 +390,11 @@ class SimFile {
   // carries the fault (gpu_id, the faulting page, the failure bits) to its next WAIT_EVENTS. Returns false,
   // delivering nothing, for a gpu_id the topology does not have.
   bool RaiseMemoryException(const SimVmFault& fault);
+
+  // Reports a hardware exception (kfd_signal_hw_exception_event): every HW_EXCEPTION event of this process is
+  // set. What the kernel raised for a CP bad opcode before the debugger's exception path; the simulator raises it
+  // for an illegal SDMA packet (see sim_queue_ioctls.cc).
+  void RaiseHwException();
 
  private:
   friend class Simulator;

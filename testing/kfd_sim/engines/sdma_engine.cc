@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "gpu_abi/sdma_packets.h"
 
@@ -29,7 +32,30 @@ bool Compare(uint32_t value, uint32_t reference, uint32_t function) {
     case sdma::PollFunction::kGreaterEqual: return value >= reference;
     case sdma::PollFunction::kGreater: return value > reference;
   }
-  return false;
+  return false;  // function 7 is reserved: never satisfied, as a poll on it would never end
+}
+
+// One TC atomic on `old` (the texture cache's semantics, which the SDMA's atomics share): the new value, or
+// nullopt for an operation code the engine does not know. CMPSWAP stores `src` only when `old` equals `cmp`.
+template <typename T>
+std::optional<T> ApplyAtomic(uint32_t op, T old, T src, T cmp) {
+  using S = std::make_signed_t<T>;
+  switch (op & 0x1f) {  // the 32- and 64-bit forms differ in bit 5 only
+    case 0x07: return src;                                                     // SWAP
+    case 0x08: return old == cmp ? src : old;                                  // CMPSWAP
+    case 0x0f: return static_cast<T>(old + src);                               // ADD
+    case 0x10: return static_cast<T>(old - src);                               // SUB
+    case 0x11: return static_cast<T>(std::min(static_cast<S>(old), static_cast<S>(src)));  // SMIN
+    case 0x12: return std::min(old, src);                                      // UMIN
+    case 0x13: return static_cast<T>(std::max(static_cast<S>(old), static_cast<S>(src)));  // SMAX
+    case 0x14: return std::max(old, src);                                      // UMAX
+    case 0x15: return static_cast<T>(old & src);                               // AND
+    case 0x16: return static_cast<T>(old | src);                               // OR
+    case 0x17: return static_cast<T>(old ^ src);                               // XOR
+    case 0x18: return old >= src ? T{0} : static_cast<T>(old + 1);             // INC (wraps at src)
+    case 0x19: return old == 0 || old > src ? src : static_cast<T>(old - 1);   // DEC (wraps at src)
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -60,7 +86,7 @@ void SdmaEngine::RingDoorbell(uint64_t wptr) { kfd_sim::RingDoorbell(doorbell_wo
 
 bool SdmaEngine::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return (halted_ && !reporting_fault_) || rptr_ >= doorbell_.Load(); });
+  cv_.wait(lock, [&] { return (halted_ && !reporting_) || rptr_ >= doorbell_.Load(); });
   return !halted_;
 }
 
@@ -81,21 +107,37 @@ uint64_t SdmaEngine::bytes_moved() const {
 
 bool SdmaEngine::stopping() const { return stop_requested_.load(); }
 
-void SdmaEngine::Fault(uint64_t va) {
-  HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(va), "; queue halted");
-  // Halted before anyone hears of the fault, so whoever the callback wakes sees the queue stopped; WaitIdle
-  // returns only once the callback is done, so its caller sees what the callback recorded.
+bool SdmaEngine::SleepUnlessStopped(std::chrono::microseconds interval) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !cv_.wait_for(lock, interval, [&] { return stop_; });
+}
+
+void SdmaEngine::HaltAndReport(const std::function<void()>& report) {
+  // Halted before anyone hears of it, so whoever the callback wakes sees the queue stopped; WaitIdle returns
+  // only once the callback is done, so its caller sees what the callback recorded.
   {
     std::lock_guard<std::mutex> lock(mu_);
     halted_ = true;
-    reporting_fault_ = true;
+    reporting_ = true;
   }
-  if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(va);
+  report();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    reporting_fault_ = false;
+    reporting_ = false;
   }
   cv_.notify_all();
+}
+
+void SdmaEngine::Fault(uint64_t va) {
+  HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(va), "; queue halted");
+  HaltAndReport([&] {
+    if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(va);
+  });
+}
+
+SdmaEngine::Outcome SdmaEngine::Illegal(std::string reason) {
+  illegal_reason_ = std::move(reason);
+  return Outcome::kIllegal;
 }
 
 void SdmaEngine::Run() {
@@ -131,6 +173,16 @@ void SdmaEngine::Run() {
       cv_.notify_all();
     }
     if (outcome == Outcome::kStopped) break;
+    if (outcome == Outcome::kIllegal) {
+      // amdgpu's "Illegal instruction in SDMA command stream": the engine stops on the packet.
+      const std::string reason =
+          absl::StrCat(illegal_reason_, " at ring offset 0x", absl::Hex(rptr % queue_.ring_bytes), " (",
+                       sdma::GenerationName(queue_.generation), ")");
+      HIPMEM_LOG(kWarning, name_, ": illegal packet: ", reason, "; queue halted");
+      HaltAndReport([&] {
+        if (callbacks_.on_illegal_packet) callbacks_.on_illegal_packet(reason);
+      });
+    }
     if (outcome != Outcome::kDone) {
       halted = true;
       {
@@ -157,26 +209,75 @@ bool SdmaEngine::ReadRing(uint64_t offset, uint32_t* out, uint32_t count) {
 }
 
 SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed) {
-  // Every access of the packet happens inside one scope, except a POLL's waits (see Poll).
+  // Every access of the packet happens inside one scope, except the waits of POLL and a looping ATOMIC.
   std::optional<GpuMemory::AccessScope> scope;
   scope.emplace(memory_);
-  uint32_t p[8] = {};
+  uint32_t p[9] = {};
   if (!ReadRing(rptr, p, 1)) return Outcome::kFault;
-  const auto op = static_cast<Opcode>(p[0] & 0xff);
+  const uint32_t opcode = p[0] & 0xff;
+  const uint32_t sub_op = (p[0] >> 8) & 0xff;
+  const sdma::Generation gen = queue_.generation;
   auto read = [&](uint32_t n) { return ReadRing(rptr, p, n); };
-  switch (op) {
+  auto bad_sub_op = [&](const char* packet) {
+    return Illegal(absl::StrCat(packet, " with unknown sub-opcode ", sub_op));
+  };
+  // A count with bits set above its field: hardware would drop them and move less than asked; halting says
+  // which packet was built for another generation. Deliberate.
+  const uint64_t linear_mask = sdma::MaxLinearBytes(gen) - 1;
+  auto linear_count = [&](uint32_t count) -> std::optional<uint64_t> {
+    if ((count & ~linear_mask) != 0) return std::nullopt;
+    return uint64_t{count} + 1;
+  };
+  auto too_wide = [&](const char* packet, uint32_t count) {
+    return Illegal(absl::StrCat(packet, " count 0x", absl::Hex(count), " exceeds its ",
+                                sdma::LinearCountBits(gen), "-bit field"));
+  };
+
+  switch (static_cast<Opcode>(opcode)) {
     case Opcode::kNop:
-      *dwords_consumed = 1 + ((p[0] >> 16) & 0x3fff);
+      *dwords_consumed = 1 + ((p[0] >> sdma::kNopCountShift) & sdma::kNopCountMask);
       return Outcome::kDone;
-    case Opcode::kCopy:
-      *dwords_consumed = 7;
-      if (!read(7)) return Outcome::kFault;
-      return Copy(Addr(p[5], p[6]), Addr(p[3], p[4]), uint64_t{p[1] & (sdma::kMaxLinearBytes - 1)} + 1);
+
+    case Opcode::kCopy: {
+      if (sub_op != sdma::kSubCopyLinear) {
+        return Illegal(absl::StrCat("COPY with sub-opcode ", sub_op, " (only COPY_LINEAR is simulated)"));
+      }
+      const bool broadcast = (p[0] & sdma::kCopyBroadcastBit) != 0;
+      *dwords_consumed = broadcast ? 9 : 7;
+      if (!read(*dwords_consumed)) return Outcome::kFault;
+      const std::optional<uint64_t> bytes = linear_count(p[1]);
+      if (!bytes) return too_wide("COPY_LINEAR", p[1]);
+      const uint64_t src = Addr(p[3], p[4]);
+      if (const Outcome o = Copy(Addr(p[5], p[6]), src, *bytes); o != Outcome::kDone || !broadcast) return o;
+      return Copy(Addr(p[7], p[8]), src, *bytes);
+    }
+
+    case Opcode::kWrite: {
+      if (sub_op != sdma::kSubWriteLinear) {
+        return Illegal(absl::StrCat("WRITE with sub-opcode ", sub_op, " (only WRITE_LINEAR is simulated)"));
+      }
+      if (!read(4)) return Outcome::kFault;
+      const uint32_t count_mask = (1u << sdma::WriteCountBits(gen)) - 1;
+      if ((p[3] & ~count_mask) != 0) {
+        return Illegal(absl::StrCat("WRITE_LINEAR count 0x", absl::Hex(p[3]), " exceeds its ",
+                                    sdma::WriteCountBits(gen), "-bit field"));
+      }
+      const uint64_t dwords = uint64_t{p[3]} + 1;
+      // The whole packet must fit in the ring, or its tail would be its own head.
+      if ((4 + dwords) * 4 > queue_.ring_bytes) {
+        return Illegal(absl::StrCat("WRITE_LINEAR of ", dwords, " dwords is longer than the ring"));
+      }
+      *dwords_consumed = static_cast<uint32_t>(4 + dwords);
+      return Write(rptr + 16, Addr(p[1], p[2]), static_cast<uint32_t>(dwords));
+    }
+
     case Opcode::kFence: {
+      // v5+ headers carry cache-policy bits (mtype, gcc, sys, snp, gpa, l2_policy): every write here is coherent.
+      if (sub_op != 0) return bad_sub_op("FENCE");
       *dwords_consumed = 4;
       if (!read(4)) return Outcome::kFault;
       const uint64_t addr = Addr(p[1], p[2]);
-      if (addr % 4 != 0) return Outcome::kMalformed;
+      if (addr % 4 != 0) return Illegal(absl::StrCat("FENCE to unaligned address 0x", absl::Hex(addr)));
       std::optional<GpuMemory::Span> span = memory_->Translate(addr, 4);
       if (!span.has_value()) {
         Fault(addr);
@@ -185,25 +286,85 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(span->host)).store(p[3], std::memory_order_release);
       return Outcome::kDone;
     }
+
     case Opcode::kTrap:
+      if (sub_op != 0) return bad_sub_op("TRAP");
       *dwords_consumed = 2;
       if (!read(2)) return Outcome::kFault;
-      if (callbacks_.on_trap) callbacks_.on_trap(p[1]);
+      if (callbacks_.on_trap) callbacks_.on_trap(p[1] & sdma::kTrapContextMask);
       return Outcome::kDone;
-    case Opcode::kPollRegMem:
+
+    case Opcode::kPollRegMem: {
+      if (sub_op != 0) {
+        return Illegal(absl::StrCat("POLL_REGMEM with sub-opcode ", sub_op, " (only the plain poll is simulated)"));
+      }
       *dwords_consumed = 6;
       if (!read(6)) return Outcome::kFault;
-      if ((p[0] >> 31) == 0) return Outcome::kMalformed;  // register polls are not simulated
+      const uint32_t function = (p[0] >> 28) & 7;
+      if ((p[0] & sdma::kPollMemBit) == 0) {
+        // A register poll. The HDP flush (hdp_flush bit, or ROCr's always-true register poll) has nothing to flush
+        // here: the CPU's and the engine's views of memory are one. Any other register poll waits on a register
+        // we do not have. Deliberate: halting beats spinning forever.
+        if ((p[0] & sdma::kPollHdpFlushBit) != 0 || function == static_cast<uint32_t>(sdma::PollFunction::kAlways)) {
+          return Outcome::kDone;
+        }
+        return Illegal(absl::StrCat("POLL_REGMEM of register 0x", absl::Hex(p[1]), " (registers are not simulated)"));
+      }
       scope.reset();
-      return Poll(Addr(p[1], p[2]), p[3], p[4], (p[0] >> 28) & 7, p[5] & 0xffff, (p[5] >> 16) & 0xfff);
-    case Opcode::kConstFill:
+      return Poll(Addr(p[1], p[2]), p[3], p[4], function, p[5] & 0xffff, (p[5] >> 16) & 0xfff);
+    }
+
+    case Opcode::kAtomic:
+      if (sub_op != 0) return bad_sub_op("ATOMIC");
+      *dwords_consumed = 8;
+      if (!read(8)) return Outcome::kFault;
+      scope.reset();
+      return DoAtomic(p);
+
+    case Opcode::kConstFill: {
+      if (sub_op != 0) {
+        return Illegal(absl::StrCat("CONST_FILL with sub-opcode ", sub_op, " (only the linear fill is simulated)"));
+      }
       *dwords_consumed = 5;
       if (!read(5)) return Outcome::kFault;
-      if ((p[0] >> 30) != 2) return Outcome::kMalformed;  // only dword fills
-      return Fill(Addr(p[1], p[2]), p[3], uint64_t{p[4] & (sdma::kMaxLinearBytes - 1)} + 1);
+      const std::optional<uint64_t> count = linear_count(p[4]);
+      if (!count) return too_wide("CONST_FILL", p[4]);
+      const uint32_t fill_size = p[0] >> sdma::kFillSizeShift;
+      if (fill_size == sdma::kFillBytes) return Fill(Addr(p[1], p[2]), p[3], *count, /*dwords=*/false);
+      if (fill_size == sdma::kFillDwords) {
+        // A dword fill ignores the count's low two bits: amdgpu writes bytes-1, ROCr (dwords-1)*4, and both fill
+        // the same dwords.
+        return Fill(Addr(p[1], p[2]), p[3], ((*count - 1) & ~uint64_t{3}) + 4, /*dwords=*/true);
+      }
+      return Illegal(absl::StrCat("CONST_FILL with fill size ", fill_size, " (only byte and dword fills exist)"));
+    }
+
+    case Opcode::kTimestamp: {
+      *dwords_consumed = 3;
+      if (!read(3)) return Outcome::kFault;
+      const uint64_t global = queue_.clock.Now();
+      switch (sub_op) {
+        case sdma::kSubTimestampSetLocal:
+          local_time_offset_ = static_cast<int64_t>(Addr(p[1], p[2]) - global);
+          return Outcome::kDone;
+        case sdma::kSubTimestampGetLocal:
+          return Store64(Addr(p[1], p[2]), global + static_cast<uint64_t>(local_time_offset_));
+        case sdma::kSubTimestampGetGlobal:
+          return Store64(Addr(p[1], p[2]), global);
+        default:
+          return bad_sub_op("TIMESTAMP");
+      }
+    }
+
+    case Opcode::kGcrReq:
+      if (!sdma::HasGcr(gen)) break;  // no such opcode before SDMA 5
+      if (sub_op != sdma::kSubGcrKernel && sub_op != sdma::kSubGcrUser) return bad_sub_op("GCR_REQ");
+      // A cache writeback / invalidate: the simulated engine has no caches to maintain.
+      *dwords_consumed = 5;
+      if (!read(5)) return Outcome::kFault;
+      return Outcome::kDone;
   }
-  HIPMEM_LOG(kWarning, name_, ": unknown SDMA opcode ", p[0] & 0xff, "; queue halted");
-  return Outcome::kMalformed;
+  return Illegal(absl::StrCat("unknown opcode ", opcode));
 }
 
 SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes) {
@@ -237,8 +398,30 @@ SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes)
   return Outcome::kDone;
 }
 
-SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t bytes) {
-  if (dst % 4 != 0 || bytes % 4 != 0) return Outcome::kMalformed;
+SdmaEngine::Outcome SdmaEngine::Write(uint64_t data_offset, uint64_t dst, uint32_t dwords) {
+  if (dst % 4 != 0) return Illegal(absl::StrCat("WRITE_LINEAR to unaligned address 0x", absl::Hex(dst)));
+  uint32_t chunk[64];
+  for (uint32_t done = 0; done < dwords;) {
+    const uint32_t n = std::min<uint32_t>(64, dwords - done);
+    if (!ReadRing(data_offset + uint64_t{done} * 4, chunk, n)) return Outcome::kFault;
+    for (uint32_t written = 0; written < n;) {
+      const uint64_t va = dst + uint64_t{done + written} * 4;
+      std::optional<GpuMemory::Span> d = memory_->Translate(va, uint64_t{n - written} * 4);
+      if (!d.has_value() || d->bytes < 4) {
+        Fault(va);
+        return Outcome::kFault;
+      }
+      const uint32_t m = static_cast<uint32_t>(std::min<uint64_t>(d->bytes / 4, n - written));
+      std::memcpy(d->host, &chunk[written], uint64_t{m} * 4);
+      written += m;
+    }
+    done += n;
+  }
+  return Outcome::kDone;
+}
+
+SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords) {
+  if (dwords && dst % 4 != 0) return Illegal(absl::StrCat("dword CONST_FILL to unaligned address 0x", absl::Hex(dst)));
   const uint64_t total = bytes;
   while (bytes > 0) {
     std::optional<GpuMemory::Span> d = memory_->Translate(dst, bytes);
@@ -246,10 +429,18 @@ SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t byte
       Fault(dst);
       return Outcome::kFault;
     }
-    const uint64_t n = std::min(d->bytes, bytes) & ~uint64_t{3};
-    if (n == 0) return Outcome::kMalformed;  // a mapping boundary inside a dword
-    auto* out = static_cast<uint32_t*>(d->host);
-    std::fill(out, out + n / 4, value);
+    uint64_t n = std::min(d->bytes, bytes);
+    if (dwords) {
+      n &= ~uint64_t{3};
+      if (n == 0) {  // a mapping ends inside a dword: the rest of it is unmapped
+        Fault(dst + d->bytes);
+        return Outcome::kFault;
+      }
+      auto* out = static_cast<uint32_t*>(d->host);
+      std::fill(out, out + n / 4, value);
+    } else {
+      std::memset(d->host, static_cast<int>(value & 0xff), n);
+    }
     dst += n;
     bytes -= n;
   }
@@ -258,9 +449,22 @@ SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t byte
   return Outcome::kDone;
 }
 
+SdmaEngine::Outcome SdmaEngine::Store64(uint64_t addr, uint64_t value) {
+  if (addr % sdma::kTimestampAlignment != 0) {
+    return Illegal(absl::StrCat("TIMESTAMP to address 0x", absl::Hex(addr), ", not 32-byte aligned"));
+  }
+  std::optional<GpuMemory::Span> span = memory_->Translate(addr, 8);
+  if (!span.has_value() || span->bytes < 8) {
+    Fault(span.has_value() ? addr + span->bytes : addr);
+    return Outcome::kFault;
+  }
+  std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(span->host)).store(value, std::memory_order_release);
+  return Outcome::kDone;
+}
+
 SdmaEngine::Outcome SdmaEngine::Poll(uint64_t addr, uint32_t reference, uint32_t mask, uint32_t function,
                                      uint32_t interval_us, uint32_t retries) {
-  if (addr % 4 != 0) return Outcome::kMalformed;
+  if (addr % 4 != 0) return Illegal(absl::StrCat("POLL_REGMEM of unaligned address 0x", absl::Hex(addr)));
   const auto interval = std::chrono::microseconds(std::max<uint32_t>(interval_us, 1));
   for (uint32_t attempt = 0;; ++attempt) {
     uint32_t value = 0;
@@ -277,8 +481,57 @@ SdmaEngine::Outcome SdmaEngine::Poll(uint64_t addr, uint32_t reference, uint32_t
     if (Compare(value & mask, reference, function)) return Outcome::kDone;
     // Hardware moves on after the retry count (and raises a timeout interrupt we do not model).
     if (retries != sdma::kPollForever && attempt >= retries) return Outcome::kDone;
-    std::unique_lock<std::mutex> lock(mu_);
-    if (cv_.wait_for(lock, interval, [&] { return stop_; })) return Outcome::kStopped;
+    if (!SleepUnlessStopped(interval)) return Outcome::kStopped;
+  }
+}
+
+SdmaEngine::Outcome SdmaEngine::DoAtomic(const uint32_t* p) {
+  const uint32_t op = p[0] >> 25;
+  const bool loop = (p[0] & sdma::kAtomicLoopBit) != 0;
+  const uint64_t addr = Addr(p[1], p[2]);
+  const uint64_t src = Addr(p[3], p[4]);
+  const uint64_t cmp = Addr(p[5], p[6]);
+  const bool wide = (op & 0x20) != 0;
+  const uint32_t base = op & ~sdma::kAtomicNoReturn;
+  if (!ApplyAtomic<uint64_t>(base, 0, 0, 0).has_value()) {
+    return Illegal(absl::StrCat("ATOMIC with unknown operation 0x", absl::Hex(op)));
+  }
+  const uint64_t size = wide ? 8 : 4;
+  if (addr % size != 0) return Illegal(absl::StrCat("ATOMIC on unaligned address 0x", absl::Hex(addr)));
+  // A looping compare-and-swap retries until the compare succeeds (loop_interval apart); anything else runs once.
+  const bool retry = loop && (base & 0x1f) == 0x08;
+  const auto interval = std::chrono::microseconds(std::max<uint32_t>(p[7] & 0x1fff, 1));
+  while (true) {
+    bool swapped = true;
+    {
+      GpuMemory::AccessScope scope(memory_);
+      std::optional<GpuMemory::Span> span = memory_->Translate(addr, size);
+      if (!span.has_value() || span->bytes < size) {
+        Fault(addr);
+        return Outcome::kFault;
+      }
+      // A CAS loop makes every operation one atomic read-modify-write against the CPU's atomics.
+      auto rmw = [&](auto* word, auto s, auto c) {
+        using T = std::remove_pointer_t<decltype(word)>;
+        std::atomic_ref<T> ref(*word);
+        T old = ref.load(std::memory_order_acquire);
+        while (true) {
+          if ((base & 0x1f) == 0x08 && old != c) {
+            swapped = false;
+            return;
+          }
+          const T next = *ApplyAtomic<T>(base, old, s, c);
+          if (ref.compare_exchange_weak(old, next, std::memory_order_acq_rel)) return;
+        }
+      };
+      if (wide) {
+        rmw(static_cast<uint64_t*>(span->host), src, cmp);
+      } else {
+        rmw(static_cast<uint32_t*>(span->host), static_cast<uint32_t>(src), static_cast<uint32_t>(cmp));
+      }
+    }
+    if (swapped || !retry) return Outcome::kDone;
+    if (!SleepUnlessStopped(interval)) return Outcome::kStopped;
   }
 }
 

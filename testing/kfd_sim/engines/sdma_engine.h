@@ -5,11 +5,17 @@
 // the new write pointer. The thread sleeps until the doorbell rings (no polling while idle).
 // Every access -- ring, pointers, copy sources and destinations -- goes through the GPU page
 // table (GpuMemory); an unmapped address is a VM fault: the queue halts and reports the address.
+// Packets are decoded in the encoding of the queue's SDMA generation (gpu_abi/sdma_packets.h): COPY_LINEAR
+// (with broadcast), WRITE_LINEAR, FENCE, TRAP, POLL_REGMEM (memory polls; HDP flushes), ATOMIC, CONST_FILL (byte
+// and dword), TIMESTAMP (set/get local, get global), GCR_REQ (v5+) and NOP. Anything else -- an unknown opcode, a
+// sub-opcode we do not simulate, a count wider than the generation's field, a misaligned address -- is an
+// illegal packet: the queue halts where it stands and reports why.
 // Thread-safe.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -18,7 +24,9 @@
 #include <string>
 #include <thread>
 
+#include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 
 namespace hipmem::kfd_sim {
@@ -32,6 +40,10 @@ struct SdmaQueueDescriptor {
   // private one that only RingDoorbell() rings (engine tests and benchmarks).
   uint64_t* doorbell = nullptr;
   uint64_t initial_rptr = 0;  // where the engine starts reading (bytes, monotonic)
+  // The packet encoding of the GPU the queue runs on (its gfx_target_version, sdma::GenerationOf).
+  gpu_abi::sdma::Generation generation = gpu_abi::sdma::Generation::kV4_4;
+  // The GPU's clock counter, which TIMESTAMP packets read.
+  GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
 };
 
 class SdmaEngine {
@@ -39,11 +51,13 @@ class SdmaEngine {
   struct Callbacks {
     std::function<void(uint32_t context)> on_trap;  // a TRAP packet: signal the queue's event
     std::function<void(uint64_t va)> on_vm_fault;   // the queue halted on an unmapped address
+    // The queue halted on an illegal packet; `reason` names the packet, where it sits and what is wrong.
+    std::function<void(const std::string& reason)> on_illegal_packet;
   };
 
   // Starts the engine thread for the queue. `memory` is not owned and must outlive the engine.
   SdmaEngine(std::string name, GpuMemory* memory, SdmaQueueDescriptor queue, Callbacks callbacks);
-  // Stops the thread (an unfinished POLL is abandoned) and joins it.
+  // Stops the thread (an unfinished POLL or looping ATOMIC is abandoned) and joins it.
   ~SdmaEngine();
   SdmaEngine(const SdmaEngine&) = delete;
   SdmaEngine& operator=(const SdmaEngine&) = delete;
@@ -53,10 +67,10 @@ class SdmaEngine {
   void RingDoorbell(uint64_t wptr);
 
   // Blocks until every packet before the doorbell's current write pointer has executed, or the queue
-  // halted. Returns false when it halted (VM fault or malformed packet).
+  // halted. Returns false when it halted (VM fault or illegal packet); the halt's callback has returned by then.
   bool WaitIdle();
 
-  // The read pointer the engine has reached (bytes, monotonic).
+  // The read pointer the engine has reached (bytes, monotonic). On a halt, where the offending packet starts.
   uint64_t rptr() const;
 
   bool halted() const;
@@ -65,16 +79,25 @@ class SdmaEngine {
   uint64_t bytes_moved() const;
 
  private:
-  enum class Outcome { kDone, kFault, kStopped, kMalformed };
+  enum class Outcome { kDone, kFault, kStopped, kIllegal };
 
   void Run();
   Outcome Execute(uint64_t rptr, uint32_t* dwords_consumed);
   bool ReadRing(uint64_t offset, uint32_t* out, uint32_t count);
   Outcome Copy(uint64_t dst, uint64_t src, uint64_t bytes);
-  Outcome Fill(uint64_t dst, uint32_t value, uint64_t bytes);
+  Outcome Write(uint64_t rptr, uint64_t dst, uint32_t dwords);
+  Outcome Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
+  Outcome Store64(uint64_t addr, uint64_t value);
   Outcome Poll(uint64_t addr, uint32_t reference, uint32_t mask, uint32_t function, uint32_t interval_us,
                uint32_t retries);
+  Outcome DoAtomic(const uint32_t* p);
+  // Records why the packet at the read pointer is illegal; Run halts the queue and reports it.
+  Outcome Illegal(std::string reason);
   void Fault(uint64_t va);
+  // Halts the queue, runs `report` (a callback), and only then lets WaitIdle return.
+  void HaltAndReport(const std::function<void()>& report);
+  // Sleeps `interval` unless the engine is being stopped; returns false when it is.
+  bool SleepUnlessStopped(std::chrono::microseconds interval);
   bool stopping() const;
 
   const std::string name_;
@@ -86,11 +109,15 @@ class SdmaEngine {
   uint64_t* const doorbell_word_;
   const DoorbellWaiter doorbell_;
 
+  // Engine thread only.
+  std::string illegal_reason_;   // why the last packet was illegal
+  int64_t local_time_offset_ = 0;  // SET_LOCAL_TIMESTAMP: the local counter minus the GPU clock
+
   mutable std::mutex mu_;
   std::condition_variable cv_;    // progress: rptr_, halted_, stop_
   uint64_t rptr_ = 0;           // guarded by mu_
   bool halted_ = false;         // guarded by mu_
-  bool reporting_fault_ = false;  // guarded by mu_: the fault callback is running
+  bool reporting_ = false;      // guarded by mu_: a halt's callback is running
   bool stop_ = false;           // guarded by mu_
   std::atomic<bool> stop_requested_{false};  // read by the thread without mu_ between doorbell waits
   std::atomic<bool> exited_{false};

@@ -2,15 +2,20 @@
 
 #include <time.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "gpu_abi/sdma_packets.h"
+#include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/test_memory.h"
 
 namespace hipmem::kfd_sim {
@@ -29,9 +34,21 @@ class SdmaQueueTest : public ::testing::Test {
     memory_.Map(ring_.data(), kRingBytes);
     memory_.Map(&rptr_, sizeof(rptr_));
     memory_.Map(&wptr_, sizeof(wptr_));
+    Start(sdma::Generation::kV4_4);
+  }
+
+  // (Re)starts the engine on a fresh ring, decoding `generation`'s packets.
+  void Start(sdma::Generation generation) {
+    engine_.reset();
+    std::fill(ring_.begin(), ring_.end(), 0);
+    rptr_ = wptr_ = 0;
+    SdmaQueueDescriptor queue{Va(ring_.data()), kRingBytes, Va(&rptr_), Va(&wptr_)};
+    queue.generation = generation;
+    queue.clock = clock_;
     engine_ = std::make_unique<SdmaEngine>(
-        "sdma0", &memory_, SdmaQueueDescriptor{Va(ring_.data()), kRingBytes, Va(&rptr_), Va(&wptr_)},
-        SdmaEngine::Callbacks{[this](uint32_t c) { traps_.push_back(c); }, [this](uint64_t va) { faults_.push_back(va); }});
+        "sdma0", &memory_, queue,
+        SdmaEngine::Callbacks{[this](uint32_t c) { traps_.push_back(c); }, [this](uint64_t va) { faults_.push_back(va); },
+                              [this](const std::string& reason) { illegal_.push_back(reason); }});
   }
 
   // Writes a packet at the write pointer (wrapping like the hardware ring) and rings the doorbell. Like
@@ -56,7 +73,14 @@ class SdmaQueueTest : public ::testing::Test {
   uint64_t wptr_ = 0;
   std::vector<uint32_t> traps_;
   std::vector<uint64_t> faults_;
+  std::vector<std::string> illegal_;
+  const GpuClock clock_ = GpuClock(GpuClock::kDefaultFrequencyHz);
   std::unique_ptr<SdmaEngine> engine_;
+};
+
+// A 64-bit slot on the 32-byte boundary GET_GLOBAL_TIMESTAMP demands.
+struct alignas(32) TimestampSlot {
+  uint64_t value = 0;
 };
 
 TEST_F(SdmaQueueTest, LinearCopyThenFenceLandsAndReadPointerIsWrittenBack) {
@@ -150,12 +174,225 @@ TEST_F(SdmaQueueTest, PacketsWrapAroundTheRingEnd) {
   EXPECT_EQ(std::atomic_ref<uint32_t>(fence).load(), 40u);
 }
 
-TEST_F(SdmaQueueTest, UnknownOpcodeHalts) {
+TEST_F(SdmaQueueTest, UnknownOpcodeHaltsAndSaysWhereAndWhy) {
+  uint32_t fence = 0;
+  memory_.Map(&fence, 4);
+  Submit(sdma::MakeFence(Va(&fence), 1));
   struct Bad {
     uint32_t header = 0x7f;
   };
   Submit(Bad{});
+  Submit(sdma::MakeFence(Va(&fence), 2));
   EXPECT_FALSE(engine_->WaitIdle());
+  ASSERT_EQ(illegal_.size(), 1u);
+  EXPECT_NE(illegal_[0].find("unknown opcode 127"), std::string::npos) << illegal_[0];
+  EXPECT_NE(illegal_[0].find("ring offset 0x10"), std::string::npos) << illegal_[0];
+  EXPECT_EQ(engine_->rptr(), 16u) << "the read pointer stays on the illegal packet";
+  EXPECT_EQ(std::atomic_ref<uint32_t>(fence).load(), 1u) << "nothing after the illegal packet runs";
+}
+
+TEST_F(SdmaQueueTest, WriteLinearWritesTheDwords) {
+  std::vector<uint32_t> dst(8, 0);
+  memory_.Map(dst.data(), dst.size() * 4);
+  Submit(sdma::MakeWrite<3>(Va(dst.data() + 2), {0x11111111, 0x22222222, 0x33333333}));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(dst, (std::vector<uint32_t>{0, 0, 0x11111111, 0x22222222, 0x33333333, 0, 0, 0}));
+  EXPECT_EQ(std::atomic_ref<uint64_t>(rptr_).load(), sizeof(sdma::WriteLinear<3>));
+}
+
+TEST_F(SdmaQueueTest, WriteLinearWrapsAroundTheRingEnd) {
+  uint32_t fence = 0;
+  std::vector<uint32_t> dst(20, 0);
+  memory_.Map(&fence, 4);
+  memory_.Map(dst.data(), dst.size() * 4);
+  for (int i = 0; i < 14; ++i) Submit(sdma::MakeFence(Va(&fence), i));  // 224 of 256 bytes: the write wraps
+  std::array<uint32_t, 20> data{};
+  for (uint32_t i = 0; i < data.size(); ++i) data[i] = 0xA0000000u + i;
+  Submit(sdma::MakeWrite<20>(Va(dst.data()), data));
+  ASSERT_TRUE(engine_->WaitIdle());
+  for (uint32_t i = 0; i < data.size(); ++i) EXPECT_EQ(dst[i], data[i]) << i;
+}
+
+TEST_F(SdmaQueueTest, GlobalTimestampIsTheGpuClockBetweenReadsBeforeAndAfter) {
+  TimestampSlot first, second;
+  memory_.Map(&first, sizeof(first));
+  memory_.Map(&second, sizeof(second));
+  const uint64_t before = clock_.Now();
+  Submit(sdma::MakeTimestamp(Va(&first.value)));
+  ASSERT_TRUE(engine_->WaitIdle());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  Submit(sdma::MakeTimestamp(Va(&second.value)));
+  ASSERT_TRUE(engine_->WaitIdle());
+  const uint64_t after = clock_.Now();
+  EXPECT_LE(before, first.value);
+  EXPECT_LE(first.value + 5 * clock_.frequency_hz() / 1000, second.value) << "5 ms of a 100 MHz clock passed";
+  EXPECT_LE(second.value, after);
+}
+
+TEST_F(SdmaQueueTest, LocalTimestampCountsFromTheValueSet) {
+  struct SetPacket {
+    uint32_t header = sdma::Header(sdma::Opcode::kTimestamp, sdma::kSubTimestampSetLocal);
+    uint32_t lo = 1000, hi = 0;
+  };
+  struct GetLocal {
+    uint32_t header = sdma::Header(sdma::Opcode::kTimestamp, sdma::kSubTimestampGetLocal);
+    uint32_t lo, hi;
+  };
+  TimestampSlot local;
+  memory_.Map(&local, sizeof(local));
+  const uint64_t before = clock_.Now();
+  Submit(SetPacket{});
+  Submit(GetLocal{.lo = sdma::Lo(Va(&local.value)), .hi = sdma::Hi(Va(&local.value))});
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_GE(local.value, 1000u);
+  EXPECT_LE(local.value, 1000u + (clock_.Now() - before));
+}
+
+TEST_F(SdmaQueueTest, TimestampToAnAddressOffThe32ByteBoundaryIsIllegal) {
+  TimestampSlot slot[2];
+  memory_.Map(slot, sizeof(slot));
+  Submit(sdma::MakeTimestamp(Va(slot) + 8));
+  EXPECT_FALSE(engine_->WaitIdle());
+  ASSERT_EQ(illegal_.size(), 1u);
+  EXPECT_NE(illegal_[0].find("32-byte"), std::string::npos) << illegal_[0];
+}
+
+TEST_F(SdmaQueueTest, AtomicAddOfMinusOneDecrementsASignalAsRocrDoes) {
+  alignas(8) int64_t signal = 5;
+  memory_.Map(&signal, 8);
+  Submit(sdma::MakeAtomic(Va(&signal), sdma::AtomicOp::kAdd64, ~uint64_t{0}));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(std::atomic_ref<int64_t>(signal).load(), 4);
+}
+
+TEST_F(SdmaQueueTest, LoopingCompareSwapWaitsUntilTheCompareHolds) {
+  alignas(8) uint64_t word = 1;
+  uint32_t fence = 0;
+  memory_.Map(&word, 8);
+  memory_.Map(&fence, 4);
+  Submit(sdma::MakeAtomic(Va(&word), sdma::AtomicOp::kCmpSwap64, /*src=*/9, /*cmp=*/2, /*loop=*/true, 10));
+  Submit(sdma::MakeFence(Va(&fence), 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(std::atomic_ref<uint32_t>(fence).load(), 0u) << "the swap has not happened yet";
+  std::atomic_ref<uint64_t>(word).store(2);
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(std::atomic_ref<uint64_t>(word).load(), 9u);
+}
+
+TEST_F(SdmaQueueTest, UnknownAtomicOperationIsIllegal) {
+  alignas(8) uint64_t word = 1;
+  memory_.Map(&word, 8);
+  sdma::Atomic bad = sdma::MakeAtomic(Va(&word), sdma::AtomicOp::kAdd64, 1);
+  bad.header = (bad.header & 0x01ffffffu) | (0x0au << 25);  // a float min: not an SDMA atomic we know
+  Submit(bad);
+  EXPECT_FALSE(engine_->WaitIdle());
+  EXPECT_EQ(word, 1u);
+  ASSERT_EQ(illegal_.size(), 1u);
+}
+
+TEST_F(SdmaQueueTest, ByteFillWritesTheLowByteOfTheData) {
+  std::vector<uint8_t> dst(16, 0);
+  memory_.Map(dst.data(), dst.size());
+  Submit(sdma::MakeByteFill(Va(dst.data() + 3), 0xAB, 7));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(dst, (std::vector<uint8_t>{0, 0, 0, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST_F(SdmaQueueTest, DwordFillCountsAsAmdgpuAndRocrBothWriteIt) {
+  std::vector<uint32_t> dst(8, 0);
+  memory_.Map(dst.data(), dst.size() * 4);
+  sdma::ConstFill rocr = sdma::MakeFill(Va(dst.data()), 7, 12);
+  rocr.count_minus_one = (3 - 1) * 4;  // ROCr: (dwords - 1) * 4 for 3 dwords; amdgpu writes bytes - 1 = 11
+  Submit(rocr);
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(dst, (std::vector<uint32_t>{7, 7, 7, 0, 0, 0, 0, 0}));
+}
+
+TEST_F(SdmaQueueTest, BroadcastCopyLandsInBothDestinations) {
+  std::vector<uint8_t> src(300, 0x5C), a(300, 0), b(300, 0);
+  memory_.Map(src.data(), src.size());
+  memory_.Map(a.data(), a.size());
+  memory_.Map(b.data(), b.size());
+  Submit(sdma::MakeBroadcastCopy(Va(a.data()), Va(b.data()), Va(src.data()), 300));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(a, src);
+  EXPECT_EQ(b, src);
+}
+
+TEST_F(SdmaQueueTest, HdpFlushAndNopsPassThrough) {
+  uint32_t fence = 0;
+  memory_.Map(&fence, 4);
+  Submit(sdma::MakeHdpFlush());
+  struct Nop3 {
+    uint32_t header = sdma::MakeNopHeader(3);
+    uint32_t skipped[2] = {0xdeadbeef, 0xdeadbeef};  // would be illegal opcodes if executed
+  };
+  Submit(Nop3{});
+  Submit(sdma::MakeFence(Va(&fence), 3));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(std::atomic_ref<uint32_t>(fence).load(), 3u);
+}
+
+TEST_F(SdmaQueueTest, RegisterPollIsIllegal) {
+  sdma::PollRegMem poll = sdma::MakePoll(0x1234, 1, 1, sdma::PollFunction::kEqual);
+  poll.header &= ~sdma::kPollMemBit;
+  Submit(poll);
+  EXPECT_FALSE(engine_->WaitIdle());
+  ASSERT_EQ(illegal_.size(), 1u);
+  EXPECT_NE(illegal_[0].find("register"), std::string::npos) << illegal_[0];
+}
+
+TEST_F(SdmaQueueTest, GcrRequestExistsFromSdma5Only) {
+  Start(sdma::Generation::kV5_2);
+  Submit(sdma::GcrReq{});
+  EXPECT_TRUE(engine_->WaitIdle());
+  Start(sdma::Generation::kV4_4);
+  Submit(sdma::GcrReq{});
+  EXPECT_FALSE(engine_->WaitIdle());
+  ASSERT_EQ(illegal_.size(), 1u);
+  EXPECT_NE(illegal_[0].find("unknown opcode 17"), std::string::npos) << illegal_[0];
+}
+
+// COPY_LINEAR's count is 22 bits before SDMA 4.4 / 5.2 and 30 bits after: an 8 MiB copy is one packet on gfx90a
+// and an illegal one on gfx908.
+TEST_F(SdmaQueueTest, LinearCountWidthFollowsTheGeneration) {
+  constexpr uint32_t kBytes = 8u << 20;
+  std::vector<uint8_t> src(kBytes, 0x42), dst(kBytes, 0);
+  memory_.Map(src.data(), kBytes);
+  memory_.Map(dst.data(), kBytes);
+  struct Row {
+    sdma::Generation generation;
+    bool accepted;
+  };
+  constexpr Row kRows[] = {{sdma::Generation::kV4_0, false}, {sdma::Generation::kV4_4, true},
+                           {sdma::Generation::kV5_0, false}, {sdma::Generation::kV5_2, true},
+                           {sdma::Generation::kV6_0, true}};
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(sdma::GenerationName(row.generation));
+    illegal_.clear();
+    std::fill(dst.begin(), dst.end(), 0);
+    Start(row.generation);
+    Submit(sdma::MakeCopy(Va(dst.data()), Va(src.data()), kBytes));
+    EXPECT_EQ(engine_->WaitIdle(), row.accepted);
+    EXPECT_EQ(dst[kBytes - 1], row.accepted ? 0x42 : 0);
+    EXPECT_EQ(illegal_.size(), row.accepted ? 0u : 1u);
+  }
+}
+
+TEST(SdmaGenerationTest, GfxTargetVersionsMapToTheirSdmaIp) {
+  struct Row {
+    uint32_t gfx_target_version;
+    std::optional<sdma::Generation> generation;
+  };
+  const Row kRows[] = {
+      {90000, sdma::Generation::kV4_0}, {90008, sdma::Generation::kV4_0}, {90010, sdma::Generation::kV4_4},
+      {90402, sdma::Generation::kV4_4}, {100100, sdma::Generation::kV5_0}, {100300, sdma::Generation::kV5_2},
+      {110000, sdma::Generation::kV6_0}, {80003, std::nullopt}, {120000, std::nullopt},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.gfx_target_version);
+    EXPECT_EQ(sdma::GenerationOf(row.gfx_target_version), row.generation);
+  }
 }
 
 TEST_F(SdmaQueueTest, IdleEngineSleepsInsteadOfPolling) {

@@ -1,0 +1,300 @@
+// The SDMA engine and the GPU clock through the simulator's raw ABI, as kfdtest drives them: GET_CLOCK_COUNTERS,
+// GET_GLOBAL_TIMESTAMP and WRITE_LINEAR packets on an SDMA queue, the queue's SDMA generation following its GPU,
+// and an illegal packet halting the queue with a kernel log line and a HW_EXCEPTION event.
+#include <sys/mman.h>
+#include <time.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "gpu_abi/sdma_packets.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/presets.h"
+#include "testing/kfd_sim/sim_test_util.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace hipmem::kfd_sim {
+namespace {
+
+namespace uapi = ::hipmem::kfd_uapi;
+namespace sdma = ::hipmem::gpu_abi::sdma;
+using ::hipmem_testing::AcquireAllVms;
+using ::hipmem_testing::Alloc;
+using ::hipmem_testing::Ioctl;
+using ::hipmem_testing::kTestVa;
+using ::hipmem_testing::MakeSimulator;
+using ::hipmem_testing::Map;
+using ::hipmem_testing::Reservation;
+using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
+
+constexpr AllocMemFlags kGtt = AllocMemFlags::kGtt | AllocMemFlags::kWritable | AllocMemFlags::kExecutable |
+                               AllocMemFlags::kNoSubstitute | AllocMemFlags::kCoherent | AllocMemFlags::kUncached;
+constexpr AllocMemFlags kDoorbellFlags = AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent;
+constexpr Bytes kDoorbellSlice = Bytes::KiB(8);
+constexpr uint32_t kRingBytes = 4096;
+
+uint64_t ClockNs(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+Topology Preset(const std::string& name) {
+  absl::StatusOr<Topology> topology = PresetTopology(name);
+  EXPECT_TRUE(topology.ok()) << topology.status();
+  return topology.ok() ? *std::move(topology) : DefaultTopology();
+}
+
+// One GTT buffer: GPU-mapped at `va`, CPU-mapped at `cpu`.
+struct Buffer {
+  uint64_t va = 0;
+  char* cpu = nullptr;
+  std::unique_ptr<Reservation> reservation;
+};
+
+class SimSdmaTest : public ::testing::Test {
+ protected:
+  void Open(Topology topology) {
+    file_.reset();
+    sim_ = MakeSimulator(std::move(topology));
+    file_ = sim_->Open();
+    fds_ = AcquireAllVms(*sim_, *file_);
+    gpu_ = sim_->topology().gpus[0].gpu_id;
+  }
+
+  uapi::GetClockCountersArgs Clocks(uint32_t gpu_id) {
+    uapi::GetClockCountersArgs args{};
+    args.gpu_id = gpu_id;
+    EXPECT_EQ(Ioctl(*file_, uapi::kGetClockCounters, args), 0);
+    return args;
+  }
+
+  Buffer NewBuffer(Bytes size) {
+    Buffer b;
+    b.va = next_va_;
+    next_va_ += size.raw() + Bytes::MiB(2).raw();
+    const hipmem_testing::AllocResult r = Alloc(*file_, gpu_, b.va, size, kGtt);
+    EXPECT_EQ(r.ret, 0);
+    EXPECT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
+    b.reservation = std::make_unique<Reservation>(size);
+    EXPECT_EQ(file_->MmapBo(fds_[0], b.reservation->addr(), size.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
+    b.cpu = b.reservation->bytes();
+    return b;
+  }
+
+  // An SDMA queue as libhsakmt builds one: the doorbell slice, a ring, the read/write pointers.
+  void CreateSdmaQueue() {
+    const hipmem_testing::AllocResult r = Alloc(*file_, gpu_, next_va_, kDoorbellSlice, kDoorbellFlags);
+    ASSERT_EQ(r.ret, 0);
+    next_va_ += Bytes::MiB(2).raw();
+    ASSERT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
+    doorbells_ = std::make_unique<Reservation>(kDoorbellSlice);
+    ASSERT_EQ(file_->MmapKfd(doorbells_->addr(), kDoorbellSlice.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
+    ring_ = NewBuffer(Bytes(kRingBytes));
+    pointers_ = NewBuffer(Bytes::KiB(4));
+    uapi::CreateQueueArgs args{};
+    args.ring_base_address = ring_.va;
+    args.write_pointer_address = pointers_.va + 8;
+    args.read_pointer_address = pointers_.va;
+    args.ring_size = kRingBytes;
+    args.gpu_id = gpu_;
+    args.queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma);
+    args.queue_percentage = 100;
+    args.queue_priority = 7;
+    ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
+    doorbell_offset_ = args.doorbell_offset;
+  }
+
+  template <typename Packet>
+  void Push(const Packet& packet) {
+    for (size_t i = 0; i < sizeof(Packet); i += 4) {
+      std::memcpy(ring_.cpu + (wptr_ + i) % kRingBytes, reinterpret_cast<const char*>(&packet) + i, 4);
+    }
+    wptr_ += sizeof(Packet);
+  }
+
+  // Rings the doorbell and waits (up to 10 s) until the engine's read pointer reaches the write pointer.
+  bool SubmitAndDrain() {
+    auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
+    RingDoorbell(word, wptr_);
+    auto* rptr = reinterpret_cast<uint64_t*>(pointers_.cpu);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::atomic_ref<uint64_t>(*rptr).load() != wptr_) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return true;
+  }
+
+  SimQueue OnlyQueue() {
+    const SimSnapshot snapshot = sim_->Snapshot();
+    EXPECT_EQ(snapshot.processes.size(), 1u);
+    EXPECT_EQ(snapshot.processes[0].queues.size(), 1u);
+    return snapshot.processes[0].queues.at(0);
+  }
+
+  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<SimFile> file_;
+  std::vector<int> fds_;
+  uint32_t gpu_ = 0;
+  uint64_t next_va_ = kTestVa;
+  std::unique_ptr<Reservation> doorbells_;
+  uint64_t doorbell_offset_ = 0;
+  Buffer ring_, pointers_;
+  uint64_t wptr_ = 0;
+};
+
+TEST_F(SimSdmaTest, GpuClockAdvancesAtThePresetsRate) {
+  struct Row {
+    const char* preset;
+    uint64_t hz;
+  };
+  constexpr Row kRows[] = {{"mi300x", 100'000'000}, {"mi250x", 25'000'000}, {"mi100", 25'000'000},
+                           {"rx7900xtx", 100'000'000}};
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.preset);
+    Open(Preset(row.preset));
+    EXPECT_EQ(sim_->topology().gpus[0].gpu_clock_counter_hz, row.hz);
+    const uapi::GetClockCountersArgs first = Clocks(gpu_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const uapi::GetClockCountersArgs second = Clocks(gpu_);
+    const double cpu_s = static_cast<double>(second.cpu_clock_counter - first.cpu_clock_counter) / 1e9;
+    ASSERT_GE(cpu_s, 0.019);
+    const double rate = static_cast<double>(second.gpu_clock_counter - first.gpu_clock_counter) / cpu_s;
+    EXPECT_NEAR(rate, static_cast<double>(row.hz), 0.05 * static_cast<double>(row.hz));
+  }
+}
+
+TEST_F(SimSdmaTest, ClockCountersReportTheKernelsCpuClocksInNanoseconds) {
+  Open(DefaultTopology());
+  const uint64_t raw_before = ClockNs(CLOCK_MONOTONIC_RAW);
+  const uint64_t boot_before = ClockNs(CLOCK_BOOTTIME);
+  const uapi::GetClockCountersArgs args = Clocks(gpu_);
+  const uint64_t raw_after = ClockNs(CLOCK_MONOTONIC_RAW);
+  const uint64_t boot_after = ClockNs(CLOCK_BOOTTIME);
+  EXPECT_EQ(args.system_clock_freq, 1'000'000'000u);
+  EXPECT_GE(args.cpu_clock_counter, raw_before);
+  EXPECT_LE(args.cpu_clock_counter, raw_after);
+  EXPECT_GE(args.system_clock_counter, boot_before);
+  EXPECT_LE(args.system_clock_counter, boot_after);
+  EXPECT_NE(args.gpu_clock_counter, 0u);
+}
+
+TEST_F(SimSdmaTest, ClockCountersOfAGpuIdWithoutAGpuHaveNoGpuCounter) {
+  Open(DefaultTopology());
+  uapi::GetClockCountersArgs args{};
+  args.gpu_id = 0;  // libhsakmt's gpu_id for a CPU node
+  args.gpu_clock_counter = 123;
+  ASSERT_EQ(Ioctl(*file_, uapi::kGetClockCounters, args), 0);
+  EXPECT_EQ(args.gpu_clock_counter, 0u);
+  EXPECT_NE(args.cpu_clock_counter, 0u);
+}
+
+// kfdtest's SDMA timestamp check: GPU timestamps from the queue lie between clock counters read before and after.
+TEST_F(SimSdmaTest, TimestampPacketsLieBetweenClockCountersReadAroundThem) {
+  Open(Preset("mi250x"));
+  CreateSdmaQueue();
+  const Buffer stamps = NewBuffer(Bytes::KiB(4));
+  const uint64_t before = Clocks(gpu_).gpu_clock_counter;
+  Push(sdma::MakeTimestamp(stamps.va));
+  Push(sdma::MakeTimestamp(stamps.va + 32));
+  ASSERT_TRUE(SubmitAndDrain());
+  const uint64_t after = Clocks(gpu_).gpu_clock_counter;
+  const auto* ts = reinterpret_cast<const uint64_t*>(stamps.cpu);
+  EXPECT_LE(before, ts[0]);
+  EXPECT_LE(ts[0], ts[4]);
+  EXPECT_LE(ts[4], after);
+}
+
+TEST_F(SimSdmaTest, WriteLinearThroughTheQueueWritesTheDwords) {
+  Open(DefaultTopology());
+  CreateSdmaQueue();
+  const Buffer dst = NewBuffer(Bytes::KiB(4));
+  Push(sdma::MakeWrite<4>(dst.va + 8, {1, 2, 3, 4}));
+  ASSERT_TRUE(SubmitAndDrain());
+  const auto* d = reinterpret_cast<const uint32_t*>(dst.cpu);
+  EXPECT_EQ(d[1], 0u);
+  EXPECT_EQ(d[2], 1u);
+  EXPECT_EQ(d[5], 4u);
+  EXPECT_EQ(d[6], 0u);
+}
+
+TEST_F(SimSdmaTest, IllegalPacketHaltsTheQueueLogsAndRaisesHwException) {
+  Open(DefaultTopology());
+  uapi::CreateEventArgs event{};
+  event.event_type = uapi::ToRaw(uapi::EventType::kHwException);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateEvent, event), 0);
+  CreateSdmaQueue();
+  const Buffer fence = NewBuffer(Bytes::KiB(4));
+  Push(sdma::MakeFence(fence.va, 1));
+  const uint32_t bad[2] = {0x7e, 0};
+  Push(bad);
+  Push(sdma::MakeFence(fence.va, 2));
+  auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
+  RingDoorbell(word, wptr_);
+
+  uapi::EventData data{};
+  data.event_id = event.event_id;
+  uapi::WaitEventsArgs wait{};
+  wait.events_ptr = reinterpret_cast<uintptr_t>(&data);
+  wait.num_events = 1;
+  wait.wait_for_all = 1;
+  wait.timeout = 10000;
+  ASSERT_EQ(Ioctl(*file_, uapi::kWaitEvents, wait), 0);
+  EXPECT_EQ(wait.wait_result, uapi::ToRaw(uapi::WaitResult::kComplete));
+
+  const SimQueue q = OnlyQueue();
+  EXPECT_TRUE(q.halted);
+  EXPECT_EQ(q.read_pointer, sizeof(sdma::Fence)) << "the queue stops on the illegal packet";
+  EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(fence.cpu)).load(), 1u);
+  bool logged = false;
+  for (const SimLogLine& line : sim_->Log()) {
+    if (line.text.find("Illegal instruction in SDMA command stream: unknown opcode 126") != std::string::npos &&
+        line.text.find("sdma queue 0") != std::string::npos) {
+      logged = true;
+      EXPECT_EQ(line.level, SimLogLevel::kError);
+    }
+  }
+  EXPECT_TRUE(logged) << sim_->Dmesg();
+}
+
+// The queue decodes its GPU's SDMA generation: GCR_REQ is a gfx10+ packet, illegal on gfx942's SDMA 4.4.
+TEST_F(SimSdmaTest, QueueDecodesItsGpusSdmaGeneration) {
+  struct Row {
+    const char* preset;
+    bool gcr_legal;
+  };
+  constexpr Row kRows[] = {{"mi300x", false}, {"rx7900xtx", true}};
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.preset);
+    wptr_ = 0;
+    Open(Preset(row.preset));
+    CreateSdmaQueue();
+    Push(sdma::GcrReq{});
+    if (row.gcr_legal) {
+      EXPECT_TRUE(SubmitAndDrain());
+      EXPECT_FALSE(OnlyQueue().halted);
+    } else {
+      auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
+      RingDoorbell(word, wptr_);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!OnlyQueue().halted && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      EXPECT_TRUE(OnlyQueue().halted);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hipmem::kfd_sim
