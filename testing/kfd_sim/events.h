@@ -146,6 +146,9 @@ class EventTable {
   // kfd_signal_vm_fault_event with SoC15 fault data: stores `data` in every MEMORY event and sets it.
   void VmFault(const kfd_uapi::MemoryExceptionData& data);
 
+  // kfd_signal_reset_event's per-process half: stores `data` in every HW_EXCEPTION event and sets it.
+  void HwException(const kfd_uapi::HwExceptionData& data);
+
   // Every event, ascending id.
   std::vector<EventState> Snapshot() const;
 
@@ -164,6 +167,7 @@ class EventTable {
     bool signaled = false;
     uint64_t event_age = 1;
     kfd_uapi::MemoryExceptionData memory_exception_data{};
+    kfd_uapi::HwExceptionData hw_exception_data{};
     std::vector<Waiter*> waiters;  // the wait queue
   };
   using EventMap = absl::btree_map<uint32_t, std::unique_ptr<Event>>;
