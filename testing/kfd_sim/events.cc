@@ -291,6 +291,11 @@ int EventTable::CopySignaledData(const std::vector<Waiter>& waiters, uint64_t ev
                       sizeof(uapi::MemoryExceptionData))) {
         return -EFAULT;
       }
+    } else if (waiter.event->type == uapi::ToRaw(uapi::EventType::kHwException)) {
+      if (!CopyToUser(element + offsetof(uapi::EventData, hw_exception_data), &waiter.event->hw_exception_data,
+                      sizeof(uapi::HwExceptionData))) {
+        return -EFAULT;
+      }
     } else if (waiter.event->type == uapi::ToRaw(uapi::EventType::kSignal) && waiter.event_age_enabled) {
       if (!CopyToUser(element + offsetof(uapi::EventData, signal_event_data), &waiter.event->event_age,
                       sizeof(uint64_t))) {
@@ -429,11 +434,13 @@ void EventTable::VmFault(const uapi::MemoryExceptionData& data) {
   }
 }
 
-void EventTable::HwException() {
+void EventTable::HwException(const std::optional<uapi::HwExceptionData>& data) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = events_.lower_bound(kFirstNonsignalEventId); it != events_.end(); ++it) {
     Event& event = *it->second;
-    if (event.type == uapi::ToRaw(uapi::EventType::kHwException)) SetLocked(event);
+    if (event.type != uapi::ToRaw(uapi::EventType::kHwException)) continue;
+    if (data) event.hw_exception_data = *data;
+    SetLocked(event);
   }
 }
 

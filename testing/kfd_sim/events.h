@@ -146,9 +146,9 @@ class EventTable {
   // kfd_signal_vm_fault_event with SoC15 fault data: stores `data` in every MEMORY event and sets it.
   void VmFault(const kfd_uapi::MemoryExceptionData& data);
 
-  // kfd_signal_hw_exception_event: sets every HW_EXCEPTION event, with no exception data (the kernel passes
-  // none on this path, so a waiter reads back what the event held before).
-  void HwException();
+  // Sets every HW_EXCEPTION event. With `data` (kfd_signal_reset_event's per-process half) each event stores it;
+  // without (kfd_signal_hw_exception_event, which passes none) a waiter reads back what the event held before.
+  void HwException(const std::optional<kfd_uapi::HwExceptionData>& data = std::nullopt);
 
   // Every event, ascending id.
   std::vector<EventState> Snapshot() const;
@@ -168,6 +168,7 @@ class EventTable {
     bool signaled = false;
     uint64_t event_age = 1;
     kfd_uapi::MemoryExceptionData memory_exception_data{};
+    kfd_uapi::HwExceptionData hw_exception_data{};
     std::vector<Waiter*> waiters;  // the wait queue
   };
   using EventMap = absl::btree_map<uint32_t, std::unique_ptr<Event>>;

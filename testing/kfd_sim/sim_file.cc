@@ -340,6 +340,15 @@ void SimFile::SignalEventInterrupt(uint32_t partial_id, uint32_t valid_id_bits) 
   events_->Interrupt(partial_id, valid_id_bits);
 }
 
+void SimFile::RaiseGpuHang(uint32_t gpu_id) {
+  uapi::HwExceptionData data{};
+  data.reset_type = uapi::kHwExceptionWholeGpuReset;
+  data.reset_cause = uapi::kHwExceptionGpuHang;
+  data.memory_lost = 1;
+  data.gpu_id = gpu_id;
+  events_->HwException(data);
+}
+
 bool SimFile::RaiseMemoryException(const SimVmFault& fault) {
   // kfd_signal_vm_fault_event: a fault on a GPU the process does not know is dropped (WARN_ONCE).
   if (!si::FindGpu(sim_->topology_, fault.gpu_id)) {

@@ -20,6 +20,7 @@
 #include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
+#include "testing/kfd_sim/engines/pm4_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
 #include "testing/kfd_sim/gpu_page_table.h"
@@ -67,11 +68,23 @@ struct Queue {
   // the simulated CP does not model CUs.
   std::vector<uint32_t> cu_mask;
   bool gws = false;  // ALLOC_QUEUE_GWS gave this queue the GPU's global wave sync (one queue per GPU and process)
+  std::unique_ptr<Pm4Engine> pm4;          // PM4 compute queues: running while the queue is active
+  // Where the next engine starts (progress() units): what the last one reached, so that a queue UPDATE_QUEUE
+  // deactivated and later reactivates neither repeats nor skips packets.
+  uint64_t parked_progress = 0;
 
-  bool running() const { return sdma != nullptr || compute != nullptr; }
-  bool halted() const { return (sdma != nullptr && sdma->halted()) || (compute != nullptr && compute->halted()); }
-  // SDMA: bytes consumed; AQL: the next packet index.
-  uint64_t progress() const { return sdma != nullptr ? sdma->rptr() : compute != nullptr ? compute->read_index() : 0; }
+  bool running() const { return sdma != nullptr || compute != nullptr || pm4 != nullptr; }
+  bool halted() const {
+    return (sdma != nullptr && sdma->halted()) || (compute != nullptr && compute->halted()) ||
+           (pm4 != nullptr && pm4->halted());
+  }
+  // SDMA: bytes consumed; AQL: the next packet index; PM4: dwords consumed. A stopped queue's: where it stopped.
+  uint64_t progress() const {
+    if (sdma != nullptr) return sdma->rptr();
+    if (compute != nullptr) return compute->read_index();
+    if (pm4 != nullptr) return pm4->rptr();
+    return parked_progress;
+  }
 };
 
 // One process's view of one GPU (the kernel's kfd_process_device).

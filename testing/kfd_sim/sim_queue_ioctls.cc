@@ -43,6 +43,13 @@ int CheckQueueCommon(uint32_t percentage, uint32_t priority, uint64_t ring_base,
   return 0;
 }
 
+// kfd_queue_ctx_save_restore_size: the EOP buffer size a node asks compute queues for (gfx8+; Tonga wants
+// 32 KiB).
+uint64_t NodeEopBufferSize(const GpuConfig& gpu) {
+  if (gpu.gfx_target_version == 80002) return 0x8000;
+  return gpu.gfx_target_version >= 80000 ? 4096 : 0;
+}
+
 bool QueueIsActive(const Queue& q) { return q.ring_size > 0 && q.ring_base != 0 && (q.percentage & 0xff) > 0; }
 
 bool IsSdma(uapi::QueueType type) {
@@ -51,7 +58,7 @@ bool IsSdma(uapi::QueueType type) {
 }
 
 // Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_progress` continues
-// a queue that UPDATE_QUEUE stopped: bytes for SDMA, the next packet index for AQL.
+// a queue that UPDATE_QUEUE stopped: bytes for SDMA, the next packet index for AQL, dwords for PM4.
 void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   if (!QueueIsActive(q)) return;
   ProcessDevice& device = c.process.devices[q.gpu_index];
@@ -89,6 +96,36 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                 [log = &c.log, process_id = c.process_id, name](QueueError error) {
                   log->Write(SimLogLevel::kError, absl::StrCat("kfd_sim: process ", process_id, ": ", name,
                                                                ": halted on a queue error: ", QueueErrorName(error)));
+                },
+        });
+    return;
+  }
+  if (q.type == uapi::QueueType::kCompute) {
+    const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " pm4 queue ", q.id);
+    q.pm4 = std::make_unique<Pm4Engine>(
+        name, device.page_table.get(),
+        Pm4QueueDescriptor{.ring_va = q.ring_base,
+                           .ring_bytes = q.ring_size,
+                           .rptr_va = q.read_pointer,
+                           .wptr_va = q.write_pointer,
+                           .doorbell = doorbell,
+                           .initial_rptr = initial_progress},
+        Pm4Engine::Callbacks{
+            // RELEASE_MEM's end-of-pipe interrupt: kfd_int_process_v9 hands its context id to
+            // kfd_signal_event_interrupt with all 32 bits valid, as for the AQL CP.
+            .on_interrupt = [file](uint32_t context_id) { file->SignalEventInterrupt(context_id, 32); },
+            .on_vm_fault = on_vm_fault,
+            .on_queue_error =
+                [file, log = &c.log, process_id = c.process_id, name, gpu_id](Pm4Error error,
+                                                                              const std::string& detail) {
+                  log->Write(SimLogLevel::kError,
+                             absl::StrCat("kfd_sim: process ", process_id, ": ", name, ": halted on a queue error: ",
+                                          Pm4ErrorName(error), " (", detail, ")"));
+                  // A dispatch stands for a wave that never finishes: on hardware the queue hangs, the
+                  // scheduler's preemption times out and amdgpu resets the GPU, which amdkfd reports as a
+                  // HW_EXCEPTION event (kfd_signal_reset_event, cause GPU_HANG). Bad packets raise the CP's
+                  // bad-opcode interrupt instead, which without a debugger only evicts the queues: no event.
+                  if (error == Pm4Error::kShaderDispatch) file->RaiseGpuHang(gpu_id);
                 },
         });
     return;
@@ -131,8 +168,10 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
 // Stops a queue's engine (unmapping its MQD); returns the progress it reached.
 uint64_t StopEngine(Queue& q) {
   const uint64_t progress = q.progress();
+  q.parked_progress = progress;
   q.sdma.reset();
   q.compute.reset();
+  q.pm4.reset();
   return progress;
 }
 
@@ -191,8 +230,19 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
       !device.page_table->Covers(AddressRange{DeviceAddress(args.write_pointer_address), Bytes(8)})) {
     return -EINVAL;
   }
-  // Deliberate: PM4 compute queues have no simulated engine; refused rather than created to never run.
-  if (type == uapi::QueueType::kCompute) return -EINVAL;
+  // kfd_queue_acquire_buffers, compute queues only (PM4 and AQL alike): an EOP buffer, where given (it is
+  // optional: not every ASIC needs one), must be at least the node's eop_buffer_size and GPU-mapped. Deliberate:
+  // the kernel also demands ctl_stack_size and ctx_save_restore_size equal to the node's CWSR sizes and a mapped
+  // CWSR area; the simulator publishes no CWSR sizes in its topology and saves no wave context, so it accepts
+  // any (libhsakmt without CWSR passes zeros).
+  if ((type == uapi::QueueType::kCompute || type == uapi::QueueType::kComputeAql) && args.eop_buffer_address != 0) {
+    const uint64_t node_eop_size = NodeEopBufferSize(c.topology.gpus[*gpu]);
+    const std::optional<Bytes> eop_span = AlignUp(Bytes(args.eop_buffer_size), kPageSize);
+    if (args.eop_buffer_size < node_eop_size || !eop_span ||
+        !device.page_table->Covers(AddressRange{DeviceAddress(args.eop_buffer_address), *eop_span})) {
+      return -EINVAL;
+    }
+  }
 
   // find_available_queue_slot: the lowest free queue id of the process.
   uint32_t qid = 0;
@@ -242,6 +292,7 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
   std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(doorbell_view + uint64_t{qid} * kDoorbellBytes)).store(idle);
   std::move(return_slot).Cancel();
 
+  q.parked_progress = start;
   auto [it, inserted] = c.process.queues.emplace(qid, std::move(q));
   HIPMEM_CHECK(inserted, "queue id reused while live");
   StartEngine(c, it->second, start);

@@ -417,8 +417,6 @@ TEST_F(SimQueueTest, CreateQueueRefusesWhatTheKernelRefuses) {
       {"write pointer not mapped on the GPU", [](uapi::CreateQueueArgs& a) { a.write_pointer_address = 0x1000; },
        -EINVAL},
       {"ring larger than its buffer", [](uapi::CreateQueueArgs& a) { a.ring_size = 1u << 20; }, -EINVAL},
-      {"PM4 compute queue (not simulated)",
-       [](uapi::CreateQueueArgs& a) { a.queue_type = static_cast<uint32_t>(uapi::QueueType::kCompute); }, -EINVAL},
       {"SDMA engine id beyond the GPU's engines",
        [](uapi::CreateQueueArgs& a) {
          a.queue_type = static_cast<uint32_t>(uapi::QueueType::kSdmaByEngineId);

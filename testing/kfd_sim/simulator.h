@@ -35,11 +35,12 @@
 // - An illegal SDMA packet (unknown opcode or sub-opcode, a count wider than the GPU's SDMA generation allows)
 //   halts its queue with amdgpu's "Illegal instruction in SDMA command stream" line and sets the process's
 //   HW_EXCEPTION events; on hardware the queue only stops (see sim_queue_ioctls.cc).
-// - PM4 compute queues answer -EINVAL (no PM4 engine). COMPUTE_AQL queues run on the compute CP
+// - PM4 compute queues run on a PM4 packet processor (engines/pm4_engine.h) that runs no shader: a dispatch halts
+//   the queue and is reported as a GPU hang (RaiseGpuHang). COMPUTE_AQL queues run on the compute CP
 //   (engines/compute_engine.h) with the built-in blit kernels of gpu_abi/blit_kernels.h; it starts at the
 //   read index user space left in read_dispatch_id.
-// - CREATE_QUEUE checks the ring and both pointers are GPU-mapped (kfd_queue_acquire_buffers, Linux
-//   6.12+) but not the EOP and CWSR buffers, which no simulated engine uses.
+// - CREATE_QUEUE checks the ring, both pointers and a compute queue's EOP buffer are GPU-mapped
+//   (kfd_queue_acquire_buffers, Linux 6.12+) but not the CWSR area and sizes, which no simulated engine uses.
 // - An idr is never reused within a process (the kernel reuses the lowest free one), so a stale handle
 //   stays invalid (-EINVAL) instead of naming a newer buffer.
 // - AVAILABLE_MEMORY is capacity minus use; the kernel also subtracts a page-table and RAS reserve and
@@ -206,7 +207,7 @@ struct SimQueue {
   Bytes ring_size;
   bool active;           // ring, size and percentage non-zero: its engine runs
   bool halted;           // its engine stopped on a VM fault or a malformed packet
-  uint64_t read_pointer;  // what the engine has consumed (SDMA: bytes)
+  uint64_t read_pointer;  // what the engine has consumed (SDMA: bytes; AQL: packets; PM4: dwords)
 };
 
 struct SimProcess {
@@ -395,6 +396,11 @@ class SimFile {
   // set. What the kernel raised for a CP bad opcode before the debugger's exception path; the simulator raises it
   // for an illegal SDMA packet (see sim_queue_ioctls.cc).
   void RaiseHwException();
+  // Reports that GPU `gpu_id` hung on this process's work (kfd_signal_reset_event after a hang): every
+  // HW_EXCEPTION event of this process is set and carries {whole-GPU reset, GPU_HANG, memory lost, gpu_id}.
+  // Deliberate: only this process hears of it and nothing is reset; on hardware the reset reaches every
+  // process on the GPU.
+  void RaiseGpuHang(uint32_t gpu_id);
 
  private:
   friend class Simulator;

@@ -1,0 +1,548 @@
+#include "testing/kfd_sim/engines/pm4_engine.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "gpu_abi/pm4_packets.h"
+
+namespace hipmem::kfd_sim {
+namespace pm4 = ::hipmem::gpu_abi::pm4;
+namespace {
+
+using pm4::Opcode;
+
+// Past this many nested INDIRECT_BUFFERs (ring -> IB1 -> IB2) the CP refuses another level.
+constexpr int kMaxIbDepth = 2;
+// WAIT_REG_MEM looks again after this, doubling up to kMaxPoll: a bound on how often a wait reads memory.
+constexpr std::chrono::microseconds kFirstPoll(10);
+constexpr std::chrono::microseconds kMaxPoll(1000);
+
+bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+uint64_t Addr(uint32_t lo, uint32_t hi) { return (uint64_t{hi} << 32) | lo; }
+
+// Copies `n` dwords at GPU VA `va` into `out`, across mapping boundaries. Call inside an AccessScope. Returns
+// the first unmapped VA when the range is not entirely mapped.
+std::optional<uint64_t> ReadGpu(GpuMemory* memory, uint64_t va, uint32_t* out, uint64_t n) {
+  auto* dst = reinterpret_cast<unsigned char*>(out);
+  uint64_t bytes = n * 4;
+  while (bytes > 0) {
+    std::optional<GpuMemory::Span> span = memory->Translate(va, bytes);
+    if (!span.has_value()) return va;
+    const uint64_t m = std::min(span->bytes, bytes);
+    std::memcpy(dst, span->host, m);
+    dst += m;
+    va += m;
+    bytes -= m;
+  }
+  return std::nullopt;
+}
+
+// The host address of the naturally aligned word at `va`, or null when it is not mapped. Call inside an
+// AccessScope.
+template <typename T>
+T* TranslateWord(GpuMemory* memory, uint64_t va) {
+  std::optional<GpuMemory::Span> span = memory->Translate(va, sizeof(T));
+  if (!span.has_value() || span->bytes < sizeof(T)) return nullptr;
+  return static_cast<T*>(span->host);
+}
+
+bool Compare(uint32_t value, uint32_t reference, uint32_t function) {
+  switch (static_cast<pm4::CompareFunction>(function)) {
+    case pm4::CompareFunction::kAlways: return true;
+    case pm4::CompareFunction::kLess: return value < reference;
+    case pm4::CompareFunction::kLessEqual: return value <= reference;
+    case pm4::CompareFunction::kEqual: return value == reference;
+    case pm4::CompareFunction::kNotEqual: return value != reference;
+    case pm4::CompareFunction::kGreaterEqual: return value >= reference;
+    case pm4::CompareFunction::kGreater: return value > reference;
+  }
+  return false;
+}
+
+// Deliberate: the simulated clocks. The system clock counter is CLOCK_MONOTONIC_RAW in nanoseconds (what
+// amdkfd's GET_CLOCK_COUNTERS reports as the system clock, at 1 GHz); the GPU clock counter is the same clock
+// at 100 MHz, the reference-clock rate of recent Instinct parts.
+uint64_t SystemClock() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+uint64_t GpuClock() { return SystemClock() / 10; }
+
+bool IsMemorySelect(uint32_t sel) { return sel == pm4::kSelMemory || sel == pm4::kSelTcL2 || sel == pm4::kSelMemoryAsync; }
+
+}  // namespace
+
+const char* Pm4ErrorName(Pm4Error error) {
+  switch (error) {
+    case Pm4Error::kInvalidQueue: return "invalid queue";
+    case Pm4Error::kBadPacketType: return "bad packet type";
+    case Pm4Error::kUnknownOpcode: return "unknown opcode";
+    case Pm4Error::kMalformedPacket: return "malformed packet";
+    case Pm4Error::kUnsupported: return "unsupported operation";
+    case Pm4Error::kIbNesting: return "indirect buffers nested too deep";
+    case Pm4Error::kShaderDispatch: return "shader dispatch";
+  }
+  return "unknown";
+}
+
+Pm4Engine::Pm4Engine(std::string name, GpuMemory* memory, Pm4QueueDescriptor queue, Callbacks callbacks)
+    : name_(std::move(name)),
+      memory_(memory),
+      queue_(queue),
+      callbacks_(std::move(callbacks)),
+      ring_dwords_(IsPowerOfTwo(queue.ring_bytes) && queue.ring_bytes >= 8 && queue.ring_va % 4 == 0 &&
+                           queue.rptr_va % 4 == 0
+                       ? queue.ring_bytes / 4
+                       : 0),
+      private_doorbell_(queue.initial_rptr),
+      doorbell_word_(queue.doorbell != nullptr ? queue.doorbell : &private_doorbell_),
+      doorbell_(doorbell_word_),
+      rptr_(queue.initial_rptr) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+Pm4Engine::~Pm4Engine() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  stop_requested_.store(true, std::memory_order_release);
+  cv_.notify_all();
+  doorbell_.WakeUntil(exited_);
+  thread_.join();
+}
+
+void Pm4Engine::RingDoorbell(uint64_t wptr) { kfd_sim::RingDoorbell(doorbell_word_, wptr); }
+
+bool Pm4Engine::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return (halted_ && !reporting_) || (!halted_ && rptr_ >= doorbell_.Load()); });
+  return !halted_;
+}
+
+uint64_t Pm4Engine::rptr() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rptr_;
+}
+
+bool Pm4Engine::halted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return halted_;
+}
+
+std::optional<uint32_t> Pm4Engine::sh_register(uint32_t reg) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = sh_regs_.find(reg);
+  if (it == sh_regs_.end()) return std::nullopt;
+  return it->second;
+}
+
+Pm4Engine::Outcome Pm4Engine::Fault(uint64_t va) {
+  halt_fault_va_ = va;
+  return Outcome::kFault;
+}
+
+Pm4Engine::Outcome Pm4Engine::Error(Pm4Error error, std::string detail) {
+  halt_error_ = error;
+  halt_detail_ = std::move(detail);
+  return Outcome::kError;
+}
+
+void Pm4Engine::ReportHalt() {
+  if (halt_fault_va_.has_value()) {
+    HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(*halt_fault_va_), "; queue halted");
+    if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(*halt_fault_va_);
+  } else if (halt_error_.has_value()) {
+    HIPMEM_LOG(kWarning, name_, ": ", Pm4ErrorName(*halt_error_), " (", halt_detail_, "); queue halted");
+    if (callbacks_.on_queue_error) callbacks_.on_queue_error(*halt_error_, halt_detail_);
+  }
+}
+
+bool Pm4Engine::SleepUnlessStopped(std::chrono::microseconds period) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, period, [&] { return stop_; });
+}
+
+void Pm4Engine::Run() {
+  uint64_t rptr = queue_.initial_rptr;
+  bool halted = false;
+  const auto halt = [&] {
+    // Halted before anyone hears of it, so whoever the callback wakes sees the queue stopped; reported with no
+    // access scope open, so a handler may touch the page table. WaitIdle returns only once the report is done.
+    halted = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      halted_ = true;
+      reporting_ = true;
+    }
+    ReportHalt();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      reporting_ = false;
+    }
+    cv_.notify_all();
+  };
+  if (ring_dwords_ == 0) {
+    Error(Pm4Error::kInvalidQueue, absl::StrCat("ring_bytes=", queue_.ring_bytes, " ring_va=0x",
+                                                absl::Hex(queue_.ring_va), " rptr_va=0x", absl::Hex(queue_.rptr_va)));
+    halt();
+  }
+  const Stream ring{.base = queue_.ring_va, .dwords = ring_dwords_, .ring = true};
+  while (!stopping()) {
+    // A stale doorbell value never rewinds the ring; a halted queue ignores its doorbell until destroyed.
+    const uint64_t wptr = doorbell_.Load();
+    if (halted || wptr <= rptr) {
+      doorbell_.Wait(wptr);
+      continue;
+    }
+    // A write pointer more than a ring ahead cannot describe packets the ring still holds: the CP reads at most
+    // one ring's worth.
+    const uint64_t end = std::min(wptr, rptr + ring_dwords_);
+    Outcome outcome = Outcome::kDone;
+    while (rptr < end && !stopping()) {
+      uint32_t consumed = 0;
+      outcome = Execute(ring, rptr, end - rptr, 0, &consumed);
+      if (outcome != Outcome::kDone) break;
+      rptr += consumed;
+      outcome = WriteBackRptr(rptr);
+      if (outcome != Outcome::kDone) break;
+    }
+    switch (outcome) {
+      case Outcome::kDone:
+      case Outcome::kStopped: break;
+      case Outcome::kNotReady:
+        // The rest of the packet comes with a later doorbell.
+        doorbell_.Wait(wptr);
+        break;
+      case Outcome::kFault:
+      case Outcome::kError: halt(); break;
+    }
+  }
+  exited_.store(true);
+}
+
+Pm4Engine::Outcome Pm4Engine::WriteBackRptr(uint64_t rptr) {
+  {
+    GpuMemory::AccessScope scope(memory_);
+    auto* word = TranslateWord<uint32_t>(memory_, queue_.rptr_va);
+    if (word == nullptr) return Fault(queue_.rptr_va);
+    // Both views of progress move together: whoever sees the write-back and then asks rptr() agrees.
+    std::lock_guard<std::mutex> lock(mu_);
+    std::atomic_ref<uint32_t>(*word).store(static_cast<uint32_t>(rptr % ring_dwords_), std::memory_order_release);
+    rptr_ = rptr;
+  }
+  cv_.notify_all();
+  return Outcome::kDone;
+}
+
+Pm4Engine::Outcome Pm4Engine::ReadPacket(const Stream& stream, uint64_t index, uint64_t available, Packet* packet) {
+  const auto where = [&] {
+    return stream.ring ? absl::StrCat("ring dword ", index % stream.dwords)
+                       : absl::StrCat("IB 0x", absl::Hex(stream.base), " dword ", index);
+  };
+  // The VA of dword `i` of the packet, and how many dwords follow it contiguously in the stream.
+  const auto va_of = [&](uint64_t i) {
+    return stream.ring ? stream.base + ((index + i) % stream.dwords) * 4 : stream.base + (index + i) * 4;
+  };
+  GpuMemory::AccessScope scope(memory_);
+  if (std::optional<uint64_t> fault = ReadGpu(memory_, va_of(0), &packet->header, 1)) return Fault(*fault);
+  const uint32_t header = packet->header;
+  packet->body.clear();
+  if (pm4::PacketType(header) != pm4::kType3) {
+    return Error(Pm4Error::kBadPacketType,
+                 absl::StrCat("type-", pm4::PacketType(header), " header 0x", absl::Hex(header), " at ", where()));
+  }
+  const uint32_t count = pm4::Count(header);
+  const auto opcode = static_cast<Opcode>(pm4::OpcodeOf(header));
+  // The header-only NOP.
+  if (opcode == Opcode::kNop && count == pm4::kMaxCount) return Outcome::kDone;
+  const uint64_t length = uint64_t{count} + 2;
+  if (length > stream.dwords) {
+    return Error(Pm4Error::kMalformedPacket, absl::StrCat("packet of ", length, " dwords (header 0x", absl::Hex(header),
+                                                          ") at ", where(), " is longer than its ",
+                                                          stream.ring ? "ring" : "IB"));
+  }
+  // In the ring the rest of the packet may not be written yet; an IB is complete when it is submitted.
+  if (length > available) {
+    if (stream.ring) return Outcome::kNotReady;
+    return Error(Pm4Error::kMalformedPacket, absl::StrCat("packet of ", length, " dwords (header 0x", absl::Hex(header),
+                                                          ") at ", where(), " runs past the end of its IB"));
+  }
+  packet->body.resize(count + 1);
+  // A NOP's body is never looked at.
+  if (opcode == Opcode::kNop) return Outcome::kDone;
+  uint64_t done = 0;
+  while (done < packet->body.size()) {
+    // Up to the ring's end, then from its start.
+    const uint64_t offset = stream.ring ? (index + 1 + done) % stream.dwords : index + 1 + done;
+    const uint64_t run = std::min<uint64_t>(packet->body.size() - done, stream.ring ? stream.dwords - offset : ~0ull);
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, va_of(1 + done), packet->body.data() + done, run)) {
+      return Fault(*fault);
+    }
+    done += run;
+  }
+  return Outcome::kDone;
+}
+
+Pm4Engine::Outcome Pm4Engine::Execute(const Stream& stream, uint64_t index, uint64_t available, int ib_depth,
+                                      uint32_t* consumed) {
+  Packet p;
+  if (const Outcome read = ReadPacket(stream, index, available, &p); read != Outcome::kDone) return read;
+  *consumed = static_cast<uint32_t>(p.body.size() + 1);
+  const auto where = [&] {
+    return stream.ring ? absl::StrCat("ring dword ", index % stream.dwords)
+                       : absl::StrCat("IB 0x", absl::Hex(stream.base), " dword ", index);
+  };
+  const auto too_short = [&](const char* what, size_t needed) {
+    return Error(Pm4Error::kMalformedPacket, absl::StrCat(what, " of ", p.body.size() + 1, " dwords at ", where(),
+                                                          " (needs at least ", needed + 1, ")"));
+  };
+  switch (static_cast<Opcode>(pm4::OpcodeOf(p.header))) {
+    case Opcode::kNop: return Outcome::kDone;
+    case Opcode::kWriteData:
+      if (p.body.size() < 4) return too_short("WRITE_DATA", 4);
+      return WriteData(p);
+    case Opcode::kReleaseMem:
+      if (p.body.size() < 7) return too_short("RELEASE_MEM", 7);
+      return ReleaseMem(p);
+    case Opcode::kWaitRegMem:
+      if (p.body.size() < 6) return too_short("WAIT_REG_MEM", 6);
+      return WaitRegMem(p);
+    case Opcode::kCopyData:
+      if (p.body.size() < 5) return too_short("COPY_DATA", 5);
+      return CopyData(p);
+    case Opcode::kAcquireMem:
+      // Every earlier packet has completed and memory is coherent: there is nothing to invalidate or wait for.
+      if (p.body.size() < 6) return too_short("ACQUIRE_MEM", 6);
+      return Outcome::kDone;
+    case Opcode::kEventWrite:
+      if (p.body.empty()) return too_short("EVENT_WRITE", 1);
+      // Flushes and partial flushes are satisfied by in-order completion; events that write counters to memory
+      // (the forms with an address) are not simulated.
+      if (p.body.size() > 1) {
+        return Error(Pm4Error::kUnsupported,
+                     absl::StrCat("EVENT_WRITE of event type 0x", absl::Hex(p.body[0] & 0x3f), " with an address at ",
+                                  where()));
+      }
+      return Outcome::kDone;
+    case Opcode::kSetShReg:
+      if (p.body.size() < 2) return too_short("SET_SH_REG", 2);
+      return SetRegisters(p, pm4::kShRegBase, sh_regs_);
+    case Opcode::kSetUconfigReg:
+      if (p.body.size() < 2) return too_short("SET_UCONFIG_REG", 2);
+      return SetRegisters(p, pm4::kUconfigRegBase, uconfig_regs_);
+    case Opcode::kDispatchDirect:
+    case Opcode::kDispatchIndirect:
+      return Error(Pm4Error::kShaderDispatch,
+                   absl::StrCat(pm4::OpcodeOf(p.header) == static_cast<uint32_t>(Opcode::kDispatchDirect)
+                                    ? "DISPATCH_DIRECT"
+                                    : "DISPATCH_INDIRECT",
+                                " at ", where(), ": the simulator runs no user shader code"));
+    case Opcode::kIndirectBuffer: {
+      if (p.body.size() < 3) return too_short("INDIRECT_BUFFER", 3);
+      // Bits 0-1 of the base dword are the swap control, not address bits.
+      const Stream ib{.base = Addr(p.body[0] & ~3u, p.body[1]), .dwords = p.body[2] & pm4::kMaxIbDwords, .ring = false};
+      // Inside an IB, CHAIN replaces the rest of the current IB with the new one (the caller runs it); from the
+      // ring it is an ordinary call.
+      if ((p.body[2] & (1u << 20)) != 0 && ib_depth > 0) {
+        chain_ = ib;
+        return Outcome::kDone;
+      }
+      if (ib_depth >= kMaxIbDepth) {
+        return Error(Pm4Error::kIbNesting, absl::StrCat("INDIRECT_BUFFER 0x", absl::Hex(ib.base), " at ", where(),
+                                                        " would be level ", ib_depth + 1));
+      }
+      return RunIndirectBuffer(ib, ib_depth + 1);
+    }
+  }
+  return Error(Pm4Error::kUnknownOpcode,
+               absl::StrCat("opcode 0x", absl::Hex(pm4::OpcodeOf(p.header)), " (header 0x", absl::Hex(p.header),
+                            ") at ", where()));
+}
+
+Pm4Engine::Outcome Pm4Engine::RunIndirectBuffer(Stream ib, int ib_depth) {
+  uint64_t index = 0;
+  while (index < ib.dwords) {
+    if (stopping()) return Outcome::kStopped;
+    uint32_t consumed = 0;
+    if (const Outcome outcome = Execute(ib, index, ib.dwords - index, ib_depth, &consumed);
+        outcome != Outcome::kDone) {
+      return outcome;
+    }
+    index += consumed;
+    if (chain_.has_value()) {
+      ib = *chain_;
+      chain_.reset();
+      index = 0;
+    }
+  }
+  return Outcome::kDone;
+}
+
+Pm4Engine::Outcome Pm4Engine::WriteData(const Packet& p) {
+  const uint32_t control = p.body[0];
+  const uint32_t dst_sel = (control >> 8) & 0xf;
+  if (!IsMemorySelect(dst_sel)) {
+    return Error(Pm4Error::kUnsupported,
+                 absl::StrCat("WRITE_DATA to dst_sel ", dst_sel, ": only memory destinations are simulated"));
+  }
+  const bool one_address = (control & (1u << 16)) != 0;
+  const uint64_t dst = Addr(p.body[1] & ~3u, p.body[2]);
+  GpuMemory::AccessScope scope(memory_);
+  for (size_t i = 3; i < p.body.size(); ++i) {
+    const uint64_t va = one_address ? dst : dst + (i - 3) * 4;
+    auto* word = TranslateWord<uint32_t>(memory_, va);
+    if (word == nullptr) return Fault(va);
+    std::atomic_ref<uint32_t>(*word).store(p.body[i], std::memory_order_release);
+  }
+  return Outcome::kDone;
+}
+
+Pm4Engine::Outcome Pm4Engine::ReleaseMem(const Packet& p) {
+  const uint32_t select = p.body[1];
+  const uint32_t dst_sel = (select >> 16) & 3;
+  const auto int_sel = static_cast<pm4::ReleaseInterrupt>((select >> 24) & 7);
+  const auto data_sel = static_cast<pm4::ReleaseData>((select >> 29) & 7);
+  if (dst_sel > 1) {
+    return Error(Pm4Error::kUnsupported,
+                 absl::StrCat("RELEASE_MEM to dst_sel ", dst_sel, ": queue write-pointer registers are not simulated"));
+  }
+  bool interrupt = false;
+  switch (int_sel) {
+    case pm4::ReleaseInterrupt::kNone:
+    case pm4::ReleaseInterrupt::kWriteConfirmOnly: break;
+    case pm4::ReleaseInterrupt::kInterruptOnly:
+    case pm4::ReleaseInterrupt::kInterruptAfterWriteConfirm: interrupt = true; break;
+    default:
+      return Error(Pm4Error::kUnsupported,
+                   absl::StrCat("RELEASE_MEM int_sel ", static_cast<uint32_t>(int_sel), " (conditional interrupts)"));
+  }
+  const uint64_t data = Addr(p.body[4], p.body[5]);
+  std::optional<uint64_t> value64;
+  switch (data_sel) {
+    case pm4::ReleaseData::kNone: break;
+    case pm4::ReleaseData::kLow32: {
+      const uint64_t va = Addr(p.body[2] & ~3u, p.body[3]);
+      GpuMemory::AccessScope scope(memory_);
+      auto* word = TranslateWord<uint32_t>(memory_, va);
+      if (word == nullptr) return Fault(va);
+      std::atomic_ref<uint32_t>(*word).store(static_cast<uint32_t>(data), std::memory_order_release);
+      break;
+    }
+    case pm4::ReleaseData::kData64: value64 = data; break;
+    case pm4::ReleaseData::kGpuClock: value64 = GpuClock(); break;
+    case pm4::ReleaseData::kSystemClock: value64 = SystemClock(); break;
+    default:
+      return Error(Pm4Error::kUnsupported,
+                   absl::StrCat("RELEASE_MEM data_sel ", static_cast<uint32_t>(data_sel), " (GDS and semaphores)"));
+  }
+  if (value64.has_value()) {
+    const uint64_t va = Addr(p.body[2] & ~7u, p.body[3]);
+    GpuMemory::AccessScope scope(memory_);
+    auto* word = TranslateWord<uint64_t>(memory_, va);
+    if (word == nullptr) return Fault(va);
+    std::atomic_ref<uint64_t>(*word).store(*value64, std::memory_order_release);
+  }
+  // The write is confirmed (its scope closed) before the interrupt, which carries int_ctxid to the kernel.
+  if (interrupt && callbacks_.on_interrupt) callbacks_.on_interrupt(p.body[6]);
+  return Outcome::kDone;
+}
+
+Pm4Engine::Outcome Pm4Engine::WaitRegMem(const Packet& p) {
+  const uint32_t control = p.body[0];
+  const uint32_t function = control & 7;
+  const uint32_t mem_space = (control >> 4) & 3;
+  const uint32_t operation = (control >> 6) & 3;
+  if (function == 7) return Error(Pm4Error::kMalformedPacket, "WAIT_REG_MEM with the reserved compare function 7");
+  if (mem_space != pm4::kMemSpaceMemory) {
+    return Error(Pm4Error::kUnsupported, absl::StrCat("WAIT_REG_MEM in mem_space ", mem_space,
+                                                      ": register polls are not simulated"));
+  }
+  if (operation != pm4::kOperationWait && operation != pm4::kOperationWaitPreemptible) {
+    return Error(Pm4Error::kUnsupported, absl::StrCat("WAIT_REG_MEM operation ", operation));
+  }
+  const uint64_t va = Addr(p.body[1] & ~3u, p.body[2]);
+  const uint32_t reference = p.body[3];
+  const uint32_t mask = p.body[4];
+  auto backoff = kFirstPoll;
+  while (true) {
+    uint32_t value = 0;
+    {
+      // One scope per look: the page table may change between looks, as between a real CP's reads.
+      GpuMemory::AccessScope scope(memory_);
+      auto* word = TranslateWord<uint32_t>(memory_, va);
+      if (word == nullptr) return Fault(va);
+      value = std::atomic_ref<uint32_t>(*word).load(std::memory_order_acquire);
+    }
+    if (Compare(value & mask, reference, function)) return Outcome::kDone;
+    if (SleepUnlessStopped(backoff)) return Outcome::kStopped;
+    backoff = std::min(backoff * 2, kMaxPoll);
+  }
+}
+
+Pm4Engine::Outcome Pm4Engine::CopyData(const Packet& p) {
+  const uint32_t control = p.body[0];
+  const uint32_t src_sel = control & 0xf;
+  const uint32_t dst_sel = (control >> 8) & 0xf;
+  const bool is64 = (control & (1u << 16)) != 0;
+  const uint32_t align = is64 ? ~7u : ~3u;
+  if (dst_sel != pm4::kSelTcL2 && dst_sel != pm4::kSelMemoryAsync) {
+    return Error(Pm4Error::kUnsupported,
+                 absl::StrCat("COPY_DATA to dst_sel ", dst_sel, ": only memory destinations are simulated"));
+  }
+  const uint64_t dst = Addr(p.body[3] & align, p.body[4]);
+  GpuMemory::AccessScope scope(memory_);
+  uint64_t value = 0;
+  switch (src_sel) {
+    case pm4::kSelMemory:
+    case pm4::kSelTcL2: {
+      const uint64_t src = Addr(p.body[1] & align, p.body[2]);
+      if (is64) {
+        auto* word = TranslateWord<uint64_t>(memory_, src);
+        if (word == nullptr) return Fault(src);
+        value = std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
+      } else {
+        auto* word = TranslateWord<uint32_t>(memory_, src);
+        if (word == nullptr) return Fault(src);
+        value = std::atomic_ref<uint32_t>(*word).load(std::memory_order_acquire);
+      }
+      break;
+    }
+    case pm4::kSelImmediate: value = Addr(p.body[1], p.body[2]); break;
+    case pm4::kSelGpuClock: value = GpuClock(); break;
+    case pm4::kSelSystemClock: value = SystemClock(); break;
+    default:
+      return Error(Pm4Error::kUnsupported, absl::StrCat("COPY_DATA from src_sel ", src_sel,
+                                                        ": registers, counters and atomic results are not simulated"));
+  }
+  if (is64) {
+    auto* word = TranslateWord<uint64_t>(memory_, dst);
+    if (word == nullptr) return Fault(dst);
+    std::atomic_ref<uint64_t>(*word).store(value, std::memory_order_release);
+  } else {
+    auto* word = TranslateWord<uint32_t>(memory_, dst);
+    if (word == nullptr) return Fault(dst);
+    std::atomic_ref<uint32_t>(*word).store(static_cast<uint32_t>(value), std::memory_order_release);
+  }
+  return Outcome::kDone;
+}
+
+Pm4Engine::Outcome Pm4Engine::SetRegisters(const Packet& p, uint32_t base, std::map<uint32_t, uint32_t>& file) {
+  const uint32_t first = base + (p.body[0] & 0xffff);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 1; i < p.body.size(); ++i) file[first + static_cast<uint32_t>(i - 1)] = p.body[i];
+  return Outcome::kDone;
+}
+
+}  // namespace hipmem::kfd_sim

@@ -1,0 +1,351 @@
+// PM4 compute queues on the simulator, end to end through the ioctl ABI, as kfdtest's PM4Queue drives them:
+// CREATE_QUEUE type COMPUTE, packets written into the ring, the 64-bit write pointer in dwords stored to memory
+// and the doorbell, events signalled by RELEASE_MEM and waited for with WAIT_EVENTS.
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gpu_abi/pm4_packets.h"
+#include "gtest/gtest.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/sim_test_util.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace hipmem::kfd_sim {
+namespace {
+
+namespace uapi = ::hipmem::kfd_uapi;
+namespace pm4 = ::hipmem::gpu_abi::pm4;
+using ::hipmem_testing::AcquireAllVms;
+using ::hipmem_testing::Alloc;
+using ::hipmem_testing::AllocResult;
+using ::hipmem_testing::Ioctl;
+using ::hipmem_testing::kTestVa;
+using ::hipmem_testing::MakeSimulator;
+using ::hipmem_testing::Map;
+using ::hipmem_testing::Reservation;
+using ::testing::HasSubstr;
+using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
+
+constexpr AllocMemFlags kGtt = AllocMemFlags::kGtt | AllocMemFlags::kWritable | AllocMemFlags::kExecutable |
+                               AllocMemFlags::kNoSubstitute | AllocMemFlags::kCoherent | AllocMemFlags::kUncached;
+constexpr AllocMemFlags kPublicVram = hipmem_testing::kVramFlags | AllocMemFlags::kPublic;
+constexpr AllocMemFlags kDoorbellFlags = AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent;
+constexpr Bytes kDoorbellSlice = Bytes::KiB(8);
+constexpr uint32_t kRingBytes = 4096;
+constexpr uint32_t kRingDwords = kRingBytes / 4;
+
+// One buffer: GPU-mapped at `va`, CPU-mapped (through the render node) at `cpu`.
+struct Buffer {
+  uint64_t handle = 0;
+  uint64_t va = 0;
+  char* cpu = nullptr;
+  std::unique_ptr<Reservation> reservation;
+};
+
+class SimPm4QueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sim_ = MakeSimulator();
+    file_ = sim_->Open();
+    fds_ = AcquireAllVms(*sim_, *file_);
+    gpu_ = sim_->topology().gpus[0].gpu_id;
+    MapDoorbells();
+    ring_ = NewBuffer(Bytes(kRingBytes), kGtt);
+    pointers_ = NewBuffer(Bytes::KiB(4), kGtt);
+  }
+
+  Buffer NewBuffer(Bytes size, AllocMemFlags flags) {
+    Buffer b;
+    b.va = next_va_;
+    next_va_ += size.raw() + Bytes::MiB(2).raw();
+    const AllocResult r = Alloc(*file_, gpu_, b.va, size, flags);
+    EXPECT_EQ(r.ret, 0);
+    b.handle = r.handle;
+    EXPECT_EQ(Map(*file_, b.handle, {gpu_}).ret, 0);
+    b.reservation = std::make_unique<Reservation>(size);
+    EXPECT_EQ(file_->MmapBo(fds_[0], b.reservation->addr(), size.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
+    b.cpu = b.reservation->bytes();
+    return b;
+  }
+
+  void MapDoorbells() {
+    const AllocResult r = Alloc(*file_, gpu_, next_va_, kDoorbellSlice, kDoorbellFlags);
+    ASSERT_EQ(r.ret, 0);
+    next_va_ += Bytes::MiB(2).raw();
+    EXPECT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
+    doorbells_ = std::make_unique<Reservation>(kDoorbellSlice);
+    ASSERT_EQ(file_->MmapKfd(doorbells_->addr(), kDoorbellSlice.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
+  }
+
+  // A PM4 queue laid out as libhsakmt does for HSA_QUEUE_COMPUTE: read pointer at +0, write pointer at +8.
+  uapi::CreateQueueArgs Pm4QueueArgs() {
+    uapi::CreateQueueArgs args{};
+    args.ring_base_address = ring_.va;
+    args.read_pointer_address = pointers_.va;
+    args.write_pointer_address = pointers_.va + 8;
+    args.ring_size = kRingBytes;
+    args.gpu_id = gpu_;
+    args.queue_type = static_cast<uint32_t>(uapi::QueueType::kCompute);
+    args.queue_percentage = 100;
+    args.queue_priority = 7;
+    return args;
+  }
+
+  uint32_t CreateQueue() {
+    uapi::CreateQueueArgs args = Pm4QueueArgs();
+    EXPECT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
+    doorbell_offset_ = args.doorbell_offset;
+    return args.queue_id;
+  }
+
+  // kfdtest's PlacePacket: the packet's dwords at the write pointer, wrapping at the ring's end.
+  void Push(const std::vector<uint32_t>& packet) {
+    auto* ring = reinterpret_cast<uint32_t*>(ring_.cpu);
+    for (uint32_t dw : packet) ring[wptr_++ % kRingDwords] = dw;
+  }
+
+  // kfdtest's SubmitPacket on gfx9+: the 64-bit write pointer (dwords) to memory, then to the doorbell.
+  void Submit() {
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers_.cpu + 8)).store(wptr_, std::memory_order_release);
+    auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
+    RingDoorbell(word, wptr_);
+  }
+
+  // The read pointer as kfdtest's PM4Queue::Rptr reads it: 32 bits, a dword offset wrapping at the ring size.
+  uint32_t Rptr() const {
+    return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(pointers_.cpu)).load(std::memory_order_acquire);
+  }
+
+  uint32_t CreateEvent(uapi::EventType type) {
+    uapi::CreateEventArgs args{};
+    args.event_type = uapi::ToRaw(type);
+    EXPECT_EQ(Ioctl(*file_, uapi::kCreateEvent, args), 0);
+    return args.event_id;
+  }
+
+  // A signal event whose mailbox slot lives in an event page this process handed over (libhsakmt's dGPU path).
+  struct SignalEvent {
+    uint32_t id;
+    uint64_t slot_va;
+  };
+  SignalEvent CreateSignalEventWithPage() {
+    event_page_ = NewBuffer(Bytes(uint64_t{uapi::kSignalEventLimit} * 8), kGtt);
+    uapi::CreateEventArgs args{};
+    args.event_type = uapi::ToRaw(uapi::EventType::kSignal);
+    args.event_page_offset = event_page_.handle;
+    EXPECT_EQ(Ioctl(*file_, uapi::kCreateEvent, args), 0);
+    return SignalEvent{args.event_id, event_page_.va + uint64_t{args.event_slot_index} * 8};
+  }
+
+  // WAIT_EVENTS on one event with a generous timeout; returns the event data the kernel wrote back.
+  uapi::EventData WaitFor(uint32_t event_id) {
+    uapi::EventData data{};
+    data.event_id = event_id;
+    uapi::WaitEventsArgs args{};
+    args.events_ptr = reinterpret_cast<uintptr_t>(&data);
+    args.num_events = 1;
+    args.wait_for_all = 1;
+    args.timeout = 10000;
+    EXPECT_EQ(Ioctl(*file_, uapi::kWaitEvents, args), 0);
+    EXPECT_EQ(args.wait_result, uapi::ToRaw(uapi::WaitResult::kComplete));
+    return data;
+  }
+
+  std::string WaitForLogLine(std::initializer_list<std::string> parts) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    do {
+      for (const SimLogLine& line : sim_->Log()) {
+        bool all = true;
+        for (const std::string& part : parts) all = all && line.text.find(part) != std::string::npos;
+        if (all) return line.text;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } while (std::chrono::steady_clock::now() < deadline);
+    ADD_FAILURE() << "no log line with all of the expected parts in:\n" << sim_->Dmesg();
+    return "";
+  }
+
+  // Waits (up to 10 s) for the reported read pointer to reach the write pointer, as kfdtest's
+  // Wait4PacketConsumption does.
+  bool WaitForConsumption() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (Rptr() != wptr_ % kRingDwords) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return true;
+  }
+
+  SimQueue OnlyQueue() {
+    const SimSnapshot snapshot = sim_->Snapshot();
+    EXPECT_EQ(snapshot.processes.size(), 1u);
+    EXPECT_EQ(snapshot.processes[0].queues.size(), 1u);
+    return snapshot.processes[0].queues.at(0);
+  }
+
+  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<SimFile> file_;
+  std::vector<int> fds_;
+  uint32_t gpu_ = 0;
+  uint64_t next_va_ = kTestVa;
+  std::unique_ptr<Reservation> doorbells_;
+  Buffer ring_;
+  Buffer pointers_;
+  Buffer event_page_;
+  uint64_t doorbell_offset_ = 0;
+  uint64_t wptr_ = 0;
+};
+
+TEST_F(SimPm4QueueTest, WriteDataThenReleaseMemSignalsTheEventWaitEventsSleepsOn) {
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kPublicVram);
+  const SignalEvent event = CreateSignalEventWithPage();
+  CreateQueue();
+  WaitForLogLine({"process 1: ", "created COMPUTE queue 0", "active"});
+
+  Push(pm4::MakeWriteData(dst.va, {0xdead, 0xbeef}));
+  Push(pm4::MakeSignalEvent(event.slot_va, event.id));
+  Submit();
+  WaitFor(event.id);
+
+  EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(dst.cpu)).load(), 0xdeadu);
+  EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(dst.cpu + 4)).load(), 0xbeefu);
+  ASSERT_TRUE(WaitForConsumption()) << "read pointer " << Rptr() << ", write pointer " << wptr_;
+  const SimQueue q = OnlyQueue();
+  EXPECT_EQ(q.type, uapi::QueueType::kCompute);
+  EXPECT_TRUE(q.active);
+  EXPECT_FALSE(q.halted);
+  EXPECT_EQ(q.read_pointer, wptr_);
+}
+
+TEST_F(SimPm4QueueTest, AnIndirectBufferRunsFromGpuMemoryAndTheRingResumesAfterIt) {
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kGtt);
+  const Buffer ib = NewBuffer(Bytes::KiB(4), kPublicVram);
+  const SignalEvent event = CreateSignalEventWithPage();
+  std::vector<uint32_t> commands = pm4::MakeWriteData(dst.va, {1, 2});
+  const std::vector<uint32_t> copy = pm4::MakeCopyData(dst.va + 8, dst.va, /*is64=*/false);
+  commands.insert(commands.end(), copy.begin(), copy.end());
+  std::memcpy(ib.cpu, commands.data(), commands.size() * 4);
+  CreateQueue();
+
+  Push(pm4::MakeIndirectBuffer(ib.va, static_cast<uint32_t>(commands.size())));
+  Push(pm4::MakeWriteData(dst.va + 12, {4}));
+  Push(pm4::MakeSignalEvent(event.slot_va, event.id));
+  Submit();
+  WaitFor(event.id);
+
+  const auto* words = reinterpret_cast<const uint32_t*>(dst.cpu);
+  EXPECT_EQ(words[0], 1u);
+  EXPECT_EQ(words[1], 2u);
+  EXPECT_EQ(words[2], 1u) << "COPY_DATA inside the IB";
+  EXPECT_EQ(words[3], 4u) << "the ring continues after the IB";
+}
+
+TEST_F(SimPm4QueueTest, ADispatchHaltsTheQueueAsAGpuHangAndTheProcessStillCleansUp) {
+  const uint32_t hw_event = CreateEvent(uapi::EventType::kHwException);
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kGtt);
+  const uint32_t queue_id = CreateQueue();
+
+  Push(pm4::MakeSetShReg(0x2E0C, {0x1000, 0}));
+  Push(pm4::MakeDispatchDirect(1, 1, 1));
+  Push(pm4::MakeWriteData(dst.va, {1}));
+  Submit();
+  const uapi::EventData data = WaitFor(hw_event);
+
+  EXPECT_EQ(+data.hw_exception_data.gpu_id, gpu_);
+  EXPECT_EQ(+data.hw_exception_data.reset_cause, uapi::kHwExceptionGpuHang);
+  EXPECT_EQ(+data.hw_exception_data.memory_lost, 1u);
+  const std::string line = WaitForLogLine({"process 1: ", "pm4 queue 0", "halted on a queue error"});
+  EXPECT_THAT(line, HasSubstr("DISPATCH_DIRECT"));
+  EXPECT_TRUE(OnlyQueue().halted);
+  EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(dst.cpu)).load(), 0u)
+      << "nothing after the dispatch runs";
+  EXPECT_EQ(Rptr(), 4u) << "the read pointer stops at the dispatch";
+
+  uapi::DestroyQueueArgs destroy{.queue_id = queue_id, .pad = 0};
+  EXPECT_EQ(Ioctl(*file_, uapi::kDestroyQueue, destroy), 0);
+  WaitForLogLine({"destroyed COMPUTE queue 0", "(halted)"});
+  file_.reset();  // close(): nothing of the halted queue is left to block it
+  EXPECT_TRUE(sim_->Snapshot().processes.empty());
+}
+
+TEST_F(SimPm4QueueTest, AWriteToAnUnmappedAddressIsAVmFaultThatSetsMemoryEvents) {
+  const uint32_t memory_event = CreateEvent(uapi::EventType::kMemory);
+  CreateQueue();
+  const uint64_t unmapped = uint64_t{1} << 40;
+  Push(pm4::MakeWriteData(unmapped + 0x24, {1}));
+  Submit();
+  const uapi::EventData data = WaitFor(memory_event);
+
+  EXPECT_EQ(+data.memory_exception_data.gpu_id, gpu_);
+  EXPECT_EQ(+data.memory_exception_data.va, unmapped) << "the faulting page";
+  EXPECT_EQ(+data.memory_exception_data.failure.NotPresent, 1u);
+  EXPECT_TRUE(OnlyQueue().halted);
+  WaitForLogLine({"VM fault in process 1 from queue 0", "address 0x10000000024"});
+}
+
+TEST_F(SimPm4QueueTest, UpdateQueueParksTheQueueAndResumesItWhereItStopped) {
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kGtt);
+  auto* words = reinterpret_cast<uint32_t*>(dst.cpu);
+  const uint32_t queue_id = CreateQueue();
+  Push(pm4::MakeWriteData(dst.va, {1}));
+  Submit();
+  ASSERT_TRUE(WaitForConsumption());
+  words[0] = 0;  // a re-run of the first packet would write it again
+
+  uapi::UpdateQueueArgs park{.ring_base_address = ring_.va, .queue_id = queue_id, .ring_size = kRingBytes,
+                             .queue_percentage = 0, .queue_priority = 7};
+  ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, park), 0);
+  Push(pm4::MakeWriteData(dst.va + 4, {2}));
+  Submit();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(std::atomic_ref<uint32_t>(words[1]).load(), 0u) << "an inactive queue runs nothing";
+
+  uapi::UpdateQueueArgs resume = park;
+  resume.queue_percentage = 100;
+  ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, resume), 0);
+  ASSERT_TRUE(WaitForConsumption());
+  EXPECT_EQ(std::atomic_ref<uint32_t>(words[1]).load(), 2u);
+  EXPECT_EQ(std::atomic_ref<uint32_t>(words[0]).load(), 0u) << "packets before the park do not run again";
+}
+
+TEST_F(SimPm4QueueTest, CreateQueueChecksAComputeQueuesEopBuffer) {
+  const Buffer eop = NewBuffer(Bytes::KiB(4), kPublicVram);
+  struct Row {
+    const char* what;
+    uint64_t address;
+    uint64_t size;
+    int expected;
+  };
+  const Row rows[] = {
+      {"no EOP buffer (optional)", 0, 0, 0},
+      {"the node's 4 KiB, mapped", eop.va, 4096, 0},
+      {"smaller than the node's", eop.va, 2048, -EINVAL},
+      {"not mapped on the GPU", uint64_t{1} << 40, 4096, -EINVAL},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.what);
+    uapi::CreateQueueArgs args = Pm4QueueArgs();
+    args.eop_buffer_address = row.address;
+    args.eop_buffer_size = row.size;
+    EXPECT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), row.expected);
+    if (row.expected == 0) {
+      uapi::DestroyQueueArgs destroy{.queue_id = args.queue_id, .pad = 0};
+      EXPECT_EQ(Ioctl(*file_, uapi::kDestroyQueue, destroy), 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hipmem::kfd_sim
