@@ -287,9 +287,11 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
     return prot == PROT_NONE ? si::MapInvisibleVramPlaceholder(addr, *span) : -EPERM;
   }
   // The backing file failing to appear is the kernel's bo allocation failing for lack of pages.
-  const absl::StatusOr<int> fd = bo.pages->File();
-  if (!fd.ok()) return -ENOMEM;
-  void* mapped = mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, *fd, static_cast<off_t>(delta.raw()));
+  // The buffer's pages are its range of a file it shares with the process's other buffers of its kind.
+  const absl::StatusOr<BoPages::FileRange> file = bo.pages->File();
+  if (!file.ok()) return -ENOMEM;
+  void* mapped = mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, file->fd,
+                      static_cast<off_t>(file->offset + delta.raw()));
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }
@@ -311,9 +313,9 @@ int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) 
   ProcessDevice& device = state_->devices[*gpu];
   if (!device.vm_token) return -EINVAL;
   if (size != kDoorbellSlice.raw()) return -EINVAL;
-  const absl::StatusOr<int> fd = si::DoorbellsOf(sim_->topology_, device, *gpu)->File();
-  if (!fd.ok()) return -ENOMEM;
-  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, *fd, 0);
+  const absl::StatusOr<BoPages::FileRange> file = si::DoorbellsOf(sim_->topology_, device, *gpu)->File();
+  if (!file.ok()) return -ENOMEM;
+  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, file->fd, static_cast<off_t>(file->offset));
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }

@@ -79,6 +79,8 @@ struct ProcessDevice {
   // The process's doorbell slice on this GPU (kfd_get_process_doorbells), made on first use; shared by
   // the DOORBELL buffer, the /dev/kfd mmap and the engines.
   std::shared_ptr<BoPages> doorbells;
+  // The file this GPU's VRAM buffers of this process take their pages from, made on first use (VramFileOf).
+  std::shared_ptr<PageFile> vram_file;
 };
 
 // Everything one KFD process owns.
@@ -91,6 +93,8 @@ struct ProcessState {
   absl::btree_map<uint64_t, uint64_t> mmap_offsets;  // start offset -> handle
   uint32_t next_idr = 1;                       // never reused; 0 once the space has wrapped
   absl::btree_map<uint32_t, Queue> queues;     // by queue id
+  // The file GTT buffers take their pages from, made on first use.
+  std::shared_ptr<PageFile> system_file;
 };
 
 using BoMap = absl::btree_map<uint64_t, Bo>;
@@ -126,6 +130,9 @@ struct IoctlContext {
 std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id);
 // Returns the process's doorbell slice on `gpu`, making it on first use; never null.
 std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu);
+// Returns the page file of the process's VRAM buffers on `gpu` (kind kVram) or of its GTT buffers, making it
+// on first use.
+std::shared_ptr<PageFile> PageFileOf(const Topology& topology, ProcessState& process, Domain domain, size_t gpu);
 // The GPU a render-node token of this process belongs to.
 std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token);
 // Frees one buffer: unmaps it everywhere, returns its accounting, closes its backing store.

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
@@ -120,11 +122,24 @@ std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
 
 std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu) {
   if (device.doorbells == nullptr) {
-    device.doorbells = std::make_shared<BoPages>("doorbells", topology.gpus[gpu].gpu_id, kDoorbellSlice);
+    // Its own file: the slice is made once per process and GPU, and /proc/self/fd names it.
+    auto file = std::make_shared<PageFile>(absl::StrCat("kfd_sim doorbells gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id)));
+    absl::StatusOr<std::shared_ptr<BoPages>> slice = BoPages::Create(std::move(file), kDoorbellSlice);
+    HIPMEM_CHECK(slice.ok(), slice.status().ToString());  // the first range of a fresh file
+    device.doorbells = *std::move(slice);
   }
   return device.doorbells;
 }
 
+std::shared_ptr<PageFile> PageFileOf(const Topology& topology, ProcessState& process, Domain domain, size_t gpu) {
+  std::shared_ptr<PageFile>& file = domain == Domain::kVram ? process.devices[gpu].vram_file : process.system_file;
+  if (file == nullptr) {
+    file = std::make_shared<PageFile>(domain == Domain::kVram
+                                          ? absl::StrCat("kfd_sim vram gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id))
+                                          : std::string("kfd_sim gtt"));
+  }
+  return file;
+}
 
 std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token) {
   const int64_t index = token - kFirstRenderToken;
@@ -300,9 +315,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   if (doorbell) {
     pages = DoorbellsOf(c.topology, device, *gpu);
   } else if (*domain != Domain::kUserptr) {
-    // The pages get their backing file when something first reaches them (BoPages): a buffer that is only
-    // allocated, GPU-mapped and freed costs no system call here.
-    pages = std::make_shared<BoPages>("bo", args.gpu_id, size);
+    // A range of the process's VRAM (or GTT) file; no system call (BoPages).
+    absl::StatusOr<std::shared_ptr<BoPages>> taken = BoPages::Create(PageFileOf(c.topology, c.process, *domain, *gpu), size);
+    if (!taken.ok()) return -ENOMEM;
+    pages = *std::move(taken);
   }
   const uint64_t mmap_offset = *drm_offset;
 
