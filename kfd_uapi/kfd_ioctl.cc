@@ -25,9 +25,11 @@ const char* IoctlName(unsigned long request) {
     case 0x17: return kFreeMemoryOfGpu.name;
     case 0x18: return kMapMemoryToGpu.name;
     case 0x19: return kUnmapMemoryFromGpu.name;
+    case 0x1C: return kGetDmabufInfo.name;
+    case 0x1D: return kImportDmabuf.name;
     case 0x20: return "AMDKFD_IOC_SVM";
     case 0x23: return kAvailableMemory.name;
-    case 0x24: return "AMDKFD_IOC_EXPORT_DMABUF";
+    case 0x24: return kExportDmabuf.name;
     default: return "AMDKFD_IOC_<unknown>";
   }
 }

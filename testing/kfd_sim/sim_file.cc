@@ -136,6 +136,9 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
            Entry<uapi::kMapMemoryToGpu, &si::MapMemoryToGpu>(),
            Entry<uapi::kUnmapMemoryFromGpu, &si::UnmapMemoryFromGpu>(),
            Entry<uapi::kAvailableMemory, &si::AvailableMemory>(),
+           Entry<uapi::kGetDmabufInfo, &si::GetDmabufInfo>(),
+           Entry<uapi::kImportDmabuf, &si::ImportDmabuf>(),
+           Entry<uapi::kExportDmabuf, &si::ExportDmabuf>(),
        }) {
     table[nr] = entry;
   }
@@ -326,6 +329,23 @@ bool SimFile::IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const {
   const std::optional<size_t> gpu = si::FindGpu(sim_->topology_, gpu_id);
   if (!gpu) return false;
   return state_->devices[*gpu].page_table->Covers(AddressRange{va, size});
+}
+
+bool SimFile::ReadGpuMemory(uint32_t gpu_id, DeviceAddress va, Bytes size, void* out) const {
+  ScopedReaderLock world(&sim_->world_mu_);
+  ScopedLock lock(&mu_);
+  const std::optional<size_t> gpu = si::FindGpu(sim_->topology_, gpu_id);
+  if (!gpu) return false;
+  GpuPageTable& table = *state_->devices[*gpu].page_table;
+  GpuMemory::AccessScope scope(&table);
+  auto* dst = static_cast<std::byte*>(out);
+  for (uint64_t done = 0; done < size.raw();) {
+    const std::optional<GpuMemory::Span> span = table.Translate(va.raw() + done, size.raw() - done);
+    if (!span) return false;
+    std::memcpy(dst + done, span->host, span->bytes);
+    done += span->bytes;
+  }
+  return true;
 }
 
 void SimFile::SignalEvent(uint32_t event_id) { events_->SignalFromEngine(event_id); }

@@ -19,6 +19,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
+#include "testing/kfd_sim/dmabuf_table.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
@@ -47,6 +48,9 @@ struct Bo {
   uint64_t userptr = 0;              // USERPTR: the CPU address it stands for
   std::shared_ptr<BoPages> pages;    // VRAM, GTT and DOORBELL (the device's doorbell slice): the pages
   absl::btree_set<size_t> mapped_on; // GPUs (topology index) whose page table maps it
+  // Set once the buffer is exported, and on an imported buffer: the shared object, which then holds the
+  // accounting (an importer's `accounted` is 0: the pages are counted once, against the exporter).
+  std::shared_ptr<const DmaBufObject> dmabuf;
 };
 
 // One user-mode queue (the kernel's struct queue + its MQD), and the engine that runs it.
@@ -152,6 +156,18 @@ int FreeMemoryOfGpu(IoctlContext& c, uapi::FreeMemoryOfGpuArgs& args);
 int MapMemoryToGpu(IoctlContext& c, uapi::MapMemoryToGpuArgs& args);
 int UnmapMemoryFromGpu(IoctlContext& c, uapi::UnmapMemoryFromGpuArgs& args);
 int AvailableMemory(IoctlContext& c, uapi::GetAvailableMemoryArgs& args);
+
+// sim_dmabuf_ioctls.cc
+int GetDmabufInfo(IoctlContext& c, uapi::GetDmabufInfoArgs& args);
+int ImportDmabuf(IoctlContext& c, uapi::ImportDmabufArgs& args);
+int ExportDmabuf(IoctlContext& c, uapi::ExportDmabufArgs& args);
+// Checks a new buffer's GPU VA as ALLOC_MEMORY_OF_GPU does: 0 with the range (nullopt for va_addr 0 when
+// `may_omit`), or -EINVAL (misaligned, outside GPUVM) / -EADDRINUSE (overlaps a buffer of this process there).
+struct VaCheck {
+  int error = 0;
+  std::optional<AddressRange> va;
+};
+VaCheck CheckNewBufferVa(const ProcessDevice& device, uint64_t va_addr, Bytes size, bool may_omit);
 
 int CreateEvent(IoctlContext& c, uapi::CreateEventArgs& args);
 int DestroyEvent(IoctlContext& c, uapi::DestroyEventArgs& args);
