@@ -28,11 +28,13 @@ const char* IoctlName(unsigned long request) {
     case 0x18: return kMapMemoryToGpu.name;
     case 0x19: return kUnmapMemoryFromGpu.name;
     case 0x1A: return kSetCuMask.name;
+    case 0x1C: return kGetDmabufInfo.name;
+    case 0x1D: return kImportDmabuf.name;
     case 0x1E: return kAllocQueueGws.name;
     case 0x20: return "AMDKFD_IOC_SVM";
     case 0x21: return kSetXnackMode.name;
     case 0x23: return kAvailableMemory.name;
-    case 0x24: return "AMDKFD_IOC_EXPORT_DMABUF";
+    case 0x24: return kExportDmabuf.name;
     case 0x25: return kRuntimeEnable.name;
     default: return "AMDKFD_IOC_<unknown>";
   }

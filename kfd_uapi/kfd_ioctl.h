@@ -527,6 +527,50 @@ constexpr uint32_t HandleGpuId(uint64_t handle) { return static_cast<uint32_t>(h
 constexpr uint32_t HandleIdr(uint64_t handle) { return static_cast<uint32_t>(handle & 0xffffffffu); }
 constexpr uint64_t MakeHandle(uint32_t gpu_id, uint32_t idr) { return (static_cast<uint64_t>(gpu_id) << 32) | idr; }
 
+// ---- DMA-buf sharing (kfd_chardev.c: kfd_ioctl_get_dmabuf_info, _import_dmabuf, _export_dmabuf) ----
+// A BO exported as a dma-buf fd can be imported by another KFD process (or another GPU) onto a VA of its
+// own: the same pages, one more handle.
+
+struct GetDmabufInfoArgs {
+  uint64_t size;           // out: the buffer's size
+  uint64_t metadata_ptr;   // in: where to copy the BO's metadata (0: do not)
+  uint32_t metadata_size;  // in: room at metadata_ptr; out: the metadata's size
+  uint32_t gpu_id;         // out: the GPU the buffer belongs to
+  uint32_t flags;          // out: KFD_IOC_ALLOC_MEM_FLAGS_ VRAM or GTT, plus PUBLIC when CPU-visible
+  uint32_t dmabuf_fd;      // in
+};
+
+struct ImportDmabufArgs {
+  uint64_t va_addr;    // in: the GPU VA to give the buffer in this process
+  uint64_t handle;     // out: the new BO handle, (gpu_id << 32) | idr
+  uint32_t gpu_id;     // in: the GPU to import it on
+  uint32_t dmabuf_fd;  // in
+};
+
+struct ExportDmabufArgs {
+  uint64_t handle;     // in
+  uint32_t flags;      // in: file flags for the new fd (O_CLOEXEC is the one that matters)
+  uint32_t dmabuf_fd;  // out
+};
+
+static_assert(sizeof(GetDmabufInfoArgs) == 32 && std::is_standard_layout_v<GetDmabufInfoArgs>);
+static_assert(sizeof(ImportDmabufArgs) == 24 && std::is_standard_layout_v<ImportDmabufArgs>);
+static_assert(sizeof(ExportDmabufArgs) == 16 && std::is_standard_layout_v<ExportDmabufArgs>);
+static_assert(offsetof(GetDmabufInfoArgs, metadata_size) == 16 && offsetof(GetDmabufInfoArgs, gpu_id) == 20 &&
+              offsetof(GetDmabufInfoArgs, flags) == 24 && offsetof(GetDmabufInfoArgs, dmabuf_fd) == 28);
+static_assert(offsetof(ImportDmabufArgs, handle) == 8 && offsetof(ImportDmabufArgs, gpu_id) == 16 &&
+              offsetof(ImportDmabufArgs, dmabuf_fd) == 20);
+static_assert(offsetof(ExportDmabufArgs, flags) == 8 && offsetof(ExportDmabufArgs, dmabuf_fd) == 12);
+
+inline constexpr IoctlDescriptor<GetDmabufInfoArgs> kGetDmabufInfo{0x1C, IoctlDirection::kReadWrite,
+                                                                   "AMDKFD_IOC_GET_DMABUF_INFO"};
+inline constexpr IoctlDescriptor<ImportDmabufArgs> kImportDmabuf{0x1D, IoctlDirection::kReadWrite,
+                                                                 "AMDKFD_IOC_IMPORT_DMABUF"};
+inline constexpr IoctlDescriptor<ExportDmabufArgs> kExportDmabuf{0x24, IoctlDirection::kReadWrite,
+                                                                 "AMDKFD_IOC_EXPORT_DMABUF"};
+static_assert(kGetDmabufInfo.request() == 0xC0204B1C && kImportDmabuf.request() == 0xC0184B1D &&
+              kExportDmabuf.request() == 0xC0104B24);
+
 }  // namespace hipmem::kfd_uapi
 
 #endif  // HIPMEM_KFD_UAPI_KFD_IOCTL_H_

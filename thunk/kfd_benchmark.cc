@@ -1,14 +1,26 @@
 // Thunk + simulator costs, as ratios to baselines measured in the same run (issue #3 §6):
 //   AMDKFD_IOC_GET_VERSION dispatched to the simulator vs a getppid() system call (goal <= 3x);
-//   ALLOC + MAP + UNMAP + FREE of 4 KiB VRAM through thunk::Kfd (goal <= 5 us: stated against a
-//   fixed 5 us, and reported next to the syscall so it can be read on any machine).
+//   ALLOC + MAP + UNMAP + FREE through thunk::Kfd of 4 KiB and 2 MiB VRAM, CPU-invisible (the default for
+//   device memory) and host-visible (mapped into the process, as libhsakmt's model mode maps every buffer)
+//   (goal <= 5 us: stated against a fixed 5 us, and reported next to the syscall so it can be read on any
+//   machine).
 // Run: bazel run -c opt //thunk:kfd_benchmark
+//
+// System calls per cycle. This kernel exposes no raw_syscalls tracepoint to perf_event_open (no tracefs),
+// so they are counted from outside: `--cycle=<name> --cycles=N` runs one cycle N times without the benchmark
+// framework (after one warm-up cycle that makes the per-process files), so that
+//   for n in 0 10000; do strace -f -c -o /tmp/c$n bazel-bin/thunk/kfd_benchmark --cycle=visible_4k --cycles=$n; done
+// gives (total(10000) - total(0)) / 10000 system calls per cycle. Names: invisible_4k, invisible_2m,
+// visible_4k, visible_2m.
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
-#include <thread>
+#include <string>
 
 #include "benchmark/benchmark.h"
 #include "kfd_uapi/kfd_ioctl.h"
@@ -24,6 +36,15 @@ namespace {
 std::shared_ptr<SimMachine> Machine() {
   static std::shared_ptr<SimMachine>* machine = new std::shared_ptr<SimMachine>(*SimMachine::Create(kfd_sim::DefaultTopology()));
   return *machine;
+}
+
+constexpr MemFlags kInvisibleVram = MemFlags::kNonPaged | MemFlags::kCoarseGrain | MemFlags::kNoSubstitute;
+constexpr MemFlags kVisibleVram = kInvisibleVram | MemFlags::kHostAccess;
+
+// One ALLOC + MAP + UNMAP + FREE of VRAM on the first GPU; false when a step fails.
+bool Cycle(Kfd& kfd, Bytes size, MemFlags flags) {
+  absl::StatusOr<DeviceAddress> p = kfd.AllocMemory(NodeId(1), size, flags);
+  return p.ok() && kfd.MapMemoryToGpu(*p).ok() && kfd.UnmapMemoryFromGpu(*p).ok() && kfd.FreeMemory(*p).ok();
 }
 
 void BM_GetppidSyscall(benchmark::State& state) {
@@ -51,28 +72,73 @@ void BM_FiveMicroseconds(benchmark::State& state) {
 }
 BENCHMARK(BM_FiveMicroseconds);
 
-void BM_AllocMapUnmapFree4KiB(benchmark::State& state) {
+template <uint64_t kSize, MemFlags kFlags>
+void BM_Cycle(benchmark::State& state) {
   std::unique_ptr<Kfd> kfd = *Kfd::Open(*OpenSimKfdDevice(Machine()));
-  const MemFlags vram = MemFlags::kNonPaged | MemFlags::kCoarseGrain | MemFlags::kNoSubstitute;
   for (auto _ : state) {
-    absl::StatusOr<DeviceAddress> p = kfd->AllocMemory(NodeId(1), Bytes::KiB(4), vram);
-    if (!p.ok() || !kfd->MapMemoryToGpu(*p).ok() || !kfd->UnmapMemoryFromGpu(*p).ok() || !kfd->FreeMemory(*p).ok()) {
+    if (!Cycle(*kfd, Bytes(kSize), kFlags)) {
       state.SkipWithError("allocation cycle failed");
       break;
     }
   }
 }
+void BM_AllocMapUnmapFree4KiB(benchmark::State& state) { BM_Cycle<4096, kInvisibleVram>(state); }
+void BM_AllocMapUnmapFree2MiB(benchmark::State& state) { BM_Cycle<2u << 20, kInvisibleVram>(state); }
+void BM_AllocMapUnmapFreeVisible4KiB(benchmark::State& state) { BM_Cycle<4096, kVisibleVram>(state); }
+void BM_AllocMapUnmapFreeVisible2MiB(benchmark::State& state) { BM_Cycle<2u << 20, kVisibleVram>(state); }
 BENCHMARK(BM_AllocMapUnmapFree4KiB);
+BENCHMARK(BM_AllocMapUnmapFree2MiB);
+BENCHMARK(BM_AllocMapUnmapFreeVisible4KiB);
+BENCHMARK(BM_AllocMapUnmapFreeVisible2MiB);
+
+// The --cycle=<name> --cycles=N mode (see the header); returns the process's exit code.
+int RunCycles(const std::string& name, long cycles) {
+  struct Case {
+    const char* name;
+    uint64_t size;
+    MemFlags flags;
+  };
+  constexpr Case kCases[] = {
+      {"invisible_4k", 4096, kInvisibleVram},
+      {"invisible_2m", 2u << 20, kInvisibleVram},
+      {"visible_4k", 4096, kVisibleVram},
+      {"visible_2m", 2u << 20, kVisibleVram},
+  };
+  for (const Case& c : kCases) {
+    if (name != c.name) continue;
+    std::unique_ptr<Kfd> kfd = *Kfd::Open(*OpenSimKfdDevice(Machine()));
+    // Warm-up: the process's page files and the thunk's kept VA ranges exist before counting starts.
+    if (!Cycle(*kfd, Bytes(c.size), c.flags)) return 1;
+    for (long i = 0; i < cycles; ++i) {
+      if (!Cycle(*kfd, Bytes(c.size), c.flags)) return 1;
+    }
+    return 0;
+  }
+  std::fprintf(stderr, "unknown --cycle=%s\n", name.c_str());
+  return 2;
+}
 
 }  // namespace
 }  // namespace hipmem::thunk
 
 int main(int argc, char** argv) {
+  std::string cycle;
+  long cycles = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--cycle=", 8) == 0) cycle = argv[i] + 8;
+    if (std::strncmp(argv[i], "--cycles=", 9) == 0) cycles = std::atol(argv[i] + 9);
+  }
+  if (!cycle.empty() && cycles >= 0) return hipmem::thunk::RunCycles(cycle, cycles);
+
   benchmark::Initialize(&argc, argv);
   hipmem_bench::RatioReporter reporter({
       {"BM_GetVersionDispatch", "BM_GetppidSyscall", 3.0},
       {"BM_AllocMapUnmapFree4KiB", "BM_FiveMicroseconds", 1.0},
+      {"BM_AllocMapUnmapFree2MiB", "BM_FiveMicroseconds", 1.0},
+      {"BM_AllocMapUnmapFreeVisible4KiB", "BM_FiveMicroseconds", 1.0},
+      {"BM_AllocMapUnmapFreeVisible2MiB", "BM_FiveMicroseconds", 1.0},
       {"BM_AllocMapUnmapFree4KiB", "BM_GetppidSyscall", 0},
+      {"BM_AllocMapUnmapFreeVisible4KiB", "BM_GetppidSyscall", 0},
   });
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const bool met = reporter.PrintRatios();

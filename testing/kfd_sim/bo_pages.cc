@@ -1,50 +1,131 @@
 #include "testing/kfd_sim/bo_pages.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #include <cerrno>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 
 namespace hipmem::kfd_sim {
 
-BoPages::~BoPages() {
-  if (view_ != nullptr && munmap(view_, size_.raw()) != 0) {
-    HIPMEM_LOG(kError, "munmap(engine view of ", size_.raw(), " B) failed: errno ", errno);
-  }
+// ---- PageFile ----
+
+PageFile::~PageFile() {
+  std::lock_guard<std::mutex> lock(mu_);
+  PunchLocked();
 }
 
-absl::StatusOr<int> BoPages::FileLocked() {
+std::optional<uint64_t> PageFile::Take(Bytes size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (size.raw() > kSpan.raw() - next_offset_) return std::nullopt;
+  const uint64_t offset = next_offset_;
+  next_offset_ += size.raw();
+  return offset;
+}
+
+absl::StatusOr<int> PageFile::fd() {
+  std::lock_guard<std::mutex> lock(mu_);
   if (!file_.has_value()) {
-    absl::StatusOr<MemFd> made = MemFd::Create(absl::StrCat("kfd_sim ", kind_, " gpu_id=0x", absl::Hex(gpu_id_)), size_);
+    absl::StatusOr<MemFd> made = MemFd::Create(name_, kSpan);
     if (!made.ok()) return made.status();
     file_.emplace(*std::move(made));
   }
   return file_->fd();
 }
 
-absl::StatusOr<int> BoPages::File() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return FileLocked();
-}
-
-bool BoPages::has_file() const {
+bool PageFile::has_file() const {
   std::lock_guard<std::mutex> lock(mu_);
   return file_.has_value();
+}
+
+void PageFile::Discard(uint64_t offset, Bytes size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!file_.has_value() || size.is_zero()) return;  // nothing was ever written
+  uint64_t start = offset;
+  uint64_t end = offset + size.raw();
+  // Buffers freed in allocation order (the usual alloc/free loop) sit end to end: merged, a whole batch is
+  // one punch.
+  if (auto next = pending_.find(end); next != pending_.end()) {
+    end = next->second;
+    pending_.erase(next);
+  }
+  if (auto prev = pending_.lower_bound(start); prev != pending_.begin()) {
+    --prev;
+    if (prev->second == start) {
+      start = prev->first;
+      pending_.erase(prev);
+    }
+  }
+  pending_.emplace(start, end);
+  pending_bytes_ += size.raw();
+  if (pending_bytes_ >= kDiscardBatch.raw() || pending_.size() > kMaxPendingRanges) PunchLocked();
+}
+
+Bytes PageFile::pending_discard() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Bytes(pending_bytes_);
+}
+
+void PageFile::PunchLocked() {
+  for (const auto& [start, end] : pending_) {
+    // KEEP_SIZE is required with PUNCH_HOLE; the file's size is its offset space and never changes.
+    if (fallocate(file_->fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start),
+                  static_cast<off_t>(end - start)) != 0) {
+      // Only the memory is lost until the file closes: the range is never handed out again.
+      HIPMEM_LOG(kError, "fallocate(", name_, ", PUNCH_HOLE, 0x", absl::Hex(start), ", ", end - start,
+                 " B) failed: errno ", errno);
+    }
+  }
+  pending_.clear();
+  pending_bytes_ = 0;
+}
+
+// ---- BoPages ----
+
+absl::StatusOr<std::shared_ptr<BoPages>> BoPages::Create(std::shared_ptr<PageFile> file, Bytes size) {
+  const std::optional<uint64_t> offset = file->Take(size);
+  if (!offset) {
+    return absl::ResourceExhaustedError(absl::StrCat("BoPages::Create(size=", size.raw(), "): page file offsets used up"));
+  }
+  return std::make_shared<BoPages>(Key{}, std::move(file), *offset, size);
+}
+
+BoPages::~BoPages() {
+  if (view_ != nullptr && munmap(view_, size_.raw()) != 0) {
+    HIPMEM_LOG(kError, "munmap(engine view of ", size_.raw(), " B) failed: errno ", errno);
+  }
+  if (touched_) file_->Discard(offset_, size_);
+}
+
+absl::StatusOr<BoPages::FileRange> BoPages::File() {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<int> fd = file_->fd();
+  if (!fd.ok()) return fd.status();
+  touched_ = true;
+  return FileRange{.fd = *fd, .offset = offset_};
+}
+
+bool BoPages::touched() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return touched_;
 }
 
 std::byte* BoPages::EngineView() {
   std::lock_guard<std::mutex> lock(mu_);
   if (view_ == nullptr) {
-    const absl::StatusOr<int> fd = FileLocked();
+    const absl::StatusOr<int> fd = file_->fd();
     if (!fd.ok()) {
       HIPMEM_LOG(kError, "engine view of ", size_.raw(), " B: ", fd.status().message());
       return nullptr;
     }
+    touched_ = true;
     // NORESERVE: a 192 GiB buffer costs address space here, never memory, until an engine writes it.
-    void* p = mmap(nullptr, size_.raw(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, *fd, 0);
+    void* p = mmap(nullptr, size_.raw(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, *fd,
+                   static_cast<off_t>(offset_));
     if (p == MAP_FAILED) {
       HIPMEM_LOG(kError, "mmap(engine view of ", size_.raw(), " B) failed: errno ", errno);
       return nullptr;

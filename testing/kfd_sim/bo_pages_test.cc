@@ -18,65 +18,144 @@
 namespace hipmem::kfd_sim {
 namespace {
 
+using ::hipmem_testing::IsOk;
 using ::hipmem_testing::NoFreeDescriptors;
 using ::hipmem_testing::StatusIs;
 
 bool IsOpen(int fd) { return fcntl(fd, F_GETFD) != -1; }
 
-TEST(BoPagesTest, UntouchedPagesOpenNoFile) {
-  // A buffer that is only allocated, GPU-mapped and freed must not cost a descriptor: a process with
-  // thousands of buffers would otherwise run out of them.
-  std::vector<std::unique_ptr<BoPages>> buffers;
-  {
-    const NoFreeDescriptors none;
-    for (int i = 0; i < 64; ++i) buffers.push_back(std::make_unique<BoPages>("bo", 0x1e6a, Bytes::MiB(2)));
-  }
-  for (const auto& pages : buffers) EXPECT_FALSE(pages->has_file());
+// Fills the pages with `byte` through a CPU mapping of their range, as a client writes a buffer.
+void Fill(BoPages& pages, char byte) {
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange range, pages.File());
+  void* cpu = mmap(nullptr, pages.size().raw(), PROT_READ | PROT_WRITE, MAP_SHARED, range.fd,
+                   static_cast<off_t>(range.offset));
+  ASSERT_NE(cpu, MAP_FAILED);
+  std::memset(cpu, byte, pages.size().raw());
+  munmap(cpu, pages.size().raw());
 }
 
-TEST(BoPagesTest, FileIsMadeOnceAndClosedWithThePages) {
+// Returns whether the file's page at `offset` holds memory (SEEK_DATA lands on it).
+bool HasData(int fd, uint64_t offset) { return lseek(fd, static_cast<off_t>(offset), SEEK_DATA) == static_cast<off_t>(offset); }
+
+TEST(BoPagesTest, UntouchedPagesOpenNoFile) {
+  // A buffer that is only allocated, GPU-mapped and freed must not cost a descriptor or a system call.
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  std::vector<std::shared_ptr<BoPages>> buffers;
+  {
+    const NoFreeDescriptors none;
+    for (int i = 0; i < 64; ++i) {
+      ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> pages, BoPages::Create(file, Bytes::MiB(2)));
+      buffers.push_back(std::move(pages));
+    }
+  }
+  for (const auto& pages : buffers) EXPECT_FALSE(pages->touched());
+  EXPECT_FALSE(file->has_file());
+}
+
+TEST(BoPagesTest, BuffersShareOneFileAtDisjointRanges) {
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> a, BoPages::Create(file, Bytes::KiB(8)));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> b, BoPages::Create(file, Bytes::KiB(4)));
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange ra, a->File());
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange rb, b->File());
+  EXPECT_EQ(ra.fd, rb.fd);
+  EXPECT_GE(rb.offset, ra.offset + 8192) << "b's range must not overlap a's";
+  Fill(*a, 'a');
+  Fill(*b, 'b');
+  EXPECT_EQ(static_cast<char>(a->EngineView()[8191]), 'a');
+  EXPECT_EQ(static_cast<char>(b->EngineView()[0]), 'b');
+}
+
+TEST(BoPagesTest, FileClosesWithTheLastBufferAndItsFile) {
   int fd = -1;
   {
-    BoPages pages("bo", 0x1e6a, Bytes::KiB(8));
-    ASSERT_OK_AND_ASSIGN(fd, pages.File());
-    EXPECT_TRUE(pages.has_file());
-    EXPECT_EQ(lseek(fd, 0, SEEK_END), 8192) << "the file is the buffer's size";
-    ASSERT_OK_AND_ASSIGN(const int again, pages.File());
-    EXPECT_EQ(again, fd);
+    auto file = std::make_shared<PageFile>("kfd_sim vram");
+    ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> pages, BoPages::Create(std::move(file), Bytes::KiB(8)));
+    ASSERT_OK_AND_ASSIGN(const BoPages::FileRange range, pages->File());
+    fd = range.fd;
+    EXPECT_TRUE(IsOpen(fd));
   }
   EXPECT_FALSE(IsOpen(fd));
 }
 
-TEST(BoPagesTest, EngineViewSharesPagesWithCpuMappingsOfTheFile) {
-  BoPages pages("bo", 0x1e6a, Bytes::KiB(8));
-  std::byte* view = pages.EngineView();  // makes the file too
+TEST(BoPagesTest, FreedRangeIsNeverHandedOutAgainAndNewPagesAreZero) {
+  // A stale CPU mapping of a freed buffer must never see (or write) the next buffer's data: the kernel keeps
+  // a mapped BO alive, the simulator never reuses its range.
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> old_pages, BoPages::Create(file, Bytes::KiB(4)));
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange old_range, old_pages->File());
+  void* stale = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, old_range.fd, static_cast<off_t>(old_range.offset));
+  ASSERT_NE(stale, MAP_FAILED);
+  std::memset(stale, 'x', 4096);
+  old_pages.reset();  // freed while the CPU mapping remains
+
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> next, BoPages::Create(file, Bytes::KiB(4)));
+  EXPECT_NE(next->offset(), old_range.offset);
+  std::byte* view = next->EngineView();
   ASSERT_NE(view, nullptr);
-  EXPECT_EQ(pages.EngineView(), view) << "one view per buffer";
-  ASSERT_OK_AND_ASSIGN(const int fd, pages.File());
-  void* cpu = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ASSERT_NE(cpu, MAP_FAILED);
-  EXPECT_EQ(static_cast<char*>(cpu)[4096], 0) << "fresh pages are zero";
-  std::memcpy(static_cast<char*>(cpu) + 4096, "vram", 5);
-  EXPECT_EQ(std::memcmp(view + 4096, "vram", 5), 0);
-  munmap(cpu, 8192);
+  EXPECT_EQ(view[0], std::byte{0}) << "fresh pages are zero";
+  std::memset(stale, 'y', 4096);
+  EXPECT_EQ(view[0], std::byte{0}) << "a stale mapping writes nothing the new buffer sees";
+  view[1] = std::byte{'n'};
+  EXPECT_EQ(static_cast<char*>(stale)[1], 'y');
+  munmap(stale, 4096);
+}
+
+TEST(BoPagesTest, FreedPagesAreReturnedInBatches) {
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  int fd = -1;
+  std::vector<uint64_t> offsets;
+  // Free touched buffers until a batch is due; every one of them must then hold no memory.
+  const Bytes size = Bytes::MiB(2);
+  const uint64_t per_batch = PageFile::kDiscardBatch.raw() / size.raw();
+  for (uint64_t i = 0; i < per_batch; ++i) {
+    ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> pages, BoPages::Create(file, size));
+    Fill(*pages, 'd');
+    ASSERT_OK_AND_ASSIGN(const BoPages::FileRange range, pages->File());
+    fd = range.fd;
+    offsets.push_back(range.offset);
+    EXPECT_TRUE(HasData(fd, range.offset));
+    if (i + 1 < per_batch) {
+      pages.reset();
+      EXPECT_EQ(file->pending_discard(), Bytes(size.raw() * (i + 1))) << "punched before the batch was full";
+    }
+  }
+  EXPECT_EQ(file->pending_discard(), Bytes(0));
+  for (uint64_t offset : offsets) EXPECT_FALSE(HasData(fd, offset)) << "offset " << offset;
+}
+
+TEST(BoPagesTest, UntouchedBuffersAreNotPunched) {
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> touched, BoPages::Create(file, Bytes::KiB(4)));
+  Fill(*touched, 't');
+  { ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> untouched, BoPages::Create(file, Bytes::KiB(4))); }
+  EXPECT_EQ(file->pending_discard(), Bytes(0)) << "nothing could have written an untouched buffer";
 }
 
 TEST(BoPagesTest, FailureToMakeTheFileIsReportedAndRetried) {
-  BoPages pages("bo", 0x1e6a, Bytes::KiB(4));
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> pages, BoPages::Create(file, Bytes::KiB(4)));
   absl::Status without_descriptors;
   std::byte* view_without_descriptors = nullptr;
   {
     // Only the calls under test run without descriptors: UBSan's own checks need one (a pipe).
     const NoFreeDescriptors none;
-    without_descriptors = pages.File().status();
-    view_without_descriptors = pages.EngineView();
+    without_descriptors = pages->File().status();
+    view_without_descriptors = pages->EngineView();
   }
   EXPECT_THAT(without_descriptors, StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_EQ(view_without_descriptors, nullptr) << "an engine sees a fault, not a crash";
-  EXPECT_FALSE(pages.has_file());
-  ASSERT_OK_AND_ASSIGN(const int fd, pages.File());
-  EXPECT_TRUE(IsOpen(fd));
-  EXPECT_NE(pages.EngineView(), nullptr);
+  EXPECT_FALSE(pages->touched());
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange range, pages->File());
+  EXPECT_TRUE(IsOpen(range.fd));
+  EXPECT_NE(pages->EngineView(), nullptr);
+}
+
+TEST(BoPagesTest, ExhaustedOffsetSpaceIsResourceExhausted) {
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  ASSERT_TRUE(file->Take(PageFile::kSpan - Bytes::KiB(4)).has_value());
+  EXPECT_THAT(BoPages::Create(file, Bytes::KiB(8)).status(), StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(BoPages::Create(file, Bytes::KiB(4)).status(), IsOk());
 }
 
 }  // namespace

@@ -51,8 +51,8 @@ bool IsSignalType(uint32_t type) {
   return type == uapi::ToRaw(uapi::EventType::kSignal) || type == uapi::ToRaw(uapi::EventType::kDebugEvent);
 }
 
-absl::StatusOr<uint64_t*> MapShared(int fd, Bytes size) {
-  void* p = mmap(nullptr, size.raw(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+absl::StatusOr<uint64_t*> MapShared(int fd, Bytes size, uint64_t offset = 0) {
+  void* p = mmap(nullptr, size.raw(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   if (p == MAP_FAILED) return absl::ErrnoToStatus(errno, "mmap(signal page)");
   return static_cast<uint64_t*>(p);
 }
@@ -61,8 +61,8 @@ absl::StatusOr<uint64_t*> MapShared(int fd, Bytes size) {
 
 // ---- SignalPage ----
 
-absl::StatusOr<SignalPage> SignalPage::MapBuffer(int fd, Bytes size) {
-  absl::StatusOr<uint64_t*> slots = MapShared(fd, size);
+absl::StatusOr<SignalPage> SignalPage::MapBuffer(int fd, Bytes size, uint64_t offset) {
+  absl::StatusOr<uint64_t*> slots = MapShared(fd, size, offset);
   if (!slots.ok()) return slots.status();
   return SignalPage(*slots, size, std::nullopt);
 }

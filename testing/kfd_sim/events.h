@@ -45,10 +45,10 @@ namespace hipmem::kfd_sim::sim_internal {
 // mappings.
 class SignalPage {
  public:
-  // Maps the first `size` bytes of `fd` (a buffer object's backing store) shared, as
+  // Maps `size` bytes of `fd` from `offset` (a buffer object's range of its backing store) shared, as
   // amdgpu_amdkfd_gpuvm_map_gtt_bo_to_kernel kmaps the event page user space allocated.
   // Errors: mmap's errno through absl::ErrnoToStatus.
-  static absl::StatusOr<SignalPage> MapBuffer(int fd, Bytes size);
+  static absl::StatusOr<SignalPage> MapBuffer(int fd, Bytes size, uint64_t offset = 0);
 
   // Allocates the kernel's own page (allocate_signal_page): kSignalEventLimit slots in a fresh memfd.
   // Errors: memfd_create/ftruncate/mmap's errno through absl::ErrnoToStatus.

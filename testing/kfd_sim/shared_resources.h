@@ -17,6 +17,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "testing/kfd_sim/dmabuf_table.h"
 
 namespace hipmem::kfd_sim {
 
@@ -55,6 +56,9 @@ class SharedResources {
   [[nodiscard]] bool TryTakeSdmaQueue(size_t gpu_index, bool xgmi, uint32_t capacity);
   void ReturnSdmaQueue(size_t gpu_index, bool xgmi);
 
+  // The dma-bufs exported by any process (dma-buf descriptors are the machine's, not a process's).
+  DmaBufTable& dmabufs() { return dmabufs_; }
+
  private:
   const std::vector<Bytes> vram_capacity_;
   const Bytes system_capacity_;
@@ -64,6 +68,8 @@ class SharedResources {
   Bytes system_used_ ABSL_GUARDED_BY(mu_);
   uint64_t next_mmap_offset_ ABSL_GUARDED_BY(mu_);
   absl::btree_map<std::pair<size_t, bool>, uint32_t> sdma_queues_ ABSL_GUARDED_BY(mu_);  // (gpu, xgmi) -> in use
+  // Last: destroyed first, its objects' accounting returns to the counters above.
+  DmaBufTable dmabufs_;
 };
 
 }  // namespace hipmem::kfd_sim

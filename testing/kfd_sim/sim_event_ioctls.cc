@@ -25,9 +25,9 @@ int KmapEventPage(IoctlContext& c, uint64_t event_page_offset) {
   // amdgpu_amdkfd_gpuvm_map_gtt_bo_to_kernel: user pages cannot be kmapped. (A VRAM buffer would be
   // pinned into GTT first; its backing store maps the same way here.)
   if (bo.domain == Domain::kUserptr) return -EINVAL;
-  const absl::StatusOr<int> fd = bo.pages->File();
-  if (!fd.ok()) return -ENOMEM;
-  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(*fd, *AlignUp(bo.size, kPageSize));
+  const absl::StatusOr<BoPages::FileRange> file = bo.pages->File();
+  if (!file.ok()) return -ENOMEM;
+  absl::StatusOr<SignalPage> page = SignalPage::MapBuffer(file->fd, *AlignUp(bo.size, kPageSize), file->offset);
   if (!page.ok()) return -ENOMEM;
   return c.events.SetSignalPage(*std::move(page), event_page_offset);
 }

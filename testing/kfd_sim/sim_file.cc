@@ -144,6 +144,9 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
            Entry<uapi::kAllocQueueGws, &si::AllocQueueGws>(),
            Entry<uapi::kSetXnackMode, &si::SetXnackMode>(),
            Entry<uapi::kRuntimeEnable, &si::RuntimeEnable>(),
+           Entry<uapi::kGetDmabufInfo, &si::GetDmabufInfo>(),
+           Entry<uapi::kImportDmabuf, &si::ImportDmabuf>(),
+           Entry<uapi::kExportDmabuf, &si::ExportDmabuf>(),
        }) {
     table[nr] = entry;
   }
@@ -295,9 +298,11 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
     return prot == PROT_NONE ? si::MapInvisibleVramPlaceholder(addr, *span) : -EPERM;
   }
   // The backing file failing to appear is the kernel's bo allocation failing for lack of pages.
-  const absl::StatusOr<int> fd = bo.pages->File();
-  if (!fd.ok()) return -ENOMEM;
-  void* mapped = mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, *fd, static_cast<off_t>(delta.raw()));
+  // The buffer's pages are its range of a file it shares with the process's other buffers of its kind.
+  const absl::StatusOr<BoPages::FileRange> file = bo.pages->File();
+  if (!file.ok()) return -ENOMEM;
+  void* mapped = mmap(addr, span->raw(), prot, MAP_SHARED | MAP_FIXED, file->fd,
+                      static_cast<off_t>(file->offset + delta.raw()));
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }
@@ -319,9 +324,9 @@ int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) 
   ProcessDevice& device = state_->devices[*gpu];
   if (!device.vm_token) return -EINVAL;
   if (size != kDoorbellSlice.raw()) return -EINVAL;
-  const absl::StatusOr<int> fd = si::DoorbellsOf(sim_->topology_, device, *gpu)->File();
-  if (!fd.ok()) return -ENOMEM;
-  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, *fd, 0);
+  const absl::StatusOr<BoPages::FileRange> file = si::DoorbellsOf(sim_->topology_, device, *gpu)->File();
+  if (!file.ok()) return -ENOMEM;
+  void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, file->fd, static_cast<off_t>(file->offset));
   if (mapped == MAP_FAILED) return -errno;
   return 0;
 }
@@ -332,6 +337,23 @@ bool SimFile::IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const {
   const std::optional<size_t> gpu = si::FindGpu(sim_->topology_, gpu_id);
   if (!gpu) return false;
   return state_->devices[*gpu].page_table->Covers(AddressRange{va, size});
+}
+
+bool SimFile::ReadGpuMemory(uint32_t gpu_id, DeviceAddress va, Bytes size, void* out) const {
+  ScopedReaderLock world(&sim_->world_mu_);
+  ScopedLock lock(&mu_);
+  const std::optional<size_t> gpu = si::FindGpu(sim_->topology_, gpu_id);
+  if (!gpu) return false;
+  GpuPageTable& table = *state_->devices[*gpu].page_table;
+  GpuMemory::AccessScope scope(&table);
+  auto* dst = static_cast<std::byte*>(out);
+  for (uint64_t done = 0; done < size.raw();) {
+    const std::optional<GpuMemory::Span> span = table.Translate(va.raw() + done, size.raw() - done);
+    if (!span) return false;
+    std::memcpy(dst + done, span->host, span->bytes);
+    done += span->bytes;
+  }
+  return true;
 }
 
 void SimFile::SignalEvent(uint32_t event_id) { events_->SignalFromEngine(event_id); }

@@ -19,6 +19,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
+#include "testing/kfd_sim/dmabuf_table.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/pm4_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
@@ -48,6 +49,9 @@ struct Bo {
   uint64_t userptr = 0;              // USERPTR: the CPU address it stands for
   std::shared_ptr<BoPages> pages;    // VRAM, GTT and DOORBELL (the device's doorbell slice): the pages
   absl::btree_set<size_t> mapped_on; // GPUs (topology index) whose page table maps it
+  // Set once the buffer is exported, and on an imported buffer: the shared object, which then holds the
+  // accounting (an importer's `accounted` is 0: the pages are counted once, against the exporter).
+  std::shared_ptr<const DmaBufObject> dmabuf;
 };
 
 // One user-mode queue (the kernel's struct queue + its MQD), and the engine that runs it.
@@ -102,6 +106,8 @@ struct ProcessDevice {
   uapi::CachePolicy alternate_policy = uapi::CachePolicy::kNoncoherent;
   uint64_t trap_handler_base = 0;
   uint64_t trap_memory_base = 0;
+  // The file this GPU's VRAM buffers of this process take their pages from, made on first use (VramFileOf).
+  std::shared_ptr<PageFile> vram_file;
 };
 
 // The process's runtime-enable state (kfd_process.runtime_info.runtime_state), which RUNTIME_ENABLE moves. The
@@ -124,6 +130,8 @@ struct ProcessState {
   RuntimeState runtime_state = RuntimeState::kDisabled;
   uint64_t runtime_r_debug = 0;  // RUNTIME_ENABLE's r_debug pointer while enabled
   bool runtime_ttmp_setup = false;
+  // The file GTT buffers take their pages from, made on first use.
+  std::shared_ptr<PageFile> system_file;
 };
 
 using BoMap = absl::btree_map<uint64_t, Bo>;
@@ -159,6 +167,9 @@ struct IoctlContext {
 std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id);
 // Returns the process's doorbell slice on `gpu`, making it on first use; never null.
 std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu);
+// Returns the page file of the process's VRAM buffers on `gpu` (kind kVram) or of its GTT buffers, making it
+// on first use.
+std::shared_ptr<PageFile> PageFileOf(const Topology& topology, ProcessState& process, Domain domain, size_t gpu);
 // The GPU a render-node token of this process belongs to.
 std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token);
 // Frees one buffer: unmaps it everywhere, returns its accounting, closes its backing store.
@@ -180,6 +191,18 @@ int FreeMemoryOfGpu(IoctlContext& c, uapi::FreeMemoryOfGpuArgs& args);
 int MapMemoryToGpu(IoctlContext& c, uapi::MapMemoryToGpuArgs& args);
 int UnmapMemoryFromGpu(IoctlContext& c, uapi::UnmapMemoryFromGpuArgs& args);
 int AvailableMemory(IoctlContext& c, uapi::GetAvailableMemoryArgs& args);
+
+// sim_dmabuf_ioctls.cc
+int GetDmabufInfo(IoctlContext& c, uapi::GetDmabufInfoArgs& args);
+int ImportDmabuf(IoctlContext& c, uapi::ImportDmabufArgs& args);
+int ExportDmabuf(IoctlContext& c, uapi::ExportDmabufArgs& args);
+// Checks a new buffer's GPU VA as ALLOC_MEMORY_OF_GPU does: 0 with the range (nullopt for va_addr 0 when
+// `may_omit`), or -EINVAL (misaligned, outside GPUVM) / -EADDRINUSE (overlaps a buffer of this process there).
+struct VaCheck {
+  int error = 0;
+  std::optional<AddressRange> va;
+};
+VaCheck CheckNewBufferVa(const ProcessDevice& device, uint64_t va_addr, Bytes size, bool may_omit);
 
 int CreateEvent(IoctlContext& c, uapi::CreateEventArgs& args);
 int DestroyEvent(IoctlContext& c, uapi::DestroyEventArgs& args);

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
@@ -120,11 +122,24 @@ std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id) {
 
 std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu) {
   if (device.doorbells == nullptr) {
-    device.doorbells = std::make_shared<BoPages>("doorbells", topology.gpus[gpu].gpu_id, kDoorbellSlice);
+    // Its own file: the slice is made once per process and GPU, and /proc/self/fd names it.
+    auto file = std::make_shared<PageFile>(absl::StrCat("kfd_sim doorbells gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id)));
+    absl::StatusOr<std::shared_ptr<BoPages>> slice = BoPages::Create(std::move(file), kDoorbellSlice);
+    HIPMEM_CHECK(slice.ok(), slice.status().ToString());  // the first range of a fresh file
+    device.doorbells = *std::move(slice);
   }
   return device.doorbells;
 }
 
+std::shared_ptr<PageFile> PageFileOf(const Topology& topology, ProcessState& process, Domain domain, size_t gpu) {
+  std::shared_ptr<PageFile>& file = domain == Domain::kVram ? process.devices[gpu].vram_file : process.system_file;
+  if (file == nullptr) {
+    file = std::make_shared<PageFile>(domain == Domain::kVram
+                                          ? absl::StrCat("kfd_sim vram gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id))
+                                          : std::string("kfd_sim gtt"));
+  }
+  return file;
+}
 
 std::optional<size_t> RenderTokenGpu(const ProcessState& process, int64_t token) {
   const int64_t index = token - kFirstRenderToken;
@@ -145,13 +160,17 @@ void ReleaseBo(IoctlContext& c, BoMap::iterator it) {
     const absl::Status s = c.process.devices[bo.gpu_index].allocated_vas.Erase(*bo.va, bo.handle);
     HIPMEM_CHECK(s.ok(), s.ToString());
   }
-  if (bo.domain == Domain::kVram) {
+  // A shared buffer's accounting is its dma-buf object's, returned when the last holder lets go.
+  const bool shared = bo.dmabuf != nullptr;
+  if (!shared && bo.domain == Domain::kVram) {
     c.shared.ReleaseVram(bo.gpu_index, bo.accounted);
-  } else if (!bo.accounted.is_zero()) {
+  } else if (!shared && !bo.accounted.is_zero()) {
     c.shared.ReleaseSystem(bo.accounted);
   }
   c.process.mmap_offsets.erase(bo.mmap_offset);
   c.process.bos.erase(it);
+  // The descriptors may all be closed already; then this was the last holder but the table's.
+  if (shared) c.shared.dmabufs().Sweep();
 }
 
 
@@ -170,6 +189,18 @@ int MapInvisibleVramPlaceholder(void* addr, Bytes span) {
   void* mapped = mmap(addr, span.raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
   if (mapped == MAP_FAILED) return -errno;
   return 0;
+}
+
+VaCheck CheckNewBufferVa(const ProcessDevice& device, uint64_t va_addr, Bytes size, bool may_omit) {
+  if (!IsAligned(size, kPageSize) || !IsAligned(DeviceAddress(va_addr), kPageSize)) return VaCheck{.error = -EINVAL, .va = {}};
+  if (va_addr == 0 && may_omit) return VaCheck{.error = 0, .va = std::nullopt};
+  const std::optional<DeviceAddress> end = CheckedAdd(DeviceAddress(va_addr), size);
+  if (!end || va_addr < kGpuvmBase || end->raw() - 1 > kGpuvmLimit) return VaCheck{.error = -EINVAL, .va = {}};
+  const AddressRange va{DeviceAddress(va_addr), size};
+  // Deliberate: overlap with another buffer of this process on this GPU is refused here, with the errno the
+  // kernel uses for overlap with an SVM range, instead of -EINVAL at map time.
+  if (device.allocated_vas.Overlaps(va)) return VaCheck{.error = -EADDRINUSE, .va = {}};
+  return VaCheck{.error = 0, .va = va};
 }
 
 int GetVersion(IoctlContext&, uapi::GetVersionArgs& args) {
@@ -248,13 +279,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   // Deliberate: page-aligned va and size, inside the GPUVM aperture (the kernel would fail the later
   // amdgpu_vm_bo_map instead). A VRAM buffer may come without a VA (va_addr 0), as the kernel allows.
   const Bytes size(args.size);
-  const DeviceAddress va_addr(args.va_addr);
-  if (!IsAligned(size, kPageSize) || !IsAligned(va_addr, kPageSize)) return -EINVAL;
-  std::optional<AddressRange> va;
+  if (!IsAligned(size, kPageSize) || !IsAligned(DeviceAddress(args.va_addr), kPageSize)) return -EINVAL;
   if (args.va_addr != 0 || *domain != Domain::kVram) {
-    const std::optional<DeviceAddress> end = CheckedAdd(va_addr, size);
-    if (!end || va_addr.raw() < kGpuvmBase || end->raw() - 1 > kGpuvmLimit) return -EINVAL;
-    va = AddressRange{va_addr, size};
+    const std::optional<DeviceAddress> end = CheckedAdd(DeviceAddress(args.va_addr), size);
+    if (!end || args.va_addr < kGpuvmBase || end->raw() - 1 > kGpuvmLimit) return -EINVAL;
   }
 
   // USERPTR: mmap_offset carries the CPU address; pinning a null or misaligned one faults, and so does pinning
@@ -268,9 +296,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
     if (const int pinned = PinUserPages(userptr, size); pinned != 0) return pinned;
   }
 
-  // Deliberate: overlap with another buffer of this process on this GPU is refused here, with the errno the
-  // kernel uses for overlap with an SVM range, instead of -EINVAL at map time.
-  if (va && device.allocated_vas.Overlaps(*va)) return -EADDRINUSE;
+  // The range itself was checked above, before pinning; here its overlap with this process's buffers.
+  const VaCheck checked = CheckNewBufferVa(device, args.va_addr, size, *domain == Domain::kVram);
+  if (checked.error != 0) return checked.error;
+  const std::optional<AddressRange> va = checked.va;
 
   // idr_alloc failing (our idr space has wrapped).
   if (c.process.next_idr == 0) return -EFAULT;
@@ -300,9 +329,10 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   if (doorbell) {
     pages = DoorbellsOf(c.topology, device, *gpu);
   } else if (*domain != Domain::kUserptr) {
-    // The pages get their backing file when something first reaches them (BoPages): a buffer that is only
-    // allocated, GPU-mapped and freed costs no system call here.
-    pages = std::make_shared<BoPages>("bo", args.gpu_id, size);
+    // A range of the process's VRAM (or GTT) file; no system call (BoPages).
+    absl::StatusOr<std::shared_ptr<BoPages>> taken = BoPages::Create(PageFileOf(c.topology, c.process, *domain, *gpu), size);
+    if (!taken.ok()) return -ENOMEM;
+    pages = *std::move(taken);
   }
   const uint64_t mmap_offset = *drm_offset;
 

@@ -372,6 +372,11 @@ class SimFile {
   // For the simulator's engines and tests; false for an unknown gpu_id or an empty range.
   bool IsMapped(uint32_t gpu_id, DeviceAddress va, Bytes size) const;
 
+  // Copies the `size` bytes GPU `gpu_id`'s engines read at `va` in this process into `out`, through this
+  // process's page table, as a copy engine would. Returns false (copying nothing useful) when any byte is not
+  // mapped, or for an unknown gpu_id. For tests: what a process's GPU sees, without a queue.
+  bool ReadGpuMemory(uint32_t gpu_id, DeviceAddress va, Bytes size, void* out) const;
+
   // ---- hooks for the simulator's engines (issue #3's SDMA engine, VM faults) and tests ----
   // Each is safe to call from any thread, also while another thread sleeps in WAIT_EVENTS, and takes
   // no lock but the process's event lock.
