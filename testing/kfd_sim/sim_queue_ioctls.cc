@@ -109,7 +109,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .rptr_va = q.read_pointer,
                            .wptr_va = q.write_pointer,
                            .doorbell = doorbell,
-                           .initial_rptr = initial_progress},
+                           .initial_rptr = initial_progress,
+                           .clock = GpuClock(gpu.gpu_clock_counter_hz)},
         Pm4Engine::Callbacks{
             // RELEASE_MEM's end-of-pipe interrupt: kfd_int_process_v9 hands its context id to
             // kfd_signal_event_interrupt with all 32 bits valid, as for the AQL CP.

@@ -26,31 +26,6 @@ bool After(uint64_t a, uint64_t b) { return static_cast<int64_t>(a - b) > 0; }
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-// Copies `n` bytes at GPU VA `va` into `out`, across mapping boundaries. Call inside an AccessScope. Returns
-// the first unmapped VA when the range is not entirely mapped.
-std::optional<uint64_t> ReadGpu(GpuMemory* memory, uint64_t va, void* out, uint64_t n) {
-  auto* dst = static_cast<unsigned char*>(out);
-  while (n > 0) {
-    std::optional<GpuMemory::Span> span = memory->Translate(va, n);
-    if (!span.has_value()) return va;
-    const uint64_t m = std::min(span->bytes, n);
-    std::memcpy(dst, span->host, m);
-    dst += m;
-    va += m;
-    n -= m;
-  }
-  return std::nullopt;
-}
-
-// The host address of an aligned `size`-byte word at `va`, or nullopt when it is not mapped. Call inside an
-// AccessScope.
-template <typename T>
-T* TranslateWord(GpuMemory* memory, uint64_t va) {
-  std::optional<GpuMemory::Span> span = memory->Translate(va, sizeof(T));
-  if (!span.has_value() || span->bytes < sizeof(T)) return nullptr;
-  return static_cast<T*>(span->host);
-}
-
 // Writes `m` bytes of a repeating little-endian 32-bit pattern at `out`; `phase` is the offset of `out` inside
 // the fill, so bytes land where a whole-dword fill would put them whatever the host alignment.
 void FillHost(unsigned char* out, uint64_t m, uint32_t pattern, uint64_t phase) {

@@ -2,7 +2,9 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GPU_MEMORY_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GPU_MEMORY_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace hipmem::kfd_sim {
@@ -39,6 +41,31 @@ class GpuMemory {
   virtual void BeginAccess() {}
   virtual void EndAccess() {}
 };
+
+// Copies `bytes` bytes at GPU VA `va` into `out`, across mapping boundaries. Call inside an AccessScope. Returns
+// the first unmapped VA when the range is not entirely mapped (a VM fault); `out` is then partly written.
+inline std::optional<uint64_t> ReadGpu(GpuMemory* memory, uint64_t va, void* out, uint64_t bytes) {
+  auto* dst = static_cast<unsigned char*>(out);
+  while (bytes > 0) {
+    std::optional<GpuMemory::Span> span = memory->Translate(va, bytes);
+    if (!span.has_value()) return va;
+    const uint64_t n = std::min(span->bytes, bytes);
+    std::memcpy(dst, span->host, n);
+    dst += n;
+    va += n;
+    bytes -= n;
+  }
+  return std::nullopt;
+}
+
+// The host address of the naturally aligned T at `va`, or null when it is not mapped. Call inside an
+// AccessScope.
+template <typename T>
+T* TranslateWord(GpuMemory* memory, uint64_t va) {
+  std::optional<GpuMemory::Span> span = memory->Translate(va, sizeof(T));
+  if (!span.has_value() || span->bytes < sizeof(T)) return nullptr;
+  return static_cast<T*>(span->host);
+}
 
 }  // namespace hipmem::kfd_sim
 

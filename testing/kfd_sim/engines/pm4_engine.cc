@@ -30,32 +30,6 @@ bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 uint64_t Addr(uint32_t lo, uint32_t hi) { return (uint64_t{hi} << 32) | lo; }
 
-// Copies `n` dwords at GPU VA `va` into `out`, across mapping boundaries. Call inside an AccessScope. Returns
-// the first unmapped VA when the range is not entirely mapped.
-std::optional<uint64_t> ReadGpu(GpuMemory* memory, uint64_t va, uint32_t* out, uint64_t n) {
-  auto* dst = reinterpret_cast<unsigned char*>(out);
-  uint64_t bytes = n * 4;
-  while (bytes > 0) {
-    std::optional<GpuMemory::Span> span = memory->Translate(va, bytes);
-    if (!span.has_value()) return va;
-    const uint64_t m = std::min(span->bytes, bytes);
-    std::memcpy(dst, span->host, m);
-    dst += m;
-    va += m;
-    bytes -= m;
-  }
-  return std::nullopt;
-}
-
-// The host address of the naturally aligned word at `va`, or null when it is not mapped. Call inside an
-// AccessScope.
-template <typename T>
-T* TranslateWord(GpuMemory* memory, uint64_t va) {
-  std::optional<GpuMemory::Span> span = memory->Translate(va, sizeof(T));
-  if (!span.has_value() || span->bytes < sizeof(T)) return nullptr;
-  return static_cast<T*>(span->host);
-}
-
 bool Compare(uint32_t value, uint32_t reference, uint32_t function) {
   switch (static_cast<pm4::CompareFunction>(function)) {
     case pm4::CompareFunction::kAlways: return true;
@@ -69,15 +43,6 @@ bool Compare(uint32_t value, uint32_t reference, uint32_t function) {
   return false;
 }
 
-// Deliberate: the simulated clocks. The system clock counter is CLOCK_MONOTONIC_RAW in nanoseconds (what
-// amdkfd's GET_CLOCK_COUNTERS reports as the system clock, at 1 GHz); the GPU clock counter is the same clock
-// at 100 MHz, the reference-clock rate of recent Instinct parts.
-uint64_t SystemClock() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-uint64_t GpuClock() { return SystemClock() / 10; }
 
 bool IsMemorySelect(uint32_t sel) { return sel == pm4::kSelMemory || sel == pm4::kSelTcL2 || sel == pm4::kSelMemoryAsync; }
 
@@ -256,7 +221,7 @@ Pm4Engine::Outcome Pm4Engine::ReadPacket(const Stream& stream, uint64_t index, u
     return stream.ring ? stream.base + ((index + i) % stream.dwords) * 4 : stream.base + (index + i) * 4;
   };
   GpuMemory::AccessScope scope(memory_);
-  if (std::optional<uint64_t> fault = ReadGpu(memory_, va_of(0), &packet->header, 1)) return Fault(*fault);
+  if (std::optional<uint64_t> fault = ReadGpu(memory_, va_of(0), &packet->header, 4)) return Fault(*fault);
   const uint32_t header = packet->header;
   packet->body.clear();
   if (pm4::PacketType(header) != pm4::kType3) {
@@ -287,7 +252,7 @@ Pm4Engine::Outcome Pm4Engine::ReadPacket(const Stream& stream, uint64_t index, u
     // Up to the ring's end, then from its start.
     const uint64_t offset = stream.ring ? (index + 1 + done) % stream.dwords : index + 1 + done;
     const uint64_t run = std::min<uint64_t>(packet->body.size() - done, stream.ring ? stream.dwords - offset : ~0ull);
-    if (std::optional<uint64_t> fault = ReadGpu(memory_, va_of(1 + done), packet->body.data() + done, run)) {
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, va_of(1 + done), packet->body.data() + done, uint64_t{run} * 4)) {
       return Fault(*fault);
     }
     done += run;
@@ -441,8 +406,8 @@ Pm4Engine::Outcome Pm4Engine::ReleaseMem(const Packet& p) {
       break;
     }
     case pm4::ReleaseData::kData64: value64 = data; break;
-    case pm4::ReleaseData::kGpuClock: value64 = GpuClock(); break;
-    case pm4::ReleaseData::kSystemClock: value64 = SystemClock(); break;
+    case pm4::ReleaseData::kGpuClock: value64 = queue_.clock.Now(); break;
+    case pm4::ReleaseData::kSystemClock: value64 = MonotonicRawNs(); break;
     default:
       return Error(Pm4Error::kUnsupported,
                    absl::StrCat("RELEASE_MEM data_sel ", static_cast<uint32_t>(data_sel), " (GDS and semaphores)"));
@@ -520,8 +485,8 @@ Pm4Engine::Outcome Pm4Engine::CopyData(const Packet& p) {
       break;
     }
     case pm4::kSelImmediate: value = Addr(p.body[1], p.body[2]); break;
-    case pm4::kSelGpuClock: value = GpuClock(); break;
-    case pm4::kSelSystemClock: value = SystemClock(); break;
+    case pm4::kSelGpuClock: value = queue_.clock.Now(); break;
+    case pm4::kSelSystemClock: value = MonotonicRawNs(); break;
     default:
       return Error(Pm4Error::kUnsupported, absl::StrCat("COPY_DATA from src_sel ", src_sel,
                                                         ": registers, counters and atomic results are not simulated"));

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 
 namespace hipmem::kfd_sim {
@@ -47,6 +48,9 @@ struct Pm4QueueDescriptor {
   // one that only RingDoorbell() rings (engine tests).
   uint64_t* doorbell = nullptr;
   uint64_t initial_rptr = 0;  // the dword the CP starts at (dwords, monotonic)
+  // The GPU's clock counter, which RELEASE_MEM and COPY_DATA timestamps read (the system clock they can also
+  // write is CLOCK_MONOTONIC_RAW in ns, as GET_CLOCK_COUNTERS reports it).
+  GpuClock clock{GpuClock::kDefaultFrequencyHz};
 };
 
 // Why a PM4 queue stopped without a VM fault.
