@@ -133,6 +133,14 @@ TEST(DoorbellUffdTest, BareStoreAfterSilenceRunsSdmaAqlAndPm4) {
   memory.Map(&pm4_wptr, 8);
   memory.Map(&written, 4);
 
+  // The packets, written before the engines start (a bare store publishes nothing ThreadSanitizer can see).
+  const sdma::Fence fence_packet = sdma::MakeFence(Va(&fence), 7);
+  std::memcpy(sdma_ring.data(), &fence_packet, sizeof(fence_packet));
+  std::atomic_ref<int64_t>(done.value).store(1);
+  aql::WritePacket(&slots[0], aql::MakeBarrierAnd({0, 0, 0, 0, 0}, Va(&done)));
+  const std::vector<uint32_t> write = pm4::MakeWriteData(Va(&written), {0x5eed});
+  std::copy(write.begin(), write.end(), pm4_ring.begin());
+
   // Doorbells 0, 1 and 2 of the first page; AQL's announces nothing until the first packet.
   BareStore(slice.engine(1), ComputeEngine::IdleDoorbellValue(0));
   SdmaEngine sdma_engine("sdma", &memory,
@@ -156,13 +164,6 @@ TEST(DoorbellUffdTest, BareStoreAfterSilenceRunsSdmaAqlAndPm4) {
                                           .wptr_va = Va(&pm4_wptr),
                                           .doorbell = slice.engine(2)},
                        Pm4Engine::Callbacks{});
-
-  const sdma::Fence fence_packet = sdma::MakeFence(Va(&fence), 7);
-  std::memcpy(sdma_ring.data(), &fence_packet, sizeof(fence_packet));
-  std::atomic_ref<int64_t>(done.value).store(1);
-  aql::WritePacket(&slots[0], aql::MakeBarrierAnd({0, 0, 0, 0, 0}, Va(&done)));
-  const std::vector<uint32_t> write = pm4::MakeWriteData(Va(&written), {0x5eed});
-  std::copy(write.begin(), write.end(), pm4_ring.begin());
 
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const DoorbellPollerStats before = GetDoorbellPollerStats();
