@@ -324,10 +324,18 @@ int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) 
   ProcessDevice& device = state_->devices[*gpu];
   if (!device.vm_token) return -EINVAL;
   if (size != kDoorbellSlice.raw()) return -EINVAL;
-  const absl::StatusOr<BoPages::FileRange> file = si::DoorbellsOf(sim_->topology_, device, *gpu)->File();
+  const std::shared_ptr<BoPages> doorbells = si::DoorbellsOf(sim_->topology_, device, *gpu);
+  const absl::StatusOr<BoPages::FileRange> file = doorbells->File();
   if (!file.ok()) return -ENOMEM;
+  // The engines read the doorbells through their own view; made now, so a bare store through this mapping can
+  // be traced to the words engines sleep on.
+  std::byte* engine_view = doorbells->EngineView();
+  if (engine_view == nullptr) return -ENOMEM;
   void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, file->fd, static_cast<off_t>(file->offset));
   if (mapped == MAP_FAILED) return -errno;
+  // A bare store through this mapping must wake the engine as the hardware's doorbell would: write-protect it
+  // and catch the fault (polling where userfaultfd is unavailable).
+  device.doorbell_mappings.push_back(DoorbellClientMapping::Watch(mapped, size, engine_view));
   return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/dmabuf_table.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
+#include "testing/kfd_sim/engines/doorbell_poller.h"
 #include "testing/kfd_sim/engines/pm4_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
@@ -100,6 +101,9 @@ struct ProcessDevice {
   // The process's doorbell slice on this GPU (kfd_get_process_doorbells), made on first use; shared by
   // the DOORBELL buffer, the /dev/kfd mmap and the engines.
   std::shared_ptr<BoPages> doorbells;
+  // The client's CPU mappings of that slice (MmapKfd), watched for bare stores (doorbell_poller.h). After
+  // `doorbells`, so they are unregistered before the engines' view of the slice can go.
+  std::vector<DoorbellClientMapping> doorbell_mappings;
   // SET_MEMORY_POLICY's last policies (qpd sh_mem_config; only pre-gfx9 ASICs act on them) and SET_TRAP_HANDLER's
   // addresses (qpd tba_addr / tma_addr). Recorded, not acted on: no simulated shader traps.
   uapi::CachePolicy default_policy = uapi::CachePolicy::kNoncoherent;

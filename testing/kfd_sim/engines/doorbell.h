@@ -3,9 +3,10 @@
 // On hardware a doorbell is an MMIO write: the store itself wakes the engine. Here a doorbell is a 64-bit word
 // in shared memory (the process's doorbell page, kfd_doorbell.c's slice) that the engine sleeps on with a
 // futex (FUTEX_WAIT on the low dword while the word still reads what the engine last saw). Two things wake it:
-//   a bare store `*doorbell = wptr`, as every real client (kfdtest, libhsakmt users, ROCr) rings: the process's
-//     doorbell poller (doorbell_poller.h) notices it within one poll period (0.5 ms) plus scheduling delay,
-//     as the hardware's doorbell logic would;
+//   a bare store `*doorbell = wptr`, as every real client (kfdtest, libhsakmt users, ROCr) rings: through a
+//     watched client mapping (DoorbellClientMapping) it faults on the write-protected page and the handler wakes
+//     the engine, as the hardware's doorbell logic would; elsewhere (no userfaultfd, or a word no watched
+//     mapping covers) the poller notices it within one poll period (doorbell_poller.h);
 //   RingDoorbell(word, value) = release-store `value`, then FUTEX_WAKE: our own stack's ring (the thunk's
 //     KfdDevice::RingDoorbell on the simulator), which wakes the engine at once instead of within a period.
 // Both wakes are shared (not PRIVATE) futex wakes, so they reach a waiter whose mapping of the same page sits at
@@ -38,7 +39,8 @@ class DoorbellWaiter {
   // The last value written (acquire).
   uint64_t Load() const;
 
-  // Sleeps until the word no longer reads `seen` (a RingDoorbell at once, a bare store within a poll period) or
+  // Sleeps until the word no longer reads `seen` (a RingDoorbell at once, a bare store on its fault or within a
+  // poll period) or
   // Wake() is called; may return spuriously.
   void Wait(uint64_t seen) const;
 
