@@ -24,9 +24,20 @@ class DoorbellPoller {
   using Clock = std::chrono::steady_clock;
 
   // Never destroyed: engines of static objects may unregister during exit, and the detached thread may still
-  // be looking when main returns.
+  // be looking when main returns. One per OS process: a forked child has no poller thread and may have inherited
+  // mu_ locked by it, so the child gets a fresh poller and leaves the parent's (memory only) untouched.
   static DoorbellPoller& Get() {
-    static DoorbellPoller* const poller = new DoorbellPoller();
+    static std::atomic<DoorbellPoller*> current{nullptr};
+    static std::mutex create_mu;
+    const pid_t pid = getpid();
+    DoorbellPoller* poller = current.load(std::memory_order_acquire);
+    if (poller != nullptr && poller->pid_ == pid) return *poller;
+    std::lock_guard<std::mutex> lock(create_mu);
+    poller = current.load(std::memory_order_acquire);
+    if (poller == nullptr || poller->pid_ != pid) {
+      poller = new DoorbellPoller(pid);
+      current.store(poller, std::memory_order_release);
+    }
     return *poller;
   }
 
@@ -50,7 +61,8 @@ class DoorbellPoller {
   void Remove(DoorbellWatch* watch) {
     // The poller reads words only while holding mu_, so once this returns it will not read this one again.
     std::lock_guard<std::mutex> lock(mu_);
-    watches_.erase(std::find(watches_.begin(), watches_.end(), watch));
+    // Absent only for a watch of another process's poller (a parent's engine torn down in a forked child).
+    if (auto it = std::find(watches_.begin(), watches_.end(), watch); it != watches_.end()) watches_.erase(it);
   }
 
   DoorbellPollerStats stats() {
@@ -62,7 +74,7 @@ class DoorbellPoller {
   }
 
  private:
-  DoorbellPoller() = default;
+  explicit DoorbellPoller(pid_t pid) : pid_(pid) {}
 
   static uint64_t Read(const DoorbellWatch* watch) {
     return std::atomic_ref<uint64_t>(*watch->word_).load(std::memory_order_relaxed);
@@ -126,6 +138,7 @@ class DoorbellPoller {
     }
   }
 
+  const pid_t pid_;  // the process whose thread this is
   std::mutex mu_;
   std::condition_variable cv_;           // a doorbell registered
   std::vector<DoorbellWatch*> watches_;  // guarded by mu_; not owned, each unregisters before it goes
