@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/base/const_init.h"
 #include "absl/base/thread_annotations.h"
@@ -43,6 +44,14 @@ QueueMap& LiveQueues() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_queues_mu) {
   return *queues;
 }
 
+// Keeps a record of another instance reachable (leak checkers) without ever destroying it.
+void LeaveBehind(std::unique_ptr<Queue> queue) {
+  static auto* const left = new std::vector<Queue*>();
+  static absl::Mutex left_mu;
+  ScopedLock lock(&left_mu);
+  left->push_back(queue.release());
+}
+
 // The last hsaKmtCloseKFD ends the process: its queues go first, while the instance still works, so no id
 // handed out before can reach a later process (whose kernel may reuse the queue ids).
 // Records of another instance (a forked child's inheritance) are leaked: destroying them would call into the
@@ -54,7 +63,7 @@ void DestroyAllQueues(Kfd& kfd) {
     queues.swap(LiveQueues());
   }
   for (auto& [id, live] : queues) {
-    if (live.owner != &kfd) (void)live.queue.release();
+    if (live.owner != &kfd) LeaveBehind(std::move(live.queue));
   }
   queues.clear();  // each Queue of `kfd` destroys itself
 }
@@ -95,7 +104,9 @@ HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentag
   resource->Queue_write_ptr_aql = owned->write_pointer();
   ScopedLock lock(&g_queues_mu);
   // An inherited record of the parent's with the same address is the parent's memory, never destroyed here.
-  if (auto it = LiveQueues().find(resource->QueueId); it != LiveQueues().end()) (void)it->second.queue.release();
+  if (auto it = LiveQueues().find(resource->QueueId); it != LiveQueues().end()) {
+    LeaveBehind(std::move(it->second.queue));
+  }
   LiveQueues().insert_or_assign(resource->QueueId, LiveQueue{.owner = *kfd, .queue = std::move(owned)});
   return HSAKMT_STATUS_SUCCESS;
 }

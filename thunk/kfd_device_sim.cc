@@ -112,6 +112,7 @@ namespace {
 struct ProcessMachine {
   pid_t pid;
   absl::StatusOr<std::shared_ptr<SimMachine>> machine;
+  ProcessMachine* parent;  // the parent's, left behind in a forked child; kept reachable (leak checkers)
 };
 
 ABSL_CONST_INIT absl::Mutex g_default_mu(absl::kConstInit);
@@ -146,7 +147,8 @@ absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
   auto* fresh = new ProcessMachine{.pid = pid,
                                    .machine = topology.ok() ? Create(*topology)
                                                             : absl::StatusOr<std::shared_ptr<SimMachine>>(
-                                                                  topology.status())};
+                                                                  topology.status()),
+                                   .parent = current};
   static const bool registered = (std::atexit(&RemoveOwnSysfsAtExit), true);  // inherited by children
   (void)registered;
   g_default.store(fresh, std::memory_order_release);  // the parent's record, if any, is leaked in the child

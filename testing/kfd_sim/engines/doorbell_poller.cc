@@ -35,7 +35,7 @@ class DoorbellPoller {
     std::lock_guard<std::mutex> lock(create_mu);
     poller = current.load(std::memory_order_acquire);
     if (poller == nullptr || poller->pid_ != pid) {
-      poller = new DoorbellPoller(pid);
+      poller = new DoorbellPoller(pid, poller);
       current.store(poller, std::memory_order_release);
     }
     return *poller;
@@ -74,7 +74,7 @@ class DoorbellPoller {
   }
 
  private:
-  explicit DoorbellPoller(pid_t pid) : pid_(pid) {}
+  DoorbellPoller(pid_t pid, DoorbellPoller* parent) : pid_(pid), parent_(parent) {}
 
   static uint64_t Read(const DoorbellWatch* watch) {
     return std::atomic_ref<uint64_t>(*watch->word_).load(std::memory_order_relaxed);
@@ -138,7 +138,8 @@ class DoorbellPoller {
     }
   }
 
-  const pid_t pid_;  // the process whose thread this is
+  const pid_t pid_;                // the process whose thread this is
+  DoorbellPoller* const parent_;   // the parent's, left behind in a forked child; kept reachable (leak checkers)
   std::mutex mu_;
   std::condition_variable cv_;           // a doorbell registered
   std::vector<DoorbellWatch*> watches_;  // guarded by mu_; not owned, each unregisters before it goes
