@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -42,6 +43,13 @@ HSAuint32 FirstGpuNode() {
   return 0;
 }
 
+// kfdtest's SDMAQueue::SubmitPacket: the write pointer, then the doorbell, each one plain store (a release store is
+// the `mov` kfdtest's barrier + volatile store compiles to, and one ThreadSanitizer understands).
+void Ring(const HsaQueueResource& q, uint64_t wptr_bytes) {
+  std::atomic_ref<HSAuint64>(*q.Queue_write_ptr_aql).store(wptr_bytes, std::memory_order_release);
+  std::atomic_ref<HSAuint64>(*q.Queue_DoorBell_aql).store(wptr_bytes, std::memory_order_release);
+}
+
 // Copies `bytes` from `src` to `dst` on an SDMA queue of `node`, rung by plain stores as kfdtest's SDMAQueue,
 // waits for the FENCE + TRAP event. True when the copy arrived.
 bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
@@ -67,10 +75,7 @@ bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
   std::memcpy(p + sizeof(copy), &fence, sizeof(fence));
   std::memcpy(p + sizeof(copy) + sizeof(fence), &trap, sizeof(trap));
   const uint64_t wptr = sizeof(copy) + sizeof(fence) + sizeof(trap);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  *const_cast<volatile HSAuint64*>(q.Queue_write_ptr_aql) = wptr;
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  *reinterpret_cast<volatile uint64_t*>(q.Queue_DoorBell) = wptr;
+  Ring(q, wptr);
   const bool woke = hsaKmtWaitOnEvent(event, 1000) == HSAKMT_STATUS_SUCCESS;
   const bool copied = woke && std::memcmp(dst, src, bytes) == 0;
   const bool cleaned = hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS &&
@@ -222,10 +227,7 @@ TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits)
   ASSERT_EQ(hsaKmtResetEvent(parent_event), HSAKMT_STATUS_SUCCESS);
   std::memcpy(ring, &fence, sizeof(fence));
   std::memcpy(static_cast<char*>(ring) + sizeof(fence), &trap, sizeof(trap));
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  *const_cast<volatile HSAuint64*>(parent_queue.Queue_write_ptr_aql) = sizeof(fence) + sizeof(trap);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  *reinterpret_cast<volatile uint64_t*>(parent_queue.Queue_DoorBell) = sizeof(fence) + sizeof(trap);
+  Ring(parent_queue, sizeof(fence) + sizeof(trap));
   EXPECT_EQ(hsaKmtWaitOnEvent(parent_event, 1000), HSAKMT_STATUS_SUCCESS) << "the parent's queue still runs";
   EXPECT_EQ(hsaKmtDestroyQueue(parent_queue.QueueId), HSAKMT_STATUS_SUCCESS);
   EXPECT_EQ(hsaKmtDestroyEvent(parent_event), HSAKMT_STATUS_SUCCESS);

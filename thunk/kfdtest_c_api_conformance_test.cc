@@ -135,19 +135,19 @@ class Ring {
   }
 
   // PM4Queue/SDMAQueue::SubmitPacket for gfx9+: the 64-bit write pointer to memory, then to the doorbell, each
-  // a plain store after a barrier.
+  // one plain store, no call into the thunk or simulator. A release store is the `mov` kfdtest's barrier +
+  // volatile store compiles to on x86, keeps the packet's memcpy above it, and is one ThreadSanitizer follows.
   void Submit() {
     const uint64_t value = type_ == HSA_QUEUE_COMPUTE ? wptr_ : wptr_ * sizeof(uint32_t);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *const_cast<volatile HSAuint64*>(res_.Queue_write_ptr_aql) = value;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *reinterpret_cast<volatile uint64_t*>(res_.Queue_DoorBell) = value;
+    std::atomic_ref<HSAuint64>(*res_.Queue_write_ptr_aql).store(value, std::memory_order_release);
+    std::atomic_ref<HSAuint64>(*reinterpret_cast<HSAuint64*>(res_.Queue_DoorBell)).store(value,
+                                                                                        std::memory_order_release);
   }
 
   // kfdtest's Rptr(): PM4 reads a 32-bit dword pointer wrapped at the ring; SDMA a byte pointer.
   uint32_t RptrDwords() const {
-    if (type_ == HSA_QUEUE_COMPUTE) return *const_cast<volatile HSAuint32*>(res_.Queue_read_ptr);
-    return static_cast<uint32_t>((*const_cast<volatile HSAuint64*>(res_.Queue_read_ptr_aql) % kRingBytes) / 4);
+    if (type_ == HSA_QUEUE_COMPUTE) return std::atomic_ref<HSAuint32>(*res_.Queue_read_ptr).load();
+    return static_cast<uint32_t>((std::atomic_ref<HSAuint64>(*res_.Queue_read_ptr_aql).load() % kRingBytes) / 4);
   }
   uint32_t WptrDwords() const { return static_cast<uint32_t>(wptr_ % kRingDwords); }
   bool Consumed() const { return RptrDwords() == WptrDwords(); }
