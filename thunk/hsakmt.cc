@@ -174,11 +174,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* Syste
 }
 
 // The snapshot lives as long as the KFD is open; there is nothing to release early.
-HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
-  HSAKMT_KFD_OR_RETURN(kfd);
-  (void)kfd;
-  return HSAKMT_STATUS_SUCCESS;
-}
+// As upstream (topology.c), no open check: it only drops the topology snapshot, so it answers SUCCESS even
+// without an open KFD, e.g. in a forked child before its own hsaKmtOpenKFD.
+HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) { return HSAKMT_STATUS_SUCCESS; }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId, HsaNodeProperties* NodeProperties) {
   HSAKMT_KFD_OR_RETURN(kfd);

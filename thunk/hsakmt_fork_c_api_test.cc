@@ -1,53 +1,255 @@
-// fork() and the hsaKmt C API: the child starts without a KFD and must open its own; the parent keeps its own.
+// fork() and the hsaKmt C API, as kfdtest's forking tests use it: the child starts without a KFD (but, as upstream,
+// holding the parent's open count, which hsaKmtCloseKFD counts down), opens its own on a fresh simulated machine,
+// may allocate, map, copy with an SDMA queue and close, and leaves with exit() (not _exit): no static destructor
+// or atexit handler of the parent's may hang it or harm the parent (the parent's sysfs tree stays). The parent's
+// KFD, queues, events and memory keep working. The child reports through its exit code (the number of the
+// first step that went wrong), never gtest; every step runs under a 1 s alarm so nothing can hang.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
 
 namespace {
 
+namespace sdma = ::hipmem::gpu_abi::sdma;
+
+constexpr HSAuint64 kRingBytes = 4096;
+
 HsaMemFlags SystemMemory() {
   HsaMemFlags flags{};
   flags.ui32.HostAccess = 1;
+  flags.ui32.NonPaged = 1;
   return flags;
 }
 
-// Runs in the child: only the calls under test, no gtest. Returns 0, or the number of the first step that
-// answered otherwise than expected.
-int ChildSteps() {
-  HsaVersionInfo version{};
-  if (hsaKmtGetVersion(&version) != HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED) return 1;
-  void* p = nullptr;
-  if (hsaKmtAllocMemory(0, 4096, SystemMemory(), &p) != HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED) return 2;
-  if (hsaKmtCloseKFD() != HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED) return 3;
-  // A fresh open, not a reference to the parent's: SUCCESS rather than KERNEL_ALREADY_OPENED.
-  if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) return 4;
-  if (hsaKmtGetVersion(&version) != HSAKMT_STATUS_SUCCESS || version.KernelInterfaceMajorVersion != 1) return 5;
-  if (hsaKmtAllocMemory(0, 4096, SystemMemory(), &p) != HSAKMT_STATUS_SUCCESS) return 6;
-  static_cast<volatile char*>(p)[0] = 1;
-  if (hsaKmtFreeMemory(p, 4096) != HSAKMT_STATUS_SUCCESS) return 7;
-  if (hsaKmtCloseKFD() != HSAKMT_STATUS_SUCCESS) return 8;
+HSAuint32 FirstGpuNode() {
+  HsaSystemProperties sys{};
+  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
+  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
+    HsaNodeProperties props{};
+    if (hsaKmtGetNodeProperties(n, &props) == HSAKMT_STATUS_SUCCESS && props.KFDGpuID != 0) return n;
+  }
   return 0;
 }
 
-TEST(HsakmtForkTest, ChildMustOpenItsOwnKfdAndTheParentKeepsItsOwn) {
-  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-  void* parent_memory = nullptr;
-  ASSERT_EQ(hsaKmtAllocMemory(0, 4096, SystemMemory(), &parent_memory), HSAKMT_STATUS_SUCCESS);
+// kfdtest's SDMAQueue::SubmitPacket: the write pointer, then the doorbell, each one plain store (a release store is
+// the `mov` kfdtest's barrier + volatile store compiles to, and one ThreadSanitizer understands).
+void Ring(const HsaQueueResource& q, uint64_t wptr_bytes) {
+  std::atomic_ref<HSAuint64>(*q.Queue_write_ptr_aql).store(wptr_bytes, std::memory_order_release);
+  std::atomic_ref<HSAuint64>(*q.Queue_DoorBell_aql).store(wptr_bytes, std::memory_order_release);
+}
 
+// Copies `bytes` from `src` to `dst` on an SDMA queue of `node`, rung by plain stores as kfdtest's SDMAQueue,
+// waits for the FENCE + TRAP event. True when the copy arrived.
+bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
+  void* ring = nullptr;
+  if (hsaKmtAllocMemory(0, kRingBytes, SystemMemory(), &ring) != HSAKMT_STATUS_SUCCESS) return false;
+  if (hsaKmtMapMemoryToGPU(ring, kRingBytes, nullptr) != HSAKMT_STATUS_SUCCESS) return false;
+  HsaQueueResource q{};
+  if (hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, kRingBytes, nullptr, &q) !=
+      HSAKMT_STATUS_SUCCESS) {
+    return false;
+  }
+  HsaEventDescriptor desc{};
+  desc.EventType = HSA_EVENTTYPE_SIGNAL;
+  desc.NodeId = node;
+  HsaEvent* event = nullptr;
+  if (hsaKmtCreateEvent(&desc, true, false, &event) != HSAKMT_STATUS_SUCCESS) return false;
+  const sdma::CopyLinear copy =
+      sdma::MakeCopy(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), bytes);
+  const sdma::Fence fence = sdma::MakeFence(event->EventData.HWData2, event->EventId);
+  const sdma::Trap trap = sdma::MakeTrap(event->EventId);
+  auto* p = static_cast<char*>(ring);
+  std::memcpy(p, &copy, sizeof(copy));
+  std::memcpy(p + sizeof(copy), &fence, sizeof(fence));
+  std::memcpy(p + sizeof(copy) + sizeof(fence), &trap, sizeof(trap));
+  const uint64_t wptr = sizeof(copy) + sizeof(fence) + sizeof(trap);
+  Ring(q, wptr);
+  const bool woke = hsaKmtWaitOnEvent(event, 1000) == HSAKMT_STATUS_SUCCESS;
+  const bool copied = woke && std::memcmp(dst, src, bytes) == 0;
+  const bool cleaned = hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS &&
+                       hsaKmtDestroyEvent(event) == HSAKMT_STATUS_SUCCESS &&
+                       hsaKmtFreeMemory(ring, kRingBytes) == HSAKMT_STATUS_SUCCESS;
+  return copied && cleaned;
+}
+
+// Arms a 1 s alarm for the step that follows (SIGALRM's default action ends the child).
+#define STEP(n, ok)          \
+  do {                       \
+    alarm(1);                \
+    if (!(ok)) std::exit(n); \
+  } while (0)
+
+// Forks; the child runs `body` and exit(0)s, the parent reaps it within `limit` (killing it after) and returns
+// its wait status.
+template <typename Body>
+int RunChild(Body body, std::chrono::seconds limit = std::chrono::seconds(20)) {
   const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) _exit(ChildSteps());
+  if (child == 0) {
+    body();
+    alarm(1);
+    std::exit(0);  // static destructors and atexit handlers run, as after kfdtest's child
+  }
+  if (child < 0) return -1;
   int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's first unexpected step";
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return status;
+}
 
-  HsaVersionInfo version{};
-  EXPECT_EQ(hsaKmtGetVersion(&version), HSAKMT_STATUS_SUCCESS);
-  EXPECT_EQ(hsaKmtFreeMemory(parent_memory, 4096), HSAKMT_STATUS_SUCCESS);
-  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+std::string Describe(int status) {
+  if (status == -2) return "child hung and was killed";
+  if (WIFEXITED(status)) return "child exited with " + std::to_string(WEXITSTATUS(status)) + " (first failed step)";
+  if (WIFSIGNALED(status)) return "child killed by signal " + std::to_string(WTERMSIG(status)) + " (14: a step hung)";
+  return "child status " + std::to_string(status);
+}
+
+class HsakmtForkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    gpu_ = FirstGpuNode();
+    ASSERT_NE(gpu_, 0u);
+  }
+  void TearDown() override { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); }
+
+  // The parent's KFD still copies with a fresh queue and still sees its own memory.
+  void ExpectParentWorks() {
+    void* src = nullptr;
+    void* dst = nullptr;
+    ASSERT_EQ(hsaKmtAllocMemory(0, 8192, SystemMemory(), &src), HSAKMT_STATUS_SUCCESS);
+    ASSERT_EQ(hsaKmtAllocMemory(0, 8192, SystemMemory(), &dst), HSAKMT_STATUS_SUCCESS);
+    ASSERT_EQ(hsaKmtMapMemoryToGPU(src, 8192, nullptr), HSAKMT_STATUS_SUCCESS);
+    ASSERT_EQ(hsaKmtMapMemoryToGPU(dst, 8192, nullptr), HSAKMT_STATUS_SUCCESS);
+    std::memset(src, 0x3c, 8192);
+    EXPECT_TRUE(SdmaCopy(gpu_, dst, src, 8192));
+    EXPECT_EQ(hsaKmtFreeMemory(src, 8192), HSAKMT_STATUS_SUCCESS);
+    EXPECT_EQ(hsaKmtFreeMemory(dst, 8192), HSAKMT_STATUS_SUCCESS);
+  }
+
+  HSAuint32 gpu_ = 0;
+};
+
+TEST_F(HsakmtForkTest, ChildStartsClosedHoldingTheParentsCountAndOpensItsOwn) {
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_KERNEL_ALREADY_OPENED) << "a second open counts";
+  const int status = RunChild([] {
+    HsaVersionInfo version{};
+    void* p = nullptr;
+    STEP(1, hsaKmtGetVersion(&version) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(2, hsaKmtAllocMemory(0, 4096, SystemMemory(), &p) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(3, hsaKmtReleaseSystemProperties() == HSAKMT_STATUS_SUCCESS);  // upstream: no open check
+    // Upstream's child inherits hsakmt_kfd_open_count (2 here): close counts it down, closing nothing...
+    STEP(4, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(5, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(6, hsaKmtCloseKFD() == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);  // ...until it is used up
+    // A fresh open of the child's own: SUCCESS rather than KERNEL_ALREADY_OPENED.
+    STEP(7, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(8, hsaKmtGetVersion(&version) == HSAKMT_STATUS_SUCCESS && version.KernelInterfaceMajorVersion == 1);
+    STEP(9, hsaKmtOpenKFD() == HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
+    STEP(10, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(11, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(12, hsaKmtCloseKFD() == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+  });
+  EXPECT_EQ(status, 0) << Describe(status);
+  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);  // the second open's reference
+  ExpectParentWorks();
+}
+
+TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits) {
+  // The parent has a live queue, an event and memory while the child runs, and its doorbell poller is running.
+  void* ring = nullptr;
+  ASSERT_EQ(hsaKmtAllocMemory(0, kRingBytes, SystemMemory(), &ring), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(hsaKmtMapMemoryToGPU(ring, kRingBytes, nullptr), HSAKMT_STATUS_SUCCESS);
+  HsaQueueResource parent_queue{};
+  ASSERT_EQ(hsaKmtCreateQueue(gpu_, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, kRingBytes, nullptr,
+                              &parent_queue),
+            HSAKMT_STATUS_SUCCESS);
+  HsaEventDescriptor desc{};
+  desc.EventType = HSA_EVENTTYPE_SIGNAL;
+  desc.NodeId = gpu_;
+  HsaEvent* parent_event = nullptr;
+  ASSERT_EQ(hsaKmtCreateEvent(&desc, true, false, &parent_event), HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties parent_sys{};
+  ASSERT_EQ(hsaKmtAcquireSystemProperties(&parent_sys), HSAKMT_STATUS_SUCCESS);
+  const HSAuint32 gpu = gpu_;
+  const HSA_QUEUEID parent_queue_id = parent_queue.QueueId;
+
+  const int status = RunChild([&] {
+    STEP(1, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    // The same default topology (HIPMEM_SIM_PRESET), on a machine of the child's own.
+    HsaSystemProperties sys{};
+    STEP(2, hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS && sys.NumNodes == parent_sys.NumNodes);
+    STEP(3, FirstGpuNode() == gpu);
+    // The parent's queue is not one of the child's, and nothing of it is touched.
+    STEP(4, hsaKmtDestroyQueue(parent_queue_id) == HSAKMT_STATUS_INVALID_PARAMETER);
+    void* src = nullptr;
+    void* dst = nullptr;
+    STEP(5, hsaKmtAllocMemory(0, 65536, SystemMemory(), &src) == HSAKMT_STATUS_SUCCESS);
+    STEP(6, hsaKmtAllocMemory(0, 65536, SystemMemory(), &dst) == HSAKMT_STATUS_SUCCESS);
+    STEP(7, hsaKmtMapMemoryToGPU(src, 65536, nullptr) == HSAKMT_STATUS_SUCCESS);
+    STEP(8, hsaKmtMapMemoryToGPU(dst, 65536, nullptr) == HSAKMT_STATUS_SUCCESS);
+    for (int i = 0; i < 65536; ++i) static_cast<char*>(src)[i] = static_cast<char>(i * 5);
+    STEP(9, SdmaCopy(gpu, dst, src, 65536));
+    STEP(10, hsaKmtUnmapMemoryToGPU(src) == HSAKMT_STATUS_SUCCESS);
+    STEP(11, hsaKmtFreeMemory(src, 65536) == HSAKMT_STATUS_SUCCESS);
+    // dst is left allocated and the KFD left open once: exit() must still end the child cleanly.
+    // The child's open forgot the inherited references (clear_after_fork): opens and closes count its own.
+    STEP(12, hsaKmtOpenKFD() == HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
+    STEP(13, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  });
+  EXPECT_EQ(status, 0) << Describe(status);
+
+  // The parent's queue, event and memory still work; its sysfs tree is still there.
+  HsaNodeProperties props{};
+  EXPECT_EQ(hsaKmtGetNodeProperties(gpu_, &props), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtSetEvent(parent_event), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtWaitOnEvent(parent_event, 1000), HSAKMT_STATUS_SUCCESS);
+  const sdma::Fence fence = sdma::MakeFence(parent_event->EventData.HWData2, parent_event->EventId);
+  const sdma::Trap trap = sdma::MakeTrap(parent_event->EventId);
+  ASSERT_EQ(hsaKmtResetEvent(parent_event), HSAKMT_STATUS_SUCCESS);
+  std::memcpy(ring, &fence, sizeof(fence));
+  std::memcpy(static_cast<char*>(ring) + sizeof(fence), &trap, sizeof(trap));
+  Ring(parent_queue, sizeof(fence) + sizeof(trap));
+  EXPECT_EQ(hsaKmtWaitOnEvent(parent_event, 1000), HSAKMT_STATUS_SUCCESS) << "the parent's queue still runs";
+  EXPECT_EQ(hsaKmtDestroyQueue(parent_queue.QueueId), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDestroyEvent(parent_event), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtFreeMemory(ring, kRingBytes), HSAKMT_STATUS_SUCCESS);
+  ExpectParentWorks();
+  // A second child after the first: forks keep working.
+  EXPECT_EQ(RunChild([] { STEP(1, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS); }), 0);
+  ExpectParentWorks();
+}
+
+// What most of kfdtest's forking children do: nothing with the KFD, then exit(). Also with the parent's
+// sysfs tree checked before and after (the child's exit() must not remove it).
+TEST_F(HsakmtForkTest, ChildThatDoesNothingExitsCleanlyAndLeavesTheParentsTopology) {
+  const int status = RunChild([] {});
+  EXPECT_EQ(status, 0) << Describe(status);
+  // The parent rereads its topology from its (simulated) sysfs: a tree removed by the child would fail here.
+  ASSERT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties sys{};
+  EXPECT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
+  EXPECT_GT(sys.NumNodes, 1u);
+  ExpectParentWorks();
 }
 
 }  // namespace

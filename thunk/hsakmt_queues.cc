@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/base/const_init.h"
 #include "absl/base/thread_annotations.h"
@@ -26,7 +27,14 @@
 namespace hipmem::thunk {
 namespace {
 
-using QueueMap = absl::flat_hash_map<HSA_QUEUEID, std::unique_ptr<Queue>>;
+// A queue and the shared Kfd instance it belongs to. After fork() the child inherits the parent's records, whose
+// instance it must never call into (its simulated engines have no threads there): a record of another instance
+// is not a live queue of this one, and is dropped without being destroyed.
+struct LiveQueue {
+  Kfd* owner;  // Not owned.
+  std::unique_ptr<Queue> queue;
+};
+using QueueMap = absl::flat_hash_map<HSA_QUEUEID, LiveQueue>;
 
 ABSL_CONST_INIT absl::Mutex g_queues_mu(absl::kConstInit);
 
@@ -36,15 +44,37 @@ QueueMap& LiveQueues() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_queues_mu) {
   return *queues;
 }
 
+// Keeps a record of another instance reachable (leak checkers) without ever destroying it.
+void LeaveBehind(std::unique_ptr<Queue> queue) {
+  static auto* const left = new std::vector<Queue*>();
+  static absl::Mutex left_mu;
+  ScopedLock lock(&left_mu);
+  left->push_back(queue.release());
+}
+
 // The last hsaKmtCloseKFD ends the process: its queues go first, while the instance still works, so no id
 // handed out before can reach a later process (whose kernel may reuse the queue ids).
-void DestroyAllQueues(Kfd&) {
+// Records of another instance (a forked child's inheritance) are leaked: destroying them would call into the
+// parent's process.
+void DestroyAllQueues(Kfd& kfd) {
   QueueMap queues;
   {
     ScopedLock lock(&g_queues_mu);
     queues.swap(LiveQueues());
   }
-  queues.clear();  // each Queue destroys itself
+  for (auto& [id, live] : queues) {
+    if (live.owner != &kfd) LeaveBehind(std::move(live.queue));
+  }
+  queues.clear();  // each Queue of `kfd` destroys itself
+}
+
+// The live queue `id` of the current shared instance, or nullptr.
+LiveQueue* FindLocked(HSA_QUEUEID id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_queues_mu) {
+  const auto it = LiveQueues().find(id);
+  if (it == LiveQueues().end()) return nullptr;
+  absl::StatusOr<Kfd*> current = SharedKfd();
+  if (!current.ok() || *current != it->second.owner) return nullptr;
+  return &it->second;
 }
 
 HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentage, HSA_QUEUE_PRIORITY priority,
@@ -73,7 +103,11 @@ HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentag
   resource->Queue_read_ptr_aql = owned->read_pointer();
   resource->Queue_write_ptr_aql = owned->write_pointer();
   ScopedLock lock(&g_queues_mu);
-  LiveQueues().emplace(resource->QueueId, std::move(owned));
+  // An inherited record of the parent's with the same address is the parent's memory, never destroyed here.
+  if (auto it = LiveQueues().find(resource->QueueId); it != LiveQueues().end()) {
+    LeaveBehind(std::move(it->second.queue));
+  }
+  LiveQueues().insert_or_assign(resource->QueueId, LiveQueue{.owner = *kfd, .queue = std::move(owned)});
   return HSAKMT_STATUS_SUCCESS;
 }
 
@@ -81,16 +115,17 @@ HSAKMT_STATUS Create(HSAuint32 node_id, HSA_QUEUE_TYPE type, HSAuint32 percentag
 
 absl::Status WithLiveQueue(HSA_QUEUEID id, absl::FunctionRef<absl::Status(Queue&)> fn) {
   ScopedLock lock(&g_queues_mu);
-  const auto it = LiveQueues().find(id);
-  if (it == LiveQueues().end()) {
+  LiveQueue* live = FindLocked(id);
+  if (live == nullptr) {
     return WithHsakmtStatus(absl::NotFoundError(absl::StrCat("queue 0x", absl::Hex(id), ": not a live queue")),
                             HSAKMT_STATUS_INVALID_PARAMETER);
   }
-  return fn(*it->second);
+  return fn(*live->queue);
 }
 
 }  // namespace hipmem::thunk
 
+using ::hipmem::thunk::FindLocked;
 using ::hipmem::thunk::LiveQueues;
 
 extern "C" {
@@ -115,9 +150,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePe
                                           HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSize,
                                           HsaEvent* /*Event*/) {
   hipmem::ScopedLock lock(&hipmem::thunk::g_queues_mu);
-  const auto it = LiveQueues().find(QueueId);
-  if (it == LiveQueues().end()) return HSAKMT_STATUS_INVALID_PARAMETER;
-  return hipmem::thunk::ToHsakmtStatus(it->second->Update(QueuePercentage,
+  hipmem::thunk::LiveQueue* live = FindLocked(QueueId);
+  if (live == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  return hipmem::thunk::ToHsakmtStatus(live->queue->Update(QueuePercentage,
                                                           static_cast<hipmem::thunk::QueuePriority>(Priority),
                                                           hipmem::DeviceAddress::FromPointer(QueueAddress),
                                                           hipmem::Bytes(QueueSize)));
@@ -127,9 +162,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
   std::unique_ptr<hipmem::thunk::Queue> queue;
   {
     hipmem::ScopedLock lock(&hipmem::thunk::g_queues_mu);
-    auto node = LiveQueues().extract(QueueId);
-    if (node.empty()) return HSAKMT_STATUS_INVALID_PARAMETER;
-    queue = std::move(node.mapped());
+    if (FindLocked(QueueId) == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+    queue = std::move(LiveQueues().extract(QueueId).mapped().queue);
   }
   return hipmem::thunk::ToHsakmtStatus(std::move(*queue).Destroy());
 }

@@ -1,7 +1,9 @@
 // The simulator backend (kfd_device_sim.h).
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -9,8 +11,11 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/base/const_init.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/log.h"
+#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/presets.h"
@@ -101,22 +106,53 @@ absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Create(const kfd_sim::To
   return machine;
 }
 
+namespace {
+
+// The default machine of one OS process.
+struct ProcessMachine {
+  pid_t pid;
+  absl::StatusOr<std::shared_ptr<SimMachine>> machine;
+  ProcessMachine* parent;  // the parent's, left behind in a forked child; kept reachable (leak checkers)
+};
+
+ABSL_CONST_INIT absl::Mutex g_default_mu(absl::kConstInit);
+// Never destroyed: devices may still be closing during static destruction. Replaced (the old one leaked, never
+// touched again) in a forked child.
+std::atomic<ProcessMachine*> g_default{nullptr};
+
+// At exit, the tree of the machine this process created, and only that: a forked child inherits this handler,
+// and its exit() must not remove its parent's tree.
+void RemoveOwnSysfsAtExit() {
+  const ProcessMachine* current = g_default.load(std::memory_order_acquire);
+  if (current == nullptr || current->pid != getpid() || !current->machine.ok()) return;
+  std::error_code ec;
+  std::filesystem::remove_all((*current->machine)->sysfs_root(), ec);
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
-  // Never destroyed: devices may still be closing during static destruction. The sysfs tree is
-  // removed at exit instead.
-  static absl::StatusOr<std::shared_ptr<SimMachine>>* const machine = [] {
-    absl::StatusOr<kfd_sim::Topology> topology = DefaultMachineTopology();
-    auto* m = topology.ok() ? new absl::StatusOr<std::shared_ptr<SimMachine>>(Create(*topology))
-                            : new absl::StatusOr<std::shared_ptr<SimMachine>>(topology.status());
-    if (m->ok()) {
-      std::atexit([] {
-        std::error_code ec;
-        std::filesystem::remove_all((**machine)->sysfs_root(), ec);
-      });
-    }
-    return m;
-  }();
-  return *machine;
+  // One machine per OS process. A forked child gets a fresh one: the parent's engines have no threads in the
+  // child, and the child inherits whatever locks they held at fork(). The parent's machine stays behind in the
+  // child's copy of the heap, never called into and never destroyed (its destructor would join threads that
+  // are not there). The child's topology is the same default (HIPMEM_SIM_PRESET), in a sysfs tree of its own.
+  const pid_t pid = getpid();
+  if (ProcessMachine* current = g_default.load(std::memory_order_acquire); current != nullptr && current->pid == pid) {
+    return current->machine;
+  }
+  ScopedLock lock(&g_default_mu);
+  ProcessMachine* current = g_default.load(std::memory_order_acquire);
+  if (current != nullptr && current->pid == pid) return current->machine;
+  absl::StatusOr<kfd_sim::Topology> topology = DefaultMachineTopology();
+  auto* fresh = new ProcessMachine{.pid = pid,
+                                   .machine = topology.ok() ? Create(*topology)
+                                                            : absl::StatusOr<std::shared_ptr<SimMachine>>(
+                                                                  topology.status()),
+                                   .parent = current};
+  static const bool registered = (std::atexit(&RemoveOwnSysfsAtExit), true);  // inherited by children
+  (void)registered;
+  g_default.store(fresh, std::memory_order_release);  // the parent's record, if any, is leaked in the child
+  return fresh->machine;
 }
 
 absl::StatusOr<std::unique_ptr<KfdDevice>> OpenSimKfdDevice(std::shared_ptr<SimMachine> machine) {

@@ -20,7 +20,9 @@ class SimMachine {
   // Errors: whatever creating the simulator or writing its sysfs tree returns.
   static absl::StatusOr<std::shared_ptr<SimMachine>> Create(const kfd_sim::Topology& topology);
   // The process-wide machine with the default topology (HIPMEM_SIM_PRESET, else one MI300X), created on
-  // first use. kInvalidArgument, on every call, when HIPMEM_SIM_PRESET names no preset.
+  // first use. kInvalidArgument, on every call, when HIPMEM_SIM_PRESET names no preset. One per OS process: a
+  // forked child gets a fresh machine of the same default topology (the parent's is left untouched), and only
+  // the process that created a machine removes its sysfs tree at exit.
   static absl::StatusOr<std::shared_ptr<SimMachine>> Default();
 
   ~SimMachine();

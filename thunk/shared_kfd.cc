@@ -19,6 +19,9 @@ ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
 // Heap-held so no destructor runs at exit while another thread may still use it.
 Kfd* g_kfd ABSL_GUARDED_BY(g_mu) = nullptr;
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
+// In a forked child: the parent's references, inherited as libhsakmt's hsakmt_kfd_open_count is. hsaKmtCloseKFD
+// drops them (SUCCESS, closing nothing); hsaKmtOpenKFD forgets them and opens the child's own KFD.
+int g_inherited_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 std::vector<void (*)(Kfd&)>& CloseHooks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
   static auto* const hooks = new std::vector<void (*)(Kfd&)>();
@@ -28,14 +31,18 @@ std::vector<void (*)(Kfd&)>& CloseHooks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
 // fork(): the child inherits the parent's state, but not its KFD process (the kernel refuses the parent's /dev/kfd
 // from the child with -EBADF, and the simulator's engine threads do not exist there). As libhsakmt's atfork
 // handler, the child forgets the instance without tearing it down (its destructor would issue ioctls on the
-// parent's process) and answers KERNEL_IO_CHANNEL_NOT_OPENED until it opens its own. The parent's instance is
-// left behind in the child's copy of the heap: memory only, freed when the child exits.
+// parent's process) and answers KERNEL_IO_CHANNEL_NOT_OPENED until it opens its own, except that, as upstream,
+// hsaKmtCloseKFD counts down the inherited references with SUCCESS. The parent's instance is left behind in the
+// child's copy of the heap: memory only, freed when the child exits.
 // g_mu is held across fork() so that the child never inherits it locked by a thread that does not exist there.
 void LockBeforeFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_mu.Lock(); }
 void UnlockInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_mu.Unlock(); }
 void ForgetInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // Kept reachable, never destroyed: leak checkers in the child see it as held, not lost.
+  static auto* const left_behind = new std::vector<Kfd*>();
+  if (g_kfd != nullptr) left_behind->push_back(g_kfd);
   g_kfd = nullptr;
-  g_refcount = 0;
+  g_inherited_refcount += std::exchange(g_refcount, 0);
   g_mu.Unlock();
 }
 
@@ -58,6 +65,7 @@ absl::Status OpenSharedKfd() {
     ++g_refcount;
     return KernelAlreadyOpenedError("hsaKmtOpenKFD: already open; reference taken");
   }
+  g_inherited_refcount = 0;  // openclose.c's clear_after_fork
   ASSIGN_OR_RETURN(std::unique_ptr<Kfd> kfd, Kfd::Open());
   g_kfd = kfd.release();
   g_refcount = 1;
@@ -69,6 +77,10 @@ absl::Status CloseSharedKfd() {
   std::vector<void (*)(Kfd&)> hooks;
   {
     ScopedLock lock(&g_mu);
+    if (g_kfd == nullptr && g_inherited_refcount > 0) {
+      --g_inherited_refcount;
+      return absl::OkStatus();
+    }
     if (g_kfd == nullptr) return NotOpened();
     if (--g_refcount > 0) return absl::OkStatus();
     to_close = std::exchange(g_kfd, nullptr);

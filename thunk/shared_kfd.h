@@ -5,8 +5,10 @@
 // hsaKmtCloseKFD closes it. C++ users own their own Kfd instead. Thread-safe.
 //
 // After fork() the child does not share the parent's instance: every call answers KERNEL_IO_CHANNEL_NOT_OPENED
-// until the child's own OpenSharedKfd, which opens a new KFD process (openclose.c's atfork handling). The
-// parent is unaffected.
+// until the child's own OpenSharedKfd, which opens a new KFD process (openclose.c's atfork handling), on a fresh
+// simulated machine when the backend is the simulator (kfd_device_sim.h). As upstream, the child inherits the
+// parent's open count: CloseSharedKfd in the child drops one of those references (OK, closing nothing) until
+// they are used up or the child opens its own. The parent is unaffected.
 #ifndef HIPMEM_THUNK_SHARED_KFD_H_
 #define HIPMEM_THUNK_SHARED_KFD_H_
 

@@ -148,9 +148,21 @@ class DoorbellPoller {
   using Clock = std::chrono::steady_clock;
 
   // Never destroyed: engines of static objects may unregister during exit, and the detached threads may still
-  // be running when main returns.
+  // be running when main returns. One per OS process: a forked child has neither the poller nor the fault
+  // handler thread and may have inherited mu_ locked by one, so the child gets a fresh poller and leaves the
+  // parent's (memory only) untouched.
   static DoorbellPoller& Get() {
-    static DoorbellPoller* const poller = new DoorbellPoller();
+    static std::atomic<DoorbellPoller*> current{nullptr};
+    static std::mutex create_mu;
+    const pid_t pid = getpid();
+    DoorbellPoller* poller = current.load(std::memory_order_acquire);
+    if (poller != nullptr && poller->pid_ == pid) return *poller;
+    std::lock_guard<std::mutex> lock(create_mu);
+    poller = current.load(std::memory_order_acquire);
+    if (poller == nullptr || poller->pid_ != pid) {
+      poller = new DoorbellPoller(pid, poller);
+      current.store(poller, std::memory_order_release);
+    }
     return *poller;
   }
 
@@ -169,7 +181,8 @@ class DoorbellPoller {
   void Remove(DoorbellWatch* watch) {
     // The poller reads words only while holding mu_, so once this returns it will not read this one again.
     std::lock_guard<std::mutex> lock(mu_);
-    watches_.erase(std::find(watches_.begin(), watches_.end(), watch));
+    // Absent only for a watch of another process's poller (a parent's engine torn down in a forked child).
+    if (auto it = std::find(watches_.begin(), watches_.end(), watch); it != watches_.end()) watches_.erase(it);
   }
 
   // Registers a client mapping; returns its id and whether stores through it fault.
@@ -268,7 +281,8 @@ class DoorbellPoller {
   // poll), hot (one of them is unprotected), or uncovered (polled as in the fallback).
   enum class PageMode { kCold, kHot, kPolled };
 
-  DoorbellPoller() : page_(static_cast<uintptr_t>(sysconf(_SC_PAGESIZE))) {}
+  DoorbellPoller(pid_t pid, DoorbellPoller* parent)
+      : pid_(pid), parent_(parent), page_(static_cast<uintptr_t>(sysconf(_SC_PAGESIZE))) {}
 
   static uint64_t Read(const DoorbellWatch* watch) {
     return std::atomic_ref<uint64_t>(*watch->word_).load(std::memory_order_relaxed);
@@ -513,6 +527,8 @@ class DoorbellPoller {
     }
   }
 
+  const pid_t pid_;                // the process whose thread this is
+  DoorbellPoller* const parent_;   // the parent's, left behind in a forked child; kept reachable (leak checkers)
   const uintptr_t page_;
   std::mutex mu_;
   std::condition_variable cv_;           // kicked_ was set
