@@ -22,13 +22,20 @@ namespace {
 // the doorbell publishes its happens-before edge on one process-wide token: everything the producer
 // wrote before ringing is visible to the engine that read the ring. (ABSL_HAVE_THREAD_SANITIZER, not
 // __has_feature: GCC 12 has no __has_feature, and only Abseil's macro also reads GCC's __SANITIZE_THREAD__.)
+// A raw client rings with a bare (release) store through its own mapping of the doorbell page, which TSan
+// records on the client's address; the engine reads the engine view. So the engine also acquires on every
+// client alias of its word: a release store by the client then orders what it wrote before (the packets) before
+// the engine's reads, as the hardware's doorbell does.
 #ifdef ABSL_HAVE_THREAD_SANITIZER
 char tsan_token;
 void TsanRelease() { __tsan_release(&tsan_token); }
-void TsanAcquire() { __tsan_acquire(&tsan_token); }
+void TsanAcquire(const uint64_t* word) {
+  __tsan_acquire(&tsan_token);
+  ForEachClientAlias(word, [](const void* alias) { __tsan_acquire(const_cast<void*>(alias)); });
+}
 #else
 void TsanRelease() {}
-void TsanAcquire() {}
+void TsanAcquire(const uint64_t*) {}
 #endif
 
 // The futex word is the low dword of the little-endian 64-bit doorbell.
@@ -46,7 +53,7 @@ void RingDoorbell(uint64_t* word, uint64_t value) {
 
 uint64_t DoorbellWaiter::Load() const {
   const uint64_t value = std::atomic_ref<uint64_t>(*word_).load(std::memory_order_acquire);
-  TsanAcquire();
+  TsanAcquire(word_);
   return value;
 }
 

@@ -238,6 +238,14 @@ class DoorbellPoller {
     return {id, registered};
   }
 
+  void ForEachClientAlias(uintptr_t engine_word, const std::function<void(const void*)>& fn) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, range] : ranges_) {
+      if (engine_word < range.engine || engine_word >= range.engine + range.pages * page_) continue;
+      fn(reinterpret_cast<const void*>(range.client + (engine_word - range.engine)));
+    }
+  }
+
   void Unwatch(uint64_t id) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -576,5 +584,9 @@ DoorbellClientMapping& DoorbellClientMapping::operator=(DoorbellClientMapping&& 
 }
 
 DoorbellPollerStats GetDoorbellPollerStats() { return DoorbellPoller::Get().stats(); }
+
+void ForEachClientAlias(const uint64_t* engine_word, const std::function<void(const void*)>& fn) {
+  DoorbellPoller::Get().ForEachClientAlias(reinterpret_cast<uintptr_t>(engine_word), fn);
+}
 
 }  // namespace hipmem::kfd_sim

@@ -36,6 +36,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <utility>
 
 namespace hipmem::kfd_sim {
@@ -123,6 +124,10 @@ struct DoorbellPollerStats {
 
 // Returns the process-wide poller's counters.
 DoorbellPollerStats GetDoorbellPollerStats();
+
+// Calls `fn` with each client address of the doorbell word the engines read at `engine_word`: the same memory,
+// seen through the watched client mappings (DoorbellClientMapping::Watch).
+void ForEachClientAlias(const uint64_t* engine_word, const std::function<void(const void*)>& fn);
 
 }  // namespace hipmem::kfd_sim
 
