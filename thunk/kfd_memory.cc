@@ -228,6 +228,8 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, M
   // so a CPU touch of private VRAM faults as it does without large BAR.
   RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size,
                                        host_access ? PROT_READ | PROT_WRITE : PROT_NONE, bo.mmap_offset));
+  // Where that left the SVM reservation as it was, releasing the range later needs no re-reservation.
+  if (!host_access && !fixed.has_value() && device_->InvisibleVramKeepsReservation()) allocation.va.MarkUnchanged();
   return allocation;
 }
 
