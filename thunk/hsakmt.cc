@@ -155,10 +155,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) { return Done(hipmem::thunk::OpenSha
 HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) { return Done(hipmem::thunk::CloseSharedKfd()); }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* VersionInfo) {
-  HSAKMT_KFD_OR_RETURN(kfd);
+  // The version cached at open (openclose.c's kfd_version_info): no lock and no status on the way.
+  const std::optional<hipmem::thunk::KfdVersion> version = hipmem::thunk::SharedKfdVersion();
+  if (!version.has_value()) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
   HSAKMT_NONNULL_OR_RETURN(VersionInfo);
-  VersionInfo->KernelInterfaceMajorVersion = kfd.version().major;
-  VersionInfo->KernelInterfaceMinorVersion = kfd.version().minor;
+  VersionInfo->KernelInterfaceMajorVersion = version->major;
+  VersionInfo->KernelInterfaceMinorVersion = version->minor;
   return HSAKMT_STATUS_SUCCESS;
 }
 

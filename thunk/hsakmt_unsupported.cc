@@ -156,23 +156,11 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable) {
   return HSAKMT_STATUS_SUCCESS;
 }
 
-// ===================================================================================================
-// Implemented by other branches; delete on merge.
-// Placeholders so the full surface links today; each has a real implementation in flight elsewhere.
-// ===================================================================================================
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void*, HSAuint64, int* DMABufFd, HSAuint64* Offset) {
-  return Unsupported({DMABufFd, Offset});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(HSAuint64, HsaGraphicsResourceInfo* GraphicsResourceInfo,
-                                                            HSAuint64, HSAuint32*) {
-  return Unsupported({GraphicsResourceInfo});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(HSAuint64,
-                                                               HsaGraphicsResourceInfo* GraphicsResourceInfo,
-                                                               HSAuint64, HSAuint32*, HSA_REGISTER_MEM_FLAGS) {
-  return Unsupported({GraphicsResourceInfo});
-}
+// IPC handles: libhsakmt's hsaKmtShareMemory / hsaKmtRegisterSharedHandle(ToNodes) issue
+// AMDKFD_IOC_IPC_EXPORT_HANDLE / IPC_IMPORT_HANDLE (fmm_share_memory, fmm_register_shared_memory), which only
+// the out-of-tree (DKMS) amdkfd has; mainline has no IPC ioctls, so there libhsakmt gets -ENOTTY and ROCr shares
+// memory through dma-buf instead (hsaKmtExportDMABufHandle + hsaKmtRegisterGraphicsHandleToNodes, which hipmem
+// implements). The simulator plays mainline.
 HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void*, HSAuint64, HsaSharedMemoryHandle* SharedMemoryHandle) {
   return Unsupported({SharedMemoryHandle});
 }

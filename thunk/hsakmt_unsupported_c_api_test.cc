@@ -22,7 +22,6 @@ struct Outs {
   HsaEvent* events[1] = {nullptr};
   HsaQueueReport queue_report{};
   HsaQueueInfo queue_info{};
-  HsaGraphicsResourceInfo graphics{};
   HsaSharedMemoryHandle shared{};
   HsaMemoryRange range{};
   HsaDbgWaveMessage wave_message{};
@@ -105,16 +104,7 @@ std::vector<Call> AllCalls() {
       {"hsaKmtReturnAsanHeaderPage", [](Outs& o) { return hsaKmtReturnAsanHeaderPage(&o.u64); }},
       {"hsaKmtAisReadWriteFile",
        [](Outs& o) { return hsaKmtAisReadWriteFile(&o.u64, 4096, 0, 0, HSA_AIS_READ, &o.u64, &o.i32); }},
-      // Implemented by other branches (the section of hsakmt_unsupported.cc deleted on merge): these
-      // rows go with it.
-      {"hsaKmtExportDMABufHandle", [](Outs& o) { return hsaKmtExportDMABufHandle(&o.u64, 8, &o.fd, &o.u64); }},
-      {"hsaKmtRegisterGraphicsHandleToNodes",
-       [](Outs& o) { return hsaKmtRegisterGraphicsHandleToNodes(1, &o.graphics, 1, &o.u32); }},
-      {"hsaKmtRegisterGraphicsHandleToNodesExt",
-       [](Outs& o) {
-         HSA_REGISTER_MEM_FLAGS flags{};
-         return hsaKmtRegisterGraphicsHandleToNodesExt(1, &o.graphics, 1, &o.u32, flags);
-       }},
+      // IPC handles need the DKMS-only IPC ioctls (mainline shares through dma-buf).
       {"hsaKmtShareMemory", [](Outs& o) { return hsaKmtShareMemory(&o.u64, 4096, &o.shared); }},
       {"hsaKmtRegisterSharedHandle",
        [](Outs& o) { return hsaKmtRegisterSharedHandle(&o.shared, &o.ptr, &o.u64); }},
@@ -136,7 +126,6 @@ std::vector<Call> NullOutputCalls() {
       {"hsaKmtGetQueueInfo", [](Outs&) { return hsaKmtGetQueueInfo(1, nullptr); }},
       {"hsaKmtSVMGetAttr", [](Outs& o) { return hsaKmtSVMGetAttr(&o.u64, 4096, 1, nullptr); }},
       {"hsaKmtGetClockCounters", [](Outs&) { return hsaKmtGetClockCounters(1, nullptr); }},
-      {"hsaKmtExportDMABufHandle", [](Outs& o) { return hsaKmtExportDMABufHandle(&o.u64, 8, nullptr, &o.u64); }},
       {"hsaKmtRegisterSharedHandle", [](Outs& o) { return hsaKmtRegisterSharedHandle(&o.shared, nullptr, &o.u64); }},
   };
 }

@@ -99,5 +99,14 @@ std::string DescribeArgs(const kfd_uapi::RuntimeEnableArgs& a) {
   return StrCat("r_debug=0x", Hex(a.r_debug), ", mode_mask=0x", Hex(a.mode_mask), ", capabilities_mask=0x",
                 Hex(a.capabilities_mask));
 }
+std::string DescribeArgs(const kfd_uapi::GetDmabufInfoArgs& a) {
+  return StrCat("dmabuf_fd=", a.dmabuf_fd, ", metadata_size=", a.metadata_size);
+}
+std::string DescribeArgs(const kfd_uapi::ImportDmabufArgs& a) {
+  return StrCat("va_addr=0x", Hex(a.va_addr), ", gpu_id=0x", Hex(a.gpu_id), ", dmabuf_fd=", a.dmabuf_fd);
+}
+std::string DescribeArgs(const kfd_uapi::ExportDmabufArgs& a) {
+  return StrCat("handle=0x", Hex(a.handle), ", flags=0x", Hex(a.flags));
+}
 
 }  // namespace hipmem::thunk

@@ -43,6 +43,9 @@ std::string DescribeArgs(const kfd_uapi::SetCuMaskArgs& a);
 std::string DescribeArgs(const kfd_uapi::AllocQueueGwsArgs& a);
 std::string DescribeArgs(const kfd_uapi::SetXnackModeArgs& a);
 std::string DescribeArgs(const kfd_uapi::RuntimeEnableArgs& a);
+std::string DescribeArgs(const kfd_uapi::GetDmabufInfoArgs& a);
+std::string DescribeArgs(const kfd_uapi::ImportDmabufArgs& a);
+std::string DescribeArgs(const kfd_uapi::ExportDmabufArgs& a);
 
 // Issues `descriptor` with `args` (updated in place with the kernel's answer).
 // Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "thunk/dma_buf_fd.h"
 #include "thunk/kfd_buffer.h"
 #include "thunk/kfd_device.h"
 #include "thunk/svm_aperture.h"
@@ -65,6 +66,7 @@ enum class PointerType : uint32_t {
   kUnknown = 0,         // nothing this process allocated or registered
   kAllocated = 1,       // AllocMemory
   kRegisteredUser = 2,  // RegisterMemory
+  kRegisteredGraphics = 3,  // ImportDmaBuf (hsaKmtRegisterGraphicsHandleToNodes)
   kReservedAddr = 5,    // AllocMemory with OnlyAddress: a VA reservation without memory
 };
 
@@ -73,9 +75,11 @@ struct PointerInfo {
   PointerType type = PointerType::kUnknown;
   // kAllocated: the node it was allocated for; kRegisteredUser: the node of the GPU holding the USERPTR BO.
   NodeId node = NodeId(0);
-  // kAllocated: the flags it was allocated with; kRegisteredUser: CoarseGrain / ExtendedCoherent as registered.
+  // kAllocated: the flags it was allocated with; kRegisteredUser: CoarseGrain / ExtendedCoherent as registered;
+  // kRegisteredGraphics: the dma-buf's, as fmm_translate_ioc_to_hsa_flags reads them, plus CoarseGrain.
   MemFlags flags = MemFlags::kNone;
-  // kAllocated: the allocation's start; kRegisteredUser: the pointer as registered (not page-aligned).
+  // kAllocated: the allocation's start; kRegisteredUser: the pointer as registered (not page-aligned);
+  // kRegisteredGraphics: 0 (libhsakmt reports no CPU address for an import, which it does not CPU-map).
   DeviceAddress cpu_address = DeviceAddress(0);
   // kAllocated: the same; kRegisteredUser: the registration's GPU VA plus the pointer's offset in its page.
   DeviceAddress gpu_address = DeviceAddress(0);
@@ -179,8 +183,9 @@ class Kfd {
                                                MemFlags flags = MemFlags::kHostAccess | MemFlags::kCoarseGrain);
 
   // Drops one registration of a registered pointer (or of its GPU address); the last one frees the BO, GPU
-  // mappings included, and its GPU VA. kNotFound (MEMORY_NOT_REGISTERED) for anything else, allocations
-  // included; HSAKMT_STATUS_ERROR when the kernel refuses the free (the registration stays).
+  // mappings included, and its GPU VA. Given a dma-buf import (ImportDmaBuf's address) it frees the import, as
+  // fmm_deregister_memory releases imported graphics buffers. kNotFound (MEMORY_NOT_REGISTERED) for anything else,
+  // allocations included; HSAKMT_STATUS_ERROR when the kernel refuses the free (the registration stays).
   absl::Status DeregisterMemory(const void* address);
 
   // Describes the allocation or registration containing `pointer` (CPU or GPU address; registered CPU ranges are
@@ -190,6 +195,38 @@ class Kfd {
   // Attaches `user_data` to the allocation or registration starting at `pointer` (a start address, as for
   // FreeMemory); QueryPointerInfo reports it. kNotFound (HSAKMT_STATUS_ERROR, as libhsakmt) when there is none.
   absl::Status SetMemoryUserData(const void* pointer, void* user_data);
+
+  // ---- DMA-buf sharing (fmm.c: fmm_export_dma_buf_fd, fmm_register_graphics_handle) ----
+
+  // An exported buffer: a new dma-buf descriptor of the whole buffer, and where `address` lies in it.
+  struct DmaBufExport {
+    DmaBufFd fd;
+    Bytes offset;
+  };
+  // Exports the buffer holding [address, address + size) as a dma-buf (hsaKmtExportDMABufHandle):
+  // AMDKFD_IOC_EXPORT_DMABUF of the allocation containing `address` (close-on-exec), as fmm_export_dma_buf_fd.
+  // Errors: kInvalidArgument (INVALID_PARAMETER) when no allocation or registration holds `address`, or the range
+  // runs past its end; HSAKMT_STATUS_ERROR when the kernel refuses (user pages: EPERM; a reservation or scratch
+  // range without a buffer: EINVAL).
+  absl::StatusOr<DmaBufExport> ExportDmaBuf(DeviceAddress address, Bytes size);
+
+  // A dma-buf imported into this process.
+  struct ImportedDmaBuf {
+    DeviceAddress address;  // for MapMemoryToGpu / UnmapMemoryFromGpu / FreeMemory / DeregisterMemory
+    Bytes size;
+    NodeId node;                       // the node of the GPU whose memory it is
+    std::span<const uint8_t> metadata;  // the buffer's UMD metadata; valid until the import is freed
+  };
+  // Imports the dma-buf behind `dmabuf_fd` (hsaKmtRegisterGraphicsHandleToNodes(Ext)), as
+  // fmm_register_graphics_handle: GET_DMABUF_INFO, a VA from the SVM aperture aligned to 256 KiB (IMAGE_ALIGN) --
+  // or, without `with_va` (Ext's requiresVAddr clear), a name from the handle aperture and no GPU VA --, then
+  // IMPORT_DMABUF on the buffer's own GPU. The import is not CPU-mapped (libhsakmt does not map it either): the
+  // range stays an inaccessible reservation, and the GPU reaches the pages once MapMemoryToGpu maps it. `nodes`
+  // become its registered nodes, the default map set. QueryPointerInfo reports kRegisteredGraphics. The
+  // descriptor stays the caller's. Errors: kInvalidArgument INVALID_NODE_UNIT for an unknown node,
+  // INVALID_PARAMETER for a node without a GPU; HSAKMT_STATUS_ERROR when the kernel refuses the descriptor (EBADF:
+  // not open; EINVAL: not a dma-buf) or the import, or no VA is left. A failed import leaves nothing behind.
+  absl::StatusOr<ImportedDmaBuf> ImportDmaBuf(int dmabuf_fd, std::span<const NodeId> nodes, bool with_va = true);
 
   // Returns the VRAM the kernel would still let this process allocate on `node`'s GPU.
   absl::StatusOr<Bytes> AvailableMemory(NodeId node);
@@ -263,7 +300,10 @@ class Kfd {
       uint32_t mappings;       // maps of a mapped registration only count; the last unmap unmaps
     };
     std::optional<UserRange> user;
-    std::vector<GpuId> registered_gpus;  // RegisterMemory's nodes: the default map set
+    std::vector<GpuId> registered_gpus;  // RegisterMemory's / ImportDmaBuf's nodes: the default map set
+    // ImportDmaBuf's: a dma-buf import (libhsakmt's obj->metadata), freed by FreeMemory or DeregisterMemory.
+    bool imported = false;
+    std::vector<uint8_t> metadata;
     void* user_data = nullptr;
     // kScratch: the VRAM buffers backing parts of the range, by start address, each mapped on owner_gpu.
     struct ScratchBacking {

@@ -22,6 +22,15 @@ absl::StatusOr<KfdBuffer::Allocated> KfdBuffer::Allocate(KfdDevice& device, GpuI
   return Allocated{KfdBuffer(&device, KfdBufferHandle(args.handle)), args.mmap_offset};
 }
 
+absl::StatusOr<KfdBuffer> KfdBuffer::Import(KfdDevice& device, GpuId gpu, DeviceAddress va, int dmabuf_fd) {
+  kfd_uapi::ImportDmabufArgs args{};
+  args.va_addr = va.raw();
+  args.gpu_id = gpu.raw();
+  args.dmabuf_fd = static_cast<uint32_t>(dmabuf_fd);
+  if (absl::Status s = Ioctl(device, kfd_uapi::kImportDmabuf, args); !s.ok()) return s;
+  return KfdBuffer(&device, KfdBufferHandle(args.handle));
+}
+
 KfdBuffer::~KfdBuffer() {
   if (!handle_.has_value()) return;
   if (absl::Status s = std::move(*this).Free(); !s.ok()) HIPMEM_LOG(kError, "freeing a KFD buffer: ", s.message());

@@ -36,6 +36,12 @@ class KfdBuffer {
   static absl::StatusOr<Allocated> Allocate(KfdDevice& device, GpuId gpu, DeviceAddress va, Bytes size,
                                             uint32_t ioc_flags, uint64_t mmap_offset_in);
 
+  // Issues AMDKFD_IOC_IMPORT_DMABUF on `device` (not owned; must outlive the buffer): a new buffer of this process
+  // on GPU `gpu` for the dma-buf behind descriptor `dmabuf_fd`, at GPU VA `va` (0: none, VRAM only). The pages stay
+  // the exporter's; freeing the import drops this process's hold on them. Errors: the kernel's errno (EBADF for a closed
+  // descriptor, EINVAL for one that is not a dma-buf, an unknown GPU, a bad VA...).
+  static absl::StatusOr<KfdBuffer> Import(KfdDevice& device, GpuId gpu, DeviceAddress va, int dmabuf_fd);
+
   ~KfdBuffer();
   KfdBuffer(KfdBuffer&& other) noexcept;
   KfdBuffer& operator=(KfdBuffer&& other) noexcept;

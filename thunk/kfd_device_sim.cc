@@ -71,6 +71,9 @@ class SimKfdDevice final : public KfdDevice {
                      absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
   }
 
+  // The simulator's invisible VRAM placeholder is an mprotect(PROT_NONE) over the range (sim_memory_ioctls.cc).
+  bool InvisibleVramKeepsReservation() const override { return true; }
+
   absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
     return FromErrno(-file_->MmapKfd(addr, size.raw(), PROT_READ | PROT_WRITE, mmap_offset),
                      absl::StrCat("mmap(/dev/kfd, offset=0x", absl::Hex(mmap_offset), ")"));

@@ -228,6 +228,8 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, M
   // so a CPU touch of private VRAM faults as it does without large BAR.
   RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size,
                                        host_access ? PROT_READ | PROT_WRITE : PROT_NONE, bo.mmap_offset));
+  // Where that left the SVM reservation as it was, releasing the range later needs no re-reservation.
+  if (!host_access && !fixed.has_value() && device_->InvisibleVramKeepsReservation()) allocation.va.MarkUnchanged();
   return allocation;
 }
 
@@ -589,6 +591,12 @@ absl::Status Kfd::DeregisterMemory(const void* address) {
   Allocation* allocation = FindLocked(at, Bytes(0));
   // Upstream answers SUCCESS for unknown memory when the SVM API is on; without it, MEMORY_NOT_REGISTERED, also
   // for an allocation that was never registered to nodes (which registering can no longer do).
+  if (allocation != nullptr && allocation->imported) {
+    // fmm_deregister_memory: deregistering an imported graphics buffer releases it.
+    if (absl::Status freed = FreeLocked(*allocation); !freed.ok()) return Annotate(freed, context);
+    allocations_.erase(allocation->range().base.raw());
+    return absl::OkStatus();
+  }
   if (allocation == nullptr || !allocation->user.has_value()) {
     return MemoryNotRegisteredError(absl::StrCat(context, ": not registered"));
   }
@@ -607,6 +615,11 @@ PointerInfo Kfd::QueryPointerInfo(const void* pointer) const {
     info.cpu_address = a->user->cpu;
     info.gpu_address = a->range().base + Bytes(a->user->cpu.raw() % kPageSize.raw());
     info.size = a->user->size;
+  } else if (a->imported) {
+    // hsakmt_fmm_get_mem_info: an object with metadata is REGISTERED_GRAPHICS, with a GPU address only.
+    info.type = PointerType::kRegisteredGraphics;
+    info.gpu_address = a->range().base;
+    info.size = a->range().size;
   } else if (a->kind == Kind::kAddressOnly) {
     // hsakmt_fmm_get_mem_info: a reservation reports its GPU address only, no CPU address.
     info.type = PointerType::kReservedAddr;

@@ -2,8 +2,11 @@
 
 #include <pthread.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,9 @@ int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 // In a forked child: the parent's references, inherited as libhsakmt's hsakmt_kfd_open_count is. hsaKmtCloseKFD
 // drops them (SUCCESS, closing nothing); hsaKmtOpenKFD forgets them and opens the child's own KFD.
 int g_inherited_refcount ABSL_GUARDED_BY(g_mu) = 0;
+// The open instance's version, packed as major << 32 | minor; 0 while closed (GET_VERSION's major is never 0:
+// Kfd::Open refuses any but 1). Written under g_mu, read without it.
+std::atomic<uint64_t> g_version{0};
 
 std::vector<void (*)(Kfd&)>& CloseHooks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
   static auto* const hooks = new std::vector<void (*)(Kfd&)>();
@@ -43,6 +49,7 @@ void ForgetInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (g_kfd != nullptr) left_behind->push_back(g_kfd);
   g_kfd = nullptr;
   g_inherited_refcount += std::exchange(g_refcount, 0);
+  g_version.store(0, std::memory_order_relaxed);
   g_mu.Unlock();
 }
 
@@ -69,6 +76,7 @@ absl::Status OpenSharedKfd() {
   ASSIGN_OR_RETURN(std::unique_ptr<Kfd> kfd, Kfd::Open());
   g_kfd = kfd.release();
   g_refcount = 1;
+  g_version.store(uint64_t{g_kfd->version().major} << 32 | g_kfd->version().minor, std::memory_order_relaxed);
   return absl::OkStatus();
 }
 
@@ -84,6 +92,7 @@ absl::Status CloseSharedKfd() {
     if (g_kfd == nullptr) return NotOpened();
     if (--g_refcount > 0) return absl::OkStatus();
     to_close = std::exchange(g_kfd, nullptr);
+    g_version.store(0, std::memory_order_relaxed);
     hooks = CloseHooks();
   }
   // Outside g_mu: a hook may take its own locks; no other caller can reach the instance any more.
@@ -95,6 +104,12 @@ absl::Status CloseSharedKfd() {
 void AddSharedKfdCloseHook(void (*hook)(Kfd& kfd)) {
   ScopedLock lock(&g_mu);
   CloseHooks().push_back(hook);
+}
+
+std::optional<KfdVersion> SharedKfdVersion() {
+  const uint64_t v = g_version.load(std::memory_order_relaxed);
+  if (v == 0) return std::nullopt;
+  return KfdVersion{static_cast<uint32_t>(v >> 32), static_cast<uint32_t>(v)};
 }
 
 absl::StatusOr<Kfd*> SharedKfd() {

@@ -12,6 +12,8 @@
 #ifndef HIPMEM_THUNK_SHARED_KFD_H_
 #define HIPMEM_THUNK_SHARED_KFD_H_
 
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "thunk/kfd.h"
@@ -29,6 +31,11 @@ absl::Status CloseSharedKfd();
 // Returns the open shared instance, borrowed until the matching CloseSharedKfd.
 // kFailedPrecondition (KERNEL_IO_CHANNEL_NOT_OPENED) when it is not open.
 absl::StatusOr<Kfd*> SharedKfd();
+
+// Returns the open instance's KFD interface version, cached at open (libhsakmt answers hsaKmtGetVersion from
+// its kfd_version_info the same way): one relaxed atomic load, no lock. nullopt before the first open, after the
+// last close and in a forked child until it opens its own.
+std::optional<KfdVersion> SharedKfdVersion();
 
 // Registers `hook` to run, with the instance still usable, just before the last CloseSharedKfd destroys it:
 // C shells that keep per-process objects (queues) release them there, so nothing they hold outlives the

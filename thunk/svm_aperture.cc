@@ -18,24 +18,35 @@ constexpr AddressRange kNoRange{DeviceAddress(0), Bytes(0)};
 }  // namespace
 
 VaReservation::VaReservation(VaReservation&& other) noexcept
-    : space_(std::exchange(other.space_, nullptr)), range_(std::exchange(other.range_, kNoRange)) {}
+    : space_(std::exchange(other.space_, nullptr)),
+      range_(std::exchange(other.range_, kNoRange)),
+      unchanged_(std::exchange(other.unchanged_, false)) {}
 
 VaReservation& VaReservation::operator=(VaReservation&& other) noexcept {
   if (this != &other) {
     Reset();
     space_ = std::exchange(other.space_, nullptr);
     range_ = std::exchange(other.range_, kNoRange);
+    unchanged_ = std::exchange(other.unchanged_, false);
   }
   return *this;
 }
 
 AddressRange VaReservation::Release() && {
   space_ = nullptr;
+  unchanged_ = false;
   return std::exchange(range_, kNoRange);
 }
 
 void VaReservation::Reset() {
-  if (space_ != nullptr) std::exchange(space_, nullptr)->Release(range_);
+  if (space_ != nullptr) {
+    VaSpace* space = std::exchange(space_, nullptr);
+    if (std::exchange(unchanged_, false)) {
+      space->ReleaseUnchanged(range_);
+    } else {
+      space->Release(range_);
+    }
+  }
   range_ = kNoRange;
 }
 
@@ -182,6 +193,18 @@ void SvmAperture::Release(const AddressRange& range) {
         return;
       }
       HIPMEM_LOG(kWarning, "re-reserving the SVM range at ", AddressText(range.base), " failed: errno ", errno);
+    }
+  }
+  Unmap(range);
+}
+
+void SvmAperture::ReleaseUnchanged(const AddressRange& range) {
+  if (range.size <= kMaxKeptSize) {
+    ScopedLock lock(&mu_);
+    if (kept_.size() < kMaxKeptRanges) {
+      // Still the PROT_NONE reservation Reserve made, guard pages included: nothing to replace.
+      kept_.emplace(range.size.raw(), range.base);
+      return;
     }
   }
   Unmap(range);

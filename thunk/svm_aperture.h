@@ -35,6 +35,9 @@ class VaSpace {
  public:
   virtual ~VaSpace() = default;
   virtual void Release(const AddressRange& range) = 0;
+  // Release, for a range the caller vouches is exactly as Reserve handed it out: nothing was ever mapped over it
+  // or touched in it (see VaReservation::MarkUnchanged). A space may then skip re-reserving it.
+  virtual void ReleaseUnchanged(const AddressRange& range) { Release(range); }
 };
 
 // Owns one range reserved in a VaSpace; the destructor releases it. Thread-compatible.
@@ -55,11 +58,18 @@ class VaReservation {
   // Gives up ownership without releasing: the caller (or the kernel) now owns the range.
   [[nodiscard]] AddressRange Release() &&;
 
+  // Vouches that the range is still the space's untouched reservation and will be when released: whatever was
+  // placed in it left the reservation itself in place (a backend whose CPU "mapping" of invisible VRAM only
+  // changes protection over it; see KfdDevice::InvisibleVramKeepsReservation). Releasing then uses
+  // VaSpace::ReleaseUnchanged.
+  void MarkUnchanged() { unchanged_ = true; }
+
  private:
   void Reset();
 
   VaSpace* space_;  // Not owned; null when empty.
   AddressRange range_;
+  bool unchanged_ = false;
 };
 
 
@@ -124,6 +134,8 @@ class SvmAperture : public VaSpace {
   // Takes back a range from Reserve (with its guard pages), whatever is mapped in it now: it is
   // kept as a fresh reservation or returned to the OS (see above).
   void Release(const AddressRange& range) override;
+  // Release of a range that is still the reservation Reserve made: kept as it is, with no system call.
+  void ReleaseUnchanged(const AddressRange& range) override;
 
   // Replaces part of a reservation with fresh anonymous read/write memory (for pageable system
   // memory, which the kernel then registers as a USERPTR BO).

@@ -215,5 +215,31 @@ TEST(SvmApertureTest, AllocateAtTakesAFreeOrKeptRangeAndRefusesOneInUse) {
   EXPECT_THAT(ap.AllocateAt(DeviceAddress(uint64_t{1} << 47), kPageSize), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST(SvmApertureTest, UnchangedReservationIsKeptAsItIsAndReused) {
+  SvmAperture ap = Aperture();
+  AddressRange first{DeviceAddress(0), Bytes(0)};
+  {
+    ASSERT_OK_AND_ASSIGN(VaReservation va, ap.Allocate(Bytes::KiB(4), Bytes(0)));
+    first = va.range();
+    va.MarkUnchanged();
+  }
+  EXPECT_EQ(ap.kept_ranges(), 1u);
+  EXPECT_EQ(mprotect(first.base.ToPointer(), first.size.raw(), PROT_NONE), 0) << "still reserved";
+  ASSERT_OK_AND_ASSIGN(VaReservation again, ap.Allocate(Bytes::KiB(4), Bytes(0)));
+  EXPECT_EQ(again.range().base, first.base) << "handed out again";
+  EXPECT_EQ(ap.kept_ranges(), 0u);
+}
+
+TEST(SvmApertureTest, MoveCarriesTheUnchangedMarkAndReleaseDropsIt) {
+  SvmAperture ap = Aperture();
+  ASSERT_OK_AND_ASSIGN(VaReservation va, ap.Allocate(Bytes::KiB(4), Bytes(0)));
+  va.MarkUnchanged();
+  VaReservation moved = std::move(va);
+  ASSERT_THAT(ap.CommitAnonymous(moved.range()), IsOk());  // the caller broke its word: still released correctly
+  const AddressRange range = std::move(moved).Release();
+  ap.Release(range);
+  EXPECT_EQ(ap.kept_ranges(), 1u);
+}
+
 }  // namespace
 }  // namespace hipmem::thunk
