@@ -5,7 +5,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 client=$(mktemp -d)
 trap 'cd "$client" && bazel shutdown >/dev/null 2>&1; rm -rf "$client"' EXIT
-cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hsa_client.cc" "$client/"
+cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" "$client/"
 cd "$client"
 cat > WORKSPACE <<WS
 workspace(name = "client")
@@ -19,12 +19,16 @@ RC
 cat > BUILD <<'B'
 cc_binary(name = "client", srcs = ["client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "hsa_client", srcs = ["hsa_client.cc"], deps = ["@hipmem//hsa:hsa_runtime64"])
+cc_binary(name = "hsakmt_client", srcs = ["hsakmt_client.c"], deps = ["@hipmem//thunk:hsakmt"])
 B
 export HIPMEM_KFD_BACKEND=sim
-if ! bazel build --noshow_progress //:client //:hsa_client >build.log 2>&1; then
+if ! bazel build --noshow_progress //:client //:hsa_client //:hsakmt_client >build.log 2>&1; then
   cat build.log >&2
   exit 1
 fi
 ./bazel-bin/client | grep -q "embedded: hello hipSuccess"
 ./bazel-bin/hsa_client | grep -q "hsa_init: 0"
-echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64 from a client workspace)"
+# A plain-C libhsakmt client (kfdtest's way: hand-built SDMA packets, a plain doorbell store) on one GPU and on two.
+./bazel-bin/hsakmt_client | grep -q "hsakmt client: 1 GPU(s) OK"
+HIPMEM_SIM_PRESET=2xmi250x ./bazel-bin/hsakmt_client | grep -q "hsakmt client: 2 GPU(s) OK"
+echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace)"
