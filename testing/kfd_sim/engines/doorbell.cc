@@ -31,7 +31,9 @@ char tsan_token;
 void TsanRelease() { __tsan_release(&tsan_token); }
 void TsanAcquire(const uint64_t* word) {
   __tsan_acquire(&tsan_token);
-  ForEachClientAlias(word, [](const void* alias) { __tsan_acquire(const_cast<void*>(alias)); });
+  // No lock held here: TSan performs an atomic store under that address's sync object, so a client blocked on a
+  // write-protect fault mid-store holds it until the fault handler, which takes the poller's lock, runs.
+  for (const void* alias : ClientAliases(word)) __tsan_acquire(const_cast<void*>(alias));
 }
 #else
 void TsanRelease() {}

@@ -238,12 +238,14 @@ class DoorbellPoller {
     return {id, registered};
   }
 
-  void ForEachClientAlias(uintptr_t engine_word, const std::function<void(const void*)>& fn) {
+  std::vector<const void*> ClientAliases(uintptr_t engine_word) {
+    std::vector<const void*> aliases;
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [id, range] : ranges_) {
       if (engine_word < range.engine || engine_word >= range.engine + range.pages * page_) continue;
-      fn(reinterpret_cast<const void*>(range.client + (engine_word - range.engine)));
+      aliases.push_back(reinterpret_cast<const void*>(range.client + (engine_word - range.engine)));
     }
+    return aliases;
   }
 
   void Unwatch(uint64_t id) {
@@ -585,8 +587,8 @@ DoorbellClientMapping& DoorbellClientMapping::operator=(DoorbellClientMapping&& 
 
 DoorbellPollerStats GetDoorbellPollerStats() { return DoorbellPoller::Get().stats(); }
 
-void ForEachClientAlias(const uint64_t* engine_word, const std::function<void(const void*)>& fn) {
-  DoorbellPoller::Get().ForEachClientAlias(reinterpret_cast<uintptr_t>(engine_word), fn);
+std::vector<const void*> ClientAliases(const uint64_t* engine_word) {
+  return DoorbellPoller::Get().ClientAliases(reinterpret_cast<uintptr_t>(engine_word));
 }
 
 }  // namespace hipmem::kfd_sim

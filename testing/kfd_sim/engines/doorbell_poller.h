@@ -36,7 +36,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <vector>
 #include <utility>
 
 namespace hipmem::kfd_sim {
@@ -125,9 +125,11 @@ struct DoorbellPollerStats {
 // Returns the process-wide poller's counters.
 DoorbellPollerStats GetDoorbellPollerStats();
 
-// Calls `fn` with each client address of the doorbell word the engines read at `engine_word`: the same memory,
-// seen through the watched client mappings (DoorbellClientMapping::Watch).
-void ForEachClientAlias(const uint64_t* engine_word, const std::function<void(const void*)>& fn);
+// Returns each client address of the doorbell word the engines read at `engine_word`: the same memory, seen
+// through the watched client mappings (DoorbellClientMapping::Watch). Taken under the poller's lock and returned,
+// so the caller acts on them with no lock held (a writer blocked on a write-protect fault of that page may hold
+// locks of its own until the handler, which needs the poller's lock, lets it go).
+std::vector<const void*> ClientAliases(const uint64_t* engine_word);
 
 }  // namespace hipmem::kfd_sim
 
