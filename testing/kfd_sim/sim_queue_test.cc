@@ -163,42 +163,14 @@ class SimQueueTest : public ::testing::Test {
     Push(ring, sdma::MakeTrap(event.id));
   }
 
-  // WAIT_EVENTS on one event with a generous timeout; returns the event data the kernel wrote back.
-  uapi::EventData WaitFor(uint32_t event_id) {
-    uapi::EventData data{};
-    data.event_id = event_id;
-    uapi::WaitEventsArgs args{};
-    args.events_ptr = reinterpret_cast<uintptr_t>(&data);
-    args.num_events = 1;
-    args.wait_for_all = 1;
-    args.timeout = 10000;
-    EXPECT_EQ(Ioctl(*file_, uapi::kWaitEvents, args), 0);
-    EXPECT_EQ(args.wait_result, uapi::ToRaw(uapi::WaitResult::kComplete));
-    return data;
-  }
+  uapi::EventData WaitFor(uint32_t event_id) { return hipmem_testing::WaitForEvent(*file_, event_id); }
 
-  // Waits (up to 10 s) for a log line containing every one of `parts`, which an engine thread may still be
-  // writing; returns it, or "" after failing the test.
-  std::string WaitForLogLine(std::initializer_list<std::string> parts) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    do {
-      for (const SimLogLine& line : sim_->Log()) {
-        bool all = true;
-        for (const std::string& part : parts) all = all && line.text.find(part) != std::string::npos;
-        if (all) return line.text;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    } while (std::chrono::steady_clock::now() < deadline);
-    ADD_FAILURE() << "no log line with all of the expected parts in:\n" << sim_->Dmesg();
-    return "";
-  }
 
-  SimQueue OnlyQueue() {
-    const SimSnapshot snapshot = sim_->Snapshot();
-    EXPECT_EQ(snapshot.processes.size(), 1u);
-    EXPECT_EQ(snapshot.processes[0].queues.size(), 1u);
-    return snapshot.processes[0].queues.at(0);
-  }
+  std::string WaitForLogLine(std::initializer_list<std::string> parts) { return hipmem_testing::WaitForLogLine(*sim_, parts); }
+
+
+  SimQueue OnlyQueue() { return hipmem_testing::OnlyQueue(*sim_); }
+
 
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<SimFile> file_;

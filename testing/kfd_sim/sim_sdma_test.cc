@@ -136,12 +136,8 @@ class SimSdmaTest : public ::testing::Test {
     return true;
   }
 
-  SimQueue OnlyQueue() {
-    const SimSnapshot snapshot = sim_->Snapshot();
-    EXPECT_EQ(snapshot.processes.size(), 1u);
-    EXPECT_EQ(snapshot.processes[0].queues.size(), 1u);
-    return snapshot.processes[0].queues.at(0);
-  }
+  SimQueue OnlyQueue() { return hipmem_testing::OnlyQueue(*sim_); }
+
 
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<SimFile> file_;

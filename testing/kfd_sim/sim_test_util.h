@@ -6,9 +6,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
+#include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -191,6 +195,44 @@ class NoFreeDescriptors {
  private:
   rlimit old_{};
 };
+
+// WAIT_EVENTS on one event with a generous timeout (10 s); returns the event data the kernel wrote back.
+inline hipmem::kfd_uapi::EventData WaitForEvent(hipmem::kfd_sim::SimFile& file, uint32_t event_id) {
+  hipmem::kfd_uapi::EventData data{};
+  data.event_id = event_id;
+  hipmem::kfd_uapi::WaitEventsArgs args{};
+  args.events_ptr = reinterpret_cast<uintptr_t>(&data);
+  args.num_events = 1;
+  args.wait_for_all = 1;
+  args.timeout = 10000;
+  EXPECT_EQ(Ioctl(file, hipmem::kfd_uapi::kWaitEvents, args), 0);
+  EXPECT_EQ(args.wait_result, hipmem::kfd_uapi::ToRaw(hipmem::kfd_uapi::WaitResult::kComplete));
+  return data;
+}
+
+// Waits (up to 10 s) for a kernel log line containing every one of `parts`, which an engine thread may still be
+// writing; returns it, or "" after failing the test.
+inline std::string WaitForLogLine(const hipmem::kfd_sim::Simulator& sim, std::initializer_list<std::string> parts) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    for (const hipmem::kfd_sim::SimLogLine& line : sim.Log()) {
+      bool all = true;
+      for (const std::string& part : parts) all = all && line.text.find(part) != std::string::npos;
+      if (all) return line.text;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  } while (std::chrono::steady_clock::now() < deadline);
+  ADD_FAILURE() << "no log line with all of the expected parts in:\n" << sim.Dmesg();
+  return "";
+}
+
+// The one queue of the one process of `sim`, as its snapshot shows it.
+inline hipmem::kfd_sim::SimQueue OnlyQueue(const hipmem::kfd_sim::Simulator& sim) {
+  const hipmem::kfd_sim::SimSnapshot snapshot = sim.Snapshot();
+  EXPECT_EQ(snapshot.processes.size(), 1u);
+  EXPECT_EQ(snapshot.processes[0].queues.size(), 1u);
+  return snapshot.processes[0].queues.at(0);
+}
 
 }  // namespace hipmem_testing
 
