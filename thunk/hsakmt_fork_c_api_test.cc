@@ -177,14 +177,14 @@ TEST_F(HsakmtForkTest, ChildStartsClosedHoldingTheParentsCountAndOpensItsOwn) {
 // ThreadSanitizer refuses to start threads in the child of a multi-threaded fork ("starting new threads after
 // multi-threaded fork is not supported"), and a child that opens its own KFD starts engine threads; the parent
 // here always has some (its engines and the doorbell poller). These tests run under every other configuration.
-void SkipUnderThreadSanitizer() {
 #ifdef ABSL_HAVE_THREAD_SANITIZER
-  GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
 #endif
-}
 
 TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits) {
-  SkipUnderThreadSanitizer();
+  if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
   // The parent has a live queue, an event and memory while the child runs, and its doorbell poller is running.
   void* ring = nullptr;
   ASSERT_EQ(hsaKmtAllocMemory(0, kRingBytes, SystemMemory(), &ring), HSAKMT_STATUS_SUCCESS);
@@ -252,7 +252,7 @@ TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits)
 // What most of kfdtest's forking children do: nothing with the KFD, then exit(). Also with the parent's
 // sysfs tree checked before and after (the child's exit() must not remove it).
 TEST_F(HsakmtForkTest, ChildThatDoesNothingExitsCleanlyAndLeavesTheParentsTopology) {
-  SkipUnderThreadSanitizer();
+  if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
   const int status = RunChild([] {});
   EXPECT_EQ(status, 0) << Describe(status);
   // The parent rereads its topology from its (simulated) sysfs: a tree removed by the child would fail here.
