@@ -38,11 +38,10 @@ using ::hipmem_testing::Reservation;
 using ::testing::HasSubstr;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
 
-constexpr AllocMemFlags kGtt = AllocMemFlags::kGtt | AllocMemFlags::kWritable | AllocMemFlags::kExecutable |
-                               AllocMemFlags::kNoSubstitute | AllocMemFlags::kCoherent | AllocMemFlags::kUncached;
+constexpr AllocMemFlags kGtt = hipmem_testing::kQueueGttFlags;
 constexpr AllocMemFlags kPublicVram = hipmem_testing::kVramFlags | AllocMemFlags::kPublic;
-constexpr AllocMemFlags kDoorbellFlags = AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent;
-constexpr Bytes kDoorbellSlice = Bytes::KiB(8);
+using ::hipmem_testing::kDoorbellFlags;
+using ::hipmem_testing::kDoorbellSlice;
 constexpr uint32_t kRingBytes = 4096;
 constexpr uint32_t kRingDwords = kRingBytes / 4;
 

@@ -37,10 +37,9 @@ using ::hipmem_testing::Map;
 using ::hipmem_testing::Reservation;
 using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
 
-constexpr AllocMemFlags kGtt = AllocMemFlags::kGtt | AllocMemFlags::kWritable | AllocMemFlags::kExecutable |
-                               AllocMemFlags::kNoSubstitute | AllocMemFlags::kCoherent | AllocMemFlags::kUncached;
-constexpr AllocMemFlags kDoorbellFlags = AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent;
-constexpr Bytes kDoorbellSlice = Bytes::KiB(8);
+constexpr AllocMemFlags kGtt = hipmem_testing::kQueueGttFlags;
+using ::hipmem_testing::kDoorbellFlags;
+using ::hipmem_testing::kDoorbellSlice;
 constexpr uint32_t kRingBytes = 4096;
 
 uint64_t ClockNs(clockid_t id) {

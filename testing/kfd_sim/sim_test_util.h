@@ -115,6 +115,15 @@ inline AllocResult Alloc(hipmem::kfd_sim::SimFile& file, uint32_t gpu_id, uint64
 inline constexpr AllocMemFlags kVramFlags =
     AllocMemFlags::kVram | AllocMemFlags::kWritable | AllocMemFlags::kExecutable | AllocMemFlags::kNoSubstitute;
 
+// What the queue tests allocate rings, pointers and packets' data in: uncached, executable system memory, as the
+// thunk gives kfdtest's queue buffers; and the process's doorbell slice (one 8 KiB DOORBELL buffer per GPU).
+inline constexpr AllocMemFlags kQueueGttFlags = AllocMemFlags::kGtt | AllocMemFlags::kWritable |
+                                                AllocMemFlags::kExecutable | AllocMemFlags::kNoSubstitute |
+                                                AllocMemFlags::kCoherent | AllocMemFlags::kUncached;
+inline constexpr AllocMemFlags kDoorbellFlags =
+    AllocMemFlags::kDoorbell | AllocMemFlags::kWritable | AllocMemFlags::kCoherent;
+inline constexpr Bytes kDoorbellSlice = Bytes::KiB(8);
+
 inline int Free(hipmem::kfd_sim::SimFile& file, uint64_t handle) {
   hipmem::kfd_uapi::FreeMemoryOfGpuArgs args{.handle = handle};
   return Ioctl(file, hipmem::kfd_uapi::kFreeMemoryOfGpu, args);
