@@ -1,5 +1,8 @@
-// Compiles <hsa/hsa_ext_amd.h> (and through it <hsa/hsa.h>) as C++ and checks what C++ callers of
-// ROCr rely on: exact declaration types, and AMD enumerators that survive a cast to the core enum.
+// Compiles the public HSA headers as C++ and checks what C++ callers of ROCr rely on: the layouts and values
+// of hsa_layout_asserts.inc (shared with the C test), exact declaration types, and AMD enumerators that
+// survive a cast to the core enum.
+#include "hsa/hsa_layout_asserts.inc"
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -45,6 +48,8 @@ static_assert(static_cast<int>(kAqlExtensions) == 0xA115);
 constexpr auto kInvalidPool = static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
 static_assert(static_cast<int>(kInvalidPool) == 40);
 static_assert(std::is_same_v<std::underlying_type_t<hsa_status_t>, unsigned int>);
+
+TEST(HsaHeadersTest, BitFieldsSitWhereUpstreamPutsThem) { EXPECT_EQ(HsaCheckBitFields(), 0); }
 
 TEST(HsaHeadersTest, HandlesAreValueTypes) {
   hsa_agent_t agent{0x1234};

@@ -19,7 +19,8 @@ struct Row {
   absl::string_view name;
 };
 
-// The AMD codes are enumerators of an unnamed enum (hsa_ext_amd.h); C++ needs the cast.
+// The AMD and image codes are enumerators of unnamed enums (hsa_ext_amd.h, hsa_ext_image.h); C++
+// needs the cast.
 constexpr hsa_status_t Amd(int value) { return static_cast<hsa_status_t>(value); }
 
 // FromHsaStatus uses the first row of an hsa_status_t; ToHsaStatus uses the first row of a
@@ -89,7 +90,23 @@ constexpr Row kRows[] = {
     {HSA_STATUS_ERROR_VARIABLE_UNDEFINED, Code::kFailedPrecondition,
      "HSA_STATUS_ERROR_VARIABLE_UNDEFINED"},
 
+    {Amd(HSA_STATUS_ERROR_XNACK_DISABLED), Code::kFailedPrecondition,
+     "HSA_STATUS_ERROR_XNACK_DISABLED"},
+
     {Amd(HSA_STATUS_ERROR_RESOURCE_BUSY), Code::kUnavailable, "HSA_STATUS_ERROR_RESOURCE_BUSY"},
+
+    // A feature the system (here: hipmem) does not provide.
+    {Amd(HSA_STATUS_ERROR_NOT_SUPPORTED), Code::kUnimplemented, "HSA_STATUS_ERROR_NOT_SUPPORTED"},
+
+    // hsa_ext_image.h: an image or sampler the agent cannot handle.
+    {Amd(HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED), Code::kInvalidArgument,
+     "HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED"},
+    {Amd(HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED), Code::kInvalidArgument,
+     "HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED"},
+    {Amd(HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED), Code::kInvalidArgument,
+     "HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED"},
+    {Amd(HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED), Code::kInvalidArgument,
+     "HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED"},
 
     // The device raised an exception or faulted; the work it was running is lost.
     {HSA_STATUS_ERROR_EXCEPTION, Code::kAborted, "HSA_STATUS_ERROR_EXCEPTION"},

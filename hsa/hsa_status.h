@@ -15,7 +15,9 @@
 //    not in its allocation map (hsa_amd_memory_pool_free, hsa_memory_free). Its other use, a size
 //    above the pool's ALLOC_MAX_SIZE, is built with InvalidAllocationError() explicitly.
 //  - HSA_STATUS_ERROR is kUnknown, and is also the fallback for every canonical code the table
-//    does not name (kInternal, kPermissionDenied, kDataLoss, kUnimplemented, ...).
+//    does not name (kInternal, kPermissionDenied, kDataLoss, ...).
+//  - HSA_STATUS_ERROR_NOT_SUPPORTED (hsa_ext_amd.h, 47) is kUnimplemented: the answer of every
+//    entry point for a feature hipmem does not provide (hsa_unsupported.cc).
 //  - kOutOfRange (an address range past the end of an allocation) answers
 //    HSA_STATUS_ERROR_INVALID_ARGUMENT, as ROCr does for such copies and fills.
 //  - The handle errors (INVALID_AGENT, _REGION, _SIGNAL, _MEMORY_POOL) share kInvalidArgument with

@@ -73,6 +73,12 @@ TEST(HsaStatusTest, EveryCodeRoundTripsWithItsCanonicalCode) {
       {Amd(HSA_STATUS_CU_MASK_REDUCED), Code::kResourceExhausted},
       {Amd(HSA_STATUS_ERROR_OUT_OF_REGISTERS), Code::kResourceExhausted},
       {Amd(HSA_STATUS_ERROR_RESOURCE_BUSY), Code::kUnavailable},
+      {Amd(HSA_STATUS_ERROR_NOT_SUPPORTED), Code::kUnimplemented},
+      {Amd(HSA_STATUS_ERROR_XNACK_DISABLED), Code::kFailedPrecondition},
+      {Amd(HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED), Code::kInvalidArgument},
+      {Amd(HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED), Code::kInvalidArgument},
+      {Amd(HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED), Code::kInvalidArgument},
+      {Amd(HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED), Code::kInvalidArgument},
   };
   for (const Row& row : kRows) {
     SCOPED_TRACE(HsaStatusName(row.hsa));
@@ -112,6 +118,7 @@ TEST(HsaStatusTest, CanonicalOnlyStatusesMapToPreferredCode) {
       {Code::kCancelled, HSA_STATUS_INFO_BREAK},
       {Code::kAborted, HSA_STATUS_ERROR_EXCEPTION},
       {Code::kUnavailable, Amd(HSA_STATUS_ERROR_RESOURCE_BUSY)},
+      {Code::kUnimplemented, Amd(HSA_STATUS_ERROR_NOT_SUPPORTED)},
       {Code::kUnknown, HSA_STATUS_ERROR},
   };
   for (const Row& row : kRows) {
@@ -122,7 +129,7 @@ TEST(HsaStatusTest, CanonicalOnlyStatusesMapToPreferredCode) {
 
 TEST(HsaStatusTest, FallbackForUnlistedCanonicalCodesIsGenericError) {
   constexpr Code kUnlisted[] = {
-      Code::kInternal,      Code::kPermissionDenied, Code::kDataLoss,       Code::kUnimplemented,
+      Code::kInternal,      Code::kPermissionDenied, Code::kDataLoss,
       Code::kAlreadyExists, Code::kDeadlineExceeded, Code::kUnauthenticated};
   for (Code code : kUnlisted) {
     SCOPED_TRACE(absl::StatusCodeToString(code));
