@@ -1,0 +1,675 @@
+// The hsa_* entry points hipmem declares (hsa.h, hsa_ext_amd.h, hsa_ext_image.h,
+// hsa_ven_amd_pc_sampling.h) but does not implement. They exist so that programs written for ROCr --
+// rocminfo, rocm_bandwidth_test, HIP runtimes -- compile and link against //hsa:hsa_runtime64 unchanged,
+// and they answer what ROCr answers for a feature the system lacks: HSA_STATUS_ERROR_NOT_SUPPORTED, after
+// HSA_STATUS_ERROR_NOT_INITIALIZED before hsa_init (every ROCr entry point checks that first). Nothing here
+// changes state, so none of these can half-succeed.
+//
+// Two kinds, told apart at every definition: NotYetImplemented() for runtime features a later change brings
+// (issue #8: signals, queues, regions, async copies, ...), NotModelled() for features the simulated machine
+// has no counterpart for (code objects and the loader, images, IPC across OS processes, graphics interop,
+// PC sampling, SPM, direct storage). Both give the same status.
+//
+// Definitions only, like hsa_c_api.cc: the declarations (and their C linkage) come from the headers, which
+// also pin every signature (a C++ definition that differs from its extern "C" declaration does not compile).
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "base/log.h"
+#include "hsa/c_abi.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_ext_image.h"
+#include "hsa/hsa_status.h"
+#include "hsa/hsa_ven_amd_pc_sampling.h"
+#include "hsa/runtime.h"
+
+namespace hipmem::hsa {
+namespace {
+
+// Answers an entry point hipmem does not provide: NOT_INITIALIZED before hsa_init, else NOT_SUPPORTED.
+hsa_status_t Unsupported() {
+  absl::StatusOr<Runtime*> runtime = SharedRuntime();
+  if (!runtime.ok()) return ToHsaStatus(runtime.status());
+  return static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
+}
+
+// A runtime feature issue #8 brings; until then, Unsupported().
+hsa_status_t NotYetImplemented() { return Unsupported(); }
+
+// A feature the simulated machine has no counterpart for.
+hsa_status_t NotModelled() { return Unsupported(); }
+
+// A signal operation without a status to return. No signal exists yet, so `function` got an invalid handle;
+// logs that and answers 0.
+hsa_signal_value_t NoSuchSignal(const char* function) {
+  HIPMEM_LOG(kError, function, ": no such signal (signals are not implemented yet, issue #8)");
+  return 0;
+}
+
+// The same for the queue index operations: no queue exists yet.
+uint64_t NoSuchQueue(const char* function) {
+  HIPMEM_LOG(kError, function, ": no such queue (queues are not implemented yet, issue #8)");
+  return 0;
+}
+
+}  // namespace
+}  // namespace hipmem::hsa
+
+using hipmem::hsa::NoSuchQueue;
+using hipmem::hsa::NoSuchSignal;
+using hipmem::hsa::NotModelled;
+using hipmem::hsa::NotYetImplemented;
+
+extern "C" {
+
+// Not yet implemented, TODO(#8): extension queries. hipmem implements none of the hsa_extension_t
+// extensions; answering that truthfully comes with HSA_SYSTEM_INFO_EXTENSIONS.
+hsa_status_t HSA_API hsa_extension_get_name(uint16_t, const char**) { return NotYetImplemented(); }
+hsa_status_t HSA_API HSA_DEPRECATED hsa_system_extension_supported(uint16_t, uint16_t, uint16_t, bool*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_system_major_extension_supported(uint16_t, uint16_t, uint16_t*, bool*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_system_get_extension_table(uint16_t, uint16_t, uint16_t, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_system_get_major_extension_table(uint16_t, uint16_t, size_t, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_agent_extension_supported(uint16_t, hsa_agent_t, uint16_t, uint16_t, bool*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_agent_major_extension_supported(uint16_t, hsa_agent_t, uint16_t, uint16_t*, bool*) {
+  return NotYetImplemented();
+}
+
+// Not yet implemented, TODO(#8): caches, ISAs, wavefronts and exception policies of agents.
+hsa_status_t HSA_API HSA_DEPRECATED hsa_agent_get_exception_policies(hsa_agent_t, hsa_profile_t, uint16_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_cache_get_info(hsa_cache_t, hsa_cache_info_t, void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_agent_iterate_caches(hsa_agent_t, hsa_status_t (*)(hsa_cache_t, void*), void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_isa_from_name(const char*, hsa_isa_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_agent_iterate_isas(hsa_agent_t, hsa_status_t (*)(hsa_isa_t, void*), void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_isa_get_info(hsa_isa_t, hsa_isa_info_t, uint32_t, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_isa_get_info_alt(hsa_isa_t, hsa_isa_info_t, void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_isa_get_exception_policies(hsa_isa_t, hsa_profile_t, uint16_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_isa_get_round_method(hsa_isa_t, hsa_fp_type_t, hsa_flush_mode_t, hsa_round_method_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_wavefront_get_info(hsa_wavefront_t, hsa_wavefront_info_t, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_isa_iterate_wavefronts(hsa_isa_t, hsa_status_t (*)(hsa_wavefront_t, void*), void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_isa_compatible(hsa_isa_t, hsa_isa_t, bool*) { return NotYetImplemented(); }
+
+// Not yet implemented, TODO(#8) §3: signals. No signal can be created yet, so the operations that
+// return no status only ever see an invalid handle (undefined behaviour upstream): they log it and answer 0.
+hsa_status_t HSA_API hsa_signal_create(hsa_signal_value_t, uint32_t, const hsa_agent_t*, hsa_signal_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_signal_destroy(hsa_signal_t) { return NotYetImplemented(); }
+hsa_signal_value_t HSA_API hsa_signal_load_scacquire(hsa_signal_t) { return NoSuchSignal(__func__); }
+hsa_signal_value_t HSA_API hsa_signal_load_relaxed(hsa_signal_t) { return NoSuchSignal(__func__); }
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_load_acquire(hsa_signal_t) { return NoSuchSignal(__func__); }
+void HSA_API hsa_signal_store_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_store_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_store_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_silent_store_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_silent_store_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+hsa_signal_value_t HSA_API hsa_signal_exchange_scacq_screl(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_exchange_acq_rel(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_exchange_scacquire(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_exchange_acquire(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_exchange_relaxed(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_exchange_screlease(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_exchange_release(hsa_signal_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_cas_scacq_screl(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_cas_acq_rel(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_cas_scacquire(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_cas_acquire(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_cas_relaxed(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_cas_screlease(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_cas_release(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
+  return NoSuchSignal(__func__);
+}
+void HSA_API hsa_signal_add_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_add_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_add_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_add_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_add_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_add_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_add_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_subtract_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_subtract_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_subtract_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_subtract_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_subtract_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_subtract_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_subtract_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_and_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_and_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_and_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_and_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_and_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_and_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_and_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_or_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_or_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_or_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_or_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_or_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_or_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_or_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_xor_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_xor_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_xor_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_xor_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_xor_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API hsa_signal_xor_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+void HSA_API HSA_DEPRECATED hsa_signal_xor_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
+hsa_signal_value_t HSA_API hsa_signal_wait_scacquire(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t, uint64_t,
+                                                     hsa_wait_state_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API hsa_signal_wait_relaxed(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t, uint64_t,
+                                                   hsa_wait_state_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_wait_acquire(hsa_signal_t, hsa_signal_condition_t,
+                                                                  hsa_signal_value_t, uint64_t, hsa_wait_state_t) {
+  return NoSuchSignal(__func__);
+}
+hsa_status_t HSA_API hsa_signal_group_create(uint32_t, const hsa_signal_t*, uint32_t, const hsa_agent_t*,
+                                             hsa_signal_group_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_signal_group_destroy(hsa_signal_group_t) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_signal_group_wait_any_scacquire(hsa_signal_group_t, const hsa_signal_condition_t*,
+                                                         const hsa_signal_value_t*, hsa_wait_state_t, hsa_signal_t*,
+                                                         hsa_signal_value_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_signal_group_wait_any_relaxed(hsa_signal_group_t, const hsa_signal_condition_t*,
+                                                       const hsa_signal_value_t*, hsa_wait_state_t, hsa_signal_t*,
+                                                       hsa_signal_value_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_signal_create(hsa_signal_value_t, uint32_t, const hsa_agent_t*, uint64_t, hsa_signal_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t, volatile hsa_signal_value_t**) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_signal_async_handler(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t,
+                                                  hsa_amd_signal_handler, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_signal_get_event_id(hsa_signal_t, uint32_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_async_function(void (*)(void*), void*) { return NotYetImplemented(); }
+
+// Not yet implemented, TODO(#8) §3: queues. No queue can be created yet, so the index operations
+// only ever see a queue hipmem did not make: they log it and answer 0.
+hsa_status_t HSA_API hsa_queue_create(hsa_agent_t, uint32_t, hsa_queue_type32_t,
+                                      void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint32_t, uint32_t,
+                                      hsa_queue_t**) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_type32_t, uint32_t, hsa_signal_t,
+                                           hsa_queue_t**) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_queue_destroy(hsa_queue_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_queue_inactivate(hsa_queue_t*) { return NotYetImplemented(); }
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_load_read_index_acquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
+uint64_t HSA_API hsa_queue_load_read_index_scacquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
+uint64_t HSA_API hsa_queue_load_read_index_relaxed(const hsa_queue_t*) { return NoSuchQueue(__func__); }
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_load_write_index_acquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
+uint64_t HSA_API hsa_queue_load_write_index_scacquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
+uint64_t HSA_API hsa_queue_load_write_index_relaxed(const hsa_queue_t*) { return NoSuchQueue(__func__); }
+void HSA_API hsa_queue_store_write_index_relaxed(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
+void HSA_API HSA_DEPRECATED hsa_queue_store_write_index_release(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
+void HSA_API hsa_queue_store_write_index_screlease(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_cas_write_index_acq_rel(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_cas_write_index_scacq_screl(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_cas_write_index_acquire(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_cas_write_index_scacquire(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_cas_write_index_relaxed(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_cas_write_index_release(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_cas_write_index_screlease(const hsa_queue_t*, uint64_t, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_add_write_index_acq_rel(const hsa_queue_t*, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_add_write_index_scacq_screl(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_add_write_index_acquire(const hsa_queue_t*, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_add_write_index_scacquire(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
+uint64_t HSA_API hsa_queue_add_write_index_relaxed(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
+uint64_t HSA_API HSA_DEPRECATED hsa_queue_add_write_index_release(const hsa_queue_t*, uint64_t) {
+  return NoSuchQueue(__func__);
+}
+uint64_t HSA_API hsa_queue_add_write_index_screlease(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
+void HSA_API hsa_queue_store_read_index_relaxed(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
+void HSA_API HSA_DEPRECATED hsa_queue_store_read_index_release(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
+void HSA_API hsa_queue_store_read_index_screlease(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
+hsa_status_t HSA_API hsa_amd_queue_cu_set_mask(const hsa_queue_t*, uint32_t, const uint32_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_queue_cu_get_mask(const hsa_queue_t*, uint32_t, uint32_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_queue_set_priority(hsa_queue_t*, hsa_amd_queue_priority_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_queue_get_info(hsa_queue_t*, hsa_queue_info_attribute_t, void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t, hsa_amd_queue_priority_t,
+                                                   void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint64_t,
+                                                   hsa_queue_t**) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_agent_set_async_scratch_limit(hsa_agent_t, size_t) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_profiling_set_profiler_enabled(hsa_queue_t*, int) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal_t,
+                                                         hsa_amd_profiling_dispatch_time_t*) {
+  return NotYetImplemented();
+}
+
+// Not yet implemented, TODO(#8) §4: the region view of memory and the region allocator.
+hsa_status_t HSA_API hsa_region_get_info(hsa_region_t, hsa_region_info_t, void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_agent_iterate_regions(hsa_agent_t, hsa_status_t (*)(hsa_region_t, void*), void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_memory_allocate(hsa_region_t, size_t, void**) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_memory_free(void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_memory_assign_agent(void*, hsa_agent_t, hsa_access_permission_t) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_memory_register(void*, size_t) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_memory_deregister(void*, size_t) { return NotYetImplemented(); }
+
+// Not yet implemented, TODO(#8) §4: asynchronous copies and fills, their engines and timestamps.
+hsa_status_t HSA_API hsa_amd_memory_async_copy(void*, hsa_agent_t, const void*, hsa_agent_t, size_t, uint32_t,
+                                               const hsa_signal_t*, hsa_signal_t) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_async_copy_on_engine(void*, hsa_agent_t, const void*, hsa_agent_t, size_t, uint32_t,
+                                                         const hsa_signal_t*, hsa_signal_t, hsa_amd_sdma_engine_id_t,
+                                                         bool) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t*, uint32_t, uint32_t,
+                                                     const hsa_signal_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_copy_engine_status(hsa_agent_t, hsa_agent_t, uint32_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_get_preferred_copy_engine(hsa_agent_t, hsa_agent_t, uint32_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t*, const hsa_dim3_t*,
+                                                    const hsa_pitched_ptr_t*, const hsa_dim3_t*, const hsa_dim3_t*,
+                                                    hsa_agent_t, hsa_amd_copy_direction_t, uint32_t,
+                                                    const hsa_signal_t*, hsa_signal_t) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_fill(void*, uint32_t, size_t) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_profiling_async_copy_enable(bool) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_profiling_get_async_copy_time(hsa_signal_t, hsa_amd_profiling_async_copy_time_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_profiling_convert_tick_to_system_domain(hsa_agent_t, uint64_t, uint64_t*) {
+  return NotYetImplemented();
+}
+
+// Not yet implemented, TODO(#8) §4: access grants, migration, pinning, pointer queries, notifiers.
+hsa_status_t HSA_API hsa_amd_agents_allow_access(uint32_t, const hsa_agent_t*, const uint32_t*, const void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t, hsa_amd_memory_pool_t, bool*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_migrate(const void*, hsa_amd_memory_pool_t, uint32_t) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_lock(void*, size_t, hsa_agent_t*, int, void**) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_memory_lock_to_pool(void*, size_t, hsa_agent_t*, int, hsa_amd_memory_pool_t, uint32_t,
+                                                 void**) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_memory_unlock(void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_pointer_info(const void*, hsa_amd_pointer_info_t*, void* (*)(size_t), uint32_t*,
+                                          hsa_agent_t**) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_pointer_info_set_userdata(const void*, void*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_register_deallocation_callback(void*, hsa_amd_deallocation_callback_t, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_deregister_deallocation_callback(void*, hsa_amd_deallocation_callback_t) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t, void*) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_coherency_get_type(hsa_agent_t, hsa_amd_coherency_type_t*) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_coherency_set_type(hsa_agent_t, hsa_amd_coherency_type_t) { return NotYetImplemented(); }
+hsa_status_t HSA_API hsa_amd_agent_preload(hsa_agent_t, uint64_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_enable_logging(uint8_t*, void*) { return NotYetImplemented(); }
+
+// Not yet implemented, TODO(#8) §4: SVM ranges, the virtual memory API and dma-buf export.
+hsa_status_t hsa_amd_svm_attributes_set(void*, size_t, hsa_amd_svm_attribute_pair_t*, size_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_svm_attributes_get(void*, size_t, hsa_amd_svm_attribute_pair_t*, size_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_svm_prefetch_async(void*, size_t, hsa_agent_t, uint32_t, const hsa_signal_t*, hsa_signal_t) {
+  return NotYetImplemented();
+}
+hsa_status_t HSA_API hsa_amd_svm_discard_batch_async(void**, size_t*, uint32_t, uint32_t, const hsa_signal_t*,
+                                                     hsa_signal_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_vmem_address_reserve(void**, size_t, uint64_t, uint64_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_address_reserve_align(void**, size_t, uint64_t, uint64_t, uint64_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_vmem_address_free(void*, size_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_handle_create(hsa_amd_memory_pool_t, size_t, hsa_amd_memory_type_t, uint64_t,
+                                        hsa_amd_vmem_alloc_handle_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_vmem_handle_release(hsa_amd_vmem_alloc_handle_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_map(void*, size_t, size_t, hsa_amd_vmem_alloc_handle_t, uint64_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_vmem_unmap(void*, size_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_set_access(void*, size_t, const hsa_amd_memory_access_desc_t*, size_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_vmem_get_access(void*, hsa_access_permission_t*, hsa_agent_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_export_shareable_handle(int*, hsa_amd_vmem_alloc_handle_t, uint64_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_vmem_import_shareable_handle(int, hsa_amd_vmem_alloc_handle_t*) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_retain_alloc_handle(hsa_amd_vmem_alloc_handle_t*, void*) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_get_alloc_properties_from_handle(hsa_amd_vmem_alloc_handle_t, hsa_amd_memory_pool_t*,
+                                                           hsa_amd_memory_type_t*) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_portable_export_dmabuf(const void*, size_t, int*, uint64_t*) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_portable_export_dmabuf_v2(const void*, size_t, int*, uint64_t*, uint64_t) {
+  return NotYetImplemented();
+}
+hsa_status_t hsa_amd_portable_close_dmabuf(int) { return NotYetImplemented(); }
+
+// Not modelled: code objects, the loader and executables. The simulated GPU runs only hipmem's
+// own blit kernels; it loads no ELF code objects.
+hsa_status_t HSA_API hsa_code_object_reader_create_from_file(hsa_file_t, hsa_code_object_reader_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_code_object_reader_create_from_memory(const void*, size_t, hsa_code_object_reader_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_code_object_reader_destroy(hsa_code_object_reader_t) { return NotModelled(); }
+hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_create(hsa_profile_t, hsa_executable_state_t, const char*,
+                                                          hsa_executable_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_create_alt(hsa_profile_t, hsa_default_float_rounding_mode_t, const char*,
+                                               hsa_executable_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_destroy(hsa_executable_t) { return NotModelled(); }
+hsa_status_t HSA_API hsa_executable_load_program_code_object(hsa_executable_t, hsa_code_object_reader_t, const char*,
+                                                             hsa_loaded_code_object_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_load_agent_code_object(hsa_executable_t, hsa_agent_t, hsa_code_object_reader_t,
+                                                           const char*, hsa_loaded_code_object_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_freeze(hsa_executable_t, const char*) { return NotModelled(); }
+hsa_status_t HSA_API hsa_executable_get_info(hsa_executable_t, hsa_executable_info_t, void*) { return NotModelled(); }
+hsa_status_t HSA_API hsa_executable_global_variable_define(hsa_executable_t, const char*, void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_agent_global_variable_define(hsa_executable_t, hsa_agent_t, const char*, void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_readonly_variable_define(hsa_executable_t, hsa_agent_t, const char*, void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_validate(hsa_executable_t, uint32_t*) { return NotModelled(); }
+hsa_status_t HSA_API hsa_executable_validate_alt(hsa_executable_t, const char*, uint32_t*) { return NotModelled(); }
+hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_get_symbol(hsa_executable_t, const char*, const char*, hsa_agent_t,
+                                                              int32_t, hsa_executable_symbol_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_get_symbol_by_name(hsa_executable_t, const char*, const hsa_agent_t*,
+                                                       hsa_executable_symbol_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_symbol_get_info(hsa_executable_symbol_t, hsa_executable_symbol_info_t, void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_iterate_symbols(
+    hsa_executable_t, hsa_status_t (*)(hsa_executable_t, hsa_executable_symbol_t, void*), void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_iterate_agent_symbols(hsa_executable_t, hsa_agent_t,
+                                                          hsa_status_t (*)(hsa_executable_t, hsa_agent_t,
+                                                                           hsa_executable_symbol_t, void*),
+                                                          void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_executable_iterate_program_symbols(
+    hsa_executable_t, hsa_status_t (*)(hsa_executable_t, hsa_executable_symbol_t, void*), void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_serialize(hsa_code_object_t,
+                                                              hsa_status_t (*)(size_t, hsa_callback_data_t, void**),
+                                                              hsa_callback_data_t, const char*, void**, size_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_deserialize(void*, size_t, const char*, hsa_code_object_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_destroy(hsa_code_object_t) { return NotModelled(); }
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_get_info(hsa_code_object_t, hsa_code_object_info_t, void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_load_code_object(hsa_executable_t, hsa_agent_t, hsa_code_object_t,
+                                                                    const char*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_get_symbol(hsa_code_object_t, const char*, hsa_code_symbol_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_get_symbol_from_name(hsa_code_object_t, const char*, const char*,
+                                                                         hsa_code_symbol_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_symbol_get_info(hsa_code_symbol_t, hsa_code_symbol_info_t, void*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_iterate_symbols(
+    hsa_code_object_t, hsa_status_t (*)(hsa_code_object_t, hsa_code_symbol_t, void*), void*) {
+  return NotModelled();
+}
+
+// Not modelled: images and samplers (no texture units); no agent advertises HSA_EXTENSION_IMAGES.
+hsa_status_t HSA_API hsa_ext_image_get_capability(hsa_agent_t, hsa_ext_image_geometry_t, const hsa_ext_image_format_t*,
+                                                  uint32_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_get_capability_with_layout(hsa_agent_t, hsa_ext_image_geometry_t,
+                                                              const hsa_ext_image_format_t*,
+                                                              hsa_ext_image_data_layout_t, uint32_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_data_get_info(hsa_agent_t, const hsa_ext_image_descriptor_t*,
+                                                 hsa_access_permission_t, hsa_ext_image_data_info_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_data_get_info_with_layout(hsa_agent_t, const hsa_ext_image_descriptor_t*,
+                                                             hsa_access_permission_t, hsa_ext_image_data_layout_t,
+                                                             size_t, size_t, hsa_ext_image_data_info_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_create(hsa_agent_t, const hsa_ext_image_descriptor_t*, const void*,
+                                          hsa_access_permission_t, hsa_ext_image_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_create_with_layout(hsa_agent_t, const hsa_ext_image_descriptor_t*, const void*,
+                                                      hsa_access_permission_t, hsa_ext_image_data_layout_t, size_t,
+                                                      size_t, hsa_ext_image_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_destroy(hsa_agent_t, hsa_ext_image_t) { return NotModelled(); }
+hsa_status_t HSA_API hsa_ext_image_copy(hsa_agent_t, hsa_ext_image_t, const hsa_dim3_t*, hsa_ext_image_t,
+                                        const hsa_dim3_t*, const hsa_dim3_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_import(hsa_agent_t, const void*, size_t, size_t, hsa_ext_image_t,
+                                          const hsa_ext_image_region_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_export(hsa_agent_t, hsa_ext_image_t, void*, size_t, size_t,
+                                          const hsa_ext_image_region_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_image_clear(hsa_agent_t, hsa_ext_image_t, const void*, const hsa_ext_image_region_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_sampler_create(hsa_agent_t, const hsa_ext_sampler_descriptor_t*, hsa_ext_sampler_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_sampler_create_v2(hsa_agent_t, const hsa_ext_sampler_descriptor_v2_t*,
+                                               hsa_ext_sampler_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_ext_sampler_destroy(hsa_agent_t, hsa_ext_sampler_t) { return NotModelled(); }
+hsa_status_t HSA_API hsa_amd_image_create(hsa_agent_t, const hsa_ext_image_descriptor_t*,
+                                          const hsa_amd_image_descriptor_t*, const void*, hsa_access_permission_t,
+                                          hsa_ext_image_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_amd_image_get_info_max_dim(hsa_agent_t, hsa_agent_info_t, void*) { return NotModelled(); }
+
+// Not modelled: memory and signals shared across OS processes (the simulated KFD lives in one process).
+hsa_status_t HSA_API hsa_amd_ipc_memory_create(void*, size_t, hsa_amd_ipc_memory_t*) { return NotModelled(); }
+hsa_status_t HSA_API hsa_amd_ipc_memory_attach(const hsa_amd_ipc_memory_t*, size_t, uint32_t, const hsa_agent_t*,
+                                               void**) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_amd_ipc_memory_detach(void*) { return NotModelled(); }
+hsa_status_t HSA_API hsa_amd_ipc_signal_create(hsa_signal_t, hsa_amd_ipc_signal_t*) { return NotModelled(); }
+hsa_status_t HSA_API hsa_amd_ipc_signal_attach(const hsa_amd_ipc_signal_t*, hsa_signal_t*) { return NotModelled(); }
+
+// Not modelled: graphics interop buffers (there is no graphics stack to share them with).
+hsa_status_t HSA_API hsa_amd_interop_map_buffer(uint32_t, hsa_agent_t*, hsa_handle_t, uint32_t, size_t*, void**,
+                                                size_t*, const void**) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_amd_interop_unmap_buffer(void*) { return NotModelled(); }
+
+// Not modelled: PC sampling and the streaming performance monitor (no waves run to be sampled).
+hsa_status_t hsa_ven_amd_pcs_iterate_configuration(hsa_agent_t, hsa_ven_amd_pcs_iterate_configuration_callback_t,
+                                                   void*) {
+  return NotModelled();
+}
+hsa_status_t hsa_ven_amd_pcs_create(hsa_agent_t, hsa_ven_amd_pcs_method_kind_t, hsa_ven_amd_pcs_units_t, size_t, size_t,
+                                    size_t, hsa_ven_amd_pcs_data_ready_callback_t, void*, hsa_ven_amd_pcs_t*) {
+  return NotModelled();
+}
+hsa_status_t hsa_ven_amd_pcs_create_from_id(uint32_t, hsa_agent_t, hsa_ven_amd_pcs_method_kind_t,
+                                            hsa_ven_amd_pcs_units_t, size_t, size_t, size_t,
+                                            hsa_ven_amd_pcs_data_ready_callback_t, void*, hsa_ven_amd_pcs_t*) {
+  return NotModelled();
+}
+hsa_status_t hsa_ven_amd_pcs_destroy(hsa_ven_amd_pcs_t) { return NotModelled(); }
+hsa_status_t hsa_ven_amd_pcs_start(hsa_ven_amd_pcs_t) { return NotModelled(); }
+hsa_status_t hsa_ven_amd_pcs_stop(hsa_ven_amd_pcs_t) { return NotModelled(); }
+hsa_status_t hsa_ven_amd_pcs_flush(hsa_ven_amd_pcs_t) { return NotModelled(); }
+hsa_status_t hsa_amd_spm_acquire(hsa_agent_t) { return NotModelled(); }
+hsa_status_t hsa_amd_spm_release(hsa_agent_t) { return NotModelled(); }
+hsa_status_t hsa_amd_spm_set_dest_buffer(hsa_agent_t, size_t, uint32_t*, uint32_t*, void*, bool*) {
+  return NotModelled();
+}
+
+// Not modelled: direct storage I/O between files and device memory (no storage path is simulated).
+hsa_status_t HSA_API hsa_amd_ais_file_write(hsa_amd_ais_file_handle_t, void*, uint64_t, int64_t, uint64_t*, int32_t*) {
+  return NotModelled();
+}
+hsa_status_t HSA_API hsa_amd_ais_file_read(hsa_amd_ais_file_handle_t, void*, uint64_t, int64_t, uint64_t*, int32_t*) {
+  return NotModelled();
+}
+
+// Not yet implemented, TODO(#8) §3: waits on several signals. Upstream treats an invalid signal as holding 0
+// with its condition met, and every signal is invalid until signals exist, so both answer as upstream does
+// for a list of invalid signals (and log it).
+uint32_t HSA_API hsa_amd_signal_wait_all(uint32_t signal_count, hsa_signal_t*, hsa_signal_condition_t*,
+                                         hsa_signal_value_t*, uint64_t, hsa_wait_state_t,
+                                         hsa_signal_value_t* satisfying_values) {
+  if (signal_count == 0) return 0;
+  NoSuchSignal(__func__);
+  if (satisfying_values != nullptr) {
+    for (uint32_t i = 0; i < signal_count; ++i) satisfying_values[i] = 0;
+  }
+  return 0;
+}
+uint32_t HSA_API hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t*, hsa_signal_condition_t*,
+                                         hsa_signal_value_t*, uint64_t, hsa_wait_state_t, hsa_signal_value_t*) {
+  if (signal_count != 0) NoSuchSignal(__func__);
+  return UINT32_MAX;  // no valid signal given
+}
+
+}  // extern "C"

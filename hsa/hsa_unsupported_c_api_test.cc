@@ -1,0 +1,180 @@
+// The hsa_* entry points hipmem does not implement (hsa_unsupported.cc) answer what ROCr answers for a feature
+// the system lacks: HSA_STATUS_ERROR_NOT_INITIALIZED before hsa_init, HSA_STATUS_ERROR_NOT_SUPPORTED after,
+// with nothing written to their outputs. Every group of hsa_unsupported.cc is represented; the operations with
+// no status to return answer 0 (and wait_any "no valid signal").
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_ext_image.h"
+#include "hsa/hsa_ven_amd_pc_sampling.h"
+
+namespace {
+
+constexpr hsa_status_t kNotSupported = static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
+
+// Outputs of the calls; each starts at a sentinel that must survive.
+struct Outs {
+  hsa_signal_t signal{0x5151};
+  hsa_queue_t* queue = nullptr;
+  hsa_isa_t isa{0x5151};
+  hsa_region_t region{0x5151};
+  hsa_executable_t executable{0x5151};
+  hsa_code_object_reader_t reader{0x5151};
+  hsa_ext_image_t image{0x5151};
+  hsa_ven_amd_pcs_t pcs{0x5151};
+  hsa_amd_ipc_memory_t ipc{};
+  void* ptr = nullptr;
+  uint32_t u32 = 0x5151;
+  bool flag = false;
+};
+
+struct Call {
+  const char* name;
+  std::function<hsa_status_t(Outs&)> call;
+};
+
+hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
+hsa_status_t CountIsas(hsa_isa_t, void*) { return HSA_STATUS_SUCCESS; }
+
+std::vector<Call> Calls() {
+  const hsa_agent_t agent{1};
+  return {
+      // Not yet implemented: extensions, ISAs, signals, queues, regions, async copies, memory, SVM/vmem.
+      {"hsa_system_major_extension_supported",
+       [](Outs& o) {
+         uint16_t minor = 0;
+         return hsa_system_major_extension_supported(HSA_EXTENSION_IMAGES, 1, &minor, &o.flag);
+       }},
+      {"hsa_agent_iterate_isas", [agent](Outs&) { return hsa_agent_iterate_isas(agent, CountIsas, nullptr); }},
+      {"hsa_isa_from_name", [](Outs& o) { return hsa_isa_from_name("amdgcn-amd-amdhsa--gfx942", &o.isa); }},
+      {"hsa_signal_create", [](Outs& o) { return hsa_signal_create(1, 0, nullptr, &o.signal); }},
+      {"hsa_amd_signal_create", [](Outs& o) { return hsa_amd_signal_create(1, 0, nullptr, 0, &o.signal); }},
+      {"hsa_queue_create",
+       [agent](Outs& o) {
+         return hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &o.queue);
+       }},
+      {"hsa_agent_iterate_regions",
+       [agent](Outs&) {
+         return hsa_agent_iterate_regions(agent, [](hsa_region_t, void*) { return HSA_STATUS_SUCCESS; }, nullptr);
+       }},
+      {"hsa_memory_allocate", [](Outs& o) { return hsa_memory_allocate(hsa_region_t{1}, 4096, &o.ptr); }},
+      {"hsa_amd_memory_async_copy",
+       [agent](Outs& o) {
+         char src[8] = {}, dst[8] = {};
+         return hsa_amd_memory_async_copy(dst, agent, src, agent, sizeof(src), 0, nullptr, o.signal);
+       }},
+      {"hsa_amd_agents_allow_access",
+       [agent](Outs& o) { return hsa_amd_agents_allow_access(1, &agent, nullptr, &o.u32); }},
+      {"hsa_amd_memory_lock",
+       [](Outs& o) { return hsa_amd_memory_lock(&o.u32, sizeof(o.u32), nullptr, 0, &o.ptr); }},
+      {"hsa_amd_vmem_address_reserve", [](Outs& o) { return hsa_amd_vmem_address_reserve(&o.ptr, 4096, 0, 0); }},
+      // Not modelled: code objects, images, IPC, interop, PC sampling, SPM, direct storage.
+      {"hsa_code_object_reader_create_from_memory",
+       [](Outs& o) { return hsa_code_object_reader_create_from_memory(&o.u32, sizeof(o.u32), &o.reader); }},
+      {"hsa_executable_create_alt",
+       [](Outs& o) {
+         return hsa_executable_create_alt(HSA_PROFILE_BASE, HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR, nullptr,
+                                          &o.executable);
+       }},
+      {"hsa_ext_image_create",
+       [agent](Outs& o) {
+         hsa_ext_image_descriptor_t descriptor{};
+         return hsa_ext_image_create(agent, &descriptor, &o.u32, HSA_ACCESS_PERMISSION_RO, &o.image);
+       }},
+      {"hsa_amd_ipc_memory_create", [](Outs& o) { return hsa_amd_ipc_memory_create(&o.u32, 4, &o.ipc); }},
+      {"hsa_amd_interop_unmap_buffer", [](Outs& o) { return hsa_amd_interop_unmap_buffer(&o.u32); }},
+      {"hsa_ven_amd_pcs_create",
+       [agent](Outs& o) {
+         return hsa_ven_amd_pcs_create(agent, HSA_VEN_AMD_PCS_METHOD_HOSTTRAP_V1,
+                                       HSA_VEN_AMD_PCS_INTERVAL_UNITS_MICRO_SECONDS, 100, 0, 4096, nullptr, nullptr,
+                                       &o.pcs);
+       }},
+      {"hsa_amd_spm_acquire", [agent](Outs&) { return hsa_amd_spm_acquire(agent); }},
+      {"hsa_amd_ais_file_read",
+       [](Outs& o) {
+         hsa_amd_ais_file_handle_t file{};
+         file.fd = -1;
+         uint64_t copied = 0;
+         int32_t status = 0;
+         return hsa_amd_ais_file_read(file, &o.u32, 4, 0, &copied, &status);
+       }},
+  };
+}
+
+void ExpectOutputsUntouched(const Outs& o) {
+  EXPECT_EQ(o.signal.handle, 0x5151u);
+  EXPECT_EQ(o.queue, nullptr);
+  EXPECT_EQ(o.isa.handle, 0x5151u);
+  EXPECT_EQ(o.executable.handle, 0x5151u);
+  EXPECT_EQ(o.reader.handle, 0x5151u);
+  EXPECT_EQ(o.image.handle, 0x5151u);
+  EXPECT_EQ(o.pcs.handle, 0x5151u);
+  EXPECT_EQ(o.ptr, nullptr);
+  EXPECT_EQ(o.u32, 0x5151u);
+}
+
+TEST(HsaUnsupportedTest, BeforeInitEveryCallIsNotInitialized) {
+  for (const Call& c : Calls()) {
+    SCOPED_TRACE(c.name);
+    Outs outs;
+    EXPECT_EQ(c.call(outs), HSA_STATUS_ERROR_NOT_INITIALIZED);
+    ExpectOutputsUntouched(outs);
+  }
+}
+
+class HsaUnsupported : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS); }
+  void TearDown() override { EXPECT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS); }
+};
+
+TEST_F(HsaUnsupported, EveryCallIsNotSupportedAndWritesNothing) {
+  // The agents are real: the answer is about the feature, not a bad handle.
+  ASSERT_EQ(hsa_iterate_agents(CountAgents, nullptr), HSA_STATUS_SUCCESS);
+  for (const Call& c : Calls()) {
+    SCOPED_TRACE(c.name);
+    Outs outs;
+    EXPECT_EQ(c.call(outs), kNotSupported);
+    ExpectOutputsUntouched(outs);
+  }
+}
+
+TEST_F(HsaUnsupported, NotSupportedHasAName) {
+  const char* text = nullptr;
+  ASSERT_EQ(hsa_status_string(kNotSupported, &text), HSA_STATUS_SUCCESS);
+  EXPECT_STREQ(text, "HSA_STATUS_ERROR_NOT_SUPPORTED");
+}
+
+TEST_F(HsaUnsupported, SignalAndQueueOperationsWithoutStatusAnswerZero) {
+  const hsa_signal_t bogus{0x1234};
+  EXPECT_EQ(hsa_signal_load_scacquire(bogus), 0);
+  EXPECT_EQ(hsa_signal_exchange_relaxed(bogus, 7), 0);
+  EXPECT_EQ(hsa_signal_cas_screlease(bogus, 0, 7), 0);
+  EXPECT_EQ(hsa_signal_wait_scacquire(bogus, HSA_SIGNAL_CONDITION_EQ, 0, 1, HSA_WAIT_STATE_ACTIVE), 0);
+  hsa_signal_store_screlease(bogus, 1);  // must neither crash nor write anywhere
+  hsa_signal_subtract_relaxed(bogus, 1);
+  hsa_queue_t queue{};
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(&queue), 0u);
+  EXPECT_EQ(hsa_queue_add_write_index_relaxed(&queue, 1), 0u);
+  hsa_queue_store_write_index_screlease(&queue, 1);
+}
+
+TEST_F(HsaUnsupported, MultiSignalWaitsTreatEverySignalAsInvalid) {
+  hsa_signal_t signals[2] = {{0x1}, {0x2}};
+  hsa_signal_condition_t conds[2] = {HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_LT};
+  hsa_signal_value_t values[2] = {5, 5};
+  hsa_signal_value_t seen[2] = {-1, -1};
+  // Upstream: an invalid signal holds 0 with its condition met (wait_all), and is ignored (wait_any).
+  EXPECT_EQ(hsa_amd_signal_wait_all(2, signals, conds, values, 1, HSA_WAIT_STATE_BLOCKED, seen), 0u);
+  EXPECT_EQ(seen[0], 0);
+  EXPECT_EQ(seen[1], 0);
+  seen[0] = -1;
+  EXPECT_EQ(hsa_amd_signal_wait_any(2, signals, conds, values, 1, HSA_WAIT_STATE_BLOCKED, seen), UINT32_MAX);
+  EXPECT_EQ(seen[0], -1);
+}
+
+}  // namespace
