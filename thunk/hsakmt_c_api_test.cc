@@ -45,6 +45,18 @@ TEST(HsakmtOpenCloseTest, SecondOpenReportsAlreadyOpenedAndCounts) {
   EXPECT_EQ(hsaKmtGetVersion(&v), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
 }
 
+TEST(HsakmtOpenCloseTest, GetVersionAnswersNotOpenedBeforeTheNullCheckAndInvalidParameterOnceOpen) {
+  // As libhsakmt's CHECK_KFD_OPEN comes first: a closed KFD wins over a missing out-pointer.
+  EXPECT_EQ(hsaKmtGetVersion(nullptr), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtGetVersion(nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+  HsaVersionInfo v{};
+  ASSERT_EQ(hsaKmtGetVersion(&v), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(v.KernelInterfaceMajorVersion, 1u);
+  EXPECT_GE(v.KernelInterfaceMinorVersion, 1u);
+  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+}
+
 TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
   const HSAuint32 gpu = FirstGpuNode();
   HsaNodeProperties props{};

@@ -249,6 +249,40 @@ TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits)
   ExpectParentWorks();
 }
 
+// The counter properties and traces are the process's: a child has none until it opens its own KFD, and then not
+// the parent's trace ids; the parent's cache and traces are untouched.
+TEST_F(HsakmtForkTest, ChildHasNoneOfTheParentsCountersAndBuildsItsOwn) {
+  if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
+  HsaCounterProperties* parent_props = nullptr;
+  ASSERT_EQ(hsaKmtPmcGetCounterProperties(gpu_, &parent_props), HSAKMT_STATUS_SUCCESS);
+  HsaCounter counter;
+  std::memset(&counter, 0, sizeof(counter));
+  counter.Type = HSA_PROFILE_TYPE_PRIVILEGED_IMMEDIATE;  // hand-built: no table lists a privileged counter
+  counter.CounterSizeInBits = 64;
+  counter.BlockIndex = 14;  // SQ
+  HsaPmcTraceRoot root{};
+  ASSERT_EQ(hsaKmtPmcRegisterTrace(gpu_, 1, &counter, &root), HSAKMT_STATUS_SUCCESS);
+  const HSATraceId parent_trace = root.TraceId;
+  const HSAuint32 gpu = gpu_;
+
+  const int status = RunChild([&] {
+    HsaCounterProperties* props = nullptr;
+    STEP(1, hsaKmtPmcGetCounterProperties(gpu, &props) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(2, hsaKmtPmcReleaseTraceAccess(0, parent_trace) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(3, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(4, hsaKmtPmcReleaseTraceAccess(0, parent_trace) == HSAKMT_STATUS_INVALID_HANDLE);
+    STEP(5, hsaKmtPmcGetCounterProperties(gpu, &props) == HSAKMT_STATUS_SUCCESS && props != nullptr &&
+                props->NumBlocks == parent_props->NumBlocks);
+    STEP(6, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  });
+  EXPECT_EQ(status, 0) << Describe(status);
+
+  HsaCounterProperties* again = nullptr;
+  EXPECT_EQ(hsaKmtPmcGetCounterProperties(gpu_, &again), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(again, parent_props);
+  EXPECT_EQ(hsaKmtPmcUnregisterTrace(gpu_, parent_trace), HSAKMT_STATUS_SUCCESS);
+}
+
 // What most of kfdtest's forking children do: nothing with the KFD, then exit(). Also with the parent's
 // sysfs tree checked before and after (the child's exit() must not remove it).
 TEST_F(HsakmtForkTest, ChildThatDoesNothingExitsCleanlyAndLeavesTheParentsTopology) {

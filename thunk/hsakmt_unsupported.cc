@@ -62,20 +62,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg
   return Unsupported({arg});
 }
 
-// Performance counters and the streaming performance monitor: the simulated engines count nothing.
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32, HsaCounterProperties** CounterProperties) {
-  return Unsupported({CounterProperties});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTrace(HSAuint32, HSAuint32, HsaCounter* Counters,
-                                               HsaPmcTraceRoot* TraceRoot) {
-  return Unsupported({Counters, TraceRoot});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTrace(HSAuint32, HSATraceId) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccess(HSAuint32, HSATraceId) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccess(HSAuint32, HSATraceId) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStartTrace(HSATraceId, void*, HSAuint64) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId) { return Unsupported(); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId) { return Unsupported(); }
+// The streaming performance monitor: the simulated engines stream no counter samples. (The hsaKmtPmc* counter
+// API is hsakmt_pmc.cc.)
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32) { return Unsupported(); }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32) { return Unsupported(); }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32, HSAuint32, HSAuint32*, HSAuint32*, void*, bool*) {

@@ -29,9 +29,6 @@ struct Outs {
   void* watch_address[1] = {nullptr};
   HSAuint64 watch_mask[1] = {0};
   HsaEvent* watch_event[1] = {nullptr};
-  HsaCounterProperties* counter_properties = nullptr;
-  HsaCounter counter{};
-  HsaPmcTraceRoot trace_root{};
   HsaClockCounters clocks{};
   HsaGpuTileConfig tile_config{};
   HSA_SVM_ATTRIBUTE svm_attr{};
@@ -67,15 +64,6 @@ std::vector<Call> AllCalls() {
       {"hsaKmtDbgGetQueueData", [](Outs& o) { return hsaKmtDbgGetQueueData(&o.ptr, &o.u32, &o.u32, false); }},
       {"hsaKmtCheckRuntimeDebugSupport", [](Outs&) { return hsaKmtCheckRuntimeDebugSupport(); }},
       {"hsaKmtDebugTrapIoctl", [dbg](Outs& o) { return hsaKmtDebugTrapIoctl(dbg(o), &o.queue_id, &o.u64); }},
-      {"hsaKmtPmcGetCounterProperties",
-       [](Outs& o) { return hsaKmtPmcGetCounterProperties(1, &o.counter_properties); }},
-      {"hsaKmtPmcRegisterTrace", [](Outs& o) { return hsaKmtPmcRegisterTrace(1, 1, &o.counter, &o.trace_root); }},
-      {"hsaKmtPmcUnregisterTrace", [](Outs&) { return hsaKmtPmcUnregisterTrace(1, 1); }},
-      {"hsaKmtPmcAcquireTraceAccess", [](Outs&) { return hsaKmtPmcAcquireTraceAccess(1, 1); }},
-      {"hsaKmtPmcReleaseTraceAccess", [](Outs&) { return hsaKmtPmcReleaseTraceAccess(1, 1); }},
-      {"hsaKmtPmcStartTrace", [](Outs& o) { return hsaKmtPmcStartTrace(1, &o.u64, sizeof(o.u64)); }},
-      {"hsaKmtPmcQueryTrace", [](Outs&) { return hsaKmtPmcQueryTrace(1); }},
-      {"hsaKmtPmcStopTrace", [](Outs&) { return hsaKmtPmcStopTrace(1); }},
       {"hsaKmtSPMAcquire", [](Outs&) { return hsaKmtSPMAcquire(1); }},
       {"hsaKmtSPMRelease", [](Outs&) { return hsaKmtSPMRelease(1); }},
       {"hsaKmtSPMSetDestBuffer",
@@ -119,8 +107,6 @@ std::vector<Call> NullOutputCalls() {
       {"hsaKmtDbgEnable", [](Outs& o) { return hsaKmtDbgEnable(nullptr, &o.u32); }},
       {"hsaKmtDbgGetDeviceData", [](Outs& o) { return hsaKmtDbgGetDeviceData(&o.ptr, nullptr, &o.u32); }},
       {"hsaKmtDebugTrapIoctl", [](Outs& o) { return hsaKmtDebugTrapIoctl(nullptr, &o.queue_id, &o.u64); }},
-      {"hsaKmtPmcGetCounterProperties", [](Outs&) { return hsaKmtPmcGetCounterProperties(1, nullptr); }},
-      {"hsaKmtPmcRegisterTrace", [](Outs& o) { return hsaKmtPmcRegisterTrace(1, 1, &o.counter, nullptr); }},
       {"hsaKmtPcSamplingCreate", [](Outs& o) { return hsaKmtPcSamplingCreate(1, &o.pc_info, nullptr); }},
       {"hsaKmtOpenSMI", [](Outs&) { return hsaKmtOpenSMI(1, nullptr); }},
       {"hsaKmtGetQueueInfo", [](Outs&) { return hsaKmtGetQueueInfo(1, nullptr); }},

@@ -25,9 +25,8 @@ int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 // In a forked child: the parent's references, inherited as libhsakmt's hsakmt_kfd_open_count is. hsaKmtCloseKFD
 // drops them (SUCCESS, closing nothing); hsaKmtOpenKFD forgets them and opens the child's own KFD.
 int g_inherited_refcount ABSL_GUARDED_BY(g_mu) = 0;
-// The open instance's version, packed as major << 32 | minor; 0 while closed (GET_VERSION's major is never 0:
-// Kfd::Open refuses any but 1). Written under g_mu, read without it.
-std::atomic<uint64_t> g_version{0};
+// Written under g_mu, read without it (SharedKfdVersion, inline in the header).
+using shared_kfd_internal::g_version;
 
 std::vector<void (*)(Kfd&)>& CloseHooks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
   static auto* const hooks = new std::vector<void (*)(Kfd&)>();
@@ -104,12 +103,6 @@ absl::Status CloseSharedKfd() {
 void AddSharedKfdCloseHook(void (*hook)(Kfd& kfd)) {
   ScopedLock lock(&g_mu);
   CloseHooks().push_back(hook);
-}
-
-std::optional<KfdVersion> SharedKfdVersion() {
-  const uint64_t v = g_version.load(std::memory_order_relaxed);
-  if (v == 0) return std::nullopt;
-  return KfdVersion{static_cast<uint32_t>(v >> 32), static_cast<uint32_t>(v)};
 }
 
 absl::StatusOr<Kfd*> SharedKfd() {

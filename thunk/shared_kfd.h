@@ -12,6 +12,8 @@
 #ifndef HIPMEM_THUNK_SHARED_KFD_H_
 #define HIPMEM_THUNK_SHARED_KFD_H_
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -32,10 +34,22 @@ absl::Status CloseSharedKfd();
 // kFailedPrecondition (KERNEL_IO_CHANNEL_NOT_OPENED) when it is not open.
 absl::StatusOr<Kfd*> SharedKfd();
 
+namespace shared_kfd_internal {
+// The open instance's KFD interface version, packed as major << 32 | minor: 0 while closed (GET_VERSION's major is
+// never 0: Kfd::Open refuses any but 1). shared_kfd.cc writes it under its lock at open, at the last close and in a
+// forked child's atfork handler; SharedKfdVersion reads it. One word, so a reader never sees half of a version, and
+// nothing else is published through it: a relaxed load is enough.
+inline constinit std::atomic<uint64_t> g_version{0};
+}  // namespace shared_kfd_internal
+
 // Returns the open instance's KFD interface version, cached at open (libhsakmt answers hsaKmtGetVersion from
-// its kfd_version_info the same way): one relaxed atomic load, no lock. nullopt before the first open, after the
-// last close and in a forked child until it opens its own.
-std::optional<KfdVersion> SharedKfdVersion();
+// its kfd_version_info the same way). nullopt before the first open, after the last close and in a forked child
+// until it opens its own. Inline, one relaxed load and no lock: hsaKmtGetVersion costs what a struct copy does.
+inline std::optional<KfdVersion> SharedKfdVersion() {
+  const uint64_t v = shared_kfd_internal::g_version.load(std::memory_order_relaxed);
+  if (v == 0) return std::nullopt;
+  return KfdVersion{static_cast<uint32_t>(v >> 32), static_cast<uint32_t>(v)};
+}
 
 // Registers `hook` to run, with the instance still usable, just before the last CloseSharedKfd destroys it:
 // C shells that keep per-process objects (queues) release them there, so nothing they hold outlives the
