@@ -317,14 +317,8 @@ TEST_F(SimPm4QueueTest, ParkingRightAfterASignalDoesNotRunTheSignallingPacketAga
     ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, park), 0);  // as soon as the signal arrived
     ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, resume), 0);
     ASSERT_TRUE(WaitForConsumption());
-    uapi::EventData data{};
-    data.event_id = create.event_id;
-    uapi::WaitEventsArgs again{};
-    again.events_ptr = reinterpret_cast<uintptr_t>(&data);
-    again.num_events = 1;
-    again.timeout = 5;
-    ASSERT_EQ(Ioctl(*file_, uapi::kWaitEvents, again), 0);
-    if (again.wait_result != uapi::ToRaw(uapi::WaitResult::kTimeout)) ++repeated;
+    const uint32_t again = hipmem_testing::WaitEventResult(*file_, create.event_id, 5);
+    if (again != uapi::ToRaw(uapi::WaitResult::kTimeout)) ++repeated;
   }
   EXPECT_EQ(repeated, 0) << "of " << kRounds << " rounds signalled twice";
 }
