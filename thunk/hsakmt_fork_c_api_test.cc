@@ -4,26 +4,24 @@
 // or atexit handler of the parent's may hang it or harm the parent (the parent's sysfs tree stays). The parent's
 // KFD, queues, events and memory keep working. The child reports through its exit code (the number of the
 // first step that went wrong), never gtest; every step runs under a 1 s alarm so nothing can hang.
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <string>
-#include <thread>
 
 #include "gpu_abi/sdma_packets.h"
-#include "absl/base/config.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_fork_child.h"
 
 namespace {
 
 namespace sdma = ::hipmem::gpu_abi::sdma;
+using ::hipmem_testing::DescribeChild;
+using ::hipmem_testing::kThreadSanitizer;
+using ::hipmem_testing::RunChild;
 
 constexpr HSAuint64 kRingBytes = 4096;
 
@@ -85,43 +83,8 @@ bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
   return copied && cleaned;
 }
 
-// Arms a 1 s alarm for the step that follows (SIGALRM's default action ends the child).
-#define STEP(n, ok)          \
-  do {                       \
-    alarm(1);                \
-    if (!(ok)) std::exit(n); \
-  } while (0)
-
-// Forks; the child runs `body` and exit(0)s, the parent reaps it within `limit` (killing it after) and returns
-// its wait status.
-template <typename Body>
-int RunChild(Body body, std::chrono::seconds limit = std::chrono::seconds(20)) {
-  const pid_t child = fork();
-  if (child == 0) {
-    body();
-    alarm(1);
-    std::exit(0);  // static destructors and atexit handlers run, as after kfdtest's child
-  }
-  if (child < 0) return -1;
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (waitpid(child, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      return -2;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return status;
-}
-
-std::string Describe(int status) {
-  if (status == -2) return "child hung and was killed";
-  if (WIFEXITED(status)) return "child exited with " + std::to_string(WEXITSTATUS(status)) + " (first failed step)";
-  if (WIFSIGNALED(status)) return "child killed by signal " + std::to_string(WTERMSIG(status)) + " (14: a step hung)";
-  return "child status " + std::to_string(status);
-}
+// A step of the child (hsakmt_fork_child.h).
+#define STEP(n, ok) HSAKMT_CHILD_STEP(n, ok)
 
 class HsakmtForkTest : public ::testing::Test {
  protected:
@@ -169,19 +132,10 @@ TEST_F(HsakmtForkTest, ChildStartsClosedHoldingTheParentsCountAndOpensItsOwn) {
     STEP(11, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
     STEP(12, hsaKmtCloseKFD() == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
   });
-  EXPECT_EQ(status, 0) << Describe(status);
+  EXPECT_EQ(status, 0) << DescribeChild(status);
   EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);  // the second open's reference
   ExpectParentWorks();
 }
-
-// ThreadSanitizer refuses to start threads in the child of a multi-threaded fork ("starting new threads after
-// multi-threaded fork is not supported"), and a child that opens its own KFD starts engine threads; the parent
-// here always has some (its engines and the doorbell poller). These tests run under every other configuration.
-#ifdef ABSL_HAVE_THREAD_SANITIZER
-constexpr bool kThreadSanitizer = true;
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
 
 TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits) {
   if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
@@ -226,7 +180,7 @@ TEST_F(HsakmtForkTest, ChildOpensAFreshMachineAllocatesMapsCopiesClosesAndExits)
     STEP(12, hsaKmtOpenKFD() == HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
     STEP(13, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
   });
-  EXPECT_EQ(status, 0) << Describe(status);
+  EXPECT_EQ(status, 0) << DescribeChild(status);
 
   // The parent's queue, event and memory still work; its sysfs tree is still there.
   HsaNodeProperties props{};
@@ -288,7 +242,7 @@ TEST_F(HsakmtForkTest, ChildHasNoneOfTheParentsCountersAndBuildsItsOwn) {
 TEST_F(HsakmtForkTest, ChildThatDoesNothingExitsCleanlyAndLeavesTheParentsTopology) {
   if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
   const int status = RunChild([] {});
-  EXPECT_EQ(status, 0) << Describe(status);
+  EXPECT_EQ(status, 0) << DescribeChild(status);
   // The parent rereads its topology from its (simulated) sysfs: a tree removed by the child would fail here.
   ASSERT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
   ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);

@@ -1,185 +1,34 @@
 // kfdtest-style conformance through the C API only (hsakmt.h, kfd_ioctl.h and the gpu_abi packet builders), on
-// the default machine or on the one HIPMEM_SIM_PRESET names. Queues are created, filled and rung as kfdtest's
-// BaseQueue/PM4Queue/SDMAQueue do: the ring is host memory mapped to the GPU, the write pointer is stored to
-// *Queue_write_ptr and then, by a plain store, to the doorbell (PM4 in dwords, SDMA in bytes); completion is
-// a RELEASE_MEM (PM4) or FENCE + TRAP (SDMA) of the event id into the event's slot, waited for with
-// hsaKmtWaitOnEvent. Behaviour follows KFDQMTest, KFDEventTest and KFDMemoryTest; the code is ours.
+// the default machine or on the one HIPMEM_SIM_PRESET names, with kfdtest's scaffolding (kfdtest_c_api_fixture.h).
+// Behaviour follows KFDQMTest, KFDEventTest and KFDMemoryTest; the code is ours.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <span>
-#include <thread>
 #include <vector>
 
 #include "gpu_abi/pm4_packets.h"
 #include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
-#include "hsakmt/linux/kfd_ioctl.h"
+#include "thunk/kfdtest_c_api_fixture.h"
 
 namespace {
 
+using ::hipmem_testing::KfdtestCApiTest;
+using ::hipmem_testing::kRingBytes;
+using ::hipmem_testing::kTimeoutMs;
+using ::hipmem_testing::Ring;
+using ::hipmem_testing::WaitUntil;
 namespace pm4 = ::hipmem::gpu_abi::pm4;
 namespace sdma = ::hipmem::gpu_abi::sdma;
-
-constexpr HSAuint64 kRingBytes = 4096;
-constexpr HSAuint32 kTimeoutMs = 1000;  // generous for the simulator; bounds a broken one
-
-// Spins (with sleeps) until `done` or `limit`; returns done().
-template <typename F>
-bool WaitUntil(F done, std::chrono::milliseconds limit = std::chrono::milliseconds(kTimeoutMs)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return true;
-}
-
-class KfdtestCApiTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys{};
-    ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-      HsaNodeProperties props{};
-      ASSERT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-      if (props.KFDGpuID != 0) {
-        gpus_.push_back(n);
-        props_.push_back(props);
-      }
-    }
-    ASSERT_FALSE(gpus_.empty());
-  }
-
-  void TearDown() override {
-    for (HsaEvent* e : events_) EXPECT_EQ(hsaKmtDestroyEvent(e), HSAKMT_STATUS_SUCCESS);
-    for (void* p : buffers_) EXPECT_EQ(hsaKmtFreeMemory(p, 0), HSAKMT_STATUS_SUCCESS);
-    EXPECT_EQ(hsaKmtReleaseSystemProperties(), HSAKMT_STATUS_SUCCESS);
-    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
-  }
-
-  // kfdtest's HsaMemoryBuffer(size, node, zero, isLocal = false, isExec, ..., isUncached): system memory
-  // mapped to `node`'s GPU.
-  void* HostBuffer(HSAuint64 size, HSAuint32 node, bool exec = false) {
-    HsaMemFlags flags{};
-    flags.ui32.PageSize = HSA_PAGE_SIZE_4KB;
-    flags.ui32.HostAccess = 1;
-    flags.ui32.NoNUMABind = 1;
-    flags.ui32.ExecuteAccess = exec ? 1 : 0;
-    flags.ui32.Uncached = exec ? 1 : 0;
-    void* p = nullptr;
-    EXPECT_EQ(hsaKmtAllocMemory(0, size, flags, &p), HSAKMT_STATUS_SUCCESS);
-    if (p == nullptr) return nullptr;
-    std::memset(p, 0, size);
-    HsaMemMapFlags map_flags{};
-    EXPECT_EQ(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, map_flags, 1, &node), HSAKMT_STATUS_SUCCESS);
-    buffers_.push_back(p);
-    return p;
-  }
-
-  HsaEvent* NewEvent(HSA_EVENTTYPE type, HSAuint32 node, bool manual_reset = true) {
-    HsaEventDescriptor desc{};
-    desc.EventType = type;
-    desc.NodeId = node;
-    HsaEvent* event = nullptr;
-    EXPECT_EQ(hsaKmtCreateEvent(&desc, manual_reset, false, &event), HSAKMT_STATUS_SUCCESS);
-    if (event != nullptr) events_.push_back(event);
-    return event;
-  }
-
-  std::vector<HSAuint32> gpus_;
-  std::vector<HsaNodeProperties> props_;
-  std::vector<void*> buffers_;
-  std::vector<HsaEvent*> events_;
-};
-
-// One queue as kfdtest's BaseQueue keeps it: the ring, the pending write pointer in dwords (64-bit, never
-// wrapped), and the resource hsaKmtCreateQueue filled.
-class Ring {
- public:
-  Ring(KfdtestCApiTest* test, HSAuint32 node, HSA_QUEUE_TYPE type, void* buffer) : type_(type) {
-    ring_ = static_cast<uint32_t*>(buffer);
-    status_ = hsaKmtCreateQueue(node, type, 100, HSA_QUEUE_PRIORITY_NORMAL, ring_, kRingBytes, nullptr, &res_);
-    (void)test;
-  }
-  ~Ring() {
-    if (live()) {
-      EXPECT_EQ(Destroy(), HSAKMT_STATUS_SUCCESS);
-    }
-  }
-  Ring(const Ring&) = delete;
-  Ring& operator=(const Ring&) = delete;
-
-  HSAKMT_STATUS status() const { return status_; }
-  bool live() const { return status_ == HSAKMT_STATUS_SUCCESS && !destroyed_; }
-  const HsaQueueResource& resource() const { return res_; }
-  HSAKMT_STATUS Destroy() {
-    destroyed_ = true;
-    return hsaKmtDestroyQueue(res_.QueueId);
-  }
-
-  // BaseQueue::PlacePacket without wrap-around: every test stays well inside one ring.
-  void Place(std::span<const uint32_t> dwords) {
-    ASSERT_LE((wptr_ % kRingDwords) + dwords.size(), kRingDwords) << "test ring too small";
-    std::memcpy(ring_ + wptr_ % kRingDwords, dwords.data(), dwords.size_bytes());
-    wptr_ += dwords.size();
-  }
-  template <typename Packet>
-  void PlaceStruct(const Packet& packet) {
-    static_assert(sizeof(Packet) % 4 == 0);
-    Place(std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(&packet), sizeof(Packet) / 4));
-  }
-
-  // PM4Queue/SDMAQueue::SubmitPacket for gfx9+: the 64-bit write pointer to memory, then to the doorbell, each
-  // one plain store, no call into the thunk or simulator. A release store is the `mov` kfdtest's barrier +
-  // volatile store compiles to on x86, keeps the packet's memcpy above it, and is one ThreadSanitizer follows.
-  void Submit() {
-    const uint64_t value = type_ == HSA_QUEUE_COMPUTE ? wptr_ : wptr_ * sizeof(uint32_t);
-    std::atomic_ref<HSAuint64>(*res_.Queue_write_ptr_aql).store(value, std::memory_order_release);
-    std::atomic_ref<HSAuint64>(*reinterpret_cast<HSAuint64*>(res_.Queue_DoorBell)).store(value,
-                                                                                        std::memory_order_release);
-  }
-
-  // kfdtest's Rptr(): PM4 reads a 32-bit dword pointer wrapped at the ring; SDMA a byte pointer.
-  uint32_t RptrDwords() const {
-    if (type_ == HSA_QUEUE_COMPUTE) return std::atomic_ref<HSAuint32>(*res_.Queue_read_ptr).load();
-    return static_cast<uint32_t>((std::atomic_ref<HSAuint64>(*res_.Queue_read_ptr_aql).load() % kRingBytes) / 4);
-  }
-  uint32_t WptrDwords() const { return static_cast<uint32_t>(wptr_ % kRingDwords); }
-  bool Consumed() const { return RptrDwords() == WptrDwords(); }
-
-  // Wait4PacketConsumption(event): the signal packet(s), submitted, then the wait.
-  HSAKMT_STATUS SignalAndWait(HsaEvent* event) {
-    if (type_ == HSA_QUEUE_COMPUTE) {
-      Place(pm4::MakeSignalEvent(event->EventData.HWData2, event->EventId));
-    } else {
-      PlaceStruct(sdma::MakeFence(event->EventData.HWData2, event->EventId));
-      PlaceStruct(sdma::MakeTrap(event->EventId));
-    }
-    Submit();
-    return hsaKmtWaitOnEvent(event, kTimeoutMs);
-  }
-
- private:
-  static constexpr uint32_t kRingDwords = kRingBytes / 4;
-  HSA_QUEUE_TYPE type_;
-  uint32_t* ring_ = nullptr;
-  HsaQueueResource res_{};
-  HSAKMT_STATUS status_ = HSAKMT_STATUS_ERROR;
-  bool destroyed_ = false;
-  uint64_t wptr_ = 0;
-};
 
 // ---- KFDQMTest: PM4 compute queues (CreateCpQueue, SubmitNopCpQueue, CpQueueWraparound's consumption) ----
 
 TEST_F(KfdtestCApiTest, Pm4QueueWriteDataAndReleaseMemWakeTheEvent) {
   for (HSAuint32 node : gpus_) {
     SCOPED_TRACE(testing::Message() << "node " << node);
-    Ring queue(this, node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
+    Ring queue(node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
     ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
     ASSERT_NE(queue.resource().Queue_DoorBell, nullptr);
     ASSERT_NE(queue.resource().Queue_read_ptr, nullptr);
@@ -205,7 +54,7 @@ TEST_F(KfdtestCApiTest, Pm4QueueWriteDataAndReleaseMemWakeTheEvent) {
 
 TEST_F(KfdtestCApiTest, Pm4NopsAreConsumedUntilTheReadPointerReachesTheWritePointer) {
   const HSAuint32 node = gpus_[0];
-  Ring queue(this, node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
+  Ring queue(node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
   ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
   for (int i = 0; i < 10; ++i) queue.Place(pm4::MakeNop());
   queue.Place(pm4::MakeNop(8));
@@ -224,7 +73,7 @@ TEST_F(KfdtestCApiTest, Pm4DispatchHaltsTheQueueAndSetsAHwExceptionEvent) {
   HsaEvent* hw = NewEvent(HSA_EVENTTYPE_HW_EXCEPTION, node);
   ASSERT_NE(hw, nullptr);
   auto* dst = static_cast<volatile uint32_t*>(HostBuffer(4096, node));
-  Ring queue(this, node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
+  Ring queue(node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
   ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
   queue.Place(pm4::MakeDispatchDirect(1, 1, 1));
   queue.Place(pm4::MakeWriteData(reinterpret_cast<uint64_t>(dst), {1u}));
@@ -242,7 +91,7 @@ TEST_F(KfdtestCApiTest, SdmaQueueCopiesAndTheFenceAndTrapWakeTheEventOnEveryGpu)
   constexpr HSAuint32 kBytes = 64 * 1024;
   for (HSAuint32 node : gpus_) {
     SCOPED_TRACE(testing::Message() << "node " << node);
-    Ring queue(this, node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
+    Ring queue(node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
     ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
     auto* src = static_cast<uint8_t*>(HostBuffer(kBytes, node));
     auto* dst = static_cast<uint8_t*>(HostBuffer(kBytes, node));
@@ -264,7 +113,7 @@ TEST_F(KfdtestCApiTest, XgmiSdmaQueueCopiesWhereTheGpuHasXgmiEngines) {
   int tested = 0;
   for (size_t i = 0; i < gpus_.size(); ++i) {
     const HSAuint32 node = gpus_[i];
-    Ring queue(this, node, HSA_QUEUE_SDMA_XGMI, HostBuffer(kRingBytes, node, /*exec=*/true));
+    Ring queue(node, HSA_QUEUE_SDMA_XGMI, HostBuffer(kRingBytes, node, /*exec=*/true));
     if (props_[i].NumSdmaXgmiEngines == 0) {
       EXPECT_NE(queue.status(), HSAKMT_STATUS_SUCCESS) << "node " << node << " has no XGMI SDMA engine";
       continue;
@@ -296,7 +145,7 @@ TEST_F(KfdtestCApiTest, WaitOnMultipleEventsAnyAndAllWithTimeouts) {
   EXPECT_EQ(hsaKmtWaitOnMultipleEvents(events, 3, false, 0), HSAKMT_STATUS_WAIT_TIMEOUT) << "a poll";
 
   // One set by the GPU: "any" wakes, "all" still times out.
-  Ring queue(this, node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
+  Ring queue(node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
   ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
   ASSERT_EQ(queue.SignalAndWait(events[1]), HSAKMT_STATUS_SUCCESS);
   EXPECT_EQ(hsaKmtWaitOnMultipleEvents(events, 3, false, kTimeoutMs), HSAKMT_STATUS_SUCCESS);
@@ -313,7 +162,7 @@ TEST_F(KfdtestCApiTest, WaitOnEventExtReportsTheEventAge) {
   const HSAuint32 node = gpus_[0];
   HsaEvent* event = NewEvent(HSA_EVENTTYPE_SIGNAL, node, /*manual_reset=*/false);
   ASSERT_NE(event, nullptr);
-  Ring queue(this, node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
+  Ring queue(node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
   ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
 
   // KFD 1.14 event ages: age 0 waits as before and reports nothing; a non-zero age is the one last seen, and
@@ -363,7 +212,7 @@ TEST_F(KfdtestCApiTest, MapMemoryToGpuNodesDropsAndAddsNodes) {
   EXPECT_EQ(mapped(), (std::vector<HSAuint32>{gpus_[1]}));
   // ...and the GPU that still maps it reaches it.
   {
-    Ring queue(this, gpus_[1], HSA_QUEUE_SDMA, HostBuffer(kRingBytes, gpus_[1], /*exec=*/true));
+    Ring queue(gpus_[1], HSA_QUEUE_SDMA, HostBuffer(kRingBytes, gpus_[1], /*exec=*/true));
     ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
     HsaEvent* event = NewEvent(HSA_EVENTTYPE_SIGNAL, gpus_[1]);
     queue.PlaceStruct(sdma::MakeFill(reinterpret_cast<uint64_t>(p), 0x600du, 8192));
@@ -413,7 +262,7 @@ TEST_F(KfdtestCApiTest, ClockCountersAreMonotonicAndBracketAnSdmaTimestamp) {
     ASSERT_EQ(hsaKmtGetClockCounters(node, &before), HSAKMT_STATUS_SUCCESS);
     EXPECT_GT(before.SystemClockFrequencyHz, 0u);
 
-    Ring queue(this, node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
+    Ring queue(node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
     ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
     auto* stamp = static_cast<volatile uint64_t*>(HostBuffer(4096, node));
     HsaEvent* event = NewEvent(HSA_EVENTTYPE_SIGNAL, node);

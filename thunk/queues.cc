@@ -39,9 +39,12 @@ std::optional<uapi::QueueType> KernelQueueType(QueueType type) {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-// The checks libhsakmt makes before any ioctl.
+// The checks libhsakmt makes before any ioctl. Creating needs a ring; an update may pass none (kfdtest's
+// Disable*QueueByUpdateWithNullAddress pass a null ring of size 0), which the kernel takes as "disable the queue"
+// (pqm_update_queue_properties).
+enum class RingUse { kCreate, kUpdate };
 absl::Status CheckRing(const std::string& context, uint32_t percentage, QueuePriority priority, DeviceAddress ring,
-                       Bytes ring_size) {
+                       Bytes ring_size, RingUse use = RingUse::kCreate) {
   if (percentage > uapi::kMaxQueuePercentage) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": percentage ", percentage, " is above 100"));
   }
@@ -49,7 +52,10 @@ absl::Status CheckRing(const std::string& context, uint32_t percentage, QueuePri
     return absl::InvalidArgumentError(
         absl::StrCat(context, ": priority ", static_cast<int32_t>(priority), " is outside -3..3"));
   }
-  if (ring.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null ring"));
+  const bool update = use == RingUse::kUpdate;
+  if (ring.raw() == 0 && !update) return absl::InvalidArgumentError(absl::StrCat(context, ": null ring"));
+  // kfd_ioctl_update_queue takes a size of 0 too (and raises it to KFD_MIN_QUEUE_RING_SIZE).
+  if (update && ring_size.is_zero()) return absl::OkStatus();
   if (!IsPowerOfTwo(ring_size.raw()) || ring_size.raw() > UINT32_MAX) {
     return absl::InvalidArgumentError(
         absl::StrCat(context, ": ring size ", ring_size.raw(), " is not a power of two below 4 GiB"));
@@ -150,7 +156,7 @@ void Queue::RingDoorbell(uint64_t value) const {
 absl::Status Queue::Update(uint32_t percentage, QueuePriority priority, DeviceAddress ring, Bytes ring_size) {
   const std::string context = absl::StrCat("hsaKmtUpdateQueue(queue ", id_.raw(), ")");
   if (doorbell_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(context, ": no queue"));
-  RETURN_IF_ERROR(CheckRing(context, percentage, priority, ring, ring_size));
+  RETURN_IF_ERROR(CheckRing(context, percentage, priority, ring, ring_size, RingUse::kUpdate));
   uapi::UpdateQueueArgs args{};
   args.ring_base_address = ring.raw();
   args.queue_id = id_.raw();

@@ -96,7 +96,8 @@ class Queue {
   // packet written.
   void RingDoorbell(uint64_t value) const;
 
-  // AMDKFD_IOC_UPDATE_QUEUE: new ring, percentage (0 deactivates) and priority. Errors as Create's.
+  // AMDKFD_IOC_UPDATE_QUEUE: new ring, percentage and priority. A percentage of 0, or a null ring of size 0,
+  // deactivates the queue until an update gives it a ring and a percentage again. Errors as Create's.
   absl::Status Update(uint32_t percentage, QueuePriority priority, DeviceAddress ring, Bytes ring_size);
 
   // Destroys the queue now and reports the kernel's verdict; empty afterwards either way.

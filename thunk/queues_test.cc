@@ -178,6 +178,19 @@ TEST_F(QueuesTest, UpdateToZeroPercentParksTheQueue) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST_F(QueuesTest, UpdateWithANullRingParksTheQueueUntilARingComesBack) {
+  ASSERT_OK_AND_ASSIGN(Queue queue, Queue::Create(*kfd_, SdmaSpec()));
+  ASSERT_THAT(queue.Update(100, QueuePriority::kNormal, DeviceAddress(0), Bytes(0)), IsOk());
+  EXPECT_FALSE(machine_->simulator().Snapshot().processes.at(0).queues.at(0).active);
+  ASSERT_THAT(queue.Update(100, QueuePriority::kNormal, DeviceAddress::FromPointer(ring_), kRing), IsOk());
+  EXPECT_TRUE(machine_->simulator().Snapshot().processes.at(0).queues.at(0).active);
+  ASSERT_THAT(queue.Update(100, QueuePriority::kNormal, DeviceAddress(0), kRing), IsOk()) << "any size, as the kernel";
+  EXPECT_FALSE(machine_->simulator().Snapshot().processes.at(0).queues.at(0).active);
+  EXPECT_THAT(queue.Update(100, QueuePriority::kNormal, DeviceAddress(0), Bytes(3000)),
+              StatusIs(absl::StatusCode::kInvalidArgument))
+      << "a size is 0 or a power of two";
+}
+
 TEST_F(QueuesTest, DestroyTwiceIsAnErrorNotACrash) {
   ASSERT_OK_AND_ASSIGN(Queue queue, Queue::Create(*kfd_, SdmaSpec()));
   Queue moved = std::move(queue);

@@ -293,6 +293,36 @@ TEST_F(SimPm4QueueTest, UpdateQueueParksTheQueueAndResumesItWhereItStopped) {
   EXPECT_EQ(std::atomic_ref<uint32_t>(words[0]).load(), 0u) << "packets before the park do not run again";
 }
 
+// The engine raises a RELEASE_MEM's interrupt before it counts the packet. A queue parked by the thread that the
+// interrupt woke, at once, must still count it: resumed, it must not run the packet (and signal) again.
+TEST_F(SimPm4QueueTest, ParkingRightAfterASignalDoesNotRunTheSignallingPacketAgain) {
+  event_page_ = NewBuffer(Bytes(uint64_t{uapi::kSignalEventLimit} * 8), kGtt);
+  uapi::CreateEventArgs create{};
+  create.event_type = uapi::ToRaw(uapi::EventType::kSignal);
+  create.auto_reset = 1;  // a second signal would stay pending
+  create.event_page_offset = event_page_.handle;
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateEvent, create), 0);
+  const uint64_t slot_va = event_page_.va + uint64_t{create.event_slot_index} * 8;
+  const uint32_t queue_id = CreateQueue();
+  uapi::UpdateQueueArgs park{.ring_base_address = 0, .queue_id = queue_id, .ring_size = 0, .queue_percentage = 100,
+                             .queue_priority = 7};
+  uapi::UpdateQueueArgs resume{.ring_base_address = ring_.va, .queue_id = queue_id, .ring_size = kRingBytes,
+                               .queue_percentage = 100, .queue_priority = 7};
+  constexpr int kRounds = 40;
+  int repeated = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    Push(pm4::MakeSignalEvent(slot_va, create.event_id));
+    Submit();
+    WaitFor(create.event_id);
+    ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, park), 0);  // as soon as the signal arrived
+    ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, resume), 0);
+    ASSERT_TRUE(WaitForConsumption());
+    const uint32_t again = hipmem_testing::WaitEventResult(*file_, create.event_id, 5);
+    if (again != uapi::ToRaw(uapi::WaitResult::kTimeout)) ++repeated;
+  }
+  EXPECT_EQ(repeated, 0) << "of " << kRounds << " rounds signalled twice";
+}
+
 TEST_F(SimPm4QueueTest, CreateQueueChecksAComputeQueuesEopBuffer) {
   const Buffer eop = NewBuffer(Bytes::KiB(4), kPublicVram);
   struct Row {

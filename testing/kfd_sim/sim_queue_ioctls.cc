@@ -1,5 +1,6 @@
 // The simulated kernel's queue ioctls (kfd_chardev.c create/destroy/update_queue, kfd_process_queue_manager.c):
 // each active queue runs on a simulated engine (engines/), started and stopped as the kernel maps its MQD.
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "gpu_abi/sdma_packets.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
+#include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/sim_internal.h"
 
 namespace hipmem::kfd_sim::sim_internal {
@@ -166,13 +168,36 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
       });
 }
 
-// Stops a queue's engine (unmapping its MQD); returns the progress it reached.
-uint64_t StopEngine(Queue& q) {
-  const uint64_t progress = q.progress();
-  q.parked_progress = progress;
+// The progress a stopped engine of `q` reached, read from its read-pointer write-back in `memory` (the GPU's view
+// of the process), given `before`, its progress while it still ran. SDMA writes its byte count back and AQL its
+// read index, both whole; PM4 only the dword offset in the ring, which continues `before` (the engine runs at most
+// a ring ahead of it). `before` when the write-back is not mapped.
+uint64_t WrittenBackProgress(const Queue& q, GpuMemory& memory, uint64_t before) {
+  GpuMemory::AccessScope scope(&memory);
+  if (q.type == uapi::QueueType::kCompute) {
+    const uint32_t* word = TranslateWord<uint32_t>(&memory, q.read_pointer);
+    const uint64_t ring_dwords = q.ring_size / sizeof(uint32_t);
+    if (word == nullptr || ring_dwords == 0) return before;
+    const uint64_t offset = std::atomic_ref<const uint32_t>(*word).load(std::memory_order_acquire) % ring_dwords;
+    return before + (offset + ring_dwords - before % ring_dwords) % ring_dwords;
+  }
+  const uint64_t* word = TranslateWord<uint64_t>(&memory, q.read_pointer);
+  if (word == nullptr) return before;
+  return std::max(before, std::atomic_ref<const uint64_t>(*word).load(std::memory_order_acquire));
+}
+
+// Stops a queue's engine (unmapping its MQD); returns the progress it reached. That is read once the engine has
+// stopped (from its write-back in `memory`, when given): an engine runs a packet's effects before it counts the
+// packet, and the effect may be the interrupt that woke the thread now deactivating the queue, so a count taken
+// while it runs can miss that packet, which the next engine would then run again (a second signal).
+uint64_t StopEngine(Queue& q, GpuMemory* memory = nullptr) {
+  const bool running = q.running();
+  const uint64_t before = q.progress();
   q.sdma.reset();
   q.compute.reset();
   q.pm4.reset();
+  const uint64_t progress = running && memory != nullptr ? WrittenBackProgress(q, *memory, before) : before;
+  q.parked_progress = progress;
   return progress;
 }
 
@@ -332,7 +357,7 @@ int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
       !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(ring_size)})) {
     return -EINVAL;  // kfd_queue_buffer_get on the new ring
   }
-  const uint64_t rptr = StopEngine(q);
+  const uint64_t rptr = StopEngine(q, device.page_table.get());
   q.ring_base = args.ring_base_address;
   q.ring_size = ring_size;
   q.percentage = args.queue_percentage;

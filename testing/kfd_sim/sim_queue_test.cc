@@ -473,14 +473,8 @@ TEST_F(SimQueueTest, AnInactiveQueueRunsNothingUntilUpdateReactivatesIt) {
   Push(ring, sdma::MakeFence(pointers.va + 64, 1));
   PushSignal(ring, event);
   Ring(args.doorbell_offset);
-  uapi::EventData data{};
-  data.event_id = event.id;
-  uapi::WaitEventsArgs wait{};
-  wait.events_ptr = reinterpret_cast<uintptr_t>(&data);
-  wait.num_events = 1;
-  wait.timeout = 50;
-  ASSERT_EQ(Ioctl(*file_, uapi::kWaitEvents, wait), 0);
-  EXPECT_EQ(wait.wait_result, uapi::ToRaw(uapi::WaitResult::kTimeout)) << "an inactive queue is not scheduled";
+  EXPECT_EQ(hipmem_testing::WaitEventResult(*file_, event.id, 50), uapi::ToRaw(uapi::WaitResult::kTimeout))
+      << "an inactive queue is not scheduled";
   EXPECT_EQ(std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(pointers.cpu + 64)).load(), 0u);
 
   uapi::UpdateQueueArgs update{.ring_base_address = ring.va, .queue_id = args.queue_id, .ring_size = kRingBytes,

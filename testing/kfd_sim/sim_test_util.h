@@ -205,17 +205,28 @@ class NoFreeDescriptors {
   rlimit old_{};
 };
 
+// WAIT_EVENTS on one event for up to `timeout_ms`; returns the wait result (a WaitResult), after failing the
+// test if the ioctl itself failed. `data`, when given, receives the event data the kernel wrote back.
+inline uint32_t WaitEventResult(hipmem::kfd_sim::SimFile& file, uint32_t event_id, uint32_t timeout_ms,
+                                hipmem::kfd_uapi::EventData* data = nullptr) {
+  hipmem::kfd_uapi::EventData local{};
+  hipmem::kfd_uapi::EventData& out = data != nullptr ? *data : local;
+  out = {};
+  out.event_id = event_id;
+  hipmem::kfd_uapi::WaitEventsArgs args{};
+  args.events_ptr = reinterpret_cast<uintptr_t>(&out);
+  args.num_events = 1;
+  args.wait_for_all = 1;
+  args.timeout = timeout_ms;
+  EXPECT_EQ(Ioctl(file, hipmem::kfd_uapi::kWaitEvents, args), 0);
+  return args.wait_result;
+}
+
 // WAIT_EVENTS on one event with a generous timeout (10 s); returns the event data the kernel wrote back.
 inline hipmem::kfd_uapi::EventData WaitForEvent(hipmem::kfd_sim::SimFile& file, uint32_t event_id) {
   hipmem::kfd_uapi::EventData data{};
-  data.event_id = event_id;
-  hipmem::kfd_uapi::WaitEventsArgs args{};
-  args.events_ptr = reinterpret_cast<uintptr_t>(&data);
-  args.num_events = 1;
-  args.wait_for_all = 1;
-  args.timeout = 10000;
-  EXPECT_EQ(Ioctl(file, hipmem::kfd_uapi::kWaitEvents, args), 0);
-  EXPECT_EQ(args.wait_result, hipmem::kfd_uapi::ToRaw(hipmem::kfd_uapi::WaitResult::kComplete));
+  EXPECT_EQ(WaitEventResult(file, event_id, 10000, &data),
+            hipmem::kfd_uapi::ToRaw(hipmem::kfd_uapi::WaitResult::kComplete));
   return data;
 }
 
