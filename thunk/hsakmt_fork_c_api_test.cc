@@ -229,7 +229,7 @@ TEST_F(HsakmtForkTest, ChildHasNoneOfTheParentsCountersAndBuildsItsOwn) {
                 props->NumBlocks == parent_props->NumBlocks);
     STEP(6, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
   });
-  EXPECT_EQ(status, 0) << Describe(status);
+  EXPECT_EQ(status, 0) << DescribeChild(status);
 
   HsaCounterProperties* again = nullptr;
   EXPECT_EQ(hsaKmtPmcGetCounterProperties(gpu_, &again), HSAKMT_STATUS_SUCCESS);
