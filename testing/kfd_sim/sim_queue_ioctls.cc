@@ -57,10 +57,13 @@ bool IsSdma(uapi::QueueType type) {
          type == uapi::QueueType::kSdmaByEngineId;
 }
 
-// Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_progress` continues
-// a queue that UPDATE_QUEUE stopped: bytes for SDMA, the next packet index for AQL, dwords for PM4.
+// Starts the engine of an active queue (the MQD loaded onto a hardware queue) on its current ring.
+// `initial_progress` continues a queue whose ring UPDATE_QUEUE moved: bytes for SDMA, the next packet index for
+// AQL, dwords for PM4.
 void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   if (!QueueIsActive(q)) return;
+  q.engine_ring_base = q.ring_base;
+  q.engine_ring_size = q.ring_size;
   ProcessDevice& device = c.process.devices[q.gpu_index];
   const GpuConfig& gpu = c.topology.gpus[q.gpu_index];
   const uint32_t gpu_id = gpu.gpu_id;
@@ -77,7 +80,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   };
   if (q.type == uapi::QueueType::kComputeAql) {
     const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " aql queue ", q.id);
-    q.compute = std::make_unique<ComputeEngine>(
+    q.engine = std::make_unique<ComputeEngine>(
         name, device.page_table.get(),
         AqlQueueDescriptor{.ring_va = q.ring_base,
                            .ring_bytes = q.ring_size,
@@ -102,7 +105,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   }
   if (q.type == uapi::QueueType::kCompute) {
     const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " pm4 queue ", q.id);
-    q.pm4 = std::make_unique<Pm4Engine>(
+    q.engine = std::make_unique<Pm4Engine>(
         name, device.page_table.get(),
         Pm4QueueDescriptor{.ring_va = q.ring_base,
                            .ring_bytes = q.ring_size,
@@ -136,7 +139,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   // rather than no queue.
   const gpu_abi::sdma::Generation generation =
       gpu_abi::sdma::GenerationOf(gpu.gfx_target_version).value_or(gpu_abi::sdma::Generation::kV4_4);
-  q.sdma = std::make_unique<SdmaEngine>(
+  q.engine = std::make_unique<SdmaEngine>(
       name, device.page_table.get(),
       SdmaQueueDescriptor{.ring_va = q.ring_base,
                           .ring_bytes = q.ring_size,
@@ -166,13 +169,11 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
       });
 }
 
-// Stops a queue's engine (unmapping its MQD); returns the progress it reached.
+// Stops a queue's engine for good; returns the progress it reached.
 uint64_t StopEngine(Queue& q) {
   const uint64_t progress = q.progress();
   q.parked_progress = progress;
-  q.sdma.reset();
-  q.compute.reset();
-  q.pm4.reset();
+  q.engine.reset();
   return progress;
 }
 
@@ -332,12 +333,22 @@ int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
       !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(ring_size)})) {
     return -EINVAL;  // kfd_queue_buffer_get on the new ring
   }
-  const uint64_t rptr = StopEngine(q);
+  // update_queue: the queue is unmapped (its engine suspended between packets), its MQD updated, and mapped again
+  // if it is still active. Mapped again on the same ring, the engine goes on with whatever its doorbell announced
+  // meanwhile, without a new ring (kfdtest's DisableSdmaQueueByUpdateWithNullAddress only polls the read pointer);
+  // on another ring a new engine starts where the old one stopped.
+  if (q.engine != nullptr) q.engine->Suspend();
   q.ring_base = args.ring_base_address;
   q.ring_size = ring_size;
   q.percentage = args.queue_percentage;
   q.priority = args.queue_priority;
-  StartEngine(c, q, rptr);
+  if (QueueIsActive(q)) {
+    if (q.engine != nullptr && q.engine_ring_base == q.ring_base && q.engine_ring_size == q.ring_size) {
+      q.engine->Resume();
+    } else {
+      StartEngine(c, q, StopEngine(q));
+    }
+  }
   LogQueue(c, q, "updated");
   return 0;
 }
