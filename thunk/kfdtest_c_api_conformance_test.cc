@@ -5,6 +5,7 @@
 // a RELEASE_MEM (PM4) or FENCE + TRAP (SDMA) of the event id into the event's slot, waited for with
 // hsaKmtWaitOnEvent. Behaviour follows KFDQMTest, KFDEventTest and KFDMemoryTest; the code is ours.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -138,11 +139,14 @@ class Ring {
   // one plain store, no call into the thunk or simulator. A release store is the `mov` kfdtest's barrier +
   // volatile store compiles to on x86, keeps the packet's memcpy above it, and is one ThreadSanitizer follows.
   void Submit() {
-    const uint64_t value = type_ == HSA_QUEUE_COMPUTE ? wptr_ : wptr_ * sizeof(uint32_t);
+    const uint64_t value = PendingWptr();
     std::atomic_ref<HSAuint64>(*res_.Queue_write_ptr_aql).store(value, std::memory_order_release);
     std::atomic_ref<HSAuint64>(*reinterpret_cast<HSAuint64*>(res_.Queue_DoorBell)).store(value,
                                                                                         std::memory_order_release);
   }
+
+  // GetPendingWptr64: the write pointer Submit would store (PM4 in dwords, SDMA in bytes).
+  uint64_t PendingWptr() const { return type_ == HSA_QUEUE_COMPUTE ? wptr_ : wptr_ * sizeof(uint32_t); }
 
   // kfdtest's Rptr(): PM4 reads a 32-bit dword pointer wrapped at the ring; SDMA a byte pointer.
   uint32_t RptrDwords() const {
@@ -234,6 +238,31 @@ TEST_F(KfdtestCApiTest, Pm4DispatchHaltsTheQueueAndSetsAHwExceptionEvent) {
   EXPECT_EQ(dst[0], 0u) << "nothing after the dispatch runs";
   EXPECT_EQ(queue.RptrDwords(), 0u) << "the read pointer stops at the dispatch";
   EXPECT_EQ(queue.Destroy(), HSAKMT_STATUS_SUCCESS) << "a halted queue is destroyed without hanging";
+}
+
+// KFDQMTest.GPUDoorbellWrite (gfx9+, DOORBELL_WRITE_USE_SDMA): a PM4 packet is placed but not submitted; an SDMA
+// queue writes the pending 64-bit write pointer (two dwords) to the PM4 queue's Queue_write_ptr and Queue_DoorBell.
+// Both are CPU addresses the GPU reaches too: libhsakmt maps the doorbell slice for the GPU at its CPU address.
+TEST_F(KfdtestCApiTest, GpuDoorbellWriteFromAnSdmaQueueRunsThePm4Queue) {
+  const HSAuint32 node = gpus_[0];
+  auto* dst = static_cast<uint32_t*>(HostBuffer(4096, node));
+  Ring pm4_queue(this, node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
+  Ring other(this, node, HSA_QUEUE_SDMA, HostBuffer(kRingBytes, node, /*exec=*/true));
+  ASSERT_EQ(pm4_queue.status(), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(other.status(), HSAKMT_STATUS_SUCCESS);
+
+  pm4_queue.Place(pm4::MakeWriteData(reinterpret_cast<uint64_t>(dst), {0x12345678u, 0x87654321u}));
+  const uint64_t pending = pm4_queue.PendingWptr();
+  const std::array<uint32_t, 2> pending_dwords = {static_cast<uint32_t>(pending), static_cast<uint32_t>(pending >> 32)};
+  other.PlaceStruct(sdma::MakeWrite<2>(reinterpret_cast<uint64_t>(pm4_queue.resource().Queue_write_ptr_aql),
+                                       pending_dwords));
+  other.PlaceStruct(sdma::MakeWrite<2>(reinterpret_cast<uint64_t>(pm4_queue.resource().Queue_DoorBell),
+                                       pending_dwords));
+  other.Submit();
+
+  EXPECT_TRUE(WaitUntil([&] { return std::atomic_ref<uint32_t>(dst[0]).load() == 0x12345678u; }));
+  EXPECT_TRUE(WaitUntil([&] { return std::atomic_ref<uint32_t>(dst[1]).load() == 0x87654321u; }));
+  EXPECT_TRUE(WaitUntil([&] { return pm4_queue.Consumed(); }));
 }
 
 // ---- KFDQMTest: SDMA queues (CreateSdmaQueue, SdmaConcurrentCopies' copy, SdmaFill) on every GPU ----

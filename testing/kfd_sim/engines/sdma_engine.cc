@@ -310,7 +310,12 @@ SdmaEngine::Outcome SdmaEngine::Write(uint64_t data_offset, uint64_t dst, uint32
         return Fault(va);
       }
       const uint32_t m = static_cast<uint32_t>(std::min<uint64_t>(d->bytes / 4, n - written));
-      std::memcpy(d->host, &chunk[written], uint64_t{m} * 4);
+      // Dword stores, each one atomic: the target may be a doorbell (kfdtest's GPUDoorbellWrite rings a queue with a
+      // WRITE_LINEAR), which the engine behind it reads while the write lands.
+      auto* out = static_cast<uint32_t*>(d->host);
+      for (uint32_t i = 0; i < m; ++i) {
+        std::atomic_ref<uint32_t>(out[i]).store(chunk[written + i], std::memory_order_relaxed);
+      }
       written += m;
     }
     done += n;
