@@ -94,19 +94,22 @@ class SimPm4QueueTest : public ::testing::Test {
     ASSERT_EQ(file_->MmapKfd(doorbells_->addr(), kDoorbellSlice.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
   }
 
-  // A PM4 queue laid out as libhsakmt does for HSA_QUEUE_COMPUTE: read pointer at +0, write pointer at +8.
-  uapi::CreateQueueArgs Pm4QueueArgs() {
+  // A queue laid out as libhsakmt does: read pointer at +0, write pointer at +8 of `pointers`.
+  uapi::CreateQueueArgs QueueArgs(const Buffer& ring, const Buffer& pointers,
+                                  uapi::QueueType type = uapi::QueueType::kCompute) {
     uapi::CreateQueueArgs args{};
-    args.ring_base_address = ring_.va;
-    args.read_pointer_address = pointers_.va;
-    args.write_pointer_address = pointers_.va + 8;
+    args.ring_base_address = ring.va;
+    args.read_pointer_address = pointers.va;
+    args.write_pointer_address = pointers.va + 8;
     args.ring_size = kRingBytes;
     args.gpu_id = gpu_;
-    args.queue_type = static_cast<uint32_t>(uapi::QueueType::kCompute);
+    args.queue_type = static_cast<uint32_t>(type);
     args.queue_percentage = 100;
     args.queue_priority = 7;
     return args;
   }
+  // The fixture's PM4 queue (HSA_QUEUE_COMPUTE).
+  uapi::CreateQueueArgs Pm4QueueArgs() { return QueueArgs(ring_, pointers_); }
 
   uint32_t CreateQueue() {
     uapi::CreateQueueArgs args = Pm4QueueArgs();
@@ -327,15 +330,7 @@ void SimPm4QueueTest::RingPm4QueueFromSdma(bool quiet_first) {
   const uint64_t pm4_doorbell = doorbell_offset_;
   const Buffer sdma_ring = NewBuffer(Bytes(kRingBytes), kGtt);
   const Buffer sdma_pointers = NewBuffer(Bytes::KiB(4), kGtt);
-  uapi::CreateQueueArgs sdma_args{};
-  sdma_args.ring_base_address = sdma_ring.va;
-  sdma_args.read_pointer_address = sdma_pointers.va;
-  sdma_args.write_pointer_address = sdma_pointers.va + 8;
-  sdma_args.ring_size = kRingBytes;
-  sdma_args.gpu_id = gpu_;
-  sdma_args.queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma);
-  sdma_args.queue_percentage = 100;
-  sdma_args.queue_priority = 7;
+  uapi::CreateQueueArgs sdma_args = QueueArgs(sdma_ring, sdma_pointers, uapi::QueueType::kSdma);
   ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, sdma_args), 0);
 
   Push(pm4::MakeWriteData(dst.va, {0x12345678, 0x87654321}));  // placed, not submitted
@@ -378,10 +373,7 @@ TEST_F(SimPm4QueueTest, AReleaseMemIntoAnotherPm4QueuesQuietDoorbellRunsThatQueu
 
   const Buffer other_ring = NewBuffer(Bytes(kRingBytes), kGtt);
   const Buffer other_pointers = NewBuffer(Bytes::KiB(4), kGtt);
-  uapi::CreateQueueArgs other = Pm4QueueArgs();
-  other.ring_base_address = other_ring.va;
-  other.read_pointer_address = other_pointers.va;
-  other.write_pointer_address = other_pointers.va + 8;
+  uapi::CreateQueueArgs other = QueueArgs(other_ring, other_pointers);
   ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, other), 0);
   std::vector<uint32_t> packets;
   for (const std::vector<uint32_t>& packet : {
