@@ -310,11 +310,11 @@ SdmaEngine::Outcome SdmaEngine::Write(uint64_t data_offset, uint64_t dst, uint32
         return Fault(va);
       }
       const uint32_t m = static_cast<uint32_t>(std::min<uint64_t>(d->bytes / 4, n - written));
-      // Dword stores, each one atomic: the target may be a doorbell (kfdtest's GPUDoorbellWrite rings a queue with a
-      // WRITE_LINEAR), which the engine behind it reads while the write lands.
+      // Dword release stores: the target may be a doorbell (kfdtest's GPUDoorbellWrite rings a queue with a
+      // WRITE_LINEAR), which the engine behind it reads with acquire loads while the write lands.
       auto* out = static_cast<uint32_t*>(d->host);
       for (uint32_t i = 0; i < m; ++i) {
-        std::atomic_ref<uint32_t>(out[i]).store(chunk[written + i], std::memory_order_relaxed);
+        std::atomic_ref<uint32_t>(out[i]).store(chunk[written + i], std::memory_order_release);
       }
       written += m;
     }
