@@ -228,15 +228,9 @@ TEST_F(KfdtestQueueTest, QueueDisabledByANullRingResumesItsPendingWorkWhenReenab
 // queue's write pointer and then to its doorbell, at their CPU addresses (which the GPU maps too): the PM4 packet
 // must run. Upstream's SDMA writes at once, while the doorbell page is still warm from the SDMA queue's own
 // doorbell store; here the SDMA queue first waits (POLL_REGMEM) until the CPU releases it after a pause, so that
-// every doorbell page of the process has gone quiet, which makes the outcome independent of timing.
+// every doorbell page of the process has gone quiet, which makes the outcome independent of timing: only the
+// engine's own store into the doorbell can start the PM4 queue.
 TEST_F(KfdtestQueueTest, SdmaWritingAPm4QueuesWritePointerAndDoorbellSubmitsIt) {
-  // TODO(KFDTEST.md gap 2): the simulator notices a doorbell store through the client's write-protected CPU
-  // mapping (or while the page is still polled after a recent CPU store); an engine's store goes through its own
-  // view and is lost once the page is quiet, so the PM4 queue never runs (this body fails every time). Fix in
-  // testing/kfd_sim/engines: an engine that writes into a doorbell slice must kick the doorbell poller (wake that
-  // doorbell's sleeper). Until then upstream's GPUDoorbellWrite passes only when the SDMA write lands within
-  // kDoorbellHotFor of a CPU doorbell store, which a slow run (ASan) misses.
-  GTEST_SKIP() << "needs the engines to kick the doorbell poller on a GPU-side doorbell store (KFDTEST.md gap 2)";
   for (HSAuint32 node : gpus_) {
     SCOPED_TRACE(testing::Message() << "node " << node);
     auto* dst = static_cast<uint32_t*>(HostBuffer(kPageBytes, node));

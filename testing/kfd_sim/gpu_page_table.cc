@@ -3,8 +3,29 @@
 #include <algorithm>
 #include <mutex>
 #include <utility>
+#include <vector>
+
+#include "testing/kfd_sim/engines/doorbell.h"
 
 namespace hipmem::kfd_sim {
+namespace {
+
+// The doorbell words the calling thread's open access scope has translated: (first word, count). A thread has at
+// most one scope open at a time (engines bracket each packet's accesses; nothing nests them).
+struct DoorbellWords {
+  uint64_t* first;
+  size_t count;
+};
+thread_local std::vector<DoorbellWords> scope_doorbells;
+
+}  // namespace
+
+void GpuPageTable::EndAccess() {
+  // Before the scope closes: an unmap waits for it, so the slice is still mapped.
+  for (const DoorbellWords& words : scope_doorbells) NotifyDoorbellStores(words.first, words.count);
+  scope_doorbells.clear();
+  mu_.unlock_shared();
+}
 
 absl::Status GpuPageTable::Map(AddressRange range, uint64_t handle, PageSource source) {
   std::unique_lock<std::shared_mutex> lock(mu_);
@@ -43,6 +64,13 @@ std::optional<GpuMemory::Span> GpuPageTable::Translate(uint64_t va, uint64_t byt
   if (entry.source.pages == nullptr) return Span{reinterpret_cast<void*>(entry.source.userptr + offset), left};
   std::byte* view = entry.source.pages->EngineView();
   if (view == nullptr) return std::nullopt;
+  if (entry.source.doorbell) {
+    // Every word the span touches, partly covered ones included (a store of the low dword alone also rings).
+    const uint64_t first = offset / sizeof(uint64_t);
+    const uint64_t end = (offset + left + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+    scope_doorbells.push_back(
+        DoorbellWords{reinterpret_cast<uint64_t*>(view) + first, static_cast<size_t>(end - first)});
+  }
   return Span{view + offset, left};
 }
 

@@ -6,6 +6,12 @@
 // GpuMemory interface. A change waits until no engine is inside an access scope, as the kernel waits for
 // the VM's fences before it invalidates page-table entries, so an engine never copies through a mapping
 // that is being removed.
+//
+// A doorbell slice mapped on the GPU (libhsakmt maps the DOORBELL buffer for GPU access at its CPU address, so a
+// queue can ring another queue: kfdtest's GPUDoorbellWrite) is the doorbell BAR as the GPU sees it: a store into it
+// rings. The engines write through their own view of the pages, which no doorbell watch sees, so the page table
+// notes every doorbell range an access scope translated and, as the scope closes, announces the words to the
+// engines asleep on them (NotifyDoorbellStores). A scope that only read them causes a spurious wake, no more.
 #ifndef HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
 #define HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
 
@@ -28,6 +34,7 @@ namespace hipmem::kfd_sim {
 struct PageSource {
   std::shared_ptr<BoPages> pages;  // null for USERPTR
   uint64_t userptr = 0;            // USERPTR: the CPU address of the range's first byte
+  bool doorbell = false;           // `pages` is a doorbell slice: a store rings
 };
 
 // Thread-safe: Map/Unmap/queries may run concurrently with engines' Translate.
@@ -46,7 +53,8 @@ class GpuPageTable final : public GpuMemory {
 
  protected:
   void BeginAccess() override { mu_.lock_shared(); }
-  void EndAccess() override { mu_.unlock_shared(); }
+  // Announces the doorbells the scope may have written, then lets changes in.
+  void EndAccess() override;
 
  private:
   struct Entry {

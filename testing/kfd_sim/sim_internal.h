@@ -23,6 +23,7 @@
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/doorbell_poller.h"
 #include "testing/kfd_sim/engines/pm4_engine.h"
+#include "testing/kfd_sim/engines/queue_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
 #include "testing/kfd_sim/gpu_page_table.h"
@@ -67,29 +68,23 @@ struct Queue {
   uint32_t percentage = 0;
   uint32_t priority = 0;
   std::optional<bool> sdma_pool_xgmi;  // SDMA queues: which slot pool it holds a slot of
-  std::unique_ptr<SdmaEngine> sdma;    // SDMA queues: running while the queue is active
-  std::unique_ptr<ComputeEngine> compute;  // AQL queues: running while the queue is active
+  // The engine that runs it (SdmaEngine, ComputeEngine or Pm4Engine): made when the queue first becomes active,
+  // suspended while UPDATE_QUEUE leaves it inactive.
+  std::unique_ptr<QueueEngine> engine;
+  // The ring the engine runs: UPDATE_QUEUE keeps the engine while the ring stays, and replaces it otherwise.
+  uint64_t engine_ring_base = 0;
+  uint32_t engine_ring_size = 0;
   // SET_CU_MASK's last mask (num_cu_mask / 32 words, capped at 1024 bits); empty: every CU. Recorded only:
   // the simulated CP does not model CUs.
   std::vector<uint32_t> cu_mask;
   bool gws = false;  // ALLOC_QUEUE_GWS gave this queue the GPU's global wave sync (one queue per GPU and process)
-  std::unique_ptr<Pm4Engine> pm4;          // PM4 compute queues: running while the queue is active
-  // Where the next engine starts (progress() units): what the last one reached, so that a queue UPDATE_QUEUE
-  // deactivated and later reactivates neither repeats nor skips packets.
+  // Where the next engine starts (progress() units) while the queue has none.
   uint64_t parked_progress = 0;
 
-  bool running() const { return sdma != nullptr || compute != nullptr || pm4 != nullptr; }
-  bool halted() const {
-    return (sdma != nullptr && sdma->halted()) || (compute != nullptr && compute->halted()) ||
-           (pm4 != nullptr && pm4->halted());
-  }
-  // SDMA: bytes consumed; AQL: the next packet index; PM4: dwords consumed. A stopped queue's: where it stopped.
-  uint64_t progress() const {
-    if (sdma != nullptr) return sdma->rptr();
-    if (compute != nullptr) return compute->read_index();
-    if (pm4 != nullptr) return pm4->rptr();
-    return parked_progress;
-  }
+  bool running() const { return engine != nullptr && !engine->suspended(); }
+  bool halted() const { return engine != nullptr && engine->halted(); }
+  // SDMA: bytes consumed; AQL: the next packet index; PM4: dwords consumed.
+  uint64_t progress() const { return engine != nullptr ? engine->progress() : parked_progress; }
 };
 
 // One process's view of one GPU (the kernel's kfd_process_device).

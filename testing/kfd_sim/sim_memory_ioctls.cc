@@ -402,7 +402,8 @@ int MapMemoryToGpu(IoctlContext& c, uapi::MapMemoryToGpuArgs& args) {
       if (!bo.va) return -EINVAL;
       // kfd_mem_attach: another GPU's VRAM is reachable only over a link (XGMI or PCIe P2P).
       if (bo.domain == Domain::kVram && !PeerCanReach(c.topology, bo.gpu_index, *peer)) return -EINVAL;
-      if (!peer_device.page_table->Map(*bo.va, bo.handle, PageSource{.pages = bo.pages, .userptr = bo.userptr}).ok()) {
+      const PageSource source{.pages = bo.pages, .userptr = bo.userptr, .doorbell = bo.domain == Domain::kDoorbell};
+      if (!peer_device.page_table->Map(*bo.va, bo.handle, source).ok()) {
         return -EINVAL;
       }
       bo.mapped_on.insert(*peer);

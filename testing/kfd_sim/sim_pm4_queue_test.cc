@@ -3,6 +3,7 @@
 // and the doorbell, events signalled by RELEASE_MEM and waited for with WAIT_EVENTS.
 #include <sys/mman.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -16,9 +17,11 @@
 
 #include "gmock/gmock.h"
 #include "gpu_abi/pm4_packets.h"
+#include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/engines/doorbell_poller.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
 
@@ -27,6 +30,7 @@ namespace {
 
 namespace uapi = ::hipmem::kfd_uapi;
 namespace pm4 = ::hipmem::gpu_abi::pm4;
+namespace sdma = ::hipmem::gpu_abi::sdma;
 using ::hipmem_testing::AcquireAllVms;
 using ::hipmem_testing::Alloc;
 using ::hipmem_testing::AllocResult;
@@ -79,28 +83,33 @@ class SimPm4QueueTest : public ::testing::Test {
     return b;
   }
 
+  // The doorbell slice as libhsakmt's map_doorbell_dgpu sets it up: a DOORBELL buffer GPU-mapped at the address
+  // where the CPU maps it through /dev/kfd, so a GPU engine can ring a doorbell too.
   void MapDoorbells() {
-    const AllocResult r = Alloc(*file_, gpu_, next_va_, kDoorbellSlice, kDoorbellFlags);
-    ASSERT_EQ(r.ret, 0);
-    next_va_ += Bytes::MiB(2).raw();
-    EXPECT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
     doorbells_ = std::make_unique<Reservation>(kDoorbellSlice);
+    const uint64_t va = reinterpret_cast<uintptr_t>(doorbells_->addr());
+    const AllocResult r = Alloc(*file_, gpu_, va, kDoorbellSlice, kDoorbellFlags);
+    ASSERT_EQ(r.ret, 0);
+    EXPECT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
     ASSERT_EQ(file_->MmapKfd(doorbells_->addr(), kDoorbellSlice.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
   }
 
-  // A PM4 queue laid out as libhsakmt does for HSA_QUEUE_COMPUTE: read pointer at +0, write pointer at +8.
-  uapi::CreateQueueArgs Pm4QueueArgs() {
+  // A queue laid out as libhsakmt does: read pointer at +0, write pointer at +8 of `pointers`.
+  uapi::CreateQueueArgs QueueArgs(const Buffer& ring, const Buffer& pointers,
+                                  uapi::QueueType type = uapi::QueueType::kCompute) {
     uapi::CreateQueueArgs args{};
-    args.ring_base_address = ring_.va;
-    args.read_pointer_address = pointers_.va;
-    args.write_pointer_address = pointers_.va + 8;
+    args.ring_base_address = ring.va;
+    args.read_pointer_address = pointers.va;
+    args.write_pointer_address = pointers.va + 8;
     args.ring_size = kRingBytes;
     args.gpu_id = gpu_;
-    args.queue_type = static_cast<uint32_t>(uapi::QueueType::kCompute);
+    args.queue_type = static_cast<uint32_t>(type);
     args.queue_percentage = 100;
     args.queue_priority = 7;
     return args;
   }
+  // The fixture's PM4 queue (HSA_QUEUE_COMPUTE).
+  uapi::CreateQueueArgs Pm4QueueArgs() { return QueueArgs(ring_, pointers_); }
 
   uint32_t CreateQueue() {
     uapi::CreateQueueArgs args = Pm4QueueArgs();
@@ -118,8 +127,12 @@ class SimPm4QueueTest : public ::testing::Test {
   // kfdtest's SubmitPacket on gfx9+: the 64-bit write pointer (dwords) to memory, then to the doorbell.
   void Submit() {
     std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers_.cpu + 8)).store(wptr_, std::memory_order_release);
-    auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
-    RingDoorbell(word, wptr_);
+    RingDoorbell(Doorbell(doorbell_offset_), wptr_);
+  }
+
+  // The doorbell CREATE_QUEUE placed at `doorbell_offset`, at its CPU address (which is also its GPU VA).
+  uint64_t* Doorbell(uint64_t doorbell_offset) const {
+    return reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset & (kDoorbellSlice.raw() - 1)));
   }
 
   // The read pointer as kfdtest's PM4Queue::Rptr reads it: 32 bits, a dword offset wrapping at the ring size.
@@ -165,7 +178,19 @@ class SimPm4QueueTest : public ::testing::Test {
     return true;
   }
 
+  // kfdtest's WaitOnValue: waits (up to 10 s) for the dword at `cpu` to read `value`.
+  static bool WaitForValue(const char* cpu, uint32_t value) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::atomic_ref<const uint32_t>(*reinterpret_cast<const uint32_t*>(cpu)).load() != value) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return true;
+  }
+
   SimQueue OnlyQueue() { return hipmem_testing::OnlyQueue(*sim_); }
+
+  void RingPm4QueueFromSdma(bool quiet_first);
 
 
   std::unique_ptr<Simulator> sim_;
@@ -321,6 +346,82 @@ TEST_F(SimPm4QueueTest, ParkingRightAfterASignalDoesNotRunTheSignallingPacketAga
     if (again != uapi::ToRaw(uapi::WaitResult::kTimeout)) ++repeated;
   }
   EXPECT_EQ(repeated, 0) << "of " << kRounds << " rounds signalled twice";
+}
+
+// kfdtest's QMTest.GPUDoorbellWrite (gfx9+, DOORBELL_WRITE_USE_SDMA): a PM4 packet is placed in its ring but not
+// submitted; an SDMA queue WRITEs the pending 64-bit write pointer (two dwords) to the PM4 queue's write pointer and
+// then to its doorbell, at the doorbell's CPU address (also its GPU VA). The engine's store into the doorbell must
+// start the PM4 queue, as the hardware's doorbell logic sees a GPU write to the doorbell BAR. `quiet_first` holds
+// the SDMA queue on a POLL_REGMEM until the doorbell page has been still long enough to be write-protected again,
+// so that only the engine's own store can wake the PM4 queue.
+void SimPm4QueueTest::RingPm4QueueFromSdma(bool quiet_first) {
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kGtt);
+  CreateQueue();
+  const uint64_t pm4_doorbell = doorbell_offset_;
+  const Buffer sdma_ring = NewBuffer(Bytes(kRingBytes), kGtt);
+  const Buffer sdma_pointers = NewBuffer(Bytes::KiB(4), kGtt);
+  uapi::CreateQueueArgs sdma_args = QueueArgs(sdma_ring, sdma_pointers, uapi::QueueType::kSdma);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, sdma_args), 0);
+
+  Push(pm4::MakeWriteData(dst.va, {0x12345678, 0x87654321}));  // placed, not submitted
+  const uint64_t pending = wptr_;
+  const std::array<uint32_t, 2> pending_dwords = {static_cast<uint32_t>(pending), static_cast<uint32_t>(pending >> 32)};
+  uint64_t sdma_wptr = 0;
+  const auto place = [&](const auto& packet) {
+    std::memcpy(sdma_ring.cpu + sdma_wptr, &packet, sizeof(packet));
+    sdma_wptr += sizeof(packet);
+  };
+  const uint64_t gate_va = sdma_pointers.va + 64;
+  if (quiet_first) place(sdma::MakePoll(gate_va, 1, ~0u, sdma::PollFunction::kEqual, 10, sdma::kPollForever));
+  place(sdma::MakeWrite<2>(pointers_.va + 8, pending_dwords));
+  place(sdma::MakeWrite<2>(reinterpret_cast<uintptr_t>(Doorbell(pm4_doorbell)), pending_dwords));
+  // kfdtest's SubmitPacket: a bare store of the SDMA write pointer (bytes) into the SDMA queue's doorbell.
+  std::atomic_ref<uint64_t>(*Doorbell(sdma_args.doorbell_offset)).store(sdma_wptr, std::memory_order_release);
+  if (quiet_first) {
+    std::this_thread::sleep_for(kDoorbellHotFor * 5);
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(sdma_pointers.cpu + 64)).store(1);
+  }
+
+  EXPECT_TRUE(WaitForValue(dst.cpu, 0x12345678));
+  EXPECT_TRUE(WaitForValue(dst.cpu + 4, 0x87654321));
+  EXPECT_TRUE(WaitForConsumption());
+}
+
+TEST_F(SimPm4QueueTest, AnSdmaWriteIntoThePm4QueuesDoorbellRunsThePm4Queue) { RingPm4QueueFromSdma(false); }
+
+TEST_F(SimPm4QueueTest, AnSdmaWriteIntoAQuietDoorbellPageRunsThePm4Queue) { RingPm4QueueFromSdma(true); }
+
+// GPUDoorbellWrite's other form: a second PM4 queue rings the first with two 64-bit RELEASE_MEM writes (no
+// interrupt), to the first queue's write pointer and then to its doorbell; here after a WAIT_REG_MEM that holds it
+// until the doorbell page has gone quiet, so that only the CP's own store can wake the first queue.
+TEST_F(SimPm4QueueTest, AReleaseMemIntoAnotherPm4QueuesQuietDoorbellRunsThatQueue) {
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kGtt);
+  CreateQueue();
+  const uint64_t first_doorbell = doorbell_offset_;
+  Push(pm4::MakeWriteData(dst.va, {0x12345678, 0x87654321}));  // placed, not submitted
+  const uint64_t pending = wptr_;
+
+  const Buffer other_ring = NewBuffer(Bytes(kRingBytes), kGtt);
+  const Buffer other_pointers = NewBuffer(Bytes::KiB(4), kGtt);
+  uapi::CreateQueueArgs other = QueueArgs(other_ring, other_pointers);
+  ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, other), 0);
+  std::vector<uint32_t> packets;
+  for (const std::vector<uint32_t>& packet : {
+           pm4::MakeWaitRegMem(other_pointers.va + 64, 1, ~0u, pm4::CompareFunction::kEqual),
+           pm4::MakeReleaseMem(pointers_.va + 8, pending, pm4::ReleaseData::kData64, pm4::ReleaseInterrupt::kNone, 0),
+           pm4::MakeReleaseMem(reinterpret_cast<uintptr_t>(Doorbell(first_doorbell)), pending,
+                               pm4::ReleaseData::kData64, pm4::ReleaseInterrupt::kNone, 0),
+       }) {
+    packets.insert(packets.end(), packet.begin(), packet.end());
+  }
+  std::memcpy(other_ring.cpu, packets.data(), packets.size() * 4);
+  RingDoorbell(Doorbell(other.doorbell_offset), packets.size());
+  std::this_thread::sleep_for(kDoorbellHotFor * 5);
+  std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(other_pointers.cpu + 64)).store(1);
+
+  EXPECT_TRUE(WaitForValue(dst.cpu, 0x12345678));
+  EXPECT_TRUE(WaitForValue(dst.cpu + 4, 0x87654321));
+  EXPECT_TRUE(WaitForConsumption());
 }
 
 TEST_F(SimPm4QueueTest, CreateQueueChecksAComputeQueuesEopBuffer) {

@@ -1,6 +1,5 @@
 // The simulated kernel's queue ioctls (kfd_chardev.c create/destroy/update_queue, kfd_process_queue_manager.c):
 // each active queue runs on a simulated engine (engines/), started and stopped as the kernel maps its MQD.
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -17,7 +16,6 @@
 #include "gpu_abi/sdma_packets.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
-#include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/sim_internal.h"
 
 namespace hipmem::kfd_sim::sim_internal {
@@ -59,10 +57,13 @@ bool IsSdma(uapi::QueueType type) {
          type == uapi::QueueType::kSdmaByEngineId;
 }
 
-// Starts the engine of an active queue (the MQD loaded onto a hardware queue). `initial_progress` continues
-// a queue that UPDATE_QUEUE stopped: bytes for SDMA, the next packet index for AQL, dwords for PM4.
+// Starts the engine of an active queue (the MQD loaded onto a hardware queue) on its current ring.
+// `initial_progress` continues a queue whose ring UPDATE_QUEUE moved: bytes for SDMA, the next packet index for
+// AQL, dwords for PM4.
 void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   if (!QueueIsActive(q)) return;
+  q.engine_ring_base = q.ring_base;
+  q.engine_ring_size = q.ring_size;
   ProcessDevice& device = c.process.devices[q.gpu_index];
   const GpuConfig& gpu = c.topology.gpus[q.gpu_index];
   const uint32_t gpu_id = gpu.gpu_id;
@@ -79,7 +80,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   };
   if (q.type == uapi::QueueType::kComputeAql) {
     const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " aql queue ", q.id);
-    q.compute = std::make_unique<ComputeEngine>(
+    q.engine = std::make_unique<ComputeEngine>(
         name, device.page_table.get(),
         AqlQueueDescriptor{.ring_va = q.ring_base,
                            .ring_bytes = q.ring_size,
@@ -104,7 +105,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   }
   if (q.type == uapi::QueueType::kCompute) {
     const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " pm4 queue ", q.id);
-    q.pm4 = std::make_unique<Pm4Engine>(
+    q.engine = std::make_unique<Pm4Engine>(
         name, device.page_table.get(),
         Pm4QueueDescriptor{.ring_va = q.ring_base,
                            .ring_bytes = q.ring_size,
@@ -138,7 +139,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   // rather than no queue.
   const gpu_abi::sdma::Generation generation =
       gpu_abi::sdma::GenerationOf(gpu.gfx_target_version).value_or(gpu_abi::sdma::Generation::kV4_4);
-  q.sdma = std::make_unique<SdmaEngine>(
+  q.engine = std::make_unique<SdmaEngine>(
       name, device.page_table.get(),
       SdmaQueueDescriptor{.ring_va = q.ring_base,
                           .ring_bytes = q.ring_size,
@@ -168,36 +169,11 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
       });
 }
 
-// The progress a stopped engine of `q` reached, read from its read-pointer write-back in `memory` (the GPU's view
-// of the process), given `before`, its progress while it still ran. SDMA writes its byte count back and AQL its
-// read index, both whole; PM4 only the dword offset in the ring, which continues `before` (the engine runs at most
-// a ring ahead of it). `before` when the write-back is not mapped.
-uint64_t WrittenBackProgress(const Queue& q, GpuMemory& memory, uint64_t before) {
-  GpuMemory::AccessScope scope(&memory);
-  if (q.type == uapi::QueueType::kCompute) {
-    const uint32_t* word = TranslateWord<uint32_t>(&memory, q.read_pointer);
-    const uint64_t ring_dwords = q.ring_size / sizeof(uint32_t);
-    if (word == nullptr || ring_dwords == 0) return before;
-    const uint64_t offset = std::atomic_ref<const uint32_t>(*word).load(std::memory_order_acquire) % ring_dwords;
-    return before + (offset + ring_dwords - before % ring_dwords) % ring_dwords;
-  }
-  const uint64_t* word = TranslateWord<uint64_t>(&memory, q.read_pointer);
-  if (word == nullptr) return before;
-  return std::max(before, std::atomic_ref<const uint64_t>(*word).load(std::memory_order_acquire));
-}
-
-// Stops a queue's engine (unmapping its MQD); returns the progress it reached. That is read once the engine has
-// stopped (from its write-back in `memory`, when given): an engine runs a packet's effects before it counts the
-// packet, and the effect may be the interrupt that woke the thread now deactivating the queue, so a count taken
-// while it runs can miss that packet, which the next engine would then run again (a second signal).
-uint64_t StopEngine(Queue& q, GpuMemory* memory = nullptr) {
-  const bool running = q.running();
-  const uint64_t before = q.progress();
-  q.sdma.reset();
-  q.compute.reset();
-  q.pm4.reset();
-  const uint64_t progress = running && memory != nullptr ? WrittenBackProgress(q, *memory, before) : before;
+// Stops a queue's engine for good; returns the progress it reached.
+uint64_t StopEngine(Queue& q) {
+  const uint64_t progress = q.progress();
   q.parked_progress = progress;
+  q.engine.reset();
   return progress;
 }
 
@@ -357,12 +333,22 @@ int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
       !device.page_table->Covers(AddressRange{DeviceAddress(args.ring_base_address), Bytes(ring_size)})) {
     return -EINVAL;  // kfd_queue_buffer_get on the new ring
   }
-  const uint64_t rptr = StopEngine(q, device.page_table.get());
+  // update_queue: the queue is unmapped (its engine suspended between packets), its MQD updated, and mapped again
+  // if it is still active. Mapped again on the same ring, the engine goes on with whatever its doorbell announced
+  // meanwhile, without a new ring (kfdtest's DisableSdmaQueueByUpdateWithNullAddress only polls the read pointer);
+  // on another ring a new engine starts where the old one stopped.
+  if (q.engine != nullptr) q.engine->Suspend();
   q.ring_base = args.ring_base_address;
   q.ring_size = ring_size;
   q.percentage = args.queue_percentage;
   q.priority = args.queue_priority;
-  StartEngine(c, q, rptr);
+  if (QueueIsActive(q)) {
+    if (q.engine != nullptr && q.engine_ring_base == q.ring_base && q.engine_ring_size == q.ring_size) {
+      q.engine->Resume();
+    } else {
+      StartEngine(c, q, StopEngine(q));
+    }
+  }
   LogQueue(c, q, "updated");
   return 0;
 }

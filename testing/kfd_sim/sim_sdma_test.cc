@@ -112,6 +112,7 @@ class SimSdmaTest : public ::testing::Test {
     args.queue_priority = 7;
     ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
     doorbell_offset_ = args.doorbell_offset;
+    queue_id_ = args.queue_id;
   }
 
   template <typename Packet>
@@ -122,17 +123,32 @@ class SimSdmaTest : public ::testing::Test {
     wptr_ += sizeof(Packet);
   }
 
-  // Rings the doorbell and waits (up to 10 s) until the engine's read pointer reaches the write pointer.
-  bool SubmitAndDrain() {
+  // Rings the doorbell with the write pointer.
+  void Submit() {
     auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
     RingDoorbell(word, wptr_);
-    auto* rptr = reinterpret_cast<uint64_t*>(pointers_.cpu);
+  }
+
+  // The engine's read pointer write-back.
+  uint64_t Rptr() const {
+    return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers_.cpu)).load(std::memory_order_acquire);
+  }
+
+  // Waits (up to 10 s) until the engine's read pointer reaches the write pointer, as kfdtest's
+  // Wait4PacketConsumption does; false when it does not.
+  bool WaitForConsumption() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::atomic_ref<uint64_t>(*rptr).load() != wptr_) {
+    while (Rptr() != wptr_) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     return true;
+  }
+
+  // Rings the doorbell and waits for the engine to consume everything.
+  bool SubmitAndDrain() {
+    Submit();
+    return WaitForConsumption();
   }
 
   SimQueue OnlyQueue() { return hipmem_testing::OnlyQueue(*sim_); }
@@ -145,6 +161,7 @@ class SimSdmaTest : public ::testing::Test {
   uint64_t next_va_ = kTestVa;
   std::unique_ptr<Reservation> doorbells_;
   uint64_t doorbell_offset_ = 0;
+  uint32_t queue_id_ = 0;
   Buffer ring_, pointers_;
   uint64_t wptr_ = 0;
 };
@@ -222,6 +239,37 @@ TEST_F(SimSdmaTest, WriteLinearThroughTheQueueWritesTheDwords) {
   EXPECT_EQ(d[2], 1u);
   EXPECT_EQ(d[5], 4u);
   EXPECT_EQ(d[6], 0u);
+}
+
+// kfdtest's DisableSdmaQueueByUpdateWithNullAddress: a ring address of 0 disables the queue; re-enabled with its
+// ring, it runs what was submitted meanwhile with no second doorbell (kfdtest only polls the read pointer).
+TEST_F(SimSdmaTest, UpdateWithANullRingDisablesTheQueueAndReenablingRunsWhatWasSubmitted) {
+  Open(DefaultTopology());
+  CreateSdmaQueue();
+  const Buffer dst = NewBuffer(Bytes::KiB(4));
+  auto* word = reinterpret_cast<uint32_t*>(dst.cpu);
+  Push(sdma::MakeWrite<1>(dst.va, {1}));
+  ASSERT_TRUE(SubmitAndDrain());
+  ASSERT_EQ(std::atomic_ref<uint32_t>(*word).load(), 1u);
+  std::atomic_ref<uint32_t>(*word).store(0);
+
+  uapi::UpdateQueueArgs disable{.ring_base_address = 0, .queue_id = queue_id_, .ring_size = kRingBytes,
+                                .queue_percentage = 100, .queue_priority = 7};
+  ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, disable), 0);
+  EXPECT_FALSE(OnlyQueue().active);
+  const uint64_t rptr = Rptr();
+  Push(sdma::MakeWrite<1>(dst.va, {1}));
+  Submit();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(std::atomic_ref<uint32_t>(*word).load(), 0u) << "a disabled queue runs nothing";
+  EXPECT_EQ(Rptr(), rptr);
+
+  uapi::UpdateQueueArgs enable = disable;
+  enable.ring_base_address = ring_.va;
+  ASSERT_EQ(Ioctl(*file_, uapi::kUpdateQueue, enable), 0);
+  EXPECT_TRUE(OnlyQueue().active);
+  ASSERT_TRUE(WaitForConsumption());
+  EXPECT_EQ(std::atomic_ref<uint32_t>(*word).load(), 1u);
 }
 
 TEST_F(SimSdmaTest, IllegalPacketHaltsTheQueueLogsAndRaisesHwException) {

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "gpu_abi/blit_kernels.h"
 
@@ -165,7 +169,8 @@ class ComputeEngine::WorkerPool {
 
 ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescriptor queue, uint32_t cu_count,
                              Callbacks callbacks)
-    : name_(std::move(name)),
+    : QueueEngine(std::move(name), queue.doorbell, IdleDoorbellValue(queue.initial_read_index),
+                  queue.initial_read_index, callbacks.on_vm_fault),
       memory_(memory),
       queue_(queue),
       callbacks_(std::move(callbacks)),
@@ -173,148 +178,57 @@ ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescri
                      queue.read_dispatch_id_va % 8 == 0
                  ? queue.ring_bytes / aql::kPacketBytes
                  : 0),
-      private_doorbell_(IdleDoorbellValue(queue.initial_read_index)),
-      doorbell_word_(queue.doorbell != nullptr ? queue.doorbell : &private_doorbell_),
-      doorbell_(doorbell_word_),
-      read_index_(queue.initial_read_index),
-      announced_end_(queue.initial_read_index) {
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  units_ = std::make_unique<WorkerPool>(static_cast<int>(std::clamp<uint32_t>(cu_count, 1, hardware)));
-  thread_ = std::thread([this] { Run(); });
+      read_(queue.initial_read_index),
+      announced_end_(queue.initial_read_index),
+      units_(std::make_unique<WorkerPool>(
+          static_cast<int>(std::clamp<uint32_t>(cu_count, 1, std::max(1u, std::thread::hardware_concurrency()))))) {
+  Start();
 }
 
-ComputeEngine::~ComputeEngine() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  stop_requested_.store(true, std::memory_order_release);
-  cv_.notify_all();
-  doorbell_.WakeUntil(exited_);
-  thread_.join();
-}
-
-void ComputeEngine::RingDoorbell(uint64_t packet_index) { kfd_sim::RingDoorbell(doorbell_word_, packet_index); }
-
-bool ComputeEngine::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
-  // The doorbell word may have moved back (producers ring out of order) or not been seen by the CP yet.
-  cv_.wait(lock, [&] {
-    return started_ && ((halted_ && !reporting_) ||
-                        (!halted_ && !After(doorbell_.Load() + 1, read_index_) && !After(announced_end_, read_index_)));
-  });
-  return !halted_;
-}
-
-uint64_t ComputeEngine::read_index() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return read_index_;
-}
-
-bool ComputeEngine::halted() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return halted_;
-}
+ComputeEngine::~ComputeEngine() { Stop(); }
 
 int ComputeEngine::worker_count() const { return units_->size(); }
 
-uint64_t ComputeEngine::bytes_moved() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return bytes_moved_;
-}
-
-ComputeEngine::Outcome ComputeEngine::Fault(uint64_t va) {
-  halt_fault_va_ = va;
-  return Outcome::kFault;
+bool ComputeEngine::CaughtUp(uint64_t read_index, uint64_t doorbell) const {
+  // The doorbell word may have moved back (producers ring out of order) or not been seen by the CP yet.
+  return !After(doorbell + 1, read_index) && !After(announced_end_.load(std::memory_order_acquire), read_index);
 }
 
 ComputeEngine::Outcome ComputeEngine::Error(QueueError error, const std::string& detail) {
-  halt_error_ = error;
-  halt_detail_ = detail;
-  return Outcome::kError;
+  error_ = error;
+  error_detail_ = detail;
+  return Outcome::kHalt;
 }
 
-void ComputeEngine::ReportHalt() {
-  if (halt_fault_va_.has_value()) {
-    HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(*halt_fault_va_), "; queue halted");
-    if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(*halt_fault_va_);
-  } else if (halt_error_.has_value()) {
-    HIPMEM_LOG(kWarning, name_, ": ", QueueErrorName(*halt_error_), " (", halt_detail_, "); queue halted");
-    if (callbacks_.on_queue_error) callbacks_.on_queue_error(*halt_error_);
-  }
+void ComputeEngine::ReportError() {
+  HIPMEM_LOG(kWarning, name(), ": ", QueueErrorName(*error_), " (", error_detail_, "); queue halted");
+  if (callbacks_.on_queue_error) callbacks_.on_queue_error(*error_);
 }
 
-bool ComputeEngine::SleepUnlessStopped(std::chrono::microseconds period) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, period, [&] { return stop_; });
+bool ComputeEngine::Validate() {
+  if (slots_ != 0) return true;
+  Error(QueueError::kInvalidQueue, absl::StrCat("ring_bytes=", queue_.ring_bytes, " ring_va=0x",
+                                                absl::Hex(queue_.ring_va), " read_dispatch_id_va=0x",
+                                                absl::Hex(queue_.read_dispatch_id_va)));
+  return false;
 }
 
-void ComputeEngine::Run() {
-  uint64_t read = queue_.initial_read_index;
-  uint64_t end = read;  // one past the furthest packet index a doorbell announced
-  // The last packet completed, so the next slot is worth a look even past `end`: a producer's ring can
-  // overwrite a higher index another producer rang just before (the word holds one value).
-  bool more = false;
-  bool halted = false;
-  if (slots_ == 0) {
-    Error(QueueError::kInvalidQueue,
-          absl::StrCat("ring_bytes=", queue_.ring_bytes, " ring_va=0x", absl::Hex(queue_.ring_va),
-                       " read_dispatch_id_va=0x", absl::Hex(queue_.read_dispatch_id_va)));
-    ReportHalt();
-    halted = true;
+ComputeEngine::Outcome ComputeEngine::Process(uint64_t doorbell) {
+  uint64_t end = announced_end_.load(std::memory_order_relaxed);
+  if (After(doorbell + 1, end)) {
+    // No producer can be more than one ring ahead of the read index; a wild doorbell value is clipped.
+    end = After(doorbell + 1, read_ + slots_) ? read_ + slots_ : doorbell + 1;
+    announced_end_.store(end, std::memory_order_release);
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    started_ = true;
-    halted_ = halted;
+  if (!After(end, read_) && !more_) return Outcome::kNotReady;
+  const Outcome outcome = Step(read_);
+  if (outcome == Outcome::kDone) {
+    ++read_;
+    more_ = true;
+  } else if (outcome == Outcome::kNotReady) {
+    more_ = false;  // the slot is not published yet: its producer rings once it is
   }
-  cv_.notify_all();
-  while (!stopping()) {
-    const uint64_t bell = doorbell_.Load();
-    if (After(bell + 1, end)) {
-      end = bell + 1;
-      // No producer can be more than one ring ahead of the read index; a wild doorbell value is clipped.
-      if (After(end, read + slots_)) end = read + slots_;
-      std::lock_guard<std::mutex> lock(mu_);
-      announced_end_ = end;
-    }
-    if (halted || (!After(end, read) && !more)) {
-      doorbell_.Wait(bell);
-      continue;
-    }
-    switch (Step(read)) {
-      case Outcome::kDone:
-        ++read;
-        more = true;
-        break;
-      case Outcome::kNotReady:
-        // Not yet published: its producer rings once it is.
-        more = false;
-        doorbell_.Wait(bell);
-        break;
-      case Outcome::kStopped: break;
-      case Outcome::kFault:
-      case Outcome::kError: {
-        // Halted before anyone hears of it, so whoever the callback wakes sees the queue stopped; reported
-        // here, with no access scope open, so a handler may touch the page table. WaitIdle returns only once
-        // the report is done.
-        halted = true;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          halted_ = true;
-          reporting_ = true;
-        }
-        ReportHalt();
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          reporting_ = false;
-        }
-        cv_.notify_all();
-        break;
-      }
-    }
-  }
-  exited_.store(true);
+  return outcome;
 }
 
 ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
@@ -377,11 +291,7 @@ ComputeEngine::Outcome ComputeEngine::Complete(uint64_t index, uint32_t header_a
     std::atomic_ref<uint64_t>(*read_word).store(index + 1, std::memory_order_release);
   }
   if (const Outcome signalled = Signal(completion_signal); signalled != Outcome::kDone) return signalled;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    read_index_ = index + 1;
-  }
-  cv_.notify_all();
+  Advance(index + 1);
   return Outcome::kDone;
 }
 
@@ -435,7 +345,7 @@ ComputeEngine::Outcome ComputeEngine::Barrier(const aql::BarrierPacket& packet) 
       }
     }
     if (all ? all_met : any_met) return Outcome::kDone;
-    if (SleepUnlessStopped(backoff)) return Outcome::kStopped;
+    if (!SleepUnlessInterrupted(backoff)) return Outcome::kStopped;
     backoff = std::min(backoff * 2, std::chrono::microseconds(1000));
   }
 }
@@ -496,7 +406,7 @@ ComputeEngine::Outcome ComputeEngine::Dispatch(const aql::KernelDispatchPacket& 
   std::atomic<uint64_t> first_fault{std::numeric_limits<uint64_t>::max()};
   const uint64_t workgroups = (uint64_t{packet.grid_size_x} + packet.workgroup_size_x - 1) / packet.workgroup_size_x;
   const std::function<void(uint64_t)> workgroup = [&](uint64_t w) {
-    if (stopping() || first_fault.load(std::memory_order_relaxed) < w) return;
+    if (interrupted() || first_fault.load(std::memory_order_relaxed) < w) return;
     const blit::ByteRange range =
         blit::WorkgroupRange(blit.id, blit.bytes, packet.grid_size_x, packet.workgroup_size_x, w);
     std::optional<uint64_t> fault;
@@ -513,15 +423,14 @@ ComputeEngine::Outcome ComputeEngine::Dispatch(const aql::KernelDispatchPacket& 
     }
   };
   units_->Run(workgroups, workgroup);
-  if (stopping()) return Outcome::kStopped;
+  if (interrupted()) return Outcome::kStopped;
   std::optional<uint64_t> fault;
   {
     std::lock_guard<std::mutex> lock(fault_mu);
     if (fault_workgroup != std::numeric_limits<uint64_t>::max()) fault = fault_va;
   }
   if (fault.has_value()) return Fault(*fault);
-  std::lock_guard<std::mutex> lock(mu_);
-  bytes_moved_ += blit.bytes;
+  bytes_moved_.fetch_add(blit.bytes, std::memory_order_relaxed);
   return Outcome::kDone;
 }
 

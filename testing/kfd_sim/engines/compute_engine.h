@@ -27,19 +27,15 @@
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_COMPUTE_ENGINE_H_
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "gpu_abi/aql_packets.h"
-#include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
+#include "testing/kfd_sim/engines/queue_engine.h"
 
 namespace hipmem::kfd_sim {
 namespace aql = ::hipmem::gpu_abi::aql;
@@ -68,8 +64,8 @@ enum class QueueError {
 
 const char* QueueErrorName(QueueError error);
 
-// Thread-safe. Owns its CP thread and its compute-unit worker threads.
-class ComputeEngine {
+// Thread-safe. Owns its CP thread (QueueEngine) and its compute-unit worker threads.
+class ComputeEngine final : public QueueEngine {
  public:
   struct Callbacks {
     // A completion signal with an event mailbox fired: the CP wrote event_id there and raised the interrupt.
@@ -84,77 +80,55 @@ class ComputeEngine {
   ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescriptor queue, uint32_t cu_count, Callbacks callbacks);
   // Stops the CP (an unfinished barrier is abandoned, a running dispatch ends after its current workgroups)
   // and joins every thread.
-  ~ComputeEngine();
-  ComputeEngine(const ComputeEngine&) = delete;
-  ComputeEngine& operator=(const ComputeEngine&) = delete;
+  ~ComputeEngine() override;
 
   // The doorbell value that announces no packet for a queue starting at `initial_read_index`.
   static constexpr uint64_t IdleDoorbellValue(uint64_t initial_read_index) { return initial_read_index - 1; }
 
-  // Rings the queue's doorbell with the index of the last packet published, as a producer that owns the
-  // doorbell page would (kfd_sim::RingDoorbell).
-  void RingDoorbell(uint64_t packet_index);
-
-  // Blocks until every packet up to the furthest index rung so far has completed (completion signal
-  // included), or the queue halted. Returns false when it halted (VM fault or queue error).
-  bool WaitIdle();
+  // RingDoorbell takes the index of the last packet published. WaitIdle waits for every packet up to the furthest
+  // index rung so far to complete (completion signal included); it returns false when the queue halted (VM fault
+  // or queue error).
 
   // The index of the next packet the CP will execute (every earlier one has completed).
-  uint64_t read_index() const;
-  bool halted() const;
-  const std::string& name() const { return name_; }
+  uint64_t read_index() const { return progress(); }
   // How many compute-unit worker threads run workgroups.
   int worker_count() const;
   // Bytes copied or filled by completed dispatches.
-  uint64_t bytes_moved() const;
+  uint64_t bytes_moved() const { return bytes_moved_.load(std::memory_order_relaxed); }
 
  private:
   class WorkerPool;
-  enum class Outcome { kDone, kNotReady, kFault, kError, kStopped };
 
-  void Run();
+  bool Validate() override;
+  Outcome Process(uint64_t doorbell) override;
+  void ReportError() override;
+  bool CaughtUp(uint64_t read_index, uint64_t doorbell) const override;
+
   Outcome Step(uint64_t index);
   Outcome Dispatch(const aql::KernelDispatchPacket& packet);
   Outcome Barrier(const aql::BarrierPacket& packet);
   Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
   Outcome Signal(uint64_t handle);
-  // Record why the queue halts; ReportHalt() logs it and runs the callback once no access scope is open.
-  Outcome Fault(uint64_t va);
+  // Records why the queue halts; returns kHalt.
   Outcome Error(QueueError error, const std::string& detail);
-  void ReportHalt();
-  // Sleeps `period` or until the engine stops; returns true when it stops.
-  bool SleepUnlessStopped(std::chrono::microseconds period);
-  bool stopping() const { return stop_requested_.load(std::memory_order_acquire); }
 
-  const std::string name_;
   GpuMemory* const memory_;  // Not owned; must outlive this.
   const AqlQueueDescriptor queue_;
   const Callbacks callbacks_;
   const uint64_t slots_;  // packets in the ring (0 when the descriptor is unusable)
 
-  uint64_t private_doorbell_;  // the doorbell word when the descriptor brings none
-  uint64_t* const doorbell_word_;
-  const DoorbellWaiter doorbell_;
+  // CP thread only.
+  uint64_t read_ = 0;  // the next packet index to execute
+  // The last packet completed, so the next slot is worth a look even past the announced end: a producer's ring can
+  // overwrite a higher index another producer rang just before (the word holds one value).
+  bool more_ = false;
+  std::optional<QueueError> error_;  // why the queue halted, when not on a VM fault
+  std::string error_detail_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;               // progress: read_index_, halted_, stop_
-  uint64_t read_index_;                      // guarded by mu_
-  uint64_t announced_end_;                   // guarded by mu_: one past the furthest index the CP has seen rung
-  bool started_ = false;                     // guarded by mu_: the CP has checked the descriptor
-  bool halted_ = false;                      // guarded by mu_
-  bool reporting_ = false;                   // guarded by mu_: the halt callback is running
-  bool stop_ = false;                        // guarded by mu_
-  uint64_t bytes_moved_ = 0;                 // guarded by mu_
-  std::atomic<bool> stop_requested_{false};  // read without mu_ between packets and workgroups
-  std::atomic<bool> exited_{false};
-
-  // Why the queue halted (CP thread only).
-  std::optional<uint64_t> halt_fault_va_;
-  std::optional<QueueError> halt_error_;
-  std::string halt_detail_;
-
-  std::unique_ptr<WorkerPool> units_;  // the compute units; outlives thread_
-  std::thread thread_;
+  // One past the furthest index the CP has seen rung: written by the CP thread, read by WaitIdle.
+  std::atomic<uint64_t> announced_end_;
+  std::atomic<uint64_t> bytes_moved_{0};
+  std::unique_ptr<WorkerPool> units_;  // the compute units; outlive the CP thread (Stop in the destructor)
 };
 
 }  // namespace hipmem::kfd_sim

@@ -53,6 +53,13 @@ void RingDoorbell(uint64_t* word, uint64_t value) {
   FutexWake(word);
 }
 
+void NotifyDoorbellStores(uint64_t* first, size_t count) {
+  // No fence here (GCC refuses atomic_thread_fence under ThreadSanitizer): the engines' word stores are release
+  // stores themselves, which the woken engine's acquire load pairs with.
+  TsanRelease();
+  for (size_t i = 0; i < count; ++i) FutexWake(first + i);
+}
+
 uint64_t DoorbellWaiter::Load() const {
   const uint64_t value = std::atomic_ref<uint64_t>(*word_).load(std::memory_order_acquire);
   TsanAcquire(word_);

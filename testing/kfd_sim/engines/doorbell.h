@@ -2,14 +2,16 @@
 //
 // On hardware a doorbell is an MMIO write: the store itself wakes the engine. Here a doorbell is a 64-bit word
 // in shared memory (the process's doorbell page, kfd_doorbell.c's slice) that the engine sleeps on with a
-// futex (FUTEX_WAIT on the low dword while the word still reads what the engine last saw). Two things wake it:
+// futex (FUTEX_WAIT on the low dword while the word still reads what the engine last saw). Three things wake it:
 //   a bare store `*doorbell = wptr`, as every real client (kfdtest, libhsakmt users, ROCr) rings: through a
 //     watched client mapping (DoorbellClientMapping) it faults on the write-protected page and the handler wakes
 //     the engine, as the hardware's doorbell logic would; elsewhere (no userfaultfd, or a word no watched
 //     mapping covers) the poller notices it within one poll period (doorbell_poller.h);
 //   RingDoorbell(word, value) = release-store `value`, then FUTEX_WAKE: our own stack's ring (the thunk's
-//     KfdDevice::RingDoorbell on the simulator), which wakes the engine at once instead of within a period.
-// Both wakes are shared (not PRIVATE) futex wakes, so they reach a waiter whose mapping of the same page sits at
+//     KfdDevice::RingDoorbell on the simulator), which wakes the engine at once instead of within a period;
+//   a GPU engine's store into a GPU-mapped doorbell slice (kfdtest's GPUDoorbellWrite): the page table announces it
+//     with NotifyDoorbellStores when the engine's access scope closes (gpu_page_table.h).
+// All wakes are shared (not PRIVATE) futex wakes, so they reach a waiter whose mapping of the same page sits at
 // another virtual address, as the engine's view of a doorbell page does. A value that moved on before the
 // waiter slept makes FUTEX_WAIT return at once, and the poller compares with the value the waiter went to sleep
 // on (not with what it saw last), so no ring is lost either way.
@@ -17,6 +19,7 @@
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_DOORBELL_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "testing/kfd_sim/engines/doorbell_poller.h"
@@ -25,6 +28,12 @@ namespace hipmem::kfd_sim {
 
 // The producer's doorbell write. `word` is the producer's view of the doorbell (8-byte aligned).
 void RingDoorbell(uint64_t* word, uint64_t value);
+
+// Announces stores that already reached the `count` doorbell words from `first` by another path: a GPU engine's
+// write through its page table into a GPU-mapped doorbell slice, which the hardware's doorbell logic sees like any
+// doorbell write. Wakes the engines asleep on those words, and publishes what the writer did before the stores to
+// them, as RingDoorbell does. A word that did not change costs one spurious wake.
+void NotifyDoorbellStores(uint64_t* first, size_t count);
 
 // The engine side of one doorbell: watched by the doorbell poller for as long as this lives, so a bare store
 // wakes Wait(). Thread-safe, except that one thread at a time calls Wait (the engine's).

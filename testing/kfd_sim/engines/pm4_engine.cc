@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -62,7 +61,8 @@ const char* Pm4ErrorName(Pm4Error error) {
 }
 
 Pm4Engine::Pm4Engine(std::string name, GpuMemory* memory, Pm4QueueDescriptor queue, Callbacks callbacks)
-    : name_(std::move(name)),
+    : QueueEngine(std::move(name), queue.doorbell, /*idle_doorbell=*/queue.initial_rptr, queue.initial_rptr,
+                  callbacks.on_vm_fault),
       memory_(memory),
       queue_(queue),
       callbacks_(std::move(callbacks)),
@@ -70,144 +70,56 @@ Pm4Engine::Pm4Engine(std::string name, GpuMemory* memory, Pm4QueueDescriptor que
                            queue.rptr_va % 4 == 0
                        ? queue.ring_bytes / 4
                        : 0),
-      private_doorbell_(queue.initial_rptr),
-      doorbell_word_(queue.doorbell != nullptr ? queue.doorbell : &private_doorbell_),
-      doorbell_(doorbell_word_),
       rptr_(queue.initial_rptr) {
-  thread_ = std::thread([this] { Run(); });
+  Start();
 }
 
-Pm4Engine::~Pm4Engine() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  stop_requested_.store(true, std::memory_order_release);
-  cv_.notify_all();
-  doorbell_.WakeUntil(exited_);
-  thread_.join();
-}
-
-void Pm4Engine::RingDoorbell(uint64_t wptr) { kfd_sim::RingDoorbell(doorbell_word_, wptr); }
-
-bool Pm4Engine::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return (halted_ && !reporting_) || (!halted_ && rptr_ >= doorbell_.Load()); });
-  return !halted_;
-}
-
-uint64_t Pm4Engine::rptr() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return rptr_;
-}
-
-bool Pm4Engine::halted() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return halted_;
-}
+Pm4Engine::~Pm4Engine() { Stop(); }
 
 std::optional<uint32_t> Pm4Engine::sh_register(uint32_t reg) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(registers_mu_);
   const auto it = sh_regs_.find(reg);
   if (it == sh_regs_.end()) return std::nullopt;
   return it->second;
 }
 
-Pm4Engine::Outcome Pm4Engine::Fault(uint64_t va) {
-  halt_fault_va_ = va;
-  return Outcome::kFault;
-}
-
 Pm4Engine::Outcome Pm4Engine::Error(Pm4Error error, std::string detail) {
-  halt_error_ = error;
-  halt_detail_ = std::move(detail);
-  return Outcome::kError;
+  error_ = error;
+  error_detail_ = std::move(detail);
+  return Outcome::kHalt;
 }
 
-void Pm4Engine::ReportHalt() {
-  if (halt_fault_va_.has_value()) {
-    HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(*halt_fault_va_), "; queue halted");
-    if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(*halt_fault_va_);
-  } else if (halt_error_.has_value()) {
-    HIPMEM_LOG(kWarning, name_, ": ", Pm4ErrorName(*halt_error_), " (", halt_detail_, "); queue halted");
-    if (callbacks_.on_queue_error) callbacks_.on_queue_error(*halt_error_, halt_detail_);
-  }
+void Pm4Engine::ReportError() {
+  HIPMEM_LOG(kWarning, name(), ": ", Pm4ErrorName(*error_), " (", error_detail_, "); queue halted");
+  if (callbacks_.on_queue_error) callbacks_.on_queue_error(*error_, error_detail_);
 }
 
-bool Pm4Engine::SleepUnlessStopped(std::chrono::microseconds period) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, period, [&] { return stop_; });
+bool Pm4Engine::Validate() {
+  if (ring_dwords_ != 0) return true;
+  Error(Pm4Error::kInvalidQueue, absl::StrCat("ring_bytes=", queue_.ring_bytes, " ring_va=0x",
+                                              absl::Hex(queue_.ring_va), " rptr_va=0x", absl::Hex(queue_.rptr_va)));
+  return false;
 }
 
-void Pm4Engine::Run() {
-  uint64_t rptr = queue_.initial_rptr;
-  bool halted = false;
-  const auto halt = [&] {
-    // Halted before anyone hears of it, so whoever the callback wakes sees the queue stopped; reported with no
-    // access scope open, so a handler may touch the page table. WaitIdle returns only once the report is done.
-    halted = true;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      halted_ = true;
-      reporting_ = true;
-    }
-    ReportHalt();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      reporting_ = false;
-    }
-    cv_.notify_all();
-  };
-  if (ring_dwords_ == 0) {
-    Error(Pm4Error::kInvalidQueue, absl::StrCat("ring_bytes=", queue_.ring_bytes, " ring_va=0x",
-                                                absl::Hex(queue_.ring_va), " rptr_va=0x", absl::Hex(queue_.rptr_va)));
-    halt();
-  }
+Pm4Engine::Outcome Pm4Engine::Process(uint64_t wptr) {
+  // A stale doorbell value never rewinds the ring. A write pointer more than a ring ahead cannot describe packets
+  // the ring still holds: the CP reads at most one ring's worth. A packet the write pointer covers only partly
+  // waits for a later doorbell (kNotReady).
+  if (wptr <= rptr_) return Outcome::kNotReady;
+  const uint64_t end = std::min(wptr, rptr_ + ring_dwords_);
   const Stream ring{.base = queue_.ring_va, .dwords = ring_dwords_, .ring = true};
-  while (!stopping()) {
-    // A stale doorbell value never rewinds the ring; a halted queue ignores its doorbell until destroyed.
-    const uint64_t wptr = doorbell_.Load();
-    if (halted || wptr <= rptr) {
-      doorbell_.Wait(wptr);
-      continue;
-    }
-    // A write pointer more than a ring ahead cannot describe packets the ring still holds: the CP reads at most
-    // one ring's worth.
-    const uint64_t end = std::min(wptr, rptr + ring_dwords_);
-    Outcome outcome = Outcome::kDone;
-    while (rptr < end && !stopping()) {
-      uint32_t consumed = 0;
-      outcome = Execute(ring, rptr, end - rptr, 0, &consumed);
-      if (outcome != Outcome::kDone) break;
-      rptr += consumed;
-      outcome = WriteBackRptr(rptr);
-      if (outcome != Outcome::kDone) break;
-    }
-    switch (outcome) {
-      case Outcome::kDone:
-      case Outcome::kStopped: break;
-      case Outcome::kNotReady:
-        // The rest of the packet comes with a later doorbell.
-        doorbell_.Wait(wptr);
-        break;
-      case Outcome::kFault:
-      case Outcome::kError: halt(); break;
-    }
+  uint32_t consumed = 0;
+  if (const Outcome outcome = Execute(ring, rptr_, end - rptr_, 0, &consumed); outcome != Outcome::kDone) {
+    return outcome;
   }
-  exited_.store(true);
-}
-
-Pm4Engine::Outcome Pm4Engine::WriteBackRptr(uint64_t rptr) {
-  {
-    GpuMemory::AccessScope scope(memory_);
-    auto* word = TranslateWord<uint32_t>(memory_, queue_.rptr_va);
-    if (word == nullptr) return Fault(queue_.rptr_va);
-    // Both views of progress move together: whoever sees the write-back and then asks rptr() agrees.
-    std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t rptr = rptr_ + consumed;
+  GpuMemory::AccessScope scope(memory_);
+  auto* word = TranslateWord<uint32_t>(memory_, queue_.rptr_va);
+  if (word == nullptr) return Fault(queue_.rptr_va);
+  rptr_ = rptr;
+  Advance(rptr, [&] {
     std::atomic_ref<uint32_t>(*word).store(static_cast<uint32_t>(rptr % ring_dwords_), std::memory_order_release);
-    rptr_ = rptr;
-  }
-  cv_.notify_all();
+  });
   return Outcome::kDone;
 }
 
@@ -339,7 +251,7 @@ Pm4Engine::Outcome Pm4Engine::Execute(const Stream& stream, uint64_t index, uint
 Pm4Engine::Outcome Pm4Engine::RunIndirectBuffer(Stream ib, int ib_depth) {
   uint64_t index = 0;
   while (index < ib.dwords) {
-    if (stopping()) return Outcome::kStopped;
+    if (interrupted()) return Outcome::kStopped;
     uint32_t consumed = 0;
     if (const Outcome outcome = Execute(ib, index, ib.dwords - index, ib_depth, &consumed);
         outcome != Outcome::kDone) {
@@ -451,7 +363,7 @@ Pm4Engine::Outcome Pm4Engine::WaitRegMem(const Packet& p) {
       value = std::atomic_ref<uint32_t>(*word).load(std::memory_order_acquire);
     }
     if (Compare(value & mask, reference, function)) return Outcome::kDone;
-    if (SleepUnlessStopped(backoff)) return Outcome::kStopped;
+    if (!SleepUnlessInterrupted(backoff)) return Outcome::kStopped;
     backoff = std::min(backoff * 2, kMaxPoll);
   }
 }
@@ -505,7 +417,7 @@ Pm4Engine::Outcome Pm4Engine::CopyData(const Packet& p) {
 
 Pm4Engine::Outcome Pm4Engine::SetRegisters(const Packet& p, uint32_t base, std::map<uint32_t, uint32_t>& file) {
   const uint32_t first = base + (p.body[0] & 0xffff);
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(registers_mu_);
   for (size_t i = 1; i < p.body.size(); ++i) file[first + static_cast<uint32_t>(i - 1)] = p.body[i];
   return Outcome::kDone;
 }

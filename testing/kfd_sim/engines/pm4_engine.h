@@ -21,21 +21,17 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_PM4_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_PM4_ENGINE_H_
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
+#include "testing/kfd_sim/engines/queue_engine.h"
 
 namespace hipmem::kfd_sim {
 
@@ -66,8 +62,8 @@ enum class Pm4Error {
 
 const char* Pm4ErrorName(Pm4Error error);
 
-// Thread-safe. Owns its CP thread.
-class Pm4Engine {
+// Thread-safe. Owns its CP thread (QueueEngine).
+class Pm4Engine final : public QueueEngine {
  public:
   struct Callbacks {
     // RELEASE_MEM's end-of-pipe interrupt (int_sel 1 or 2), carrying the packet's int_ctxid.
@@ -81,27 +77,17 @@ class Pm4Engine {
   // never inside a GpuMemory::AccessScope.
   Pm4Engine(std::string name, GpuMemory* memory, Pm4QueueDescriptor queue, Callbacks callbacks);
   // Stops the thread (an unsatisfied WAIT_REG_MEM is abandoned) and joins it.
-  ~Pm4Engine();
-  Pm4Engine(const Pm4Engine&) = delete;
-  Pm4Engine& operator=(const Pm4Engine&) = delete;
+  ~Pm4Engine() override;
 
-  // Rings the queue's doorbell with the producer's new write pointer (dwords, monotonic), as a producer that
-  // owns the doorbell page would (kfd_sim::RingDoorbell).
-  void RingDoorbell(uint64_t wptr);
-
-  // Blocks until every packet before the doorbell's write pointer has completed, or the queue halted. Returns
-  // false when it halted. A packet the write pointer covers only partly keeps it waiting.
-  bool WaitIdle();
+  // RingDoorbell takes the producer's new write pointer (dwords, monotonic). WaitIdle returns false when the queue
+  // halted; a packet the write pointer covers only partly keeps it waiting.
 
   // The dwords the CP has consumed (monotonic; the ring offset is this modulo the ring's dwords).
-  uint64_t rptr() const;
-  bool halted() const;
-  const std::string& name() const { return name_; }
+  uint64_t rptr() const { return progress(); }
   // The value the last SET_SH_REG wrote to register `reg` (absolute offset), if any.
   std::optional<uint32_t> sh_register(uint32_t reg) const;
 
  private:
-  enum class Outcome { kDone, kNotReady, kFault, kError, kStopped };
   // Where packets come from: the ring (wraps, bounded by the write pointer) or an indirect buffer.
   struct Stream {
     uint64_t base;
@@ -113,7 +99,11 @@ class Pm4Engine {
     std::vector<uint32_t> body;  // count + 1 dwords
   };
 
-  void Run();
+  bool Validate() override;
+  Outcome Process(uint64_t wptr) override;
+  void ReportError() override;
+  bool CaughtUp(uint64_t rptr, uint64_t wptr) const override { return rptr >= wptr; }
+
   // Runs the packet at dword `index` of `stream` with `available` dwords readable from there; on kDone
   // `*consumed` is its length in dwords.
   Outcome Execute(const Stream& stream, uint64_t index, uint64_t available, int ib_depth, uint32_t* consumed);
@@ -124,43 +114,23 @@ class Pm4Engine {
   Outcome WaitRegMem(const Packet& p);
   Outcome CopyData(const Packet& p);
   Outcome SetRegisters(const Packet& p, uint32_t base, std::map<uint32_t, uint32_t>& file);
-  Outcome WriteBackRptr(uint64_t rptr);
-  // Record why the queue halts; ReportHalt() logs it and runs the callback once no access scope is open.
-  Outcome Fault(uint64_t va);
+  // Records why the queue halts; returns kHalt.
   Outcome Error(Pm4Error error, std::string detail);
-  void ReportHalt();
-  // Sleeps `period` or until the engine stops; returns true when it stops.
-  bool SleepUnlessStopped(std::chrono::microseconds period);
-  bool stopping() const { return stop_requested_.load(std::memory_order_acquire); }
 
-  const std::string name_;
   GpuMemory* const memory_;  // Not owned; must outlive this.
   const Pm4QueueDescriptor queue_;
   const Callbacks callbacks_;
   const uint64_t ring_dwords_;  // 0 when the descriptor is unusable
 
-  uint64_t private_doorbell_ = 0;  // the doorbell word when the descriptor brings none
-  uint64_t* const doorbell_word_;
-  const DoorbellWaiter doorbell_;
-
-  mutable std::mutex mu_;
-  std::condition_variable cv_;                // progress: rptr_, halted_, stop_
-  uint64_t rptr_;                             // guarded by mu_
-  bool halted_ = false;                       // guarded by mu_
-  bool reporting_ = false;                    // guarded by mu_: the halt callback is running
-  bool stop_ = false;                         // guarded by mu_
-  std::map<uint32_t, uint32_t> sh_regs_;      // guarded by mu_
-  std::map<uint32_t, uint32_t> uconfig_regs_;  // guarded by mu_
-  std::atomic<bool> stop_requested_{false};   // read without mu_ between packets and polls
-  std::atomic<bool> exited_{false};
-
   // CP thread only.
+  uint64_t rptr_;                // the dwords consumed
   std::optional<Stream> chain_;  // set by a chained INDIRECT_BUFFER inside an IB: the IB that replaces it
-  std::optional<uint64_t> halt_fault_va_;
-  std::optional<Pm4Error> halt_error_;
-  std::string halt_detail_;
+  std::optional<Pm4Error> error_;  // why the queue halted, when not on a VM fault
+  std::string error_detail_;
 
-  std::thread thread_;
+  mutable std::mutex registers_mu_;
+  std::map<uint32_t, uint32_t> sh_regs_;       // guarded by registers_mu_
+  std::map<uint32_t, uint32_t> uconfig_regs_;  // guarded by registers_mu_
 };
 
 }  // namespace hipmem::kfd_sim

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -61,138 +60,42 @@ std::optional<T> ApplyAtomic(uint32_t op, T old, T src, T cmp) {
 }  // namespace
 
 SdmaEngine::SdmaEngine(std::string name, GpuMemory* memory, SdmaQueueDescriptor queue, Callbacks callbacks)
-    : name_(std::move(name)),
+    : QueueEngine(std::move(name), queue.doorbell, /*idle_doorbell=*/0, queue.initial_rptr, callbacks.on_vm_fault),
       memory_(memory),
       queue_(queue),
       callbacks_(std::move(callbacks)),
-      doorbell_word_(queue.doorbell != nullptr ? queue.doorbell : &private_doorbell_),
-      doorbell_(doorbell_word_),
       rptr_(queue.initial_rptr) {
-  thread_ = std::thread([this] { Run(); });
+  Start();
 }
 
-SdmaEngine::~SdmaEngine() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  stop_requested_.store(true);
-  cv_.notify_all();
-  doorbell_.WakeUntil(exited_);
-  thread_.join();
-}
-
-void SdmaEngine::RingDoorbell(uint64_t wptr) { kfd_sim::RingDoorbell(doorbell_word_, wptr); }
-
-bool SdmaEngine::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return (halted_ && !reporting_) || rptr_ >= doorbell_.Load(); });
-  return !halted_;
-}
-
-uint64_t SdmaEngine::rptr() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return rptr_;
-}
-
-bool SdmaEngine::halted() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return halted_;
-}
-
-uint64_t SdmaEngine::bytes_moved() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return bytes_moved_;
-}
-
-bool SdmaEngine::stopping() const { return stop_requested_.load(); }
-
-bool SdmaEngine::SleepUnlessStopped(std::chrono::microseconds interval) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return !cv_.wait_for(lock, interval, [&] { return stop_; });
-}
-
-void SdmaEngine::HaltAndReport(const std::function<void()>& report) {
-  // Halted before anyone hears of it, so whoever the callback wakes sees the queue stopped; WaitIdle returns
-  // only once the callback is done, so its caller sees what the callback recorded.
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    halted_ = true;
-    reporting_ = true;
-  }
-  report();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    reporting_ = false;
-  }
-  cv_.notify_all();
-}
-
-void SdmaEngine::Fault(uint64_t va) {
-  HIPMEM_LOG(kWarning, name_, ": VM fault at 0x", absl::Hex(va), "; queue halted");
-  HaltAndReport([&] {
-    if (callbacks_.on_vm_fault) callbacks_.on_vm_fault(va);
-  });
-}
+SdmaEngine::~SdmaEngine() { Stop(); }
 
 SdmaEngine::Outcome SdmaEngine::Illegal(std::string reason) {
   illegal_reason_ = std::move(reason);
-  return Outcome::kIllegal;
+  return Outcome::kHalt;
 }
 
-void SdmaEngine::Run() {
-  uint64_t rptr = queue_.initial_rptr;
-  bool halted = false;
-  while (!stopping()) {
-    // A stale doorbell write never rewinds the ring; a halted queue ignores its doorbell until destroyed.
-    const uint64_t wptr = doorbell_.Load();
-    if (halted || wptr <= rptr) {
-      doorbell_.Wait(wptr);
-      continue;
-    }
-    Outcome outcome = Outcome::kDone;
-    while (rptr < wptr && outcome == Outcome::kDone) {
-      uint32_t dwords = 0;
-      outcome = Execute(rptr, &dwords);
-      if (outcome != Outcome::kDone) break;
-      rptr += uint64_t{dwords} * 4;
-      {
-        // The read pointer write-back lives in GPU-mapped memory too.
-        GpuMemory::AccessScope scope(memory_);
-        std::optional<GpuMemory::Span> rp = memory_->Translate(queue_.rptr_va, sizeof(uint64_t));
-        if (!rp.has_value() || rp->bytes < sizeof(uint64_t)) {
-          Fault(queue_.rptr_va);
-          outcome = Outcome::kFault;
-          break;
-        }
-        // Both views of progress move together: whoever sees the write-back and then asks rptr() agrees.
-        std::lock_guard<std::mutex> progress(mu_);
-        std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(rp->host)).store(rptr, std::memory_order_release);
-        rptr_ = rptr;
-      }
-      cv_.notify_all();
-    }
-    if (outcome == Outcome::kStopped) break;
-    if (outcome == Outcome::kIllegal) {
-      // amdgpu's "Illegal instruction in SDMA command stream": the engine stops on the packet.
-      const std::string reason =
-          absl::StrCat(illegal_reason_, " at ring offset 0x", absl::Hex(rptr % queue_.ring_bytes), " (",
-                       sdma::GenerationName(queue_.generation), ")");
-      HIPMEM_LOG(kWarning, name_, ": illegal packet: ", reason, "; queue halted");
-      HaltAndReport([&] {
-        if (callbacks_.on_illegal_packet) callbacks_.on_illegal_packet(reason);
-      });
-    }
-    if (outcome != Outcome::kDone) {
-      halted = true;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        halted_ = true;
-      }
-      cv_.notify_all();
-    }
-  }
-  exited_.store(true);
+void SdmaEngine::ReportError() {
+  // amdgpu's "Illegal instruction in SDMA command stream": the engine stops on the packet.
+  const std::string reason = absl::StrCat(illegal_reason_, " at ring offset 0x", absl::Hex(rptr_ % queue_.ring_bytes),
+                                          " (", sdma::GenerationName(queue_.generation), ")");
+  HIPMEM_LOG(kWarning, name(), ": illegal packet: ", reason, "; queue halted");
+  if (callbacks_.on_illegal_packet) callbacks_.on_illegal_packet(reason);
+}
+
+SdmaEngine::Outcome SdmaEngine::Process(uint64_t wptr) {
+  // A stale doorbell write never rewinds the ring.
+  if (wptr <= rptr_) return Outcome::kNotReady;
+  uint32_t dwords = 0;
+  if (const Outcome outcome = Execute(rptr_, &dwords); outcome != Outcome::kDone) return outcome;
+  const uint64_t rptr = rptr_ + uint64_t{dwords} * 4;
+  // The read pointer write-back lives in GPU-mapped memory too.
+  GpuMemory::AccessScope scope(memory_);
+  auto* write_back = TranslateWord<uint64_t>(memory_, queue_.rptr_va);
+  if (write_back == nullptr) return Fault(queue_.rptr_va);
+  rptr_ = rptr;
+  Advance(rptr, [&] { std::atomic_ref<uint64_t>(*write_back).store(rptr, std::memory_order_release); });
+  return Outcome::kDone;
 }
 
 bool SdmaEngine::ReadRing(uint64_t offset, uint32_t* out, uint32_t count) {
@@ -213,7 +116,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
   std::optional<GpuMemory::AccessScope> scope;
   scope.emplace(memory_);
   uint32_t p[9] = {};
-  if (!ReadRing(rptr, p, 1)) return Outcome::kFault;
+  if (!ReadRing(rptr, p, 1)) return Outcome::kHalt;
   const uint32_t opcode = p[0] & 0xff;
   const uint32_t sub_op = (p[0] >> 8) & 0xff;
   const sdma::Generation gen = queue_.generation;
@@ -244,7 +147,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       }
       const bool broadcast = (p[0] & sdma::kCopyBroadcastBit) != 0;
       *dwords_consumed = broadcast ? 9 : 7;
-      if (!read(*dwords_consumed)) return Outcome::kFault;
+      if (!read(*dwords_consumed)) return Outcome::kHalt;
       const std::optional<uint64_t> bytes = linear_count(p[1]);
       if (!bytes) return too_wide("COPY_LINEAR", p[1]);
       const uint64_t src = Addr(p[3], p[4]);
@@ -256,7 +159,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       if (sub_op != sdma::kSubWriteLinear) {
         return Illegal(absl::StrCat("WRITE with sub-opcode ", sub_op, " (only WRITE_LINEAR is simulated)"));
       }
-      if (!read(4)) return Outcome::kFault;
+      if (!read(4)) return Outcome::kHalt;
       const uint32_t count_mask = (1u << sdma::WriteCountBits(gen)) - 1;
       if ((p[3] & ~count_mask) != 0) {
         return Illegal(absl::StrCat("WRITE_LINEAR count 0x", absl::Hex(p[3]), " exceeds its ",
@@ -275,13 +178,12 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       // v5+ headers carry cache-policy bits (mtype, gcc, sys, snp, gpa, l2_policy): every write here is coherent.
       if (sub_op != 0) return bad_sub_op("FENCE");
       *dwords_consumed = 4;
-      if (!read(4)) return Outcome::kFault;
+      if (!read(4)) return Outcome::kHalt;
       const uint64_t addr = Addr(p[1], p[2]);
       if (addr % 4 != 0) return Illegal(absl::StrCat("FENCE to unaligned address 0x", absl::Hex(addr)));
       std::optional<GpuMemory::Span> span = memory_->Translate(addr, 4);
       if (!span.has_value()) {
-        Fault(addr);
-        return Outcome::kFault;
+        return Fault(addr);
       }
       std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(span->host)).store(p[3], std::memory_order_release);
       return Outcome::kDone;
@@ -290,7 +192,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
     case Opcode::kTrap:
       if (sub_op != 0) return bad_sub_op("TRAP");
       *dwords_consumed = 2;
-      if (!read(2)) return Outcome::kFault;
+      if (!read(2)) return Outcome::kHalt;
       if (callbacks_.on_trap) callbacks_.on_trap(p[1] & sdma::kTrapContextMask);
       return Outcome::kDone;
 
@@ -299,7 +201,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
         return Illegal(absl::StrCat("POLL_REGMEM with sub-opcode ", sub_op, " (only the plain poll is simulated)"));
       }
       *dwords_consumed = 6;
-      if (!read(6)) return Outcome::kFault;
+      if (!read(6)) return Outcome::kHalt;
       const uint32_t function = (p[0] >> 28) & 7;
       if ((p[0] & sdma::kPollMemBit) == 0) {
         // A register poll. The HDP flush (hdp_flush bit, or ROCr's always-true register poll) has nothing to flush
@@ -317,7 +219,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
     case Opcode::kAtomic:
       if (sub_op != 0) return bad_sub_op("ATOMIC");
       *dwords_consumed = 8;
-      if (!read(8)) return Outcome::kFault;
+      if (!read(8)) return Outcome::kHalt;
       scope.reset();
       return DoAtomic(p);
 
@@ -326,7 +228,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
         return Illegal(absl::StrCat("CONST_FILL with sub-opcode ", sub_op, " (only the linear fill is simulated)"));
       }
       *dwords_consumed = 5;
-      if (!read(5)) return Outcome::kFault;
+      if (!read(5)) return Outcome::kHalt;
       const std::optional<uint64_t> count = linear_count(p[4]);
       if (!count) return too_wide("CONST_FILL", p[4]);
       const uint32_t fill_size = p[0] >> sdma::kFillSizeShift;
@@ -341,7 +243,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
 
     case Opcode::kTimestamp: {
       *dwords_consumed = 3;
-      if (!read(3)) return Outcome::kFault;
+      if (!read(3)) return Outcome::kHalt;
       const uint64_t global = queue_.clock.Now();
       switch (sub_op) {
         case sdma::kSubTimestampSetLocal:
@@ -361,7 +263,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       if (sub_op != sdma::kSubGcrKernel && sub_op != sdma::kSubGcrUser) return bad_sub_op("GCR_REQ");
       // A cache writeback / invalidate: the simulated engine has no caches to maintain.
       *dwords_consumed = 5;
-      if (!read(5)) return Outcome::kFault;
+      if (!read(5)) return Outcome::kHalt;
       return Outcome::kDone;
   }
   return Illegal(absl::StrCat("unknown opcode ", opcode));
@@ -372,13 +274,11 @@ SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes)
   while (bytes > 0) {
     std::optional<GpuMemory::Span> s = memory_->Translate(src, bytes);
     if (!s.has_value()) {
-      Fault(src);
-      return Outcome::kFault;
+      return Fault(src);
     }
     std::optional<GpuMemory::Span> d = memory_->Translate(dst, bytes);
     if (!d.has_value()) {
-      Fault(dst);
-      return Outcome::kFault;
+      return Fault(dst);
     }
     const uint64_t n = std::min({s->bytes, d->bytes, bytes});
     const auto* sp = static_cast<const uint8_t*>(s->host);
@@ -393,8 +293,7 @@ SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes)
     dst += n;
     bytes -= n;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  bytes_moved_ += total;
+  bytes_moved_.fetch_add(total, std::memory_order_relaxed);
   return Outcome::kDone;
 }
 
@@ -403,16 +302,20 @@ SdmaEngine::Outcome SdmaEngine::Write(uint64_t data_offset, uint64_t dst, uint32
   uint32_t chunk[64];
   for (uint32_t done = 0; done < dwords;) {
     const uint32_t n = std::min<uint32_t>(64, dwords - done);
-    if (!ReadRing(data_offset + uint64_t{done} * 4, chunk, n)) return Outcome::kFault;
+    if (!ReadRing(data_offset + uint64_t{done} * 4, chunk, n)) return Outcome::kHalt;
     for (uint32_t written = 0; written < n;) {
       const uint64_t va = dst + uint64_t{done + written} * 4;
       std::optional<GpuMemory::Span> d = memory_->Translate(va, uint64_t{n - written} * 4);
       if (!d.has_value() || d->bytes < 4) {
-        Fault(va);
-        return Outcome::kFault;
+        return Fault(va);
       }
       const uint32_t m = static_cast<uint32_t>(std::min<uint64_t>(d->bytes / 4, n - written));
-      std::memcpy(d->host, &chunk[written], uint64_t{m} * 4);
+      // Dword release stores: the target may be a doorbell (kfdtest's GPUDoorbellWrite rings a queue with a
+      // WRITE_LINEAR), which the engine behind it reads with acquire loads while the write lands.
+      auto* out = static_cast<uint32_t*>(d->host);
+      for (uint32_t i = 0; i < m; ++i) {
+        std::atomic_ref<uint32_t>(out[i]).store(chunk[written + i], std::memory_order_release);
+      }
       written += m;
     }
     done += n;
@@ -426,15 +329,13 @@ SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t byte
   while (bytes > 0) {
     std::optional<GpuMemory::Span> d = memory_->Translate(dst, bytes);
     if (!d.has_value()) {
-      Fault(dst);
-      return Outcome::kFault;
+      return Fault(dst);
     }
     uint64_t n = std::min(d->bytes, bytes);
     if (dwords) {
       n &= ~uint64_t{3};
       if (n == 0) {  // a mapping ends inside a dword: the rest of it is unmapped
-        Fault(dst + d->bytes);
-        return Outcome::kFault;
+        return Fault(dst + d->bytes);
       }
       auto* out = static_cast<uint32_t*>(d->host);
       std::fill(out, out + n / 4, value);
@@ -444,8 +345,7 @@ SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t byte
     dst += n;
     bytes -= n;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  bytes_moved_ += total;
+  bytes_moved_.fetch_add(total, std::memory_order_relaxed);
   return Outcome::kDone;
 }
 
@@ -455,8 +355,7 @@ SdmaEngine::Outcome SdmaEngine::Store64(uint64_t addr, uint64_t value) {
   }
   std::optional<GpuMemory::Span> span = memory_->Translate(addr, 8);
   if (!span.has_value() || span->bytes < 8) {
-    Fault(span.has_value() ? addr + span->bytes : addr);
-    return Outcome::kFault;
+    return Fault(span.has_value() ? addr + span->bytes : addr);
   }
   std::atomic_ref<uint64_t>(*static_cast<uint64_t*>(span->host)).store(value, std::memory_order_release);
   return Outcome::kDone;
@@ -473,15 +372,14 @@ SdmaEngine::Outcome SdmaEngine::Poll(uint64_t addr, uint32_t reference, uint32_t
       GpuMemory::AccessScope scope(memory_);
       std::optional<GpuMemory::Span> span = memory_->Translate(addr, 4);
       if (!span.has_value()) {
-        Fault(addr);
-        return Outcome::kFault;
+        return Fault(addr);
       }
       value = std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(span->host)).load(std::memory_order_acquire);
     }
     if (Compare(value & mask, reference, function)) return Outcome::kDone;
     // Hardware moves on after the retry count (and raises a timeout interrupt we do not model).
     if (retries != sdma::kPollForever && attempt >= retries) return Outcome::kDone;
-    if (!SleepUnlessStopped(interval)) return Outcome::kStopped;
+    if (!SleepUnlessInterrupted(interval)) return Outcome::kStopped;
   }
 }
 
@@ -507,8 +405,7 @@ SdmaEngine::Outcome SdmaEngine::DoAtomic(const uint32_t* p) {
       GpuMemory::AccessScope scope(memory_);
       std::optional<GpuMemory::Span> span = memory_->Translate(addr, size);
       if (!span.has_value() || span->bytes < size) {
-        Fault(addr);
-        return Outcome::kFault;
+        return Fault(addr);
       }
       // A CAS loop makes every operation one atomic read-modify-write against the CPU's atomics.
       auto rmw = [&](auto* word, auto s, auto c) {
@@ -531,7 +428,7 @@ SdmaEngine::Outcome SdmaEngine::DoAtomic(const uint32_t* p) {
       }
     }
     if (swapped || !retry) return Outcome::kDone;
-    if (!SleepUnlessStopped(interval)) return Outcome::kStopped;
+    if (!SleepUnlessInterrupted(interval)) return Outcome::kStopped;
   }
 }
 

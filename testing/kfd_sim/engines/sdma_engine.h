@@ -15,19 +15,14 @@
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 
 #include "gpu_abi/sdma_packets.h"
-#include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
+#include "testing/kfd_sim/engines/queue_engine.h"
 
 namespace hipmem::kfd_sim {
 
@@ -46,7 +41,7 @@ struct SdmaQueueDescriptor {
   GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
 };
 
-class SdmaEngine {
+class SdmaEngine final : public QueueEngine {
  public:
   struct Callbacks {
     std::function<void(uint32_t context)> on_trap;  // a TRAP packet: signal the queue's event
@@ -58,30 +53,21 @@ class SdmaEngine {
   // Starts the engine thread for the queue. `memory` is not owned and must outlive the engine.
   SdmaEngine(std::string name, GpuMemory* memory, SdmaQueueDescriptor queue, Callbacks callbacks);
   // Stops the thread (an unfinished POLL or looping ATOMIC is abandoned) and joins it.
-  ~SdmaEngine();
-  SdmaEngine(const SdmaEngine&) = delete;
-  SdmaEngine& operator=(const SdmaEngine&) = delete;
+  ~SdmaEngine() override;
 
-  // Rings the queue's doorbell with the producer's new write pointer (bytes, monotonic), as a producer
-  // that owns the doorbell page would (kfd_sim::RingDoorbell).
-  void RingDoorbell(uint64_t wptr);
-
-  // Blocks until every packet before the doorbell's current write pointer has executed, or the queue
-  // halted. Returns false when it halted (VM fault or illegal packet); the halt's callback has returned by then.
-  bool WaitIdle();
+  // RingDoorbell takes the producer's new write pointer (bytes, monotonic). WaitIdle returns false when the queue
+  // halted on a VM fault or an illegal packet.
 
   // The read pointer the engine has reached (bytes, monotonic). On a halt, where the offending packet starts.
-  uint64_t rptr() const;
-
-  bool halted() const;
-  const std::string& name() const { return name_; }
+  uint64_t rptr() const { return progress(); }
   // Bytes of COPY_LINEAR and CONST_FILL this engine has moved.
-  uint64_t bytes_moved() const;
+  uint64_t bytes_moved() const { return bytes_moved_.load(std::memory_order_relaxed); }
 
  private:
-  enum class Outcome { kDone, kFault, kStopped, kIllegal };
+  Outcome Process(uint64_t wptr) override;
+  void ReportError() override;
+  bool CaughtUp(uint64_t rptr, uint64_t wptr) const override { return rptr >= wptr; }
 
-  void Run();
   Outcome Execute(uint64_t rptr, uint32_t* dwords_consumed);
   bool ReadRing(uint64_t offset, uint32_t* out, uint32_t count);
   Outcome Copy(uint64_t dst, uint64_t src, uint64_t bytes);
@@ -91,38 +77,19 @@ class SdmaEngine {
   Outcome Poll(uint64_t addr, uint32_t reference, uint32_t mask, uint32_t function, uint32_t interval_us,
                uint32_t retries);
   Outcome DoAtomic(const uint32_t* p);
-  // Records why the packet at the read pointer is illegal; Run halts the queue and reports it.
+  // Records why the packet at the read pointer is illegal; returns kHalt.
   Outcome Illegal(std::string reason);
-  void Fault(uint64_t va);
-  // Halts the queue, runs `report` (a callback), and only then lets WaitIdle return.
-  void HaltAndReport(const std::function<void()>& report);
-  // Sleeps `interval` unless the engine is being stopped; returns false when it is.
-  bool SleepUnlessStopped(std::chrono::microseconds interval);
-  bool stopping() const;
 
-  const std::string name_;
   GpuMemory* const memory_;  // Not owned; must outlive this.
   const SdmaQueueDescriptor queue_;
   const Callbacks callbacks_;
 
-  uint64_t private_doorbell_ = 0;  // the doorbell word when the descriptor brings none
-  uint64_t* const doorbell_word_;
-  const DoorbellWaiter doorbell_;
-
   // Engine thread only.
-  std::string illegal_reason_;   // why the last packet was illegal
+  uint64_t rptr_;                  // the read pointer (bytes, monotonic)
+  std::string illegal_reason_;     // why the packet at rptr_ is illegal
   int64_t local_time_offset_ = 0;  // SET_LOCAL_TIMESTAMP: the local counter minus the GPU clock
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;    // progress: rptr_, halted_, stop_
-  uint64_t rptr_ = 0;           // guarded by mu_
-  bool halted_ = false;         // guarded by mu_
-  bool reporting_ = false;      // guarded by mu_: a halt's callback is running
-  bool stop_ = false;           // guarded by mu_
-  std::atomic<bool> stop_requested_{false};  // read by the thread without mu_ between doorbell waits
-  std::atomic<bool> exited_{false};
-  uint64_t bytes_moved_ = 0;    // guarded by mu_
-  std::thread thread_;
+  std::atomic<uint64_t> bytes_moved_{0};
 };
 
 }  // namespace hipmem::kfd_sim
