@@ -233,8 +233,9 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, M
   return allocation;
 }
 
-// hsakmt_fmm_allocate_scratch: one range per GPU, SCRATCH_ALIGN (64 KiB) aligned and sized, in the SVM aperture.
-// The range has no memory yet; MapMemoryToGpu backs parts of it with VRAM.
+// hsakmt_fmm_allocate_scratch: one range per GPU, SCRATCH_ALIGN (64 KiB) aligned and sized, in the SVM aperture,
+// handed to the kernel with SET_SCRATCH_BACKING_VA. The range has no memory yet; MapMemoryToGpu backs parts of it
+// with VRAM.
 absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, std::optional<DeviceAddress> fixed) {
   constexpr Bytes kScratchAlign = Bytes::KiB(64);
   const std::optional<Bytes> aligned = AlignUp(size, kScratchAlign);
@@ -251,8 +252,12 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, st
     return absl::InvalidArgumentError("a fixed scratch address must be 64 KiB aligned");
   }
   ASSIGN_OR_RETURN(VaReservation va, ReserveVa(*aligned, kScratchAlign, fixed));
-  // TODO(#3): program SH_HIDDEN_PRIVATE_BASE with AMDKFD_IOC_SET_SCRATCH_BACKING_VA (va >> 16) once kfd_uapi and the
-  // simulator have it; nothing here reaches scratch through it yet.
+  // Program SH_HIDDEN_PRIVATE_BASE: the kernel takes the range's address in 64 KiB units. Refused, the range goes
+  // again (fmm_release_scratch) and the allocation fails.
+  kfd_uapi::SetScratchBackingVaArgs args{};
+  args.va_addr = va.range().base.raw() >> 16;
+  args.gpu_id = gpu.gpu_id.raw();
+  RETURN_IF_ERROR(Ioctl(*device_, kfd_uapi::kSetScratchBackingVa, args));
   Allocation allocation{.va = std::move(va), .bo = std::nullopt};
   allocation.kind = Kind::kScratch;
   allocation.node = gpu.node;

@@ -216,6 +216,9 @@ struct SimProcess {
   std::vector<SimEvent> events;  // ascending id
   std::vector<SimQueue> queues;  // ascending id
   bool xnack_enabled = false;    // SET_XNACK_MODE: recoverable page faults on
+  // Per GPU, topology order: SET_SCRATCH_BACKING_VA's last va_addr (the scratch backing address >> 16), 0 if never
+  // set.
+  std::vector<uint64_t> sh_hidden_private_base;
 };
 
 struct SimGpuUsage {
