@@ -2,6 +2,8 @@
 // hsaKmtMapMemoryToGPUNodes' node-set semantics, checked against what the simulated kernel holds.
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -63,6 +65,15 @@ class FailingDevice final : public KfdDevice {
   std::atomic<unsigned long> failing_{0};
   std::atomic<int> error_{0};
 };
+
+// This process's resident memory (/proc/self/statm), in bytes.
+uint64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size_pages = 0;
+  uint64_t resident_pages = 0;
+  statm >> size_pages >> resident_pages;
+  return resident_pages * 4096;
+}
 
 class KfdMemoryTest : public ::testing::Test {
  protected:
@@ -182,6 +193,36 @@ TEST_F(KfdMemoryTest, ScratchIsOneRangePerGpuBackedWhereMapped) {
   EXPECT_THAT(KernelBos(), IsEmpty());
   ASSERT_OK_AND_ASSIGN(DeviceAddress again, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
   ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
+}
+
+// kfdtest's CheckZeroInitializationSysMem, bounded: five rounds of allocating system memory, checking one word per
+// 4 KiB page reads zero, writing it, freeing. Each round gets zeroed memory although the last wrote the same pages
+// (the same VA comes back), and freeing gives the pages back to the host (resident memory and the kernel's
+// accounting), so rounds do not add up. Pageable memory (kfdtest's default) and pinned GTT memory alike.
+TEST_F(KfdMemoryTest, SystemMemoryIsZeroedOnEachReuseAndFreeingGivesThePagesBack) {
+  constexpr Bytes kSize = Bytes::MiB(32);
+  constexpr uint64_t kWordsPerPage = 4096 / sizeof(uint64_t);
+  const auto system_used = [&] { return machine_->simulator().Snapshot().system_used; };
+  for (MemFlags flags : {kSystem, kSystem | MemFlags::kNonPaged}) {
+    SCOPED_TRACE(ToRaw(flags));
+    const uint64_t resident_before = ResidentBytes();
+    for (uint64_t round = 1; round <= 5; ++round) {
+      SCOPED_TRACE(round);
+      ASSERT_OK_AND_ASSIGN(DeviceAddress p, kfd_->AllocMemory(kCpuNode, kSize, flags));
+      EXPECT_EQ(system_used(), kSize);
+      auto* words = static_cast<volatile uint64_t*>(p.ToPointer());
+      uint64_t nonzero = 0;
+      for (uint64_t i = 0; i < kSize.raw() / sizeof(uint64_t); i += kWordsPerPage) {
+        if (words[i] != 0) ++nonzero;
+        words[i] = round;
+      }
+      EXPECT_EQ(nonzero, 0u) << "pages that were not zero";
+      EXPECT_GE(ResidentBytes(), resident_before + kSize.raw() - Bytes::MiB(4).raw()) << "every page was touched";
+      ASSERT_THAT(kfd_->FreeMemory(p), IsOk());
+      EXPECT_EQ(system_used(), Bytes(0));
+      EXPECT_LE(ResidentBytes(), resident_before + Bytes::MiB(4).raw()) << "the pages went back to the host";
+    }
+  }
 }
 
 TEST_F(KfdMemoryTest, ScratchHandsItsRangeToTheKernelOfItsGpu) {
