@@ -40,9 +40,9 @@ class KfdDevice {
   // `addr` for the CPU, replacing the VA reservation there.
   virtual absl::Status MapBoForCpu(int render_fd, void* addr, Bytes size, int prot, uint64_t mmap_offset) = 0;
 
-  // True when MapBoForCpu of an invisible VRAM buffer (PROT_NONE) over the caller's anonymous PROT_NONE
-  // reservation leaves that reservation itself in place, nothing of the buffer mapped there, so that releasing the
-  // range needs no fresh reservation. False for the Linux backend, where the render node's mapping replaces the
+  // True when MapBoForCpu of an invisible VRAM buffer (PROT_NONE) over the caller's PROT_NONE reservation leaves
+  // that reservation itself in place, nothing of the buffer mapped there: the call changes nothing (Kfd skips it),
+  // and releasing the range needs no fresh reservation. False for the Linux backend, where the render node's mapping replaces the
   // reservation (and holds a reference to the buffer until it is replaced in turn).
   virtual bool InvisibleVramKeepsReservation() const { return false; }
 

@@ -236,12 +236,16 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, M
     return allocation;
   }
   // fmm_map_to_cpu: the BO always goes in place of the reservation; PROT_NONE unless host-visible,
-  // so a CPU touch of private VRAM faults as it does without large BAR.
+  // so a CPU touch of private VRAM faults as it does without large BAR. Where that leaves the SVM reservation as it
+  // is (the backend's invisible VRAM "mapping" is PROT_NONE over the range, and the range is PROT_NONE already),
+  // the call would change nothing and is skipped, and releasing the range later needs no re-reservation.
+  if (!host_access && !fixed.has_value() && device_->InvisibleVramKeepsReservation()) {
+    allocation.va.MarkUnchanged();
+    return allocation;
+  }
   RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size,
                                        host_access ? PROT_READ | PROT_WRITE : PROT_NONE, bo.mmap_offset));
-  // Where that left the SVM reservation as it was, releasing the range later needs no re-reservation; where the
-  // freed buffer's mapping may stay, only its access goes.
-  if (!host_access && !fixed.has_value() && device_->InvisibleVramKeepsReservation()) allocation.va.MarkUnchanged();
+  // Where the freed buffer's mapping may stay, releasing the range later only takes its access away.
   if (host_access && device_->FreedBoCpuMappingMayStay()) allocation.va.MarkRevocableMapping();
   return allocation;
 }
