@@ -201,6 +201,7 @@ TEST_F(KfdMemoryTest, ScratchIsOneRangePerGpuBackedWhereMapped) {
 // accounting), so rounds do not add up. Pageable memory (kfdtest's default) and pinned GTT memory alike.
 TEST_F(KfdMemoryTest, SystemMemoryIsZeroedOnEachReuseAndFreeingGivesThePagesBack) {
   constexpr Bytes kSize = Bytes::MiB(32);
+  constexpr Bytes kSlack = Bytes::MiB(2);  // what else of the process may come or go meanwhile
   constexpr uint64_t kWordsPerPage = 4096 / sizeof(uint64_t);
   const auto system_used = [&] { return machine_->simulator().Snapshot().system_used; };
   for (MemFlags flags : {kSystem, kSystem | MemFlags::kNonPaged}) {
@@ -217,11 +218,14 @@ TEST_F(KfdMemoryTest, SystemMemoryIsZeroedOnEachReuseAndFreeingGivesThePagesBack
         words[i] = round;
       }
       EXPECT_EQ(nonzero, 0u) << "pages that were not zero";
-      EXPECT_GE(ResidentBytes(), resident_before + kSize.raw() - Bytes::MiB(4).raw()) << "every page was touched";
+      const uint64_t resident_touched = ResidentBytes();
+      EXPECT_GE(resident_touched, resident_before + kSize.raw() - kSlack.raw()) << "every page was touched";
       ASSERT_THAT(kfd_->FreeMemory(p), IsOk());
       EXPECT_EQ(system_used(), Bytes(0));
-      EXPECT_LE(ResidentBytes(), resident_before + Bytes::MiB(4).raw()) << "the pages went back to the host";
+      EXPECT_LE(ResidentBytes() + kSize.raw() - kSlack.raw(), resident_touched) << "the pages went back to the host";
     }
+    // Nothing added up over the rounds (AddressSanitizer's shadow of the range stays: an eighth of it).
+    EXPECT_LE(ResidentBytes(), resident_before + kSize.raw() / 8 + kSlack.raw());
   }
 }
 
