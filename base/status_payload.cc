@@ -10,6 +10,8 @@
 namespace hipmem {
 
 absl::Status WithCodePayload(absl::Status status, absl::string_view url, int64_t code) {
+  // An OK status takes no payload (SetPayload ignores it): skip formatting one, on every successful call's path.
+  if (status.ok()) return status;
   status.SetPayload(url, absl::Cord(absl::StrCat(code)));
   return status;
 }

@@ -19,6 +19,7 @@ const char* IoctlName(unsigned long request) {
     case 0x0A: return kSetEvent.name;
     case 0x0B: return kResetEvent.name;
     case 0x0C: return kWaitEvents.name;
+    case 0x11: return kSetScratchBackingVa.name;
     case 0x12: return kGetTileConfig.name;
     case 0x13: return kSetTrapHandler.name;
     case 0x14: return kGetProcessAperturesNew.name;

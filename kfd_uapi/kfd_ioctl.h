@@ -377,8 +377,8 @@ static_assert(kDestroyEvent.request() == 0x40084B09 && kSetEvent.request() == 0x
               kResetEvent.request() == 0x40084B0B);
 static_assert(kWaitEvents.request() == 0xC0184B0C);
 
-// ---- device and queue controls (kfd_chardev.c: memory policy, tile config, trap handler, CU mask, GWS,
-// XNACK mode, runtime enable), in one block ----
+// ---- device and queue controls (kfd_chardev.c: memory policy, scratch backing, tile config, trap handler, CU
+// mask, GWS, XNACK mode, runtime enable), in one block ----
 
 // KFD_IOC_CACHE_POLICY_*: SetMemoryPolicyArgs::default_policy / alternate_policy.
 enum class CachePolicy : uint32_t { kCoherent = 0, kNoncoherent = 1 };
@@ -390,6 +390,12 @@ struct SetMemoryPolicyArgs {
   uint32_t gpu_id;                   // in
   uint32_t default_policy;           // in: CachePolicy
   uint32_t alternate_policy;         // in: CachePolicy
+  uint32_t pad;
+};
+
+struct SetScratchBackingVaArgs {
+  uint64_t va_addr;  // in: the scratch backing range's address >> 16 (SH_HIDDEN_PRIVATE_BASE's unit)
+  uint32_t gpu_id;   // in
   uint32_t pad;
 };
 
@@ -443,6 +449,7 @@ struct RuntimeEnableArgs {
 
 #define HIPMEM_KFD_LAYOUT(T, size) static_assert(sizeof(T) == (size) && std::is_standard_layout_v<T>)
 HIPMEM_KFD_LAYOUT(SetMemoryPolicyArgs, 32);
+HIPMEM_KFD_LAYOUT(SetScratchBackingVaArgs, 16);
 HIPMEM_KFD_LAYOUT(GetTileConfigArgs, 40);
 HIPMEM_KFD_LAYOUT(SetTrapHandlerArgs, 24);
 HIPMEM_KFD_LAYOUT(SetCuMaskArgs, 16);
@@ -451,6 +458,7 @@ HIPMEM_KFD_LAYOUT(SetXnackModeArgs, 4);
 HIPMEM_KFD_LAYOUT(RuntimeEnableArgs, 16);
 #undef HIPMEM_KFD_LAYOUT
 static_assert(offsetof(SetMemoryPolicyArgs, gpu_id) == 16 && offsetof(SetMemoryPolicyArgs, alternate_policy) == 24);
+static_assert(offsetof(SetScratchBackingVaArgs, gpu_id) == 8);
 static_assert(offsetof(GetTileConfigArgs, num_tile_configs) == 16 && offsetof(GetTileConfigArgs, gpu_id) == 24 &&
               offsetof(GetTileConfigArgs, num_ranks) == 36);
 static_assert(offsetof(SetTrapHandlerArgs, gpu_id) == 16);
@@ -460,6 +468,8 @@ static_assert(offsetof(RuntimeEnableArgs, mode_mask) == 8 && offsetof(RuntimeEna
 
 inline constexpr IoctlDescriptor<SetMemoryPolicyArgs> kSetMemoryPolicy{0x04, IoctlDirection::kWrite,
                                                                         "AMDKFD_IOC_SET_MEMORY_POLICY"};
+inline constexpr IoctlDescriptor<SetScratchBackingVaArgs> kSetScratchBackingVa{
+    0x11, IoctlDirection::kReadWrite, "AMDKFD_IOC_SET_SCRATCH_BACKING_VA"};
 inline constexpr IoctlDescriptor<GetTileConfigArgs> kGetTileConfig{0x12, IoctlDirection::kReadWrite,
                                                                     "AMDKFD_IOC_GET_TILE_CONFIG"};
 inline constexpr IoctlDescriptor<SetTrapHandlerArgs> kSetTrapHandler{0x13, IoctlDirection::kWrite,
@@ -472,7 +482,8 @@ inline constexpr IoctlDescriptor<SetXnackModeArgs> kSetXnackMode{0x21, IoctlDire
 inline constexpr IoctlDescriptor<RuntimeEnableArgs> kRuntimeEnable{0x25, IoctlDirection::kReadWrite,
                                                                     "AMDKFD_IOC_RUNTIME_ENABLE"};
 
-static_assert(kSetMemoryPolicy.request() == 0x40204B04 && kGetTileConfig.request() == 0xC0284B12 &&
+static_assert(kSetMemoryPolicy.request() == 0x40204B04 && kSetScratchBackingVa.request() == 0xC0104B11 &&
+              kGetTileConfig.request() == 0xC0284B12 &&
               kSetTrapHandler.request() == 0x40184B13 && kSetCuMask.request() == 0x40104B1A &&
               kAllocQueueGws.request() == 0xC0104B1E && kSetXnackMode.request() == 0xC0044B21 &&
               kRuntimeEnable.request() == 0xC0104B25);

@@ -1,5 +1,5 @@
-// The device and queue control structs (memory policy, tile config, trap handler, CU mask, GWS, XNACK mode)
-// against Debian's <linux/kfd_ioctl.h> (KFD 1.11). RUNTIME_ENABLE is 1.13+, absent there: its layout is pinned
+// The device and queue control structs (memory policy, scratch backing, tile config, trap handler, CU mask, GWS,
+// XNACK mode) against Debian's <linux/kfd_ioctl.h> (KFD 1.11). RUNTIME_ENABLE is 1.13+, absent there: its layout is pinned
 // by the static_asserts in kfd_ioctl.h alone.
 #include <linux/kfd_ioctl.h>
 
@@ -19,6 +19,7 @@ namespace {
 
 TEST(KfdUapiControlsTest, RequestNumbersMatchKernelHeader) {
   EXPECT_EQ(kSetMemoryPolicy.request(), AMDKFD_IOC_SET_MEMORY_POLICY);
+  EXPECT_EQ(kSetScratchBackingVa.request(), AMDKFD_IOC_SET_SCRATCH_BACKING_VA);
   EXPECT_EQ(kGetTileConfig.request(), AMDKFD_IOC_GET_TILE_CONFIG);
   EXPECT_EQ(kSetTrapHandler.request(), AMDKFD_IOC_SET_TRAP_HANDLER);
   EXPECT_EQ(kSetCuMask.request(), AMDKFD_IOC_SET_CU_MASK);
@@ -35,6 +36,10 @@ TEST(KfdUapiControlsTest, StructLayoutsMatchKernelHeader) {
   EXPECT_FIELD(SetMemoryPolicyArgs, kfd_ioctl_set_memory_policy_args, gpu_id);
   EXPECT_FIELD(SetMemoryPolicyArgs, kfd_ioctl_set_memory_policy_args, default_policy);
   EXPECT_FIELD(SetMemoryPolicyArgs, kfd_ioctl_set_memory_policy_args, alternate_policy);
+
+  EXPECT_EQ(sizeof(SetScratchBackingVaArgs), sizeof(kfd_ioctl_set_scratch_backing_va_args));
+  EXPECT_FIELD(SetScratchBackingVaArgs, kfd_ioctl_set_scratch_backing_va_args, va_addr);
+  EXPECT_FIELD(SetScratchBackingVaArgs, kfd_ioctl_set_scratch_backing_va_args, gpu_id);
 
   EXPECT_EQ(sizeof(GetTileConfigArgs), sizeof(kfd_ioctl_get_tile_config_args));
   EXPECT_FIELD(GetTileConfigArgs, kfd_ioctl_get_tile_config_args, tile_config_ptr);
@@ -76,6 +81,7 @@ TEST(KfdUapiControlsTest, NewRequestsHaveNames) {
   EXPECT_STREQ(IoctlName(kSetCuMask.request()), "AMDKFD_IOC_SET_CU_MASK");
   EXPECT_STREQ(IoctlName(kAllocQueueGws.request()), "AMDKFD_IOC_ALLOC_QUEUE_GWS");
   EXPECT_STREQ(IoctlName(kGetTileConfig.request()), "AMDKFD_IOC_GET_TILE_CONFIG");
+  EXPECT_STREQ(IoctlName(kSetScratchBackingVa.request()), "AMDKFD_IOC_SET_SCRATCH_BACKING_VA");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // kfdtest-style checks through the C API only, on the default simulated machine.
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -72,6 +74,26 @@ TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
   EXPECT_EQ(bank_size, local_mem);
   EXPECT_EQ(hsaKmtGetNodeProperties(999, &props), HSAKMT_STATUS_INVALID_NODE_UNIT);
   EXPECT_EQ(hsaKmtGetNodeProperties(gpu, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+// kfdtest's GetSysMemSize sizes its system memory tests from this bank (CheckZeroInitializationSysMem touches a
+// quarter of it): it must be memory this host has.
+TEST_F(HsakmtCApiTest, CpuNodeBankIsTheHostsMemTotal) {
+  HsaNodeProperties props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(0, &props), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(props.NumMemoryBanks, 1u);
+  HsaMemoryProperties bank{};
+  ASSERT_EQ(hsaKmtGetNodeMemoryProperties(0, 1, &bank), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(bank.HeapType, HSA_HEAPTYPE_SYSTEM);
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  HSAuint64 kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit && key != "MemTotal:") {
+  }
+  ASSERT_EQ(key, "MemTotal:");
+  const HSAuint64 bank_size = bank.SizeInBytes;
+  EXPECT_EQ(bank_size, kib * 1024);
 }
 
 TEST_F(HsakmtCApiTest, IoLinksJoinTheGpuAndTheCpuBothWaysOverPcie) {

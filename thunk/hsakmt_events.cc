@@ -1,10 +1,14 @@
 // hsaKmt* C entry points for events: thin shells over thunk/events.h on the shared thunk::Kfd. They
 // convert HsaEvent to and from EventHandle, call the C++ API, and return ToHsakmtStatus(status).
 //
-// Every HsaEvent handed out is heap-allocated and remembered here until hsaKmtDestroyEvent frees it (or the
-// last hsaKmtCloseKFD retires it), so a pointer this library did not hand out, has freed already, or that
-// belonged to a closed KFD answers HSAKMT_STATUS_ERROR (what upstream's kernel round trip answers for an
-// unknown event) without the memory being read. Unlike upstream, a copy of an HsaEvent is not an event.
+// Every HsaEvent handed out is heap-allocated and remembered here, with the KFD that created it, until
+// hsaKmtDestroyEvent frees it (or the last hsaKmtCloseKFD retires it), so a pointer this library did not hand
+// out, has freed already, or that belonged to a closed KFD answers HSAKMT_STATUS_ERROR (what upstream's kernel
+// round trip answers for an unknown event) without the memory being read. So does an event a forked child
+// inherited, once the child has opened a KFD of its own (before that, every call answers
+// KERNEL_IO_CHANNEL_NOT_OPENED): the parent's event id means nothing to the child's KFD, and may name one of the
+// child's own events, which upstream, passing the id to the kernel, would set, wait on or destroy. Unlike
+// upstream, a copy of an HsaEvent is not an event.
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -20,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "base/scoped_lock.h"
+#include "base/status_macros.h"
 #include "base/units.h"
 #include "hsakmt/hsakmt.h"
 #include "thunk/events.h"
@@ -30,7 +35,13 @@
 namespace hipmem::thunk {
 namespace {
 
-using EventMap = absl::flat_hash_map<const HsaEvent*, std::unique_ptr<HsaEvent>>;
+// A live event and the KFD it is an event of. A forked child's KFD is never the parent's: the parent's instance
+// stays allocated in the child (shared_kfd.cc), so no later instance can reuse its address.
+struct LiveEvent {
+  std::unique_ptr<HsaEvent> event;
+  const Kfd* owner;  // Not owned.
+};
+using EventMap = absl::flat_hash_map<const HsaEvent*, LiveEvent>;
 
 ABSL_CONST_INIT absl::Mutex g_events_mu(absl::kConstInit);
 
@@ -67,17 +78,31 @@ void FillMemoryAccessFault(const MemoryAccessFault& fault, HsaMemoryAccessFault&
 
 HSAKMT_STATUS Done(const absl::Status& status) { return ToHsakmtStatus(status); }
 
-// Copies the handle of `event` if it is a live event of this library; never dereferences anything else, so a
-// destroyed event, a stranger or one of a closed KFD is refused (HSAKMT_STATUS_ERROR, what the kernel answers
-// for an id it does not know) instead of being read or, worse, naming a later process's event.
-absl::StatusOr<EventHandle> LiveHandle(const HsaEvent* event, const char* call) {
-  ScopedLock lock(&g_events_mu);
-  if (!LiveEvents().contains(event)) {
+// Finds `event` among the live events of `kfd`; never dereferences anything else, so a destroyed event, a
+// stranger, one of a closed KFD or one a forked child inherited from its parent is refused (HSAKMT_STATUS_ERROR,
+// what the kernel answers for an id it does not know) instead of being read or, worse, naming another event of
+// this process or a later one.
+absl::StatusOr<EventMap::iterator> FindLive(const Kfd& kfd, const HsaEvent* event, const char* call)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_events_mu) {
+  const auto it = LiveEvents().find(event);
+  if (it == LiveEvents().end()) {
     return WithHsakmtStatus(
         absl::NotFoundError(absl::StrCat(call, "(", AddressText(event), "): not a live event of hsaKmtCreateEvent")),
         HSAKMT_STATUS_ERROR);
   }
-  return ToHandle(*event);
+  if (it->second.owner != &kfd) {
+    return WithHsakmtStatus(absl::NotFoundError(absl::StrCat(call, "(", AddressText(event),
+                                                             "): an event of another KFD (inherited across fork)")),
+                            HSAKMT_STATUS_ERROR);
+  }
+  return it;
+}
+
+// Copies the handle of `event` if it is a live event of `kfd` (FindLive).
+absl::StatusOr<EventHandle> LiveHandle(const Kfd& kfd, const HsaEvent* event, const char* call) {
+  ScopedLock lock(&g_events_mu);
+  ASSIGN_OR_RETURN(const EventMap::iterator it, FindLive(kfd, event, call));
+  return ToHandle(*it->second.event);
 }
 
 // The last hsaKmtCloseKFD ends the process and its events. Their HsaEvents are kept (never freed: callers may
@@ -85,7 +110,7 @@ absl::StatusOr<EventHandle> LiveHandle(const HsaEvent* event, const char* call) 
 void RetireAllEvents(Kfd&) {
   static auto* const retired = new std::vector<std::unique_ptr<HsaEvent>>();
   ScopedLock lock(&g_events_mu);
-  for (auto& [raw, event] : LiveEvents()) retired->push_back(std::move(event));
+  for (auto& [raw, live] : LiveEvents()) retired->push_back(std::move(live.event));
   LiveEvents().clear();
 }
 
@@ -130,7 +155,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool Ma
   HsaEvent* raw = event.get();
   {
     hipmem::ScopedLock lock(&hipmem::thunk::g_events_mu);
-    hipmem::thunk::LiveEvents().emplace(raw, std::move(event));
+    hipmem::thunk::LiveEvents().emplace(raw, hipmem::thunk::LiveEvent{std::move(event), &kfd});
   }
   *Event = raw;
   return HSAKMT_STATUS_SUCCESS;
@@ -140,24 +165,19 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
   hipmem::ScopedLock lock(&hipmem::thunk::g_events_mu);
-  hipmem::thunk::EventMap& events = hipmem::thunk::LiveEvents();
-  const auto it = events.find(Event);
-  if (it == events.end()) {
-    return Done(hipmem::thunk::WithHsakmtStatus(
-        absl::NotFoundError(absl::StrCat("hsaKmtDestroyEvent(", hipmem::AddressText(Event),
-                                         "): not a live event of hsaKmtCreateEvent")),
-        HSAKMT_STATUS_ERROR));
-  }
+  const absl::StatusOr<hipmem::thunk::EventMap::iterator> it =
+      hipmem::thunk::FindLive(kfd, Event, "hsaKmtDestroyEvent");
+  if (!it.ok()) return Done(it.status());
   const absl::Status status = hipmem::thunk::DestroyEvent(kfd, hipmem::thunk::EventId(Event->EventId));
   // As upstream, the HsaEvent is freed only once the kernel let go of the event.
-  if (status.ok()) events.erase(it);
+  if (status.ok()) hipmem::thunk::LiveEvents().erase(*it);
   return Done(status);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
-  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::LiveHandle(Event, "hsaKmtSetEvent");
+  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::LiveHandle(kfd, Event, "hsaKmtSetEvent");
   if (!handle.ok()) return Done(handle.status());
   return Done(hipmem::thunk::SetEvent(kfd, *handle));
 }
@@ -165,7 +185,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) {
 HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) {
   HSAKMT_EVENTS_KFD_OR_RETURN(kfd);
   if (Event == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
-  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::LiveHandle(Event, "hsaKmtResetEvent");
+  const absl::StatusOr<hipmem::thunk::EventHandle> handle = hipmem::thunk::LiveHandle(kfd, Event, "hsaKmtResetEvent");
   if (!handle.ok()) return Done(handle.status());
   return Done(hipmem::thunk::ResetEvent(kfd, *handle));
 }
@@ -192,7 +212,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAui
   for (HSAuint32 i = 0; i < NumEvents; ++i) {
     if (Events[i] == nullptr) return HSAKMT_STATUS_INVALID_HANDLE;
     const absl::StatusOr<hipmem::thunk::EventHandle> handle =
-        hipmem::thunk::LiveHandle(Events[i], "hsaKmtWaitOnMultipleEvents");
+        hipmem::thunk::LiveHandle(kfd, Events[i], "hsaKmtWaitOnMultipleEvents");
     if (!handle.ok()) return Done(handle.status());
     handles.push_back(*handle);
   }

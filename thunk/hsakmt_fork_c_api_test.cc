@@ -237,6 +237,47 @@ TEST_F(HsakmtForkTest, ChildHasNoneOfTheParentsCountersAndBuildsItsOwn) {
   EXPECT_EQ(hsaKmtPmcUnregisterTrace(gpu_, parent_trace), HSAKMT_STATUS_SUCCESS);
 }
 
+// An event the parent created is not an event of the child's: before the child opens a KFD every call answers
+// KERNEL_IO_CHANNEL_NOT_OPENED; after, the parent's event is refused (HSAKMT_STATUS_ERROR, the kernel's answer for
+// an id the process does not have) even where its id names one of the child's own events, which stays untouched.
+TEST_F(HsakmtForkTest, ChildCannotUseTheParentsEventsAgainstItsOwnKfd) {
+  if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
+  HsaEventDescriptor desc{};
+  desc.EventType = HSA_EVENTTYPE_SIGNAL;
+  desc.NodeId = gpu_;
+  HsaEvent* parent_event = nullptr;
+  ASSERT_EQ(hsaKmtCreateEvent(&desc, true, false, &parent_event), HSAKMT_STATUS_SUCCESS);
+
+  const int status = RunChild([&] {
+    STEP(1, hsaKmtSetEvent(parent_event) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(2, hsaKmtWaitOnEvent(parent_event, 0) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(3, hsaKmtDestroyEvent(parent_event) == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    STEP(4, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    // The child's first event on its fresh KFD gets the id the parent's first event has.
+    HsaEvent* own = nullptr;
+    STEP(5, hsaKmtCreateEvent(&desc, true, false, &own) == HSAKMT_STATUS_SUCCESS);
+    STEP(6, own->EventId == parent_event->EventId);
+    STEP(7, hsaKmtSetEvent(parent_event) == HSAKMT_STATUS_ERROR);
+    STEP(8, hsaKmtWaitOnEvent(own, 0) == HSAKMT_STATUS_WAIT_TIMEOUT);  // not set through the parent's event
+    STEP(9, hsaKmtResetEvent(parent_event) == HSAKMT_STATUS_ERROR);
+    STEP(10, hsaKmtWaitOnEvent(parent_event, 0) == HSAKMT_STATUS_ERROR);
+    HsaEvent* both[] = {own, parent_event};
+    STEP(11, hsaKmtWaitOnMultipleEvents(both, 2, false, 0) == HSAKMT_STATUS_ERROR);
+    STEP(12, hsaKmtDestroyEvent(parent_event) == HSAKMT_STATUS_ERROR);
+    // The child's own event is still there and works.
+    STEP(13, hsaKmtSetEvent(own) == HSAKMT_STATUS_SUCCESS);
+    STEP(14, hsaKmtWaitOnEvent(own, 1000) == HSAKMT_STATUS_SUCCESS);
+    STEP(15, hsaKmtDestroyEvent(own) == HSAKMT_STATUS_SUCCESS);
+    STEP(16, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  });
+  EXPECT_EQ(status, 0) << DescribeChild(status);
+  // The parent's event is untouched by all of that.
+  EXPECT_EQ(hsaKmtWaitOnEvent(parent_event, 0), HSAKMT_STATUS_WAIT_TIMEOUT);
+  EXPECT_EQ(hsaKmtSetEvent(parent_event), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtWaitOnEvent(parent_event, 1000), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDestroyEvent(parent_event), HSAKMT_STATUS_SUCCESS);
+}
+
 // What most of kfdtest's forking children do: nothing with the KFD, then exit(). Also with the parent's
 // sysfs tree checked before and after (the child's exit() must not remove it).
 TEST_F(HsakmtForkTest, ChildThatDoesNothingExitsCleanlyAndLeavesTheParentsTopology) {

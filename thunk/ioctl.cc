@@ -85,6 +85,9 @@ std::string DescribeArgs(const kfd_uapi::GetTileConfigArgs& a) {
   return StrCat("gpu_id=0x", Hex(a.gpu_id), ", num_tile_configs=", a.num_tile_configs,
                 ", num_macro_tile_configs=", a.num_macro_tile_configs, ", gb_addr_config=0x", Hex(a.gb_addr_config));
 }
+std::string DescribeArgs(const kfd_uapi::SetScratchBackingVaArgs& a) {
+  return StrCat("gpu_id=0x", Hex(a.gpu_id), ", va_addr=0x", Hex(a.va_addr));
+}
 std::string DescribeArgs(const kfd_uapi::SetTrapHandlerArgs& a) {
   return StrCat("gpu_id=0x", Hex(a.gpu_id), ", tba_addr=0x", Hex(a.tba_addr), ", tma_addr=0x", Hex(a.tma_addr));
 }

@@ -37,6 +37,7 @@ std::string DescribeArgs(const kfd_uapi::SetEventArgs& a);
 std::string DescribeArgs(const kfd_uapi::ResetEventArgs& a);
 std::string DescribeArgs(const kfd_uapi::WaitEventsArgs& a);
 std::string DescribeArgs(const kfd_uapi::SetMemoryPolicyArgs& a);
+std::string DescribeArgs(const kfd_uapi::SetScratchBackingVaArgs& a);
 std::string DescribeArgs(const kfd_uapi::GetTileConfigArgs& a);
 std::string DescribeArgs(const kfd_uapi::SetTrapHandlerArgs& a);
 std::string DescribeArgs(const kfd_uapi::SetCuMaskArgs& a);

@@ -129,6 +129,7 @@ Kfd::~Kfd() {
     }
     // Each allocation's owners free its buffers, then its VA.
     allocations_.clear();
+    scratch_starts_.clear();
     user_ranges_.clear();
   }
   for (const Gpu& gpu : gpus_) device_->CloseRenderNode(gpu.render_fd);

@@ -345,7 +345,10 @@ class Kfd {
   const Allocation* FindLocked(DeviceAddress address, Bytes size) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   Allocation* FindLocked(DeviceAddress address, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Allocation* FindContainingLocked(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The scratch range holding `address`, if any: O(number of GPUs).
   Allocation* ScratchContainingLocked(DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Erases an allocation record (its owners free its buffers, then its VA), keeping scratch_starts_ in step.
+  void EraseLocked(const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FreeLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status ReleaseRegistrationLocked(Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status MapLocked(Allocation& allocation, const GpuIdList& gpu_ids) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -375,6 +378,9 @@ class Kfd {
   mutable absl::Mutex mu_;
   // By start address (GPU VA); lookups of interior addresses step back from upper_bound.
   absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  // The scratch ranges (Kind::kScratch), at most one per GPU: their keys in allocations_. Looked up by every map,
+  // unmap and free, so those need not scan allocations_.
+  absl::InlinedVector<uint64_t, 8> scratch_starts_ ABSL_GUARDED_BY(mu_);
   // Registered pointers (Allocation::user->cpu) -> the registration's key in allocations_. One pointer may carry
   // several registrations of different sizes, and registered ranges may overlap.
   absl::btree_multimap<uint64_t, uint64_t> user_ranges_ ABSL_GUARDED_BY(mu_);

@@ -40,11 +40,18 @@ class KfdDevice {
   // `addr` for the CPU, replacing the VA reservation there.
   virtual absl::Status MapBoForCpu(int render_fd, void* addr, Bytes size, int prot, uint64_t mmap_offset) = 0;
 
-  // True when MapBoForCpu of an invisible VRAM buffer (PROT_NONE) over the caller's anonymous PROT_NONE
-  // reservation leaves that reservation itself in place, nothing of the buffer mapped there, so that releasing the
-  // range needs no fresh reservation. False for the Linux backend, where the render node's mapping replaces the
+  // True when MapBoForCpu of an invisible VRAM buffer (PROT_NONE) over the caller's PROT_NONE reservation leaves
+  // that reservation itself in place, nothing of the buffer mapped there: the call changes nothing (Kfd skips it),
+  // and releasing the range needs no fresh reservation. False for the Linux backend, where the render node's mapping replaces the
   // reservation (and holds a reference to the buffer until it is replaced in turn).
   virtual bool InvisibleVramKeepsReservation() const { return false; }
+
+  // True when a buffer's CPU mapping (MapBoForCpu) may stay in place after the buffer is freed, made inaccessible
+  // (mprotect PROT_NONE), as the reservation of its range: the backend then neither keeps the freed buffer alive
+  // for the mapping nor ever gives its pages to another buffer, so the mapping holds nothing and reaches nothing.
+  // False for the Linux backend, where a render node's mapping holds a reference to the freed buffer (its VRAM
+  // stays allocated) until the mapping is replaced.
+  virtual bool FreedBoCpuMappingMayStay() const { return false; }
 
   // mmap(addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, <the /dev/kfd fd>, mmap_offset): places
   // the process's doorbell slice of one GPU (offset KFD_MMAP_TYPE_DOORBELL | gpu id) at `addr`.

@@ -67,12 +67,18 @@ class SimKfdDevice final : public KfdDevice {
   void CloseRenderNode(int) override {}
 
   absl::Status MapBoForCpu(int render_fd, void* addr, Bytes size, int prot, uint64_t mmap_offset) override {
-    return FromErrno(-file_->MmapBo(render_fd, addr, size.raw(), prot, mmap_offset),
-                     absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
+    const int ret = file_->MmapBo(render_fd, addr, size.raw(), prot, mmap_offset);
+    // The message only for a failure: formatting it costs as much as a small allocation's bookkeeping.
+    if (ret == 0) return absl::OkStatus();
+    return FromErrno(-ret, absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
   }
 
   // The simulator's invisible VRAM placeholder is an mprotect(PROT_NONE) over the range (sim_memory_ioctls.cc).
   bool InvisibleVramKeepsReservation() const override { return true; }
+
+  // A buffer's pages are its own range of a page file, never handed out again and punched when it is freed
+  // (bo_pages.h): a stale mapping reaches only zeroes.
+  bool FreedBoCpuMappingMayStay() const override { return true; }
 
   absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
     return FromErrno(-file_->MmapKfd(addr, size.raw(), PROT_READ | PROT_WRITE, mmap_offset),

@@ -141,9 +141,19 @@ absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFl
 
 DeviceAddress Kfd::Insert(Allocation allocation) {
   const DeviceAddress start = allocation.range().base;
+  const bool scratch = allocation.kind == Kind::kScratch;
   ScopedLock lock(&mu_);
   allocations_.emplace(start.raw(), std::move(allocation));
+  if (scratch) scratch_starts_.push_back(start.raw());
   return start;
+}
+
+void Kfd::EraseLocked(const Allocation& allocation) {
+  const uint64_t start = allocation.range().base.raw();
+  if (allocation.kind == Kind::kScratch) {
+    scratch_starts_.erase(std::remove(scratch_starts_.begin(), scratch_starts_.end(), start), scratch_starts_.end());
+  }
+  allocations_.erase(start);
 }
 
 absl::StatusOr<KfdBuffer::Allocated> Kfd::AllocBo(const Gpu& gpu, DeviceAddress va, Bytes size, uint32_t ioc_flags,
@@ -187,6 +197,7 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnHost(const NodeProperties& node, Byt
     if (HasFlag(flags, MemFlags::kHostAccess)) {
       RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size, PROT_READ | PROT_WRITE,
                                            bo.mmap_offset));
+      if (device_->FreedBoCpuMappingMayStay()) allocation.va.MarkRevocableMapping();
     }
   }
   return allocation;
@@ -225,24 +236,31 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, M
     return allocation;
   }
   // fmm_map_to_cpu: the BO always goes in place of the reservation; PROT_NONE unless host-visible,
-  // so a CPU touch of private VRAM faults as it does without large BAR.
+  // so a CPU touch of private VRAM faults as it does without large BAR. Where that leaves the SVM reservation as it
+  // is (the backend's invisible VRAM "mapping" is PROT_NONE over the range, and the range is PROT_NONE already),
+  // the call would change nothing and is skipped, and releasing the range later needs no re-reservation.
+  if (!host_access && !fixed.has_value() && device_->InvisibleVramKeepsReservation()) {
+    allocation.va.MarkUnchanged();
+    return allocation;
+  }
   RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size,
                                        host_access ? PROT_READ | PROT_WRITE : PROT_NONE, bo.mmap_offset));
-  // Where that left the SVM reservation as it was, releasing the range later needs no re-reservation.
-  if (!host_access && !fixed.has_value() && device_->InvisibleVramKeepsReservation()) allocation.va.MarkUnchanged();
+  // Where the freed buffer's mapping may stay, releasing the range later only takes its access away.
+  if (host_access && device_->FreedBoCpuMappingMayStay()) allocation.va.MarkRevocableMapping();
   return allocation;
 }
 
-// hsakmt_fmm_allocate_scratch: one range per GPU, SCRATCH_ALIGN (64 KiB) aligned and sized, in the SVM aperture.
-// The range has no memory yet; MapMemoryToGpu backs parts of it with VRAM.
+// hsakmt_fmm_allocate_scratch: one range per GPU, SCRATCH_ALIGN (64 KiB) aligned and sized, in the SVM aperture,
+// handed to the kernel with SET_SCRATCH_BACKING_VA. The range has no memory yet; MapMemoryToGpu backs parts of it
+// with VRAM.
 absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, std::optional<DeviceAddress> fixed) {
   constexpr Bytes kScratchAlign = Bytes::KiB(64);
   const std::optional<Bytes> aligned = AlignUp(size, kScratchAlign);
   if (!aligned.has_value()) return absl::InvalidArgumentError("scratch size overflows");
   {
     ScopedLock lock(&mu_);
-    for (const auto& [start, a] : allocations_) {
-      if (a.kind == Kind::kScratch && a.owner_gpu == gpu.gpu_id) {
+    for (uint64_t start : scratch_starts_) {
+      if (allocations_.at(start).owner_gpu == gpu.gpu_id) {
         return absl::AlreadyExistsError(absl::StrCat("scratch of gpu_id ", gpu.gpu_id.raw(), " is allocated already"));
       }
     }
@@ -251,8 +269,12 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, st
     return absl::InvalidArgumentError("a fixed scratch address must be 64 KiB aligned");
   }
   ASSIGN_OR_RETURN(VaReservation va, ReserveVa(*aligned, kScratchAlign, fixed));
-  // TODO(#3): program SH_HIDDEN_PRIVATE_BASE with AMDKFD_IOC_SET_SCRATCH_BACKING_VA (va >> 16) once kfd_uapi and the
-  // simulator have it; nothing here reaches scratch through it yet.
+  // Program SH_HIDDEN_PRIVATE_BASE: the kernel takes the range's address in 64 KiB units. Refused, the range goes
+  // again (fmm_release_scratch) and the allocation fails.
+  kfd_uapi::SetScratchBackingVaArgs args{};
+  args.va_addr = va.range().base.raw() >> 16;
+  args.gpu_id = gpu.gpu_id.raw();
+  RETURN_IF_ERROR(Ioctl(*device_, kfd_uapi::kSetScratchBackingVa, args));
   Allocation allocation{.va = std::move(va), .bo = std::nullopt};
   allocation.kind = Kind::kScratch;
   allocation.node = gpu.node;
@@ -263,8 +285,9 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, st
 }
 
 Kfd::Allocation* Kfd::ScratchContainingLocked(DeviceAddress address) {
-  for (auto& [start, a] : allocations_) {
-    if (a.kind == Kind::kScratch && a.range().Contains(address)) return &a;
+  for (uint64_t start : scratch_starts_) {
+    Allocation& a = allocations_.at(start);
+    if (a.range().Contains(address)) return &a;
   }
   return nullptr;
 }
@@ -295,7 +318,7 @@ absl::Status Kfd::ReleaseRegistrationLocked(Allocation& allocation) {
       break;
     }
   }
-  allocations_.erase(allocation.range().base.raw());
+  EraseLocked(allocation);
   return absl::OkStatus();
 }
 
@@ -312,10 +335,13 @@ absl::Status Kfd::FreeMemory(DeviceAddress address) {
   // this thunk has no SVM ranges, so it answers what libhsakmt does without SVM.
   if (allocation == nullptr) return MemoryNotRegisteredError(absl::StrCat(context(), ": not an allocation"));
   // A registration's last release erases the allocation itself.
-  if (allocation->user.has_value()) return Annotate(ReleaseRegistrationLocked(*allocation), context());
+  if (allocation->user.has_value()) {
+    absl::Status released = ReleaseRegistrationLocked(*allocation);
+    return released.ok() ? released : Annotate(released, context());
+  }
   if (absl::Status freed = FreeLocked(*allocation); !freed.ok()) return Annotate(freed, context());
   // The VA goes with the record (VaReservation).
-  allocations_.erase(allocation->range().base.raw());
+  EraseLocked(*allocation);
   return absl::OkStatus();
 }
 
@@ -371,10 +397,12 @@ absl::Status Kfd::UnmapLocked(Allocation& allocation, const GpuIdList& gpu_ids) 
 
 absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes, Bytes size) {
   const auto context = [&] { return absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")"); };
+  // The context is formatted only for a failure: doing it every time costs as much as the map's bookkeeping.
+  const auto annotate = [&](absl::Status s) { return s.ok() ? s : Annotate(s, context()); };
   ScopedLock lock(&mu_);
   // hsakmt_fmm_map_to_gpu: an address in a scratch range backs [address, address + size) with VRAM of its GPU.
   if (Allocation* scratch = ScratchContainingLocked(address); scratch != nullptr) {
-    return Annotate(MapScratchLocked(*scratch, address, size), context());
+    return annotate(MapScratchLocked(*scratch, address, size));
   }
   Allocation* found = FindLocked(address, size);
   if (found == nullptr) return InvalidHandleError(absl::StrCat(context(), ": not an allocation"));
@@ -397,7 +425,7 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
   }
   // Registered memory keeps add semantics: _fmm_map_to_gpu_userptr maps it as hsaKmtMapMemoryToGPU does.
   if (nodes.empty() || allocation.user.has_value()) {
-    RETURN_IF_ERROR(Annotate(MapLocked(allocation, nodes.empty() ? DefaultMapSet(allocation) : wanted), context()));
+    RETURN_IF_ERROR(annotate(MapLocked(allocation, nodes.empty() ? DefaultMapSet(allocation) : wanted)));
     if (allocation.user.has_value()) allocation.user->mappings = 1;
     return absl::OkStatus();
   }
@@ -423,12 +451,12 @@ absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> 
   for (GpuId id : allocation.mapped_gpus) {
     if (!contains(wanted, id.raw())) to_unmap.push_back(id.raw());
   }
-  RETURN_IF_ERROR(Annotate(UnmapLocked(allocation, to_unmap), context()));
+  RETURN_IF_ERROR(annotate(UnmapLocked(allocation, to_unmap)));
   GpuIdList to_map;
   for (uint32_t id : wanted) {
     if (!contains(allocation.mapped_gpus, GpuId(id)) && !contains(to_map, id)) to_map.push_back(id);
   }
-  return Annotate(MapLocked(allocation, to_map), context());
+  return annotate(MapLocked(allocation, to_map));
 }
 
 // _fmm_map_to_gpu_scratch: a VRAM buffer (writable, not host-visible) at [address, address + size), CPU-mapped
@@ -487,7 +515,8 @@ absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
   const auto context = [&] { return absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")"); };
   ScopedLock lock(&mu_);
   if (Allocation* scratch = ScratchContainingLocked(address); scratch != nullptr) {
-    return Annotate(UnmapScratchLocked(*scratch, address), context());
+    absl::Status unmapped = UnmapScratchLocked(*scratch, address);
+    return unmapped.ok() ? unmapped : Annotate(unmapped, context());
   }
   Allocation* allocation = FindLocked(address, Bytes(0));
   if (allocation == nullptr) return InvalidHandleError(absl::StrCat(context(), ": not an allocation"));
@@ -594,7 +623,7 @@ absl::Status Kfd::DeregisterMemory(const void* address) {
   if (allocation != nullptr && allocation->imported) {
     // fmm_deregister_memory: deregistering an imported graphics buffer releases it.
     if (absl::Status freed = FreeLocked(*allocation); !freed.ok()) return Annotate(freed, context);
-    allocations_.erase(allocation->range().base.raw());
+    EraseLocked(*allocation);
     return absl::OkStatus();
   }
   if (allocation == nullptr || !allocation->user.has_value()) {

@@ -1,6 +1,11 @@
 // Kfd's memory paths beyond plain allocation (fmm.c): OnlyAddress, NoAddress, Scratch and FixedAddress, and
 // hsaKmtMapMemoryToGPUNodes' node-set semantics, checked against what the simulated kernel holds.
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -9,6 +14,7 @@
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/status_matchers.h"
+#include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
@@ -27,6 +33,47 @@ constexpr NodeId kGpuNode(1);
 constexpr NodeId kSecondGpuNode(2);
 constexpr MemFlags kVram = MemFlags::kNonPaged | MemFlags::kCoarseGrain | MemFlags::kNoSubstitute;
 constexpr MemFlags kSystem = MemFlags::kHostAccess;
+
+// The simulator's device, except that request `failing` (while set) answers `error` without reaching it.
+class FailingDevice final : public KfdDevice {
+ public:
+  explicit FailingDevice(std::unique_ptr<KfdDevice> device) : device_(std::move(device)) {}
+
+  void Fail(unsigned long request, int error) {
+    error_ = error;
+    failing_ = request;
+  }
+
+  absl::string_view backend_name() const override { return device_->backend_name(); }
+  const std::string& sysfs_topology_root() const override { return device_->sysfs_topology_root(); }
+  int Ioctl(unsigned long request, void* arg) override {
+    return request == failing_.load() ? error_.load() : device_->Ioctl(request, arg);
+  }
+  absl::StatusOr<int> OpenRenderNode(uint32_t minor) override { return device_->OpenRenderNode(minor); }
+  void CloseRenderNode(int fd) override { device_->CloseRenderNode(fd); }
+  absl::Status MapBoForCpu(int fd, void* addr, Bytes size, int prot, uint64_t offset) override {
+    return device_->MapBoForCpu(fd, addr, size, prot, offset);
+  }
+  bool InvisibleVramKeepsReservation() const override { return device_->InvisibleVramKeepsReservation(); }
+  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t offset) override {
+    return device_->MapDoorbellsForCpu(addr, size, offset);
+  }
+  void RingDoorbell(uint64_t* doorbell, uint64_t value) override { device_->RingDoorbell(doorbell, value); }
+
+ private:
+  const std::unique_ptr<KfdDevice> device_;
+  std::atomic<unsigned long> failing_{0};
+  std::atomic<int> error_{0};
+};
+
+// This process's resident memory (/proc/self/statm), in bytes.
+uint64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size_pages = 0;
+  uint64_t resident_pages = 0;
+  statm >> size_pages >> resident_pages;
+  return resident_pages * 4096;
+}
 
 class KfdMemoryTest : public ::testing::Test {
  protected:
@@ -146,6 +193,73 @@ TEST_F(KfdMemoryTest, ScratchIsOneRangePerGpuBackedWhereMapped) {
   EXPECT_THAT(KernelBos(), IsEmpty());
   ASSERT_OK_AND_ASSIGN(DeviceAddress again, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
   ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
+}
+
+// kfdtest's CheckZeroInitializationSysMem, bounded: five rounds of allocating system memory, checking one word per
+// 4 KiB page reads zero, writing it, freeing. Each round gets zeroed memory although the last wrote the same pages
+// (the same VA comes back), and freeing gives the pages back to the host (resident memory and the kernel's
+// accounting), so rounds do not add up. Pageable memory (kfdtest's default) and pinned GTT memory alike.
+TEST_F(KfdMemoryTest, SystemMemoryIsZeroedOnEachReuseAndFreeingGivesThePagesBack) {
+  constexpr Bytes kSize = Bytes::MiB(32);
+  constexpr Bytes kSlack = Bytes::MiB(2);  // what else of the process may come or go meanwhile
+  constexpr uint64_t kWordsPerPage = 4096 / sizeof(uint64_t);
+  const auto system_used = [&] { return machine_->simulator().Snapshot().system_used; };
+  for (MemFlags flags : {kSystem, kSystem | MemFlags::kNonPaged}) {
+    SCOPED_TRACE(ToRaw(flags));
+    const uint64_t resident_before = ResidentBytes();
+    for (uint64_t round = 1; round <= 5; ++round) {
+      SCOPED_TRACE(round);
+      ASSERT_OK_AND_ASSIGN(DeviceAddress p, kfd_->AllocMemory(kCpuNode, kSize, flags));
+      EXPECT_EQ(system_used(), kSize);
+      auto* words = static_cast<volatile uint64_t*>(p.ToPointer());
+      uint64_t nonzero = 0;
+      for (uint64_t i = 0; i < kSize.raw() / sizeof(uint64_t); i += kWordsPerPage) {
+        if (words[i] != 0) ++nonzero;
+        words[i] = round;
+      }
+      EXPECT_EQ(nonzero, 0u) << "pages that were not zero";
+      const uint64_t resident_touched = ResidentBytes();
+      EXPECT_GE(resident_touched, resident_before + kSize.raw() - kSlack.raw()) << "every page was touched";
+      ASSERT_THAT(kfd_->FreeMemory(p), IsOk());
+      EXPECT_EQ(system_used(), Bytes(0));
+      EXPECT_LE(ResidentBytes() + kSize.raw() - kSlack.raw(), resident_touched) << "the pages went back to the host";
+    }
+    // Nothing added up over the rounds (AddressSanitizer's shadow of the range stays: an eighth of it).
+    EXPECT_LE(ResidentBytes(), resident_before + kSize.raw() / 8 + kSlack.raw());
+  }
+}
+
+TEST_F(KfdMemoryTest, ScratchHandsItsRangeToTheKernelOfItsGpu) {
+  Open("2xmi250x");
+  const auto backing_vas = [&] { return machine_->simulator().Snapshot().processes.at(0).sh_hidden_private_base; };
+  EXPECT_THAT(backing_vas(), ElementsAre(0, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, kfd_->AllocMemory(kSecondGpuNode, Bytes::KiB(64), MemFlags::kScratch));
+  // SH_HIDDEN_PRIVATE_BASE counts 64 KiB units.
+  EXPECT_THAT(backing_vas(), ElementsAre(0, scratch.raw() >> 16));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress first, kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), MemFlags::kScratch));
+  EXPECT_THAT(backing_vas(), ElementsAre(first.raw() >> 16, scratch.raw() >> 16));
+  ASSERT_THAT(kfd_->FreeMemory(first), IsOk());
+  ASSERT_THAT(kfd_->FreeMemory(scratch), IsOk());
+}
+
+TEST_F(KfdMemoryTest, ScratchTheKernelRefusesIsNoMemoryAndLeavesNothing) {
+  ASSERT_OK_AND_ASSIGN(kfd_sim::Topology topology, kfd_sim::PresetTopology("mi300x"));
+  ASSERT_OK_AND_ASSIGN(machine_, SimMachine::Create(topology));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<KfdDevice> sim, OpenSimKfdDevice(machine_));
+  auto failing = std::make_unique<FailingDevice>(std::move(sim));
+  FailingDevice* device = failing.get();
+  kfd_.reset();
+  ASSERT_OK_AND_ASSIGN(kfd_, Kfd::Open(std::move(failing)));
+
+  device->Fail(kfd_uapi::kSetScratchBackingVa.request(), ENODEV);
+  const absl::StatusOr<DeviceAddress> refused = kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch);
+  EXPECT_EQ(Code(refused.status()), HSAKMT_STATUS_NO_MEMORY);
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("AMDKFD_IOC_SET_SCRATCH_BACKING_VA"));
+  EXPECT_THAT(machine_->simulator().Snapshot().processes.at(0).sh_hidden_private_base, ElementsAre(0));
+  // Nothing is left of it: the GPU has no scratch range, so the next one can be had.
+  device->Fail(0, 0);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
+  ASSERT_THAT(kfd_->FreeMemory(scratch), IsOk());
 }
 
 TEST_F(KfdMemoryTest, MapToNodesSetsTheMappedSet) {

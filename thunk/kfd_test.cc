@@ -3,9 +3,11 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -104,6 +106,28 @@ TEST_F(KfdTest, HostVisibleVramIsCpuReadableAndWritable) {
   std::memset(p, 0xab, 64 * 1024);
   EXPECT_EQ(p[65535], 0xab);
   EXPECT_THAT(kfd_->FreeMemory(addr), IsOk());
+}
+
+// Freed host-visible memory (VRAM and GTT): a CPU touch through the old pointer faults, and the next allocation of
+// the size, which gets the same VA back, reads zeroes, not what the freed buffer held.
+TEST_F(KfdTest, FreedHostVisibleMemoryFaultsOnCpuTouchAndItsVaComesBackZeroed) {
+  const std::pair<NodeId, MemFlags> kCases[] = {
+      {kGpuNode, kVramHostVisible},
+      {NodeId(0), MemFlags::kNonPaged | MemFlags::kHostAccess},
+  };
+  for (const auto& [node, flags] : kCases) {
+    SCOPED_TRACE(ToRaw(flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(node, Bytes::KiB(64), flags));
+    std::memset(addr.ToPointer(), 0xab, 64 * 1024);
+    ASSERT_THAT(kfd_->FreeMemory(addr), IsOk());
+    EXPECT_DEATH({ *static_cast<volatile char*>(addr.ToPointer()) = 1; }, "");
+    EXPECT_DEATH({ (void)*static_cast<volatile char*>((addr + Bytes::KiB(60)).ToPointer()); }, "");
+    ASSERT_OK_AND_ASSIGN(DeviceAddress again, kfd_->AllocMemory(node, Bytes::KiB(64), flags));
+    EXPECT_EQ(again, addr) << "the kept range is reused";
+    const auto* p = static_cast<const unsigned char*>(again.ToPointer());
+    EXPECT_EQ(std::count(p, p + 64 * 1024, 0), 64 * 1024);
+    ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
+  }
 }
 
 TEST_F(KfdTest, PrivateVramFaultsOnCpuTouch) {

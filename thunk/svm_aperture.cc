@@ -20,31 +20,31 @@ constexpr AddressRange kNoRange{DeviceAddress(0), Bytes(0)};
 VaReservation::VaReservation(VaReservation&& other) noexcept
     : space_(std::exchange(other.space_, nullptr)),
       range_(std::exchange(other.range_, kNoRange)),
-      unchanged_(std::exchange(other.unchanged_, false)) {}
+      contents_(std::exchange(other.contents_, Contents::kAnything)) {}
 
 VaReservation& VaReservation::operator=(VaReservation&& other) noexcept {
   if (this != &other) {
     Reset();
     space_ = std::exchange(other.space_, nullptr);
     range_ = std::exchange(other.range_, kNoRange);
-    unchanged_ = std::exchange(other.unchanged_, false);
+    contents_ = std::exchange(other.contents_, Contents::kAnything);
   }
   return *this;
 }
 
 AddressRange VaReservation::Release() && {
   space_ = nullptr;
-  unchanged_ = false;
+  contents_ = Contents::kAnything;
   return std::exchange(range_, kNoRange);
 }
 
 void VaReservation::Reset() {
   if (space_ != nullptr) {
     VaSpace* space = std::exchange(space_, nullptr);
-    if (std::exchange(unchanged_, false)) {
-      space->ReleaseUnchanged(range_);
-    } else {
-      space->Release(range_);
+    switch (std::exchange(contents_, Contents::kAnything)) {
+      case Contents::kUnchanged: space->ReleaseUnchanged(range_); break;
+      case Contents::kRevocableMapping: space->ReleaseRevocable(range_); break;
+      case Contents::kAnything: space->Release(range_); break;
     }
   }
   range_ = kNoRange;
@@ -179,35 +179,39 @@ absl::StatusOr<AddressRange> SvmAperture::Reserve(Bytes size, Bytes alignment) {
   return range;
 }
 
+bool SvmAperture::Keep(const AddressRange& range, absl::FunctionRef<bool()> reserve) {
+  if (range.size > kMaxKeptSize) return false;
+  ScopedLock lock(&mu_);
+  if (kept_.size() >= kMaxKeptRanges || !reserve()) return false;
+  kept_.emplace(range.size.raw(), range.base);
+  return true;
+}
+
 void SvmAperture::Release(const AddressRange& range) {
-  if (range.size <= kMaxKeptSize) {
-    ScopedLock lock(&mu_);
-    if (kept_.size() < kMaxKeptRanges) {
-      // One MAP_FIXED call replaces the buffer's mapping and whatever else is there with a fresh
-      // reservation. It can fail only for want of kernel memory or map count, where munmap is the remedy.
-      const AddressRange whole = WithGuards(range);
-      void* p = mmap(whole.base.ToPointer(), whole.size.raw(), PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-      if (p != MAP_FAILED) {
-        kept_.emplace(range.size.raw(), range.base);
-        return;
-      }
-      HIPMEM_LOG(kWarning, "re-reserving the SVM range at ", AddressText(range.base), " failed: errno ", errno);
-    }
-  }
-  Unmap(range);
+  const bool kept = Keep(range, [&] {
+    // One MAP_FIXED call replaces the buffer's mapping and whatever else is there with a fresh
+    // reservation. It can fail only for want of kernel memory or map count, where munmap is the remedy.
+    const AddressRange whole = WithGuards(range);
+    void* p = mmap(whole.base.ToPointer(), whole.size.raw(), PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED) return true;
+    HIPMEM_LOG(kWarning, "re-reserving the SVM range at ", AddressText(range.base), " failed: errno ", errno);
+    return false;
+  });
+  if (!kept) Unmap(range);
 }
 
 void SvmAperture::ReleaseUnchanged(const AddressRange& range) {
-  if (range.size <= kMaxKeptSize) {
-    ScopedLock lock(&mu_);
-    if (kept_.size() < kMaxKeptRanges) {
-      // Still the PROT_NONE reservation Reserve made, guard pages included: nothing to replace.
-      kept_.emplace(range.size.raw(), range.base);
-      return;
-    }
-  }
-  Unmap(range);
+  // Still the PROT_NONE reservation Reserve made, guard pages included: nothing to replace.
+  if (!Keep(range, [] { return true; })) Unmap(range);
+}
+
+void SvmAperture::ReleaseRevocable(const AddressRange& range) {
+  // The guard pages are still the reservation's; only the mapping between them loses its access. mprotect fails
+  // only for want of kernel memory (a split), where replacing the mapping is the remedy.
+  const bool kept =
+      Keep(range, [&] { return mprotect(range.base.ToPointer(), range.size.raw(), PROT_NONE) == 0; });
+  if (!kept) Release(range);
 }
 
 void SvmAperture::Unmap(const AddressRange& range) const {

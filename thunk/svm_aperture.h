@@ -10,9 +10,10 @@
 // into a fresh reservation in one MAP_FIXED mmap over it, guard pages included (what libhsakmt's reserved
 // aperture does on release), and handed to the next Reserve of the same size, which then costs no system
 // call. Replacing the mapping drops whatever was there exactly as munmap does: the buffer's CPU mapping
-// (and with it the kernel's reference to the BO) and any committed anonymous memory. At most
-// kMaxKeptRanges ranges are kept; the rest, and every range once the object is destroyed, go back to
-// the OS.
+// (and with it the kernel's reference to the BO) and any committed anonymous memory. Where the backend lets a
+// freed buffer's CPU mapping stay (the simulator's, see KfdDevice::FreedBoCpuMappingMayStay), the range is instead
+// kept after an mprotect(PROT_NONE), which is cheaper than replacing the mapping. At most kMaxKeptRanges ranges
+// are kept; the rest, and every range once the object is destroyed, go back to the OS.
 #ifndef HIPMEM_THUNK_SVM_APERTURE_H_
 #define HIPMEM_THUNK_SVM_APERTURE_H_
 
@@ -21,6 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
@@ -38,6 +40,10 @@ class VaSpace {
   // Release, for a range the caller vouches is exactly as Reserve handed it out: nothing was ever mapped over it
   // or touched in it (see VaReservation::MarkUnchanged). A space may then skip re-reserving it.
   virtual void ReleaseUnchanged(const AddressRange& range) { Release(range); }
+  // Release, for a range the caller vouches holds exactly one freed buffer's CPU mapping that may stay once it is
+  // inaccessible (see VaReservation::MarkRevocableMapping). A space may then revoke access in place instead of
+  // replacing the mapping.
+  virtual void ReleaseRevocable(const AddressRange& range) { Release(range); }
 };
 
 // Owns one range reserved in a VaSpace; the destructor releases it. Thread-compatible.
@@ -62,14 +68,23 @@ class VaReservation {
   // placed in it left the reservation itself in place (a backend whose CPU "mapping" of invisible VRAM only
   // changes protection over it; see KfdDevice::InvisibleVramKeepsReservation). Releasing then uses
   // VaSpace::ReleaseUnchanged.
-  void MarkUnchanged() { unchanged_ = true; }
+  void MarkUnchanged() { contents_ = Contents::kUnchanged; }
+
+  // Vouches that, when released, the range holds one buffer's CPU mapping (freed by then) and nothing else, and
+  // that the mapping may stay as the range's reservation once made inaccessible: the backend neither keeps the
+  // buffer alive for it nor hands its pages to another buffer (KfdDevice::FreedBoCpuMappingMayStay). Releasing
+  // then uses VaSpace::ReleaseRevocable.
+  void MarkRevocableMapping() { contents_ = Contents::kRevocableMapping; }
 
  private:
+  // What releasing must undo.
+  enum class Contents : uint8_t { kAnything, kUnchanged, kRevocableMapping };
+
   void Reset();
 
   VaSpace* space_;  // Not owned; null when empty.
   AddressRange range_;
-  bool unchanged_ = false;
+  Contents contents_ = Contents::kAnything;
 };
 
 
@@ -136,6 +151,10 @@ class SvmAperture : public VaSpace {
   void Release(const AddressRange& range) override;
   // Release of a range that is still the reservation Reserve made: kept as it is, with no system call.
   void ReleaseUnchanged(const AddressRange& range) override;
+  // Release of a range holding a freed buffer's CPU mapping that may stay: kept after one mprotect(PROT_NONE) over
+  // it, which changes the mapping in place, where replacing it (Release) costs an mmap that unmaps it and maps a
+  // reservation. A CPU touch faults either way.
+  void ReleaseRevocable(const AddressRange& range) override;
 
   // Replaces part of a reservation with fresh anonymous read/write memory (for pageable system
   // memory, which the kernel then registers as a USERPTR BO).
@@ -154,6 +173,9 @@ class SvmAperture : public VaSpace {
  private:
   // The whole span of a reservation: the range and its guard pages.
   AddressRange WithGuards(const AddressRange& range) const;
+  // Keeps `range` for reuse once `reserve` (run with mu_ held) made it a reservation and returned true; false when
+  // it is too large, the kept list is full, or `reserve` failed.
+  bool Keep(const AddressRange& range, absl::FunctionRef<bool()> reserve);
   // Returns a reservation to the OS.
   void Unmap(const AddressRange& range) const;
 

@@ -83,22 +83,44 @@ TEST(SvmApertureTest, ReleasedRangeIsAFreshReservationForTheNextReserveOfItsSize
   ap.Release(again);
 }
 
-TEST(SvmApertureTest, ReleaseDropsASharedMappingOfTheRange) {
-  // A BO's CPU mapping: releasing the range must drop it, as munmap would, so the kernel can free the BO.
-  SvmAperture ap = Aperture();
-  ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+TEST(SvmApertureTest, ReleaseDropsOrRevokesASharedMappingOfTheRange) {
+  // A BO's CPU mapping: releasing the range must drop it, as munmap would, so the kernel can free the BO; a mapping
+  // that may stay (the simulator's) is only made inaccessible. Either way the range is kept, and a touch faults.
+  struct Row {
+    const char* name;
+    void (SvmAperture::*release)(const AddressRange&);
+  };
+  constexpr Row kRows[] = {{"Release", &SvmAperture::Release}, {"ReleaseRevocable", &SvmAperture::ReleaseRevocable}};
   const int fd = memfd_create("bo", MFD_CLOEXEC);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(ftruncate(fd, 4096), 0);
-  ASSERT_NE(mmap(r.base.ToPointer(), 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0), MAP_FAILED);
-  static_cast<char*>(r.base.ToPointer())[0] = 'b';
-  ap.Release(r);
-  EXPECT_FALSE(Readable(r.base.ToPointer()));
-  ASSERT_OK_AND_ASSIGN(AddressRange again, ap.Reserve(Bytes::KiB(4), Bytes(0)));
-  ASSERT_EQ(again.base, r.base);
-  ASSERT_THAT(ap.CommitAnonymous(again), IsOk());
-  EXPECT_EQ(static_cast<char*>(again.base.ToPointer())[0], 0) << "not the file's page";
-  ap.Release(again);
+  const Bytes large = SvmAperture::kMaxKeptSize + kPageSize;
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(large.raw())), 0);
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.name);
+    SvmAperture ap = Aperture();
+    ASSERT_OK_AND_ASSIGN(AddressRange r, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+    ASSERT_NE(mmap(r.base.ToPointer(), 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0), MAP_FAILED);
+    static_cast<char*>(r.base.ToPointer())[0] = 'b';
+    (ap.*row.release)(r);
+    EXPECT_EQ(ap.kept_ranges(), 1u);
+    EXPECT_FALSE(Readable(r.base.ToPointer()));
+    EXPECT_FALSE(Readable((r.base - kPageSize).ToPointer())) << "the guard pages are still there";
+    EXPECT_FALSE(Readable((r.base + r.size).ToPointer()));
+    ASSERT_OK_AND_ASSIGN(AddressRange again, ap.Reserve(Bytes::KiB(4), Bytes(0)));
+    ASSERT_EQ(again.base, r.base);
+    ASSERT_THAT(ap.CommitAnonymous(again), IsOk());
+    EXPECT_EQ(static_cast<char*>(again.base.ToPointer())[0], 0) << "not the file's page";
+    ap.Release(again);
+
+    // Too large to keep: unmapped, mapping and all.
+    ASSERT_OK_AND_ASSIGN(AddressRange big, ap.Reserve(large, Bytes(0)));
+    ASSERT_NE(mmap(big.base.ToPointer(), large.raw(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0),
+              MAP_FAILED);
+    (ap.*row.release)(big);
+    EXPECT_EQ(ap.kept_ranges(), 1u);
+    EXPECT_EQ(mprotect(big.base.ToPointer(), large.raw(), PROT_NONE), -1) << "unmapped";
+    EXPECT_EQ(errno, ENOMEM);
+  }
   close(fd);
 }
 

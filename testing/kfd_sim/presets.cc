@@ -1,7 +1,10 @@
 #include "testing/kfd_sim/presets.h"
 
+#include <sys/sysinfo.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -86,9 +89,9 @@ constexpr uint32_t kMi300xXgmiLinkMBps = 64000;
 
 constexpr uint32_t kFirstRenderMinor = 128;
 
-// The host a preset's GPUs sit in (one CPU node).
+// The host a preset's GPUs sit in (one CPU node). Its memory is the real machine's (HostSystemMemory): system
+// memory buffers are real memory here, so the CPU node reports what the host can give, as a real KFD does.
 struct Host {
-  uint64_t memory_gib;
   uint32_t cores;
   uint32_t max_clock_mhz;
 };
@@ -106,13 +109,13 @@ struct XgmiWiring {
   uint32_t link_mbps;  // one link, one direction
 };
 
-// The host of an 8-OAM MI300X platform as one CPU node: 96 cores (an AMD EPYC 9654, 3.7 GHz boost), 1.5 TiB.
-constexpr Host kMi300xHost = {.memory_gib = 1536, .cores = 96, .max_clock_mhz = 3700};
-// AMD EPYC 7763 (64 cores, 3.5 GHz boost) with 512 GiB: a PCIe host for MI250X or MI100.
-constexpr Host kMi250xHost = {.memory_gib = 512, .cores = 64, .max_clock_mhz = 3500};
-constexpr Host kMi100Host = {.memory_gib = 256, .cores = 64, .max_clock_mhz = 3500};
-// AMD Ryzen 9 7950X (16 cores, 5.7 GHz boost) with 64 GiB: a workstation.
-constexpr Host kWorkstationHost = {.memory_gib = 64, .cores = 16, .max_clock_mhz = 5700};
+// The host of an 8-OAM MI300X platform as one CPU node: 96 cores (an AMD EPYC 9654, 3.7 GHz boost).
+constexpr Host kMi300xHost = {.cores = 96, .max_clock_mhz = 3700};
+// AMD EPYC 7763 (64 cores, 3.5 GHz boost): a PCIe host for MI250X or MI100.
+constexpr Host kMi250xHost = {.cores = 64, .max_clock_mhz = 3500};
+constexpr Host kMi100Host = {.cores = 64, .max_clock_mhz = 3500};
+// AMD Ryzen 9 7950X (16 cores, 5.7 GHz boost): a workstation.
+constexpr Host kWorkstationHost = {.cores = 16, .max_clock_mhz = 5700};
 
 constexpr int kMaxMi300xGpus = 8;
 // PCI buses of the eight OAM modules on a typical MI300X platform.
@@ -331,7 +334,8 @@ IoLinkConfig Link(size_t from, size_t to, IoLinkType type, uint32_t weight, uint
 Topology Machine(const Host& host, const GpuConfig& model, std::span<const Slot> slots, uint32_t pcie_max_mbps,
                  uint64_t hive_id, XgmiWiring xgmi) {
   Topology topology{
-      .system_memory_bytes = Bytes::GiB(host.memory_gib).raw(),
+      .system_memory_bytes = HostSystemMemory().raw(),
+      .system_memory_limit_bytes = std::nullopt,
       .cpu_cores = host.cores,
       .gpus = {},
       .io_links = {},
@@ -387,6 +391,13 @@ constexpr Preset kPresets[] = {
 };
 
 }  // namespace
+
+Bytes HostSystemMemory() {
+  struct sysinfo info {};
+  // sysinfo cannot fail with a valid pointer; MemTotal is totalram in mem_unit units.
+  HIPMEM_CHECK(sysinfo(&info) == 0, "sysinfo failed");
+  return Bytes(uint64_t{info.totalram} * info.mem_unit);
+}
 
 Topology DefaultTopology() { return Mi300xTopology(1); }
 

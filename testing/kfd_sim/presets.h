@@ -12,6 +12,10 @@
 //   2xmi250x   both GCDs of one MI250X     90010 (gfx90a)      64 GiB        110          + 4 XGMI links, 1 hive
 //   8xmi300x   eight MI300X OAMs           90402 (gfx942)      192 GiB       304          + XGMI all-to-all, 1 hive
 //
+// The CPU node's memory is the RAM of the machine the simulator runs on (HostSystemMemory), whatever the platform
+// would have: system memory buffers are that machine's real memory. A test that needs a fixed amount sets
+// Topology::system_memory_bytes (and system_memory_limit_bytes) itself.
+//
 // Every GPU has a PCIe link to the CPU in both directions; GPUs of one hive have an XGMI link to every
 // other member, in both directions. The default simulated machine is DefaultTopology() ("mi300x").
 #ifndef HIPMEM_TESTING_KFD_SIM_PRESETS_H_
@@ -22,9 +26,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/units.h"
 #include "testing/kfd_sim/simulator.h"
 
 namespace hipmem::kfd_sim {
+
+// Returns the RAM of the machine this runs on, as /proc/meminfo's MemTotal (sysinfo's totalram): what a real KFD
+// reports for the CPU node of a single-NUMA-node host (kfd_fill_mem_info_for_cpu sums the node's managed pages).
+Bytes HostSystemMemory();
 
 // Returns every preset name PresetTopology accepts, in the order of the table above.
 std::vector<std::string> PresetNames();

@@ -2,6 +2,8 @@
 #include "testing/kfd_sim/presets.h"
 
 #include <cstdint>
+#include <fstream>
+#include <optional>
 #include <iterator>
 #include <string>
 #include <utility>
@@ -23,6 +25,19 @@ using ::hipmem_testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+
+// /proc/meminfo's MemTotal in bytes, read as a person would, independently of HostSystemMemory.
+uint64_t MemTotal() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemTotal:") return kib * 1024;
+  }
+  ADD_FAILURE() << "no MemTotal in /proc/meminfo";
+  return 0;
+}
 
 constexpr uint32_t kPcie = static_cast<uint32_t>(IoLinkType::kPcieExpress);
 constexpr uint32_t kXgmi = static_cast<uint32_t>(IoLinkType::kXgmi);
@@ -64,7 +79,8 @@ TEST(PresetTest, EveryPresetCarriesItsProductsPublicFacts) {
     SCOPED_TRACE(row.preset);
     ASSERT_OK_AND_ASSIGN(Topology topology, PresetTopology(row.preset));
     ASSERT_EQ(topology.gpus.size(), row.gpus);
-    EXPECT_GT(topology.system_memory_bytes, 0u);
+    EXPECT_EQ(topology.system_memory_bytes, MemTotal()) << "the CPU node reports the host's RAM";
+    EXPECT_EQ(topology.system_memory_limit_bytes, std::nullopt) << "amdgpu's default limit";
     EXPECT_GT(topology.cpu_cores, 0u);
     EXPECT_GT(topology.cpu_max_engine_clk_mhz, 0u);
     for (const GpuConfig& gpu : topology.gpus) {

@@ -80,6 +80,19 @@ int SetMemoryPolicy(IoctlContext& c, uapi::SetMemoryPolicyArgs& args) {
   return 0;
 }
 
+int SetScratchBackingVa(IoctlContext& c, uapi::SetScratchBackingVaArgs& args) {
+  const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);
+  if (!gpu) return -EINVAL;
+  // kfd_bind_process_to_device's own errno (no drm_priv yet), passed through here, unlike SET_TRAP_HANDLER's.
+  if (!Bound(c, *gpu)) return -ENODEV;
+  // Recorded as qpd.sh_hidden_private_base, whatever the value. The kernel programs SH_HIDDEN_PRIVATE_BASE_VMID
+  // itself only without the hardware scheduler (sched_policy NO_HWS, a debugging mode); with the HWS every gfx9+
+  // GPU runs by default, and this simulator models, nothing more happens: the CP's scratch setup comes with
+  // each queue (compute_tmpring_size and the dispatch's private segment).
+  c.process.devices[*gpu].sh_hidden_private_base = args.va_addr;
+  return 0;
+}
+
 int GetTileConfig(IoctlContext& c, uapi::GetTileConfigArgs& args) {
   // kfd_process_device_data_by_id only: no bind, so a GPU without ACQUIRE_VM answers too.
   const std::optional<size_t> gpu = FindGpu(c.topology, args.gpu_id);

@@ -264,6 +264,25 @@ TEST_F(SimDeviceTest, TrapHandlerChecksGpuThenBinding) {
   EXPECT_EQ(Ioctl(*file_, uapi::kSetTrapHandler, args), 0);
 }
 
+// ---- SET_SCRATCH_BACKING_VA ----
+
+TEST_F(SimDeviceTest, ScratchBackingVaChecksGpuThenBindingAndRecordsTheValue) {
+  uapi::SetScratchBackingVaArgs args{.va_addr = 0x7f12'3450'0000 >> 16, .gpu_id = 0x1234, .pad = 0};
+  EXPECT_EQ(Ioctl(*file_, uapi::kSetScratchBackingVa, args), -EINVAL) << "unknown gpu";
+  std::unique_ptr<SimFile> unbound = sim_->Open();
+  args.gpu_id = gpu_;
+  EXPECT_EQ(Ioctl(*unbound, uapi::kSetScratchBackingVa, args), -ENODEV) << "no ACQUIRE_VM yet";
+  EXPECT_EQ(sim_->Snapshot().processes[0].sh_hidden_private_base, std::vector<uint64_t>{0}) << "nothing recorded";
+  EXPECT_EQ(Ioctl(*file_, uapi::kSetScratchBackingVa, args), 0);
+  // The kernel records any value; a later call replaces it.
+  args.va_addr = 0x7f00'0000'0000 >> 16;
+  EXPECT_EQ(Ioctl(*file_, uapi::kSetScratchBackingVa, args), 0);
+  const SimSnapshot snapshot = sim_->Snapshot();
+  ASSERT_EQ(snapshot.processes.size(), 2u);
+  EXPECT_EQ(snapshot.processes[0].sh_hidden_private_base, std::vector<uint64_t>{0x7f00'0000'0000 >> 16});
+  EXPECT_EQ(snapshot.processes[1].sh_hidden_private_base, std::vector<uint64_t>{0}) << "per process";
+}
+
 // ---- SET_CU_MASK ----
 
 TEST_F(SimDeviceTest, CuMaskSizeRules) {

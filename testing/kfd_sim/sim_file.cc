@@ -138,6 +138,7 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
            Entry<uapi::kUnmapMemoryFromGpu, &si::UnmapMemoryFromGpu>(),
            Entry<uapi::kAvailableMemory, &si::AvailableMemory>(),
            Entry<uapi::kSetMemoryPolicy, &si::SetMemoryPolicy>(),
+           Entry<uapi::kSetScratchBackingVa, &si::SetScratchBackingVa>(),
            Entry<uapi::kGetTileConfig, &si::GetTileConfig>(),
            Entry<uapi::kSetTrapHandler, &si::SetTrapHandler>(),
            Entry<uapi::kSetCuMask, &si::SetCuMask>(),
@@ -429,7 +430,15 @@ bool Simulator::RaiseMemoryException(uint64_t process_id, const SimVmFault& faul
 
 SimProcess SimFile::TakeSnapshot() const {
   ScopedLock lock(&mu_);
-  SimProcess process{.id = id_, .bos = {}, .events = {}, .queues = {}, .xnack_enabled = state_->xnack_enabled};
+  SimProcess process{.id = id_,
+                     .bos = {},
+                     .events = {},
+                     .queues = {},
+                     .xnack_enabled = state_->xnack_enabled,
+                     .sh_hidden_private_base = {}};
+  for (const ProcessDevice& device : state_->devices) {
+    process.sh_hidden_private_base.push_back(device.sh_hidden_private_base);
+  }
   for (const auto& [qid, q] : state_->queues) {
     process.queues.push_back(SimQueue{
         .id = qid,

@@ -105,6 +105,9 @@ struct ProcessDevice {
   uapi::CachePolicy alternate_policy = uapi::CachePolicy::kNoncoherent;
   uint64_t trap_handler_base = 0;
   uint64_t trap_memory_base = 0;
+  // SET_SCRATCH_BACKING_VA's last value (qpd sh_hidden_private_base: the scratch backing address >> 16). Recorded,
+  // not programmed: the simulated GPUs run under the hardware scheduler.
+  uint64_t sh_hidden_private_base = 0;
   // The file this GPU's VRAM buffers of this process take their pages from, made on first use (VramFileOf).
   std::shared_ptr<PageFile> vram_file;
 };
@@ -216,6 +219,7 @@ int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args);
 
 // sim_device_ioctls.cc: the device and queue controls.
 int SetMemoryPolicy(IoctlContext& c, uapi::SetMemoryPolicyArgs& args);
+int SetScratchBackingVa(IoctlContext& c, uapi::SetScratchBackingVaArgs& args);
 int GetTileConfig(IoctlContext& c, uapi::GetTileConfigArgs& args);
 int SetTrapHandler(IoctlContext& c, uapi::SetTrapHandlerArgs& args);
 int SetCuMask(IoctlContext& c, uapi::SetCuMaskArgs& args);

@@ -129,7 +129,31 @@ TEST(SimProcessTest, SnapshotListsProcessesInOpenOrder) {
   ASSERT_EQ(snapshot.gpus.size(), 1u);
   EXPECT_EQ(snapshot.gpus[0].gpu_id, sim->topology().gpus[0].gpu_id);
   EXPECT_EQ(snapshot.gpus[0].vram_total, Bytes::GiB(192));
-  EXPECT_EQ(snapshot.system_total, Bytes(sim->topology().system_memory_bytes));
+  EXPECT_EQ(snapshot.system_total, KfdSystemMemoryLimit(Bytes(sim->topology().system_memory_bytes)));
+}
+
+TEST(SimProcessTest, SystemMemoryLimitIsAmdgpusShareOfTheRamUnlessPinned) {
+  struct Row {
+    Bytes ram;
+    Bytes limit;
+  };
+  // RAM - RAM/64 - 1.5 GiB; halved instead below 3 GiB.
+  const Row kRows[] = {
+      {Bytes::GiB(24), Bytes::MiB(24 * 1024 - 384 - 1536)},
+      {Bytes::GiB(1536), Bytes::MiB(1536 * 1024 - 24 * 1024 - 1536)},
+      {Bytes::GiB(2), Bytes::MiB((2048 - 32) / 2)},
+      {Bytes::MiB(3 * 1024 + 64), Bytes::MiB(3 * 1024 + 64 - 49 - 1536)},
+  };
+  for (const Row& row : kRows) {
+    SCOPED_TRACE(row.ram.raw());
+    EXPECT_EQ(KfdSystemMemoryLimit(row.ram), row.limit);
+    Topology topology = DefaultTopology();
+    topology.system_memory_bytes = row.ram.raw();
+    EXPECT_EQ(MakeSimulator(topology)->Snapshot().system_total, row.limit);
+  }
+  Topology pinned = DefaultTopology();
+  pinned.system_memory_limit_bytes = Bytes::MiB(8).raw();
+  EXPECT_EQ(MakeSimulator(pinned)->Snapshot().system_total, Bytes::MiB(8));
 }
 
 TEST(SimProcessTest, ConcurrentProcessesKeepAccountingExact) {

@@ -46,10 +46,12 @@ inline std::unique_ptr<hipmem::kfd_sim::Simulator> MakeSimulator(
   return *std::move(sim);
 }
 
-// The default topology with small memories, for exhaustion tests.
+// The default topology with small memories, for exhaustion tests: `system` is both the CPU node's bank and the
+// limit of system memory buffers.
 inline hipmem::kfd_sim::Topology SmallTopology(Bytes vram, Bytes system, int gpu_count = 1) {
   hipmem::kfd_sim::Topology topology = hipmem::kfd_sim::Mi300xTopology(gpu_count);
   topology.system_memory_bytes = system.raw();
+  topology.system_memory_limit_bytes = system.raw();
   for (hipmem::kfd_sim::GpuConfig& gpu : topology.gpus) gpu.vram_bytes = vram.raw();
   return topology;
 }

@@ -206,9 +206,20 @@ absl::StatusOr<std::unique_ptr<Simulator>> Simulator::Create(Topology topology) 
   return absl::WrapUnique(new Simulator(std::move(topology)));
 }
 
+Bytes KfdSystemMemoryLimit(Bytes ram) {
+  constexpr uint64_t kReserve = uint64_t{3} << 29;  // AMDGPU_RESERVE_MEM_LIMIT
+  uint64_t limit = ram.raw() - (ram.raw() >> 6);
+  limit = limit < 2 * kReserve ? limit >> 1 : limit - kReserve;
+  return Bytes(limit);
+}
+
 Simulator::Simulator(Topology topology)
     : topology_(std::move(topology)),
-      shared_(std::make_unique<SharedResources>(VramCapacities(topology_), Bytes(topology_.system_memory_bytes))) {
+      shared_(std::make_unique<SharedResources>(
+          VramCapacities(topology_),
+          topology_.system_memory_limit_bytes.has_value()
+              ? Bytes(*topology_.system_memory_limit_bytes)
+              : KfdSystemMemoryLimit(Bytes(topology_.system_memory_bytes)))) {
   // The boot messages: each GPU as the driver found it, then the machine as a whole.
   for (size_t i = 0; i < topology_.gpus.size(); ++i) {
     log_.Write(SimLogLevel::kInfo, GpuProbeLine(topology_.gpus[i], i + 1));

@@ -157,14 +157,22 @@ struct GpuConfig {
 };
 
 struct Topology {
-  // The CPU node's SYSTEM memory bank; also the bound for GTT + USERPTR allocations of all processes.
+  // The CPU node's SYSTEM memory bank (the presets: the host's RAM, HostSystemMemory()).
   uint64_t system_memory_bytes;
+  // The bound for GTT + USERPTR allocations of all processes (amdgpu's kfd_mem_limit.max_system_mem_limit);
+  // nullopt: what amdgpu sets for this much RAM, KfdSystemMemoryLimit(system_memory_bytes).
+  std::optional<uint64_t> system_memory_limit_bytes;
   uint32_t cpu_cores;
   std::vector<GpuConfig> gpus;         // sysfs nodes 1..N, in this order
   std::vector<IoLinkConfig> io_links;  // every direction of every link; see IoLinkConfig
   // The host CPU's top clock (MHz): max_engine_clk_ccompute of every node, as kfd_topology.c reports it.
   uint32_t cpu_max_engine_clk_mhz;
 };
+
+// Returns amdgpu's default limit on the system memory KFD buffers may take (GTT + USERPTR, all processes) on a host
+// with `ram` (amdgpu_amdkfd_gpuvm_init_mem_limits, current mainline; older kernels took 15/16 of the free RAM):
+// RAM less 1/64, then less a 1.5 GiB reserve, or instead halved where it is under twice the reserve.
+Bytes KfdSystemMemoryLimit(Bytes ram);
 
 // Returns one CPU node (node 0) and one MI300X-like GPU (node 1: gfx942, 192 GiB VRAM, render minor 128):
 // the "mi300x" preset of presets.h.
@@ -216,6 +224,9 @@ struct SimProcess {
   std::vector<SimEvent> events;  // ascending id
   std::vector<SimQueue> queues;  // ascending id
   bool xnack_enabled = false;    // SET_XNACK_MODE: recoverable page faults on
+  // Per GPU, topology order: SET_SCRATCH_BACKING_VA's last va_addr (the scratch backing address >> 16), 0 if never
+  // set.
+  std::vector<uint64_t> sh_hidden_private_base;
 };
 
 struct SimGpuUsage {
