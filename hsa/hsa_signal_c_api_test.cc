@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gpu_abi/aql_packets.h"
 #include "gtest/gtest.h"
+#include "hsa/signal_test_util.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 
@@ -628,7 +628,7 @@ struct Calls {
   std::atomic<std::thread::id> thread{};
   int stop_after = 1;       // the handler returns false on this call
   hsa_signal_t reset{0};    // when set, the handler stores 0 here
-  absl::Notification done;  // notified on the stop_after-th call
+  hipmem_testing::Notification done;  // notified on the stop_after-th call
 };
 
 bool Record(hsa_signal_value_t value, void* arg) {
@@ -637,8 +637,9 @@ bool Record(hsa_signal_value_t value, void* arg) {
   calls->thread = std::this_thread::get_id();
   if (calls->reset.handle != 0) hsa_signal_store_screlease(calls->reset, 0);
   const int n = ++calls->count;
-  if (n == calls->stop_after) calls->done.Notify();
-  return n < calls->stop_after;
+  const bool keep = n < calls->stop_after;
+  if (!keep) calls->done.Notify();  // the last touch of *calls: the test may end right after
+  return keep;
 }
 
 TEST_F(HsaSignalApi, AsyncHandlerRunsOnItsThreadWithTheValueThenDeregisters) {
@@ -759,7 +760,7 @@ TEST_F(HsaSignalApi, AsyncFunctionRunsOnceOnTheHandlerThread) {
   struct Ran {
     std::atomic<int> count{0};
     std::atomic<std::thread::id> thread{};
-    absl::Notification done;
+    hipmem_testing::Notification done;
   } ran;
   ASSERT_EQ(hsa_amd_async_function(
                 [](void* arg) {

@@ -15,12 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
+#include "hsa/signal_test_util.h"
 #include "hsa/c_abi.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
@@ -177,7 +177,7 @@ TEST_F(SignalEngineTest, SdmaCompletionWakesTheAsyncHandlerThread) {
   const hsa_signal_t s = MakeSignal(1);
   struct Seen {
     std::atomic<hsa_signal_value_t> value{-1};
-    absl::Notification called;
+    hipmem_testing::Notification called;
   } seen;
   ASSERT_EQ(hsa_amd_signal_async_handler(
                 s, HSA_SIGNAL_CONDITION_EQ, 0,

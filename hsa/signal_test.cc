@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hsa/signal_test_util.h"
 #include "hsa/async_signal_handler.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
@@ -216,7 +216,7 @@ TEST_F(SignalTest, MultiSignalWaitsReportTheirErrors) {
 TEST_F(SignalTest, AsyncHandlerRunsFunctionsInOrderAndRefusesWorkOnceStopped) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<AsyncSignalHandler> handler, AsyncSignalHandler::Start(*allocator_));
   std::vector<int> order;
-  absl::Notification done;
+  hipmem_testing::Notification done;
   for (int i = 0; i < 3; ++i) ASSERT_THAT(handler->Run([&order, i] { order.push_back(i); }), IsOk());
   ASSERT_THAT(handler->Run([&done] { done.Notify(); }), IsOk());
   ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
