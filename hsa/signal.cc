@@ -84,7 +84,14 @@ class WaitSession {
     const absl::Time now = absl::Now();
     deadline_ = timeout == absl::InfiniteDuration() ? absl::InfiniteFuture() : now + timeout;
     if (hint == WaitHint::kActive) spin_until_ = std::min(now + kActiveSpin, deadline_);
-    for (SignalCore* core : cores_) core->waiters.fetch_add(1, std::memory_order_seq_cst);
+    for (SignalCore* core : cores_) {
+      core->waiters.fetch_add(1, std::memory_order_seq_cst);
+      // Before the first look at the value: an age another wait saw then holds only sets that came before
+      // this look, so a change this look misses still sends WAIT_EVENTS back (its set bumps the age).
+      if (core->event.has_value() && core->event_age) {
+        seen_ages_.try_emplace(core->event->handle().id.raw(), core->seen_event_age.load(std::memory_order_acquire));
+      }
+    }
   }
   ~WaitSession() {
     for (SignalCore* core : cores_) core->waiters.fetch_sub(1, std::memory_order_seq_cst);
@@ -104,6 +111,7 @@ class WaitSession {
     const absl::Duration remaining = deadline_ - now;
     events_.clear();
     ages_.clear();
+    cores_of_events_.clear();
     for (SignalCore* core : pending) {
       if (!core->event.has_value()) return Nap(remaining);
       const thunk::EventHandle& event = core->event->handle();
@@ -111,8 +119,8 @@ class WaitSession {
         continue;
       }
       events_.push_back(event);
-      // 1 is the age of an event never set: a first wait on an event set before returns at once, then waits
-      // with the age the kernel reported.
+      cores_of_events_.push_back(core);
+      // Without ages, 0 (the kernel ignores it).
       auto [it, inserted] = seen_ages_.try_emplace(event.id.raw(), core->event_age ? 1 : 0);
       ages_.push_back(it->second);
     }
@@ -122,7 +130,14 @@ class WaitSession {
         thunk::WaitOnEvents(*pending.front()->kfd, events_, thunk::WaitMode::kAny,
                             ages ? remaining : std::min(remaining, kAgelessSleep),
                             ages ? std::span<uint64_t>(ages_) : std::span<uint64_t>());
-    for (size_t i = 0; ages && i < events_.size(); ++i) seen_ages_[events_[i].id.raw()] = ages_[i];
+    for (size_t i = 0; ages && i < events_.size(); ++i) {
+      seen_ages_[events_[i].id.raw()] = ages_[i];
+      // Ages only grow; keep the newest for the next wait.
+      std::atomic<uint64_t>& shared = cores_of_events_[i]->seen_event_age;
+      uint64_t known = shared.load(std::memory_order_relaxed);
+      while (known < ages_[i] && !shared.compare_exchange_weak(known, ages_[i], std::memory_order_release)) {
+      }
+    }
     if (!woke.ok() && !absl::IsDeadlineExceeded(woke.status())) {
       // The kernel refused the wait: look again after a nap rather than spin on the error.
       if (!std::exchange(logged_, true)) HIPMEM_LOG(kError, "waiting on signals: ", woke.status().message());
@@ -145,6 +160,7 @@ class WaitSession {
   absl::flat_hash_map<uint32_t, uint64_t> seen_ages_;  // by event id
   std::vector<thunk::EventHandle> events_;             // of the current Pause
   std::vector<uint64_t> ages_;                         // of the current Pause, parallel to events_
+  std::vector<SignalCore*> cores_of_events_;           // of the current Pause, parallel to events_
   bool logged_ = false;
 };
 

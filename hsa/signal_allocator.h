@@ -98,6 +98,10 @@ struct SignalCore {
   std::atomic<uint32_t> waiters{0};
   // hsa_signal_destroy happened: the handle is gone, waits return 0.
   std::atomic<bool> destroyed{false};
+  // The newest age of the event a wait has seen (1: none yet), which the next wait starts from, so it sleeps
+  // in its first WAIT_EVENTS instead of being sent back at once for sets it has no use for. Read before a
+  // wait's first look at the value, it can hold no set that comes after that look (see WaitSession).
+  std::atomic<uint64_t> seen_event_age{1};
 };
 
 // Hands out signal slots and events for one KFD process. Thread-safe.
