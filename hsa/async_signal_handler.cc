@@ -99,8 +99,22 @@ void AsyncSignalHandler::Loop() {
       wake_->Store(0, MemoryOrder::kRelaxed);  // before taking the queue: see Post
       continue;
     }
-    Registration& r = active[hit->index - 1];
-    if (!r.handler(hit->value)) active.erase(active.begin() + static_cast<ptrdiff_t>(hit->index - 1));
+    // Call the one WaitAny found with the value that satisfied it, then every other whose condition holds
+    // now (ROCr's loop makes the same pass), so a handler that stays registered while its condition holds
+    // cannot starve the ones after it.
+    const size_t found = hit->index - 1;
+    std::vector<std::pair<size_t, SignalValue>> due = {{found, hit->value}};
+    for (size_t i = 0; i < active.size(); ++i) {
+      const SignalValue value = active[i].signal.Load(MemoryOrder::kAcquire);
+      if (i != found && ConditionHolds(active[i].condition, value, active[i].compare)) due.emplace_back(i, value);
+    }
+    std::vector<bool> keep(active.size(), true);
+    for (const auto& [i, value] : due) keep[i] = active[i].handler(value);
+    size_t kept = 0;
+    for (size_t i = 0; i < active.size(); ++i) {
+      if (keep[i]) active[kept++] = std::move(active[i]);
+    }
+    active.erase(active.begin() + static_cast<ptrdiff_t>(kept), active.end());
   }
 }
 

@@ -702,6 +702,33 @@ TEST_F(HsaSignalApi, ManyHandlersOnManySignalsEachFireOnce) {
   }
 }
 
+TEST_F(HsaSignalApi, AHandlerThatStaysDueDoesNotStarveTheOthers) {
+  // The first handler's condition keeps holding and it keeps asking to stay registered.
+  struct Busy {
+    std::atomic<bool> stop{false};
+    std::atomic<int> calls{0};
+    hipmem_testing::Notification gone;
+  } busy;
+  ASSERT_EQ(hsa_amd_signal_async_handler(Make(1), HSA_SIGNAL_CONDITION_EQ, 1,
+                                         [](hsa_signal_value_t, void* arg) {
+                                           auto* b = static_cast<Busy*>(arg);
+                                           ++b->calls;
+                                           if (!b->stop.load()) return true;
+                                           b->gone.Notify();  // the last touch of *b
+                                           return false;
+                                         },
+                                         &busy),
+            HSA_STATUS_SUCCESS);
+  const hsa_signal_t s = Make(0);
+  Calls calls;
+  ASSERT_EQ(hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_EQ, 1, Record, &calls), HSA_STATUS_SUCCESS);
+  hsa_signal_store_screlease(s, 1);
+  EXPECT_TRUE(calls.done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_GT(busy.calls, 0);
+  busy.stop = true;
+  ASSERT_TRUE(busy.gone.WaitForNotificationWithTimeout(absl::Seconds(10)));
+}
+
 TEST_F(HsaSignalApi, AsyncHandlerMayRegisterAnotherFromInside) {
   struct Chain {
     hsa_signal_t second{0};
