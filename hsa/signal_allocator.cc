@@ -9,6 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
@@ -24,6 +26,9 @@ using thunk::MemFlags;
 constexpr MemFlags kSignalMemory = MemFlags::kNonPaged | MemFlags::kHostAccess;
 
 static_assert(sizeof(AmdSignal) == 64 && alignof(AmdSignal) == 64, "amd_signal_t is 64 bytes, 64-byte aligned");
+
+constexpr absl::Duration kDrainTimeout = absl::Seconds(1);
+constexpr absl::Duration kDrainPoll = absl::Milliseconds(1);
 
 // KFD 1.14 added event ages (kfd_ioctl.h KFD_IOCTL_MINOR_VERSION 14; ROCr's supports_event_age).
 bool SupportsEventAge(thunk::KfdVersion v) { return v.major > 1 || (v.major == 1 && v.minor >= 14); }
@@ -115,10 +120,18 @@ SignalAllocator::SignalAllocator(thunk::Kfd& kfd, bool interrupts)
     : kfd_(kfd), interrupts_(interrupts), event_age_(SupportsEventAge(kfd.version())) {}
 
 SignalAllocator::~SignalAllocator() {
-  ScopedLock lock(&mu_);
-  if (slots_lent_ != 0) {
-    HIPMEM_LOG(kError, "the HSA runtime goes while ", slots_lent_, " signals are still in use; their memory is freed");
+  // A thread woken inside a wait on a signal just destroyed still holds it for a moment (hsa_shut_down racing
+  // a wait, which HSA leaves undefined): give it that moment before the memory goes.
+  size_t lent = 0;
+  for (absl::Duration waited; waited < kDrainTimeout; waited += kDrainPoll) {
+    {
+      ScopedLock lock(&mu_);
+      lent = slots_lent_;
+    }
+    if (lent == 0) return;
+    absl::SleepFor(kDrainPoll);
   }
+  HIPMEM_LOG(kError, "the HSA runtime goes while ", lent, " signals are still in use; their memory is freed");
 }
 
 absl::StatusOr<std::shared_ptr<SignalCore>> SignalAllocator::Allocate(int64_t initial, SignalKind kind) {

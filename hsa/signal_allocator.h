@@ -110,7 +110,8 @@ class SignalAllocator {
   // `kfd` must outlive the allocator. Without `interrupts` (HSA_ENABLE_INTERRUPT=0) every signal is a
   // default one. Nothing is allocated yet.
   SignalAllocator(thunk::Kfd& kfd, bool interrupts);
-  // Frees the signal memory and the pooled events; logs the slots still lent (signals that outlive it).
+  // Frees the signal memory and the pooled events, after waiting up to a second for slots still lent (a
+  // waiter leaving a destroyed signal); logs the ones that stay lent (signals that outlive it).
   ~SignalAllocator();
   SignalAllocator(const SignalAllocator&) = delete;
   SignalAllocator& operator=(const SignalAllocator&) = delete;
