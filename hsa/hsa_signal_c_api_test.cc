@@ -45,6 +45,13 @@ uint64_t Ticks(absl::Duration d) {
 
 const AmdSignal& Abi(hsa_signal_t s) { return *reinterpret_cast<const AmdSignal*>(s.handle); }
 
+// One spelling of an operation: its name, for SCOPED_TRACE, and the entry point.
+template <typename Fn>
+struct Spelling {
+  const char* name;
+  Fn fn;
+};
+
 // A value that satisfies `c` against 10, and one that does not.
 hsa_signal_value_t Meets(hsa_signal_condition_t c) {
   switch (c) {
@@ -251,22 +258,19 @@ TEST_F(HsaSignalApi, OperationsOnADestroyedSignalAnswerZero) {
 // ---- loads, stores and read-modify-writes, every spelling ----
 
 TEST_F(HsaSignalApi, EveryStoreAndLoadSpellingSeesTheValue) {
-  using Store = void (*)(hsa_signal_t, hsa_signal_value_t);
   using Load = hsa_signal_value_t (*)(hsa_signal_t);
-  const struct {
-    const char* name;
-    Store store;
-  } stores[] = {{"store_relaxed", hsa_signal_store_relaxed},
-                {"store_screlease", hsa_signal_store_screlease},
-                {"store_release", hsa_signal_store_release},
-                {"silent_store_relaxed", hsa_signal_silent_store_relaxed},
-                {"silent_store_screlease", hsa_signal_silent_store_screlease}};
+  const Spelling<void (*)(hsa_signal_t, hsa_signal_value_t)> stores[] = {
+      {"store_relaxed", hsa_signal_store_relaxed},
+      {"store_screlease", hsa_signal_store_screlease},
+      {"store_release", hsa_signal_store_release},
+      {"silent_store_relaxed", hsa_signal_silent_store_relaxed},
+      {"silent_store_screlease", hsa_signal_silent_store_screlease}};
   const Load loads[] = {hsa_signal_load_relaxed, hsa_signal_load_scacquire, hsa_signal_load_acquire};
   const hsa_signal_t s = Make(0);
   hsa_signal_value_t v = INT64_MIN;
   for (const auto& st : stores) {
     SCOPED_TRACE(st.name);
-    st.store(s, v);
+    st.fn(s, v);
     for (Load load : loads) EXPECT_EQ(load(s), v);
     v = v / 3 + 1;
   }
@@ -326,41 +330,35 @@ TEST_F(HsaSignalApi, EveryReadModifyWriteSpellingComputesItsValue) {
 }
 
 TEST_F(HsaSignalApi, EveryExchangeSpellingReturnsTheValueBefore) {
-  using Exchange = hsa_signal_value_t (*)(hsa_signal_t, hsa_signal_value_t);
-  const struct {
-    const char* name;
-    Exchange op;
-  } rows[] = {{"relaxed", hsa_signal_exchange_relaxed},       {"scacquire", hsa_signal_exchange_scacquire},
-              {"screlease", hsa_signal_exchange_screlease},   {"scacq_screl", hsa_signal_exchange_scacq_screl},
-              {"acquire", hsa_signal_exchange_acquire},       {"release", hsa_signal_exchange_release},
-              {"acq_rel", hsa_signal_exchange_acq_rel}};
+  const Spelling<hsa_signal_value_t (*)(hsa_signal_t, hsa_signal_value_t)> rows[] = {
+      {"relaxed", hsa_signal_exchange_relaxed}, {"scacquire", hsa_signal_exchange_scacquire},
+      {"screlease", hsa_signal_exchange_screlease}, {"scacq_screl", hsa_signal_exchange_scacq_screl},
+      {"acquire", hsa_signal_exchange_acquire}, {"release", hsa_signal_exchange_release},
+      {"acq_rel", hsa_signal_exchange_acq_rel}};
   const hsa_signal_t s = Make(0);
   hsa_signal_value_t expected_before = 0;
   for (size_t i = 0; i < std::size(rows); ++i) {
     SCOPED_TRACE(rows[i].name);
     const hsa_signal_value_t next = static_cast<hsa_signal_value_t>(i) * 11 - 30;
-    EXPECT_EQ(rows[i].op(s, next), expected_before);
+    EXPECT_EQ(rows[i].fn(s, next), expected_before);
     EXPECT_EQ(hsa_signal_load_relaxed(s), next);
     expected_before = next;
   }
 }
 
 TEST_F(HsaSignalApi, EveryCasSpellingSwapsOnlyOnAMatchAndReturnsTheValueBefore) {
-  using Cas = hsa_signal_value_t (*)(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t);
-  const struct {
-    const char* name;
-    Cas op;
-  } rows[] = {{"relaxed", hsa_signal_cas_relaxed},     {"scacquire", hsa_signal_cas_scacquire},
-              {"screlease", hsa_signal_cas_screlease}, {"scacq_screl", hsa_signal_cas_scacq_screl},
-              {"acquire", hsa_signal_cas_acquire},     {"release", hsa_signal_cas_release},
-              {"acq_rel", hsa_signal_cas_acq_rel}};
+  const Spelling<hsa_signal_value_t (*)(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t)> rows[] = {
+      {"relaxed", hsa_signal_cas_relaxed}, {"scacquire", hsa_signal_cas_scacquire},
+      {"screlease", hsa_signal_cas_screlease}, {"scacq_screl", hsa_signal_cas_scacq_screl},
+      {"acquire", hsa_signal_cas_acquire}, {"release", hsa_signal_cas_release},
+      {"acq_rel", hsa_signal_cas_acq_rel}};
   const hsa_signal_t s = Make(0);
   for (const auto& row : rows) {
     SCOPED_TRACE(row.name);
     hsa_signal_store_relaxed(s, 5);
-    EXPECT_EQ(row.op(s, 6, 100), 5);  // mismatch: unchanged
+    EXPECT_EQ(row.fn(s, 6, 100), 5);  // mismatch: unchanged
     EXPECT_EQ(hsa_signal_load_relaxed(s), 5);
-    EXPECT_EQ(row.op(s, 5, -100), 5);  // match: swapped
+    EXPECT_EQ(row.fn(s, 5, -100), 5);  // match: swapped
     EXPECT_EQ(hsa_signal_load_relaxed(s), -100);
   }
 }
@@ -369,12 +367,8 @@ TEST_F(HsaSignalApi, EveryCasSpellingSwapsOnlyOnAMatchAndReturnsTheValueBefore) 
 
 using WaitFn = hsa_signal_value_t (*)(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t, uint64_t,
                                       hsa_wait_state_t);
-constexpr struct {
-  const char* name;
-  WaitFn wait;
-} kWaits[] = {{"scacquire", hsa_signal_wait_scacquire},
-              {"relaxed", hsa_signal_wait_relaxed},
-              {"acquire", hsa_signal_wait_acquire}};
+constexpr Spelling<WaitFn> kWaits[] = {
+    {"scacquire", hsa_signal_wait_scacquire}, {"relaxed", hsa_signal_wait_relaxed}, {"acquire", hsa_signal_wait_acquire}};
 
 TEST_F(HsaSignalApi, WaitReturnsTheValueAtOnceWhenTheConditionHolds) {
   const hsa_signal_t s = Make(0);
@@ -382,7 +376,7 @@ TEST_F(HsaSignalApi, WaitReturnsTheValueAtOnceWhenTheConditionHolds) {
     for (hsa_signal_condition_t c : kConditions) {
       SCOPED_TRACE(std::string(w.name) + " condition " + std::to_string(c));
       hsa_signal_store_relaxed(s, Meets(c));
-      EXPECT_EQ(w.wait(s, c, 10, kForever, HSA_WAIT_STATE_BLOCKED), Meets(c));
+      EXPECT_EQ(w.fn(s, c, 10, kForever, HSA_WAIT_STATE_BLOCKED), Meets(c));
     }
   }
 }
@@ -431,10 +425,7 @@ TEST_F(HsaSignalApi, AStoreFromAnotherThreadWakesABlockedWaiter) {
 
 TEST_F(HsaSignalApi, EveryKindOfChangeWakesTheWaiter) {
   using Change = void (*)(hsa_signal_t);
-  const struct {
-    const char* name;
-    Change change;  // from 1 to 0
-  } changes[] = {
+  const Spelling<Change> changes[] = {  // each from 1 to 0
       {"store", [](hsa_signal_t s) { hsa_signal_store_relaxed(s, 0); }},
       {"silent store", [](hsa_signal_t s) { hsa_signal_silent_store_screlease(s, 0); }},
       {"subtract", [](hsa_signal_t s) { hsa_signal_subtract_screlease(s, 1); }},
@@ -452,7 +443,7 @@ TEST_F(HsaSignalApi, EveryKindOfChangeWakesTheWaiter) {
     std::thread waiter([&] { seen = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_EQ, 0, kForever,
                                                               HSA_WAIT_STATE_BLOCKED); });
     absl::SleepFor(absl::Milliseconds(5));
-    change.change(s);
+    change.fn(s);
     waiter.join();
     EXPECT_EQ(seen, 0);
   }
