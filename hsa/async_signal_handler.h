@@ -1,12 +1,12 @@
 // The runtime thread behind hsa_amd_signal_async_handler and hsa_amd_async_function.
 //
 // Plays ROCr's asynchronous events thread (runtime.cpp: SetAsyncSignalHandler, AsyncEventsLoop). One thread
-// waits on every registered signal at once, plus a wake signal of its own (condition NE 0), sleeping on
-// their KFD events (WaitAny). When a registered condition holds it calls that handler with the value, and
-// every other handler whose condition holds then; a handler returning false is dropped, one returning true
-// stays (and runs again while its condition still holds, as upstream). New registrations and functions are queued and the wake signal stored, so the thread
-// takes them at its next turn; functions run once, on the thread. A registration whose signal is destroyed
-// ends without a call.
+// waits on every registered signal at once, plus a wake signal of its own (condition NE 0), sleeping on their
+// KFD events (WaitAny). When a registered condition holds it calls that handler with the value, and every
+// other handler whose condition holds then; a handler returning false is dropped, one returning true stays
+// (and runs again while its condition still holds, as upstream). New registrations and functions are queued
+// and the wake signal stored, so the thread takes them at its next turn; functions run once, on the thread.
+// A registration whose signal is destroyed ends without a call.
 #ifndef HIPMEM_HSA_ASYNC_SIGNAL_HANDLER_H_
 #define HIPMEM_HSA_ASYNC_SIGNAL_HANDLER_H_
 

@@ -367,8 +367,9 @@ TEST_F(HsaSignalApi, EveryCasSpellingSwapsOnlyOnAMatchAndReturnsTheValueBefore) 
 
 using WaitFn = hsa_signal_value_t (*)(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t, uint64_t,
                                       hsa_wait_state_t);
-constexpr Spelling<WaitFn> kWaits[] = {
-    {"scacquire", hsa_signal_wait_scacquire}, {"relaxed", hsa_signal_wait_relaxed}, {"acquire", hsa_signal_wait_acquire}};
+constexpr Spelling<WaitFn> kWaits[] = {{"scacquire", hsa_signal_wait_scacquire},
+                                       {"relaxed", hsa_signal_wait_relaxed},
+                                       {"acquire", hsa_signal_wait_acquire}};
 
 TEST_F(HsaSignalApi, WaitReturnsTheValueAtOnceWhenTheConditionHolds) {
   const hsa_signal_t s = Make(0);

@@ -36,7 +36,8 @@ namespace aql = ::hipmem::gpu_abi::aql;
 namespace sdma = ::hipmem::gpu_abi::sdma;
 using thunk::MemFlags;
 
-constexpr MemFlags kQueueMemory = MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
+constexpr MemFlags kQueueMemory =
+    MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
 constexpr Bytes kRingBytes = Bytes::KiB(4);
 // A bound on every wait here: an interrupt that never comes fails the test instead of hanging it.
 constexpr uint64_t kTenSeconds = 10'000'000'000;  // timestamp ticks are nanoseconds
