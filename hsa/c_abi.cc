@@ -22,6 +22,7 @@ namespace {
 
 ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
 Runtime* g_runtime ABSL_GUARDED_BY(g_mu) = nullptr;
+SignalRuntime* g_signals ABSL_GUARDED_BY(g_mu) = nullptr;
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -51,20 +52,23 @@ absl::Status AcquireSharedRuntime() {
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create());
+  g_signals = SignalRuntime::Create(*runtime).release();
   g_runtime = runtime.release();
   g_refcount = 1;
   return absl::OkStatus();
 }
 
 absl::Status ReleaseSharedRuntime() {
-  Runtime* to_destroy = nullptr;
+  std::unique_ptr<Runtime> runtime;
+  std::unique_ptr<SignalRuntime> signals;
   {
     ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
     if (--g_refcount > 0) return absl::OkStatus();
-    to_destroy = std::exchange(g_runtime, nullptr);
+    runtime.reset(std::exchange(g_runtime, nullptr));
+    signals.reset(std::exchange(g_signals, nullptr));
   }
-  delete to_destroy;
+  signals.reset();  // its signals live in the runtime's KFD process
   return absl::OkStatus();
 }
 
@@ -72,6 +76,12 @@ absl::StatusOr<Runtime*> SharedRuntime() {
   ScopedLock lock(&g_mu);
   if (g_runtime == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_runtime;
+}
+
+absl::StatusOr<SignalRuntime*> SharedSignals() {
+  ScopedLock lock(&g_mu);
+  if (g_signals == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  return g_signals;
 }
 
 absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
@@ -83,7 +93,7 @@ absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
       clock_gettime(CLOCK_MONOTONIC, &ts);
       return Write<uint64_t>(value, static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec);
     }
-    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: return Write<uint64_t>(value, 1'000'000'000u);  // ns ticks
+    case HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: return Write<uint64_t>(value, kTimestampFrequencyHz);
     case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return Write<uint64_t>(value, UINT64_MAX);
     case HSA_SYSTEM_INFO_ENDIANNESS: return Write(value, HSA_ENDIANNESS_LITTLE);
     case HSA_SYSTEM_INFO_MACHINE_MODEL: return Write(value, HSA_MACHINE_MODEL_LARGE);

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hsa/runtime.h"
+#include "hsa/signal_runtime.h"
 
 namespace hipmem::hsa {
 
@@ -21,6 +22,13 @@ absl::Status AcquireSharedRuntime();
 absl::Status ReleaseSharedRuntime();
 // The shared runtime, borrowed until the matching release. NotInitializedError before hsa_init.
 absl::StatusOr<Runtime*> SharedRuntime();
+// The shared runtime's signals, made and destroyed with it (destroyed first). NotInitializedError before
+// hsa_init.
+absl::StatusOr<SignalRuntime*> SharedSignals();
+
+// HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: system timestamps, and the timeouts of signal waits, count
+// nanoseconds (the KFD's GET_CLOCK_COUNTERS reports system_clock_freq = 1 GHz, which ROCr passes on).
+inline constexpr uint64_t kTimestampFrequencyHz = 1'000'000'000;
 
 // Write one hsa_agent_info_t / hsa_amd_agent_info_t attribute, one hsa_amd_memory_pool_info_t
 // attribute, or one hsa_amd_agent_memory_pool_info_t attribute into `value`, in the C type the

@@ -6,7 +6,7 @@
 // changes state, so none of these can half-succeed.
 //
 // Two kinds, told apart at every definition: NotYetImplemented() for runtime features a later change brings
-// (issue #8: signals, queues, regions, async copies, ...), NotModelled() for features the simulated machine
+// (issue #8: queues, regions, async copies, ...), NotModelled() for features the simulated machine
 // has no counterpart for (code objects and the loader, images, IPC across OS processes, graphics interop,
 // PC sampling, SPM, direct storage). Both give the same status.
 //
@@ -40,13 +40,6 @@ hsa_status_t NotYetImplemented() { return Unsupported(); }
 // A feature the simulated machine has no counterpart for.
 hsa_status_t NotModelled() { return Unsupported(); }
 
-// A signal operation without a status to return. No signal exists yet, so `function` got an invalid handle;
-// logs that and answers 0.
-hsa_signal_value_t NoSuchSignal(const char* function) {
-  HIPMEM_LOG(kError, function, ": no such signal (signals are not implemented yet, issue #8)");
-  return 0;
-}
-
 // The same for the queue index operations: no queue exists yet.
 uint64_t NoSuchQueue(const char* function) {
   HIPMEM_LOG(kError, function, ": no such queue (queues are not implemented yet, issue #8)");
@@ -57,7 +50,6 @@ uint64_t NoSuchQueue(const char* function) {
 }  // namespace hipmem::hsa
 
 using hipmem::hsa::NoSuchQueue;
-using hipmem::hsa::NoSuchSignal;
 using hipmem::hsa::NotModelled;
 using hipmem::hsa::NotYetImplemented;
 
@@ -112,135 +104,6 @@ hsa_status_t HSA_API hsa_isa_iterate_wavefronts(hsa_isa_t, hsa_status_t (*)(hsa_
   return NotYetImplemented();
 }
 hsa_status_t HSA_API HSA_DEPRECATED hsa_isa_compatible(hsa_isa_t, hsa_isa_t, bool*) { return NotYetImplemented(); }
-
-// Not yet implemented, TODO(#8) §3: signals. No signal can be created yet, so the operations that
-// return no status only ever see an invalid handle (undefined behaviour upstream): they log it and answer 0.
-hsa_status_t HSA_API hsa_signal_create(hsa_signal_value_t, uint32_t, const hsa_agent_t*, hsa_signal_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_signal_destroy(hsa_signal_t) { return NotYetImplemented(); }
-hsa_signal_value_t HSA_API hsa_signal_load_scacquire(hsa_signal_t) { return NoSuchSignal(__func__); }
-hsa_signal_value_t HSA_API hsa_signal_load_relaxed(hsa_signal_t) { return NoSuchSignal(__func__); }
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_load_acquire(hsa_signal_t) { return NoSuchSignal(__func__); }
-void HSA_API hsa_signal_store_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_store_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_store_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_silent_store_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_silent_store_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-hsa_signal_value_t HSA_API hsa_signal_exchange_scacq_screl(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_exchange_acq_rel(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_exchange_scacquire(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_exchange_acquire(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_exchange_relaxed(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_exchange_screlease(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_exchange_release(hsa_signal_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_cas_scacq_screl(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_cas_acq_rel(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_cas_scacquire(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_cas_acquire(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_cas_relaxed(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_cas_screlease(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_cas_release(hsa_signal_t, hsa_signal_value_t, hsa_signal_value_t) {
-  return NoSuchSignal(__func__);
-}
-void HSA_API hsa_signal_add_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_add_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_add_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_add_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_add_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_add_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_add_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_subtract_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_subtract_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_subtract_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_subtract_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_subtract_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_subtract_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_subtract_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_and_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_and_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_and_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_and_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_and_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_and_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_and_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_or_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_or_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_or_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_or_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_or_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_or_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_or_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_xor_scacq_screl(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_xor_acq_rel(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_xor_scacquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_xor_acquire(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_xor_relaxed(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API hsa_signal_xor_screlease(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-void HSA_API HSA_DEPRECATED hsa_signal_xor_release(hsa_signal_t, hsa_signal_value_t) { NoSuchSignal(__func__); }
-hsa_signal_value_t HSA_API hsa_signal_wait_scacquire(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t, uint64_t,
-                                                     hsa_wait_state_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API hsa_signal_wait_relaxed(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t, uint64_t,
-                                                   hsa_wait_state_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_signal_value_t HSA_API HSA_DEPRECATED hsa_signal_wait_acquire(hsa_signal_t, hsa_signal_condition_t,
-                                                                  hsa_signal_value_t, uint64_t, hsa_wait_state_t) {
-  return NoSuchSignal(__func__);
-}
-hsa_status_t HSA_API hsa_signal_group_create(uint32_t, const hsa_signal_t*, uint32_t, const hsa_agent_t*,
-                                             hsa_signal_group_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_signal_group_destroy(hsa_signal_group_t) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_signal_group_wait_any_scacquire(hsa_signal_group_t, const hsa_signal_condition_t*,
-                                                         const hsa_signal_value_t*, hsa_wait_state_t, hsa_signal_t*,
-                                                         hsa_signal_value_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_signal_group_wait_any_relaxed(hsa_signal_group_t, const hsa_signal_condition_t*,
-                                                       const hsa_signal_value_t*, hsa_wait_state_t, hsa_signal_t*,
-                                                       hsa_signal_value_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_signal_create(hsa_signal_value_t, uint32_t, const hsa_agent_t*, uint64_t, hsa_signal_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t hsa_amd_signal_value_pointer(hsa_signal_t, volatile hsa_signal_value_t**) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_signal_async_handler(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t,
-                                                  hsa_amd_signal_handler, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_signal_get_event_id(hsa_signal_t, uint32_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_async_function(void (*)(void*), void*) { return NotYetImplemented(); }
 
 // Not yet implemented, TODO(#8) §3: queues. No queue can be created yet, so the index operations
 // only ever see a queue hipmem did not make: they log it and answer 0.
@@ -651,25 +514,6 @@ hsa_status_t HSA_API hsa_amd_ais_file_write(hsa_amd_ais_file_handle_t, void*, ui
 }
 hsa_status_t HSA_API hsa_amd_ais_file_read(hsa_amd_ais_file_handle_t, void*, uint64_t, int64_t, uint64_t*, int32_t*) {
   return NotModelled();
-}
-
-// Not yet implemented, TODO(#8) §3: waits on several signals. Upstream treats an invalid signal as holding 0
-// with its condition met, and every signal is invalid until signals exist, so both answer as upstream does
-// for a list of invalid signals (and log it).
-uint32_t HSA_API hsa_amd_signal_wait_all(uint32_t signal_count, hsa_signal_t*, hsa_signal_condition_t*,
-                                         hsa_signal_value_t*, uint64_t, hsa_wait_state_t,
-                                         hsa_signal_value_t* satisfying_values) {
-  if (signal_count == 0) return 0;
-  NoSuchSignal(__func__);
-  if (satisfying_values != nullptr) {
-    for (uint32_t i = 0; i < signal_count; ++i) satisfying_values[i] = 0;
-  }
-  return 0;
-}
-uint32_t HSA_API hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t*, hsa_signal_condition_t*,
-                                         hsa_signal_value_t*, uint64_t, hsa_wait_state_t, hsa_signal_value_t*) {
-  if (signal_count != 0) NoSuchSignal(__func__);
-  return UINT32_MAX;  // no valid signal given
 }
 
 }  // extern "C"
