@@ -37,6 +37,8 @@ const char* IoctlName(unsigned long request) {
     case 0x23: return kAvailableMemory.name;
     case 0x24: return kExportDmabuf.name;
     case 0x25: return kRuntimeEnable.name;
+    case 0x80: return kIpcImportHandle.name;  // the DKMS extension
+    case 0x81: return kIpcExportHandle.name;
     default: return "AMDKFD_IOC_<unknown>";
   }
 }

@@ -582,6 +582,48 @@ inline constexpr IoctlDescriptor<ExportDmabufArgs> kExportDmabuf{0x24, IoctlDire
 static_assert(kGetDmabufInfo.request() == 0xC0204B1C && kImportDmabuf.request() == 0xC0184B1D &&
               kExportDmabuf.request() == 0xC0104B24);
 
+// ---- IPC share handles: the amdgpu-DKMS extension, NOT in the mainline kernel ----
+// AMD's out-of-tree amdkfd (the amdgpu-dkms package, ROCK-Kernel-Driver's kfd_ipc.c) numbers its own requests
+// from 0x80 (AMDKFD_COMMAND_START_2) so they never collide with mainline's. A mainline /dev/kfd has none of them:
+// it answers an nr outside its table with -ENOTTY (older kernels: -EINVAL). libhsakmt's hsaKmtShareMemory and
+// hsaKmtRegisterSharedHandle(ToNodes) issue these two. The export turns a buffer into 128 bits that name it
+// machine-wide (the kernel keeps a global table of them); any process that knows them can import the buffer
+// onto a VA of its own, and the buffer lives while any exporter or importer BO holds it.
+// Layouts as in libhsakmt's bundled kfd_ioctl.h (current ROCR-Runtime); older copies call `flags` `pad`.
+inline constexpr uint32_t kDkmsCommandStart = 0x80;  // AMDKFD_COMMAND_START_2
+inline constexpr uint32_t kDkmsCommandEnd = 0x86;    // AMDKFD_COMMAND_END_2, exclusive; only 0x80/0x81 here
+
+struct IpcExportHandleArgs {
+  uint64_t handle;           // in: the buffer to share
+  uint32_t share_handle[4];  // out: the buffer's machine-wide name (the same on every export of one buffer)
+  uint32_t gpu_id;           // in: the GPU whose process device holds `handle`
+  uint32_t flags;            // in: opaque to the kernel, kept with the name and handed to every importer
+};
+
+struct IpcImportHandleArgs {
+  uint64_t handle;           // out: the new BO of this process
+  uint64_t va_addr;          // in: the GPU VA to give it here
+  uint64_t mmap_offset;      // out: where to mmap it through the GPU's render node
+  uint32_t share_handle[4];  // in
+  uint32_t gpu_id;           // in: the GPU to import it on
+  uint32_t flags;            // out: the first exporter's `flags`
+};
+
+static_assert(sizeof(IpcExportHandleArgs) == 32 && std::is_standard_layout_v<IpcExportHandleArgs>);
+static_assert(sizeof(IpcImportHandleArgs) == 48 && std::is_standard_layout_v<IpcImportHandleArgs>);
+static_assert(offsetof(IpcExportHandleArgs, share_handle) == 8 && offsetof(IpcExportHandleArgs, gpu_id) == 24 &&
+              offsetof(IpcExportHandleArgs, flags) == 28);
+static_assert(offsetof(IpcImportHandleArgs, va_addr) == 8 && offsetof(IpcImportHandleArgs, mmap_offset) == 16 &&
+              offsetof(IpcImportHandleArgs, share_handle) == 24 && offsetof(IpcImportHandleArgs, gpu_id) == 40 &&
+              offsetof(IpcImportHandleArgs, flags) == 44);
+
+inline constexpr IoctlDescriptor<IpcImportHandleArgs> kIpcImportHandle{0x80, IoctlDirection::kReadWrite,
+                                                                      "AMDKFD_IOC_IPC_IMPORT_HANDLE"};
+inline constexpr IoctlDescriptor<IpcExportHandleArgs> kIpcExportHandle{0x81, IoctlDirection::kReadWrite,
+                                                                      "AMDKFD_IOC_IPC_EXPORT_HANDLE"};
+static_assert(kIpcImportHandle.request() == 0xC0304B80 && kIpcExportHandle.request() == 0xC0204B81);
+static_assert(kIpcImportHandle.nr >= kDkmsCommandStart && kIpcExportHandle.nr < kDkmsCommandEnd);
+
 }  // namespace hipmem::kfd_uapi
 
 #endif  // HIPMEM_KFD_UAPI_KFD_IOCTL_H_

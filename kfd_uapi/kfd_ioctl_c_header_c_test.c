@@ -30,6 +30,9 @@ _Static_assert(AMDKFD_IOC_EXPORT_DMABUF == 0xC0104B24, "");
 _Static_assert(AMDKFD_IOC_RUNTIME_ENABLE == 0xC0104B25, "");
 _Static_assert(AMDKFD_IOC_DBG_TRAP == 0xC0204B26 && sizeof(struct kfd_ioctl_dbg_trap_args) == 32, "");
 
+/* The amdgpu-dkms IPC block. */
+_Static_assert(AMDKFD_IOC_IPC_IMPORT_HANDLE == 0xC0304B80 && AMDKFD_IOC_IPC_EXPORT_HANDLE == 0xC0204B81, "");
+
 _Static_assert(sizeof(struct kfd_ioctl_svm_attribute) == 8, "");
 _Static_assert(offsetof(struct kfd_ioctl_svm_args, attrs) == 24, "");
 _Static_assert(sizeof(struct kfd_dbg_device_info_entry) == 120, "");

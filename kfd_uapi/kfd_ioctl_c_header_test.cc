@@ -114,6 +114,28 @@ TEST(KfdCHeaderTest, StructLayoutsMatchCHeader) {
   EXPECT_FIELD(GetAvailableMemoryArgs, kfd_ioctl_get_available_memory_args, pad);
 }
 
+// The amdgpu-dkms IPC block at the end of the C header, against the typed descriptors.
+TEST(KfdCHeaderTest, DkmsIpcRequestsMatchCHeader) {
+  EXPECT_EQ(kIpcImportHandle.request(), AMDKFD_IOC_IPC_IMPORT_HANDLE);
+  EXPECT_EQ(kIpcExportHandle.request(), AMDKFD_IOC_IPC_EXPORT_HANDLE);
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_IPC_IMPORT_HANDLE), "AMDKFD_IOC_IPC_IMPORT_HANDLE");
+  EXPECT_STREQ(IoctlName(AMDKFD_IOC_IPC_EXPORT_HANDLE), "AMDKFD_IOC_IPC_EXPORT_HANDLE");
+
+  EXPECT_EQ(sizeof(IpcExportHandleArgs), sizeof(kfd_ioctl_ipc_export_handle_args));
+  EXPECT_FIELD(IpcExportHandleArgs, kfd_ioctl_ipc_export_handle_args, handle);
+  EXPECT_FIELD(IpcExportHandleArgs, kfd_ioctl_ipc_export_handle_args, share_handle);
+  EXPECT_FIELD(IpcExportHandleArgs, kfd_ioctl_ipc_export_handle_args, gpu_id);
+  EXPECT_FIELD(IpcExportHandleArgs, kfd_ioctl_ipc_export_handle_args, flags);
+
+  EXPECT_EQ(sizeof(IpcImportHandleArgs), sizeof(kfd_ioctl_ipc_import_handle_args));
+  EXPECT_FIELD(IpcImportHandleArgs, kfd_ioctl_ipc_import_handle_args, handle);
+  EXPECT_FIELD(IpcImportHandleArgs, kfd_ioctl_ipc_import_handle_args, va_addr);
+  EXPECT_FIELD(IpcImportHandleArgs, kfd_ioctl_ipc_import_handle_args, mmap_offset);
+  EXPECT_FIELD(IpcImportHandleArgs, kfd_ioctl_ipc_import_handle_args, share_handle);
+  EXPECT_FIELD(IpcImportHandleArgs, kfd_ioctl_ipc_import_handle_args, gpu_id);
+  EXPECT_FIELD(IpcImportHandleArgs, kfd_ioctl_ipc_import_handle_args, flags);
+}
+
 TEST(KfdCHeaderTest, QueueStructLayoutsMatchCHeader) {
   EXPECT_EQ(sizeof(CreateQueueArgs), sizeof(kfd_ioctl_create_queue_args));
   EXPECT_FIELD(CreateQueueArgs, kfd_ioctl_create_queue_args, ring_base_address);

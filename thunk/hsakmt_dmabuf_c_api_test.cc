@@ -128,10 +128,4 @@ TEST_F(HsakmtDmaBufTest, ErrorsAreUpstreams) {
   EXPECT_EQ(hsaKmtRegisterGraphicsHandleToNodes(1'000'000, &info, 1, &bad_node), HSAKMT_STATUS_INVALID_NODE_UNIT);
 }
 
-TEST_F(HsakmtDmaBufTest, ShareMemoryNeedsTheOutOfTreeIpcIoctls) {
-  HsaSharedMemoryHandle handle{};
-  int x = 0;
-  EXPECT_EQ(hsaKmtShareMemory(&x, 4096, &handle), HSAKMT_STATUS_NOT_SUPPORTED);
-}
-
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/cleanup/cleanup.h"
 #include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
@@ -20,8 +21,10 @@ namespace {
 
 namespace sdma = ::hipmem::gpu_abi::sdma;
 using ::hipmem_testing::DescribeChild;
+using ::hipmem_testing::ForkChild;
 using ::hipmem_testing::kThreadSanitizer;
 using ::hipmem_testing::RunChild;
+using ::hipmem_testing::WaitChild;
 
 constexpr HSAuint64 kRingBytes = 4096;
 
@@ -49,9 +52,9 @@ void Ring(const HsaQueueResource& q, uint64_t wptr_bytes) {
   std::atomic_ref<HSAuint64>(*q.Queue_DoorBell_aql).store(wptr_bytes, std::memory_order_release);
 }
 
-// Copies `bytes` from `src` to `dst` on an SDMA queue of `node`, rung by plain stores as kfdtest's SDMAQueue,
-// waits for the FENCE + TRAP event. True when the copy arrived.
-bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
+// Runs `packet` (`bytes` bytes of SDMA packets) on an SDMA queue of `node`, rung by plain stores as kfdtest's
+// SDMAQueue, followed by a FENCE + TRAP; waits for the trap's event. True when it came and everything was cleaned up.
+bool SdmaRun(HSAuint32 node, const void* packet, size_t bytes) {
   void* ring = nullptr;
   if (hsaKmtAllocMemory(0, kRingBytes, SystemMemory(), &ring) != HSAKMT_STATUS_SUCCESS) return false;
   if (hsaKmtMapMemoryToGPU(ring, kRingBytes, nullptr) != HSAKMT_STATUS_SUCCESS) return false;
@@ -65,26 +68,29 @@ bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
   desc.NodeId = node;
   HsaEvent* event = nullptr;
   if (hsaKmtCreateEvent(&desc, true, false, &event) != HSAKMT_STATUS_SUCCESS) return false;
-  const sdma::CopyLinear copy =
-      sdma::MakeCopy(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), bytes);
   const sdma::Fence fence = sdma::MakeFence(event->EventData.HWData2, event->EventId);
   const sdma::Trap trap = sdma::MakeTrap(event->EventId);
   auto* p = static_cast<char*>(ring);
-  std::memcpy(p, &copy, sizeof(copy));
-  std::memcpy(p + sizeof(copy), &fence, sizeof(fence));
-  std::memcpy(p + sizeof(copy) + sizeof(fence), &trap, sizeof(trap));
-  const uint64_t wptr = sizeof(copy) + sizeof(fence) + sizeof(trap);
-  Ring(q, wptr);
+  std::memcpy(p, packet, bytes);
+  std::memcpy(p + bytes, &fence, sizeof(fence));
+  std::memcpy(p + bytes + sizeof(fence), &trap, sizeof(trap));
+  Ring(q, bytes + sizeof(fence) + sizeof(trap));
   const bool woke = hsaKmtWaitOnEvent(event, 1000) == HSAKMT_STATUS_SUCCESS;
-  const bool copied = woke && std::memcmp(dst, src, bytes) == 0;
   const bool cleaned = hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS &&
                        hsaKmtDestroyEvent(event) == HSAKMT_STATUS_SUCCESS &&
                        hsaKmtFreeMemory(ring, kRingBytes) == HSAKMT_STATUS_SUCCESS;
-  return copied && cleaned;
+  return woke && cleaned;
 }
 
-// A step of the child (hsakmt_fork_child.h).
+// Copies `bytes` from `src` to `dst` with SdmaRun. True when the copy arrived (both are CPU-visible).
+bool SdmaCopy(HSAuint32 node, void* dst, const void* src, HSAuint32 bytes) {
+  const sdma::CopyLinear copy = sdma::MakeCopy(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), bytes);
+  return SdmaRun(node, &copy, sizeof(copy)) && std::memcmp(dst, src, bytes) == 0;
+}
+
+// Steps of the child (hsakmt_fork_child.h).
 #define STEP(n, ok) HSAKMT_CHILD_STEP(n, ok)
+#define SLOW_STEP(n, ok) HSAKMT_CHILD_SLOW_STEP(n, ok)
 
 class HsakmtForkTest : public ::testing::Test {
  protected:
@@ -291,6 +297,160 @@ TEST_F(HsakmtForkTest, ChildThatDoesNothingExitsCleanlyAndLeavesTheParentsTopolo
   EXPECT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
   EXPECT_GT(sys.NumNodes, 1u);
   ExpectParentWorks();
+}
+
+// ---- IPC share handles across fork (the DKMS ioctls; kfdtest's KFDIPCTest) ----
+
+HsaMemFlags InvisibleVram() {  // what BasicTest shares: NonPaged, CoarseGrain, no HostAccess
+  HsaMemFlags flags{};
+  flags.ui32.NonPaged = 1;
+  flags.ui32.CoarseGrain = 1;
+  return flags;
+}
+
+// Fills `bytes` of `dst` (any GPU VA mapped on `node`) with `value` through an SDMA WRITE from a system buffer: the
+// CPU cannot touch invisible VRAM.
+bool SdmaFill(HSAuint32 node, void* dst, HSAuint32 value, HSAuint32 bytes) {
+  void* sys = nullptr;
+  if (hsaKmtAllocMemory(0, bytes, SystemMemory(), &sys) != HSAKMT_STATUS_SUCCESS) return false;
+  const bool mapped = hsaKmtMapMemoryToGPU(sys, bytes, nullptr) == HSAKMT_STATUS_SUCCESS;
+  for (HSAuint32 i = 0; i < bytes / 4; ++i) static_cast<HSAuint32*>(sys)[i] = value;
+  const sdma::CopyLinear copy = sdma::MakeCopy(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(sys), bytes);
+  const bool copied = mapped && SdmaRun(node, &copy, sizeof(copy));
+  return hsaKmtFreeMemory(sys, bytes) == HSAKMT_STATUS_SUCCESS && copied;
+}
+
+// Whether every word of `bytes` (a multiple of 4) at `src` (a GPU VA mapped on `node`) is `value`, read back by SDMA
+// into system memory.
+bool SdmaHolds(HSAuint32 node, const void* src, HSAuint32 value, HSAuint32 bytes) {
+  const HSAuint64 buffer_bytes = (bytes + 4095) / 4096 * 4096;
+  void* sys = nullptr;
+  if (hsaKmtAllocMemory(0, buffer_bytes, SystemMemory(), &sys) != HSAKMT_STATUS_SUCCESS) return false;
+  const bool mapped = hsaKmtMapMemoryToGPU(sys, buffer_bytes, nullptr) == HSAKMT_STATUS_SUCCESS;
+  const sdma::CopyLinear copy = sdma::MakeCopy(reinterpret_cast<uint64_t>(sys), reinterpret_cast<uint64_t>(src), bytes);
+  bool holds = mapped && SdmaRun(node, &copy, sizeof(copy));
+  for (HSAuint32 i = 0; holds && i < bytes / 4; ++i) holds = static_cast<const HSAuint32*>(sys)[i] == value;
+  return hsaKmtFreeMemory(sys, buffer_bytes) == HSAKMT_STATUS_SUCCESS && holds;
+}
+
+HSAuint64 Available(HSAuint32 node) {
+  HSAuint64 available = 0;
+  EXPECT_EQ(hsaKmtAvailableMemory(node, &available), HSAKMT_STATUS_SUCCESS);
+  return available;
+}
+
+// kfdtest's KFDIPCTest.BasicTest, step for step, through the C API only: fork first; the parent fills invisible VRAM
+// by SDMA, shares it and sends the handle down a pipe; the child, with a KFD (and simulated machine) of its own,
+// registers the handle, maps it, reads 0xAAAAAAAA with SDMA, writes 0xBBBBBBBB and checks what QueryPointerInfo
+// says; the parent then reads 0xBBBBBBBB. Two OS processes, two simulators: the pages travel by the exporter's
+// IPC socket.
+TEST_F(HsakmtForkTest, IpcBasicTestSharesVramWithAForkedChildThroughAPipe) {
+  if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
+  constexpr HSAuint32 kBytes = 4096;
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const HSAuint32 node = gpu_;
+  const HsaMemFlags mflags = InvisibleVram();
+  const pid_t child = ForkChild([&] {
+    close(pipefd[1]);
+    // kfdtest's child: TearDown() and SetUp(), i.e. close the inherited KFD and open its own.
+    STEP(1, hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    STEP(2, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    HsaSharedMemoryHandle handle{};
+    SLOW_STEP(3, read(pipefd[0], &handle, sizeof(handle)) == static_cast<ssize_t>(sizeof(handle)));
+    void* shared = nullptr;
+    HSAuint64 size = 0;
+    STEP(4, hsaKmtRegisterSharedHandle(&handle, &shared, &size) == HSAKMT_STATUS_SUCCESS && size == kBytes);
+    HsaMemMapFlags map_flags{};
+    HSAuint32 nodes[] = {node};
+    STEP(5, hsaKmtMapMemoryToGPUNodes(shared, size, nullptr, map_flags, 1, nodes) == HSAKMT_STATUS_SUCCESS);
+    STEP(6, SdmaHolds(node, shared, 0xAAAAAAAA, kBytes));
+    const sdma::WriteLinear<1> write = sdma::MakeWrite<1>(reinterpret_cast<uint64_t>(shared), {0xBBBBBBBB});
+    STEP(7, SdmaRun(node, &write, sizeof(write)));
+    HsaPointerInfo info{};
+    STEP(8, hsaKmtQueryPointerInfo(shared, &info) == HSAKMT_STATUS_SUCCESS);
+    STEP(9, info.Type == HSA_POINTER_REGISTERED_SHARED && info.Node == node);
+    STEP(10, info.GPUAddress == reinterpret_cast<HSAuint64>(shared) && info.SizeInBytes == size);
+    STEP(11, info.MemFlags.Value == mflags.Value);  // the exporter's flags, through both kernels
+    STEP(12, hsaKmtUnmapMemoryToGPU(shared) == HSAKMT_STATUS_SUCCESS);
+    STEP(13, hsaKmtDeregisterMemory(shared) == HSAKMT_STATUS_SUCCESS);
+  });
+  ASSERT_GT(child, 0);
+  close(pipefd[0]);
+  bool pipe_open = true;
+  absl::Cleanup reap = [&] {  // on a failed step below: the child gets EOF instead of waiting for its alarm
+    if (pipe_open) close(pipefd[1]);
+    WaitChild(child);
+  };
+
+  void* vram = nullptr;
+  ASSERT_EQ(hsaKmtAllocMemory(gpu_, kBytes, mflags, &vram), HSAKMT_STATUS_SUCCESS);
+  HsaMemMapFlags map_flags{};
+  HSAuint64 alternate = 0;
+  HSAuint32 nodes[] = {gpu_};
+  ASSERT_EQ(hsaKmtMapMemoryToGPUNodes(vram, kBytes, &alternate, map_flags, 1, nodes), HSAKMT_STATUS_SUCCESS);
+  ASSERT_TRUE(SdmaFill(gpu_, vram, 0xAAAAAAAA, kBytes));
+  HsaSharedMemoryHandle handle{};
+  ASSERT_EQ(hsaKmtShareMemory(vram, kBytes, &handle), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(write(pipefd[1], &handle, sizeof(handle)), static_cast<ssize_t>(sizeof(handle)));
+  close(pipefd[1]);
+  pipe_open = false;
+
+  std::move(reap).Cancel();
+  const int status = WaitChild(child);
+  EXPECT_EQ(status, 0) << DescribeChild(status);
+  // The child wrote one word: the first is 0xBBBBBBBB, the rest still the parent's pattern.
+  EXPECT_TRUE(SdmaHolds(gpu_, vram, 0xBBBBBBBB, 4)) << "the child's SDMA write reached the parent's VRAM";
+  EXPECT_TRUE(SdmaHolds(gpu_, static_cast<char*>(vram) + 4, 0xAAAAAAAA, kBytes - 4));
+  EXPECT_EQ(hsaKmtUnmapMemoryToGPU(vram), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtFreeMemory(vram, kBytes), HSAKMT_STATUS_SUCCESS);
+}
+
+// The kernel keeps a shared buffer alive while any process imports it: the exporter frees its VRAM, the child still
+// reads it; the exporter's VRAM comes back only once the child has let go (here by exiting without deregistering).
+TEST_F(HsakmtForkTest, IpcImportInAnotherProcessKeepsTheBufferAfterTheExporterFreesIt) {
+  if (kThreadSanitizer) GTEST_SKIP() << "TSan cannot run threads in a forked child of a multi-threaded process";
+  constexpr HSAuint32 kBytes = 65536;
+  const HSAuint64 before = Available(gpu_);
+  void* vram = nullptr;
+  ASSERT_EQ(hsaKmtAllocMemory(gpu_, kBytes, InvisibleVram(), &vram), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(hsaKmtMapMemoryToGPU(vram, kBytes, nullptr), HSAKMT_STATUS_SUCCESS);
+  ASSERT_TRUE(SdmaFill(gpu_, vram, 0xCCCCCCCC, kBytes));
+  HsaSharedMemoryHandle handle{};
+  ASSERT_EQ(hsaKmtShareMemory(vram, kBytes, &handle), HSAKMT_STATUS_SUCCESS);
+  int up[2];
+  int down[2];
+  ASSERT_EQ(pipe(up), 0);
+  ASSERT_EQ(pipe(down), 0);
+  const HSAuint32 node = gpu_;
+  const pid_t child = ForkChild([&] {
+    STEP(1, hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    void* shared = nullptr;
+    HSAuint64 size = 0;
+    STEP(2, hsaKmtRegisterSharedHandle(&handle, &shared, &size) == HSAKMT_STATUS_SUCCESS);
+    STEP(3, hsaKmtMapMemoryToGPU(shared, size, nullptr) == HSAKMT_STATUS_SUCCESS);
+    STEP(4, write(up[1], "i", 1) == 1);
+    char c = 0;
+    SLOW_STEP(5, read(down[0], &c, 1) == 1 && c == 'f');  // the parent has freed its buffer
+    STEP(6, SdmaHolds(node, shared, 0xCCCCCCCC, kBytes));
+    // Leaves holding the import: the exit releases it.
+  });
+  ASSERT_GT(child, 0);
+  absl::Cleanup reap = [&] { WaitChild(child); };
+  char c = 0;
+  ASSERT_EQ(read(up[0], &c, 1), 1);
+  ASSERT_EQ(hsaKmtFreeMemory(vram, kBytes), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(Available(gpu_), before - kBytes) << "the child's import holds the parent's VRAM";
+  ASSERT_EQ(write(down[1], "f", 1), 1);
+  std::move(reap).Cancel();
+  const int status = WaitChild(child);
+  EXPECT_EQ(status, 0) << DescribeChild(status);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Available(gpu_) != before && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(Available(gpu_), before) << "the last holder's exit gave the VRAM back";
+  for (int fd : {up[0], up[1], down[0], down[1]}) close(fd);
 }
 
 }  // namespace

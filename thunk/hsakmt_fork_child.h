@@ -28,16 +28,22 @@ inline constexpr bool kThreadSanitizer = true;
 inline constexpr bool kThreadSanitizer = false;
 #endif
 
-// Forks; the child runs `body` and exit(0)s, the parent reaps it within `limit` (killing it after) and returns
-// its wait status, -1 when fork failed and -2 when the child hung and was killed.
+// Forks; the child runs `body` and exit(0)s. Returns the child's pid (-1 when fork failed). For a parent that
+// talks to its child before reaping it (WaitChild).
 template <typename Body>
-int RunChild(Body body, std::chrono::seconds limit = std::chrono::seconds(20)) {
+pid_t ForkChild(Body body) {
   const pid_t child = fork();
   if (child == 0) {
     body();
     alarm(1);
     std::exit(0);  // static destructors and atexit handlers run, as after kfdtest's child
   }
+  return child;
+}
+
+// Reaps `child` within `limit` (killing it after) and returns its wait status, -1 for no child (fork failed) and
+// -2 when the child hung and was killed.
+inline int WaitChild(pid_t child, std::chrono::seconds limit = std::chrono::seconds(20)) {
   if (child < 0) return -1;
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -50,6 +56,12 @@ int RunChild(Body body, std::chrono::seconds limit = std::chrono::seconds(20)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return status;
+}
+
+// ForkChild, then WaitChild: the child's wait status.
+template <typename Body>
+int RunChild(Body body, std::chrono::seconds limit = std::chrono::seconds(20)) {
+  return WaitChild(ForkChild(body), limit);
 }
 
 // Says what RunChild's status means, for a failure message.
@@ -69,6 +81,13 @@ inline std::string DescribeChild(int status) {
   do {                           \
     alarm(1);                    \
     if (!(ok)) std::exit(n);     \
+  } while (0)
+
+// As HSAKMT_CHILD_STEP, for a step that waits for the other process: 10 s.
+#define HSAKMT_CHILD_SLOW_STEP(n, ok) \
+  do {                                \
+    alarm(10);                        \
+    if (!(ok)) std::exit(n);          \
   } while (0)
 
 #endif  // HIPMEM_THUNK_HSAKMT_FORK_CHILD_H_

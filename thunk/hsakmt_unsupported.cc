@@ -101,8 +101,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID, HsaQueueReport* QueueRepo
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID, HsaQueueInfo* QueueInfo) { return Unsupported({QueueInfo}); }
 
-// Graphics interop and IPC handles: no render-side buffers exist to import, and no second process to
-// share with; both arrive with the IPC / graphics interop work.
+// Graphics interop: no render-side buffers exist to import (IPC handles are hsakmt_ipc.cc's, dma-buf
+// hsakmt_dmabuf.cc's).
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32, HSAuint64, HSAuint64, HSAuint64, HSAuint64,
                                                HSAuint64* FlatMemoryAddress) {
   return Unsupported({FlatMemoryAddress});
@@ -142,24 +142,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable) {
   if (enable == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   *enable = false;
   return HSAKMT_STATUS_SUCCESS;
-}
-
-// IPC handles: libhsakmt's hsaKmtShareMemory / hsaKmtRegisterSharedHandle(ToNodes) issue
-// AMDKFD_IOC_IPC_EXPORT_HANDLE / IPC_IMPORT_HANDLE (fmm_share_memory, fmm_register_shared_memory), which only
-// the out-of-tree (DKMS) amdkfd has; mainline has no IPC ioctls, so there libhsakmt gets -ENOTTY and ROCr shares
-// memory through dma-buf instead (hsaKmtExportDMABufHandle + hsaKmtRegisterGraphicsHandleToNodes, which hipmem
-// implements). The simulator plays mainline.
-HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void*, HSAuint64, HsaSharedMemoryHandle* SharedMemoryHandle) {
-  return Unsupported({SharedMemoryHandle});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle* SharedMemoryHandle,
-                                                   void** MemoryAddress, HSAuint64* SizeInBytes) {
-  return Unsupported({SharedMemoryHandle, MemoryAddress, SizeInBytes});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(const HsaSharedMemoryHandle* SharedMemoryHandle,
-                                                          void** MemoryAddress, HSAuint64* SizeInBytes, HSAuint64,
-                                                          HSAuint32*) {
-  return Unsupported({SharedMemoryHandle, MemoryAddress, SizeInBytes});
 }
 
 }  // extern "C"

@@ -22,7 +22,6 @@ struct Outs {
   HsaEvent* events[1] = {nullptr};
   HsaQueueReport queue_report{};
   HsaQueueInfo queue_info{};
-  HsaSharedMemoryHandle shared{};
   HsaMemoryRange range{};
   HsaDbgWaveMessage wave_message{};
   HSA_DBG_WATCH_MODE watch_mode[1] = {HSA_DBG_WATCH_ALL};
@@ -92,12 +91,6 @@ std::vector<Call> AllCalls() {
       {"hsaKmtReturnAsanHeaderPage", [](Outs& o) { return hsaKmtReturnAsanHeaderPage(&o.u64); }},
       {"hsaKmtAisReadWriteFile",
        [](Outs& o) { return hsaKmtAisReadWriteFile(&o.u64, 4096, 0, 0, HSA_AIS_READ, &o.u64, &o.i32); }},
-      // IPC handles need the DKMS-only IPC ioctls (mainline shares through dma-buf).
-      {"hsaKmtShareMemory", [](Outs& o) { return hsaKmtShareMemory(&o.u64, 4096, &o.shared); }},
-      {"hsaKmtRegisterSharedHandle",
-       [](Outs& o) { return hsaKmtRegisterSharedHandle(&o.shared, &o.ptr, &o.u64); }},
-      {"hsaKmtRegisterSharedHandleToNodes",
-       [](Outs& o) { return hsaKmtRegisterSharedHandleToNodes(&o.shared, &o.ptr, &o.u64, 1, &o.u32); }},
   };
 }
 
@@ -112,7 +105,6 @@ std::vector<Call> NullOutputCalls() {
       {"hsaKmtGetQueueInfo", [](Outs&) { return hsaKmtGetQueueInfo(1, nullptr); }},
       {"hsaKmtSVMGetAttr", [](Outs& o) { return hsaKmtSVMGetAttr(&o.u64, 4096, 1, nullptr); }},
       {"hsaKmtGetClockCounters", [](Outs&) { return hsaKmtGetClockCounters(1, nullptr); }},
-      {"hsaKmtRegisterSharedHandle", [](Outs& o) { return hsaKmtRegisterSharedHandle(&o.shared, nullptr, &o.u64); }},
   };
 }
 

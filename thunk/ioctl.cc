@@ -111,5 +111,15 @@ std::string DescribeArgs(const kfd_uapi::ImportDmabufArgs& a) {
 std::string DescribeArgs(const kfd_uapi::ExportDmabufArgs& a) {
   return StrCat("handle=0x", Hex(a.handle), ", flags=0x", Hex(a.flags));
 }
+// The share handle is a secret: traces name only its last word (the exporter's pid in the simulator).
+std::string DescribeArgs(const kfd_uapi::IpcExportHandleArgs& a) {
+  return StrCat("handle=0x", Hex(a.handle), ", gpu_id=0x", Hex(a.gpu_id), ", flags=0x", Hex(a.flags),
+                ", share_handle=...", Hex(a.share_handle[3]));
+}
+std::string DescribeArgs(const kfd_uapi::IpcImportHandleArgs& a) {
+  return StrCat("share_handle=...", Hex(a.share_handle[3]), ", va_addr=0x", Hex(a.va_addr), ", gpu_id=0x",
+                Hex(a.gpu_id), ", handle=0x", Hex(a.handle), ", mmap_offset=0x", Hex(a.mmap_offset), ", flags=0x",
+                Hex(a.flags));
+}
 
 }  // namespace hipmem::thunk

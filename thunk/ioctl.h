@@ -47,6 +47,8 @@ std::string DescribeArgs(const kfd_uapi::RuntimeEnableArgs& a);
 std::string DescribeArgs(const kfd_uapi::GetDmabufInfoArgs& a);
 std::string DescribeArgs(const kfd_uapi::ImportDmabufArgs& a);
 std::string DescribeArgs(const kfd_uapi::ExportDmabufArgs& a);
+std::string DescribeArgs(const kfd_uapi::IpcExportHandleArgs& a);
+std::string DescribeArgs(const kfd_uapi::IpcImportHandleArgs& a);
 
 // Issues `descriptor` with `args` (updated in place with the kernel's answer).
 // Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").

@@ -6,6 +6,7 @@
 #ifndef HIPMEM_THUNK_KFD_H_
 #define HIPMEM_THUNK_KFD_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -67,6 +68,7 @@ enum class PointerType : uint32_t {
   kAllocated = 1,       // AllocMemory
   kRegisteredUser = 2,  // RegisterMemory
   kRegisteredGraphics = 3,  // ImportDmaBuf (hsaKmtRegisterGraphicsHandleToNodes)
+  kRegisteredShared = 4,    // RegisterSharedHandle (hsaKmtRegisterSharedHandle, IPC)
   kReservedAddr = 5,    // AllocMemory with OnlyAddress: a VA reservation without memory
 };
 
@@ -76,10 +78,11 @@ struct PointerInfo {
   // kAllocated: the node it was allocated for; kRegisteredUser: the node of the GPU holding the USERPTR BO.
   NodeId node = NodeId(0);
   // kAllocated: the flags it was allocated with; kRegisteredUser: CoarseGrain / ExtendedCoherent as registered;
-  // kRegisteredGraphics: the dma-buf's, as fmm_translate_ioc_to_hsa_flags reads them, plus CoarseGrain.
+  // kRegisteredGraphics: the dma-buf's, as fmm_translate_ioc_to_hsa_flags reads them, plus CoarseGrain;
+  // kRegisteredShared: the exporter's, as its ShareMemory passed them to the kernel.
   MemFlags flags = MemFlags::kNone;
   // kAllocated: the allocation's start; kRegisteredUser: the pointer as registered (not page-aligned);
-  // kRegisteredGraphics: 0 (libhsakmt reports no CPU address for an import, which it does not CPU-map).
+  // kRegisteredGraphics, kRegisteredShared: 0 (hsakmt_fmm_get_mem_info sets it for the two kinds above only).
   DeviceAddress cpu_address = DeviceAddress(0);
   // kAllocated: the same; kRegisteredUser: the registration's GPU VA plus the pointer's offset in its page.
   DeviceAddress gpu_address = DeviceAddress(0);
@@ -228,6 +231,52 @@ class Kfd {
   // not open; EINVAL: not a dma-buf) or the import, or no VA is left. A failed import leaves nothing behind.
   absl::StatusOr<ImportedDmaBuf> ImportDmaBuf(int dmabuf_fd, std::span<const NodeId> nodes, bool with_va = true);
 
+  // ---- IPC sharing (fmm.c: fmm_share_memory, fmm_register_shared_memory) over the amdgpu-DKMS ioctls ----
+
+  // libhsakmt's HsaSharedMemoryStruct: the eight words of an HsaSharedMemoryHandle, all another process needs to
+  // import a buffer. Plain data; it may travel through a pipe or a file.
+  struct SharedMemoryHandle {
+    std::array<uint32_t, 4> share_handle;  // the kernel's name for the buffer
+    uint32_t aperture_type;   // HsaApertureInfo.type (HSA_APERTURE_*): where the importer reserves the VA
+    uint32_t aperture_index;  // HsaApertureInfo.idx: which GPUVM aperture (APUs only); 0 here
+    uint32_t size_in_pages;   // 4 KiB pages
+    uint32_t export_gpu_id;   // the GPU to import on
+  };
+  static_assert(sizeof(SharedMemoryHandle) == 32, "HsaSharedMemoryHandle is 8 words");
+  // HSA_APERTURE values of SharedMemoryHandle::aperture_type.
+  static constexpr uint32_t kApertureSvm = 1;        // HSA_APERTURE_DGPU: the SVM aperture
+  static constexpr uint32_t kApertureMemHandle = 5;  // HSA_APERTURE_MEMHANDLE: the handle aperture (NoAddress)
+
+  // Shares the allocation that starts at `address` with other processes (hsaKmtShareMemory), as fmm_share_memory:
+  // AMDKFD_IOC_IPC_EXPORT_HANDLE of its BO on its GPU with the allocation's MemFlags, which every importer gets
+  // back. Sharing it again returns the same share_handle. Deliberate: `size` must cover the allocation (rounded up
+  // to pages it is the allocation's size); libhsakmt takes any size, truncates it to pages and leaves the
+  // importer a VA reservation that may be smaller than the BO the kernel maps there.
+  // Errors: kInvalidArgument (INVALID_PARAMETER) for a size of 2^44 bytes or more (it must fit 32 bits of pages),
+  // an address at which no allocation starts, or a size that is not the allocation's; HSAKMT_STATUS_ERROR when the
+  // kernel refuses: user pages (EPERM), a reservation or a scratch range (no BO: EINVAL), or a kernel without the
+  // DKMS IPC ioctls (mainline: ENOTTY, which the message names).
+  absl::StatusOr<SharedMemoryHandle> ShareMemory(DeviceAddress address, Bytes size);
+
+  // A buffer another process shared, imported into this one.
+  struct ImportedShared {
+    DeviceAddress address;  // for MapMemoryToGpu / UnmapMemoryFromGpu / FreeMemory / DeregisterMemory
+    Bytes size;             // the handle's pages
+  };
+  // Imports the buffer `handle` names (hsaKmtRegisterSharedHandle(ToNodes)), as fmm_register_shared_memory: a VA of
+  // the handle's size in its aperture, AMDKFD_IOC_IPC_IMPORT_HANDLE there on the exporter's GPU, and a CPU mapping
+  // through that GPU's render node -- read-write when the exporter's flags say HostAccess, else the inaccessible
+  // placeholder invisible VRAM gets (libhsakmt always asks read-write, which invisible VRAM refuses here). `nodes`
+  // become its registered nodes (the default map set); without them a map goes to the GPU and its peers, as for
+  // VRAM. QueryPointerInfo reports kRegisteredShared with the exporter's MemFlags. FreeMemory or DeregisterMemory
+  // releases it; the buffer stays alive while the exporter or any importer holds it.
+  // Errors: kInvalidArgument INVALID_NODE_UNIT for an unknown node, INVALID_PARAMETER for a node without a GPU,
+  // for an aperture this thunk does not have or an empty handle; NO_MEMORY when no VA is left;
+  // HSAKMT_STATUS_ERROR when the kernel refuses (an unknown or freed handle: EINVAL; a GPU this process does not
+  // have: EINVAL; no IPC ioctls: ENOTTY) or the CPU mapping fails (a handle claiming more pages than the buffer
+  // has). A failed import leaves nothing behind.
+  absl::StatusOr<ImportedShared> RegisterSharedHandle(const SharedMemoryHandle& handle, std::span<const NodeId> nodes);
+
   // Returns the VRAM the kernel would still let this process allocate on `node`'s GPU.
   absl::StatusOr<Bytes> AvailableMemory(NodeId node);
 
@@ -303,6 +352,8 @@ class Kfd {
     std::vector<GpuId> registered_gpus;  // RegisterMemory's / ImportDmaBuf's nodes: the default map set
     // ImportDmaBuf's: a dma-buf import (libhsakmt's obj->metadata), freed by FreeMemory or DeregisterMemory.
     bool imported = false;
+    // RegisterSharedHandle's: an IPC import (libhsakmt's is_imported_kfd_bo), freed likewise.
+    bool shared_import = false;
     std::vector<uint8_t> metadata;
     void* user_data = nullptr;
     // kScratch: the VRAM buffers backing parts of the range, by start address, each mapped on owner_gpu.

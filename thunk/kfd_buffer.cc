@@ -1,5 +1,7 @@
 #include "thunk/kfd_buffer.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -29,6 +31,16 @@ absl::StatusOr<KfdBuffer> KfdBuffer::Import(KfdDevice& device, GpuId gpu, Device
   args.dmabuf_fd = static_cast<uint32_t>(dmabuf_fd);
   if (absl::Status s = Ioctl(device, kfd_uapi::kImportDmabuf, args); !s.ok()) return s;
   return KfdBuffer(&device, KfdBufferHandle(args.handle));
+}
+
+absl::StatusOr<KfdBuffer::SharedImport> KfdBuffer::ImportShared(KfdDevice& device, GpuId gpu, DeviceAddress va,
+                                                                 const std::array<uint32_t, 4>& share_handle) {
+  kfd_uapi::IpcImportHandleArgs args{};
+  args.va_addr = va.raw();
+  args.gpu_id = gpu.raw();
+  std::copy(share_handle.begin(), share_handle.end(), std::begin(args.share_handle));
+  if (absl::Status s = Ioctl(device, kfd_uapi::kIpcImportHandle, args); !s.ok()) return s;
+  return SharedImport{KfdBuffer(&device, KfdBufferHandle(args.handle)), args.mmap_offset, args.flags};
 }
 
 KfdBuffer::~KfdBuffer() {

@@ -6,6 +6,7 @@
 #ifndef HIPMEM_THUNK_KFD_BUFFER_H_
 #define HIPMEM_THUNK_KFD_BUFFER_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -42,6 +43,15 @@ class KfdBuffer {
   // descriptor, EINVAL for one that is not a dma-buf, an unknown GPU, a bad VA...).
   static absl::StatusOr<KfdBuffer> Import(KfdDevice& device, GpuId gpu, DeviceAddress va, int dmabuf_fd);
 
+  // What AMDKFD_IOC_IPC_IMPORT_HANDLE returns.
+  struct SharedImport;
+  // Issues AMDKFD_IOC_IPC_IMPORT_HANDLE (the amdgpu-DKMS extension) on `device` (not owned; must outlive the
+  // buffer): a new buffer of this process on GPU `gpu` at GPU VA `va` for the buffer another process shared as
+  // `share_handle`. The pages stay the exporter's; freeing the import drops this process's hold on them.
+  // Errors: the kernel's errno (EINVAL for an unknown handle or GPU, ENOTTY from a kernel without the ioctl...).
+  static absl::StatusOr<SharedImport> ImportShared(KfdDevice& device, GpuId gpu, DeviceAddress va,
+                                                   const std::array<uint32_t, 4>& share_handle);
+
   ~KfdBuffer();
   KfdBuffer(KfdBuffer&& other) noexcept;
   KfdBuffer& operator=(KfdBuffer&& other) noexcept;
@@ -69,6 +79,12 @@ class KfdBuffer {
 struct KfdBuffer::Allocated {
   KfdBuffer buffer;
   uint64_t mmap_offset;
+};
+
+struct KfdBuffer::SharedImport {
+  KfdBuffer buffer;
+  uint64_t mmap_offset;  // the render node's, to CPU-map it
+  uint32_t flags;        // what the exporter passed to AMDKFD_IOC_IPC_EXPORT_HANDLE
 };
 
 }  // namespace hipmem::thunk

@@ -345,13 +345,14 @@ absl::Status Kfd::FreeMemory(DeviceAddress address) {
   return absl::OkStatus();
 }
 
-// The gpu_ids a map without nodes maps to (_fmm_map_to_gpu): the registered nodes, else VRAM's
-// usable_peer_id_array (the owner, then every GPU with an io_link to the owner's node), else every GPU.
+// The gpu_ids a map without nodes maps to (_fmm_map_to_gpu): the registered nodes, else, for memory whose node is a
+// GPU's (VRAM, an IPC import), its usable_peer_id_array (the owner, then every GPU with an io_link to the owner's
+// node), else every GPU.
 Kfd::GpuIdList Kfd::DefaultMapSet(const Allocation& allocation) const {
   GpuIdList gpu_ids;
   if (!allocation.registered_gpus.empty()) {
     for (GpuId id : allocation.registered_gpus) gpu_ids.push_back(id.raw());
-  } else if (allocation.is_vram) {
+  } else if (allocation.is_vram || allocation.shared_import) {
     gpu_ids.push_back(allocation.owner_gpu.raw());
     for (const Gpu& gpu : gpus_) {
       const std::vector<IoLink>& links = topology_.nodes[gpu.node.raw()].io_links;
@@ -620,8 +621,8 @@ absl::Status Kfd::DeregisterMemory(const void* address) {
   Allocation* allocation = FindLocked(at, Bytes(0));
   // Upstream answers SUCCESS for unknown memory when the SVM API is on; without it, MEMORY_NOT_REGISTERED, also
   // for an allocation that was never registered to nodes (which registering can no longer do).
-  if (allocation != nullptr && allocation->imported) {
-    // fmm_deregister_memory: deregistering an imported graphics buffer releases it.
+  if (allocation != nullptr && (allocation->imported || allocation->shared_import)) {
+    // fmm_deregister_memory: deregistering an imported graphics buffer or an IPC import releases it.
     if (absl::Status freed = FreeLocked(*allocation); !freed.ok()) return Annotate(freed, context);
     EraseLocked(*allocation);
     return absl::OkStatus();
@@ -644,6 +645,11 @@ PointerInfo Kfd::QueryPointerInfo(const void* pointer) const {
     info.cpu_address = a->user->cpu;
     info.gpu_address = a->range().base + Bytes(a->user->cpu.raw() % kPageSize.raw());
     info.size = a->user->size;
+  } else if (a->shared_import) {
+    // hsakmt_fmm_get_mem_info: an imported KFD BO is REGISTERED_SHARED, with a GPU address only.
+    info.type = PointerType::kRegisteredShared;
+    info.gpu_address = a->range().base;
+    info.size = a->range().size;
   } else if (a->imported) {
     // hsakmt_fmm_get_mem_info: an object with metadata is REGISTERED_GRAPHICS, with a GPU address only.
     info.type = PointerType::kRegisteredGraphics;

@@ -19,7 +19,16 @@ PageFile::~PageFile() {
   PunchLocked();
 }
 
+std::shared_ptr<PageFile> PageFile::Borrow(std::string name, MemFd file, std::shared_ptr<const void> keepalive) {
+  auto borrowed = std::make_shared<PageFile>(std::move(name));
+  borrowed->borrowed_ = true;
+  borrowed->keepalive_ = std::move(keepalive);
+  borrowed->file_.emplace(std::move(file));
+  return borrowed;
+}
+
 std::optional<uint64_t> PageFile::Take(Bytes size) {
+  if (borrowed_) return std::nullopt;  // the owner hands out its offsets
   std::lock_guard<std::mutex> lock(mu_);
   if (size.raw() > kSpan.raw() - next_offset_) return std::nullopt;
   const uint64_t offset = next_offset_;
@@ -43,6 +52,7 @@ bool PageFile::has_file() const {
 }
 
 void PageFile::Discard(uint64_t offset, Bytes size) {
+  if (borrowed_) return;  // the owner's pages: it punches them when its own holders are gone
   std::lock_guard<std::mutex> lock(mu_);
   if (!file_.has_value() || size.is_zero()) return;  // nothing was ever written
   uint64_t start = offset;
@@ -92,6 +102,10 @@ absl::StatusOr<std::shared_ptr<BoPages>> BoPages::Create(std::shared_ptr<PageFil
     return absl::ResourceExhaustedError(absl::StrCat("BoPages::Create(size=", size.raw(), "): page file offsets used up"));
   }
   return std::make_shared<BoPages>(Key{}, std::move(file), *offset, size);
+}
+
+std::shared_ptr<BoPages> BoPages::Borrow(std::shared_ptr<PageFile> file, uint64_t offset, Bytes size) {
+  return std::make_shared<BoPages>(Key{}, std::move(file), offset, size);
 }
 
 BoPages::~BoPages() {

@@ -44,6 +44,11 @@ class PageFile {
 
   // `name` is what /proc/self/fd shows for the file once it exists. Makes no file yet.
   explicit PageFile(std::string name) : name_(std::move(name)) {}
+  // A file of someone else's pages: another OS process's simulator owns `file` (a copy of its descriptor) and
+  // its accounting. Nothing is taken from it (Take answers nullopt; BoPages::Borrow names a range) and nothing
+  // is ever punched (Discard does nothing), since the owner decides when its pages go. `keepalive` is released
+  // with the file: what tells the owner that this process no longer uses them.
+  static std::shared_ptr<PageFile> Borrow(std::string name, MemFd file, std::shared_ptr<const void> keepalive);
   // Gives back the pages of ranges still pending a punch (a stale CPU mapping keeps the file open).
   ~PageFile();
   PageFile(const PageFile&) = delete;
@@ -69,6 +74,8 @@ class PageFile {
   void PunchLocked();
 
   const std::string name_;
+  bool borrowed_ = false;                           // set once by Borrow, before the file is shared
+  std::shared_ptr<const void> keepalive_;           // Borrow's
   mutable std::mutex mu_;
   std::optional<MemFd> file_;                       // guarded by mu_
   uint64_t next_offset_ = 0;                        // guarded by mu_
@@ -90,6 +97,9 @@ class BoPages {
   // Takes `size` (page-aligned) bytes of zeroed pages from `file`. No system call.
   // Errors: kResourceExhausted when the file's offset space is used up.
   static absl::StatusOr<std::shared_ptr<BoPages>> Create(std::shared_ptr<PageFile> file, Bytes size);
+  // Names the `size` (page-aligned) bytes at `offset` of a borrowed file (PageFile::Borrow): pages someone else
+  // allocated. No system call.
+  static std::shared_ptr<BoPages> Borrow(std::shared_ptr<PageFile> file, uint64_t offset, Bytes size);
 
   ~BoPages();
   BoPages(const BoPages&) = delete;

@@ -151,6 +151,35 @@ TEST(BoPagesTest, FailureToMakeTheFileIsReportedAndRetried) {
   EXPECT_NE(pages->EngineView(), nullptr);
 }
 
+TEST(BoPagesTest, BorrowedPagesAreTheOwnersAndAreNeverPunched) {
+  // The owner's buffer, written.
+  auto owner_file = std::make_shared<PageFile>("kfd_sim vram");
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> owned, BoPages::Create(owner_file, Bytes::KiB(8)));
+  Fill(*owned, 'o');
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange range, owned->File());
+  // Another process's view of it: a copy of the descriptor, the same range.
+  const int copy = fcntl(range.fd, F_DUPFD_CLOEXEC, 0);
+  ASSERT_GE(copy, 0);
+  auto keepalive = std::make_shared<int>(0);
+  const std::weak_ptr<int> kept = keepalive;
+  std::shared_ptr<PageFile> borrowed =
+      PageFile::Borrow("kfd_sim ipc", MemFd::Adopt(copy, PageFile::kSpan), std::move(keepalive));
+  EXPECT_FALSE(borrowed->Take(Bytes::KiB(4)).has_value()) << "nothing is allocated from someone else's file";
+  std::shared_ptr<BoPages> view = BoPages::Borrow(borrowed, range.offset, Bytes::KiB(8));
+  std::byte* engine = view->EngineView();
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(static_cast<char>(engine[4096]), 'o');
+  engine[0] = std::byte{'b'};
+  view.reset();
+  borrowed.reset();
+  EXPECT_TRUE(kept.expired()) << "the keepalive goes with the file";
+  EXPECT_FALSE(IsOpen(copy));
+  EXPECT_TRUE(HasData(range.fd, range.offset)) << "the borrower's free punches nothing";
+  char first = 0;
+  ASSERT_EQ(pread(range.fd, &first, 1, static_cast<off_t>(range.offset)), 1);
+  EXPECT_EQ(first, 'b') << "the borrower wrote the owner's pages";
+}
+
 TEST(BoPagesTest, ExhaustedOffsetSpaceIsResourceExhausted) {
   auto file = std::make_shared<PageFile>("kfd_sim vram");
   ASSERT_TRUE(file->Take(PageFile::kSpan - Bytes::KiB(4)).has_value());

@@ -22,7 +22,12 @@ class MemFd {
   // Errors: the errno of memfd_create or ftruncate through absl::ErrnoToStatus (kResourceExhausted for
   // ENOMEM/EMFILE, kInvalidArgument for a size the kernel refuses, ...). Nothing leaks on failure.
   static absl::StatusOr<MemFd> Create(absl::string_view name, Bytes size);
+  // Takes ownership of `fd`, an open memory file of `size` bytes made elsewhere (another process's, received over
+  // a socket). Never fails; the destructor closes it.
+  static MemFd Adopt(int fd, Bytes size) { return MemFd(fd, size); }
 
+  // An empty owner (fd() -1), to be assigned.
+  MemFd() = default;
   MemFd(const MemFd&) = delete;
   MemFd& operator=(const MemFd&) = delete;
   MemFd(MemFd&& other) noexcept;

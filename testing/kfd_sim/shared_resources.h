@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "testing/kfd_sim/dmabuf_table.h"
+#include "testing/kfd_sim/ipc_table.h"
 
 namespace hipmem::kfd_sim {
 
@@ -58,6 +59,8 @@ class SharedResources {
 
   // The dma-bufs exported by any process (dma-buf descriptors are the machine's, not a process's).
   DmaBufTable& dmabufs() { return dmabufs_; }
+  // The IPC share handles of every process (the DKMS kernel's global kfd_ipc_handles).
+  IpcTable& ipc() { return ipc_; }
 
  private:
   const std::vector<Bytes> vram_capacity_;
@@ -68,8 +71,10 @@ class SharedResources {
   Bytes system_used_ ABSL_GUARDED_BY(mu_);
   uint64_t next_mmap_offset_ ABSL_GUARDED_BY(mu_);
   absl::btree_map<std::pair<size_t, bool>, uint32_t> sdma_queues_ ABSL_GUARDED_BY(mu_);  // (gpu, xgmi) -> in use
-  // Last: destroyed first, its objects' accounting returns to the counters above.
+  // Last: destroyed first, their objects' accounting returns to the counters above. The IPC table goes before the
+  // dma-buf table: its objects hold dma-buf objects.
   DmaBufTable dmabufs_;
+  IpcTable ipc_;
 };
 
 }  // namespace hipmem::kfd_sim

@@ -66,19 +66,28 @@ int ImportDmabuf(IoctlContext& c, uapi::ImportDmabufArgs& args) {
   if (found.error != 0) return found.error;
   ProcessDevice& device = c.process.devices[*gpu];
   if (!device.vm_token) return -ENODEV;  // kfd_bind_process_to_device, as ALLOC
-  const std::shared_ptr<const DmaBufObject>& object = found.object;
   // Deliberate: the VA is checked as ALLOC checks it (the kernel leaves a bad one to the later map); a VRAM
   // buffer may come without one, as from ALLOC.
-  const bool vram = uapi::HasFlag(uapi::AllocMemFlagsFromRaw(object->alloc_flags), uapi::AllocMemFlags::kVram);
-  const VaCheck checked = CheckNewBufferVa(device, args.va_addr, object->size, vram);
+  const bool vram =
+      uapi::HasFlag(uapi::AllocMemFlagsFromRaw(found.object->alloc_flags), uapi::AllocMemFlags::kVram);
+  const VaCheck checked = CheckNewBufferVa(device, args.va_addr, found.object->size, vram);
   if (checked.error != 0) return checked.error;
-  if (c.process.next_idr == 0) return -EFAULT;  // kfd_process_device_create_obj_handle failing
-  const std::optional<uint64_t> mmap_offset = c.shared.AllocateMmapOffset(object->size);
-  if (!mmap_offset) return -ENOMEM;
+  const ImportedBo imported = AddImportedBo(c, *gpu, checked.va, found.object, nullptr);
+  if (imported.error != 0) return imported.error;
+  args.handle = imported.handle;
+  return 0;
+}
 
-  const uint64_t handle = uapi::MakeHandle(args.gpu_id, c.process.next_idr++);
-  if (checked.va) {
-    const absl::Status s = device.allocated_vas.Insert(*checked.va, handle);
+ImportedBo AddImportedBo(IoctlContext& c, size_t gpu, const std::optional<AddressRange>& va,
+                         std::shared_ptr<const DmaBufObject> object, std::shared_ptr<const IpcObject> ipc) {
+  // kfd_process_device_create_obj_handle failing.
+  if (c.process.next_idr == 0) return ImportedBo{.error = -EFAULT, .handle = 0, .mmap_offset = 0};
+  const std::optional<uint64_t> mmap_offset = c.shared.AllocateMmapOffset(object->size);
+  if (!mmap_offset) return ImportedBo{.error = -ENOMEM, .handle = 0, .mmap_offset = 0};
+
+  const uint64_t handle = uapi::MakeHandle(c.topology.gpus[gpu].gpu_id, c.process.next_idr++);
+  if (va) {
+    const absl::Status s = c.process.devices[gpu].allocated_vas.Insert(*va, handle);
     HIPMEM_CHECK(s.ok(), s.ToString());
   }
   c.process.mmap_offsets.emplace(*mmap_offset, handle);
@@ -87,21 +96,44 @@ int ImportDmabuf(IoctlContext& c, uapi::ImportDmabufArgs& args) {
   // Deliberate: a buffer imported on another GPU counts as that GPU's for peer reachability at MAP.
   const uapi::AllocMemFlags flags = uapi::AllocMemFlagsFromRaw(object->alloc_flags) | uapi::AllocMemFlags::kWritable |
                                     uapi::AllocMemFlags::kExecutable;
+  const bool vram = uapi::HasFlag(flags, uapi::AllocMemFlags::kVram);
+  std::shared_ptr<BoPages> pages = object->pages;
+  const Bytes size = object->size;
   c.process.bos.emplace(handle, Bo{
                                     .handle = handle,
-                                    .gpu_index = *gpu,
-                                    .va = checked.va,
-                                    .size = object->size,
+                                    .gpu_index = gpu,
+                                    .va = va,
+                                    .size = size,
                                     .flags = flags,
                                     .domain = vram ? Domain::kVram : Domain::kGtt,
                                     .accounted = Bytes(0),  // counted once, against the exporter
                                     .mmap_offset = *mmap_offset,
                                     .userptr = 0,
-                                    .pages = object->pages,
+                                    .pages = std::move(pages),
                                     .mapped_on = {},
-                                    .dmabuf = object,
+                                    .dmabuf = std::move(object),
+                                    .ipc = std::move(ipc),
                                 });
-  args.handle = handle;
+  return ImportedBo{.error = 0, .handle = handle, .mmap_offset = *mmap_offset};
+}
+
+int EnsureDmaBufObject(IoctlContext& c, Bo& bo) {
+  // amdgpu_gem_prime_export refuses user pages (-EPERM). Deliberate: a doorbell slice is not exportable either.
+  if (bo.domain == Domain::kUserptr) return -EPERM;
+  if (bo.domain != Domain::kVram && bo.domain != Domain::kGtt) return -EINVAL;
+  // The first export makes the BO's dma_buf; later ones share it (mem->dmabuf).
+  if (bo.dmabuf != nullptr) return 0;
+  const bool vram = bo.domain == Domain::kVram;
+  const bool visible = uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic);
+  const uapi::AllocMemFlags kept = (vram ? uapi::AllocMemFlags::kVram : uapi::AllocMemFlags::kGtt) |
+                                   (visible ? uapi::AllocMemFlags::kPublic : uapi::AllocMemFlags::kNone);
+  bo.dmabuf = std::make_shared<const DmaBufObject>(DmaBufObject{
+      .pages = bo.pages,
+      .size = bo.size,
+      .alloc_flags = uapi::ToRaw(kept),
+      .gpu_index = bo.gpu_index,
+      .charge = std::make_shared<ExportCharge>(&c.shared, vram, bo.gpu_index, bo.accounted),
+  });
   return 0;
 }
 
@@ -112,23 +144,7 @@ int ExportDmabuf(IoctlContext& c, uapi::ExportDmabufArgs& args) {
   const auto it = c.process.bos.find(args.handle);
   if (it == c.process.bos.end()) return -EINVAL;  // kfd_process_device_translate_handle
   Bo& bo = it->second;
-  // amdgpu_gem_prime_export refuses user pages (-EPERM). Deliberate: a doorbell slice is not exportable either.
-  if (bo.domain == Domain::kUserptr) return -EPERM;
-  if (bo.domain != Domain::kVram && bo.domain != Domain::kGtt) return -EINVAL;
-  // The first export makes the BO's dma_buf; later ones are more descriptors of it (mem->dmabuf).
-  if (bo.dmabuf == nullptr) {
-    const bool vram = bo.domain == Domain::kVram;
-    const uapi::AllocMemFlags kept =
-        (vram ? uapi::AllocMemFlags::kVram : uapi::AllocMemFlags::kGtt) |
-        (uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic) ? uapi::AllocMemFlags::kPublic : uapi::AllocMemFlags::kNone);
-    bo.dmabuf = std::make_shared<const DmaBufObject>(DmaBufObject{
-        .pages = bo.pages,
-        .size = bo.size,
-        .alloc_flags = uapi::ToRaw(kept),
-        .gpu_index = bo.gpu_index,
-        .charge = std::make_shared<ExportCharge>(&c.shared, vram, bo.gpu_index, bo.accounted),
-    });
-  }
+  if (const int err = EnsureDmaBufObject(c, bo); err != 0) return err;
   // dma_buf_fd(dmabuf, flags): of the file flags only O_CLOEXEC matters for a new descriptor.
   const int fd = c.shared.dmabufs().Export(bo.dmabuf, (args.flags & O_CLOEXEC) != 0);
   if (fd < 0) return fd;

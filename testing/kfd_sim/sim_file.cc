@@ -156,6 +156,30 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
 
 constexpr std::array<IoctlEntry, uapi::kCommandEnd> kIoctlTable = BuildIoctlTable();
 
+// The amdgpu-DKMS kernel's second table (AMDKFD_COMMAND_START_2 on), indexed by nr - kDkmsCommandStart.
+constexpr std::array<IoctlEntry, uapi::kDkmsCommandEnd - uapi::kDkmsCommandStart> BuildDkmsIoctlTable() {
+  std::array<IoctlEntry, uapi::kDkmsCommandEnd - uapi::kDkmsCommandStart> table{};
+  for (const auto& [nr, entry] : {
+           Entry<uapi::kIpcImportHandle, &si::IpcImportHandle>(),
+           Entry<uapi::kIpcExportHandle, &si::IpcExportHandle>(),
+       }) {
+    table[nr - uapi::kDkmsCommandStart] = entry;
+  }
+  return table;
+}
+
+constexpr std::array<IoctlEntry, uapi::kDkmsCommandEnd - uapi::kDkmsCommandStart> kDkmsIoctlTable =
+    BuildDkmsIoctlTable();
+
+// The entry for `nr` in either table, or null outside both.
+const IoctlEntry* FindIoctlEntry(uint32_t nr) {
+  if (nr >= uapi::kCommandStart && nr < uapi::kCommandEnd) return &kIoctlTable[nr];
+  if (nr >= uapi::kDkmsCommandStart && nr < uapi::kDkmsCommandEnd) {
+    return &kDkmsIoctlTable[nr - uapi::kDkmsCommandStart];
+  }
+  return nullptr;
+}
+
 bool HasDirection(uapi::IoctlDirection set, uapi::IoctlDirection bit) {
   return (static_cast<uint32_t>(set) & static_cast<uint32_t>(bit)) != 0;
 }
@@ -216,9 +240,11 @@ int SimFile::Ioctl(unsigned long request, void* arg) {
 int SimFile::DispatchIoctl(unsigned long request, void* arg) {
   // kfd_ioctl(): the nr selects the handler; the type byte and the caller's direction bits are ignored,
   // the kernel trusts only its own table.
+  // The simulator plays the amdgpu-DKMS amdkfd: mainline's table, and the DKMS one from 0x80 (IPC handles).
   const uint32_t nr = uapi::IoctlNr(request);
-  if (nr < uapi::kCommandStart || nr >= uapi::kCommandEnd) return -ENOTTY;
-  const IoctlEntry& entry = kIoctlTable[nr];
+  const IoctlEntry* found = FindIoctlEntry(nr);
+  if (found == nullptr) return -ENOTTY;
+  const IoctlEntry& entry = *found;
   // The kernel has a handler for every nr in range; the ones not simulated yet are unknown to the caller.
   if (entry.handler == nullptr && entry.sleeping_handler == nullptr) return -ENOTTY;
   // Only the process that opened /dev/kfd may use it; a forked child must open its own.

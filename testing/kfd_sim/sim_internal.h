@@ -2,7 +2,9 @@
 //
 // Internal to the simulator: sim_file.cc dispatches each ioctl to a handler declared here, and the handlers live
 // by subject as amdkfd's do -- memory and apertures (sim_memory_ioctls.cc), events (sim_event_ioctls.cc), queues
-// (sim_queue_ioctls.cc), device and queue controls (sim_device_ioctls.cc). Each handler returns 0 or -errno and may update its `args` (copied back for IOC_OUT
+// (sim_queue_ioctls.cc), device and queue controls (sim_device_ioctls.cc), dma-buf sharing (sim_dmabuf_ioctls.cc) and
+// the DKMS IPC handles (sim_ipc_ioctls.cc). Each handler returns 0 or -errno and may update its `args` (copied back
+// for IOC_OUT
 // requests); it runs with the world lock held shared and the process's lock held, unless noted.
 #ifndef HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_
 #define HIPMEM_TESTING_KFD_SIM_SIM_INTERNAL_H_
@@ -27,6 +29,7 @@
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
 #include "testing/kfd_sim/gpu_page_table.h"
+#include "testing/kfd_sim/ipc_table.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/sim_log.h"
 #include "testing/kfd_sim/simulator.h"
@@ -54,6 +57,9 @@ struct Bo {
   // Set once the buffer is exported, and on an imported buffer: the shared object, which then holds the
   // accounting (an importer's `accounted` is 0: the pages are counted once, against the exporter).
   std::shared_ptr<const DmaBufObject> dmabuf;
+  // Set once the buffer is IPC-exported, and on an IPC import (mem->ipc_obj): its share handle's object, which
+  // this BO keeps alive, and which a later export of this BO names again.
+  std::shared_ptr<const IpcObject> ipc;
 };
 
 // One user-mode queue (the kernel's struct queue + its MQD), and the engine that runs it.
@@ -205,6 +211,23 @@ struct VaCheck {
   std::optional<AddressRange> va;
 };
 VaCheck CheckNewBufferVa(const ProcessDevice& device, uint64_t va_addr, Bytes size, bool may_omit);
+// Makes `bo` shareable as amdgpu_gem_prime_export does, on its first export: its dma-buf object, which takes over
+// its accounting. 0, or -EPERM (user pages) / -EINVAL (a doorbell slice).
+int EnsureDmaBufObject(IoctlContext& c, Bo& bo);
+// Adds a BO of this process on GPU `gpu` for the shared buffer `object` (an import: the pages and their
+// accounting stay the object's) at `va` (nullopt: none), holding `ipc` when it is an IPC import. Returns the
+// handle and the render node mmap offset, or -EFAULT (no handle left) / -ENOMEM (no mmap offset left).
+struct ImportedBo {
+  int error = 0;
+  uint64_t handle = 0;
+  uint64_t mmap_offset = 0;
+};
+ImportedBo AddImportedBo(IoctlContext& c, size_t gpu, const std::optional<AddressRange>& va,
+                         std::shared_ptr<const DmaBufObject> object, std::shared_ptr<const IpcObject> ipc);
+
+// sim_ipc_ioctls.cc: the amdgpu-DKMS extension (not in mainline).
+int IpcImportHandle(IoctlContext& c, uapi::IpcImportHandleArgs& args);
+int IpcExportHandle(IoctlContext& c, uapi::IpcExportHandleArgs& args);
 
 int CreateEvent(IoctlContext& c, uapi::CreateEventArgs& args);
 int DestroyEvent(IoctlContext& c, uapi::DestroyEventArgs& args);

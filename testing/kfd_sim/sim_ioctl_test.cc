@@ -41,7 +41,8 @@ TEST(SimIoctlTest, UnknownOrUnsimulatedNrIsEnotty) {
       {"CRIU_OP, not simulated", 0x22},
       {"SVM, not simulated yet", 0x20},
       {"AMDKFD_COMMAND_END", 0x27},
-      {"DKMS-only IPC range", 0x80},
+      {"DKMS range, not simulated (cross-memory copy)", 0x83},
+      {"AMDKFD_COMMAND_END_2", 0x86},
       {"largest nr", 0xff},
   };
   auto sim = MakeSimulator();

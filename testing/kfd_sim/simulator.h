@@ -10,7 +10,11 @@
 // GpuConfig::gpu_clock_counter_hz; engines/gpu_clock.h), GET_PROCESS_APERTURES_NEW, ACQUIRE_VM,
 // ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO/FROM_GPU, AVAILABLE_MEMORY, CREATE/DESTROY/UPDATE_QUEUE;
 // the sysfs topology tree; CPU mappings of buffers through a render node and of doorbells through
-// /dev/kfd. Every other ioctl answers -ENOTTY.
+// /dev/kfd; dma-buf export/import (EXPORT_DMABUF, GET_DMABUF_INFO, IMPORT_DMABUF) between its KFD processes; and,
+// as the amdgpu-DKMS amdkfd does (mainline has no such ioctls), IPC share handles (IPC_EXPORT_HANDLE,
+// IPC_IMPORT_HANDLE, nr 0x80/0x81): between the KFD processes of one simulator through its table, and between OS
+// processes (each with its own simulator, e.g. after fork) through the exporter's IPC socket (ipc_socket.h), the
+// importer mapping the exporter's pages. Every other ioctl answers -ENOTTY.
 // Queues: an AQL queue runs on a simulated compute CP; an SDMA queue (SDMA, SDMA_XGMI, SDMA_BY_ENG_ID) on its own engine
 // (engines/sdma_engine.h) that reads the ring through this process's GPU page table, sleeps until its
 // doorbell (engines/doorbell.h) rings, raises the queue's event on a TRAP packet and a memory-exception
@@ -48,6 +52,11 @@
 // - A VRAM buffer allocated without PUBLIC may be CPU-mapped only PROT_NONE; other protections -EPERM. That
 //   mapping is a placeholder that never reaches the buffer's pages (the kernel's NO_CPU_ACCESS buffer SIGBUSes on
 //   a touch): the range only loses its access, or gets anonymous PROT_NONE memory where it had a hole.
+//
+// - IPC between OS processes (each with its own simulator) goes over the exporter's unix socket (ipc_socket.h):
+//   an import there is not charged to the importer's machine (the exporter's owns and counts the memory), and the
+//   importer holds a descriptor of the exporter's whole page file, kept to the buffer's range only by this
+//   simulator's bookkeeping. A share handle carries 96 random bits and the exporter's pid (the kernel: 128 bits).
 //
 // Seeing inside: Snapshot() is a consistent cut of every process, buffer, mapping, event, queue and the memory
 // accounting (FormatSnapshot renders it, `hipmem info` prints it); Log() / Dmesg() are the kernel log
@@ -348,7 +357,8 @@ class SimFile {
   // Dispatches one KFD ioctl exactly as the kernel's kfd_ioctl(): decodes nr and the caller's size from
   // `request`, copies the argument in (zero-filling up to the kernel's struct size), runs the handler and
   // copies the caller's size back out, even when the handler failed. Returns 0 or a negative errno:
-  // -ENOTTY for an nr outside [kCommandStart, kCommandEnd) or one the simulator does not implement;
+  // -ENOTTY for an nr outside [kCommandStart, kCommandEnd) and the DKMS [kDkmsCommandStart, kDkmsCommandEnd), or
+  // one the simulator does not implement;
   // -EBADF when called from another OS process than the one that opened the file (e.g. after fork);
   // -EFAULT when `arg` cannot be read or written; otherwise the handler's result.
   // (An int errno, not a Status, because this is the kernel edge the thunk's ioctl() wrapper stands on.)

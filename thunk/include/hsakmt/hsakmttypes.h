@@ -430,7 +430,7 @@ typedef enum _HSA_POINTER_TYPE {
   HSA_POINTER_ALLOCATED = 1,           /* hsaKmtAllocMemory (except scratch) */
   HSA_POINTER_REGISTERED_USER = 2,     /* hsaKmtRegisterMemory* user pointer */
   HSA_POINTER_REGISTERED_GRAPHICS = 3, /* hsaKmtRegisterGraphicsHandleToNodes (a dma-buf import) */
-  HSA_POINTER_REGISTERED_SHARED = 4,   /* hsaKmtRegisterSharedHandle, IPC (not in hipmem: DKMS-only ioctls) */
+  HSA_POINTER_REGISTERED_SHARED = 4,   /* hsaKmtRegisterSharedHandle(ToNodes): an IPC import */
   HSA_POINTER_RESERVED_ADDR = 5        /* address-only reservation (not in hipmem) */
 } HSA_POINTER_TYPE;
 

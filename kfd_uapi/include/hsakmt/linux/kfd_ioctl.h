@@ -2,8 +2,10 @@
  * libhsakmt ships it for its clients: `#include "hsakmt/linux/kfd_ioctl.h"`.
  *
  * Plain C, written for hipmem from the kernel's published names, values and layouts (Linux 6.12's uapi;
- * 1.17 added SDMA queues on a chosen engine). It carries the mainline ioctls only: libhsakmt's copy
- * also lists AMD-DKMS-only requests (IPC 0x80.., PC sampling 0x85) that no mainline kernel answers.
+ * 1.17 added SDMA queues on a chosen engine), plus, in a block of its own at the end, the two IPC requests
+ * of AMD's out-of-tree (amdgpu-dkms) amdkfd that libhsakmt's copy also lists and its hsaKmtShareMemory /
+ * hsaKmtRegisterSharedHandle issue; no mainline kernel answers them. libhsakmt's copy has more DKMS-only
+ * requests (cross-memory copy, SPM, PC sampling) that hipmem does not serve; they are left out.
  * hipmem's own code speaks the typed C++ twin, kfd_uapi/kfd_ioctl.h; kfd_ioctl_c_header_test checks
  * the two agree. The include guard is the kernel's, so a translation unit that also sees the system
  * <linux/kfd_ioctl.h> gets exactly one definition of each struct.
@@ -892,5 +894,27 @@ struct kfd_ioctl_dbg_trap_args {
 /* The valid nr range is [AMDKFD_COMMAND_START, AMDKFD_COMMAND_END). */
 #define AMDKFD_COMMAND_START 0x01
 #define AMDKFD_COMMAND_END 0x27
+
+/* ---- Not in the mainline kernel: AMD's out-of-tree (amdgpu-dkms) IPC share handles ----
+ * Export names a buffer machine-wide with 128 bits; any process that knows them imports the buffer onto a VA
+ * of its own. A mainline kernel answers these request numbers with -ENOTTY (older ones: -EINVAL). */
+struct kfd_ioctl_ipc_export_handle_args {
+  __u64 handle;          /* in */
+  __u32 share_handle[4]; /* out */
+  __u32 gpu_id;          /* in */
+  __u32 flags;           /* in: kept with the handle, handed to every importer (older headers: pad) */
+};
+
+struct kfd_ioctl_ipc_import_handle_args {
+  __u64 handle;          /* out */
+  __u64 va_addr;         /* in */
+  __u64 mmap_offset;     /* out */
+  __u32 share_handle[4]; /* in */
+  __u32 gpu_id;          /* in */
+  __u32 flags;           /* out: the exporter's flags (older headers: pad) */
+};
+
+#define AMDKFD_IOC_IPC_IMPORT_HANDLE AMDKFD_IOWR(0x80, struct kfd_ioctl_ipc_import_handle_args)
+#define AMDKFD_IOC_IPC_EXPORT_HANDLE AMDKFD_IOWR(0x81, struct kfd_ioctl_ipc_export_handle_args)
 
 #endif /* KFD_IOCTL_H_INCLUDED */
