@@ -14,17 +14,15 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "base/log.h"
-#include "base/scoped_lock.h"
 #include "base/units.h"
 
 namespace hipmem::kfd_sim {
@@ -61,7 +59,7 @@ struct Address {
 Address ServerAddress(pid_t pid) {
   Address a;
   a.addr.sun_family = AF_UNIX;
-  const std::string name = absl::StrCat("hipmem-kfd-sim-ipc.", pid);
+  const std::string name = IpcServerName(pid);
   std::memcpy(a.addr.sun_path + 1, name.data(), name.size());  // sun_path[0] == 0: abstract
   a.length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
   return a;
@@ -76,25 +74,27 @@ struct Connection {
   bool orphaned = false;  // its source was unregistered: the server closes it
 };
 
-// This OS process's server. Lock order: mu, then a source's own lock (Grant, empty), then the registry's, a leaf.
+// This OS process's server. Lock order: mu, then what a source's Grant / empty and a hold's release take (the
+// source's own lock, the simulator's accounting and page-file locks), then the registry's, a leaf.
+// Its locks are std::mutex (as the table's, ipc_table.h), which ThreadSanitizer sees; Debian's Abseil is not
+// instrumented, and absl::Mutex's deadlock graph, which nesting absl::Mutexes on this thread would update, would
+// race under ThreadSanitizer with the ioctl threads' updates.
 struct Server {
-  absl::Mutex mu;
-  std::vector<IpcGrantSource*> sources ABSL_GUARDED_BY(mu);
-  std::vector<Connection> connections ABSL_GUARDED_BY(mu);
-  uint64_t next_connection ABSL_GUARDED_BY(mu) = 1;
-  bool running ABSL_GUARDED_BY(mu) = false;
-  // The last server thread started: joined before the next one starts (by then it has returned).
-  std::thread* thread ABSL_GUARDED_BY(mu) = nullptr;
-  ProcessLocalFd listener ABSL_GUARDED_BY(mu);
-  ProcessLocalFd wake ABSL_GUARDED_BY(mu);  // an eventfd, made once per process
-  std::atomic<int> wake_raw{-1};            // its number, for WakeIpcServer without the lock
+  std::mutex mu;
+  std::vector<IpcGrantSource*> sources;  // guarded by mu
+  std::vector<Connection> connections;   // guarded by mu
+  uint64_t next_connection = 1;          // guarded by mu
+  bool running = false;                  // guarded by mu; the (detached) server thread runs while it is set
+  ProcessLocalFd listener;               // guarded by mu
+  ProcessLocalFd wake;                   // guarded by mu; an eventfd, made once per process
+  std::atomic<int> wake_raw{-1};         // its number, for WakeIpcServer without the lock
 };
 
 // The descriptors ProcessLocalFd owns, by token: what a forked child closes.
 struct Registry {
-  absl::Mutex mu;
-  absl::flat_hash_map<uint64_t, int> fds ABSL_GUARDED_BY(mu);
-  uint64_t next_token ABSL_GUARDED_BY(mu) = 1;
+  std::mutex mu;
+  absl::flat_hash_map<uint64_t, int> fds;  // guarded by mu
+  uint64_t next_token = 1;                 // guarded by mu
 };
 
 Registry* g_registry = nullptr;         // set once, never destroyed
@@ -106,12 +106,12 @@ std::atomic<Server*> g_server{nullptr};  // replaced in a forked child; never de
 // sources are its parent's simulators -- is left behind, never touched again, and the child starts a fresh one.
 // Holds on the parent's buffers stay with it, not dropped (dropping would run the parent's simulator code on locks
 // other threads may have held). Only the registry's lock is taken before fork: a leaf, taken last (see below).
-void LockBeforeFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_registry->mu.Lock(); }
-void UnlockInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_registry->mu.Unlock(); }
-void ResetInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+void LockBeforeFork() { g_registry->mu.lock(); }
+void UnlockInParent() { g_registry->mu.unlock(); }
+void ResetInChild() {
   for (const auto& [token, fd] : g_registry->fds) close(fd);
   g_registry->fds.clear();
-  g_registry->mu.Unlock();
+  g_registry->mu.unlock();
   static auto* const left_behind = new std::vector<Server*>();  // reachable for leak checkers
   left_behind->push_back(g_server.exchange(new Server()));
 }
@@ -137,13 +137,15 @@ Server& GetServer() {
 // the order every other path takes them in (the registry's lock is a leaf).
 [[maybe_unused]] const bool g_fork_handlers_installed = (GetRegistry(), true);
 
-bool ShouldStopLocked(Server& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+// The caller holds c.mu.
+bool ShouldStopLocked(Server& c) {
   return c.connections.empty() &&
          std::all_of(c.sources.begin(), c.sources.end(), [](const IpcGrantSource* s) { return s->empty(); });
 }
 
 // Accepts every pending connection of this user; others are closed unanswered.
-void AcceptAllLocked(Server& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+// The caller holds c.mu.
+void AcceptAllLocked(Server& c) {
   for (;;) {
     const int fd = accept4(c.listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
@@ -168,12 +170,13 @@ void AcceptAllLocked(Server& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
 }
 
 // Answers `conn`'s request: its grant (and keeps the hold) or -EINVAL. Returns false when the connection is done.
-bool AnswerLocked(Server& c, Connection& conn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+// The caller holds c.mu.
+bool AnswerLocked(Server& c, Connection& conn) {
   Request request{};
   const ssize_t n = recv(conn.fd.get(), &request, sizeof(request), MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;  // nothing yet
   if (n != sizeof(request) || request.magic != kMagic || request.version != kProtocolVersion) return false;
-  ShareHandle handle;
+  ShareHandle handle{};
   std::copy(std::begin(request.handle), std::end(request.handle), handle.begin());
   std::optional<IpcGrant> grant;
   IpcGrantSource* source = nullptr;
@@ -221,9 +224,8 @@ void Serve(Server* c) {
   std::vector<pollfd> polled;
   std::vector<uint64_t> ids;
   for (;;) {
-    std::vector<std::shared_ptr<const void>> dropped;  // released after the lock: they run simulator code
     {
-      ScopedLock lock(&c->mu);
+      std::lock_guard<std::mutex> lock(c->mu);
       std::erase_if(c->connections, [](const Connection& conn) { return conn.orphaned; });
       if (ShouldStopLocked(*c)) {
         c->listener.Reset();  // the name is free again for the next server
@@ -251,7 +253,7 @@ void Serve(Server* c) {
       eventfd_t value;
       (void)eventfd_read(polled[1].fd, &value);
     }
-    ScopedLock lock(&c->mu);
+    std::lock_guard<std::mutex> lock(c->mu);
     if ((polled[0].revents & POLLIN) != 0) AcceptAllLocked(*c);
     for (size_t i = 0; i < ids.size(); ++i) {
       const short revents = polled[i + 2].revents;
@@ -260,9 +262,9 @@ void Serve(Server* c) {
                              [&](const Connection& conn) { return conn.id == ids[i]; });
       if (it == c->connections.end() || it->orphaned) continue;
       // Before the answer: the request. After it, anything -- EOF when the importer lets go or dies, or stray
-      // bytes -- ends the importer's hold.
+      // bytes -- ends the importer's hold. Dropped under the lock: UnregisterIpcSource, which takes it, then knows
+      // that no hold of its source is still being dropped (the last one calls the source back).
       if (!it->answered && AnswerLocked(*c, *it)) continue;
-      dropped.push_back(std::move(it->hold));
       c->connections.erase(it);
     }
   }
@@ -270,11 +272,20 @@ void Serve(Server* c) {
 
 }  // namespace
 
+std::string IpcServerName(pid_t pid) {
+  // Abstract socket names are per network namespace, pids per pid namespace, and containers (or sandboxes) may
+  // share the one without the other: the pid namespace's inode makes the name unique where the pid is. A handle's
+  // pid means something only to a process of the exporter's pid namespace, which computes the same name.
+  struct stat ns {};
+  const uint64_t pid_ns = stat("/proc/self/ns/pid", &ns) == 0 ? static_cast<uint64_t>(ns.st_ino) : 0;
+  return absl::StrCat("hipmem-kfd-sim-ipc.", pid_ns, ".", pid);
+}
+
 // ---- ProcessLocalFd ----
 
 ProcessLocalFd::ProcessLocalFd(int fd) {
   Registry& r = GetRegistry();
-  ScopedLock lock(&r.mu);
+  std::lock_guard<std::mutex> lock(r.mu);
   token_ = r.next_token++;
   r.fds.emplace(token_, fd);
 }
@@ -294,7 +305,7 @@ ProcessLocalFd& ProcessLocalFd::operator=(ProcessLocalFd&& other) noexcept {
 int ProcessLocalFd::get() const {
   if (token_ == 0) return -1;
   Registry& r = GetRegistry();
-  ScopedLock lock(&r.mu);
+  std::lock_guard<std::mutex> lock(r.mu);
   const auto it = r.fds.find(token_);
   return it == r.fds.end() ? -1 : it->second;
 }
@@ -304,7 +315,7 @@ void ProcessLocalFd::Reset() {
   Registry& r = GetRegistry();
   // Closed under the lock: a fork() between forgetting and closing would leave the child a descriptor nobody
   // closes, and one between closing and forgetting would make the child close a reused number.
-  ScopedLock lock(&r.mu);
+  std::lock_guard<std::mutex> lock(r.mu);
   if (const auto it = r.fds.find(std::exchange(token_, 0)); it != r.fds.end()) {
     if (close(it->second) != 0) HIPMEM_LOG(kWarning, "close(", it->second, ") failed: errno ", errno);
     r.fds.erase(it);
@@ -315,7 +326,7 @@ void ProcessLocalFd::Reset() {
 
 void RegisterIpcSource(IpcGrantSource* source) {
   Server& c = GetServer();
-  ScopedLock lock(&c.mu);
+  std::lock_guard<std::mutex> lock(c.mu);
   c.sources.push_back(source);
 }
 
@@ -323,7 +334,7 @@ std::vector<std::shared_ptr<const void>> UnregisterIpcSource(IpcGrantSource* sou
   Server& c = GetServer();
   std::vector<std::shared_ptr<const void>> holds;
   {
-    ScopedLock lock(&c.mu);
+    std::lock_guard<std::mutex> lock(c.mu);
     const auto it = std::find(c.sources.begin(), c.sources.end(), source);
     if (it == c.sources.end()) return holds;
     c.sources.erase(it);
@@ -340,12 +351,9 @@ std::vector<std::shared_ptr<const void>> UnregisterIpcSource(IpcGrantSource* sou
 
 absl::Status EnsureIpcServer() {
   Server& c = GetServer();
-  ScopedLock lock(&c.mu);
+  std::lock_guard<std::mutex> lock(c.mu);
+  // A stopped server thread cleared `running` and closed the listener under the lock, and touches nothing after.
   if (c.running) return absl::OkStatus();
-  if (c.thread != nullptr) {
-    c.thread->join();  // it has stopped (running is false) and takes no lock on its way out
-    delete std::exchange(c.thread, nullptr);
-  }
   if (!c.wake.valid()) {
     const int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (fd < 0) return absl::ErrnoToStatus(errno, "kfd_sim IPC server: eventfd");
@@ -357,12 +365,12 @@ absl::Status EnsureIpcServer() {
   ProcessLocalFd listener(fd);
   const Address address = ServerAddress(getpid());
   if (bind(fd, reinterpret_cast<const sockaddr*>(&address.addr), address.length) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("kfd_sim IPC server: bind(@hipmem-kfd-sim-ipc.", getpid(), ")"));
+    return absl::ErrnoToStatus(errno, absl::StrCat("kfd_sim IPC server: bind(@", IpcServerName(getpid()), ")"));
   }
   if (listen(fd, kListenBacklog) != 0) return absl::ErrnoToStatus(errno, "kfd_sim IPC server: listen");
   c.listener = std::move(listener);
   c.running = true;
-  c.thread = new std::thread(&Serve, &c);
+  std::thread(&Serve, &c).detach();  // the server is never destroyed
   return absl::OkStatus();
 }
 

@@ -4,7 +4,7 @@
 // every other process of the machine. Here every OS process runs its own simulator, so a handle carries its
 // exporter's pid (the last of its four words) and the exporter's process serves its handles to the others:
 //  - the server: one per OS process, started on demand, a thread asleep in poll() on an abstract unix socket
-//    named after the pid ("\0hipmem-kfd-sim-ipc.<pid>"). It accepts connections only from the same user
+//    named after the pid (IpcServerName). It accepts connections only from the same user
 //    (SO_PEERCRED), answers one request per connection (a share handle) with the buffer's page file (SCM_RIGHTS),
 //    its offset, size and flags, and then keeps the buffer alive for as long as the importer keeps the connection
 //    open -- the importer's reference of the kernel's ipc_obj refcount, which a crash or exit also drops. It stops
@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -74,8 +75,8 @@ struct IpcGrant {
   std::shared_ptr<const void> hold;  // keeps the buffer (and `fd`) alive while the importer holds it
 };
 
-// Where the server finds handles: one simulator's IPC table. Called with the server's lock held, so an
-// implementation must take no lock the server's callers may hold while they call into the server.
+// Where the server finds handles: one simulator's IPC table. Called with the server's lock held, as are the
+// releases of its holds, so neither may take a lock that anyone holds while calling into the server.
 class IpcGrantSource {
  public:
   // Returns the grant for `handle`, or nullopt when this source has no live buffer of that name.
@@ -86,6 +87,10 @@ class IpcGrantSource {
  protected:
   ~IpcGrantSource() = default;
 };
+
+// The abstract socket name (without the leading NUL) under which OS process `pid` of this process's pid namespace
+// serves its handles: "hipmem-kfd-sim-ipc.<pid namespace inode>.<pid>".
+std::string IpcServerName(pid_t pid);
 
 // Adds `source` to what this process's server serves. `source` must stay valid until UnregisterIpcSource.
 void RegisterIpcSource(IpcGrantSource* source);

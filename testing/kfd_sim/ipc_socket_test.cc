@@ -14,14 +14,12 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <optional>
 #include <thread>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
-#include "base/scoped_lock.h"
 #include "gtest/gtest.h"
 #include "testing/kfd_sim/memfd.h"
 #include "testing/status_matchers.h"
@@ -91,25 +89,25 @@ class OneBuffer final : public IpcGrantSource {
   ~OneBuffer() { UnregisterIpcSource(this); }
 
   std::optional<IpcGrant> Grant(const ShareHandle& handle) override {
-    ScopedLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (handle != handle_ || buffer_ == nullptr) return std::nullopt;
     return IpcGrant{.fd = file_.fd(), .offset = kOffset, .size = kSize, .alloc_flags = 7, .flags = 9,
                     .hold = buffer_};
   }
   bool empty() const override {
-    ScopedLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return buffer_ == nullptr;
   }
 
   const ShareHandle& handle() const { return handle_; }
   std::weak_ptr<int> watch() {
-    ScopedLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return buffer_;
   }
   // Drops the source's own reference: only remote holds keep the buffer.
   void Drop() {
     {
-      ScopedLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       buffer_.reset();
     }
     WakeIpcServer();
@@ -118,8 +116,8 @@ class OneBuffer final : public IpcGrantSource {
  private:
   MemFd file_;
   ShareHandle handle_{};
-  mutable absl::Mutex mu_;
-  std::shared_ptr<int> buffer_ ABSL_GUARDED_BY(mu_);
+  mutable std::mutex mu_;
+  std::shared_ptr<int> buffer_;  // guarded by mu_
 };
 
 bool WaitUntil(const std::function<bool()>& done) {
@@ -131,10 +129,10 @@ bool WaitUntil(const std::function<bool()>& done) {
   return true;
 }
 
-// Whether this process's server name is bound (listed in /proc/net/unix as "@hipmem-kfd-sim-ipc.<pid>").
+// Whether this process's server name is bound (listed in /proc/net/unix as "@<name>").
 bool ServerNameBound() {
   std::ifstream table("/proc/net/unix");
-  const std::string name = "@hipmem-kfd-sim-ipc." + std::to_string(getpid());
+  const std::string name = "@" + IpcServerName(getpid());
   for (std::string line; std::getline(table, line);) {
     if (line.size() >= name.size() && line.compare(line.size() - name.size(), name.size(), name) == 0) return true;
   }

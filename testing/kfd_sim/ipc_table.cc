@@ -11,7 +11,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
-#include "base/scoped_lock.h"
 #include "testing/kfd_sim/bo_pages.h"
 
 namespace hipmem::kfd_sim {
@@ -42,11 +41,11 @@ IpcTable::~IpcTable() {
 
 absl::StatusOr<std::shared_ptr<const IpcObject>> IpcTable::Create(std::shared_ptr<const DmaBufObject> dmabuf,
                                                                   uint32_t flags) {
-  ShareHandle handle;
+  ShareHandle handle{};
   handle[kShareHandlePidWord] = static_cast<uint32_t>(getpid());
   std::shared_ptr<const IpcObject> object;
   {
-    ScopedLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     do {
       if (const int err = RandomWords(handle.data(), kShareHandlePidWord); err != 0) {
         return absl::ErrnoToStatus(-err, "IpcTable::Create: getrandom");
@@ -71,13 +70,13 @@ absl::StatusOr<std::shared_ptr<const IpcObject>> IpcTable::Create(std::shared_pt
 }
 
 std::shared_ptr<const IpcObject> IpcTable::Find(const ShareHandle& handle) const {
-  ScopedLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   const auto it = objects_.find(handle);
   return it == objects_.end() ? nullptr : it->second.lock();
 }
 
 size_t IpcTable::size() const {
-  ScopedLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return objects_.size();
 }
 
@@ -103,7 +102,7 @@ std::optional<IpcGrant> IpcTable::Grant(const ShareHandle& handle) {
 void IpcTable::Forget(const ShareHandle& handle) {
   bool now_empty;
   {
-    ScopedLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     objects_.erase(handle);
     now_empty = objects_.empty();
   }

@@ -15,12 +15,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "testing/kfd_sim/dmabuf_table.h"
 #include "testing/kfd_sim/ipc_socket.h"
 
@@ -63,8 +62,9 @@ class IpcTable final : public IpcGrantSource {
   // Drops `handle`'s entry (its object's last holder has gone).
   void Forget(const ShareHandle& handle);
 
-  mutable absl::Mutex mu_;
-  absl::btree_map<ShareHandle, std::weak_ptr<const IpcObject>> objects_ ABSL_GUARDED_BY(mu_);
+  // A std::mutex: the IPC server's thread takes it under its own (ipc_socket.cc says why not absl::Mutex).
+  mutable std::mutex mu_;
+  absl::btree_map<ShareHandle, std::weak_ptr<const IpcObject>> objects_;  // guarded by mu_
 };
 
 }  // namespace hipmem::kfd_sim

@@ -26,7 +26,7 @@ namespace hipmem::kfd_sim::sim_internal {
 namespace {
 
 ShareHandle HandleOf(const uint32_t (&words)[4]) {
-  ShareHandle handle;
+  ShareHandle handle{};
   std::copy(std::begin(words), std::end(words), handle.begin());
   return handle;
 }

@@ -106,14 +106,18 @@ class SimIpcTest : public ::testing::Test {
     importer_.reset();
   }
 
-  // A host-visible VRAM buffer of the exporter, CPU-mapped at `cpu` and filled from `seed`.
-  AllocResult FilledBuffer(const Reservation& cpu, uint64_t seed) {
+  // A host-visible VRAM buffer of the exporter, CPU-mapped at `cpu`, filled from `seed` and IPC-exported.
+  struct SharedBuffer {
+    AllocResult bo;
+    Exported exported;
+  };
+  SharedBuffer FilledAndExported(const Reservation& cpu, uint64_t seed) {
     const AllocResult bo = Alloc(*exporter_, gpu_, kTestVa, kSize, kVisibleVram);
     EXPECT_EQ(bo.ret, 0);
     EXPECT_EQ(exporter_->MmapBo(exporter_fds_[0], cpu.addr(), kSize.raw(), PROT_READ | PROT_WRITE, bo.mmap_offset),
               0);
     FillPages(cpu.bytes(), seed);
-    return bo;
+    return SharedBuffer{.bo = bo, .exported = Export(*exporter_, bo.handle, gpu_)};
   }
   Bytes VramUsed() const { return sim_->Snapshot().gpus.at(0).vram_used; }
   size_t ImporterBos() const { return sim_->Snapshot().processes.at(1).bos.size(); }
@@ -128,14 +132,12 @@ class SimIpcTest : public ::testing::Test {
 
 TEST_F(SimIpcTest, AnotherProcessImportsTheBufferAndSharesItsPages) {
   const Reservation cpu(kSize);
-  const AllocResult bo = FilledBuffer(cpu, 0x1000);
+  const SharedBuffer shared = FilledAndExported(cpu, 0x1000);
+  ASSERT_EQ(shared.exported.ret, 0);
   const Bytes used = VramUsed();
+  EXPECT_EQ(shared.exported.args.share_handle[3], static_cast<uint32_t>(getpid())) << "the exporter's pid";
 
-  const Exported exported = Export(*exporter_, bo.handle, gpu_);
-  ASSERT_EQ(exported.ret, 0);
-  EXPECT_EQ(exported.args.share_handle[3], static_cast<uint32_t>(getpid())) << "the exporter's pid";
-
-  const Imported imported = Import(*importer_, exported.args.share_handle, gpu_, kImportVa);
+  const Imported imported = Import(*importer_, shared.exported.args.share_handle, gpu_, kImportVa);
   ASSERT_EQ(imported.ret, 0);
   EXPECT_EQ(uapi::HandleGpuId(imported.args.handle), gpu_);
   EXPECT_EQ(imported.args.flags, kExportFlags) << "the exporter's flags, handed over unchanged";
@@ -160,7 +162,7 @@ TEST_F(SimIpcTest, AnotherProcessImportsTheBufferAndSharesItsPages) {
   EXPECT_STREQ(cpu.bytes() + 8, "imported");
 
   EXPECT_EQ(Free(*importer_, imported.args.handle), 0);
-  EXPECT_EQ(Free(*exporter_, bo.handle), 0);
+  EXPECT_EQ(Free(*exporter_, shared.bo.handle), 0);
 }
 
 TEST_F(SimIpcTest, ExportingAgainOrReexportingAnImportNamesTheSameBuffer) {
@@ -188,36 +190,34 @@ TEST_F(SimIpcTest, ExportingAgainOrReexportingAnImportNamesTheSameBuffer) {
 TEST_F(SimIpcTest, ImportOutlivesTheExportersFreeAndTheLastHolderReturnsTheMemory) {
   const Bytes before = VramUsed();
   const Reservation cpu(kSize);
-  const AllocResult bo = FilledBuffer(cpu, 0x2000);
-  const Exported exported = Export(*exporter_, bo.handle, gpu_);
-  ASSERT_EQ(exported.ret, 0);
-  const Imported imported = Import(*importer_, exported.args.share_handle, gpu_, kImportVa);
+  const SharedBuffer shared = FilledAndExported(cpu, 0x2000);
+  ASSERT_EQ(shared.exported.ret, 0);
+  const Imported imported = Import(*importer_, shared.exported.args.share_handle, gpu_, kImportVa);
   ASSERT_EQ(imported.ret, 0);
   ASSERT_EQ(Map(*importer_, imported.args.handle, {gpu_}).ret, 0);
 
   // The kernel keeps the BO alive while it is imported: the exporter's free only drops its own reference.
-  ASSERT_EQ(Free(*exporter_, bo.handle), 0);
+  ASSERT_EQ(Free(*exporter_, shared.bo.handle), 0);
   std::vector<char> seen(kSize.raw());
   ASSERT_TRUE(importer_->ReadGpuMemory(gpu_, DeviceAddress(kImportVa), kSize, seen.data()));
   EXPECT_TRUE(PagesHold(seen.data(), 0x2000));
   EXPECT_EQ(VramUsed(), before + kSize) << "still counted, against the exporter's GPU";
   // The handle still names it while an importer holds it.
-  const Imported third = Import(*exporter_, exported.args.share_handle, gpu_, kImportVa);
+  const Imported third = Import(*exporter_, shared.exported.args.share_handle, gpu_, kImportVa);
   ASSERT_EQ(third.ret, 0);
   ASSERT_EQ(Free(*exporter_, third.args.handle), 0);
 
   ASSERT_EQ(Free(*importer_, imported.args.handle), 0);
   EXPECT_EQ(VramUsed(), before) << "the last holder gives the memory back";
-  EXPECT_EQ(Import(*importer_, exported.args.share_handle, gpu_, kImportVa).ret, -EINVAL)
+  EXPECT_EQ(Import(*importer_, shared.exported.args.share_handle, gpu_, kImportVa).ret, -EINVAL)
       << "a handle whose every holder is gone is unknown";
 }
 
 TEST_F(SimIpcTest, ClosingTheExporterKeepsAnImportAlive) {
   const Reservation cpu(kSize);
-  const AllocResult bo = FilledBuffer(cpu, 0x3000);
-  const Exported exported = Export(*exporter_, bo.handle, gpu_);
-  ASSERT_EQ(exported.ret, 0);
-  const Imported imported = Import(*importer_, exported.args.share_handle, gpu_, kImportVa);
+  const SharedBuffer shared = FilledAndExported(cpu, 0x3000);
+  ASSERT_EQ(shared.exported.ret, 0);
+  const Imported imported = Import(*importer_, shared.exported.args.share_handle, gpu_, kImportVa);
   ASSERT_EQ(imported.ret, 0);
   exporter_.reset();  // close(): releases every BO of the exporter
   ASSERT_EQ(Map(*importer_, imported.args.handle, {gpu_}).ret, 0);
@@ -332,10 +332,9 @@ struct ChildMachine {
 
 TEST_F(SimIpcTest, ForkedProcessImportsThroughTheExportersSocketAndWritesBack) {
   const Reservation cpu(kSize);
-  const AllocResult bo = FilledBuffer(cpu, 0x4000);
-  const Exported exported = Export(*exporter_, bo.handle, gpu_);
-  ASSERT_EQ(exported.ret, 0);
-  const uapi::IpcExportHandleArgs handle = exported.args;
+  const SharedBuffer shared = FilledAndExported(cpu, 0x4000);
+  ASSERT_EQ(shared.exported.ret, 0);
+  const uapi::IpcExportHandleArgs handle = shared.exported.args;
   const uint32_t gpu = gpu_;
   Child child = Spawn([&](int, int) {
     ChildMachine machine;
@@ -351,27 +350,28 @@ TEST_F(SimIpcTest, ForkedProcessImportsThroughTheExportersSocketAndWritesBack) {
     // Not charged to the child's machine: the exporter's owns the memory.
     if (!machine.sim->Snapshot().gpus.at(0).vram_used.is_zero()) return 7;
     const Reservation import_cpu(kSize);
-    if (machine.file->MmapBo(machine.fds[0], import_cpu.addr(), kSize.raw(), PROT_READ | PROT_WRITE,
-                             imported.args.mmap_offset) != 0) {
+    char* const cpu_view = import_cpu.bytes();
+    if (cpu_view == nullptr || machine.file->MmapBo(machine.fds[0], cpu_view, kSize.raw(), PROT_READ | PROT_WRITE,
+                                                    imported.args.mmap_offset) != 0) {
       return 8;
     }
-    std::memcpy(import_cpu.bytes() + 8, "from the child", 15);
+    const char kMarker[] = "from the child";
+    std::memcpy(cpu_view + 8, kMarker, sizeof(kMarker));
     if (Free(*machine.file, imported.args.handle) != 0) return 9;
     return 0;
   });
   ASSERT_GT(child.pid, 0);
   EXPECT_EQ(Reap(child), 0);
   EXPECT_STREQ(cpu.bytes() + 8, "from the child");
-  EXPECT_EQ(Free(*exporter_, bo.handle), 0);
+  EXPECT_EQ(Free(*exporter_, shared.bo.handle), 0);
 }
 
 TEST_F(SimIpcTest, RemoteImportKeepsTheBufferUntilTheImportingProcessEnds) {
   const Bytes before = VramUsed();
   const Reservation cpu(kSize);
-  const AllocResult bo = FilledBuffer(cpu, 0x5000);
-  const Exported exported = Export(*exporter_, bo.handle, gpu_);
-  ASSERT_EQ(exported.ret, 0);
-  const uapi::IpcExportHandleArgs handle = exported.args;
+  const SharedBuffer shared = FilledAndExported(cpu, 0x5000);
+  ASSERT_EQ(shared.exported.ret, 0);
+  const uapi::IpcExportHandleArgs handle = shared.exported.args;
   const uint32_t gpu = gpu_;
   Child child = Spawn([&](int from_parent, int to_parent) {
     ChildMachine machine;
@@ -389,7 +389,7 @@ TEST_F(SimIpcTest, RemoteImportKeepsTheBufferUntilTheImportingProcessEnds) {
   });
   ASSERT_GT(child.pid, 0);
   ASSERT_TRUE(Receive(child.from_child, 'i'));
-  ASSERT_EQ(Free(*exporter_, bo.handle), 0);
+  ASSERT_EQ(Free(*exporter_, shared.bo.handle), 0);
   EXPECT_EQ(VramUsed(), before + kSize) << "the other process's import holds the buffer";
   ASSERT_TRUE(Send(child.to_child, 'f'));
   EXPECT_TRUE(Receive(child.from_child, 'r')) << "the child read the pages after the exporter's free";
