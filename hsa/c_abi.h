@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
 
@@ -39,5 +40,12 @@ absl::Status WritePoolInfo(const Runtime& runtime, PoolId pool, uint32_t attribu
 absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent, PoolId pool, uint32_t attribute, void* value);
 
 }  // namespace hipmem::hsa
+
+// In an hsa_* entry point: binds `runtime` (hsa::Runtime&) to the shared runtime, or returns the
+// hsa_status_t for why there is none (HSA_STATUS_ERROR_NOT_INITIALIZED before hsa_init).
+#define HSA_RUNTIME_OR_RETURN(runtime)                                                    \
+  absl::StatusOr<::hipmem::hsa::Runtime*> runtime##_or = ::hipmem::hsa::SharedRuntime(); \
+  if (!runtime##_or.ok()) return ::hipmem::hsa::ToHsaStatus(runtime##_or.status());      \
+  ::hipmem::hsa::Runtime& runtime = **runtime##_or
 
 #endif  // HIPMEM_HSA_C_ABI_H_

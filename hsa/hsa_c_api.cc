@@ -16,11 +16,6 @@ using hipmem::hsa::PoolId;
 using hipmem::hsa::Runtime;
 using hipmem::hsa::ToHsaStatus;
 
-#define HSA_RUNTIME_OR_RETURN(runtime)                                    \
-  absl::StatusOr<Runtime*> runtime##_or = hipmem::hsa::SharedRuntime();   \
-  if (!runtime##_or.ok()) return ToHsaStatus(runtime##_or.status());      \
-  Runtime& runtime = **runtime##_or
-
 extern "C" {
 
 hsa_status_t HSA_API hsa_init(void) { return ToHsaStatus(hipmem::hsa::AcquireSharedRuntime()); }
