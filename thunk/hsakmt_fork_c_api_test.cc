@@ -3,7 +3,7 @@
 // may allocate, map, copy with an SDMA queue and close, and leaves with exit() (not _exit): no static destructor
 // or atexit handler of the parent's may hang it or harm the parent (the parent's sysfs tree stays). The parent's
 // KFD, queues, events and memory keep working. The child reports through its exit code (the number of the
-// first step that went wrong), never gtest; every step runs under a 1 s alarm so nothing can hang.
+// first step that went wrong), never gtest; every step runs under an alarm (kChildStepSeconds) so nothing can hang.
 #include <unistd.h>
 
 #include <atomic>

@@ -28,6 +28,11 @@ inline constexpr bool kThreadSanitizer = true;
 inline constexpr bool kThreadSanitizer = false;
 #endif
 
+// How long one step of a forked child may take before it counts as hung. Generous: a step is a few ioctls, but
+// under a sanitizer on a loaded two-core machine opening a fresh simulated machine or exiting (the leak check
+// runs then) has been seen to pass one second. A real hang still ends well inside WaitChild's limit.
+inline constexpr unsigned kChildStepSeconds = 5;
+
 // Forks; the child runs `body` and exit(0)s. Returns the child's pid (-1 when fork failed). For a parent that
 // talks to its child before reaping it (WaitChild).
 template <typename Body>
@@ -35,7 +40,7 @@ pid_t ForkChild(Body body) {
   const pid_t child = fork();
   if (child == 0) {
     body();
-    alarm(1);
+    alarm(kChildStepSeconds);
     std::exit(0);  // static destructors and atexit handlers run, as after kfdtest's child
   }
   return child;
@@ -75,12 +80,12 @@ inline std::string DescribeChild(int status) {
 
 }  // namespace hipmem_testing
 
-// In a child: arms a 1 s alarm for the step (SIGALRM's default action ends the child), and exits with `n` when
+// In a child: arms an alarm for the step (SIGALRM's default action ends the child), and exits with `n` when
 // `ok` is false.
-#define HSAKMT_CHILD_STEP(n, ok) \
-  do {                           \
-    alarm(1);                    \
-    if (!(ok)) std::exit(n);     \
+#define HSAKMT_CHILD_STEP(n, ok)                         \
+  do {                                                   \
+    alarm(::hipmem_testing::kChildStepSeconds);          \
+    if (!(ok)) std::exit(n);                             \
   } while (0)
 
 // As HSAKMT_CHILD_STEP, for a step that waits for the other process: 10 s.
