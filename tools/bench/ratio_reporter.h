@@ -1,5 +1,8 @@
 // A Google Benchmark console reporter that also prints each benchmark's time as a ratio to a
 // baseline benchmark from the same run, so goals are stated against the machine the run is on.
+//
+// With --benchmark_repetitions the ratios are printed per aggregate (the `_median` and `_mean` rows
+// Google Benchmark adds), and a goal is judged on the medians, which one slow repetition cannot move.
 #ifndef HIPMEM_TOOLS_BENCH_RATIO_REPORTER_H_
 #define HIPMEM_TOOLS_BENCH_RATIO_REPORTER_H_
 
@@ -23,13 +26,20 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   void ReportRuns(const std::vector<Run>& runs) override;
 
-  // Prints one line per goal ("ratio: A / B = 2.31 (goal <= 3.00: met)"); returns false if a goal
+  // Prints one line per goal, wall-time ratio first and CPU-time ratio after it
+  // ("ratio: A / B = 2.31 (cpu 2.40) (goal <= 3.00: met)"); with repetitions, one line per aggregate
+  // ("ratio: A_median / B_median = ..."), the goal judged on the median line. Returns false if a goal
   // with a limit was missed or a named benchmark did not run.
   bool PrintRatios() const;
 
  private:
+  struct Times {
+    double real_ns;  // wall time per iteration
+    double cpu_ns;   // CPU time per iteration
+  };
   std::vector<RatioGoal> goals_;
-  std::map<std::string, double> real_ns_;
+  // Keyed by Run::benchmark_name(): "BM_X" for an iteration run, "BM_X_median" / "BM_X_mean" for aggregates.
+  std::map<std::string, Times> times_;
 };
 
 }  // namespace hipmem_bench
