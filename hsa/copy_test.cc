@@ -3,6 +3,7 @@
 // contents goes through a copy back to host memory).
 #include "hsa/copy.h"
 
+#include <stdlib.h>
 #include <time.h>
 
 #include <cstring>
@@ -161,6 +162,64 @@ TEST_F(CopiesTest, HostToDeviceAndBackOnTheSdmaEngines) {
   EXPECT_THAT(log.Last(), testing::HasSubstr("on SDMA engine 1 "));  // the host-to-device engine
   EXPECT_EQ(ReadBack(vram, *gpus_[0], size), in);
   EXPECT_THAT(log.Last(), testing::HasSubstr("on SDMA engine 2 "));  // the device-to-host engine
+}
+
+TEST_F(CopiesTest, UnregisteredHostMemoryIsUnpinnedBeforeTheSignalSaysDone) {
+  const Agent& gpu = *gpus_[0];
+  std::vector<uint8_t> in = Pattern(100000, 6), out(100000, 0);
+  const DeviceAddress vram = Vram(gpu, Bytes(100000));
+  const SignalRef& up = NewSignal(1);
+  const SignalRef& down = NewSignal(1);
+  ASSERT_THAT(Copy(vram, gpu, Addr(in.data()), *cpu_, Bytes(100000), up), IsOk());
+  ASSERT_THAT(Copy(Addr(out.data()), *cpu_, vram, gpu, Bytes(100000), down, {up}), IsOk());
+  ASSERT_EQ(Await(down), 0);
+  // The owner may free the buffers the moment the signal reads 0: nothing of them is still registered.
+  EXPECT_EQ(rt_->kfd().QueryPointerInfo(in.data()).type, thunk::PointerType::kUnknown);
+  EXPECT_EQ(rt_->kfd().QueryPointerInfo(out.data()).type, thunk::PointerType::kUnknown);
+  EXPECT_EQ(in, out);
+}
+
+TEST_F(CopiesTest, BlitKernelCopyWaitsForMoreThanOneBarrierOfDependencies) {
+  const Agent& gpu = *gpus_[0];
+  const Bytes size = Bytes::MiB(1);  // a same-GPU copy this large runs on the blit kernel
+  const std::vector<uint8_t> in = Pattern(size.raw(), 31);
+  const DeviceAddress a = Vram(gpu, size), b = Vram(gpu, size);
+  const SignalRef& up = NewSignal(1);
+  ASSERT_THAT(Copy(a, gpu, Addr(in.data()), *cpu_, size, up), IsOk());
+  ASSERT_EQ(Await(up), 0);
+  std::vector<SignalRef> deps;
+  for (int i = 0; i < 7; ++i) deps.push_back(NewSignal(1));  // two BARRIER_AND packets
+  const SignalRef& done = NewSignal(1);
+  ASSERT_THAT(Copy(b, gpu, a, gpu, size, done, deps), IsOk());
+  for (int i = 0; i < 7; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+    EXPECT_EQ(done.Load(MemoryOrder::kAcquire), 1) << "ran with dependency " << i << " still open";
+    deps[i].Store(0, MemoryOrder::kRelease);
+  }
+  EXPECT_EQ(Await(done), 0);
+  EXPECT_EQ(ReadBack(b, gpu, size), in);
+}
+
+TEST(CopyFlagsTest, ReadsRocrsEnvironmentVariables) {
+  ::unsetenv("HSA_ENABLE_SDMA");
+  ::unsetenv("HSA_ENABLE_PEER_SDMA");
+  ::unsetenv("HSA_FORCE_SDMA_SIZE");
+  const CopyFlags defaults = CopyFlags::FromEnvironment();
+  EXPECT_FALSE(defaults.enable_sdma.has_value());
+  EXPECT_TRUE(defaults.enable_peer_sdma);
+  EXPECT_EQ(defaults.force_sdma_size, Bytes::MiB(1));
+  ::setenv("HSA_ENABLE_SDMA", "0", 1);
+  ::setenv("HSA_ENABLE_PEER_SDMA", "0", 1);
+  ::setenv("HSA_FORCE_SDMA_SIZE", "4096", 1);
+  const CopyFlags set = CopyFlags::FromEnvironment();
+  EXPECT_EQ(set.enable_sdma, false);
+  EXPECT_FALSE(set.enable_peer_sdma);
+  EXPECT_EQ(set.force_sdma_size, Bytes(4096));
+  ::setenv("HSA_ENABLE_SDMA", "1", 1);
+  EXPECT_EQ(CopyFlags::FromEnvironment().enable_sdma, true);
+  ::unsetenv("HSA_ENABLE_SDMA");
+  ::unsetenv("HSA_ENABLE_PEER_SDMA");
+  ::unsetenv("HSA_FORCE_SDMA_SIZE");
 }
 
 TEST_F(CopiesTest, CompletionSignalIsDecrementedByOne) {
