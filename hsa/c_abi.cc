@@ -23,6 +23,7 @@ namespace {
 ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
 Runtime* g_runtime ABSL_GUARDED_BY(g_mu) = nullptr;
 SignalRuntime* g_signals ABSL_GUARDED_BY(g_mu) = nullptr;
+Copies* g_copies ABSL_GUARDED_BY(g_mu) = nullptr;
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -53,6 +54,7 @@ absl::Status AcquireSharedRuntime() {
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create());
   g_signals = SignalRuntime::Create(*runtime).release();
+  g_copies = Copies::Create(*runtime, g_signals->allocator()).release();
   g_runtime = runtime.release();
   g_refcount = 1;
   return absl::OkStatus();
@@ -61,13 +63,16 @@ absl::Status AcquireSharedRuntime() {
 absl::Status ReleaseSharedRuntime() {
   std::unique_ptr<Runtime> runtime;
   std::unique_ptr<SignalRuntime> signals;
+  std::unique_ptr<Copies> copies;
   {
     ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
     if (--g_refcount > 0) return absl::OkStatus();
     runtime.reset(std::exchange(g_runtime, nullptr));
     signals.reset(std::exchange(g_signals, nullptr));
+    copies.reset(std::exchange(g_copies, nullptr));
   }
+  copies.reset();  // its queues hold signals and memory of the two below
   signals.reset();  // its signals live in the runtime's KFD process
   return absl::OkStatus();
 }
@@ -82,6 +87,12 @@ absl::StatusOr<SignalRuntime*> SharedSignals() {
   ScopedLock lock(&g_mu);
   if (g_signals == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_signals;
+}
+
+absl::StatusOr<Copies*> SharedCopies() {
+  ScopedLock lock(&g_mu);
+  if (g_copies == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  return g_copies;
 }
 
 absl::Status WriteSystemInfo(uint32_t attribute, void* value) {

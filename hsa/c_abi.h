@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hsa/copy.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
@@ -26,6 +27,9 @@ absl::StatusOr<Runtime*> SharedRuntime();
 // The shared runtime's signals, made and destroyed with it (destroyed first). NotInitializedError before
 // hsa_init.
 absl::StatusOr<SignalRuntime*> SharedSignals();
+// The shared runtime's asynchronous copies, made after its signals and destroyed before them.
+// NotInitializedError before hsa_init.
+absl::StatusOr<Copies*> SharedCopies();
 
 // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: system timestamps, and the timeouts of signal waits, count
 // nanoseconds (the KFD's GET_CLOCK_COUNTERS reports system_clock_freq = 1 GHz, which ROCr passes on).

@@ -28,6 +28,8 @@ class GpuAccess {
   ~GpuAccess();
 
   DeviceAddress gpu_address() const { return gpu_address_; }
+  // Whether the range was pinned for this use (and is unpinned when this goes).
+  bool pinned() const { return pinned_ != nullptr; }
 
  private:
   GpuAccess(thunk::Kfd* kfd, DeviceAddress gpu_address, void* pinned)

@@ -196,38 +196,15 @@ hsa_status_t HSA_API hsa_memory_assign_agent(void*, hsa_agent_t, hsa_access_perm
 hsa_status_t HSA_API hsa_memory_register(void*, size_t) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_memory_deregister(void*, size_t) { return NotYetImplemented(); }
 
-// Not yet implemented, TODO(#8) §4: asynchronous copies and fills, their engines and timestamps.
-hsa_status_t HSA_API hsa_amd_memory_async_copy(void*, hsa_agent_t, const void*, hsa_agent_t, size_t, uint32_t,
-                                               const hsa_signal_t*, hsa_signal_t) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_async_copy_on_engine(void*, hsa_agent_t, const void*, hsa_agent_t, size_t, uint32_t,
-                                                         const hsa_signal_t*, hsa_signal_t, hsa_amd_sdma_engine_id_t,
-                                                         bool) {
-  return NotYetImplemented();
-}
+// Not yet implemented, TODO(#8) §4: batched and rectangular copies (hsa_copy_c_api.cc has the linear ones).
 hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t*, uint32_t, uint32_t,
                                                      const hsa_signal_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_copy_engine_status(hsa_agent_t, hsa_agent_t, uint32_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_get_preferred_copy_engine(hsa_agent_t, hsa_agent_t, uint32_t*) {
   return NotYetImplemented();
 }
 hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t*, const hsa_dim3_t*,
                                                     const hsa_pitched_ptr_t*, const hsa_dim3_t*, const hsa_dim3_t*,
                                                     hsa_agent_t, hsa_amd_copy_direction_t, uint32_t,
                                                     const hsa_signal_t*, hsa_signal_t) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_fill(void*, uint32_t, size_t) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_profiling_async_copy_enable(bool) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_profiling_get_async_copy_time(hsa_signal_t, hsa_amd_profiling_async_copy_time_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_profiling_convert_tick_to_system_domain(hsa_agent_t, uint64_t, uint64_t*) {
   return NotYetImplemented();
 }
 

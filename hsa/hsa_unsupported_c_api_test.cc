@@ -65,10 +65,13 @@ std::vector<Call> Calls() {
          return hsa_agent_iterate_regions(agent, [](hsa_region_t, void*) { return HSA_STATUS_SUCCESS; }, nullptr);
        }},
       {"hsa_memory_allocate", [](Outs& o) { return hsa_memory_allocate(hsa_region_t{1}, 4096, &o.ptr); }},
-      {"hsa_amd_memory_async_copy",
+      {"hsa_amd_memory_async_copy_rect",
        [agent](Outs& o) {
          char src[8] = {}, dst[8] = {};
-         return hsa_amd_memory_async_copy(dst, agent, src, agent, sizeof(src), 0, nullptr, o.signal);
+         hsa_pitched_ptr_t d{dst, 8, 8}, s{src, 8, 8};
+         const hsa_dim3_t offset{0, 0, 0}, range{8, 1, 1};
+         return hsa_amd_memory_async_copy_rect(&d, &offset, &s, &offset, &range, agent,
+                                               hsaDeviceToDevice, 0, nullptr, o.signal);
        }},
       {"hsa_amd_agents_allow_access",
        [agent](Outs& o) { return hsa_amd_agents_allow_access(1, &agent, nullptr, &o.u32); }},

@@ -1,0 +1,187 @@
+// Asynchronous copies and fills on a GPU's engines: ROCr's Runtime::CopyMemory / CopyMemoryOnEngine /
+// FillMemory with the blit objects behind them (runtime.cpp, amd_gpu_agent.cpp DmaCopy / GetBlitObject,
+// amd_blit_sdma.cpp, amd_blit_kernel.cpp).
+//
+// A copy resolves each endpoint once (Runtime::FindPointer, one bounds check), picks the engine as ROCr does
+// (rocm_facts.md §5.1), makes both sides reachable by that GPU, and publishes the whole copy to the engine's
+// queue without waiting for it:
+//   SDMA          POLL_REGMEM until each dependency signal's value is 0 (both halves), [TIMESTAMP start],
+//                 COPY_LINEAR..., [TIMESTAMP end], ATOMIC add -1 on the completion signal, then FENCE + TRAP
+//                 on the signal's event when it has one (so a sleeping waiter wakes).
+//   blit kernel   BARRIER_AND packets on the dependency signals, then the copy kernel's KERNEL_DISPATCH with
+//                 the completion signal as its completion_signal (the CP decrements it and interrupts).
+// The caller never blocks on a dependency, except for a copy between two CPU agents, which ROCr's CpuAgent
+// runs on the calling thread (waits, memmove, decrement).
+//
+// Each engine queue has a watcher thread that retires finished copies (dropping the pins of host memory that
+// had to be registered for them) and catches the queue's VM faults: a copy whose queue faulted -- and every
+// copy queued behind it -- gets its completion signal set to -1, and the queue is rebuilt on the next use.
+// Thread-safe.
+#ifndef HIPMEM_HSA_COPY_H_
+#define HIPMEM_HSA_COPY_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/units.h"
+#include "hsa/runtime.h"
+#include "hsa/signal.h"
+#include "hsa/signal_allocator.h"
+
+namespace hipmem::hsa {
+
+class GpuAccess;
+struct Hold;
+
+// Which kind of engine runs a copy.
+enum class CopyEngineKind {
+  kHost,        // the calling CPU thread (both agents are CPUs)
+  kBlitKernel,  // the copy agent's blit kernel on an AQL queue
+  kSdma,        // one of the copy agent's SDMA engines
+};
+
+// Where a copy runs.
+struct EngineChoice {
+  CopyEngineKind kind;
+  std::optional<AgentId> gpu;  // the copy agent; nullopt for kHost
+  // kSdma: the engine's offset, 1-based as ROCr's engine_offset: bit (offset - 1) of hsa_amd_sdma_engine_id_t.
+  // 1 is the host-to-device engine, 2 the device-to-host one (1 again with a single SDMA engine), from
+  // num_sdma_engines + 1 on the XGMI engines.
+  uint32_t sdma_engine = 0;
+
+  friend bool operator==(const EngineChoice&, const EngineChoice&) = default;
+};
+
+// The environment flags ROCr reads for its copy path (util/flag.h), under their upstream names.
+struct CopyFlags {
+  std::optional<bool> enable_sdma;       // HSA_ENABLE_SDMA: unset = the GPU's default (on where modelled)
+  bool enable_peer_sdma = true;          // HSA_ENABLE_PEER_SDMA
+  Bytes force_sdma_size = Bytes::MiB(1);  // HSA_FORCE_SDMA_SIZE: same-GPU copies below it run on SDMA
+
+  static CopyFlags FromEnvironment();
+};
+
+struct CopyRequest {
+  DeviceAddress dst{0};
+  AgentId dst_agent{0};
+  DeviceAddress src{0};
+  AgentId src_agent{0};
+  Bytes size;
+  std::span<const SignalRef> dependencies;
+  const SignalRef* completion = nullptr;  // required
+};
+
+// hsa_amd_profiling_async_copy_time_t, in the system timestamp domain (nanoseconds).
+struct CopyTime {
+  uint64_t start;
+  uint64_t end;
+};
+
+class Copies {
+ public:
+  // Copies on `runtime`'s GPUs; `runtime` and `signals` must outlive it. Reads the environment once.
+  static std::unique_ptr<Copies> Create(Runtime& runtime, SignalAllocator& signals,
+                                        CopyFlags flags = CopyFlags::FromEnvironment());
+  // Stops the watchers and destroys the queues. Copies still queued are abandoned (their signals keep their
+  // values); the caller waits for what it needs first, as with ROCr's hsa_shut_down.
+  ~Copies();
+  Copies(const Copies&) = delete;
+  Copies& operator=(const Copies&) = delete;
+
+  // hsa_amd_memory_async_copy: returns once the copy is queued. Errors (nothing is queued, the signal keeps
+  // its value): kInvalidArgument for a null pointer or no completion signal; InvalidAgentError for an unknown
+  // agent; kOutOfRange when a side runs past the allocation it starts in; the engine's setup and mapping
+  // errors (GpuAccess::Acquire's: kInvalidArgument for a peer's VRAM without a link, ...).
+  absl::Status Copy(const CopyRequest& request);
+
+  // hsa_amd_memory_async_copy_on_engine: as Copy, on the SDMA engine `engine_mask` names (one bit of
+  // hsa_amd_sdma_engine_id_t). ROCr's rules: a same-GPU copy runs on the blit kernel unless `force_sdma`;
+  // with HSA_ENABLE_SDMA=0, or a peer copy with HSA_ENABLE_PEER_SDMA=0, on the blit kernel. Errors as Copy's,
+  // plus kInvalidArgument when the mask is not one bit, names an engine the GPU does not have, or an XGMI
+  // engine for a copy that is not between hive peers (or a PCIe engine for one that is).
+  absl::Status CopyOnEngine(const CopyRequest& request, uint32_t engine_mask, bool force_sdma);
+
+  // The engine Copy would use (ROCr's GetBlitObject). Errors: InvalidAgentError.
+  absl::StatusOr<EngineChoice> ChooseEngine(AgentId dst_agent, AgentId src_agent, Bytes size) const;
+
+  // hsa_amd_memory_copy_engine_status: the mask of the SDMA engines that could serve a copy between the two
+  // agents and have nothing queued. Errors: InvalidAgentError for an unknown agent, the same agent twice or
+  // two CPUs; kResourceExhausted (OUT_OF_RESOURCES) when every such engine is busy.
+  absl::StatusOr<uint32_t> EngineStatus(AgentId dst_agent, AgentId src_agent);
+
+  // hsa_amd_memory_get_preferred_copy_engine: the io link's recommended_sdma_engine_id_mask where the
+  // topology gives one, else the engine Copy picks for a large copy (0 when that is not an SDMA engine).
+  // Errors: InvalidAgentError.
+  absl::StatusOr<uint32_t> PreferredEngine(AgentId dst_agent, AgentId src_agent) const;
+
+  // hsa_amd_memory_fill: fills `count` dwords at `ptr` with `value` and returns when done. VRAM is filled by
+  // its GPU's blit fill kernel (ROCr's DmaFill), system memory by the CPU. Errors: kInvalidArgument for a
+  // null or misaligned pointer; InvalidAllocationError for memory the runtime did not allocate; kOutOfRange
+  // past the allocation; the engine's errors (kDataLoss on a VM fault).
+  absl::Status Fill(DeviceAddress ptr, uint32_t value, uint64_t count);
+
+  // hsa_amd_profiling_async_copy_enable. While enabled, every GPU copy runs on SDMA and brackets its
+  // transfer with TIMESTAMP packets (the simulated compute CP writes no dispatch timestamps).
+  void EnableProfiling(bool enable);
+  bool profiling_enabled() const;
+
+  // hsa_amd_profiling_get_async_copy_time: the start and end of the last profiled copy that completed
+  // `signal`. Errors: InvalidSignalError when no profiled copy completed it yet.
+  absl::StatusOr<CopyTime> GetCopyTime(const SignalRef& signal);
+
+  // hsa_amd_profiling_convert_tick_to_system_domain: `tick` of `gpu`'s clock counter in system nanoseconds
+  // (HSA_SYSTEM_INFO_TIMESTAMP's CLOCK_MONOTONIC). Errors: InvalidAgentError for an unknown agent or a CPU;
+  // GetClockCounters'.
+  absl::StatusOr<uint64_t> TickToSystem(AgentId gpu, uint64_t tick);
+
+  class Channel;  // one engine queue of one GPU (copy.cc)
+
+ private:
+  struct ClockSample {
+    uint64_t gpu_ticks;
+    uint64_t raw_ns;     // CLOCK_MONOTONIC_RAW, as the kernel read it
+  };
+
+  Copies(Runtime& runtime, SignalAllocator& signals, CopyFlags flags);
+
+  struct PinEntry {
+    uint64_t size;
+    std::weak_ptr<GpuAccess> pin;
+  };
+
+  absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
+  // Makes [address, address + size) reachable by `gpu` for one operation.
+  absl::StatusOr<Hold> Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size);
+  absl::StatusOr<Channel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);
+  bool SdmaAllowed(const Agent& gpu) const;
+  bool HivePeers(const Agent& a, const Agent& b) const;
+
+  Runtime& runtime_;           // Not owned; must outlive this.
+  SignalAllocator& signals_;  // Not owned; must outlive this.
+  const CopyFlags flags_;
+
+  mutable absl::Mutex mu_;
+  bool profiling_ ABSL_GUARDED_BY(mu_) = false;
+  // By (GPU agent, engine): 0 is the blit kernel, n > 0 SDMA engine offset n.
+  std::map<std::pair<uint64_t, uint32_t>, std::unique_ptr<Channel>> channels_ ABSL_GUARDED_BY(mu_);
+  // The GPU whose clock stamped each signal's last profiled copy, by signal handle.
+  absl::flat_hash_map<uint64_t, AgentId> profiled_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, ClockSample> clock_origin_ ABSL_GUARDED_BY(mu_);
+
+  absl::Mutex pins_mu_;
+  // Host memory pinned for queued operations, by start address (expired entries are overwritten).
+  std::map<uint64_t, PinEntry> pins_ ABSL_GUARDED_BY(pins_mu_);
+};
+
+}  // namespace hipmem::hsa
+
+#endif  // HIPMEM_HSA_COPY_H_
