@@ -81,7 +81,8 @@ class FragmentAllocator {
   struct Block {
     Bytes size;
     bool discarded;  // a large request's own block: never carved again, never cached
-    absl::btree_map<uint64_t, Fragment> fragments;  // by start address; they tile the block
+    // By start address; they tile the block. std::map: merging erases while holding iterators to neighbours.
+    std::map<uint64_t, Fragment> fragments;
   };
 
   // Releases cached blocks, oldest first, while the cache is over its balance.
