@@ -14,7 +14,7 @@ FragmentAllocator::FragmentAllocator(BlockSource* source, Bytes block_size)
 FragmentAllocator::~FragmentAllocator() {
   Trim();
   // Blocks with fragments still in use: the runtime is going away, so they go back too.
-  for (const auto& [base, block] : blocks_) source_->FreeBlock(DeviceAddress(base), block.size);
+  for (const auto& [base, block] : blocks_) source_->FreeBlock(block.range.base, block.range.size);
 }
 
 void FragmentAllocator::RemoveFree(uint64_t address, Bytes size) {
@@ -39,11 +39,10 @@ absl::StatusOr<DeviceAddress> FragmentAllocator::Allocate(Bytes size) {
     const uint64_t start = best->second;
     const Bytes found(best->first);
     free_by_size_.erase(best);
-    auto block = std::prev(blocks_.upper_bound(start));
-    Fragment& fragment = block->second.fragments.at(start);
-    fragment = Fragment{want, false};
+    Block& block = blocks_.Find(DeviceAddress(start))->value;
+    block.fragments.at(start) = Fragment{want, false};
     if (found > want) {
-      block->second.fragments.emplace(start + want.raw(), Fragment{found - want, true});
+      block.fragments.emplace(start + want.raw(), Fragment{found - want, true});
       AddFree(start + want.raw(), found - want);
     }
     return DeviceAddress(start);
@@ -67,7 +66,7 @@ absl::StatusOr<DeviceAddress> FragmentAllocator::Allocate(Bytes size) {
     // A request above one block keeps its block to itself, so a small fragment cannot pin a large block.
     discarded = want > block_size_;
   }
-  Block block{range.size, discarded, {}};
+  Block block{discarded, {}};
   block.fragments.emplace(range.base.raw(), Fragment{want, false});
   if (range.size > want) {
     // A discarded block's tail is never handed out, so it is not published as free.
@@ -75,18 +74,21 @@ absl::StatusOr<DeviceAddress> FragmentAllocator::Allocate(Bytes size) {
     if (!discarded) AddFree(range.base.raw() + want.raw(), range.size - want);
   }
   if (!discarded) in_use_bytes_ += range.size;
-  blocks_.emplace(range.base.raw(), std::move(block));
+  if (absl::Status s = blocks_.Insert(range, std::move(block)); !s.ok()) {
+    // The source handed out a block overlapping one it already gave: its bug, and nothing to carve from.
+    source_->FreeBlock(range.base, range.size);
+    return absl::InternalError(absl::StrCat("fragment allocator: new block ", s.message()));
+  }
   return range.base;
 }
 
 absl::Status FragmentAllocator::Free(DeviceAddress address) {
-  auto block_it = blocks_.upper_bound(address.raw());
   auto not_found = [&] {
     return absl::NotFoundError(absl::StrCat("fragment free(", AddressText(address), "): no fragment starts there"));
   };
-  if (block_it == blocks_.begin()) return not_found();
-  --block_it;
-  Block& block = block_it->second;
+  AddressRangeMap<Block>::Entry* entry = blocks_.Find(address);
+  if (entry == nullptr) return not_found();
+  Block& block = entry->value;
   auto it = block.fragments.find(address.raw());
   if (it == block.fragments.end() || it->second.free) return not_found();
 
@@ -108,9 +110,9 @@ absl::Status FragmentAllocator::Free(DeviceAddress address) {
   }
 
   if (block.fragments.size() == 1) {
-    const AddressRange range{DeviceAddress(block_it->first), block.size};
+    const AddressRange range = entry->range;
     const bool discarded = block.discarded;
-    blocks_.erase(block_it);
+    blocks_.Erase(range.base);
     if (discarded) {
       source_->FreeBlock(range.base, range.size);
     } else {
@@ -126,14 +128,11 @@ absl::Status FragmentAllocator::Free(DeviceAddress address) {
 }
 
 std::optional<FragmentAllocator::Lookup> FragmentAllocator::Find(DeviceAddress address) const {
-  auto block_it = blocks_.upper_bound(address.raw());
-  if (block_it == blocks_.begin()) return std::nullopt;
-  --block_it;
-  const AddressRange block{DeviceAddress(block_it->first), block_it->second.size};
-  if (!block.Contains(address)) return std::nullopt;
-  auto it = std::prev(block_it->second.fragments.upper_bound(address.raw()));
+  const AddressRangeMap<Block>::Entry* entry = blocks_.Find(address);
+  if (entry == nullptr) return std::nullopt;
+  auto it = std::prev(entry->value.fragments.upper_bound(address.raw()));
   if (it->second.free) return std::nullopt;
-  return Lookup{AddressRange{DeviceAddress(it->first), it->second.size}, block};
+  return Lookup{AddressRange{DeviceAddress(it->first), it->second.size}, entry->range};
 }
 
 void FragmentAllocator::Balance() {

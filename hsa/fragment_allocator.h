@@ -19,9 +19,9 @@
 #include <map>
 #include <optional>
 
-#include "absl/container/btree_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/address_range_map.h"
 #include "base/units.h"
 
 namespace hipmem::hsa {
@@ -79,7 +79,6 @@ class FragmentAllocator {
     bool free;
   };
   struct Block {
-    Bytes size;
     bool discarded;  // a large request's own block: never carved again, never cached
     // By start address; they tile the block. std::map: merging erases while holding iterators to neighbours.
     std::map<uint64_t, Fragment> fragments;
@@ -92,7 +91,7 @@ class FragmentAllocator {
 
   BlockSource* source_;  // Not owned; must outlive this.
   const Bytes block_size_;
-  absl::btree_map<uint64_t, Block> blocks_;        // blocks holding fragments in use, by base
+  AddressRangeMap<Block> blocks_;                   // blocks holding fragments in use
   std::multimap<uint64_t, uint64_t> free_by_size_;  // free fragment size -> start, for best fit
   std::deque<AddressRange> cache_;                  // empty blocks, oldest first
   Bytes cached_bytes_;

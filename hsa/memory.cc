@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/address_map.h"
 #include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
@@ -45,13 +44,17 @@ class MemoryManager::PoolBlockSource : public BlockSource {
     ASSIGN_OR_RETURN(DeviceAddress base,
                      manager_->AllocateFromKfd(*pool_, size, pool_->kmt_flags, std::span<const NodeId>(&node, 1),
                                                absl::StrCat("fragment block of ", size.raw(), " bytes")));
-    manager_->blocks_.emplace(base.raw(), size);
+    // Fresh from the KFD, so it cannot overlap a block still held.
+    if (absl::Status s = manager_->blocks_.Insert(AddressRange{base, size}, std::monostate{}); !s.ok()) {
+      manager_->FreeToKfd(base);
+      return absl::InternalError(absl::StrCat("fragment block: ", s.message()));
+    }
     return base;
   }
 
   void FreeBlock(DeviceAddress base, Bytes) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
     manager_->mu_.AssertHeld();
-    manager_->blocks_.erase(base.raw());
+    manager_->blocks_.Erase(base);
     manager_->FreeToKfd(base);
   }
 
@@ -74,8 +77,8 @@ MemoryManager::MemoryManager(thunk::Kfd* kfd, std::span<const Agent> agents, std
 
 MemoryManager::~MemoryManager() {
   ScopedLock lock(&mu_);
-  for (const auto& [start, allocation] : allocations_) {
-    if (!allocation.block.has_value()) FreeToKfd(allocation.range.base);
+  for (const auto& [start, entry] : allocations_) {
+    if (!entry.value.block.has_value()) FreeToKfd(entry.range.base);
   }
   allocations_.clear();
   heaps_.clear();  // each returns its blocks, in use or cached
@@ -146,14 +149,14 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
     if (!carved.ok()) return Annotate(carved.status(), context);
     const DeviceAddress address = *carved;
     std::optional<FragmentAllocator::Lookup> found = heap.Find(address);
-    allocations_.emplace(address.raw(), Allocation{found->fragment, pool.id, found->block, flags, nullptr, {}});
+    RETURN_IF_ERROR(allocations_.Insert(found->fragment, Allocation{pool.id, found->block, flags, nullptr, {}}));
     return address;
   }
   // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
   if (pool.location == PoolLocation::kGpu && restrict_vram) nodes.push_back(pool.node);
   ASSIGN_OR_RETURN(DeviceAddress address, AllocateFromKfd(pool, size, flags, nodes, context));
-  allocations_.emplace(address.raw(), Allocation{AddressRange{address, size}, pool.id, std::nullopt, flags, nullptr, {}});
+  RETURN_IF_ERROR(allocations_.Insert(AddressRange{address, size}, Allocation{pool.id, std::nullopt, flags, nullptr, {}}));
   return address;
 }
 
@@ -198,13 +201,12 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPo
   return AllocateLocked(pool, *rounded, pool.kmt_flags, false, false, context);
 }
 
-void MemoryManager::Release(const Allocation& allocation) {
+void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
   if (!allocation.block.has_value()) {
-    FreeToKfd(allocation.range.base);
+    FreeToKfd(base);
     return;
   }
-  const PoolId pool = allocation.pool;
-  if (absl::Status s = heaps_.at(pool.raw())->Free(allocation.range.base); !s.ok()) {
+  if (absl::Status s = heaps_.at(allocation.pool.raw())->Free(base); !s.ok()) {
     HIPMEM_LOG(kError, "fragment allocator out of step with the allocation map: ", s.message());
   }
 }
@@ -214,35 +216,34 @@ absl::Status MemoryManager::Free(DeviceAddress address) {
   std::vector<Notifier> notifiers;
   {
     ScopedLock lock(&mu_);
-    auto it = allocations_.find(address.raw());
-    if (it == allocations_.end()) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
-    if (it->second.notifiers.empty()) {
-      Release(it->second);
-      allocations_.erase(it);
+    const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+    if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
+    if (entry->value.notifiers.empty()) {
+      Release(address, entry->value);
+      allocations_.Erase(address);
       Trace(Layer::kHsa, context);
       return absl::OkStatus();
     }
-    notifiers = it->second.notifiers;
+    notifiers = entry->value.notifiers;
   }
   // ROCr runs the notifiers before the free, with the memory still valid; outside the lock, so a callback
   // may query or allocate. The entry stays until they return (a concurrent free of it may run them twice,
   // as a racing double free would in ROCr; only one release reaches the KFD).
   for (const Notifier& n : notifiers) n.callback(address.ToPointer(), n.user_data);
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) return InvalidAllocationError(absl::StrCat(context, ": freed concurrently"));
-  Release(it->second);
-  allocations_.erase(it);
+  std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
+  if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context, ": freed concurrently"));
+  Release(address, entry->value);
   Trace(Layer::kHsa, context);
   return absl::OkStatus();
 }
 
 std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
-  if (it == allocations_.end()) return std::nullopt;
-  const MemoryPool* pool = PoolOf(it->second.pool);
-  return PointerInfo{it->second.range, it->second.pool, pool != nullptr ? pool->owner : AgentId(0)};
+  const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
+  if (entry == nullptr) return std::nullopt;
+  const MemoryPool* pool = PoolOf(entry->value.pool);
+  return PointerInfo{entry->range, entry->value.pool, pool != nullptr ? pool->owner : AgentId(0)};
 }
 
 Bytes MemoryManager::CachedBytes(NodeId node) const {
@@ -265,16 +266,16 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
     }
   }
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
-  const MemoryPool* pool = PoolOf(it->second.pool);
+  const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+  if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
+  const MemoryPool* pool = PoolOf(entry->value.pool);
   if (pool->location == PoolLocation::kCpu && gpus.empty()) return absl::OkStatus();  // CPU-only: nothing to map
   // VRAM stays on its own GPU whatever the list says.
   if (pool->location == PoolLocation::kGpu && std::find(gpus.begin(), gpus.end(), pool->node) == gpus.end()) {
     gpus.push_back(pool->node);
   }
-  const DeviceAddress buffer = it->second.block.has_value() ? it->second.block->base : address;
-  if (it->second.block.has_value()) {
+  const DeviceAddress buffer = entry->value.block.has_value() ? entry->value.block->base : address;
+  if (entry->value.block.has_value()) {
     // Fragments share their block's buffer: grants accumulate so one fragment's list cannot take another's away.
     for (NodeId node : kfd_->QueryPointerInfo(buffer.ToPointer()).mapped_nodes) {
       if (std::find(gpus.begin(), gpus.end(), node) == gpus.end()) gpus.push_back(node);
@@ -346,15 +347,14 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
     }
     return out;
   };
-  if (auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
-      it != allocations_.end()) {
-    const Allocation& a = it->second;
+  if (const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address); entry != nullptr) {
+    const Allocation& a = entry->value;
     const MemoryPool* pool = PoolOf(a.pool);
-    const DeviceAddress buffer = a.block.has_value() ? a.block->base : a.range.base;
+    const DeviceAddress buffer = a.block.has_value() ? a.block->base : entry->range.base;
     d.type = PointerType::kHsa;
     // The runtime's own record, so a fragment reports itself rather than its block (ROCr's allocation_map_).
-    d.agent_base = d.host_base = a.range.base;
-    d.size = a.range.size;
+    d.agent_base = d.host_base = entry->range.base;
+    d.size = entry->range.size;
     d.user_data = a.user_data;
     d.owner = pool->owner;
     d.global_flags = pool->global_flags;
@@ -364,11 +364,8 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
   }
   const thunk::PointerInfo info = kfd_->QueryPointerInfo(pointer);
   if (info.type == thunk::PointerType::kUnknown) return d;
-  if (info.type == thunk::PointerType::kAllocated) {
-    auto block = blocks_.upper_bound(address.raw());
-    if (block != blocks_.begin() && AddressRange{DeviceAddress(std::prev(block)->first), std::prev(block)->second}.Contains(address)) {
-      return d;  // free space of a fragment block: nobody's allocation
-    }
+  if (info.type == thunk::PointerType::kAllocated && blocks_.Find(address) != nullptr) {
+    return d;  // free space of a fragment block: nobody's allocation
   }
   d.type = static_cast<PointerType>(info.type);
   d.agent_base = info.gpu_address;
@@ -395,8 +392,8 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
 
 absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
   ScopedLock lock(&mu_);
-  if (auto it = allocations_.find(DeviceAddress::FromPointer(pointer).raw()); it != allocations_.end()) {
-    it->second.user_data = user_data;
+  if (AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(DeviceAddress::FromPointer(pointer))) {
+    entry->value.user_data = user_data;
     return absl::OkStatus();
   }
   if (locks_.contains(DeviceAddress::FromPointer(pointer).raw())) return kfd_->SetMemoryUserData(pointer, user_data);
@@ -407,23 +404,21 @@ absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
 absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback,
                                                          void* user_data) {
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) {
+  AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+  if (entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("hsa_amd_register_deallocation_callback(", AddressText(address),
                                                    "): no allocation starts there"));
   }
-  it->second.notifiers.push_back(Notifier{callback, user_data});
+  entry->value.notifiers.push_back(Notifier{callback, user_data});
   return absl::OkStatus();
 }
 
 absl::Status MemoryManager::DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback) {
   const std::string context = absl::StrCat("hsa_amd_deregister_deallocation_callback(", AddressText(address), ")");
   ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(context, ": no allocation starts there"));
-  }
-  std::vector<Notifier>& notifiers = it->second.notifiers;
+  AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+  if (entry == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": no allocation starts there"));
+  std::vector<Notifier>& notifiers = entry->value.notifiers;
   auto n = std::find_if(notifiers.begin(), notifiers.end(), [&](const Notifier& x) { return x.callback == callback; });
   if (n == notifiers.end()) return absl::InvalidArgumentError(absl::StrCat(context, ": callback not registered"));
   notifiers.erase(n);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <variant>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -19,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "base/address_range_map.h"
 #include "base/units.h"
 #include "hsa/fragment_allocator.h"
 #include "hsa/runtime.h"
@@ -106,8 +108,8 @@ class MemoryManager {
     DeallocationCallback callback;
     void* user_data;
   };
+  // An allocation's range (what the caller got, rounded to pages) is its key in allocations_.
   struct Allocation {
-    AddressRange range;                // what the caller got, rounded to pages
     PoolId pool;
     std::optional<AddressRange> block;  // the fragment's block, when it is a fragment
     thunk::MemFlags kmt_flags;
@@ -129,7 +131,7 @@ class MemoryManager {
                                                bool fragment, bool restrict_vram, absl::string_view context)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Releases an allocation already taken out of allocations_.
-  void Release(const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Release(DeviceAddress base, const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   thunk::Kfd* const kfd_;  // Not owned; must outlive this.
   const std::span<const Agent> agents_;
@@ -141,8 +143,8 @@ class MemoryManager {
   absl::btree_map<uint64_t, std::unique_ptr<PoolBlockSource>> sources_ ABSL_GUARDED_BY(mu_);
   absl::btree_map<uint64_t, std::unique_ptr<FragmentAllocator>> heaps_ ABSL_GUARDED_BY(mu_);
   // Bases of the blocks the fragment allocators hold (their free space is nobody's allocation).
-  absl::btree_map<uint64_t, Bytes> blocks_ ABSL_GUARDED_BY(mu_);
-  absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  AddressRangeMap<std::monostate> blocks_ ABSL_GUARDED_BY(mu_);
+  AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
   // Locked host ranges by host pointer, with how many Lock calls each has had.
   absl::btree_map<uint64_t, int> locks_ ABSL_GUARDED_BY(mu_);
 };

@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
-#include "base/address_map.h"
 #include "base/env.h"
 #include "base/log.h"
 #include "base/status_macros.h"
