@@ -43,7 +43,7 @@ class MemoryManager::PoolBlockSource : public BlockSource {
     const NodeId node = pool_->node;
     ASSIGN_OR_RETURN(DeviceAddress base,
                      manager_->AllocateFromKfd(*pool_, size, pool_->kmt_flags, std::span<const NodeId>(&node, 1),
-                                               absl::StrCat("fragment block of ", size.raw(), " bytes")));
+                                               [&] { return absl::StrCat("fragment block of ", size.raw(), " bytes"); }));
     // Fresh from the KFD, so it cannot overlap a block still held.
     if (absl::Status s = manager_->blocks_.Insert(AddressRange{base, size}, std::monostate{}); !s.ok()) {
       manager_->FreeToKfd(base);
@@ -125,28 +125,28 @@ void MemoryManager::TrimAll() {
 
 absl::StatusOr<DeviceAddress> MemoryManager::AllocateFromKfd(const MemoryPool& pool, Bytes size, MemFlags flags,
                                                              std::span<const NodeId> map_nodes,
-                                                             absl::string_view context) {
+                                                             absl::FunctionRef<std::string()> context) {
   absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(pool.node, size, flags);
   if (!address.ok()) {
     // KfdDriver::AllocateMemory: cached fragment blocks may be what the KFD is missing; give them back, once.
     TrimAll();
     address = kfd_->AllocMemory(pool.node, size, flags);
   }
-  if (!address.ok()) return Recode(Annotate(address.status(), context), absl::StatusCode::kResourceExhausted);
+  if (!address.ok()) return Recode(Annotate(address.status(), context()), absl::StatusCode::kResourceExhausted);
   if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, map_nodes); !mapped.ok()) {
     FreeToKfd(*address);
-    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);
+    return Recode(Annotate(mapped, context()), absl::StatusCode::kResourceExhausted);
   }
   return *address;
 }
 
 absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& pool, Bytes size, MemFlags flags,
                                                             bool fragment, bool restrict_vram,
-                                                            absl::string_view context) {
+                                                            absl::FunctionRef<std::string()> context) {
   if (fragment) {
     FragmentAllocator& heap = *heaps_.at(pool.id.raw());
     absl::StatusOr<DeviceAddress> carved = heap.Allocate(size);
-    if (!carved.ok()) return Annotate(carved.status(), context);
+    if (!carved.ok()) return Annotate(carved.status(), context());
     const DeviceAddress address = *carved;
     std::optional<FragmentAllocator::Lookup> found = heap.Find(address);
     RETURN_IF_ERROR(allocations_.Insert(found->fragment, Allocation{pool.id, found->block, flags, nullptr, {}}));
@@ -161,19 +161,21 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
 }
 
 absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
-  const std::string context =
-      absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(),
-                   ", flags=0x", absl::Hex(static_cast<uint32_t>(flags)), ")");
-  if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context, ": size is 0"));
+  // Formatted only for an error or a trace: a cached fragment costs less than building this string.
+  const auto context = [&] {
+    return absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(),
+                        ", flags=0x", absl::Hex(static_cast<uint32_t>(flags)), ")");
+  };
+  if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context(), ": size is 0"));
   if ((static_cast<uint32_t>(flags) & ~kKnownPoolFlags) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(context, ": unknown hsa_amd_memory_pool_flag_t bits"));
+    return absl::InvalidArgumentError(absl::StrCat(context(), ": unknown hsa_amd_memory_pool_flag_t bits"));
   }
-  if (!pool.alloc_allowed) return InvalidAllocationError(absl::StrCat(context, ": pool does not allow allocation"));
+  if (!pool.alloc_allowed) return InvalidAllocationError(absl::StrCat(context(), ": pool does not allow allocation"));
   if (size > pool.alloc_max_size) {
-    return InvalidAllocationError(absl::StrCat(context, ": larger than ALLOC_MAX_SIZE ", pool.alloc_max_size.raw()));
+    return InvalidAllocationError(absl::StrCat(context(), ": larger than ALLOC_MAX_SIZE ", pool.alloc_max_size.raw()));
   }
   const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
-  if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
+  if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context(), ": size overflows"));
   // KfdDriver::AllocateMemory's translation of the pool flags.
   MemFlags kmt = pool.kmt_flags;
   if (Has(flags, PoolAllocFlags::kPcie)) kmt = Without(kmt, MemFlags::kCoarseGrain);  // PCIe-coherent: fine grain
@@ -182,8 +184,10 @@ absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, By
   // Only ordinary VRAM is carved from blocks: a flag changes the buffer the KFD must make.
   const bool fragment = fragments_enabled_ && flags == PoolAllocFlags::kStandard && pool.location == PoolLocation::kGpu;
   ScopedLock lock(&mu_);
-  ASSIGN_OR_RETURN(DeviceAddress address, AllocateLocked(pool, *rounded, kmt, fragment, true, context));
-  Trace(Layer::kHsa, context, " -> ", AddressText(address), fragment ? " (fragment)" : "");
+  absl::StatusOr<DeviceAddress> address = AllocateLocked(pool, *rounded, kmt, fragment, true, context);
+  if (address.ok() && TraceEnabled()) {
+    Trace(Layer::kHsa, context(), " -> ", AddressText(*address), fragment ? " (fragment)" : "");
+  }
   return address;
 }
 
@@ -198,7 +202,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPo
   const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
   if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
   ScopedLock lock(&mu_);
-  return AllocateLocked(pool, *rounded, pool.kmt_flags, false, false, context);
+  return AllocateLocked(pool, *rounded, pool.kmt_flags, false, false, [&] { return context; });
 }
 
 void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
@@ -212,16 +216,16 @@ void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
 }
 
 absl::Status MemoryManager::Free(DeviceAddress address) {
-  const std::string context = absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")");
+  const auto context = [&] { return absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")"); };
   std::vector<Notifier> notifiers;
   {
     ScopedLock lock(&mu_);
     const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
-    if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
+    if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
     if (entry->value.notifiers.empty()) {
       Release(address, entry->value);
       allocations_.Erase(address);
-      Trace(Layer::kHsa, context);
+      if (TraceEnabled()) Trace(Layer::kHsa, context());
       return absl::OkStatus();
     }
     notifiers = entry->value.notifiers;
@@ -232,9 +236,9 @@ absl::Status MemoryManager::Free(DeviceAddress address) {
   for (const Notifier& n : notifiers) n.callback(address.ToPointer(), n.user_data);
   ScopedLock lock(&mu_);
   std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
-  if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context, ": freed concurrently"));
+  if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": freed concurrently"));
   Release(address, entry->value);
-  Trace(Layer::kHsa, context);
+  if (TraceEnabled()) Trace(Layer::kHsa, context());
   return absl::OkStatus();
 }
 

@@ -12,11 +12,13 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <variant>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -123,12 +125,14 @@ class MemoryManager {
   absl::StatusOr<const Agent*> AgentOf(AgentId id) const;
   // KFD allocation and mapping, with one trim-and-retry. Empty `map_nodes`: the KFD's default set.
   absl::StatusOr<DeviceAddress> AllocateFromKfd(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
-                                                std::span<const thunk::NodeId> map_nodes, absl::string_view context)
+                                                std::span<const thunk::NodeId> map_nodes,
+                                                absl::FunctionRef<std::string()> context)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FreeToKfd(DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TrimAll() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<DeviceAddress> AllocateLocked(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
-                                               bool fragment, bool restrict_vram, absl::string_view context)
+                                               bool fragment, bool restrict_vram,
+                                               absl::FunctionRef<std::string()> context)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Releases an allocation already taken out of allocations_.
   void Release(DeviceAddress base, const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
