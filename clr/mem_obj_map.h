@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/btree_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "base/address_range_map.h"
 #include "base/units.h"
 #include "clr/memory.h"
 
@@ -41,7 +41,7 @@ class MemObjMap {
 
  private:
   mutable absl::Mutex mu_;
-  absl::btree_map<uint64_t, std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);
+  AddressRangeMap<std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hipmem::clr

@@ -183,19 +183,6 @@ hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8) §4: the region view of memory and the region allocator.
-hsa_status_t HSA_API hsa_region_get_info(hsa_region_t, hsa_region_info_t, void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_agent_iterate_regions(hsa_agent_t, hsa_status_t (*)(hsa_region_t, void*), void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_memory_allocate(hsa_region_t, size_t, void**) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_memory_free(void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_memory_assign_agent(void*, hsa_agent_t, hsa_access_permission_t) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_memory_register(void*, size_t) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_memory_deregister(void*, size_t) { return NotYetImplemented(); }
-
 // Not yet implemented, TODO(#8) §4: batched and rectangular copies (hsa_copy_c_api.cc has the linear ones).
 hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t*, uint32_t, uint32_t,
                                                      const hsa_signal_t*) {
@@ -208,31 +195,11 @@ hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t*, co
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8) §4: access grants, migration, pinning, pointer queries, notifiers.
-hsa_status_t HSA_API hsa_amd_agents_allow_access(uint32_t, const hsa_agent_t*, const uint32_t*, const void*) {
-  return NotYetImplemented();
-}
+// Not yet implemented, TODO(#8) §4: migration between pools.
 hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t, hsa_amd_memory_pool_t, bool*) {
   return NotYetImplemented();
 }
 hsa_status_t HSA_API hsa_amd_memory_migrate(const void*, hsa_amd_memory_pool_t, uint32_t) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_lock(void*, size_t, hsa_agent_t*, int, void**) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_memory_lock_to_pool(void*, size_t, hsa_agent_t*, int, hsa_amd_memory_pool_t, uint32_t,
-                                                 void**) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_unlock(void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_pointer_info(const void*, hsa_amd_pointer_info_t*, void* (*)(size_t), uint32_t*,
-                                          hsa_agent_t**) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_pointer_info_set_userdata(const void*, void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_register_deallocation_callback(void*, hsa_amd_deallocation_callback_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_deregister_deallocation_callback(void*, hsa_amd_deallocation_callback_t) {
   return NotYetImplemented();
 }
 hsa_status_t HSA_API hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t, void*) {

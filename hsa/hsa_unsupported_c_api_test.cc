@@ -43,7 +43,7 @@ hsa_status_t CountIsas(hsa_isa_t, void*) { return HSA_STATUS_SUCCESS; }
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: extensions, ISAs, queues, regions, async copies, memory, SVM/vmem.
+      // Not yet implemented: extensions, ISAs, queues, async copies, migration, SVM/vmem.
       {"hsa_system_major_extension_supported",
        [](Outs& o) {
          uint16_t minor = 0;
@@ -60,11 +60,6 @@ std::vector<Call> Calls() {
        [agent](Outs& o) {
          return hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &o.queue);
        }},
-      {"hsa_agent_iterate_regions",
-       [agent](Outs&) {
-         return hsa_agent_iterate_regions(agent, [](hsa_region_t, void*) { return HSA_STATUS_SUCCESS; }, nullptr);
-       }},
-      {"hsa_memory_allocate", [](Outs& o) { return hsa_memory_allocate(hsa_region_t{1}, 4096, &o.ptr); }},
       {"hsa_amd_memory_async_copy_rect",
        [agent](Outs& o) {
          char src[8] = {}, dst[8] = {};
@@ -73,10 +68,8 @@ std::vector<Call> Calls() {
          return hsa_amd_memory_async_copy_rect(&d, &offset, &s, &offset, &range, agent,
                                                hsaDeviceToDevice, 0, nullptr, o.signal);
        }},
-      {"hsa_amd_agents_allow_access",
-       [agent](Outs& o) { return hsa_amd_agents_allow_access(1, &agent, nullptr, &o.u32); }},
-      {"hsa_amd_memory_lock",
-       [](Outs& o) { return hsa_amd_memory_lock(&o.u32, sizeof(o.u32), nullptr, 0, &o.ptr); }},
+      {"hsa_amd_memory_migrate",
+       [](Outs& o) { return hsa_amd_memory_migrate(&o.u32, hsa_amd_memory_pool_t{1}, 0); }},
       {"hsa_amd_vmem_address_reserve", [](Outs& o) { return hsa_amd_vmem_address_reserve(&o.ptr, 4096, 0, 0); }},
       // Not modelled: code objects, images, IPC, interop, PC sampling, SPM, direct storage.
       {"hsa_code_object_reader_create_from_memory",

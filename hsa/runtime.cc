@@ -9,12 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
-#include "base/address_map.h"
 #include "base/env.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "hsa/hsa_status.h"
+#include "hsa/memory.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -112,7 +112,8 @@ Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std
     : kfd_(std::move(kfd)),
       agents_(std::move(agents)),
       pools_(std::move(pools)),
-      cpu_copy_engine_(std::make_unique<CpuCopyEngine>()) {
+      cpu_copy_engine_(std::make_unique<CpuCopyEngine>()),
+      memory_(std::make_unique<MemoryManager>(kfd_.get(), agents_, pools_, !FragmentAllocatorDisabled())) {
   for (const Agent& agent : agents_) {
     if (agent.type == DeviceType::kGpu) {
       sdma_engines_.emplace(agent.id.raw(), std::make_unique<SdmaCopyEngine>(*kfd_, agent.node));
@@ -124,12 +125,7 @@ Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std
 Runtime::~Runtime() {
   sdma_engines_.clear();  // their queues stop before the memory they copy goes
   blit_engines_.clear();
-  ScopedLock lock(&mu_);
-  for (const auto& [start, allocation] : allocations_) {
-    if (absl::Status s = kfd_->FreeMemory(allocation.range.base); !s.ok()) {
-      HIPMEM_LOG(kError, "hsa_shut_down: freeing ", AddressText(allocation.range.base), ": ", s.message());
-    }
-  }
+  memory_.reset();  // every allocation and cached block goes back before the KFD closes
 }
 
 absl::StatusOr<const Agent*> Runtime::GetAgent(AgentId id) const {
@@ -147,57 +143,17 @@ absl::StatusOr<const MemoryPool*> Runtime::GetPool(PoolId id) const {
 }
 
 absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, PoolAllocFlags flags) {
-  const std::string context =
-      absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool_id.raw()), ", size=", size.raw(), ")");
-  if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context, ": size is 0"));
+  if (size.is_zero()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool_id.raw()), ", size=0): size is 0"));
+  }
   ASSIGN_OR_RETURN(const MemoryPool* pool, GetPool(pool_id));
-  if (!pool->alloc_allowed) return InvalidAllocationError(absl::StrCat(context, ": pool does not allow allocation"));
-  if (size > pool->alloc_max_size) {
-    return InvalidAllocationError(absl::StrCat(context, ": larger than ALLOC_MAX_SIZE ", pool->alloc_max_size.raw()));
-  }
-  const std::optional<Bytes> rounded = AlignUp(size, pool->alloc_granule);
-  if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
-  MemFlags kmt = pool->kmt_flags;
-  if (static_cast<uint32_t>(flags) & static_cast<uint32_t>(PoolAllocFlags::kContiguous)) {
-    kmt = kmt | MemFlags::kContiguous;
-  }
-  absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(pool->node, *rounded, kmt);
-  if (!address.ok()) {
-    return Recode(Annotate(address.status(), context), absl::StatusCode::kResourceExhausted);
-  }
-  // VRAM is mapped for its own GPU only; system memory for every GPU (KfdDriver::AllocateMemory).
-  std::vector<NodeId> nodes;
-  if (pool->location == PoolLocation::kGpu) nodes.push_back(pool->node);
-  if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, nodes); !mapped.ok()) {
-    (void)kfd_->FreeMemory(*address);
-    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);
-  }
-  {
-    ScopedLock lock(&mu_);
-    allocations_.emplace(address->raw(), Allocation{AddressRange{*address, *rounded}, pool_id});
-  }
-  Trace(Layer::kHsa, context, " -> ", AddressText(*address));
-  return *address;
+  return memory_->Allocate(*pool, size, flags);
 }
 
-absl::Status Runtime::Free(DeviceAddress address) {
-  const std::string context = absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")");
-  ScopedLock lock(&mu_);
-  auto it = allocations_.find(address.raw());
-  if (it == allocations_.end()) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
-  RETURN_IF_ERROR(Annotate(kfd_->FreeMemory(address), context));
-  allocations_.erase(it);
-  Trace(Layer::kHsa, context);
-  return absl::OkStatus();
-}
+absl::Status Runtime::Free(DeviceAddress address) { return memory_->Free(address); }
 
-std::optional<PointerInfo> Runtime::FindPointer(DeviceAddress address) const {
-  ScopedLock lock(&mu_);
-  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range; });
-  if (it == allocations_.end()) return std::nullopt;
-  absl::StatusOr<const MemoryPool*> pool = GetPool(it->second.pool);
-  return PointerInfo{it->second.range, it->second.pool, pool.ok() ? (*pool)->owner : AgentId(0)};
-}
+std::optional<PointerInfo> Runtime::FindPointer(DeviceAddress address) const { return memory_->FindPointer(address); }
 
 absl::Status Runtime::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
   const std::string context = absl::StrCat("hsa_memory_copy(dst=", AddressText(dst), ", src=", AddressText(src), ", size=", size.raw(), ")");
@@ -231,8 +187,9 @@ absl::StatusOr<Bytes> Runtime::MemoryAvailable(AgentId gpu) {
   if (agent->type != DeviceType::kGpu) {
     return InvalidAgentError(absl::StrCat("MEMORY_AVAIL of agent 0x", absl::Hex(gpu.raw()), ": not a GPU"));
   }
-  // ROCr adds its fragment-allocator cache; this runtime keeps none yet, so the KFD's figure is it.
-  return kfd_->AvailableMemory(agent->node);
+  // ROCr adds its fragment-allocator cache: those blocks go back to the KFD as soon as it runs short.
+  ASSIGN_OR_RETURN(Bytes available, kfd_->AvailableMemory(agent->node));
+  return available + memory_->CachedBytes(agent->node);
 }
 
 }  // namespace hipmem::hsa

@@ -27,6 +27,8 @@
 
 namespace hipmem::hsa {
 
+class MemoryManager;  // memory.h
+
 // The opaque values behind hsa_agent_t / hsa_amd_memory_pool_t handles.
 using AgentId = StrongId<struct AgentIdTag, uint64_t>;
 using PoolId = StrongId<struct PoolIdTag, uint64_t>;
@@ -123,19 +125,18 @@ class Runtime {
   // Errors beyond the argument checks: SdmaCopyEngine::Copy's.
   absl::Status Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
 
-  // HSA_AMD_AGENT_INFO_MEMORY_AVAIL: the KFD's available VRAM for a GPU agent.
+  // HSA_AMD_AGENT_INFO_MEMORY_AVAIL: the KFD's available VRAM for a GPU agent, plus the bytes its fragment
+  // allocators keep cached (ROCr counts those as free).
   absl::StatusOr<Bytes> MemoryAvailable(AgentId gpu);
 
   // The allocation containing `address`, if the runtime made it.
   std::optional<PointerInfo> FindPointer(DeviceAddress address) const;
 
   thunk::Kfd& kfd() { return *kfd_; }
+  // Allocations, locks, access grants and pointer queries (memory.h).
+  MemoryManager& memory() { return *memory_; }
 
  private:
-  struct Allocation {
-    AddressRange range;
-    PoolId pool;
-  };
 
   Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std::vector<MemoryPool> pools);
 
@@ -146,9 +147,7 @@ class Runtime {
   // One of each per GPU agent, by agent id; their queues are created on first use.
   absl::btree_map<uint64_t, std::unique_ptr<SdmaCopyEngine>> sdma_engines_;
   absl::btree_map<uint64_t, std::unique_ptr<BlitKernelCopyEngine>> blit_engines_;
-
-  mutable absl::Mutex mu_;
-  absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<MemoryManager> memory_;
 };
 
 }  // namespace hipmem::hsa

@@ -123,7 +123,8 @@ Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology t
 Kfd::~Kfd() {
   {
     ScopedLock lock(&mu_);
-    for (auto& [start, allocation] : allocations_) {
+    for (auto& [start, entry] : allocations_) {
+      Allocation& allocation = entry.value;
       // The event page is the kernel's (FREE would answer -EPERM); closing the device releases it.
       if (allocation.kernel_owned && allocation.bo.has_value()) (void)std::move(*allocation.bo).Release();
     }

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "base/address_range_map.h"
 #include "base/units.h"
 #include "thunk/dma_buf_fd.h"
 #include "thunk/kfd_buffer.h"
@@ -427,8 +428,8 @@ class Kfd {
   absl::btree_map<uint32_t, uint64_t*> doorbells_ ABSL_GUARDED_BY(doorbell_mu_);  // by node
 
   mutable absl::Mutex mu_;
-  // By start address (GPU VA); lookups of interior addresses step back from upper_bound.
-  absl::btree_map<uint64_t, Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  // By GPU VA range (Allocation::range()).
+  AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
   // The scratch ranges (Kind::kScratch), at most one per GPU: their keys in allocations_. Looked up by every map,
   // unmap and free, so those need not scan allocations_.
   absl::InlinedVector<uint64_t, 8> scratch_starts_ ABSL_GUARDED_BY(mu_);

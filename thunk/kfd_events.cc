@@ -23,7 +23,7 @@ absl::StatusOr<Kfd::EventPage> Kfd::AllocEventPage() {
     return mapped;
   }
   ScopedLock lock(&mu_);
-  const Allocation& allocation = allocations_.at(address.raw());
+  const Allocation& allocation = allocations_.FindStart(address)->value;
   return EventPage{address, *allocation.handle(),
                    std::span<uint64_t>(static_cast<uint64_t*>(address.ToPointer()), kfd_uapi::kSignalEventLimit)};
 }
@@ -41,7 +41,7 @@ absl::StatusOr<std::span<uint64_t>> Kfd::CreateEventWithPage(
     event_page_offset = event_page_->handle.raw();
     event_page_handed_over_ = true;
     ScopedLock allocations_lock(&mu_);
-    allocations_.at(event_page_->address.raw()).kernel_owned = true;
+    allocations_.FindStart(event_page_->address)->value.kernel_owned = true;
   }
   RETURN_IF_ERROR(create_event(event_page_offset));
   return event_page_ ? event_page_->slots : std::span<uint64_t>();

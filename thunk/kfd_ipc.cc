@@ -64,9 +64,9 @@ absl::StatusOr<Kfd::SharedMemoryHandle> Kfd::ShareMemory(DeviceAddress address, 
     ScopedLock lock(&mu_);
     // vm_find_object_by_address(aperture, address, 0): the object whose VA starts exactly at `address`. A
     // registered CPU pointer is none (its BO sits at a GPU VA of its own), nor is an address inside an object.
-    const auto it = allocations_.find(address.raw());
-    if (it == allocations_.end()) return InvalidParameter(absl::StrCat(context(), ": no allocation starts here"));
-    const Allocation& a = it->second;
+    const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+    if (entry == nullptr) return InvalidParameter(absl::StrCat(context(), ": no allocation starts here"));
+    const Allocation& a = entry->value;
     // Deliberate (see kfd.h): the importer reserves the handle's pages and the kernel maps the whole BO there.
     const std::optional<Bytes> pages = AlignUp(size, kPageSize);
     if (!pages.has_value() || *pages != a.range().size) {

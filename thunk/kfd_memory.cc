@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/address_map.h"
 #include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
@@ -55,7 +54,7 @@ const Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) const 
   int matches = 0;
   auto [first, last] = user_ranges_.equal_range(address.raw());
   for (auto it = first; it != last; ++it) {
-    const Allocation& a = allocations_.at(it->second);
+    const Allocation& a = allocations_.FindStart(DeviceAddress(it->second))->value;
     if (size.is_zero() || a.user->size == size) {
       registered = &a;
       ++matches;
@@ -63,9 +62,9 @@ const Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) const 
   }
   if (matches == 1) return registered;
   const DeviceAddress page(AlignDown(Bytes(address.raw()), kPageSize).raw());
-  auto it = allocations_.find(page.raw());
-  if (it == allocations_.end()) return nullptr;
-  const Allocation& a = it->second;
+  const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(page);
+  if (entry == nullptr) return nullptr;
+  const Allocation& a = entry->value;
   if (!a.user.has_value()) return address == page ? &a : nullptr;
   const bool same_offset = (address - page).raw() == a.user->cpu.raw() % kPageSize.raw();
   return same_offset && (size.is_zero() || size == a.user->size) ? &a : nullptr;
@@ -80,11 +79,11 @@ Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) {
 const Kfd::Allocation* Kfd::FindContainingLocked(DeviceAddress address) const {
   for (auto it = user_ranges_.upper_bound(address.raw()); it != user_ranges_.begin();) {
     --it;
-    const Allocation& a = allocations_.at(it->second);
+    const Allocation& a = allocations_.FindStart(DeviceAddress(it->second))->value;
     if (AddressRange{a.user->cpu, a.user->size}.Contains(address)) return &a;
   }
-  auto it = FindContaining(allocations_, address, [](const Allocation& a) { return a.range(); });
-  return it == allocations_.end() ? nullptr : &it->second;
+  const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
+  return entry == nullptr ? nullptr : &entry->value;
 }
 
 absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment,
@@ -142,8 +141,11 @@ absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFl
 DeviceAddress Kfd::Insert(Allocation allocation) {
   const DeviceAddress start = allocation.range().base;
   const bool scratch = allocation.kind == Kind::kScratch;
+  const AddressRange range = allocation.range();
   ScopedLock lock(&mu_);
-  allocations_.emplace(start.raw(), std::move(allocation));
+  // The VA came from this process's apertures, which never hand out a range twice.
+  const absl::Status inserted = allocations_.Insert(range, std::move(allocation));
+  HIPMEM_CHECK(inserted.ok(), inserted.message());
   if (scratch) scratch_starts_.push_back(start.raw());
   return start;
 }
@@ -153,7 +155,7 @@ void Kfd::EraseLocked(const Allocation& allocation) {
   if (allocation.kind == Kind::kScratch) {
     scratch_starts_.erase(std::remove(scratch_starts_.begin(), scratch_starts_.end(), start), scratch_starts_.end());
   }
-  allocations_.erase(start);
+  allocations_.Erase(DeviceAddress(start));
 }
 
 absl::StatusOr<KfdBuffer::Allocated> Kfd::AllocBo(const Gpu& gpu, DeviceAddress va, Bytes size, uint32_t ioc_flags,
@@ -260,7 +262,7 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, st
   {
     ScopedLock lock(&mu_);
     for (uint64_t start : scratch_starts_) {
-      if (allocations_.at(start).owner_gpu == gpu.gpu_id) {
+      if (allocations_.FindStart(DeviceAddress(start))->value.owner_gpu == gpu.gpu_id) {
         return absl::AlreadyExistsError(absl::StrCat("scratch of gpu_id ", gpu.gpu_id.raw(), " is allocated already"));
       }
     }
@@ -286,7 +288,7 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocScratch(const Gpu& gpu, Bytes size, st
 
 Kfd::Allocation* Kfd::ScratchContainingLocked(DeviceAddress address) {
   for (uint64_t start : scratch_starts_) {
-    Allocation& a = allocations_.at(start);
+    Allocation& a = allocations_.FindStart(DeviceAddress(start))->value;
     if (a.range().Contains(address)) return &a;
   }
   return nullptr;
@@ -609,7 +611,8 @@ absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std
   allocation.flags = stored;
   allocation.user = Allocation::UserRange{cpu, size, 1, 0};
   allocation.registered_gpus = std::move(registered);
-  allocations_.emplace(range.base.raw(), std::move(allocation));
+  const absl::Status inserted = allocations_.Insert(range, std::move(allocation));
+  HIPMEM_CHECK(inserted.ok(), inserted.message());
   user_ranges_.emplace(cpu.raw(), range.base.raw());
   return range.base + page_offset;
 }

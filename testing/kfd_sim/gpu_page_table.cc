@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "testing/kfd_sim/engines/doorbell.h"
 
 namespace hipmem::kfd_sim {
@@ -29,38 +30,39 @@ void GpuPageTable::EndAccess() {
 
 absl::Status GpuPageTable::Map(AddressRange range, uint64_t handle, PageSource source) {
   std::unique_lock<std::shared_mutex> lock(mu_);
-  if (absl::Status s = ranges_.Insert(range, handle); !s.ok()) return s;
-  entries_.emplace(range.base.raw(), Entry{range, std::move(source)});
-  return absl::OkStatus();
+  return mappings_.Insert(range, Mapping{handle, std::move(source)});
 }
 
 absl::Status GpuPageTable::Unmap(AddressRange range, uint64_t handle) {
   // Waits for every engine access scope to close: nothing still copies through this range afterwards.
   std::unique_lock<std::shared_mutex> lock(mu_);
-  if (absl::Status s = ranges_.Erase(range, handle); !s.ok()) return s;
-  entries_.erase(range.base.raw());
+  const AddressRangeMap<Mapping>::Entry* entry = mappings_.FindStart(range.base);
+  if (entry == nullptr || entry->range != range || entry->value.handle != handle) {
+    return absl::NotFoundError(absl::StrCat("GpuPageTable::Unmap(base=0x", absl::Hex(range.base.raw()),
+                                            ", handle=0x", absl::Hex(handle), "): no such mapping"));
+  }
+  mappings_.Erase(range.base);
   return absl::OkStatus();
 }
 
 bool GpuPageTable::Covers(AddressRange range) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
-  return ranges_.Covers(range);
+  return mappings_.Covers(range);
 }
 
 size_t GpuPageTable::size() const {
   std::shared_lock<std::shared_mutex> lock(mu_);
-  return ranges_.size();
+  return mappings_.size();
 }
 
 std::optional<GpuMemory::Span> GpuPageTable::Translate(uint64_t va, uint64_t bytes) {
   // The caller holds an access scope (mu_ shared).
-  auto it = entries_.upper_bound(va);
-  if (it == entries_.begin()) return std::nullopt;
-  --it;
-  const Entry& entry = it->second;
-  const uint64_t offset = va - entry.range.base.raw();
-  if (offset >= entry.range.size.raw()) return std::nullopt;
-  const uint64_t left = std::min(entry.range.size.raw() - offset, bytes);
+  const AddressRangeMap<Mapping>::Entry* found = mappings_.Find(DeviceAddress(va));
+  if (found == nullptr) return std::nullopt;
+  const AddressRange range = found->range;
+  const Mapping& entry = found->value;
+  const uint64_t offset = va - range.base.raw();
+  const uint64_t left = std::min(range.size.raw() - offset, bytes);
   if (entry.source.pages == nullptr) return Span{reinterpret_cast<void*>(entry.source.userptr + offset), left};
   std::byte* view = entry.source.pages->EngineView();
   if (view == nullptr) return std::nullopt;

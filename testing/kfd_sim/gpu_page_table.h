@@ -20,10 +20,9 @@
 #include <optional>
 #include <shared_mutex>
 
-#include "absl/container/btree_map.h"
 #include "absl/status/status.h"
+#include "base/address_range_map.h"
 #include "base/units.h"
-#include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 
@@ -41,7 +40,8 @@ struct PageSource {
 class GpuPageTable final : public GpuMemory {
  public:
   // Maps `range` (page-aligned) of buffer `handle` onto `source`.
-  // Errors: AddressRangeMap::Insert's (kAlreadyExists for a conflict with another mapping).
+  // Errors: AddressRangeMap::Insert's (kAlreadyExists for a conflict with another mapping, kInvalidArgument for
+  // an empty or wrapping range).
   absl::Status Map(AddressRange range, uint64_t handle, PageSource source);
   // Removes the mapping that is exactly `range` for `handle`. Errors: kNotFound.
   absl::Status Unmap(AddressRange range, uint64_t handle);
@@ -57,16 +57,15 @@ class GpuPageTable final : public GpuMemory {
   void EndAccess() override;
 
  private:
-  struct Entry {
-    AddressRange range;
+  struct Mapping {
+    uint64_t handle;
     PageSource source;
   };
 
   // Shared by engines for a packet's accesses; exclusive for changes. (std::shared_mutex, not absl: its
   // waits must be visible to ThreadSanitizer, and engines lock it through the GpuMemory hooks.)
   mutable std::shared_mutex mu_;
-  AddressRangeMap ranges_;                       // conflict checks
-  absl::btree_map<uint64_t, Entry> entries_;     // by range.base
+  AddressRangeMap<Mapping> mappings_;
 };
 
 }  // namespace hipmem::kfd_sim

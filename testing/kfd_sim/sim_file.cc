@@ -35,7 +35,6 @@
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "base/scoped_lock.h"
-#include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"

@@ -17,9 +17,9 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
+#include "base/address_range_map.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
-#include "testing/kfd_sim/address_range_map.h"
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/dmabuf_table.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
@@ -98,7 +98,7 @@ struct ProcessDevice {
   std::optional<int> vm_token;    // the render token ACQUIRE_VM bound (the pdd's drm_file)
   // What this GPU can reach in this process. Behind a pointer: engines hold it across moves of the vector.
   std::unique_ptr<GpuPageTable> page_table = std::make_unique<GpuPageTable>();
-  AddressRangeMap allocated_vas;  // VAs of the buffers allocated on this GPU
+  AddressRangeMap<uint64_t> allocated_vas;  // VAs of the buffers allocated on this GPU, to their handles
   // The process's doorbell slice on this GPU (kfd_get_process_doorbells), made on first use; shared by
   // the DOORBELL buffer, the /dev/kfd mmap and the engines.
   std::shared_ptr<BoPages> doorbells;

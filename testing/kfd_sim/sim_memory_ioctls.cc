@@ -159,8 +159,11 @@ void ReleaseBo(IoctlContext& c, BoMap::iterator it) {
     HIPMEM_CHECK(s.ok(), s.ToString());
   }
   if (bo.va) {
-    const absl::Status s = c.process.devices[bo.gpu_index].allocated_vas.Erase(*bo.va, bo.handle);
-    HIPMEM_CHECK(s.ok(), s.ToString());
+    AddressRangeMap<uint64_t>& vas = c.process.devices[bo.gpu_index].allocated_vas;
+    const AddressRangeMap<uint64_t>::Entry* entry = vas.FindStart(bo.va->base);
+    HIPMEM_CHECK(entry != nullptr && entry->range == *bo.va && entry->value == bo.handle,
+                 "a buffer's VA is missing from its GPU's allocated VAs");
+    vas.Erase(bo.va->base);
   }
   // A shared buffer's accounting is its dma-buf object's, returned when the last holder lets go.
   const bool shared = bo.dmabuf != nullptr;

@@ -1,0 +1,432 @@
+#include "hsa/memory.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/scoped_lock.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "hsa/hsa_status.h"
+
+namespace hipmem::hsa {
+
+using thunk::MemFlags;
+using thunk::NodeId;
+
+namespace {
+
+constexpr uint32_t kKnownPoolFlags = static_cast<uint32_t>(PoolAllocFlags::kPcie) |
+                                     static_cast<uint32_t>(PoolAllocFlags::kContiguous) |
+                                     static_cast<uint32_t>(PoolAllocFlags::kExecutable);
+
+bool Has(PoolAllocFlags set, PoolAllocFlags f) { return (static_cast<uint32_t>(set) & static_cast<uint32_t>(f)) != 0; }
+
+MemFlags Without(MemFlags set, MemFlags f) {
+  return thunk::MemFlagsFromRaw(thunk::ToRaw(set) & ~thunk::ToRaw(f));
+}
+
+}  // namespace
+
+// Blocks for one VRAM pool's fragment allocator: KFD allocations mapped on the pool's GPU. Called with the
+// manager's mutex held (the allocator only runs under it).
+class MemoryManager::PoolBlockSource : public BlockSource {
+ public:
+  PoolBlockSource(MemoryManager* manager, const MemoryPool* pool) : manager_(manager), pool_(pool) {}
+
+  absl::StatusOr<DeviceAddress> AllocateBlock(Bytes size) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    manager_->mu_.AssertHeld();
+    const NodeId node = pool_->node;
+    ASSIGN_OR_RETURN(DeviceAddress base,
+                     manager_->AllocateFromKfd(*pool_, size, pool_->kmt_flags, std::span<const NodeId>(&node, 1),
+                                               [&] { return absl::StrCat("fragment block of ", size.raw(), " bytes"); }));
+    // Fresh from the KFD, so it cannot overlap a block still held.
+    if (absl::Status s = manager_->blocks_.Insert(AddressRange{base, size}, std::monostate{}); !s.ok()) {
+      manager_->FreeToKfd(base);
+      return absl::InternalError(absl::StrCat("fragment block: ", s.message()));
+    }
+    return base;
+  }
+
+  void FreeBlock(DeviceAddress base, Bytes) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    manager_->mu_.AssertHeld();
+    manager_->blocks_.Erase(base);
+    manager_->FreeToKfd(base);
+  }
+
+ private:
+  MemoryManager* manager_;  // Not owned; owns this.
+  const MemoryPool* pool_;  // Not owned; must outlive this.
+};
+
+MemoryManager::MemoryManager(thunk::Kfd* kfd, std::span<const Agent> agents, std::span<const MemoryPool> pools,
+                             bool fragments)
+    : kfd_(kfd), agents_(agents), pools_(pools), fragments_enabled_(fragments) {
+  ScopedLock lock(&mu_);
+  for (const MemoryPool& pool : pools_) {
+    if (pool.location != PoolLocation::kGpu || pool.segment != Segment::kGlobal || !pool.alloc_allowed) continue;
+    auto source = std::make_unique<PoolBlockSource>(this, &pool);
+    heaps_.emplace(pool.id.raw(), std::make_unique<FragmentAllocator>(source.get()));
+    sources_.emplace(pool.id.raw(), std::move(source));
+  }
+}
+
+MemoryManager::~MemoryManager() {
+  ScopedLock lock(&mu_);
+  for (const auto& [start, entry] : allocations_) {
+    if (!entry.value.block.has_value()) FreeToKfd(entry.range.base);
+  }
+  allocations_.clear();
+  heaps_.clear();  // each returns its blocks, in use or cached
+  for (const auto& [host, count] : locks_) {
+    for (int i = 0; i < count; ++i) {
+      (void)kfd_->UnmapMemoryFromGpu(DeviceAddress(host));
+      if (absl::Status s = kfd_->DeregisterMemory(DeviceAddress(host).ToPointer()); !s.ok()) {
+        HIPMEM_LOG(kError, "hsa_shut_down: unlocking ", AddressText(DeviceAddress(host)), ": ", s.message());
+      }
+    }
+  }
+}
+
+const MemoryPool* MemoryManager::PoolOf(PoolId id) const {
+  for (const MemoryPool& pool : pools_) {
+    if (pool.id == id) return &pool;
+  }
+  return nullptr;
+}
+
+std::optional<AgentId> MemoryManager::AgentOfNode(NodeId node) const {
+  for (const Agent& agent : agents_) {
+    if (agent.node == node) return agent.id;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<const Agent*> MemoryManager::AgentOf(AgentId id) const {
+  for (const Agent& agent : agents_) {
+    if (agent.id == id) return &agent;
+  }
+  return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(id.raw()), " is not an agent of this runtime"));
+}
+
+void MemoryManager::FreeToKfd(DeviceAddress address) {
+  if (absl::Status s = kfd_->FreeMemory(address); !s.ok()) {
+    HIPMEM_LOG(kError, "freeing ", AddressText(address), " to the KFD: ", s.message());
+  }
+}
+
+void MemoryManager::TrimAll() {
+  for (auto& [id, heap] : heaps_) heap->Trim();
+}
+
+absl::StatusOr<DeviceAddress> MemoryManager::AllocateFromKfd(const MemoryPool& pool, Bytes size, MemFlags flags,
+                                                             std::span<const NodeId> map_nodes,
+                                                             absl::FunctionRef<std::string()> context) {
+  absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(pool.node, size, flags);
+  if (!address.ok()) {
+    // KfdDriver::AllocateMemory: cached fragment blocks may be what the KFD is missing; give them back, once.
+    TrimAll();
+    address = kfd_->AllocMemory(pool.node, size, flags);
+  }
+  if (!address.ok()) return Recode(Annotate(address.status(), context()), absl::StatusCode::kResourceExhausted);
+  if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, map_nodes); !mapped.ok()) {
+    FreeToKfd(*address);
+    return Recode(Annotate(mapped, context()), absl::StatusCode::kResourceExhausted);
+  }
+  return *address;
+}
+
+absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& pool, Bytes size, MemFlags flags,
+                                                            bool fragment, bool restrict_vram,
+                                                            absl::FunctionRef<std::string()> context) {
+  if (fragment) {
+    FragmentAllocator& heap = *heaps_.at(pool.id.raw());
+    absl::StatusOr<DeviceAddress> carved = heap.Allocate(size);
+    if (!carved.ok()) return Annotate(carved.status(), context());
+    const DeviceAddress address = *carved;
+    std::optional<FragmentAllocator::Lookup> found = heap.Find(address);
+    RETURN_IF_ERROR(allocations_.Insert(found->fragment, Allocation{pool.id, found->block, flags, nullptr, {}}));
+    return address;
+  }
+  // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
+  std::vector<NodeId> nodes;
+  if (pool.location == PoolLocation::kGpu && restrict_vram) nodes.push_back(pool.node);
+  ASSIGN_OR_RETURN(DeviceAddress address, AllocateFromKfd(pool, size, flags, nodes, context));
+  RETURN_IF_ERROR(allocations_.Insert(AddressRange{address, size}, Allocation{pool.id, std::nullopt, flags, nullptr, {}}));
+  return address;
+}
+
+absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
+  // Formatted only for an error or a trace: a cached fragment costs less than building this string.
+  const auto context = [&] {
+    return absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(),
+                        ", flags=0x", absl::Hex(static_cast<uint32_t>(flags)), ")");
+  };
+  if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context(), ": size is 0"));
+  if ((static_cast<uint32_t>(flags) & ~kKnownPoolFlags) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(context(), ": unknown hsa_amd_memory_pool_flag_t bits"));
+  }
+  if (!pool.alloc_allowed) return InvalidAllocationError(absl::StrCat(context(), ": pool does not allow allocation"));
+  if (size > pool.alloc_max_size) {
+    return InvalidAllocationError(absl::StrCat(context(), ": larger than ALLOC_MAX_SIZE ", pool.alloc_max_size.raw()));
+  }
+  const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
+  if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context(), ": size overflows"));
+  // KfdDriver::AllocateMemory's translation of the pool flags.
+  MemFlags kmt = pool.kmt_flags;
+  if (Has(flags, PoolAllocFlags::kPcie)) kmt = Without(kmt, MemFlags::kCoarseGrain);  // PCIe-coherent: fine grain
+  if (Has(flags, PoolAllocFlags::kContiguous)) kmt = kmt | MemFlags::kContiguous;
+  if (Has(flags, PoolAllocFlags::kExecutable)) kmt = kmt | MemFlags::kExecuteAccess;
+  // Only ordinary VRAM is carved from blocks: a flag changes the buffer the KFD must make.
+  const bool fragment = fragments_enabled_ && flags == PoolAllocFlags::kStandard && pool.location == PoolLocation::kGpu;
+  ScopedLock lock(&mu_);
+  absl::StatusOr<DeviceAddress> address = AllocateLocked(pool, *rounded, kmt, fragment, true, context);
+  if (address.ok() && TraceEnabled()) {
+    Trace(Layer::kHsa, context(), " -> ", AddressText(*address), fragment ? " (fragment)" : "");
+  }
+  return address;
+}
+
+absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPool& pool, Bytes size) {
+  const std::string context =
+      absl::StrCat("hsa_memory_allocate(region=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(), ")");
+  if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context, ": size is 0"));
+  if (!pool.alloc_allowed) return InvalidAllocationError(absl::StrCat(context, ": region does not allow allocation"));
+  if (size > pool.alloc_max_size) {
+    return InvalidAllocationError(absl::StrCat(context, ": larger than ALLOC_MAX_SIZE ", pool.alloc_max_size.raw()));
+  }
+  const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
+  if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
+  ScopedLock lock(&mu_);
+  return AllocateLocked(pool, *rounded, pool.kmt_flags, false, false, [&] { return context; });
+}
+
+void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
+  if (!allocation.block.has_value()) {
+    FreeToKfd(base);
+    return;
+  }
+  if (absl::Status s = heaps_.at(allocation.pool.raw())->Free(base); !s.ok()) {
+    HIPMEM_LOG(kError, "fragment allocator out of step with the allocation map: ", s.message());
+  }
+}
+
+absl::Status MemoryManager::Free(DeviceAddress address) {
+  const auto context = [&] { return absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")"); };
+  std::vector<Notifier> notifiers;
+  {
+    ScopedLock lock(&mu_);
+    const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+    if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
+    if (entry->value.notifiers.empty()) {
+      Release(address, entry->value);
+      allocations_.Erase(address);
+      if (TraceEnabled()) Trace(Layer::kHsa, context());
+      return absl::OkStatus();
+    }
+    notifiers = entry->value.notifiers;
+  }
+  // ROCr runs the notifiers before the free, with the memory still valid; outside the lock, so a callback
+  // may query or allocate. The entry stays until they return (a concurrent free of it may run them twice,
+  // as a racing double free would in ROCr; only one release reaches the KFD).
+  for (const Notifier& n : notifiers) n.callback(address.ToPointer(), n.user_data);
+  ScopedLock lock(&mu_);
+  std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
+  if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": freed concurrently"));
+  Release(address, entry->value);
+  if (TraceEnabled()) Trace(Layer::kHsa, context());
+  return absl::OkStatus();
+}
+
+std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) const {
+  ScopedLock lock(&mu_);
+  const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
+  if (entry == nullptr) return std::nullopt;
+  const MemoryPool* pool = PoolOf(entry->value.pool);
+  return PointerInfo{entry->range, entry->value.pool, pool != nullptr ? pool->owner : AgentId(0)};
+}
+
+Bytes MemoryManager::CachedBytes(NodeId node) const {
+  ScopedLock lock(&mu_);
+  Bytes total;
+  for (const auto& [id, heap] : heaps_) {
+    const MemoryPool* pool = PoolOf(PoolId(id));
+    if (pool != nullptr && pool->node == node) total += heap->cached_bytes();
+  }
+  return total;
+}
+
+absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceAddress address) {
+  const std::string context = absl::StrCat("hsa_amd_agents_allow_access(", AddressText(address), ")");
+  std::vector<NodeId> gpus;
+  for (AgentId id : agents) {
+    ASSIGN_OR_RETURN(const Agent* agent, AgentOf(id));
+    if (agent->type == DeviceType::kGpu && std::find(gpus.begin(), gpus.end(), agent->node) == gpus.end()) {
+      gpus.push_back(agent->node);
+    }
+  }
+  ScopedLock lock(&mu_);
+  const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+  if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
+  const MemoryPool* pool = PoolOf(entry->value.pool);
+  if (pool->location == PoolLocation::kCpu && gpus.empty()) return absl::OkStatus();  // CPU-only: nothing to map
+  // VRAM stays on its own GPU whatever the list says.
+  if (pool->location == PoolLocation::kGpu && std::find(gpus.begin(), gpus.end(), pool->node) == gpus.end()) {
+    gpus.push_back(pool->node);
+  }
+  const DeviceAddress buffer = entry->value.block.has_value() ? entry->value.block->base : address;
+  if (entry->value.block.has_value()) {
+    // Fragments share their block's buffer: grants accumulate so one fragment's list cannot take another's away.
+    for (NodeId node : kfd_->QueryPointerInfo(buffer.ToPointer()).mapped_nodes) {
+      if (std::find(gpus.begin(), gpus.end(), node) == gpus.end()) gpus.push_back(node);
+    }
+  }
+  if (absl::Status mapped = kfd_->MapMemoryToGpu(buffer, gpus); !mapped.ok()) {
+    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);
+  }
+  Trace(Layer::kHsa, context, ": mapped on ", gpus.size(), " GPUs");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::span<const AgentId> agents,
+                                                  std::optional<PoolId> pool_id) {
+  const std::string context = absl::StrCat("hsa_amd_memory_lock(", AddressText(host), ", size=", size.raw(), ")");
+  if (host == nullptr || size.is_zero()) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer or size 0"));
+  }
+  MemFlags flags = MemFlags::kHostAccess;  // the fine-grained system pool's: coherent with the CPU
+  if (pool_id.has_value()) {
+    const MemoryPool* pool = PoolOf(*pool_id);
+    if (pool == nullptr) return InvalidMemoryPoolError(absl::StrCat(context, ": unknown pool"));
+    if (pool->location != PoolLocation::kCpu) {
+      return absl::InvalidArgumentError(absl::StrCat(context, ": pool 0x", absl::Hex(pool_id->raw()), " is not system memory"));
+    }
+    flags = pool->kmt_flags;
+  }
+  std::vector<NodeId> gpus;
+  for (AgentId id : agents) {
+    ASSIGN_OR_RETURN(const Agent* agent, AgentOf(id));
+    if (agent->type == DeviceType::kGpu) gpus.push_back(agent->node);
+  }
+  if (!agents.empty() && gpus.empty()) {
+    // Only CPU agents: nothing for the KFD to do, the CPU reaches its own memory (MemoryRegion::Lock).
+    return DeviceAddress::FromPointer(host);
+  }
+  ScopedLock lock(&mu_);
+  absl::StatusOr<DeviceAddress> registered = kfd_->RegisterMemory(host, size, gpus, flags);
+  if (!registered.ok()) return Annotate(registered.status(), context);
+  const DeviceAddress gpu_address = *registered;
+  if (absl::Status mapped = kfd_->MapMemoryToGpu(DeviceAddress::FromPointer(host)); !mapped.ok()) {
+    (void)kfd_->DeregisterMemory(host);
+    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);
+  }
+  ++locks_[DeviceAddress::FromPointer(host).raw()];
+  Trace(Layer::kHsa, context, " -> ", AddressText(gpu_address));
+  return gpu_address;
+}
+
+absl::Status MemoryManager::Unlock(void* host) {
+  const std::string context = absl::StrCat("hsa_amd_memory_unlock(", AddressText(host), ")");
+  ScopedLock lock(&mu_);
+  auto it = locks_.find(DeviceAddress::FromPointer(host).raw());
+  if (it == locks_.end()) return absl::InvalidArgumentError(absl::StrCat(context, ": not locked"));
+  RETURN_IF_ERROR(Annotate(kfd_->UnmapMemoryFromGpu(DeviceAddress::FromPointer(host)), context));
+  RETURN_IF_ERROR(Annotate(kfd_->DeregisterMemory(host), context));
+  if (--it->second == 0) locks_.erase(it);
+  return absl::OkStatus();
+}
+
+PointerDescription MemoryManager::Describe(const void* pointer) const {
+  const DeviceAddress address = DeviceAddress::FromPointer(pointer);
+  PointerDescription d;
+  ScopedLock lock(&mu_);
+  auto mapped_agents = [&](const thunk::PointerInfo& info) {
+    std::vector<AgentId> out;
+    for (NodeId node : info.mapped_nodes) {
+      if (std::optional<AgentId> agent = AgentOfNode(node)) out.push_back(*agent);
+    }
+    return out;
+  };
+  if (const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address); entry != nullptr) {
+    const Allocation& a = entry->value;
+    const MemoryPool* pool = PoolOf(a.pool);
+    const DeviceAddress buffer = a.block.has_value() ? a.block->base : entry->range.base;
+    d.type = PointerType::kHsa;
+    // The runtime's own record, so a fragment reports itself rather than its block (ROCr's allocation_map_).
+    d.agent_base = d.host_base = entry->range.base;
+    d.size = entry->range.size;
+    d.user_data = a.user_data;
+    d.owner = pool->owner;
+    d.global_flags = pool->global_flags;
+    d.kmt_flags = a.kmt_flags;
+    d.accessible = mapped_agents(kfd_->QueryPointerInfo(buffer.ToPointer()));
+    return d;
+  }
+  const thunk::PointerInfo info = kfd_->QueryPointerInfo(pointer);
+  if (info.type == thunk::PointerType::kUnknown) return d;
+  if (info.type == thunk::PointerType::kAllocated && blocks_.Find(address) != nullptr) {
+    return d;  // free space of a fragment block: nobody's allocation
+  }
+  d.type = static_cast<PointerType>(info.type);
+  d.agent_base = info.gpu_address;
+  d.host_base = info.cpu_address;
+  d.size = info.size;
+  d.user_data = info.user_data;
+  d.kmt_flags = info.flags;
+  d.owner = AgentOfNode(info.node);
+  d.accessible = mapped_agents(info);
+  if (info.type == thunk::PointerType::kRegisteredUser) {
+    // ROCr reports locked memory as the CPU's: the KFD's node is only the GPU holding the USERPTR buffer.
+    d.registered = true;
+    d.global_flags = thunk::HasFlag(info.flags, MemFlags::kCoarseGrain) ? GlobalFlags::kCoarseGrained
+                                                                          : GlobalFlags::kFineGrained;
+    for (const Agent& agent : agents_) {
+      if (agent.type == DeviceType::kCpu) {
+        d.owner = agent.id;
+        break;
+      }
+    }
+  }
+  return d;
+}
+
+absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
+  ScopedLock lock(&mu_);
+  if (AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(DeviceAddress::FromPointer(pointer))) {
+    entry->value.user_data = user_data;
+    return absl::OkStatus();
+  }
+  if (locks_.contains(DeviceAddress::FromPointer(pointer).raw())) return kfd_->SetMemoryUserData(pointer, user_data);
+  return absl::InvalidArgumentError(
+      absl::StrCat("hsa_amd_pointer_info_set_userdata(", AddressText(pointer), "): no allocation starts there"));
+}
+
+absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback,
+                                                         void* user_data) {
+  ScopedLock lock(&mu_);
+  AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("hsa_amd_register_deallocation_callback(", AddressText(address),
+                                                   "): no allocation starts there"));
+  }
+  entry->value.notifiers.push_back(Notifier{callback, user_data});
+  return absl::OkStatus();
+}
+
+absl::Status MemoryManager::DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback) {
+  const std::string context = absl::StrCat("hsa_amd_deregister_deallocation_callback(", AddressText(address), ")");
+  ScopedLock lock(&mu_);
+  AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
+  if (entry == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": no allocation starts there"));
+  std::vector<Notifier>& notifiers = entry->value.notifiers;
+  auto n = std::find_if(notifiers.begin(), notifiers.end(), [&](const Notifier& x) { return x.callback == callback; });
+  if (n == notifiers.end()) return absl::InvalidArgumentError(absl::StrCat(context, ": callback not registered"));
+  notifiers.erase(n);
+  return absl::OkStatus();
+}
+
+}  // namespace hipmem::hsa

@@ -1,0 +1,158 @@
+// The runtime's memory: pool allocations, the VRAM fragment allocators, locked host memory, access grants,
+// pointer queries and deallocation notifiers.
+//
+// Plays the memory half of ROCr's core::Runtime (AllocateMemory, FreeMemory, AllowAccess, PtrInfo,
+// SetPtrInfoData, RegisterReleaseNotifier, allocation_map_) with AMD::MemoryRegion's Allocate/Lock/Unlock and
+// KfdDriver::AllocateMemory's trim-and-retry. Built on thunk::Kfd. Thread-safe: one mutex serialises every
+// allocation, free and lookup, as ROCr's memory_lock_ does; deallocation callbacks run outside it.
+#ifndef HIPMEM_HSA_MEMORY_H_
+#define HIPMEM_HSA_MEMORY_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/address_range_map.h"
+#include "base/units.h"
+#include "hsa/fragment_allocator.h"
+#include "hsa/runtime.h"
+#include "thunk/kfd.h"
+
+namespace hipmem::hsa {
+
+// hsa_amd_pointer_type_t.
+enum class PointerType : uint32_t { kUnknown = 0, kHsa = 1, kLocked = 2, kGraphics = 3, kIpc = 4, kReservedAddr = 5 };
+
+// Everything hsa_amd_pointer_info reports about an address.
+struct PointerDescription {
+  PointerType type = PointerType::kUnknown;
+  DeviceAddress agent_base = DeviceAddress(0);
+  DeviceAddress host_base = DeviceAddress(0);
+  Bytes size;
+  void* user_data = nullptr;
+  std::optional<AgentId> owner;
+  GlobalFlags global_flags = GlobalFlags::kNone;
+  bool registered = false;             // locked host memory
+  thunk::MemFlags kmt_flags = thunk::MemFlags::kNone;  // what the KFD allocation was made with
+  std::vector<AgentId> accessible;     // the agents whose page tables map it
+};
+
+// hsa_amd_deallocation_callback_t.
+using DeallocationCallback = void (*)(void* ptr, void* user_data);
+
+class MemoryManager {
+ public:
+  // `kfd`, `agents` and `pools` are not owned and must outlive this. With `fragments` (the default unless
+  // HSA_DISABLE_FRAGMENT_ALLOCATOR=1), ordinary VRAM allocations are carved from 2 MiB blocks.
+  MemoryManager(thunk::Kfd* kfd, std::span<const Agent> agents, std::span<const MemoryPool> pools, bool fragments);
+  // Frees every allocation, cached block and lock still held.
+  ~MemoryManager();
+  MemoryManager(const MemoryManager&) = delete;
+  MemoryManager& operator=(const MemoryManager&) = delete;
+
+  // hsa_amd_memory_pool_allocate: see Runtime::Allocate. kInvalidArgument as well for flag bits
+  // hsa_amd_memory_pool_flag_t does not define. When the KFD refuses, every pool's cached blocks go back and
+  // the allocation is tried once more (KfdDriver's Trim()).
+  absl::StatusOr<DeviceAddress> Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags);
+  // hsa_memory_allocate on a region: as Allocate, but never from a fragment and, for VRAM, mapped for the
+  // owner and every GPU linked to it (no AllocateRestrict).
+  absl::StatusOr<DeviceAddress> AllocateUnrestricted(const MemoryPool& pool, Bytes size);
+
+  // Runs the allocation's deallocation callbacks, then frees it. INVALID_ALLOCATION (kNotFound) when no
+  // allocation starts at `address`.
+  absl::Status Free(DeviceAddress address);
+
+  // The allocation containing `address`, if this runtime made it.
+  std::optional<PointerInfo> FindPointer(DeviceAddress address) const;
+
+  // Bytes held in the VRAM fragment caches of `node`'s pools (added to MEMORY_AVAIL, as ROCr does).
+  Bytes CachedBytes(thunk::NodeId node) const;
+
+  // hsa_amd_agents_allow_access: maps the allocation starting at `address` on the GPUs among `agents` (the
+  // owner of VRAM always stays). For a fragment the whole block is mapped and the grant adds to earlier ones,
+  // as in ROCr, since fragments share one KFD buffer. Errors: INVALID_AGENT for an unknown agent; kNotFound
+  // (INVALID_ALLOCATION) when no allocation starts at `address`; kResourceExhausted (OUT_OF_RESOURCES) when the
+  // KFD refuses the mapping (a GPU without a link to the memory's GPU).
+  absl::Status AllowAccess(std::span<const AgentId> agents, DeviceAddress address);
+
+  // hsa_amd_memory_lock(_to_pool): registers [host, host + size) with the KFD (pinned) and maps it on the GPUs
+  // among `agents` (every GPU when empty). Returns the address the GPUs use. `pool` picks the coherence (a CPU
+  // pool; the fine-grained one when absent). Errors: INVALID_AGENT for an unknown agent; kInvalidArgument for a
+  // pool that is not a CPU pool, a null pointer or size 0; the thunk's errors (unmapped pages: EFAULT).
+  absl::StatusOr<DeviceAddress> Lock(void* host, Bytes size, std::span<const AgentId> agents,
+                                     std::optional<PoolId> pool);
+  // hsa_amd_memory_unlock: undoes one Lock of `host`. kInvalidArgument when `host` is not locked.
+  absl::Status Unlock(void* host);
+
+  // hsa_amd_pointer_info. A free part of a fragment block is kUnknown: the caller never allocated it.
+  PointerDescription Describe(const void* pointer) const;
+  // hsa_amd_pointer_info_set_userdata: `pointer` must be where an allocation or a locked range starts.
+  // kInvalidArgument otherwise.
+  absl::Status SetUserData(const void* pointer, void* user_data);
+
+  // hsa_amd_register/deregister_deallocation_callback. kInvalidArgument when no allocation starts at
+  // `address`, or (deregister) when `callback` is not registered on it.
+  absl::Status RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback, void* user_data);
+  absl::Status DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback);
+
+ private:
+  struct Notifier {
+    DeallocationCallback callback;
+    void* user_data;
+  };
+  // An allocation's range (what the caller got, rounded to pages) is its key in allocations_.
+  struct Allocation {
+    PoolId pool;
+    std::optional<AddressRange> block;  // the fragment's block, when it is a fragment
+    thunk::MemFlags kmt_flags;
+    void* user_data = nullptr;
+    std::vector<Notifier> notifiers;
+  };
+  class PoolBlockSource;
+
+  const MemoryPool* PoolOf(PoolId id) const;
+  std::optional<AgentId> AgentOfNode(thunk::NodeId node) const;
+  absl::StatusOr<const Agent*> AgentOf(AgentId id) const;
+  // KFD allocation and mapping, with one trim-and-retry. Empty `map_nodes`: the KFD's default set.
+  absl::StatusOr<DeviceAddress> AllocateFromKfd(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
+                                                std::span<const thunk::NodeId> map_nodes,
+                                                absl::FunctionRef<std::string()> context)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FreeToKfd(DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TrimAll() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<DeviceAddress> AllocateLocked(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
+                                               bool fragment, bool restrict_vram,
+                                               absl::FunctionRef<std::string()> context)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases an allocation already taken out of allocations_.
+  void Release(DeviceAddress base, const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  thunk::Kfd* const kfd_;  // Not owned; must outlive this.
+  const std::span<const Agent> agents_;
+  const std::span<const MemoryPool> pools_;
+  const bool fragments_enabled_;
+
+  mutable absl::Mutex mu_;
+  // By pool id: one fragment allocator per VRAM pool, each with its block source.
+  absl::btree_map<uint64_t, std::unique_ptr<PoolBlockSource>> sources_ ABSL_GUARDED_BY(mu_);
+  absl::btree_map<uint64_t, std::unique_ptr<FragmentAllocator>> heaps_ ABSL_GUARDED_BY(mu_);
+  // Bases of the blocks the fragment allocators hold (their free space is nobody's allocation).
+  AddressRangeMap<std::monostate> blocks_ ABSL_GUARDED_BY(mu_);
+  AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  // Locked host ranges by host pointer, with how many Lock calls each has had.
+  absl::btree_map<uint64_t, int> locks_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hipmem::hsa
+
+#endif  // HIPMEM_HSA_MEMORY_H_

@@ -1,0 +1,123 @@
+// The runtime's MemoryManager over the real thunk and simulator: the fragment allocator's trim-and-retry when
+// the KFD runs out of VRAM, and HSA_DISABLE_FRAGMENT_ALLOCATOR (this file also runs with it set).
+#include "hsa/memory.h"
+
+#include <cstdlib>
+#include <memory>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_status.h"
+#include "hsa/runtime.h"
+#include "testing/status_matchers.h"
+
+namespace hipmem::hsa {
+namespace {
+
+using ::hipmem_testing::IsOk;
+using ::hipmem_testing::IsOkAndHolds;
+using ::hipmem_testing::StatusIs;
+
+bool FragmentsDisabled() {
+  const char* v = std::getenv("HSA_DISABLE_FRAGMENT_ALLOCATOR");
+  return v != nullptr && std::string(v) == "1";
+}
+
+class MemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(rt_, Runtime::Create());
+    for (const Agent& a : rt_->agents()) {
+      if (a.type == DeviceType::kGpu && gpu_ == nullptr) gpu_ = &a;
+    }
+    ASSERT_NE(gpu_, nullptr);
+    for (PoolId id : gpu_->pools) {
+      const MemoryPool* p = *rt_->GetPool(id);
+      if (p->segment == Segment::kGlobal && p->global_flags == GlobalFlags::kCoarseGrained) vram_ = p;
+    }
+    ASSERT_NE(vram_, nullptr);
+  }
+
+  // Takes all of the GPU's VRAM but `left` with one KFD buffer of the test's own.
+  void LeaveOnly(Bytes left) {
+    ASSERT_OK_AND_ASSIGN(Bytes available, rt_->kfd().AvailableMemory(gpu_->node));
+    ASSERT_GT(available, left);
+    ASSERT_OK_AND_ASSIGN(hog_, rt_->kfd().AllocMemory(gpu_->node, available - left,
+                                                       thunk::MemFlags::kNonPaged | thunk::MemFlags::kNoSubstitute));
+    ASSERT_THAT(rt_->kfd().AvailableMemory(gpu_->node), IsOkAndHolds(left));
+  }
+  void TearDown() override {
+    if (hog_.has_value()) {
+      EXPECT_THAT(rt_->kfd().FreeMemory(*hog_), IsOk());
+    }
+  }
+
+  std::unique_ptr<Runtime> rt_;
+  const Agent* gpu_ = nullptr;
+  const MemoryPool* vram_ = nullptr;
+  std::optional<DeviceAddress> hog_;
+};
+
+TEST_F(MemoryTest, RecommendedGranuleFollowsTheFragmentAllocatorSwitch) {
+  EXPECT_EQ(vram_->alloc_rec_granule, FragmentsDisabled() ? Bytes::KiB(4) : Bytes::MiB(2));
+}
+
+TEST_F(MemoryTest, SmallAllocationTakesABlockOrItsOwnPages) {
+  ASSERT_OK_AND_ASSIGN(Bytes before, rt_->MemoryAvailable(gpu_->id));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress p, rt_->Allocate(vram_->id, Bytes::KiB(64)));
+  ASSERT_OK_AND_ASSIGN(Bytes during, rt_->MemoryAvailable(gpu_->id));
+  EXPECT_EQ(before - during, FragmentsDisabled() ? Bytes::KiB(64) : Bytes::MiB(2));
+  std::optional<thunk::Kfd::AllocationInfo> buffer = rt_->kfd().FindAllocation(p);
+  ASSERT_TRUE(buffer.has_value());
+  EXPECT_EQ(buffer->range.size, FragmentsDisabled() ? Bytes::KiB(64) : Bytes::MiB(2));
+  ASSERT_THAT(rt_->Free(p), IsOk());
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(before));
+  // Disabled, the free goes straight back to the KFD; enabled, the block stays cached.
+  EXPECT_EQ(rt_->kfd().FindAllocation(p).has_value(), !FragmentsDisabled());
+}
+
+TEST_F(MemoryTest, KfdOutOfMemoryTrimsTheCacheAndRetries) {
+  if (FragmentsDisabled()) GTEST_SKIP() << "no cache to trim";
+  LeaveOnly(Bytes::MiB(6));
+  // Three whole blocks, then two back: the cache keeps both (4 MiB is not above twice the 2 MiB in use).
+  ASSERT_OK_AND_ASSIGN(DeviceAddress a, rt_->Allocate(vram_->id, Bytes::MiB(2)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress b, rt_->Allocate(vram_->id, Bytes::MiB(2)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress c, rt_->Allocate(vram_->id, Bytes::MiB(2)));
+  ASSERT_THAT(rt_->Free(a), IsOk());
+  ASSERT_THAT(rt_->Free(b), IsOk());
+  EXPECT_THAT(rt_->kfd().AvailableMemory(gpu_->node), IsOkAndHolds(Bytes(0)));
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(4))) << "cached blocks count as available";
+
+  // A 4 MiB buffer of its own: the KFD has nothing, the cache gives its blocks back, the retry succeeds.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress big, rt_->Allocate(vram_->id, Bytes::MiB(4), PoolAllocFlags::kPcie));
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes(0)));
+  ASSERT_THAT(rt_->Free(big), IsOk());
+
+  // Again through the fragment allocator itself: a 4 MiB request gets its own block, and the trim that makes
+  // room runs on the very allocator asking.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress d, rt_->Allocate(vram_->id, Bytes::MiB(2)));
+  ASSERT_THAT(rt_->Free(d), IsOk());  // cached again
+  ASSERT_THAT(rt_->Free(c), IsOk());  // nothing in use: the balance keeps one cached block and returns the other
+  EXPECT_THAT(rt_->kfd().AvailableMemory(gpu_->node), IsOkAndHolds(Bytes::MiB(4)));
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(6)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress e, rt_->Allocate(vram_->id, Bytes::MiB(6)));
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes(0)));
+
+  // Nothing cached and nothing free: the KFD's refusal is OUT_OF_RESOURCES.
+  absl::StatusOr<DeviceAddress> refused = rt_->Allocate(vram_->id, Bytes::KiB(4));
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_EQ(ToHsaStatus(refused.status()), HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  ASSERT_THAT(rt_->Free(e), IsOk());
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(6))) << "a large block is never cached";
+}
+
+TEST_F(MemoryTest, FreeOfAnInteriorPointerIsInvalidAllocation) {
+  ASSERT_OK_AND_ASSIGN(DeviceAddress p, rt_->Allocate(vram_->id, Bytes::KiB(8)));
+  EXPECT_EQ(ToHsaStatus(rt_->Free(p + Bytes::KiB(4))), HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  ASSERT_THAT(rt_->Free(p), IsOk());
+  EXPECT_EQ(ToHsaStatus(rt_->Free(p)), HSA_STATUS_ERROR_INVALID_ALLOCATION);
+}
+
+}  // namespace
+}  // namespace hipmem::hsa
