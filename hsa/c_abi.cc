@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
+#include "hsa/agent_info.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
@@ -97,7 +98,7 @@ absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
     case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return Write<uint64_t>(value, UINT64_MAX);
     case HSA_SYSTEM_INFO_ENDIANNESS: return Write(value, HSA_ENDIANNESS_LITTLE);
     case HSA_SYSTEM_INFO_MACHINE_MODEL: return Write(value, HSA_MACHINE_MODEL_LARGE);
-    default: return Unsupported("system", attribute);
+    default: return WriteTopologySystemInfo(attribute, value);
   }
 }
 
@@ -115,7 +116,8 @@ absl::Status WriteAgentInfo(Runtime& runtime, AgentId id, uint32_t attribute, vo
       ASSIGN_OR_RETURN(Bytes available, runtime.MemoryAvailable(id));
       return Write<uint64_t>(value, available.raw());
     }
-    default: return Unsupported("agent", attribute);
+    case HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: return Write<uint64_t>(value, kTimestampFrequencyHz);
+    default: return WriteTopologyAgentInfo(runtime, *agent, attribute, value);
   }
 }
 

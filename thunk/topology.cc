@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "thunk/amdgpu_ids.h"
 #include "re2/re2.h"
 
 namespace hipmem::thunk {
@@ -191,6 +192,9 @@ absl::StatusOr<NodeProperties> ReadNode(uint32_t index, size_t node_count, const
   if (gpu_id != 0) node.gpu_id = GpuId(static_cast<uint32_t>(gpu_id));
   absl::StatusOr<std::string> name = ReadFile(dir / "name");
   if (name.ok()) node.name = std::string(absl::StripAsciiWhitespace(*name));
+  if (absl::StatusOr<uint32_t> revision = ReadPciRevision((dir / "revision").string()); revision.ok()) {
+    node.pci_revision = *revision;
+  }
   for (const fs::path& bank_dir : NumberedDirs(dir / "mem_banks")) {
     ASSIGN_OR_RETURN(PropertiesFile file, ParseProperties(bank_dir / "properties"));
     MemoryBank bank;
