@@ -40,7 +40,143 @@ absl::Status Unsupported(uint32_t attribute) {
   return absl::InvalidArgumentError(absl::StrCat("agent attribute 0x", absl::Hex(attribute), " is not supported"));
 }
 
+// Opaque handle bases for caches and wavefronts; no agent, pool or ISA handle shares them.
+constexpr uint64_t kCacheHandleBase = 0x4341'0000'0000'0000ull;      // "CA"
+constexpr uint64_t kWavefrontHandleBase = 0x5746'0000'0000'0000ull;  // "WF"
+constexpr uint64_t kHandleBaseMask = 0xffff'0000'0000'0000ull;
+
+absl::Status InvalidCache(uint64_t cache, absl::string_view cause) {
+  return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("cache 0x", absl::Hex(cache), ": ", cause)),
+                       HSA_STATUS_ERROR_INVALID_CACHE);
+}
+
+absl::Status InvalidWavefront(uint64_t wavefront, absl::string_view cause) {
+  return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("wavefront 0x", absl::Hex(wavefront), ": ", cause)),
+                       HSA_STATUS_ERROR_INVALID_WAVEFRONT);
+}
+
+// The index of `agent` in the runtime's agent list.
+absl::StatusOr<size_t> AgentIndex(Runtime& runtime, AgentId agent) {
+  const std::vector<Agent>& agents = runtime.agents();
+  for (size_t i = 0; i < agents.size(); ++i) {
+    if (agents[i].id == agent) return i;
+  }
+  return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(agent.raw()), " is not an agent of this runtime"));
+}
+
+// The agent's caches in hsa_agent_iterate_caches order, with their index in the KFD list.
+std::vector<size_t> CacheOrder(const AgentDescription& d) {
+  std::vector<size_t> order(d.caches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return d.caches[a].level < d.caches[b].level; });
+  return order;
+}
+
+bool FeaturesCompatible(FeatureState code, FeatureState agent) {
+  return code == FeatureState::kAny || agent == FeatureState::kAny || code == agent;
+}
+
 }  // namespace
+
+absl::StatusOr<std::vector<uint64_t>> AgentIsaHandles(Runtime& runtime, AgentId agent_id) {
+  ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(agent_id));
+  ASSIGN_OR_RETURN(const AgentDescription d, DescribeRuntimeAgent(runtime, *agent));
+  if (!d.isa.has_value()) return std::vector<uint64_t>{};
+  return std::vector<uint64_t>{InternIsa(*d.isa)};
+}
+
+absl::Status WriteIsaInfo(uint64_t handle, uint32_t attribute, void* value) {
+  ASSIGN_OR_RETURN(const IsaDescription isa, LookupIsa(handle));
+  switch (attribute) {
+    case HSA_ISA_INFO_NAME_LENGTH: return Put<uint32_t>(value, static_cast<uint32_t>(isa.FullName().size() + 1));
+    case HSA_ISA_INFO_NAME: {
+      const std::string name = isa.FullName();
+      std::memcpy(value, name.c_str(), name.size() + 1);
+      return absl::OkStatus();
+    }
+    case HSA_ISA_INFO_CALL_CONVENTION_COUNT: return Put<uint32_t>(value, 1);
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE: return Put<uint32_t>(value, isa.wavefront_size);
+    // ROCr's fixed answer for this deprecated attribute (core::Isa::GetInfo).
+    case HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT: return Put<uint32_t>(value, 40);
+    case HSA_ISA_INFO_MACHINE_MODELS: {
+      const bool models[2] = {false, true};  // small, large: 64-bit only
+      std::memcpy(value, models, sizeof(models));
+      return absl::OkStatus();
+    }
+    case HSA_ISA_INFO_PROFILES: {
+      const bool profiles[2] = {true, false};  // base, full: discrete GPUs run the base profile
+      std::memcpy(value, profiles, sizeof(profiles));
+      return absl::OkStatus();
+    }
+    case HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES:
+    case HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES: {
+      const bool modes[3] = {false, false, true};  // default, zero, near
+      std::memcpy(value, modes, sizeof(modes));
+      return absl::OkStatus();
+    }
+    case HSA_ISA_INFO_FAST_F16_OPERATION: return Put<bool>(value, true);
+    case HSA_ISA_INFO_WORKGROUP_MAX_DIM: {
+      const uint16_t dims[3] = {1024, 1024, 1024};
+      std::memcpy(value, dims, sizeof(dims));
+      return absl::OkStatus();
+    }
+    case HSA_ISA_INFO_WORKGROUP_MAX_SIZE: return Put<uint32_t>(value, 1024);
+    case HSA_ISA_INFO_GRID_MAX_DIM: return Put(value, hsa_dim3_t{UINT32_MAX, UINT32_MAX, UINT32_MAX});
+    case HSA_ISA_INFO_GRID_MAX_SIZE: return Put<uint64_t>(value, UINT32_MAX);
+    case HSA_ISA_INFO_FBARRIER_MAX_SIZE: return Put<uint32_t>(value, 32);
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("isa attribute 0x", absl::Hex(attribute), " is not supported"));
+  }
+}
+
+absl::StatusOr<bool> IsaCompatible(uint64_t code_object_isa, uint64_t agent_isa) {
+  ASSIGN_OR_RETURN(const IsaDescription code, LookupIsa(code_object_isa));
+  ASSIGN_OR_RETURN(const IsaDescription agent, LookupIsa(agent_isa));
+  return code.processor == agent.processor && FeaturesCompatible(code.sramecc, agent.sramecc) &&
+         FeaturesCompatible(code.xnack, agent.xnack);
+}
+
+absl::StatusOr<std::vector<uint64_t>> IsaWavefrontHandles(uint64_t isa_handle) {
+  ASSIGN_OR_RETURN(const IsaDescription isa, LookupIsa(isa_handle));
+  return std::vector<uint64_t>{kWavefrontHandleBase + isa.wavefront_size};
+}
+
+absl::Status WriteWavefrontInfo(uint64_t wavefront, uint32_t attribute, void* value) {
+  const uint64_t size = wavefront - kWavefrontHandleBase;
+  if ((wavefront & kHandleBaseMask) != kWavefrontHandleBase || (size != 32 && size != 64)) {
+    return InvalidWavefront(wavefront, "not a wavefront of this runtime");
+  }
+  if (attribute != HSA_WAVEFRONT_INFO_SIZE) {
+    return absl::InvalidArgumentError(absl::StrCat("wavefront attribute 0x", absl::Hex(attribute), " is not supported"));
+  }
+  return Put<uint32_t>(value, static_cast<uint32_t>(size));
+}
+
+absl::StatusOr<std::vector<uint64_t>> AgentCacheHandles(Runtime& runtime, AgentId agent_id) {
+  ASSIGN_OR_RETURN(const size_t index, AgentIndex(runtime, agent_id));
+  ASSIGN_OR_RETURN(const AgentDescription d, DescribeRuntimeAgent(runtime, runtime.agents()[index]));
+  std::vector<uint64_t> handles;
+  for (size_t cache : CacheOrder(d)) handles.push_back(kCacheHandleBase | uint64_t{index} << 16 | cache);
+  return handles;
+}
+
+absl::Status WriteCacheInfo(Runtime& runtime, uint64_t cache, uint32_t attribute, void* value) {
+  if ((cache & kHandleBaseMask) != kCacheHandleBase) return InvalidCache(cache, "not a cache of this runtime");
+  const size_t agent_index = cache >> 16 & 0xffff'ffff;
+  const size_t cache_index = cache & 0xffff;
+  if (agent_index >= runtime.agents().size()) return InvalidCache(cache, "no such agent");
+  ASSIGN_OR_RETURN(const AgentDescription d, DescribeRuntimeAgent(runtime, runtime.agents()[agent_index]));
+  if (cache_index >= d.caches.size()) return InvalidCache(cache, "no such cache");
+  const CacheDescription& c = d.caches[cache_index];
+  switch (attribute) {
+    case HSA_CACHE_INFO_NAME_LENGTH: return Put<uint32_t>(value, static_cast<uint32_t>(c.name.size()));
+    case HSA_CACHE_INFO_NAME: std::memcpy(value, c.name.c_str(), c.name.size() + 1); return absl::OkStatus();
+    case HSA_CACHE_INFO_LEVEL: return Put<uint8_t>(value, c.level);
+    case HSA_CACHE_INFO_SIZE: return Put<uint32_t>(value, c.size_bytes);
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("cache attribute 0x", absl::Hex(attribute), " is not supported"));
+  }
+}
 
 bool XnackEnabled() { return EnvUint64("HSA_XNACK", 0) == 1; }
 

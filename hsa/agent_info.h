@@ -7,6 +7,7 @@
 #define HIPMEM_HSA_AGENT_INFO_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -26,6 +27,30 @@ absl::StatusOr<AgentDescription> DescribeRuntimeAgent(Runtime& runtime, const Ag
 // Writes one hsa_agent_info_t / hsa_amd_agent_info_t attribute answered from the topology.
 // kInvalidArgument for an attribute this runtime does not answer.
 absl::Status WriteTopologyAgentInfo(Runtime& runtime, const Agent& agent, uint32_t attribute, void* value);
+
+// ---- ISAs, caches and wavefronts (hsa_isa_*, hsa_agent_iterate_caches, hsa_wavefront_*) ----
+
+// The hsa_isa_t handles of `agent`'s instruction sets: one for a GPU, none for a CPU (ROCr's CPU agent
+// iterates no ISA). kInvalidArgument (INVALID_AGENT) for an unknown agent.
+absl::StatusOr<std::vector<uint64_t>> AgentIsaHandles(Runtime& runtime, AgentId agent);
+// Writes one hsa_isa_info_t attribute of `isa`. NAME_LENGTH counts the terminating NUL, as ROCr's does (rocminfo
+// allocates that many bytes for NAME). kInvalidArgument (INVALID_ISA) for an unknown handle, kInvalidArgument
+// for an attribute the runtime does not answer.
+absl::Status WriteIsaInfo(uint64_t isa, uint32_t attribute, void* value);
+// Whether code built for `code_object_isa` runs on `agent_isa` (hsa_isa_compatible): the same processor, and
+// each feature either unspecified ("any") on one side or equal. kInvalidArgument (INVALID_ISA) for an unknown handle.
+absl::StatusOr<bool> IsaCompatible(uint64_t code_object_isa, uint64_t agent_isa);
+// The wavefront handles of `isa` (one: its wavefront size). kInvalidArgument (INVALID_ISA) for an unknown handle.
+absl::StatusOr<std::vector<uint64_t>> IsaWavefrontHandles(uint64_t isa);
+// Writes HSA_WAVEFRONT_INFO_SIZE. kInvalidArgument (INVALID_WAVEFRONT) for an unknown handle or attribute.
+absl::Status WriteWavefrontInfo(uint64_t wavefront, uint32_t attribute, void* value);
+
+// The hsa_cache_t handles of `agent`'s caches, in ascending level (KFD order within a level).
+// kInvalidArgument (INVALID_AGENT) for an unknown agent.
+absl::StatusOr<std::vector<uint64_t>> AgentCacheHandles(Runtime& runtime, AgentId agent);
+// Writes one hsa_cache_info_t attribute. NAME_LENGTH excludes the NUL (hsa.h: NAME is NAME_LENGTH + 1 bytes).
+// kInvalidArgument (INVALID_CACHE) for an unknown handle or attribute.
+absl::Status WriteCacheInfo(Runtime& runtime, uint64_t cache, uint32_t attribute, void* value);
 
 // Whether HSA_XNACK=1 asks for XNACK (page-fault retry) mode, as ROCr reads it.
 bool XnackEnabled();
