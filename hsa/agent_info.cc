@@ -76,7 +76,91 @@ bool FeaturesCompatible(FeatureState code, FeatureState agent) {
   return code == FeatureState::kAny || agent == FeatureState::kAny || code == agent;
 }
 
+// HSA_LINKPROPERTY flag bits of an io_link (hsakmttypes.h).
+constexpr uint32_t kLinkNonCoherent = 1u << 1;
+constexpr uint32_t kLinkNoAtomics32 = 1u << 2;
+constexpr uint32_t kLinkNoAtomics64 = 1u << 3;
+
+const thunk::IoLink* FindLink(const thunk::SystemTopology& topology, thunk::NodeId from, thunk::NodeId to) {
+  if (from.raw() >= topology.nodes.size()) return nullptr;
+  for (const thunk::IoLink& link : topology.nodes[from.raw()].io_links) {
+    if (link.node_to == to) return &link;
+  }
+  return nullptr;
+}
+
+// The io_links from `from` to `to`: the direct one, or two through a CPU node both reach; empty without a path.
+std::vector<const thunk::IoLink*> LinkPath(const thunk::SystemTopology& topology, thunk::NodeId from,
+                                           thunk::NodeId to) {
+  if (from == to) return {};
+  if (const thunk::IoLink* direct = FindLink(topology, from, to)) return {direct};
+  for (const thunk::NodeProperties& node : topology.nodes) {
+    if (node.is_gpu()) continue;
+    const thunk::IoLink* first = FindLink(topology, from, node.id);
+    const thunk::IoLink* second = FindLink(topology, node.id, to);
+    if (first != nullptr && second != nullptr) return {first, second};
+  }
+  return {};
+}
+
+hsa_amd_link_info_type_t LinkType(thunk::IoLinkType type) {
+  switch (type) {
+    case thunk::IoLinkType::kHyperTransport: return HSA_AMD_LINK_INFO_TYPE_HYPERTRANSPORT;
+    case thunk::IoLinkType::kQpi11: return HSA_AMD_LINK_INFO_TYPE_QPI;
+    case thunk::IoLinkType::kInfiniband: return HSA_AMD_LINK_INFO_TYPE_INFINBAND;
+    case thunk::IoLinkType::kXgmi: return HSA_AMD_LINK_INFO_TYPE_XGMI;
+    default: return HSA_AMD_LINK_INFO_TYPE_PCIE;  // ROCr's answer for every other bus
+  }
+}
+
 }  // namespace
+
+absl::Status WriteLinkAgentPoolInfo(const thunk::SystemTopology& topology, const Agent& agent,
+                                    const MemoryPool& pool, uint32_t attribute, void* value) {
+  const bool own = pool.owner == agent.id;
+  const std::vector<const thunk::IoLink*> path = own ? std::vector<const thunk::IoLink*>{}
+                                                     : LinkPath(topology, agent.node, pool.node);
+  switch (attribute) {
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS: {
+      if (own) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT);
+      if (pool.segment == Segment::kGroup) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
+      if (pool.location == PoolLocation::kCpu) {
+        return Put(value, pool.accessible_by_all ? HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT
+                                                 : HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT);
+      }
+      if (path.empty()) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
+      // Fine-grained (uncached) VRAM keeps its coherence only over XGMI: a peer outside the hive never gets it.
+      if (HasFlag(pool.global_flags, GlobalFlags::kFineGrained) && agent.type == DeviceType::kGpu) {
+        const uint64_t agent_hive = topology.nodes[agent.node.raw()].Get("hive_id");
+        const uint64_t pool_hive = topology.nodes[pool.node.raw()].Get("hive_id");
+        if (agent_hive == 0 || agent_hive != pool_hive) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
+      }
+      return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT);
+    }
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS: return Put<uint32_t>(value, static_cast<uint32_t>(path.size()));
+    case HSA_AMD_AGENT_MEMORY_POOL_INFO_LINK_INFO: {
+      auto* out = static_cast<hsa_amd_memory_pool_link_info_t*>(value);
+      for (size_t i = 0; i < path.size(); ++i) {
+        const thunk::IoLink& link = *path[i];
+        hsa_amd_memory_pool_link_info_t info{};
+        info.min_latency = link.min_latency;
+        info.max_latency = link.max_latency;
+        info.min_bandwidth = link.min_bandwidth;
+        info.max_bandwidth = link.max_bandwidth;
+        info.atomic_support_32bit = (link.flags & kLinkNoAtomics32) == 0;
+        info.atomic_support_64bit = (link.flags & kLinkNoAtomics64) == 0;
+        info.coherent_support = (link.flags & kLinkNonCoherent) == 0;
+        info.link_type = LinkType(link.type);
+        info.numa_distance = link.weight;
+        std::memcpy(&out[i], &info, sizeof(info));
+      }
+      return absl::OkStatus();
+    }
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("agent memory pool attribute 0x", absl::Hex(attribute), " is not supported"));
+  }
+}
 
 absl::StatusOr<std::vector<uint64_t>> AgentIsaHandles(Runtime& runtime, AgentId agent_id) {
   ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(agent_id));

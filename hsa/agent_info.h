@@ -52,6 +52,19 @@ absl::StatusOr<std::vector<uint64_t>> AgentCacheHandles(Runtime& runtime, AgentI
 // kInvalidArgument (INVALID_CACHE) for an unknown handle or attribute.
 absl::Status WriteCacheInfo(Runtime& runtime, uint64_t cache, uint32_t attribute, void* value);
 
+// Writes one hsa_amd_agent_memory_pool_info_t attribute of (`agent`, `pool`), from the io_links of the KFD
+// topology (ROCr's MemoryRegion::GetAgentPoolInfo and Runtime::GetLinkInfo):
+//  - ACCESS: the owner, and system pools open to all, ALLOWED_BY_DEFAULT; another agent's GROUP pool, or VRAM the
+//    agent has no path to, NEVER_ALLOWED; fine-grained VRAM of a GPU outside the agent's XGMI hive NEVER_ALLOWED;
+//    other VRAM DISALLOWED_BY_DEFAULT (reachable after hsa_amd_agents_allow_access).
+//  - NUM_LINK_HOPS: 0 for the owner, 1 over a direct io_link, 2 through the CPU node otherwise (GPU to GPU over
+//    PCIe), 0 without a path.
+//  - LINK_INFO: one hsa_amd_memory_pool_link_info_t per hop (NUM_LINK_HOPS of them): its type (XGMI, PCIe, ...),
+//    latency and bandwidth, atomics and coherence from the link flags, and the KFD weight as NUMA distance.
+// kInvalidArgument for another attribute.
+absl::Status WriteLinkAgentPoolInfo(const thunk::SystemTopology& topology, const Agent& agent,
+                                    const MemoryPool& pool, uint32_t attribute, void* value);
+
 // Whether HSA_XNACK=1 asks for XNACK (page-fault retry) mode, as ROCr reads it.
 bool XnackEnabled();
 

@@ -143,15 +143,7 @@ absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent_id, PoolId
                                 void* value) {
   ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(agent_id));
   ASSIGN_OR_RETURN(const MemoryPool* pool, runtime.GetPool(pool_id));
-  const bool own = pool->owner == agent->id;
-  switch (attribute) {
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS:
-      if (pool->segment == Segment::kGroup && !own) return Write(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
-      return Write(value, own || pool->accessible_by_all ? HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT
-                                                         : HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT);
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS: return Write<uint32_t>(value, own ? 0 : 1);
-    default: return Unsupported("agent memory pool", attribute);
-  }
+  return WriteLinkAgentPoolInfo(runtime.topology(), *agent, *pool, attribute, value);
 }
 
 }  // namespace hipmem::hsa

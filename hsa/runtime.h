@@ -130,6 +130,8 @@ class Runtime {
   std::optional<PointerInfo> FindPointer(DeviceAddress address) const;
 
   thunk::Kfd& kfd() { return *kfd_; }
+  // The KFD topology the agents and pools were built from.
+  const thunk::SystemTopology& topology() const { return kfd_->topology(); }
 
  private:
   struct Allocation {
