@@ -172,6 +172,7 @@ AgentDescription DescribeAgent(const NodeProperties& node, const std::string& cp
     d.compute_units = static_cast<uint32_t>(node.Get("cpu_cores_count"));
     d.max_clock_mhz = static_cast<uint32_t>(node.Get("max_engine_clk_ccompute"));
     d.cacheline_size = kDefaultCacheLine;
+    d.watch_points = 1;  // what rocminfo shows for CPU agents (no watch-point bits: 1 << 0)
     return d;
   }
   d.name = node.name.empty() ? ProcessorFromVersion(node) : node.name;
