@@ -234,7 +234,7 @@ TEST_F(RocminfoTest, CpuAgentMatchesRealDumps) {
   EXPECT_GT(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY), 0u);
   EXPECT_EQ(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_DRIVER_NODE_ID), 0u);
   EXPECT_EQ(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS), 1u);
-  EXPECT_EQ(AgentInfo<uint16_t>(cpu, HSA_AMD_AGENT_INFO_BDFID), 0u);
+  EXPECT_EQ(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_BDFID), 0u);
   EXPECT_EQ(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU), 0u);
   EXPECT_EQ(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES), 0u);
   EXPECT_EQ(AgentInfo<uint32_t>(cpu, HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE), 0u);
@@ -301,7 +301,7 @@ TEST_F(RocminfoTest, GpuAgentsMatchRealDumps) {
     EXPECT_EQ(AgentInfo<uint32_t>(gpu, HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY), row.max_clock_mhz);
     // No debugger bits in the simulated KFD's capability: 1 << 0. Real parts print 4.
     EXPECT_EQ(AgentInfo<uint32_t>(gpu, HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS), 1u);
-    EXPECT_NE(AgentInfo<uint16_t>(gpu, HSA_AMD_AGENT_INFO_BDFID), 0u) << "bus << 8 | device << 3 | function";
+    EXPECT_NE(AgentInfo<uint32_t>(gpu, HSA_AMD_AGENT_INFO_BDFID), 0u) << "bus << 8 | device << 3 | function";
     EXPECT_EQ(AgentInfo<uint32_t>(gpu, HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU), row.simds_per_cu);
     EXPECT_EQ(AgentInfo<uint32_t>(gpu, HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES), row.shader_engines);
     EXPECT_EQ(AgentInfo<uint32_t>(gpu, HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE), row.arrays_per_engine);
