@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
+#include "hsa/agent_info.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
@@ -108,7 +109,7 @@ absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
     case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return Write<uint64_t>(value, UINT64_MAX);
     case HSA_SYSTEM_INFO_ENDIANNESS: return Write(value, HSA_ENDIANNESS_LITTLE);
     case HSA_SYSTEM_INFO_MACHINE_MODEL: return Write(value, HSA_MACHINE_MODEL_LARGE);
-    default: return Unsupported("system", attribute);
+    default: return WriteTopologySystemInfo(attribute, value);
   }
 }
 
@@ -126,7 +127,8 @@ absl::Status WriteAgentInfo(Runtime& runtime, AgentId id, uint32_t attribute, vo
       ASSIGN_OR_RETURN(Bytes available, runtime.MemoryAvailable(id));
       return Write<uint64_t>(value, available.raw());
     }
-    default: return Unsupported("agent", attribute);
+    case HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: return Write<uint64_t>(value, kTimestampFrequencyHz);
+    default: return WriteTopologyAgentInfo(runtime, *agent, attribute, value);
   }
 }
 
@@ -152,15 +154,7 @@ absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent_id, PoolId
                                 void* value) {
   ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(agent_id));
   ASSIGN_OR_RETURN(const MemoryPool* pool, runtime.GetPool(pool_id));
-  const bool own = pool->owner == agent->id;
-  switch (attribute) {
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS:
-      if (pool->segment == Segment::kGroup && !own) return Write(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
-      return Write(value, own || pool->accessible_by_all ? HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT
-                                                         : HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT);
-    case HSA_AMD_AGENT_MEMORY_POOL_INFO_NUM_LINK_HOPS: return Write<uint32_t>(value, own ? 0 : 1);
-    default: return Unsupported("agent memory pool", attribute);
-  }
+  return WriteLinkAgentPoolInfo(runtime.topology(), *agent, *pool, attribute, value);
 }
 
 }  // namespace hipmem::hsa

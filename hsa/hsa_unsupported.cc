@@ -77,34 +77,6 @@ hsa_status_t HSA_API hsa_agent_major_extension_supported(uint16_t, hsa_agent_t, 
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8): caches, ISAs, wavefronts and exception policies of agents.
-hsa_status_t HSA_API HSA_DEPRECATED hsa_agent_get_exception_policies(hsa_agent_t, hsa_profile_t, uint16_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_cache_get_info(hsa_cache_t, hsa_cache_info_t, void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_agent_iterate_caches(hsa_agent_t, hsa_status_t (*)(hsa_cache_t, void*), void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_isa_from_name(const char*, hsa_isa_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_agent_iterate_isas(hsa_agent_t, hsa_status_t (*)(hsa_isa_t, void*), void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_isa_get_info(hsa_isa_t, hsa_isa_info_t, uint32_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_isa_get_info_alt(hsa_isa_t, hsa_isa_info_t, void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_isa_get_exception_policies(hsa_isa_t, hsa_profile_t, uint16_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_isa_get_round_method(hsa_isa_t, hsa_fp_type_t, hsa_flush_mode_t, hsa_round_method_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_wavefront_get_info(hsa_wavefront_t, hsa_wavefront_info_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_isa_iterate_wavefronts(hsa_isa_t, hsa_status_t (*)(hsa_wavefront_t, void*), void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_isa_compatible(hsa_isa_t, hsa_isa_t, bool*) { return NotYetImplemented(); }
-
 // Not yet implemented, TODO(#8) §3: queues. No queue can be created yet, so the index operations
 // only ever see a queue hipmem did not make: they log it and answer 0.
 hsa_status_t HSA_API hsa_queue_create(hsa_agent_t, uint32_t, hsa_queue_type32_t,

@@ -38,19 +38,16 @@ struct Call {
 };
 
 hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
-hsa_status_t CountIsas(hsa_isa_t, void*) { return HSA_STATUS_SUCCESS; }
 
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: extensions, ISAs, queues, async copies, migration, SVM/vmem.
+      // Not yet implemented: extensions, queues, migration, SVM/vmem.
       {"hsa_system_major_extension_supported",
        [](Outs& o) {
          uint16_t minor = 0;
          return hsa_system_major_extension_supported(HSA_EXTENSION_IMAGES, 1, &minor, &o.flag);
        }},
-      {"hsa_agent_iterate_isas", [agent](Outs&) { return hsa_agent_iterate_isas(agent, CountIsas, nullptr); }},
-      {"hsa_isa_from_name", [](Outs& o) { return hsa_isa_from_name("amdgcn-amd-amdhsa--gfx942", &o.isa); }},
       {"hsa_amd_ipc_signal_attach",
        [](Outs& o) {
          hsa_amd_ipc_signal_t ipc{};

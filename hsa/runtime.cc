@@ -15,6 +15,7 @@
 #include "base/trace.h"
 #include "hsa/hsa_status.h"
 #include "hsa/memory.h"
+#include "hsa/topology.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -62,11 +63,13 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(std::unique_ptr<thunk::
   std::vector<Agent> agents;
   std::vector<MemoryPool> pools;
   auto next_pool = [&] { return PoolId(kPoolHandleBase + pools.size() + 1); };
+  const std::string cpu_model_name = CpuModelName();
   for (const thunk::NodeProperties& node : kfd->topology().nodes) {
+    // Names as ROCr gives them: the processor and its amdgpu.ids product name, the CPU's model name.
+    const AgentDescription description = DescribeAgent(node, cpu_model_name, /*xnack_enabled=*/false);
     Agent agent{AgentId(kAgentHandleBase + agents.size() + 1), node.is_gpu() ? DeviceType::kGpu : DeviceType::kCpu,
-                node.id, node.name, node.name, {}};
+                node.id, description.name, description.product_name, {}};
     if (agent.type == DeviceType::kCpu) {
-      if (agent.name.empty()) agent.name = agent.product_name = "CPU";
       Bytes system;
       for (const thunk::MemoryBank& bank : node.mem_banks) {
         if (bank.heap_type == thunk::HeapType::kSystem) system += bank.size;
@@ -88,6 +91,11 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(std::unique_ptr<thunk::
         std::vector<GlobalFlags> kinds = {GlobalFlags::kCoarseGrained};
         // gfx12.0 has no extended-scope fine-grained VRAM.
         if (node.gfx_major() != 12) kinds.push_back(GlobalFlags::kExtendedScopeFineGrained);
+        // Fine-grained (uncached) VRAM is a user pool where peers reach it over XGMI (a hive) or when
+        // HSA_FORCE_FINE_GRAIN_PCIE=1 asks for it over PCIe (ROCr's GpuAgent::InitRegionList).
+        if (node.Get("hive_id") != 0 || EnvUint64("HSA_FORCE_FINE_GRAIN_PCIE", 0) == 1) {
+          kinds.push_back(GlobalFlags::kFineGrained);
+        }
         for (GlobalFlags flags : kinds) {
           pools.push_back(VramPool(next_pool(), agent.id, node.id, bank, flags));
           agent.pools.push_back(pools.back().id);

@@ -135,6 +135,8 @@ class Runtime {
   thunk::Kfd& kfd() { return *kfd_; }
   // Allocations, locks, access grants and pointer queries (memory.h).
   MemoryManager& memory() { return *memory_; }
+  // The KFD topology the agents and pools were built from.
+  const thunk::SystemTopology& topology() const { return kfd_->topology(); }
 
  private:
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/scoped_lock.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/amdgpu_ids.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/shared_kfd.h"
@@ -84,9 +86,16 @@ void FillNodeProperties(const NodeProperties& n, HsaNodeProperties& out) {
   out.MaxEngineClockMhzFCompute = u32("max_engine_clk_fcompute");
   out.MaxEngineClockMhzCCompute = u32("max_engine_clk_ccompute");
   out.DrmRenderMinor = static_cast<HSAint32>(n.Get("drm_render_minor"));
+  // MarketingName is libdrm's amdgpu.ids name for the device and revision when there is one, the node name
+  // otherwise.
+  std::optional<std::string> marketing;
+  if (n.pci_revision.has_value()) marketing = hipmem::thunk::MarketingName(static_cast<uint32_t>(n.Get("device_id")), *n.pci_revision);
+  const std::string& product = marketing.has_value() ? *marketing : n.name;
   for (size_t i = 0; i < n.name.size() && i + 1 < HSA_PUBLIC_NAME_SIZE; ++i) {
     out.AMDName[i] = static_cast<HSAuint8>(n.name[i]);
-    out.MarketingName[i] = static_cast<HSAuint16>(n.name[i]);
+  }
+  for (size_t i = 0; i < product.size() && i + 1 < HSA_PUBLIC_NAME_SIZE; ++i) {
+    out.MarketingName[i] = static_cast<HSAuint16>(product[i]);
   }
   out.HiveID = n.Get("hive_id");
   out.UniqueID = n.Get("unique_id");

@@ -26,7 +26,7 @@ TEST_F(HsakmtPresetTest, PresetFromTheEnvironmentIsTwoGfx90aGcdsInOneHive) {
     EXPECT_EQ(gcd[i].EngineId.ui32.Stepping, 10u);
     EXPECT_EQ(gcd[i].NumFComputeCores, 440u) << "110 CUs x 4 SIMDs";
     const HSAuint64 local = gcd[i].LocalMemSize;
-    EXPECT_EQ(local, HSAuint64{64} << 30) << "from the FRAME_BUFFER_PUBLIC bank";
+    EXPECT_EQ(local, (HSAuint64{64} << 30) - (HSAuint64{16} << 20)) << "the FRAME_BUFFER_PUBLIC bank: 64 GiB less 16 MiB";
   }
   const HSAuint64 hive0 = gcd[0].HiveID;
   const HSAuint64 hive1 = gcd[1].HiveID;

@@ -141,7 +141,9 @@ TEST_F(NodePropertiesTest, GpuNodesReportThePresetsIdentityAndRegisterFiles) {
     EXPECT_EQ(props.UniqueID, gpu.unique_id);
     EXPECT_EQ(props.NumSdmaEngines, gpu.num_sdma_engines);
     EXPECT_EQ(props.NumSdmaXgmiEngines, gpu.num_sdma_xgmi_engines);
-    EXPECT_EQ(props.Capability.Value, gpu.capability);
+    EXPECT_EQ(props.Capability.Value, gpu.capability | gpu.asic_revision << 22) << "ASICRevision in bits 22-25";
+    EXPECT_EQ(props.Capability.ui32.ASICRevision, gpu.asic_revision);
+    EXPECT_EQ(props.FamilyID, gpu.family_id);
     EXPECT_EQ(props.SGPRSizePerCU, 0x4000u);
     const uint32_t gfx = gpu.gfx_target_version;
     const uint32_t major = gfx / 10000;

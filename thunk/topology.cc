@@ -16,10 +16,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "thunk/amdgpu_ids.h"
 #include "re2/re2.h"
 
 namespace hipmem::thunk {
@@ -191,6 +193,16 @@ absl::StatusOr<NodeProperties> ReadNode(uint32_t index, size_t node_count, const
   if (gpu_id != 0) node.gpu_id = GpuId(static_cast<uint32_t>(gpu_id));
   absl::StatusOr<std::string> name = ReadFile(dir / "name");
   if (name.ok()) node.name = std::string(absl::StripAsciiWhitespace(*name));
+  if (absl::StatusOr<uint32_t> revision = ReadPciRevision((dir / "revision").string()); revision.ok()) {
+    node.pci_revision = *revision;
+  } else if (node.gpu_id.has_value()) {
+    // A real KFD tree has no revision file: read the GPU's PCI function, as libdrm does. Bits 28-31 of
+    // location_id carry a partition number, not part of the address.
+    const uint64_t location = node.Get("location_id") & 0xffff;
+    const std::string pci = absl::StrFormat("/sys/bus/pci/devices/%04x:%02x:%02x.%x/revision", node.Get("domain") & 0xffff,
+                                            location >> 8, location >> 3 & 0x1f, location & 0x7);
+    if (absl::StatusOr<uint32_t> real = ReadPciRevision(pci); real.ok()) node.pci_revision = *real;
+  }
   for (const fs::path& bank_dir : NumberedDirs(dir / "mem_banks")) {
     ASSIGN_OR_RETURN(PropertiesFile file, ParseProperties(bank_dir / "properties"));
     MemoryBank bank;

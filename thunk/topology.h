@@ -97,6 +97,10 @@ struct NodeProperties {
   NodeId id{0};
   std::optional<GpuId> gpu_id;  // nullopt for a CPU-only node
   std::string name;             // nodes/N/name, e.g. "gfx942"
+  // The GPU's PCI revision id, which libhsakmt gets from libdrm (amdgpu_query_gpu_info's pci_rev) and
+  // amdgpu.ids keys product names by. Read from nodes/N/revision in the kernel's PCI sysfs format ("0xc8"),
+  // which only the simulator's tree carries; otherwise from the GPU's /sys/bus/pci/devices/<address>/revision.
+  std::optional<uint32_t> pci_revision;
   std::vector<MemoryBank> mem_banks;
   std::vector<IoLink> io_links;  // io_links/0 .. io_links_count-1
   std::vector<Cache> caches;     // caches/0 .. caches_count-1

@@ -70,6 +70,7 @@ TEST(TopologyTest, EveryPresetParsesBackToTheValuesItWasWrittenFrom) {
     EXPECT_EQ(cpu.mem_banks[0].heap_type, HeapType::kSystem);
     EXPECT_EQ(cpu.mem_banks[0].size, Bytes(preset.system_memory_bytes));
     EXPECT_THAT(cpu.caches, SizeIs(0));
+    EXPECT_EQ(cpu.pci_revision, std::nullopt) << "a CPU node has no PCI function";
 
     size_t gpus = 0;
     for (size_t n = 0; n < topology.nodes.size(); ++n) {
@@ -98,6 +99,7 @@ TEST(TopologyTest, EveryPresetParsesBackToTheValuesItWasWrittenFrom) {
       const kfd_sim::GpuConfig& gpu = preset.gpus[n - 1];
       ++gpus;
       ASSERT_TRUE(node.is_gpu());
+      EXPECT_EQ(node.pci_revision, gpu.pci_revision) << "nodes/N/revision, which amdgpu.ids keys names by";
       EXPECT_EQ(*node.gpu_id, GpuId(gpu.gpu_id));
       EXPECT_EQ(node.name, gpu.name);
       EXPECT_EQ(node.gfx_major() * 10000 + node.gfx_minor() * 100 + node.gfx_stepping(), gpu.gfx_target_version);

@@ -35,6 +35,9 @@
 // [RX7900XTX] AMD Radeon RX 7900 XTX specifications and the RDNA 3 architecture disclosures: 96 CUs
 //         of two SIMD32 each (wave32), 24 GB GDDR6 on 384 bits, 2500 MHz boost, PCIe Gen4 x16, 32 KB
 //         vector L0 per CU, 256 KB L1 per shader array, 6 MB L2, 96 MB Infinity Cache.
+// [dumps] rocminfo outputs in public ROCm issues: MI300X ROCm/rocm-examples#187 and ROCm/legacy-rocm-build#4414
+//         (201310208 KB pools, 4 of them, ucode 166/22, ASIC revision 1); MI250X ROCm/TheRock#1395 (67092480 KB,
+//         ucode 96/9) and ROCm/aiter#179; RX 7900 XTX ROCm/rocm-systems#8458 and ROCm/legacy-rocm-build#2866.
 // PCI device ids are the amdgpu ones (0x74a1, 0x740c, 0x738c, 0x744c). gpu_ids, unique_ids and hive ids
 // are stand-ins for the kernel's hashes: fixed, distinct, non-zero.
 
@@ -88,6 +91,15 @@ constexpr uint32_t kAldebaranXgmiLinkMBps = 16 * 25000 / 8;
 constexpr uint32_t kMi300xXgmiLinkMBps = 64000;
 
 constexpr uint32_t kFirstRenderMinor = 128;
+
+// What the kernel keeps of each board's VRAM for itself before it reports the bank: every public rocminfo dump
+// shows VRAM pools exactly 16 MiB below the board's size (MI300X 201310208 KB of 192 GiB, MI250X GCD 67092480 KB
+// of 64 GiB, MI100 33538048 KB, RX 7900 XTX 25149440 KB), which is what ROCr passes on from mem_banks.
+constexpr Bytes kVramReserve = Bytes::MiB(16);
+
+// amdgpu family ids (amdgpu_drm.h AMDGPU_FAMILY_*): every gfx9 part, CDNA 1-3 included, is "AI".
+constexpr uint32_t kFamilyAi = 141;
+constexpr uint32_t kFamilyGc11 = 145;
 
 // The host a preset's GPUs sit in (one CPU node). Its memory is the real machine's (HostSystemMemory): system
 // memory buffers are real memory here, so the CPU node reports what the host can give, as a real KFD does.
@@ -154,7 +166,7 @@ GpuConfig Mi300x() {
       .name = "gfx942",
       .marketing_name = "AMD Instinct MI300X",
       .gfx_target_version = 90402,
-      .vram_bytes = Bytes::GiB(192).raw(),
+      .vram_bytes = (Bytes::GiB(192) - kVramReserve).raw(),
       .simd_count = 304 * 4,
       .max_waves_per_simd = 8,
       .wave_front_size = 64,
@@ -184,6 +196,12 @@ GpuConfig Mi300x() {
               Cache(2, 4096, 128, kDataCache, 38),     // L2 per XCD
               Cache(3, 262144, 64, kDataCache, 304),   // Infinity Cache (MALL)
           },
+      // [MI300X dumps]: revision 00 is "AMD Instinct MI300X" in amdgpu.ids; ASIC revision 1, CP ucode 166, SDMA 22.
+      .pci_revision = 0x00,
+      .family_id = kFamilyAi,
+      .fw_version = 166,
+      .sdma_fw_version = 22,
+      .asic_revision = 1,
       .gpu_clock_counter_hz = 100'000'000,  // gfx94x: the 100 MHz SOC15 reference clock
   };
 }
@@ -195,7 +213,7 @@ GpuConfig Mi250xGcd() {
       .name = "gfx90a",
       .marketing_name = "AMD Instinct MI250X",
       .gfx_target_version = 90010,
-      .vram_bytes = Bytes::GiB(64).raw(),
+      .vram_bytes = (Bytes::GiB(64) - kVramReserve).raw(),
       .simd_count = 110 * 4,
       .max_waves_per_simd = 8,
       .wave_front_size = 64,
@@ -224,6 +242,12 @@ GpuConfig Mi250xGcd() {
               Cache(1, 16, 64, kDataCache, 2),         // scalar L1 per SQC
               Cache(2, 8192, 128, kDataCache, 14),     // L2
           },
+      // [MI250X dumps]: revision 01; ASIC revision 1, CP ucode 96, SDMA 9.
+      .pci_revision = 0x01,
+      .family_id = kFamilyAi,
+      .fw_version = 96,
+      .sdma_fw_version = 9,
+      .asic_revision = 1,
       .gpu_clock_counter_hz = 25'000'000,  // gfx90a: 25 MHz
   };
 }
@@ -235,7 +259,7 @@ GpuConfig Mi100() {
       .name = "gfx908",
       .marketing_name = "AMD Instinct MI100",
       .gfx_target_version = 90008,
-      .vram_bytes = Bytes::GiB(32).raw(),
+      .vram_bytes = (Bytes::GiB(32) - kVramReserve).raw(),
       .simd_count = 120 * 4,
       .max_waves_per_simd = 10,
       .wave_front_size = 64,
@@ -264,6 +288,11 @@ GpuConfig Mi100() {
               Cache(1, 16, 64, kDataCache, 3),         // scalar L1 per SQC
               Cache(2, 8192, 128, kDataCache, 16),     // L2
           },
+      // Revision 01 is "AMD Instinct MI100" in amdgpu.ids. The firmware versions are the generic defaults: no
+      // public MI100 dump with them was found.
+      .pci_revision = 0x01,
+      .family_id = kFamilyAi,
+      .asic_revision = 1,
       .gpu_clock_counter_hz = 25'000'000,  // gfx908: 25 MHz
   };
 }
@@ -275,7 +304,7 @@ GpuConfig Rx7900xtx() {
       .name = "gfx1100",
       .marketing_name = "AMD Radeon RX 7900 XTX",
       .gfx_target_version = 110000,
-      .vram_bytes = Bytes::GiB(24).raw(),
+      .vram_bytes = (Bytes::GiB(24) - kVramReserve).raw(),
       .simd_count = 96 * 2,  // RDNA: two SIMD32 per CU
       .max_waves_per_simd = 16,
       .wave_front_size = 32,
@@ -309,6 +338,11 @@ GpuConfig Rx7900xtx() {
       // A workstation without resizable BAR: the CPU sees a 256 MiB window, so KFD reports the VRAM
       // FRAME_BUFFER_PRIVATE and nothing above the thunk may touch it with the CPU.
       .large_bar = false,
+      // [RX7900XTX dumps]: revision C8 is "AMD Radeon RX 7900 XTX"; ASIC revision 0. Firmware versions: the generic
+      // defaults (no public dump with them was found).
+      .pci_revision = 0xc8,
+      .family_id = kFamilyGc11,
+      .asic_revision = 0,
       .gpu_clock_counter_hz = 100'000'000,  // gfx11: 100 MHz
   };
 }
@@ -348,7 +382,9 @@ Topology Machine(const Host& host, const GpuConfig& model, std::span<const Slot>
     gpu.drm_render_minor = kFirstRenderMinor + static_cast<uint32_t>(i);
     gpu.location_id = slots[i].pci_bus << 8;
     gpu.unique_id = slots[i].unique_id;
-    gpu.hive_id = in_hive ? hive_id : 0;
+    // A hive id without peers: one OAM of a larger platform keeps the XGMI hive the kernel found (an MI300X
+    // always sits on an 8-OAM board), so ROCr still exposes its fine-grained VRAM pool.
+    gpu.hive_id = hive_id;
     topology.gpus.push_back(std::move(gpu));
   }
   for (size_t node = 1; node <= slots.size(); ++node) {

@@ -12,6 +12,9 @@
 //   2xmi250x   both GCDs of one MI250X     90010 (gfx90a)      64 GiB        110          + 4 XGMI links, 1 hive
 //   8xmi300x   eight MI300X OAMs           90402 (gfx942)      192 GiB       304          + XGMI all-to-all, 1 hive
 //
+// VRAM is the board's; the bank each GPU reports is 16 MiB less (what amdgpu keeps, and what rocminfo prints).
+// A single MI300X keeps its board's XGMI hive id (no peers), as one OAM of an 8-OAM platform does.
+//
 // The CPU node's memory is the RAM of the machine the simulator runs on (HostSystemMemory), whatever the platform
 // would have: system memory buffers are that machine's real memory. A test that needs a fixed amount sets
 // Topology::system_memory_bytes (and system_memory_limit_bytes) itself.

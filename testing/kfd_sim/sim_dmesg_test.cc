@@ -62,7 +62,7 @@ TEST(SimDmesgTest, CreationLogsEveryGpuAsTheDriverFoundIt) {
   for (const GpuConfig& gpu : sim->topology().gpus) {
     SCOPED_TRACE(gpu.gpu_id);
     const std::string id = absl::StrCat("gpu_id 0x", absl::Hex(gpu.gpu_id));
-    EXPECT_THAT(sim->Dmesg(), AllOf(HasSubstr(id), HasSubstr("gfx942"), HasSubstr("192 GiB VRAM"),
+    EXPECT_THAT(sim->Dmesg(), AllOf(HasSubstr(id), HasSubstr("gfx942"), HasSubstr("196592 MiB VRAM"),
                                     HasSubstr(absl::StrCat("renderD", gpu.drm_render_minor))));
   }
   EXPECT_THAT(sim->Dmesg(), HasSubstr("2 GPU(s)"));
@@ -207,7 +207,7 @@ TEST(SimDmesgTest, FormatSnapshotListsBuffersEventsAndAccounting) {
   EXPECT_THAT(text, HasSubstr("VRAM|WRITABLE|EXECUTABLE|NO_SUBSTITUTE"));
   EXPECT_THAT(text, HasSubstr("MEMORY"));
   EXPECT_THAT(text, HasSubstr(absl::StrCat("VRAM gpu ", gpu_text, ":")));
-  EXPECT_THAT(text, HasSubstr("2 MiB used of 192 GiB"));
+  EXPECT_THAT(text, HasSubstr("2 MiB used of 196592 MiB"));
 }
 
 }  // namespace

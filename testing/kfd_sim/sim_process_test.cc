@@ -128,7 +128,7 @@ TEST(SimProcessTest, SnapshotListsProcessesInOpenOrder) {
   EXPECT_LT(snapshot.processes[0].id, snapshot.processes[1].id);
   ASSERT_EQ(snapshot.gpus.size(), 1u);
   EXPECT_EQ(snapshot.gpus[0].gpu_id, sim->topology().gpus[0].gpu_id);
-  EXPECT_EQ(snapshot.gpus[0].vram_total, Bytes::GiB(192));
+  EXPECT_EQ(snapshot.gpus[0].vram_total, Bytes::GiB(192) - Bytes::MiB(16));
   EXPECT_EQ(snapshot.system_total, KfdSystemMemoryLimit(Bytes(sim->topology().system_memory_bytes)));
 }
 

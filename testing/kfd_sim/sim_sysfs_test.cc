@@ -110,7 +110,7 @@ TEST(SimSysfsTest, WritesCpuAndGpuNodesLibhsakmtCanParse) {
     EXPECT_THAT(props, Contains(Pair("vendor_id", 0x1002u)));
     EXPECT_THAT(props, Contains(Pair("device_id", gpu.device_id)));
     EXPECT_THAT(props, Contains(Pair("location_id", gpu.location_id)));
-    EXPECT_THAT(props, Contains(Pair("capability", gpu.capability)));
+    EXPECT_THAT(props, Contains(Pair("capability", gpu.capability | gpu.asic_revision << 22)));
     EXPECT_THAT(props, Contains(Pair("num_xcc", 8u)));
     EXPECT_THAT(props, Contains(Pair("hive_id", gpu.hive_id)));
     EXPECT_THAT(props, Contains(Pair("mem_banks_count", 1u)));

@@ -159,6 +159,15 @@ struct GpuConfig {
   bool large_bar = true;
   // Global wave sync slots (sysfs num_gws); 0: the GPU has none and ALLOC_QUEUE_GWS answers -ENODEV.
   uint32_t num_gws = 64;
+  // The PCI revision id (sysfs .../revision), which with device_id picks the amdgpu.ids product name.
+  uint32_t pci_revision = 0;
+  // amdgpu's family id (AMDGPU_FAMILY_*: 141 for gfx9 "AI", 145 for gfx11), the node's family_id.
+  uint32_t family_id = 0;
+  // The CP (MEC) and SDMA microcode versions, fw_version and sdma_fw_version of the node.
+  uint32_t fw_version = 177;
+  uint32_t sdma_fw_version = 19;
+  // The ASIC revision the kernel packs into capability bits 22-25 (HSA_CAPABILITY.ASICRevision).
+  uint32_t asic_revision = 0;
   // The frequency of the GPU's clock counter (GET_CLOCK_COUNTERS' gpu_clock_counter, the SDMA's global
   // timestamp): the fixed reference clock, 100 MHz on gfx94x/gfx10/gfx11, 25 MHz on the other gfx9 parts
   // (LLVM libc's AMDGPU clock table). Non-zero.

@@ -15,6 +15,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "testing/kfd_sim/simulator.h"
 
@@ -36,6 +37,8 @@ constexpr uint64_t kSimdIdStride = 0x1000;
 constexpr uint32_t kMinSiblingMapBits = 32;
 // The generation ROCr sees; a re-read must match for a consistent snapshot, and nothing hot-plugs here.
 constexpr uint64_t kGenerationId = 1;
+// HSA_CAPABILITY.ASICRevision: bits 22-25.
+constexpr uint32_t kCapAsicRevisionShift = 22;
 
 using Properties = std::vector<std::pair<absl::string_view, uint64_t>>;
 
@@ -171,14 +174,15 @@ Properties GpuNodeProperties(const Topology& topology, const GpuConfig& gpu, siz
       {"max_engine_clk_fcompute", gpu.max_engine_clk_fcompute},
       // Current kernels report 0 here; the size lives in mem_banks.
       {"local_mem_size", 0},
-      {"fw_version", 177},
-      {"capability", gpu.capability},
+      {"fw_version", gpu.fw_version},
+      {"capability", gpu.capability | (gpu.asic_revision & 0xf) << kCapAsicRevisionShift},
       {"debug_prop", 0},
-      {"sdma_fw_version", 19},
+      {"sdma_fw_version", gpu.sdma_fw_version},
       {"unique_id", gpu.unique_id},
       {"num_xcc", gpu.num_xcc},
       // kfd_topology.c reports the host CPU's clock here on every node.
       {"max_engine_clk_ccompute", topology.cpu_max_engine_clk_mhz},
+      {"family_id", gpu.family_id},
   };
 }
 
@@ -235,6 +239,9 @@ std::string CacheFile(const CacheConfig& cache, size_t node) {
 struct NodeFiles {
   uint64_t gpu_id;
   std::string name;
+  // The GPU's PCI revision as the PCI sysfs prints it ("0xc8"), written as nodes/N/revision; empty for a CPU.
+  // The real KFD tree has no such file (libhsakmt asks libdrm); the thunk reads it when present.
+  std::string revision;
   Properties properties;
   Properties mem_bank;
   std::vector<std::string> io_links;  // file contents
@@ -258,6 +265,9 @@ absl::Status WriteNode(const std::string& nodes_dir, size_t node, const NodeFile
   }
   if (absl::Status s = WriteFile(dir + "/gpu_id", absl::StrCat(files.gpu_id, "\n")); !s.ok()) return s;
   if (absl::Status s = WriteFile(dir + "/name", absl::StrCat(files.name, "\n")); !s.ok()) return s;
+  if (!files.revision.empty()) {
+    if (absl::Status s = WriteFile(dir + "/revision", absl::StrCat(files.revision, "\n")); !s.ok()) return s;
+  }
   if (absl::Status s = WriteFile(dir + "/properties", FormatProperties(files.properties)); !s.ok()) return s;
   if (absl::Status s = WriteFile(dir + "/mem_banks/0/properties", FormatProperties(files.mem_bank)); !s.ok()) {
     return s;
@@ -286,6 +296,7 @@ absl::Status WriteTopologySysfs(const Topology& topology, const std::string& roo
   const NodeFiles cpu{
       .gpu_id = 0,
       .name = "",  // kfd_topology.c leaves a CPU node's name empty
+      .revision = "",
       .properties = CpuNodeProperties(topology, cpu_links.size()),
       .mem_bank = MemBankProperties(kHeapTypeSystem, topology.system_memory_bytes, kSystemMemWidth, kSystemMemClkMax),
       .io_links = std::move(cpu_links),
@@ -300,6 +311,7 @@ absl::Status WriteTopologySysfs(const Topology& topology, const std::string& roo
     NodeFiles files{
         .gpu_id = gpu.gpu_id,
         .name = gpu.name,
+        .revision = absl::StrFormat("0x%02x", gpu.pci_revision),
         .properties = GpuNodeProperties(topology, gpu, node, links.size()),
         .mem_bank = MemBankProperties(gpu.large_bar ? kHeapTypeFrameBufferPublic : kHeapTypeFrameBufferPrivate,
                                       gpu.vram_bytes, gpu.mem_width, gpu.mem_clk_max),
