@@ -1,0 +1,238 @@
+#include "hsa/queue.h"
+
+#include <bit>
+#include <cstring>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/scoped_lock.h"
+#include "base/status_macros.h"
+#include "gpu_abi/aql_packets.h"
+#include "hsa/hsa_status.h"
+#include "hsa/topology.h"
+
+namespace hipmem::hsa {
+namespace {
+
+namespace aql = ::hipmem::gpu_abi::aql;
+using thunk::MemFlags;
+
+// The ring and the amd_queue_t page: host-visible, uncached system memory the GPU maps, as ROCr's system
+// allocator gives AqlQueue.
+constexpr MemFlags kSystemFlags =
+    MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
+constexpr Bytes kControlBytes = Bytes::KiB(4);
+constexpr uint64_t kDoorbellSignalOffset = sizeof(AmdQueue);  // right after the amd_queue_t
+constexpr Bytes kMinRingBytes = Bytes::KiB(4);                // the KFD maps whole pages
+// hsa_queue_feature_t: KERNEL_DISPATCH | AGENT_DISPATCH, what ROCr's GPU queues advertise.
+constexpr uint32_t kQueueFeatures = 1 | 2;
+
+std::memory_order LoadOrder(MemoryOrder order) {
+  return order == MemoryOrder::kRelaxed || order == MemoryOrder::kRelease ? std::memory_order_relaxed
+                                                                          : std::memory_order_acquire;
+}
+std::memory_order StoreOrder(MemoryOrder order) {
+  return order == MemoryOrder::kRelaxed || order == MemoryOrder::kAcquire ? std::memory_order_relaxed
+                                                                          : std::memory_order_release;
+}
+std::memory_order RmwOrder(MemoryOrder order) {
+  switch (order) {
+    case MemoryOrder::kRelaxed: return std::memory_order_relaxed;
+    case MemoryOrder::kAcquire: return std::memory_order_acquire;
+    case MemoryOrder::kRelease: return std::memory_order_release;
+    case MemoryOrder::kAcqRel: return std::memory_order_acq_rel;
+  }
+  return std::memory_order_seq_cst;
+}
+
+std::atomic_ref<uint64_t> Word(const uint64_t& word) { return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)); }
+
+}  // namespace
+
+uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order) { return Word(queue.read_dispatch_id).load(LoadOrder(order)); }
+uint64_t LoadWriteIndex(const AmdQueue& queue, MemoryOrder order) {
+  return Word(queue.write_dispatch_id).load(LoadOrder(order));
+}
+void StoreReadIndex(AmdQueue& queue, uint64_t value, MemoryOrder order) {
+  Word(queue.read_dispatch_id).store(value, StoreOrder(order));
+}
+void StoreWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order) {
+  Word(queue.write_dispatch_id).store(value, StoreOrder(order));
+}
+uint64_t CasWriteIndex(AmdQueue& queue, uint64_t expected, uint64_t desired, MemoryOrder order) {
+  // A failed exchange only loads, so it takes the load half of the order (C++ forbids a release failure).
+  Word(queue.write_dispatch_id).compare_exchange_strong(expected, desired, RmwOrder(order), LoadOrder(order));
+  return expected;
+}
+uint64_t AddWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order) {
+  return Word(queue.write_dispatch_id).fetch_add(value, RmwOrder(order));
+}
+
+// One queue: owns its ring, its amd_queue_t page and its KFD queue.
+class Queues::AqlQueue {
+ public:
+  static absl::StatusOr<std::unique_ptr<AqlQueue>> Create(thunk::Kfd& kfd, thunk::NodeId gpu, uint32_t size,
+                                                          QueueKind kind, uint64_t id) {
+    const std::string context = absl::StrCat("hsa_queue_create(node=", gpu.raw(), ", size=", size, ")");
+    const Bytes ring_bytes = std::max(Bytes(uint64_t{size} * aql::kPacketBytes), kMinRingBytes);
+    const std::span<const thunk::NodeId> just_gpu(&gpu, 1);
+    ASSIGN_OR_RETURN(const DeviceAddress ring, kfd.AllocMemory(thunk::NodeId(0), ring_bytes, kSystemFlags));
+    absl::Cleanup free_ring = [&] { (void)kfd.FreeMemory(ring); };
+    ASSIGN_OR_RETURN(const DeviceAddress control, kfd.AllocMemory(thunk::NodeId(0), kControlBytes, kSystemFlags));
+    absl::Cleanup free_control = [&] { (void)kfd.FreeMemory(control); };
+    RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(ring, just_gpu), context));
+    RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(control, just_gpu), context));
+    for (uint32_t slot = 0; slot < size; ++slot) {
+      aql::InvalidateSlot(static_cast<char*>(ring.ToPointer()) + uint64_t{slot} * aql::kPacketBytes);
+    }
+    auto* amd = static_cast<AmdQueue*>(control.ToPointer());
+    std::memset(amd, 0, kControlBytes.raw());
+    amd->type = static_cast<uint32_t>(kind);
+    amd->features = kQueueFeatures;
+    amd->base_address = ring.raw();
+    amd->doorbell_signal = control.raw() + kDoorbellSignalOffset;
+    amd->size = size;
+    amd->id = id;
+    // Lets a debugger (and the CP firmware) find the hsa_queue_t from the read pointer the KFD holds.
+    amd->read_dispatch_id_field_base_byte_offset = offsetof(AmdQueue, read_dispatch_id);
+    thunk::QueueSpec spec{.node = gpu,
+                          .type = thunk::QueueType::kComputeAql,
+                          .percentage = 100,
+                          .priority = thunk::QueuePriority::kNormal,
+                          .ring = ring,
+                          .ring_size = ring_bytes,
+                          .aql_read_pointer = control + Bytes(offsetof(AmdQueue, read_dispatch_id)),
+                          .aql_write_pointer = control + Bytes(offsetof(AmdQueue, write_dispatch_id))};
+    absl::StatusOr<thunk::Queue> queue = thunk::Queue::Create(kfd, spec);
+    if (!queue.ok()) return Annotate(queue.status(), context);
+    aql::AmdSignal doorbell{};
+    doorbell.kind = static_cast<int64_t>(aql::SignalKind::kDoorbell);
+    // amd_signal_t's value word is the union with hardware_doorbell_ptr for a doorbell signal.
+    doorbell.value = static_cast<int64_t>(reinterpret_cast<uintptr_t>(queue->doorbell()));
+    doorbell.queue_ptr = control.raw();
+    std::memcpy(static_cast<char*>(control.ToPointer()) + kDoorbellSignalOffset, &doorbell, sizeof(doorbell));
+    std::move(free_ring).Cancel();
+    std::move(free_control).Cancel();
+    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, ring, control, *std::move(queue)));
+  }
+
+  ~AqlQueue() {
+    // The KFD queue goes first: its CP may not read the ring or the amd_queue_t after they are freed.
+    Deactivate();
+    for (DeviceAddress a : {ring_, control_}) {
+      if (absl::Status s = kfd_.FreeMemory(a); !s.ok()) HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
+    }
+  }
+
+  AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+  uint64_t doorbell_signal() const { return amd()->doorbell_signal; }
+
+  void Deactivate() {
+    ScopedLock lock(&mu_);
+    if (queue_.empty()) return;
+    if (absl::Status s = std::move(queue_).Destroy(); !s.ok()) HIPMEM_LOG(kError, "hsa_queue: ", s.message());
+  }
+
+  void Ring(uint64_t value) {
+    ScopedLock lock(&mu_);
+    // An inactive queue has no doorbell left: the store is dropped, as the CP no longer fetches.
+    if (!queue_.empty()) queue_.RingDoorbell(value);
+  }
+
+ private:
+  AqlQueue(thunk::Kfd& kfd, DeviceAddress ring, DeviceAddress control, thunk::Queue queue)
+      : kfd_(kfd), ring_(ring), control_(control), queue_(std::move(queue)) {}
+
+  thunk::Kfd& kfd_;  // Not owned; must outlive this.
+  const DeviceAddress ring_;
+  const DeviceAddress control_;
+  absl::Mutex mu_;
+  thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
+};
+
+Queues::Queues(Runtime& runtime) : runtime_(runtime) {}
+
+Queues::~Queues() {
+  ScopedLock lock(&mu_);
+  if (!queues_.empty()) HIPMEM_LOG(kWarning, "hsa_shut_down: destroying ", queues_.size(), " queue(s) left");
+  doorbells_.clear();
+  queues_.clear();
+}
+
+absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
+  const std::string context = absl::StrCat("hsa_queue_create(agent=", request.agent.raw(), ", size=", request.size, ")");
+  ASSIGN_OR_RETURN(const Agent* agent, runtime_.GetAgent(request.agent));
+  if (request.size == 0 || !std::has_single_bit(request.size)) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": the size is not a power of two"));
+  }
+  if (request.kind != QueueKind::kMulti && request.kind != QueueKind::kSingle) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": unknown queue type ", static_cast<uint32_t>(request.kind)));
+  }
+  if (agent->type != DeviceType::kGpu) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": a CPU agent has no queues")),
+                         HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  }
+  if (request.size > kAqlQueueMaxSize) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": above the agent's QUEUE_MAX_SIZE ",
+                                                                 kAqlQueueMaxSize)),
+                         HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  }
+  const uint32_t size = std::max(request.size, kAqlQueueMinSize);
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(std::unique_ptr<AqlQueue> queue,
+                   AqlQueue::Create(runtime_.kfd(), agent->node, size, request.kind, next_id_));
+  ++next_id_;
+  AmdQueue* amd = queue->amd();
+  doorbells_[queue->doorbell_signal()] = queue.get();
+  queues_[reinterpret_cast<uint64_t>(amd)] = std::move(queue);
+  return amd;
+}
+
+absl::Status Queues::Destroy(const AmdQueue* queue) {
+  std::unique_ptr<AqlQueue> owned;
+  {
+    ScopedLock lock(&mu_);
+    auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
+    if (it == queues_.end()) {
+      return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_destroy(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
+                                                                   "): not a queue of this runtime")),
+                           HSA_STATUS_ERROR_INVALID_QUEUE);
+    }
+    owned = std::move(it->second);
+    doorbells_.erase(owned->doorbell_signal());
+    queues_.erase(it);
+  }
+  owned.reset();
+  return absl::OkStatus();
+}
+
+absl::Status Queues::Inactivate(const AmdQueue* queue) {
+  ScopedLock lock(&mu_);
+  auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
+  if (it == queues_.end()) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_inactivate(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
+                                                                 "): not a queue of this runtime")),
+                         HSA_STATUS_ERROR_INVALID_QUEUE);
+  }
+  it->second->Deactivate();
+  return absl::OkStatus();
+}
+
+bool Queues::RingDoorbell(uint64_t signal, int64_t value) {
+  ScopedLock lock(&mu_);
+  auto it = doorbells_.find(signal);
+  if (it == doorbells_.end()) return false;
+  it->second->Ring(static_cast<uint64_t>(value));
+  return true;
+}
+
+size_t Queues::queue_count() const {
+  ScopedLock lock(&mu_);
+  return queues_.size();
+}
+
+}  // namespace hipmem::hsa

@@ -1,0 +1,133 @@
+// HSA user-mode AQL queues on a GPU's compute CP: ROCr's AqlQueue (amd_aql_queue.cpp) and the index half
+// of hsa.cpp's queue API.
+//
+// A queue is three things in GPU-mapped system memory: a ring of `size` 64-byte AQL packets filled with
+// INVALID headers, an amd_queue_t (hsa_queue_t first, then the CP's read_dispatch_id and the producers'
+// write_dispatch_id at ROCr's offsets), and the doorbell signal: an amd_signal_t of kind DOORBELL whose
+// value word holds the hardware doorbell's address and whose queue_ptr names the amd_queue_t. The KFD
+// queue (thunk::Queue, COMPUTE_AQL) gets the amd_queue_t's two dispatch ids as its pointers, as ROCr's
+// hsaKmtCreateQueue call does. A store to the doorbell signal rings the KFD doorbell (Queues::RingDoorbell).
+//
+// Where this differs from ROCr, on purpose: no scratch, no CU mask or priority changes yet, and the
+// hsa_queue_t sits at the start of the mapped block (ROCr also keeps it there). Thread-safe.
+#ifndef HIPMEM_HSA_QUEUE_H_
+#define HIPMEM_HSA_QUEUE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "hsa/runtime.h"
+#include "hsa/signal.h"
+#include "thunk/queues.h"
+
+namespace hipmem::hsa {
+
+// ROCr's amd_queue_t (amd_hsa_queue.h): 256 bytes, 64-byte aligned, hsa_queue_t at offset 0.
+struct alignas(64) AmdQueue {
+  // hsa_queue_t
+  uint32_t type;
+  uint32_t features;
+  uint64_t base_address;
+  uint64_t doorbell_signal;
+  uint32_t size;
+  uint32_t reserved0;
+  uint64_t id;
+  // AMD fields
+  uint32_t caps;
+  uint32_t reserved1[3];
+  uint64_t write_dispatch_id;
+  uint32_t group_segment_aperture_base_hi;
+  uint32_t private_segment_aperture_base_hi;
+  uint32_t max_cu_id;
+  uint32_t max_wave_id;
+  uint64_t max_legacy_doorbell_dispatch_id_plus_1;
+  uint32_t legacy_doorbell_lock;
+  uint32_t reserved2[9];
+  uint64_t read_dispatch_id;
+  uint32_t read_dispatch_id_field_base_byte_offset;
+  uint32_t compute_tmpring_size;
+  uint32_t scratch_resource_descriptor[4];
+  uint64_t scratch_backing_memory_location;
+  uint64_t scratch_backing_memory_byte_size;
+  uint32_t scratch_wave64_lane_byte_size;
+  uint32_t queue_properties;
+  uint32_t reserved3[2];
+  uint64_t queue_inactive_signal;
+  uint32_t reserved4[14];
+};
+static_assert(sizeof(AmdQueue) == 256 && alignof(AmdQueue) == 64);
+static_assert(offsetof(AmdQueue, doorbell_signal) == 16 && offsetof(AmdQueue, size) == 24);
+static_assert(offsetof(AmdQueue, id) == 32 && offsetof(AmdQueue, write_dispatch_id) == 56);
+static_assert(offsetof(AmdQueue, read_dispatch_id) == 128 && offsetof(AmdQueue, queue_inactive_signal) == 192);
+
+// hsa_queue_type32_t.
+enum class QueueKind : uint32_t { kMulti = 0, kSingle = 1, kCooperative = 2 };
+
+// The index operations of hsa_queue_t (hsa_queue_load_read_index_* ... add_write_index_*), on the
+// amd_queue_t the caller names. They trust the pointer, as ROCr does. A load uses the acquire half of
+// `order`, a store the release half.
+uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order);
+uint64_t LoadWriteIndex(const AmdQueue& queue, MemoryOrder order);
+void StoreReadIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
+void StoreWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
+// Returns the write index before; stores `desired` only if it was `expected`.
+uint64_t CasWriteIndex(AmdQueue& queue, uint64_t expected, uint64_t desired, MemoryOrder order);
+// Returns the write index before the addition.
+uint64_t AddWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
+
+struct QueueRequest {
+  AgentId agent{0};
+  uint32_t size = 0;  // packets
+  QueueKind kind = QueueKind::kMulti;
+};
+
+// The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.
+class Queues {
+ public:
+  // `runtime` must outlive it.
+  explicit Queues(Runtime& runtime);
+  ~Queues();
+  Queues(const Queues&) = delete;
+  Queues& operator=(const Queues&) = delete;
+
+  // hsa_queue_create. Returns the amd_queue_t (its hsa_queue_t is the C handle). Errors: InvalidAgentError
+  // for an unknown agent; kInvalidArgument for a size that is 0 or not a power of two, or an unknown kind;
+  // INVALID_QUEUE_CREATION for a CPU agent or a size above HSA_AGENT_INFO_QUEUE_MAX_SIZE; the KFD's (memory
+  // or queue creation) errors. A size below QUEUE_MIN_SIZE is raised to it, as ROCr.
+  absl::StatusOr<AmdQueue*> Create(const QueueRequest& request);
+
+  // hsa_queue_destroy. Errors: kInvalidArgument (INVALID_QUEUE) for a queue this runtime did not make.
+  absl::Status Destroy(const AmdQueue* queue);
+
+  // hsa_queue_inactivate: the CP stops fetching packets from the queue for good; the memory stays valid
+  // until Destroy. Errors as Destroy's.
+  absl::Status Inactivate(const AmdQueue* queue);
+
+  // A store of `value` to `signal` when it is the doorbell signal of one of these queues: rings the KFD
+  // doorbell and returns true. False for any other signal.
+  bool RingDoorbell(uint64_t signal, int64_t value);
+
+  size_t queue_count() const;
+
+ private:
+  class AqlQueue;
+
+  Runtime& runtime_;  // Not owned; must outlive this.
+  mutable absl::Mutex mu_;
+  // By the amd_queue_t address; and the doorbell signal handle -> the same queue.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<AqlQueue>> queues_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, AqlQueue*> doorbells_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace hipmem::hsa
+
+#endif  // HIPMEM_HSA_QUEUE_H_
