@@ -57,7 +57,7 @@ absl::Status AcquireSharedRuntime() {
   ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create());
   g_signals = SignalRuntime::Create(*runtime).release();
   g_copies = Copies::Create(*runtime, g_signals->allocator()).release();
-  g_queues = new Queues(*runtime);
+  g_queues = new Queues(*runtime, *g_signals);
   g_runtime = runtime.release();
   g_refcount = 1;
   return absl::OkStatus();

@@ -2,6 +2,7 @@
 // hsa_queue_t, as ROCr's do, without a lookup.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -50,14 +51,20 @@ hsa_status_t HSA_API hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queu
   // need neither, so the two sizes (UINT32_MAX = the agent's default) are accepted as hints.
   (void)private_segment_size;
   (void)group_segment_size;
-  // The callback is kept by ROCr for queue errors; the simulated CP reports none to the process yet.
-  (void)callback;
-  (void)data;
   absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
   if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
   if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  absl::StatusOr<hipmem::hsa::AmdQueue*> created = (*queues)->Create(
-      {.agent = hipmem::hsa::AgentId(agent.handle), .size = size, .kind = static_cast<hipmem::hsa::QueueKind>(type)});
+  hipmem::hsa::QueueErrorCallback on_error;
+  if (callback != nullptr) {
+    on_error = [callback, data](const absl::Status& error, hipmem::hsa::AmdQueue* amd) {
+      callback(hipmem::hsa::ToHsaStatus(error), reinterpret_cast<hsa_queue_t*>(amd), data);
+    };
+  }
+  absl::StatusOr<hipmem::hsa::AmdQueue*> created =
+      (*queues)->Create({.agent = hipmem::hsa::AgentId(agent.handle),
+                         .size = size,
+                         .kind = static_cast<hipmem::hsa::QueueKind>(type),
+                         .on_error = std::move(on_error)});
   if (!created.ok()) return hipmem::hsa::ToHsaStatus(created.status());
   *queue = reinterpret_cast<hsa_queue_t*>(*created);
   return HSA_STATUS_SUCCESS;

@@ -49,6 +49,18 @@ std::memory_order RmwOrder(MemoryOrder order) {
   return std::memory_order_seq_cst;
 }
 
+// queue_inactive_signal's codes, as ROCr's queue error handler decodes them.
+hsa_status_t QueueErrorStatus(SignalValue code) {
+  switch (code) {
+    case 2: return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+    case 4: return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+    case 8: return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+    case 32: return HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
+    case 64: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    default: return HSA_STATUS_ERROR_EXCEPTION;
+  }
+}
+
 std::atomic_ref<uint64_t> Word(const uint64_t& word) { return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)); }
 
 }  // namespace
@@ -129,6 +141,8 @@ class Queues::AqlQueue {
   }
 
   AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+  // The queue_inactive_signal, owned by the SignalRuntime (0 until set).
+  std::optional<SignalHandle> inactive_signal;
   uint64_t doorbell_signal() const { return amd()->doorbell_signal; }
 
   void Deactivate() {
@@ -154,13 +168,26 @@ class Queues::AqlQueue {
   thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
 };
 
-Queues::Queues(Runtime& runtime) : runtime_(runtime) {}
+Queues::Queues(Runtime& runtime, SignalRuntime& signals) : runtime_(runtime), signals_(signals) {}
 
 Queues::~Queues() {
   ScopedLock lock(&mu_);
   if (!queues_.empty()) HIPMEM_LOG(kWarning, "hsa_shut_down: destroying ", queues_.size(), " queue(s) left");
   doorbells_.clear();
+  for (auto& [address, queue] : queues_) DropQueue(std::move(queue));
   queues_.clear();
+}
+
+void Queues::DropQueue(std::unique_ptr<AqlQueue> queue) {
+  // The CP goes first, so nothing raises the inactive signal once it is destroyed; the ring and the
+  // amd_queue_t go last, after the signal's handler can no longer run.
+  queue->Deactivate();
+  if (queue->inactive_signal.has_value()) {
+    if (absl::Status s = signals_.DestroySignal(*queue->inactive_signal); !s.ok()) {
+      HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
+    }
+  }
+  queue.reset();
 }
 
 absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
@@ -187,6 +214,22 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
                    AqlQueue::Create(runtime_.kfd(), agent->node, size, request.kind, next_id_));
   ++next_id_;
   AmdQueue* amd = queue->amd();
+  // The error report channel: created after the KFD queue (which cannot halt before a doorbell rings) and
+  // destroyed with it.
+  ASSIGN_OR_RETURN(const SignalHandle inactive, signals_.CreateSignal(0, {}));
+  absl::Cleanup drop_signal = [&] { (void)signals_.DestroySignal(inactive); };
+  queue->inactive_signal = inactive;
+  amd->queue_inactive_signal = inactive.raw();
+  QueueErrorCallback on_error = request.on_error;
+  RETURN_IF_ERROR(signals_.SetAsyncHandler(
+      inactive, SignalCondition::kNe, 0, [on_error = std::move(on_error), amd, id = amd->id](SignalValue code) {
+        const hsa_status_t status = QueueErrorStatus(code);
+        absl::Status error = FromHsaStatus(status, absl::StrCat("queue ", id, ": the CP halted (code ", code, ")"));
+        HIPMEM_LOG(kError, error.message());
+        if (on_error) on_error(error, amd);
+        return false;  // once: the queue stays halted
+      }));
+  std::move(drop_signal).Cancel();
   doorbells_[queue->doorbell_signal()] = queue.get();
   queues_[reinterpret_cast<uint64_t>(amd)] = std::move(queue);
   return amd;
@@ -206,7 +249,7 @@ absl::Status Queues::Destroy(const AmdQueue* queue) {
     doorbells_.erase(owned->doorbell_signal());
     queues_.erase(it);
   }
-  owned.reset();
+  DropQueue(std::move(owned));
   return absl::OkStatus();
 }
 

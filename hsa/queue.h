@@ -10,6 +10,11 @@
 //
 // Where this differs from ROCr, on purpose: no scratch, no CU mask or priority changes yet, and the
 // hsa_queue_t sits at the start of the mapped block (ROCr also keeps it there). Thread-safe.
+//
+// Queue errors: the amd_queue_t's queue_inactive_signal is an interrupt signal at 0 with an async handler
+// (ROCr's AqlQueue::DynamicQueueEventsHandler); the CP stores an error code into it when it halts on a packet
+// it cannot run (the simulator models the firmware's report, testing/kfd_sim/engines/compute_engine.cc), and
+// the handler maps the code as ROCr does and calls the queue's error callback once.
 #ifndef HIPMEM_HSA_QUEUE_H_
 #define HIPMEM_HSA_QUEUE_H_
 
@@ -26,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
+#include "hsa/signal_runtime.h"
 #include "thunk/queues.h"
 
 namespace hipmem::hsa {
@@ -83,17 +89,24 @@ uint64_t CasWriteIndex(AmdQueue& queue, uint64_t expected, uint64_t desired, Mem
 // Returns the write index before the addition.
 uint64_t AddWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
 
+// hsa_queue_create's callback: a queue error, as ROCr's queue error handler reports it, on the signal
+// handler thread. The status carries the hsa_status_t (ToHsaStatus): INVALID_CODE_OBJECT for a dispatch whose
+// kernel object the CP does not know, INVALID_PACKET_FORMAT for a packet type it does not run,
+// INVALID_ARGUMENT for a bad dispatch geometry, kernarg or signal address.
+using QueueErrorCallback = std::function<void(const absl::Status& error, AmdQueue* queue)>;
+
 struct QueueRequest {
   AgentId agent{0};
   uint32_t size = 0;  // packets
   QueueKind kind = QueueKind::kMulti;
+  QueueErrorCallback on_error;  // may be empty
 };
 
 // The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.
 class Queues {
  public:
-  // `runtime` must outlive it.
-  explicit Queues(Runtime& runtime);
+  // `runtime` and `signals` must outlive it.
+  Queues(Runtime& runtime, SignalRuntime& signals);
   ~Queues();
   Queues(const Queues&) = delete;
   Queues& operator=(const Queues&) = delete;
@@ -120,7 +133,10 @@ class Queues {
  private:
   class AqlQueue;
 
-  Runtime& runtime_;  // Not owned; must outlive this.
+  void DropQueue(std::unique_ptr<AqlQueue> queue);
+
+  Runtime& runtime_;         // Not owned; must outlive this.
+  SignalRuntime& signals_;  // Not owned; must outlive this.
   mutable absl::Mutex mu_;
   // By the amd_queue_t address; and the doorbell signal handle -> the same queue.
   absl::flat_hash_map<uint64_t, std::unique_ptr<AqlQueue>> queues_ ABSL_GUARDED_BY(mu_);

@@ -5,9 +5,11 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "hsa/signal_test_util.h"
 
 namespace {
 
@@ -24,6 +26,27 @@ hsa_status_t Collect(hsa_agent_t agent, void* data) {
   auto* agents = static_cast<Agents*>(data);
   (type == HSA_DEVICE_TYPE_GPU ? agents->gpus : agents->cpus).push_back(agent);
   return HSA_STATUS_SUCCESS;
+}
+
+// What a queue's error callback saw. Thread-safe through `called`.
+struct ErrorReport {
+  hipmem_testing::Notification called;
+  hsa_status_t status = HSA_STATUS_SUCCESS;
+  hsa_queue_t* queue = nullptr;
+  int calls = 0;
+};
+
+void OnQueueError(hsa_status_t status, hsa_queue_t* queue, void* data) {
+  auto* report = static_cast<ErrorReport*>(data);
+  ++report->calls;
+  report->status = status;
+  report->queue = queue;
+  report->called.Notify();
+}
+
+hsa_status_t FirstPool(hsa_amd_memory_pool_t pool, void* data) {
+  *static_cast<hsa_amd_memory_pool_t*>(data) = pool;
+  return HSA_STATUS_INFO_BREAK;
 }
 
 // Publishes a barrier packet the way ROCr's clients do: body first, then the header with a release store.
@@ -250,6 +273,64 @@ TEST_F(QueueTest, AnInactiveQueueRunsNothing) {
   SubmitBarrier(q, HSA_PACKET_TYPE_BARRIER_AND, {}, done);
   EXPECT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, kSecond / 20, HSA_WAIT_STATE_BLOCKED), 1);
   EXPECT_EQ(hsa_queue_inactivate(q), HSA_STATUS_SUCCESS);  // again: harmless
+  EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
+}
+
+// A dispatch whose kernel object is not one the CP knows halts the queue; the CP reports it through the
+// amd_queue_t's queue_inactive_signal and the runtime calls the queue's error callback once with
+// HSA_STATUS_ERROR_INVALID_CODE_OBJECT (ROCr's code 8). The completion signal is never decremented.
+TEST_F(QueueTest, AnUnknownKernelObjectReachesTheErrorCallback) {
+  ErrorReport report;
+  hsa_queue_t* q = nullptr;
+  ASSERT_EQ(hsa_queue_create(gpu(), 64, HSA_QUEUE_TYPE_MULTI, OnQueueError, &report, UINT32_MAX, UINT32_MAX, &q),
+            HSA_STATUS_SUCCESS);
+  hsa_amd_memory_pool_t pool{};
+  ASSERT_EQ(hsa_amd_agent_iterate_memory_pools(agents_.cpus.front(), FirstPool, &pool), HSA_STATUS_INFO_BREAK);
+  void* garbage = nullptr;
+  ASSERT_EQ(hsa_amd_memory_pool_allocate(pool, 4096, 0, &garbage), HSA_STATUS_SUCCESS);
+  std::memset(garbage, 0xab, 4096);  // no kernel descriptor: wrong magic
+  hsa_signal_t done = MakeSignal(1);
+
+  const uint64_t index = hsa_queue_add_write_index_screlease(q, 1);
+  auto* slot = static_cast<hsa_kernel_dispatch_packet_t*>(q->base_address) + (index % q->size);
+  hsa_kernel_dispatch_packet_t packet{};
+  packet.workgroup_size_x = packet.workgroup_size_y = packet.workgroup_size_z = 1;
+  packet.grid_size_x = packet.grid_size_y = packet.grid_size_z = 1;
+  packet.workgroup_size_x = 64;
+  packet.grid_size_x = 64;
+  packet.kernel_object = reinterpret_cast<uint64_t>(garbage);
+  packet.kernarg_address = static_cast<char*>(garbage) + 2048;
+  packet.completion_signal = done;
+  std::memcpy(reinterpret_cast<char*>(slot) + 4, reinterpret_cast<const char*>(&packet) + 4, sizeof(packet) - 4);
+  const uint32_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  const uint32_t setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+  __atomic_store_n(reinterpret_cast<uint32_t*>(slot), header | (setup << 16), __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(q->doorbell_signal, static_cast<hsa_signal_value_t>(index));
+
+  ASSERT_TRUE(report.called.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(report.status, HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  EXPECT_EQ(report.queue, q);
+  EXPECT_EQ(hsa_signal_load_scacquire(done), 1);
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(q), 0u);  // halted on the packet
+  EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(report.calls, 1);
+  EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_amd_memory_pool_free(garbage), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(QueueTest, AnUnsupportedPacketTypeReachesTheErrorCallback) {
+  ErrorReport report;
+  hsa_queue_t* q = nullptr;
+  ASSERT_EQ(hsa_queue_create(gpu(), 64, HSA_QUEUE_TYPE_MULTI, OnQueueError, &report, UINT32_MAX, UINT32_MAX, &q),
+            HSA_STATUS_SUCCESS);
+  hsa_signal_t done = MakeSignal(1);
+  SubmitBarrier(q, HSA_PACKET_TYPE_AGENT_DISPATCH, {}, done);  // the GPU's CP runs no agent dispatches
+  ASSERT_TRUE(report.called.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(report.status, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  EXPECT_EQ(hsa_signal_load_scacquire(done), 1);
   EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
 }
