@@ -2,12 +2,14 @@
 // hsa_queue_t, as ROCr's do, without a lookup.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hsa/c_abi.h"
 #include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
 #include "hsa/queue.h"
 
@@ -82,6 +84,36 @@ hsa_status_t HSA_API hsa_queue_inactivate(hsa_queue_t* queue) {
   if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
   if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return hipmem::hsa::ToHsaStatus((*queues)->Inactivate(&Amd(queue)));
+}
+
+hsa_status_t HSA_API hsa_amd_queue_cu_set_mask(const hsa_queue_t* queue, uint32_t num_cu_mask_count,
+                                               const uint32_t* cu_mask) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  // ROCr: the count is in bits and a whole number of 32-bit words.
+  if (queue == nullptr || cu_mask == nullptr || num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return hipmem::hsa::ToHsaStatus(
+      (*queues)->SetCuMask(&Amd(queue), std::span<const uint32_t>(cu_mask, num_cu_mask_count / 32)));
+}
+
+hsa_status_t HSA_API hsa_amd_queue_cu_get_mask(const hsa_queue_t* queue, uint32_t num_cu_mask_count,
+                                               uint32_t* cu_mask) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  if (queue == nullptr || cu_mask == nullptr || num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return hipmem::hsa::ToHsaStatus((*queues)->GetCuMask(&Amd(queue), std::span<uint32_t>(cu_mask, num_cu_mask_count / 32)));
+}
+
+hsa_status_t HSA_API hsa_amd_queue_set_priority(hsa_queue_t* queue, hsa_amd_queue_priority_t priority) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return hipmem::hsa::ToHsaStatus(
+      (*queues)->SetPriority(&Amd(queue), static_cast<hipmem::hsa::QueuePriorityLevel>(priority)));
 }
 
 uint64_t HSA_API hsa_queue_load_read_index_scacquire(const hsa_queue_t* q) {

@@ -75,11 +75,6 @@ hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_typ
                                            hsa_queue_t**) {
   return NotYetImplemented();
 }
-hsa_status_t HSA_API hsa_amd_queue_cu_set_mask(const hsa_queue_t*, uint32_t, const uint32_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_queue_cu_get_mask(const hsa_queue_t*, uint32_t, uint32_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_queue_set_priority(hsa_queue_t*, hsa_amd_queue_priority_t) { return NotYetImplemented(); }
 hsa_status_t hsa_amd_queue_get_info(hsa_queue_t*, hsa_queue_info_attribute_t, void*) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t, hsa_amd_queue_priority_t,
                                                    void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint64_t,

@@ -1,5 +1,6 @@
 #include "hsa/queue.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <span>
@@ -14,6 +15,7 @@
 #include "gpu_abi/aql_packets.h"
 #include "hsa/hsa_status.h"
 #include "hsa/topology.h"
+#include "thunk/device_controls.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -129,7 +131,7 @@ class Queues::AqlQueue {
     std::memcpy(static_cast<char*>(control.ToPointer()) + kDoorbellSignalOffset, &doorbell, sizeof(doorbell));
     std::move(free_ring).Cancel();
     std::move(free_control).Cancel();
-    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, ring, control, *std::move(queue)));
+    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, ring, ring_bytes, control, *std::move(queue)));
   }
 
   ~AqlQueue() {
@@ -151,6 +153,31 @@ class Queues::AqlQueue {
     if (absl::Status s = std::move(queue_).Destroy(); !s.ok()) HIPMEM_LOG(kError, "hsa_queue: ", s.message());
   }
 
+  std::vector<uint32_t> cu_mask;  // guarded by Queues::mu_
+  uint32_t cu_count = 0;
+  // Word `i` of the mask that enables every CU of the GPU.
+  uint32_t cu_mask_all(size_t i) const {
+    const uint64_t first = uint64_t{i} * 32;
+    if (first + 32 <= cu_count) return ~uint32_t{0};
+    if (first >= cu_count) return 0;
+    return (uint32_t{1} << (cu_count - first)) - 1;
+  }
+
+  absl::Status SetCuMask(thunk::Kfd& kfd, std::span<const uint32_t> mask) {
+    ScopedLock lock(&mu_);
+    if (queue_.empty()) return absl::FailedPreconditionError("hsa_amd_queue_cu_set_mask: the queue is inactive");
+    return thunk::SetQueueCuMask(kfd, queue_, mask);
+  }
+
+  absl::Status SetPriority(thunk::QueuePriority priority) {
+    ScopedLock lock(&mu_);
+    if (queue_.empty()) {
+      return WithHsaStatus(absl::InvalidArgumentError("hsa_amd_queue_set_priority: the queue is inactive"),
+                           HSA_STATUS_ERROR_INVALID_QUEUE);
+    }
+    return queue_.Update(100, priority, ring_, ring_bytes_);
+  }
+
   void Ring(uint64_t value) {
     ScopedLock lock(&mu_);
     // An inactive queue has no doorbell left: the store is dropped, as the CP no longer fetches.
@@ -158,11 +185,12 @@ class Queues::AqlQueue {
   }
 
  private:
-  AqlQueue(thunk::Kfd& kfd, DeviceAddress ring, DeviceAddress control, thunk::Queue queue)
-      : kfd_(kfd), ring_(ring), control_(control), queue_(std::move(queue)) {}
+  AqlQueue(thunk::Kfd& kfd, DeviceAddress ring, Bytes ring_bytes, DeviceAddress control, thunk::Queue queue)
+      : kfd_(kfd), ring_(ring), ring_bytes_(ring_bytes), control_(control), queue_(std::move(queue)) {}
 
   thunk::Kfd& kfd_;  // Not owned; must outlive this.
   const DeviceAddress ring_;
+  const Bytes ring_bytes_;
   const DeviceAddress control_;
   absl::Mutex mu_;
   thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
@@ -213,6 +241,12 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   ASSIGN_OR_RETURN(std::unique_ptr<AqlQueue> queue,
                    AqlQueue::Create(runtime_.kfd(), agent->node, size, request.kind, next_id_));
   ++next_id_;
+  for (const thunk::NodeProperties& node : runtime_.topology().nodes) {
+    if (node.id != agent->node || node.Get("simd_per_cu") == 0) continue;
+    queue->cu_count = static_cast<uint32_t>(node.Get("simd_count") / node.Get("simd_per_cu"));
+  }
+  queue->cu_mask.assign((queue->cu_count + 31) / 32, ~uint32_t{0});
+  if (queue->cu_count % 32 != 0) queue->cu_mask.back() = (uint32_t{1} << (queue->cu_count % 32)) - 1;
   AmdQueue* amd = queue->amd();
   // The error report channel: created after the KFD queue (which cannot halt before a doorbell rings) and
   // destroyed with it.
@@ -263,6 +297,54 @@ absl::Status Queues::Inactivate(const AmdQueue* queue) {
   }
   it->second->Deactivate();
   return absl::OkStatus();
+}
+
+absl::StatusOr<Queues::AqlQueue*> Queues::Find(const char* function, const AmdQueue* queue) const {
+  auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
+  if (it == queues_.end()) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(function, "(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
+                                                                 "): not a queue of this runtime")),
+                         HSA_STATUS_ERROR_INVALID_QUEUE);
+  }
+  return it->second.get();
+}
+
+absl::Status Queues::SetCuMask(const AmdQueue* queue, std::span<const uint32_t> mask) {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_queue_cu_set_mask", queue));
+  if (mask.empty()) return absl::InvalidArgumentError("hsa_amd_queue_cu_set_mask: an empty mask");
+  // Only the GPU's CUs count (ROCr clips the mask to them too).
+  std::vector<uint32_t> clipped(q->cu_mask.size(), 0);
+  for (size_t i = 0; i < clipped.size() && i < mask.size(); ++i) clipped[i] = mask[i] & q->cu_mask_all(i);
+  if (std::all_of(clipped.begin(), clipped.end(), [](uint32_t w) { return w == 0; })) {
+    return absl::InvalidArgumentError("hsa_amd_queue_cu_set_mask: the mask enables no CU of the GPU");
+  }
+  RETURN_IF_ERROR(q->SetCuMask(runtime_.kfd(), clipped));
+  q->cu_mask = std::move(clipped);
+  return absl::OkStatus();
+}
+
+absl::Status Queues::GetCuMask(const AmdQueue* queue, std::span<uint32_t> out) const {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_queue_cu_get_mask", queue));
+  if (out.empty()) return absl::InvalidArgumentError("hsa_amd_queue_cu_get_mask: no words to write");
+  for (size_t i = 0; i < out.size(); ++i) out[i] = i < q->cu_mask.size() ? q->cu_mask[i] : 0;
+  return absl::OkStatus();
+}
+
+absl::Status Queues::SetPriority(const AmdQueue* queue, QueuePriorityLevel level) {
+  thunk::QueuePriority priority;
+  switch (level) {
+    case QueuePriorityLevel::kLow: priority = thunk::QueuePriority::kMinimum; break;
+    case QueuePriorityLevel::kNormal: priority = thunk::QueuePriority::kNormal; break;
+    case QueuePriorityLevel::kHigh: priority = thunk::QueuePriority::kMaximum; break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("hsa_amd_queue_set_priority: unknown priority ", static_cast<uint32_t>(level)));
+  }
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_queue_set_priority", queue));
+  return q->SetPriority(priority);
 }
 
 bool Queues::RingDoorbell(uint64_t signal, int64_t value) {

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -74,6 +76,9 @@ static_assert(offsetof(AmdQueue, doorbell_signal) == 16 && offsetof(AmdQueue, si
 static_assert(offsetof(AmdQueue, id) == 32 && offsetof(AmdQueue, write_dispatch_id) == 56);
 static_assert(offsetof(AmdQueue, read_dispatch_id) == 128 && offsetof(AmdQueue, queue_inactive_signal) == 192);
 
+// hsa_amd_queue_priority_t.
+enum class QueuePriorityLevel : uint32_t { kLow = 0, kNormal = 1, kHigh = 2 };
+
 // hsa_queue_type32_t.
 enum class QueueKind : uint32_t { kMulti = 0, kSingle = 1, kCooperative = 2 };
 
@@ -124,6 +129,18 @@ class Queues {
   // until Destroy. Errors as Destroy's.
   absl::Status Inactivate(const AmdQueue* queue);
 
+  // hsa_amd_queue_cu_set_mask: `mask` bit i (word i / 32) enables CU i; its length is a whole number of
+  // 32-bit words. Bits past the GPU's CUs are dropped, as ROCr. Errors: kInvalidArgument for an empty mask or
+  // one that enables no CU of the GPU; INVALID_QUEUE for a foreign queue; SetQueueCuMask's.
+  absl::Status SetCuMask(const AmdQueue* queue, std::span<const uint32_t> mask);
+  // hsa_amd_queue_cu_get_mask: the queue's mask in `out.size()` words (zero past the GPU's CUs; every CU is
+  // set until SetCuMask). Errors: kInvalidArgument for no words; INVALID_QUEUE for a foreign queue.
+  absl::Status GetCuMask(const AmdQueue* queue, std::span<uint32_t> out) const;
+  // hsa_amd_queue_set_priority: ROCr's map (LOW -> MINIMUM, NORMAL, HIGH -> MAXIMUM) through UPDATE_QUEUE.
+  // Errors: kInvalidArgument for an unknown level; INVALID_QUEUE for a foreign queue or an inactive one;
+  // Queue::Update's.
+  absl::Status SetPriority(const AmdQueue* queue, QueuePriorityLevel level);
+
   // A store of `value` to `signal` when it is the doorbell signal of one of these queues: rings the KFD
   // doorbell and returns true. False for any other signal.
   bool RingDoorbell(uint64_t signal, int64_t value);
@@ -134,6 +151,7 @@ class Queues {
   class AqlQueue;
 
   void DropQueue(std::unique_ptr<AqlQueue> queue);
+  absl::StatusOr<AqlQueue*> Find(const char* function, const AmdQueue* queue) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Runtime& runtime_;         // Not owned; must outlive this.
   SignalRuntime& signals_;  // Not owned; must outlive this.

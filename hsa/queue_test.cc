@@ -335,6 +335,62 @@ TEST_F(QueueTest, AnUnsupportedPacketTypeReachesTheErrorCallback) {
   EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
 }
 
+TEST_F(QueueTest, CuMaskRoundTripsAndTheQueueStillRuns) {
+  uint32_t cus = 0;
+  ASSERT_EQ(hsa_agent_get_info(gpu(), static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
+            HSA_STATUS_SUCCESS);
+  ASSERT_GT(cus, 1u);
+  hsa_queue_t* q = MakeQueue();
+  ASSERT_NE(q, nullptr);
+  const uint32_t words = (cus + 31) / 32 + 1;  // one word more than the GPU needs: it reads back 0
+  std::vector<uint32_t> mask(words, 0xdeadbeef);
+  // A new queue may use every CU.
+  ASSERT_EQ(hsa_amd_queue_cu_get_mask(q, words * 32, mask.data()), HSA_STATUS_SUCCESS);
+  uint32_t set = 0;
+  for (uint32_t w : mask) set += static_cast<uint32_t>(__builtin_popcount(w));
+  EXPECT_EQ(set, cus);
+  EXPECT_EQ(mask.back(), 0u);
+
+  const uint32_t odd[1] = {0x3};  // CUs 0 and 1 (one WGP on gfx10+, whose KFD refuses half a pair)
+  ASSERT_EQ(hsa_amd_queue_cu_set_mask(q, 32, odd), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_amd_queue_cu_get_mask(q, words * 32, mask.data()), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(mask[0], 0x3u);
+  for (uint32_t i = 1; i < words; ++i) EXPECT_EQ(mask[i], 0u) << "word " << i;
+
+  const uint32_t none[1] = {0};
+  EXPECT_EQ(hsa_amd_queue_cu_set_mask(q, 32, none), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_amd_queue_cu_set_mask(q, 20, odd), HSA_STATUS_ERROR_INVALID_ARGUMENT);  // not whole words
+  EXPECT_EQ(hsa_amd_queue_cu_set_mask(q, 32, nullptr), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_amd_queue_cu_get_mask(q, 0, mask.data()), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_queue_t fake{};
+  EXPECT_EQ(hsa_amd_queue_cu_set_mask(&fake, 32, odd), HSA_STATUS_ERROR_INVALID_QUEUE);
+
+  hsa_signal_t done = MakeSignal(1);
+  SubmitBarrier(q, HSA_PACKET_TYPE_BARRIER_AND, {}, done);
+  EXPECT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond, HSA_WAIT_STATE_BLOCKED), 0);
+  EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(QueueTest, SetPriorityKeepsTheQueueRunning) {
+  hsa_queue_t* q = MakeQueue();
+  ASSERT_NE(q, nullptr);
+  hsa_signal_t done = MakeSignal(1);
+  for (hsa_amd_queue_priority_t p : {HSA_AMD_QUEUE_PRIORITY_HIGH, HSA_AMD_QUEUE_PRIORITY_LOW,
+                                     HSA_AMD_QUEUE_PRIORITY_NORMAL}) {
+    SCOPED_TRACE(p);
+    ASSERT_EQ(hsa_amd_queue_set_priority(q, p), HSA_STATUS_SUCCESS);
+    hsa_signal_store_screlease(done, 1);
+    SubmitBarrier(q, HSA_PACKET_TYPE_BARRIER_AND, {}, done);
+    EXPECT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond, HSA_WAIT_STATE_BLOCKED), 0);
+  }
+  EXPECT_EQ(hsa_amd_queue_set_priority(q, static_cast<hsa_amd_queue_priority_t>(9)), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(hsa_queue_inactivate(q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_amd_queue_set_priority(q, HSA_AMD_QUEUE_PRIORITY_HIGH), HSA_STATUS_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
+}
+
 TEST_F(QueueTest, ShutDownDestroysQueuesLeftBehind) {
   ASSERT_NE(MakeQueue(), nullptr);
   ASSERT_NE(MakeQueue(), nullptr);
