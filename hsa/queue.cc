@@ -63,6 +63,9 @@ hsa_status_t QueueErrorStatus(SignalValue code) {
   }
 }
 
+// Queues alive in the process (every Queues together).
+std::atomic<int64_t> g_live_queues{0};
+
 std::atomic_ref<uint64_t> Word(const uint64_t& word) { return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)); }
 
 }  // namespace
@@ -206,7 +209,10 @@ Queues::~Queues() {
   queues_.clear();
 }
 
+bool Queues::AnyQueues() { return g_live_queues.load(std::memory_order_relaxed) > 0; }
+
 void Queues::DropQueue(std::unique_ptr<AqlQueue> queue) {
+  g_live_queues.fetch_sub(1, std::memory_order_relaxed);
   // The CP goes first, so nothing raises the inactive signal once it is destroyed; the ring and the
   // amd_queue_t go last, after the signal's handler can no longer run.
   queue->Deactivate();
@@ -265,6 +271,7 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
       }));
   std::move(drop_signal).Cancel();
   doorbells_[queue->doorbell_signal()] = queue.get();
+  g_live_queues.fetch_add(1, std::memory_order_relaxed);
   queues_[reinterpret_cast<uint64_t>(amd)] = std::move(queue);
   return amd;
 }
