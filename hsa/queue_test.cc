@@ -391,6 +391,25 @@ TEST_F(QueueTest, SetPriorityKeepsTheQueueRunning) {
   EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
 }
 
+// ROCr's clients commonly destroy the failed queue from its error callback.
+void DestroyOnError(hsa_status_t status, hsa_queue_t* queue, void* data) {
+  auto* report = static_cast<ErrorReport*>(data);
+  report->status = hsa_queue_destroy(queue);
+  (void)status;
+  report->called.Notify();
+}
+
+TEST_F(QueueTest, TheErrorCallbackMayDestroyItsQueue) {
+  ErrorReport report;
+  hsa_queue_t* q = nullptr;
+  ASSERT_EQ(hsa_queue_create(gpu(), 64, HSA_QUEUE_TYPE_MULTI, DestroyOnError, &report, UINT32_MAX, UINT32_MAX, &q),
+            HSA_STATUS_SUCCESS);
+  SubmitBarrier(q, HSA_PACKET_TYPE_AGENT_DISPATCH, {}, hsa_signal_t{0});
+  ASSERT_TRUE(report.called.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(report.status, HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_ERROR_INVALID_QUEUE);  // gone already
+}
+
 TEST_F(QueueTest, ShutDownDestroysQueuesLeftBehind) {
   ASSERT_NE(MakeQueue(), nullptr);
   ASSERT_NE(MakeQueue(), nullptr);
