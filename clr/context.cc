@@ -77,9 +77,12 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
 }
 
 Context::Context(std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices)
-    : runtime_(std::move(runtime)), devices_(std::move(devices)) {}
+    : runtime_(std::move(runtime)),
+      signals_(hsa::SignalRuntime::Create(*runtime_)),
+      copies_(hsa::Copies::Create(*runtime_, signals_->allocator())),
+      devices_(std::move(devices)) {}
 
-Context::~Context() = default;  // objects_ (and every Memory in it) goes before runtime_
+Context::~Context() = default;  // objects_ (and every Memory in it) goes before copies_, signals_ and runtime_
 
 absl::StatusOr<const Device*> Context::GetDevice(int ordinal) const {
   if (ordinal < 0 || static_cast<size_t>(ordinal) >= devices_.size()) {
@@ -133,7 +136,7 @@ absl::StatusOr<CopyDirection> Context::Copy(DeviceAddress dst, DeviceAddress src
   const CopyDirection direction = dst_device ? (src_device ? CopyDirection::kDeviceToDevice : CopyDirection::kHostToDevice)
                                              : (src_device ? CopyDirection::kDeviceToHost : CopyDirection::kHostToHost);
   Trace(Layer::kClr, "copy ", DirectionName(direction), " ", size.raw(), " B: ", AddressText(src), " -> ", AddressText(dst));
-  RETURN_IF_ERROR(runtime_->Copy(dst, src, size));
+  RETURN_IF_ERROR(copies_->CopySync(dst, src, size));
   return direction;
 }
 

@@ -17,7 +17,9 @@
 #include "base/units.h"
 #include "clr/mem_obj_map.h"
 #include "clr/memory.h"
+#include "hsa/copy.h"
 #include "hsa/runtime.h"
+#include "hsa/signal_runtime.h"
 
 namespace hipmem::clr {
 
@@ -83,6 +85,10 @@ class Context {
 
   // Declared first: destroyed last, after every Memory that points at it.
   const std::unique_ptr<hsa::Runtime> runtime_;
+  // The runtime's signals and copies, as the HSA C ABI's shared runtime owns them: copies go first (their
+  // queues hold signals), then signals, then the runtime.
+  const std::unique_ptr<hsa::SignalRuntime> signals_;
+  const std::unique_ptr<hsa::Copies> copies_;
   const std::vector<Device> devices_;
   MemObjMap objects_;
 };

@@ -593,8 +593,13 @@ absl::Status Copies::Submit(const CopyRequest& request, const EngineChoice& choi
           absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
     }
   }
+  return Launch(request, choice, context);
+}
+
+absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context) {
   if (choice.kind == CopyEngineKind::kHost) {
     // ROCr's CpuAgent::DmaCopy: both sides are system memory, so the calling thread does it.
+    Trace(Layer::kHsa, context, " on the calling CPU thread");
     for (const SignalRef& dep : request.dependencies) {
       dep.Wait(SignalCondition::kEq, 0, absl::InfiniteDuration(), WaitHint::kBlocked);
     }
@@ -798,6 +803,50 @@ absl::StatusOr<uint64_t> Copies::TickToSystem(AgentId gpu_id, uint64_t tick) {
     const __int128 result = static_cast<__int128>(before + (after - before) / 2) + offset;
     return result < 0 ? 0 : static_cast<uint64_t>(result);
   }
+}
+
+absl::Status Copies::CopySync(DeviceAddress dst, DeviceAddress src, Bytes size) {
+  const std::string context =
+      absl::StrCat("hsa_memory_copy(dst=", AddressText(dst), ", src=", AddressText(src), ", size=", size.raw(), ")");
+  if (dst.raw() == 0 || src.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
+  if (size.is_zero()) return absl::OkStatus();
+  // Host memory the runtime did not allocate belongs to the CPU agent: the caller vouches for it, and the
+  // engine pins it for the copy.
+  const Agent* cpu = nullptr;
+  for (const Agent& agent : runtime_.agents()) {
+    if (!IsGpu(agent)) {
+      cpu = &agent;
+      break;
+    }
+  }
+  if (cpu == nullptr) return InvalidAgentError(absl::StrCat(context, ": the runtime has no CPU agent"));
+  // Each side once: its owner agent and one bounds check. Launch below does not look them up again.
+  AgentId owners[2] = {cpu->id, cpu->id};
+  const DeviceAddress sides[2] = {dst, src};
+  for (int i = 0; i < 2; ++i) {
+    const std::optional<PointerInfo> info = runtime_.FindPointer(sides[i]);
+    if (!info.has_value()) continue;
+    const std::optional<DeviceAddress> end = CheckedAdd(sides[i], size);
+    if (!end.has_value() || *end > info->allocation.end()) {
+      return absl::OutOfRangeError(
+          absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
+    }
+    owners[i] = info->owner;
+  }
+  ASSIGN_OR_RETURN(const Agent* dst_agent, runtime_.GetAgent(owners[0]));
+  // ROCr's GpuAgent::DmaCopy serves hsa_memory_copy inside one GPU's memory with its BlitDevToDev blit
+  // kernel, whatever the size (the HSA_FORCE_SDMA_SIZE rule is the asynchronous path's).
+  EngineChoice choice{CopyEngineKind::kBlitKernel, dst_agent->id, 0};
+  if (owners[0] != owners[1] || !IsGpu(*dst_agent)) {
+    ASSIGN_OR_RETURN(choice, ChooseEngine(owners[0], owners[1], size));
+  }
+  ASSIGN_OR_RETURN(Signal done, Annotated(Signal::Create(signals_, 1), context));
+  const CopyRequest request{dst, owners[0], src, owners[1], size, {}, &done.ref()};
+  RETURN_IF_ERROR(Launch(request, choice, context));
+  // hsa_memory_copy returns when the bytes have landed; a VM fault leaves the signal negative.
+  const SignalValue v = done->Wait(SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHint::kBlocked);
+  if (v != 0) return absl::DataLossError(absl::StrCat(context, ": the copy failed on the GPU (signal ", v, ")"));
+  return absl::OkStatus();
 }
 
 }  // namespace hipmem::hsa

@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "hsa/runtime.h"
@@ -103,6 +104,14 @@ class Copies {
   // errors (GpuAccess::Acquire's: kInvalidArgument for a peer's VRAM without a link, ...).
   absl::Status Copy(const CopyRequest& request);
 
+  // hsa_memory_copy: copies and returns when the bytes have landed. The sides' agents are the owners of the
+  // allocations they start in (the CPU for memory the runtime did not allocate). The engine: the GPU's blit
+  // kernel inside one GPU's memory (ROCr's BlitDevToDev), the CPU between system memory, otherwise the engine
+  // Copy would pick (an SDMA engine where allowed). Errors: kInvalidArgument for a null pointer (even for
+  // size 0; size 0 is otherwise a no-op); kOutOfRange when a side runs past its allocation; the engine's setup
+  // and mapping errors; kDataLoss when the copy faulted on the GPU.
+  absl::Status CopySync(DeviceAddress dst, DeviceAddress src, Bytes size);
+
   // hsa_amd_memory_async_copy_on_engine: as Copy, on the SDMA engine `engine_mask` names (one bit of
   // hsa_amd_sdma_engine_id_t). ROCr's rules: a same-GPU copy runs on the blit kernel unless `force_sdma`;
   // with HSA_ENABLE_SDMA=0, or a peer copy with HSA_ENABLE_PEER_SDMA=0, on the blit kernel. Errors as Copy's,
@@ -159,6 +168,8 @@ class Copies {
   };
 
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
+  // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
+  absl::Status Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
   absl::StatusOr<Hold> Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size);
   absl::StatusOr<Channel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);

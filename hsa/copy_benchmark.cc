@@ -118,7 +118,8 @@ void BM_AsyncCopy(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
-// The same copy through the synchronous hsa_memory_copy (the runtime's older per-copy engines), for reference.
+// The same copy through the synchronous hsa_memory_copy (Copies::CopySync: submit, then a blocked wait on a
+// completion signal), for reference.
 void BM_MemoryCopy(benchmark::State& state) {
   const auto size = static_cast<size_t>(state.range(0));
   const auto direction = static_cast<Direction>(state.range(1));

@@ -15,7 +15,11 @@ absl::StatusOr<GpuAccess> GpuAccess::Acquire(thunk::Kfd& kfd, thunk::NodeId gpu,
   const std::span<const thunk::NodeId> just_gpu(&gpu, 1);
   const thunk::PointerInfo info = kfd.QueryPointerInfo(address.ToPointer());
   if (info.type != thunk::PointerType::kUnknown) {
-    const uint64_t offset = address.raw() - info.cpu_address.raw();
+    // The thunk finds a buffer by either of its addresses: the CPU one, or the GPU one (for locked memory the
+    // agent pointer hsa_amd_memory_lock returned, which a client hands to a copy as ROCr allows).
+    const bool by_cpu_address = info.cpu_address.raw() != 0 && address >= info.cpu_address &&
+                                address.raw() - info.cpu_address.raw() < info.size.raw();
+    const uint64_t offset = address.raw() - (by_cpu_address ? info.cpu_address : info.gpu_address).raw();
     if (offset > info.size.raw() || size.raw() > info.size.raw() - offset) {
       return absl::OutOfRangeError(absl::StrCat(AddressText(address), " + ", size.raw(), " runs past the memory at ",
                                                 AddressText(info.cpu_address)));

@@ -100,8 +100,9 @@ hsa_status_t HSA_API hsa_amd_memory_pool_free(void* ptr) {
 }
 
 hsa_status_t HSA_API hsa_memory_copy(void* dst, const void* src, size_t size) {
-  HSA_RUNTIME_OR_RETURN(rt);
-  return ToHsaStatus(rt.Copy(DeviceAddress::FromPointer(dst), DeviceAddress::FromPointer(src), Bytes(size)));
+  absl::StatusOr<hipmem::hsa::Copies*> copies = hipmem::hsa::SharedCopies();
+  if (!copies.ok()) return ToHsaStatus(copies.status());
+  return ToHsaStatus((*copies)->CopySync(DeviceAddress::FromPointer(dst), DeviceAddress::FromPointer(src), Bytes(size)));
 }
 
 }  // extern "C"

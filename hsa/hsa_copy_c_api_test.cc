@@ -157,6 +157,35 @@ TEST_F(HsaCopyCApi, CopyChainThroughDependencySignals) {
   EXPECT_EQ(0, std::memcmp(host_out, in.data(), size));
 }
 
+// rocm_bandwidth_test's and CLR's pinned path: hsa_amd_memory_lock hands back the address the GPUs use for the
+// pinned pages, and that agent pointer is what the client passes to the copy, in either direction.
+TEST_F(HsaCopyCApi, CopiesThroughTheAgentPointerOfLockedMemory) {
+  const hsa_agent_t gpu = agents_.gpus[0];
+  const size_t size = (1 << 20) + 4096;
+  std::vector<uint8_t> pageable = Pattern(size, 23);
+  std::vector<uint8_t> back(size, 0);
+  void* in_agent = nullptr;
+  void* out_agent = nullptr;
+  ASSERT_EQ(hsa_amd_memory_lock(pageable.data(), size, const_cast<hsa_agent_t*>(&gpu), 1, &in_agent),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_amd_memory_lock(back.data(), size, const_cast<hsa_agent_t*>(&gpu), 1, &out_agent),
+            HSA_STATUS_SUCCESS);
+  void* vram = Vram(gpu, size);
+  const hsa_signal_t up = Signal(1), down = Signal(1);
+  ASSERT_EQ(hsa_amd_memory_async_copy(vram, gpu, in_agent, agents_.cpu, size, 0, nullptr, up), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_amd_memory_async_copy(out_agent, agents_.cpu, vram, gpu, size, 1, &up, down), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(Await(down), 0);
+  EXPECT_EQ(back, pageable);
+  // Past the locked range through its agent pointer: refused, nothing copied.
+  const hsa_signal_t past = Signal(1);
+  EXPECT_NE(hsa_amd_memory_async_copy(vram, gpu, static_cast<uint8_t*>(in_agent) + 4096, agents_.cpu, size, 0,
+                                      nullptr, past),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_signal_load_scacquire(past), 1);
+  EXPECT_EQ(hsa_amd_memory_unlock(pageable.data()), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_amd_memory_unlock(back.data()), HSA_STATUS_SUCCESS);
+}
+
 TEST_F(HsaCopyCApi, BadArgumentsAreRefused) {
   const hsa_agent_t gpu = agents_.gpus[0];
   char host[64] = {};

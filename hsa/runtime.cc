@@ -120,19 +120,9 @@ Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std
     : kfd_(std::move(kfd)),
       agents_(std::move(agents)),
       pools_(std::move(pools)),
-      cpu_copy_engine_(std::make_unique<CpuCopyEngine>()),
-      memory_(std::make_unique<MemoryManager>(kfd_.get(), agents_, pools_, !FragmentAllocatorDisabled())) {
-  for (const Agent& agent : agents_) {
-    if (agent.type == DeviceType::kGpu) {
-      sdma_engines_.emplace(agent.id.raw(), std::make_unique<SdmaCopyEngine>(*kfd_, agent.node));
-      blit_engines_.emplace(agent.id.raw(), std::make_unique<BlitKernelCopyEngine>(*kfd_, agent.node));
-    }
-  }
-}
+      memory_(std::make_unique<MemoryManager>(kfd_.get(), agents_, pools_, !FragmentAllocatorDisabled())) {}
 
 Runtime::~Runtime() {
-  sdma_engines_.clear();  // their queues stop before the memory they copy goes
-  blit_engines_.clear();
   memory_.reset();  // every allocation and cached block goes back before the KFD closes
 }
 
@@ -162,33 +152,6 @@ absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, Pool
 absl::Status Runtime::Free(DeviceAddress address) { return memory_->Free(address); }
 
 std::optional<PointerInfo> Runtime::FindPointer(DeviceAddress address) const { return memory_->FindPointer(address); }
-
-absl::Status Runtime::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
-  const std::string context = absl::StrCat("hsa_memory_copy(dst=", AddressText(dst), ", src=", AddressText(src), ", size=", size.raw(), ")");
-  if (dst.raw() == 0 || src.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
-  if (size.is_zero()) return absl::OkStatus();
-  // The GPU agent whose VRAM each side is in, if any.
-  std::optional<AgentId> vram_owner[2];
-  const DeviceAddress sides[2] = {src, dst};
-  for (int i = 0; i < 2; ++i) {
-    std::optional<PointerInfo> info = FindPointer(sides[i]);
-    if (!info.has_value()) continue;  // host memory the runtime does not know: the caller vouches for it
-    const std::optional<DeviceAddress> end = CheckedAdd(sides[i], size);
-    if (!end.has_value() || *end > info->allocation.end()) {
-      return absl::OutOfRangeError(absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
-    }
-    ASSIGN_OR_RETURN(const MemoryPool* pool, GetPool(info->pool));
-    if (pool->location == PoolLocation::kGpu) vram_owner[i] = pool->owner;
-  }
-  CopyEngine* engine = cpu_copy_engine_.get();
-  if (vram_owner[0] && vram_owner[0] == vram_owner[1]) {
-    engine = blit_engines_.at(vram_owner[0]->raw()).get();
-  } else if (const std::optional<AgentId> gpu = vram_owner[0] ? vram_owner[0] : vram_owner[1]) {
-    engine = sdma_engines_.at(gpu->raw()).get();
-  }
-  Trace(Layer::kHsa, context, " on the ", engine->name(), " engine");
-  return Annotate(engine->Copy(dst, src, size), context);
-}
 
 absl::StatusOr<Bytes> Runtime::MemoryAvailable(AgentId gpu) {
   ASSIGN_OR_RETURN(const Agent* agent, GetAgent(gpu));

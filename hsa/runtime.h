@@ -1,4 +1,4 @@
-// The HSA runtime's memory surface: agents, memory pools, allocation and copies.
+// The HSA runtime's memory surface: agents, memory pools and allocation (copies: hsa/copy.h).
 //
 // Plays ROCr's core::Runtime + amd::GpuAgent/CpuAgent + AMD::MemoryRegion (runtime.cpp,
 // amd_gpu_agent.cpp, amd_memory_region.cpp). Built on the thunk's C++ API (thunk::Kfd). The hsa_*
@@ -14,15 +14,11 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/btree_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/strong_id.h"
 #include "base/units.h"
-#include "hsa/blit_kernel_copy_engine.h"
-#include "hsa/copy_engine.h"
-#include "hsa/sdma_copy_engine.h"
 #include "thunk/kfd.h"
 
 namespace hipmem::hsa {
@@ -117,14 +113,6 @@ class Runtime {
   // Frees an allocation by its start address. INVALID_ALLOCATION when the address is not one.
   absl::Status Free(DeviceAddress address);
 
-  // Copies `size` bytes synchronously (hsa_memory_copy). kInvalidArgument for a null side; OK
-  // without work for size 0. Ranges inside known allocations must fit (kOutOfRange otherwise).
-  // The engine follows ROCr (rocm_facts.md §5.1): VRAM to VRAM of one GPU runs the GPU's blit kernel on an
-  // AQL queue; any other copy touching a GPU pool runs on that GPU's SDMA engine (the source's GPU when both
-  // sides are VRAM); system memory to system memory is a CPU memmove. So the CPU never touches VRAM.
-  // Errors beyond the argument checks: SdmaCopyEngine::Copy's.
-  absl::Status Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
-
   // HSA_AMD_AGENT_INFO_MEMORY_AVAIL: the KFD's available VRAM for a GPU agent, plus the bytes its fragment
   // allocators keep cached (ROCr counts those as free).
   absl::StatusOr<Bytes> MemoryAvailable(AgentId gpu);
@@ -145,10 +133,6 @@ class Runtime {
   const std::unique_ptr<thunk::Kfd> kfd_;
   const std::vector<Agent> agents_;
   const std::vector<MemoryPool> pools_;
-  const std::unique_ptr<CopyEngine> cpu_copy_engine_;
-  // One of each per GPU agent, by agent id; their queues are created on first use.
-  absl::btree_map<uint64_t, std::unique_ptr<SdmaCopyEngine>> sdma_engines_;
-  absl::btree_map<uint64_t, std::unique_ptr<BlitKernelCopyEngine>> blit_engines_;
   std::unique_ptr<MemoryManager> memory_;
 };
 

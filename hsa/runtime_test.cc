@@ -104,25 +104,6 @@ TEST_F(RuntimeTest, BadAllocationsAreRefusedWithRocrCodes) {
   EXPECT_EQ(ToHsaStatus(rt_->Free(DeviceAddress::FromPointer(&local))), HSA_STATUS_ERROR_INVALID_ALLOCATION);
 }
 
-TEST_F(RuntimeTest, CopyMovesBytesBetweenPoolsAndChecksBounds) {
-  const MemoryPool& vram = Pool(*gpu_, GlobalFlags::kCoarseGrained);
-  const MemoryPool& sys = Pool(*cpu_, GlobalFlags::kFineGrained);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress d, rt_->Allocate(vram.id, Bytes::KiB(8)));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress h, rt_->Allocate(sys.id, Bytes::KiB(8)));
-  std::vector<unsigned char> src(8192), dst(8192, 0);
-  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i);
-  ASSERT_THAT(rt_->Copy(d, DeviceAddress::FromPointer(src.data()), Bytes(8192)), IsOk());
-  ASSERT_THAT(rt_->Copy(h, d, Bytes(8192)), IsOk());
-  ASSERT_THAT(rt_->Copy(DeviceAddress::FromPointer(dst.data()), h, Bytes(8192)), IsOk());
-  EXPECT_EQ(src, dst);
-  EXPECT_THAT(rt_->Copy(d + Bytes(1), h, Bytes(8192)), StatusIs(absl::StatusCode::kOutOfRange));
-  EXPECT_THAT(rt_->Copy(DeviceAddress(0), h, Bytes(1)), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(rt_->Copy(DeviceAddress(0), h, Bytes(0)), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(rt_->Copy(d, h, Bytes(0)), IsOk());
-  EXPECT_THAT(rt_->Free(d), IsOk());
-  EXPECT_THAT(rt_->Free(h), IsOk());
-}
-
 TEST_F(RuntimeTest, ShutdownFreesOutstandingAllocations) {
   const MemoryPool& vram = Pool(*gpu_, GlobalFlags::kCoarseGrained);
   ASSERT_OK_AND_ASSIGN(Bytes before, rt_->MemoryAvailable(gpu_->id));

@@ -5,7 +5,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 client=$(mktemp -d)
 trap 'cd "$client" && bazel shutdown >/dev/null 2>&1; rm -rf "$client"' EXIT
-cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" "$client/"
+cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" \
+   "$repo/tools/embedding/rocr_client.c" "$client/"
 cd "$client"
 cat > WORKSPACE <<WS
 workspace(name = "client")
@@ -20,9 +21,10 @@ cat > BUILD <<'B'
 cc_binary(name = "client", srcs = ["client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "hsa_client", srcs = ["hsa_client.cc"], deps = ["@hipmem//hsa:hsa_runtime64"])
 cc_binary(name = "hsakmt_client", srcs = ["hsakmt_client.c"], deps = ["@hipmem//thunk:hsakmt"])
+cc_binary(name = "rocr_client", srcs = ["rocr_client.c"], deps = ["@hipmem//hsa:hsa_runtime64"])
 B
 export HIPMEM_KFD_BACKEND=sim
-if ! bazel build --noshow_progress //:client //:hsa_client //:hsakmt_client >build.log 2>&1; then
+if ! bazel build --noshow_progress //:client //:hsa_client //:hsakmt_client //:rocr_client >build.log 2>&1; then
   cat build.log >&2
   exit 1
 fi
@@ -31,4 +33,14 @@ fi
 # A plain-C libhsakmt client (kfdtest's way: hand-built SDMA packets, a plain doorbell store) on one GPU and on two.
 ./bazel-bin/hsakmt_client | grep -q "hsakmt client: 1 GPU(s) OK"
 HIPMEM_SIM_PRESET=2xmi250x ./bazel-bin/hsakmt_client | grep -q "hsakmt client: 2 GPU(s) OK"
-echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace)"
+# A plain-C ROCr client (rocminfo's and rocm_bandwidth_test's way): identity, regions, pools, pointer info, lock,
+# copy chains, fill, profiling; a peer copy after allow_access on two GPUs; VRAM the CPU cannot reach on rx7900xtx.
+for preset in mi300x:1 2xmi250x:2 rx7900xtx:1; do
+  if ! HIPMEM_SIM_PRESET=${preset%%:*} ./bazel-bin/rocr_client >rocr.log 2>&1 ||
+     ! grep -q "rocr client: ${preset##*:} GPU(s) OK" rocr.log; then
+    echo "rocr_client on ${preset%%:*}:" >&2
+    cat rocr.log >&2
+    exit 1
+  fi
+done
+echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client on mi300x, 2xmi250x, rx7900xtx)"
