@@ -25,6 +25,7 @@ ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
 Runtime* g_runtime ABSL_GUARDED_BY(g_mu) = nullptr;
 SignalRuntime* g_signals ABSL_GUARDED_BY(g_mu) = nullptr;
 Copies* g_copies ABSL_GUARDED_BY(g_mu) = nullptr;
+Queues* g_queues ABSL_GUARDED_BY(g_mu) = nullptr;
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -56,6 +57,7 @@ absl::Status AcquireSharedRuntime() {
   ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create());
   g_signals = SignalRuntime::Create(*runtime).release();
   g_copies = Copies::Create(*runtime, g_signals->allocator()).release();
+  g_queues = new Queues(*runtime, *g_signals);
   g_runtime = runtime.release();
   g_refcount = 1;
   return absl::OkStatus();
@@ -65,6 +67,7 @@ absl::Status ReleaseSharedRuntime() {
   std::unique_ptr<Runtime> runtime;
   std::unique_ptr<SignalRuntime> signals;
   std::unique_ptr<Copies> copies;
+  std::unique_ptr<Queues> queues;
   {
     ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
@@ -72,7 +75,9 @@ absl::Status ReleaseSharedRuntime() {
     runtime.reset(std::exchange(g_runtime, nullptr));
     signals.reset(std::exchange(g_signals, nullptr));
     copies.reset(std::exchange(g_copies, nullptr));
+    queues.reset(std::exchange(g_queues, nullptr));
   }
+  queues.reset();  // their CPs may still touch signals and memory of the ones below
   copies.reset();  // its queues hold signals and memory of the two below
   signals.reset();  // its signals live in the runtime's KFD process
   return absl::OkStatus();
@@ -88,6 +93,12 @@ absl::StatusOr<SignalRuntime*> SharedSignals() {
   ScopedLock lock(&g_mu);
   if (g_signals == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_signals;
+}
+
+absl::StatusOr<Queues*> SharedQueues() {
+  ScopedLock lock(&g_mu);
+  if (g_queues == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  return g_queues;
 }
 
 absl::StatusOr<Copies*> SharedCopies() {

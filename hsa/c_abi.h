@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "hsa/copy.h"
 #include "hsa/hsa_status.h"
+#include "hsa/queue.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
 
@@ -30,6 +31,8 @@ absl::StatusOr<SignalRuntime*> SharedSignals();
 // The shared runtime's asynchronous copies, made after its signals and destroyed before them.
 // NotInitializedError before hsa_init.
 absl::StatusOr<Copies*> SharedCopies();
+// The shared runtime's AQL queues, destroyed before its copies and signals. NotInitializedError before hsa_init.
+absl::StatusOr<Queues*> SharedQueues();
 
 // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: system timestamps, and the timeouts of signal waits, count
 // nanoseconds (the KFD's GET_CLOCK_COUNTERS reports system_clock_freq = 1 GHz, which ROCr passes on).

@@ -57,6 +57,12 @@ hsa_signal_value_t Load(const char* function, hsa_signal_t signal, MemoryOrder o
 }
 
 void Store(const char* function, hsa_signal_t signal, hsa_signal_value_t value, MemoryOrder order) {
+  // A queue's doorbell signal: the store rings the KFD doorbell (ROCr's DoorbellSignal::StoreRelaxed).
+  if (Queues::AnyQueues()) {
+    if (absl::StatusOr<Queues*> queues = SharedQueues(); queues.ok() && (*queues)->RingDoorbell(signal.handle, value)) {
+      return;
+    }
+  }
   if (const std::optional<SignalRef> ref = Lookup(function, signal)) ref->Store(value, order);
 }
 

@@ -40,16 +40,9 @@ hsa_status_t NotYetImplemented() { return Unsupported(); }
 // A feature the simulated machine has no counterpart for.
 hsa_status_t NotModelled() { return Unsupported(); }
 
-// The same for the queue index operations: no queue exists yet.
-uint64_t NoSuchQueue(const char* function) {
-  HIPMEM_LOG(kError, function, ": no such queue (queues are not implemented yet, issue #8)");
-  return 0;
-}
-
 }  // namespace
 }  // namespace hipmem::hsa
 
-using hipmem::hsa::NoSuchQueue;
 using hipmem::hsa::NotModelled;
 using hipmem::hsa::NotYetImplemented;
 
@@ -77,70 +70,11 @@ hsa_status_t HSA_API hsa_agent_major_extension_supported(uint16_t, hsa_agent_t, 
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8) §3: queues. No queue can be created yet, so the index operations
-// only ever see a queue hipmem did not make: they log it and answer 0.
-hsa_status_t HSA_API hsa_queue_create(hsa_agent_t, uint32_t, hsa_queue_type32_t,
-                                      void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint32_t, uint32_t,
-                                      hsa_queue_t**) {
-  return NotYetImplemented();
-}
+// Not yet implemented, TODO(#8) §3: software queues (hsa_queue_create is hsa_queue_c_api.cc's).
 hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_type32_t, uint32_t, hsa_signal_t,
                                            hsa_queue_t**) {
   return NotYetImplemented();
 }
-hsa_status_t HSA_API hsa_queue_destroy(hsa_queue_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_queue_inactivate(hsa_queue_t*) { return NotYetImplemented(); }
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_load_read_index_acquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
-uint64_t HSA_API hsa_queue_load_read_index_scacquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
-uint64_t HSA_API hsa_queue_load_read_index_relaxed(const hsa_queue_t*) { return NoSuchQueue(__func__); }
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_load_write_index_acquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
-uint64_t HSA_API hsa_queue_load_write_index_scacquire(const hsa_queue_t*) { return NoSuchQueue(__func__); }
-uint64_t HSA_API hsa_queue_load_write_index_relaxed(const hsa_queue_t*) { return NoSuchQueue(__func__); }
-void HSA_API hsa_queue_store_write_index_relaxed(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
-void HSA_API HSA_DEPRECATED hsa_queue_store_write_index_release(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
-void HSA_API hsa_queue_store_write_index_screlease(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_cas_write_index_acq_rel(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_cas_write_index_scacq_screl(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_cas_write_index_acquire(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_cas_write_index_scacquire(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_cas_write_index_relaxed(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_cas_write_index_release(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_cas_write_index_screlease(const hsa_queue_t*, uint64_t, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_add_write_index_acq_rel(const hsa_queue_t*, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_add_write_index_scacq_screl(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_add_write_index_acquire(const hsa_queue_t*, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_add_write_index_scacquire(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
-uint64_t HSA_API hsa_queue_add_write_index_relaxed(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
-uint64_t HSA_API HSA_DEPRECATED hsa_queue_add_write_index_release(const hsa_queue_t*, uint64_t) {
-  return NoSuchQueue(__func__);
-}
-uint64_t HSA_API hsa_queue_add_write_index_screlease(const hsa_queue_t*, uint64_t) { return NoSuchQueue(__func__); }
-void HSA_API hsa_queue_store_read_index_relaxed(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
-void HSA_API HSA_DEPRECATED hsa_queue_store_read_index_release(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
-void HSA_API hsa_queue_store_read_index_screlease(const hsa_queue_t*, uint64_t) { NoSuchQueue(__func__); }
-hsa_status_t HSA_API hsa_amd_queue_cu_set_mask(const hsa_queue_t*, uint32_t, const uint32_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_queue_cu_get_mask(const hsa_queue_t*, uint32_t, uint32_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_queue_set_priority(hsa_queue_t*, hsa_amd_queue_priority_t) { return NotYetImplemented(); }
 hsa_status_t hsa_amd_queue_get_info(hsa_queue_t*, hsa_queue_info_attribute_t, void*) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t, hsa_amd_queue_priority_t,
                                                    void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint64_t,

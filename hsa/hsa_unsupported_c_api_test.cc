@@ -1,7 +1,6 @@
 // The hsa_* entry points hipmem does not implement (hsa_unsupported.cc) answer what ROCr answers for a feature
 // the system lacks: HSA_STATUS_ERROR_NOT_INITIALIZED before hsa_init, HSA_STATUS_ERROR_NOT_SUPPORTED after,
-// with nothing written to their outputs. Every group of hsa_unsupported.cc is represented; the queue index
-// operations, which have no status to return, answer 0.
+// with nothing written to their outputs. Every group of hsa_unsupported.cc is represented.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -53,9 +52,9 @@ std::vector<Call> Calls() {
          hsa_amd_ipc_signal_t ipc{};
          return hsa_amd_ipc_signal_attach(&ipc, &o.signal);
        }},
-      {"hsa_queue_create",
-       [agent](Outs& o) {
-         return hsa_queue_create(agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &o.queue);
+      {"hsa_soft_queue_create",
+       [](Outs& o) {
+         return hsa_soft_queue_create(hsa_region_t{0}, 64, HSA_QUEUE_TYPE_MULTI, 0, hsa_signal_t{0}, &o.queue);
        }},
       {"hsa_amd_memory_async_copy_rect",
        [agent](Outs& o) {
@@ -143,13 +142,6 @@ TEST_F(HsaUnsupported, NotSupportedHasAName) {
   const char* text = nullptr;
   ASSERT_EQ(hsa_status_string(kNotSupported, &text), HSA_STATUS_SUCCESS);
   EXPECT_STREQ(text, "HSA_STATUS_ERROR_NOT_SUPPORTED");
-}
-
-TEST_F(HsaUnsupported, QueueOperationsWithoutStatusAnswerZero) {
-  hsa_queue_t queue{};
-  EXPECT_EQ(hsa_queue_load_read_index_scacquire(&queue), 0u);
-  EXPECT_EQ(hsa_queue_add_write_index_relaxed(&queue, 1), 0u);
-  hsa_queue_store_write_index_screlease(&queue, 1);
 }
 
 }  // namespace

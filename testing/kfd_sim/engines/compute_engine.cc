@@ -202,7 +202,50 @@ ComputeEngine::Outcome ComputeEngine::Error(QueueError error, const std::string&
 
 void ComputeEngine::ReportError() {
   HIPMEM_LOG(kWarning, name(), ": ", QueueErrorName(*error_), " (", error_detail_, "); queue halted");
+  RaiseQueueInactive(*error_);
   if (callbacks_.on_queue_error) callbacks_.on_queue_error(*error_);
+}
+
+void ComputeEngine::RaiseQueueInactive(QueueError error) {
+  // ROCr's amd_queue_t: read_dispatch_id at 128, read_dispatch_id_field_base_byte_offset right after it (how
+  // firmware and debuggers find the hsa_queue_t from the read pointer the KFD holds), hsa_queue_t.base_address
+  // at 8, queue_inactive_signal at 192. The queue is taken for an amd_queue_t only when the offset reads 128
+  // and base_address names this ring, so other layouts (the runtime's own blit queues) are left alone.
+  constexpr uint64_t kReadIdOffset = 128;
+  constexpr uint64_t kBaseAddressOffset = 8;
+  constexpr uint64_t kInactiveSignalOffset = 192;
+  // The codes ROCr decodes from queue_inactive_signal (ComputeQueue::HandleError's table).
+  int64_t code = 0;
+  switch (error) {
+    case QueueError::kInvalidKernelObject: code = 8; break;     // HSA_STATUS_ERROR_INVALID_CODE_OBJECT
+    case QueueError::kUnsupportedPacket: code = 32; break;      // HSA_STATUS_ERROR_INVALID_PACKET_FORMAT
+    case QueueError::kInvalidDispatch:                          // HSA_STATUS_ERROR_INVALID_ARGUMENT
+    case QueueError::kInvalidKernarg:
+    case QueueError::kInvalidSignal: code = 64; break;
+    case QueueError::kInvalidQueue: return;  // the CP never ran: nothing to report through
+  }
+  if (queue_.read_dispatch_id_va < kReadIdOffset) return;
+  const uint64_t base = queue_.read_dispatch_id_va - kReadIdOffset;
+  uint64_t mailbox = 0;
+  uint32_t event_id = 0;
+  {
+    GpuMemory::AccessScope scope(memory_);
+    uint32_t field_offset = 0;
+    uint64_t ring = 0;
+    uint64_t signal = 0;
+    if (ReadGpu(memory_, queue_.read_dispatch_id_va + 8, &field_offset, 4) || field_offset != kReadIdOffset) return;
+    if (ReadGpu(memory_, base + kBaseAddressOffset, &ring, 8) || ring != queue_.ring_va) return;
+    if (ReadGpu(memory_, base + kInactiveSignalOffset, &signal, 8) || signal == 0 || signal % 8 != 0) return;
+    auto* value = TranslateWord<int64_t>(memory_, signal + aql::kSignalValueOffset);
+    if (value == nullptr) return;
+    std::atomic_ref<int64_t>(*value).store(code, std::memory_order_release);
+    if (ReadGpu(memory_, signal + aql::kSignalMailboxOffset, &mailbox, 8) || mailbox == 0 || mailbox % 8 != 0) return;
+    if (ReadGpu(memory_, signal + aql::kSignalEventIdOffset, &event_id, 4)) return;
+    auto* slot = TranslateWord<uint64_t>(memory_, mailbox);
+    if (slot == nullptr) return;
+    std::atomic_ref<uint64_t>(*slot).store(event_id, std::memory_order_release);
+  }
+  if (callbacks_.on_signal_interrupt) callbacks_.on_signal_interrupt(event_id);
 }
 
 bool ComputeEngine::Validate() {

@@ -109,6 +109,10 @@ class ComputeEngine final : public QueueEngine {
   Outcome Barrier(const aql::BarrierPacket& packet);
   Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
   Outcome Signal(uint64_t handle);
+  // The MEC firmware's report of a queue error to the runtime: stores the error's code into the amd_queue_t's
+  // queue_inactive_signal and interrupts on its event. Does nothing for a queue without an amd_queue_t around
+  // its read index (see compute_engine.cc).
+  void RaiseQueueInactive(QueueError error);
   // Records why the queue halts; returns kHalt.
   Outcome Error(QueueError error, const std::string& detail);
 

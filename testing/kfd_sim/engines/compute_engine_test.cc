@@ -462,6 +462,53 @@ TEST(ComputeEngineErrorTest, EachMalformedPacketHaltsWithItsReason) {
   }
 }
 
+// A queue whose read index sits in ROCr's amd_queue_t hears of its error through queue_inactive_signal: the CP
+// stores ROCr's code (8 = INVALID_CODE_OBJECT) and interrupts on the signal's event. A read index in any other
+// layout (the offset field does not read 128) is left alone.
+TEST(ComputeEngineErrorTest, AQueueErrorRaisesTheAmdQueueInactiveSignal) {
+  for (const bool amd_layout : {true, false}) {
+    SCOPED_TRACE(amd_layout ? "amd_queue_t" : "other layout");
+    IdentityPageTable memory;
+    std::vector<Slot> ring(4);
+    for (Slot& s : ring) aql::InvalidateSlot(&s);
+    alignas(64) unsigned char amd_queue[256] = {};
+    const uint64_t ring_va = Va(ring.data());
+    std::memcpy(amd_queue + 8, &ring_va, 8);  // hsa_queue_t.base_address
+    const uint32_t field_offset = amd_layout ? 128 : 0;
+    std::memcpy(amd_queue + 136, &field_offset, 4);  // read_dispatch_id_field_base_byte_offset
+    aql::AmdSignal inactive{};
+    uint64_t mailbox = 0;
+    inactive.kind = 1;
+    inactive.event_mailbox_ptr = Va(&mailbox);
+    inactive.event_id = 77;
+    const uint64_t signal_va = Va(&inactive);
+    std::memcpy(amd_queue + 192, &signal_va, 8);  // queue_inactive_signal
+    memory.Map(ring.data(), sizeof(Slot) * ring.size());
+    memory.Map(amd_queue, sizeof(amd_queue));
+    memory.Map(&inactive, sizeof(inactive));
+    memory.Map(&mailbox, sizeof(mailbox));
+    blit::KernelDescriptor unknown = blit::MakeDescriptor(KernelId::kCopy);
+    unknown.magic = 0;
+    memory.Map(&unknown, sizeof(unknown));
+    Reports reports;
+    ComputeEngine engine("cp", &memory, AqlQueueDescriptor{ring_va, 256, Va(amd_queue + 128), Va(amd_queue + 56)}, 1,
+                         reports.Callbacks());
+    aql::WritePacket(&ring[0], blit::MakeDispatch(Va(&unknown), Va(&unknown), 8));
+    engine.RingDoorbell(0);
+    EXPECT_FALSE(engine.WaitIdle());
+    EXPECT_EQ(reports.errors(), std::vector<QueueError>{QueueError::kInvalidKernelObject});
+    if (amd_layout) {
+      EXPECT_EQ(std::atomic_ref<int64_t>(inactive.value).load(), 8);
+      EXPECT_EQ(std::atomic_ref<uint64_t>(mailbox).load(), 77u);
+      EXPECT_EQ(reports.interrupts(), std::vector<uint32_t>{77});
+    } else {
+      EXPECT_EQ(std::atomic_ref<int64_t>(inactive.value).load(), 0);
+      EXPECT_EQ(std::atomic_ref<uint64_t>(mailbox).load(), 0u);
+      EXPECT_TRUE(reports.interrupts().empty());
+    }
+  }
+}
+
 TEST(ComputeEngineErrorTest, UnusableRingIsAQueueErrorAtStart) {
   IdentityPageTable memory;
   Reports reports;

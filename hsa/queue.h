@@ -1,0 +1,171 @@
+// HSA user-mode AQL queues on a GPU's compute CP: ROCr's AqlQueue (amd_aql_queue.cpp) and the index half
+// of hsa.cpp's queue API.
+//
+// A queue is three things in GPU-mapped system memory: a ring of `size` 64-byte AQL packets filled with
+// INVALID headers, an amd_queue_t (hsa_queue_t first, then the CP's read_dispatch_id and the producers'
+// write_dispatch_id at ROCr's offsets), and the doorbell signal: an amd_signal_t of kind DOORBELL whose
+// value word holds the hardware doorbell's address and whose queue_ptr names the amd_queue_t. The KFD
+// queue (thunk::Queue, COMPUTE_AQL) gets the amd_queue_t's two dispatch ids as its pointers, as ROCr's
+// hsaKmtCreateQueue call does. A store to the doorbell signal rings the KFD doorbell (Queues::RingDoorbell).
+//
+// Where this differs from ROCr, on purpose: no scratch, no CU mask or priority changes yet, and the
+// hsa_queue_t sits at the start of the mapped block (ROCr also keeps it there). Thread-safe.
+//
+// Queue errors: the amd_queue_t's queue_inactive_signal is an interrupt signal at 0 with an async handler
+// (ROCr's AqlQueue::DynamicQueueEventsHandler); the CP stores an error code into it when it halts on a packet
+// it cannot run (the simulator models the firmware's report, testing/kfd_sim/engines/compute_engine.cc), and
+// the handler maps the code as ROCr does and calls the queue's error callback once.
+#ifndef HIPMEM_HSA_QUEUE_H_
+#define HIPMEM_HSA_QUEUE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "hsa/runtime.h"
+#include "hsa/signal.h"
+#include "hsa/signal_runtime.h"
+#include "thunk/queues.h"
+
+namespace hipmem::hsa {
+
+// ROCr's amd_queue_t (amd_hsa_queue.h): 256 bytes, 64-byte aligned, hsa_queue_t at offset 0.
+struct alignas(64) AmdQueue {
+  // hsa_queue_t
+  uint32_t type;
+  uint32_t features;
+  uint64_t base_address;
+  uint64_t doorbell_signal;
+  uint32_t size;
+  uint32_t reserved0;
+  uint64_t id;
+  // AMD fields
+  uint32_t caps;
+  uint32_t reserved1[3];
+  uint64_t write_dispatch_id;
+  uint32_t group_segment_aperture_base_hi;
+  uint32_t private_segment_aperture_base_hi;
+  uint32_t max_cu_id;
+  uint32_t max_wave_id;
+  uint64_t max_legacy_doorbell_dispatch_id_plus_1;
+  uint32_t legacy_doorbell_lock;
+  uint32_t reserved2[9];
+  uint64_t read_dispatch_id;
+  uint32_t read_dispatch_id_field_base_byte_offset;
+  uint32_t compute_tmpring_size;
+  uint32_t scratch_resource_descriptor[4];
+  uint64_t scratch_backing_memory_location;
+  uint64_t scratch_backing_memory_byte_size;
+  uint32_t scratch_wave64_lane_byte_size;
+  uint32_t queue_properties;
+  uint32_t reserved3[2];
+  uint64_t queue_inactive_signal;
+  uint32_t reserved4[14];
+};
+static_assert(sizeof(AmdQueue) == 256 && alignof(AmdQueue) == 64);
+static_assert(offsetof(AmdQueue, doorbell_signal) == 16 && offsetof(AmdQueue, size) == 24);
+static_assert(offsetof(AmdQueue, id) == 32 && offsetof(AmdQueue, write_dispatch_id) == 56);
+static_assert(offsetof(AmdQueue, read_dispatch_id) == 128 && offsetof(AmdQueue, queue_inactive_signal) == 192);
+
+// hsa_amd_queue_priority_t.
+enum class QueuePriorityLevel : uint32_t { kLow = 0, kNormal = 1, kHigh = 2 };
+
+// hsa_queue_type32_t.
+enum class QueueKind : uint32_t { kMulti = 0, kSingle = 1, kCooperative = 2 };
+
+// The index operations of hsa_queue_t (hsa_queue_load_read_index_* ... add_write_index_*), on the
+// amd_queue_t the caller names. They trust the pointer, as ROCr does. A load uses the acquire half of
+// `order`, a store the release half.
+uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order);
+uint64_t LoadWriteIndex(const AmdQueue& queue, MemoryOrder order);
+void StoreReadIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
+void StoreWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
+// Returns the write index before; stores `desired` only if it was `expected`.
+uint64_t CasWriteIndex(AmdQueue& queue, uint64_t expected, uint64_t desired, MemoryOrder order);
+// Returns the write index before the addition.
+uint64_t AddWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
+
+// hsa_queue_create's callback: a queue error, as ROCr's queue error handler reports it, on the signal
+// handler thread. The status carries the hsa_status_t (ToHsaStatus): INVALID_CODE_OBJECT for a dispatch whose
+// kernel object the CP does not know, INVALID_PACKET_FORMAT for a packet type it does not run,
+// INVALID_ARGUMENT for a bad dispatch geometry, kernarg or signal address.
+using QueueErrorCallback = std::function<void(const absl::Status& error, AmdQueue* queue)>;
+
+struct QueueRequest {
+  AgentId agent{0};
+  uint32_t size = 0;  // packets
+  QueueKind kind = QueueKind::kMulti;
+  QueueErrorCallback on_error;  // may be empty
+};
+
+// The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.
+class Queues {
+ public:
+  // `runtime` and `signals` must outlive it.
+  Queues(Runtime& runtime, SignalRuntime& signals);
+  ~Queues();
+  Queues(const Queues&) = delete;
+  Queues& operator=(const Queues&) = delete;
+
+  // hsa_queue_create. Returns the amd_queue_t (its hsa_queue_t is the C handle). Errors: InvalidAgentError
+  // for an unknown agent; kInvalidArgument for a size that is 0 or not a power of two, or an unknown kind;
+  // INVALID_QUEUE_CREATION for a CPU agent or a size above HSA_AGENT_INFO_QUEUE_MAX_SIZE; the KFD's (memory
+  // or queue creation) errors. A size below QUEUE_MIN_SIZE is raised to it, as ROCr.
+  absl::StatusOr<AmdQueue*> Create(const QueueRequest& request);
+
+  // hsa_queue_destroy. Errors: kInvalidArgument (INVALID_QUEUE) for a queue this runtime did not make.
+  absl::Status Destroy(const AmdQueue* queue);
+
+  // hsa_queue_inactivate: the CP stops fetching packets from the queue for good; the memory stays valid
+  // until Destroy. Errors as Destroy's.
+  absl::Status Inactivate(const AmdQueue* queue);
+
+  // hsa_amd_queue_cu_set_mask: `mask` bit i (word i / 32) enables CU i; its length is a whole number of
+  // 32-bit words. Bits past the GPU's CUs are dropped, as ROCr. Errors: kInvalidArgument for an empty mask or
+  // one that enables no CU of the GPU; INVALID_QUEUE for a foreign queue; SetQueueCuMask's.
+  absl::Status SetCuMask(const AmdQueue* queue, std::span<const uint32_t> mask);
+  // hsa_amd_queue_cu_get_mask: the queue's mask in `out.size()` words (zero past the GPU's CUs; every CU is
+  // set until SetCuMask). Errors: kInvalidArgument for no words; INVALID_QUEUE for a foreign queue.
+  absl::Status GetCuMask(const AmdQueue* queue, std::span<uint32_t> out) const;
+  // hsa_amd_queue_set_priority: ROCr's map (LOW -> MINIMUM, NORMAL, HIGH -> MAXIMUM) through UPDATE_QUEUE.
+  // Errors: kInvalidArgument for an unknown level; INVALID_QUEUE for a foreign queue or an inactive one;
+  // Queue::Update's.
+  absl::Status SetPriority(const AmdQueue* queue, QueuePriorityLevel level);
+
+  // A store of `value` to `signal` when it is the doorbell signal of one of these queues: rings the KFD
+  // doorbell and returns true. False for any other signal.
+  bool RingDoorbell(uint64_t signal, int64_t value);
+
+  size_t queue_count() const;
+
+  // Whether any Queues in the process holds a queue: lets every other signal store skip the doorbell lookup
+  // (one relaxed load instead of two locks).
+  static bool AnyQueues();
+
+ private:
+  class AqlQueue;
+
+  void DropQueue(std::unique_ptr<AqlQueue> queue);
+  absl::StatusOr<AqlQueue*> Find(const char* function, const AmdQueue* queue) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  Runtime& runtime_;         // Not owned; must outlive this.
+  SignalRuntime& signals_;  // Not owned; must outlive this.
+  mutable absl::Mutex mu_;
+  // By the amd_queue_t address; and the doorbell signal handle -> the same queue.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<AqlQueue>> queues_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, AqlQueue*> doorbells_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace hipmem::hsa
+
+#endif  // HIPMEM_HSA_QUEUE_H_
