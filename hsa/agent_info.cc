@@ -14,6 +14,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -115,11 +116,14 @@ hsa_amd_link_info_type_t LinkType(thunk::IoLinkType type) {
 
 }  // namespace
 
-absl::Status WriteLinkAgentPoolInfo(const thunk::SystemTopology& topology, const Agent& agent,
-                                    const MemoryPool& pool, uint32_t attribute, void* value) {
+absl::Status WriteLinkAgentPoolInfo(const Runtime& runtime, const Agent& agent, const MemoryPool& pool,
+                                    uint32_t attribute, void* value) {
+  const thunk::SystemTopology& topology = TopologyOf(runtime);
+  const thunk::NodeId agent_node = KfdNodeOf(runtime, agent);
+  const thunk::NodeId pool_node = KfdNodeOf(runtime, pool);
   const bool own = pool.owner == agent.id;
   const std::vector<const thunk::IoLink*> path = own ? std::vector<const thunk::IoLink*>{}
-                                                     : LinkPath(topology, agent.node, pool.node);
+                                                     : LinkPath(topology, agent_node, pool_node);
   switch (attribute) {
     case HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS: {
       if (own) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT);
@@ -131,8 +135,8 @@ absl::Status WriteLinkAgentPoolInfo(const thunk::SystemTopology& topology, const
       if (path.empty()) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
       // Fine-grained (uncached) VRAM keeps its coherence only over XGMI: a peer outside the hive never gets it.
       if (HasFlag(pool.global_flags, GlobalFlags::kFineGrained) && agent.type == DeviceType::kGpu) {
-        const uint64_t agent_hive = topology.nodes[agent.node.raw()].Get("hive_id");
-        const uint64_t pool_hive = topology.nodes[pool.node.raw()].Get("hive_id");
+        const uint64_t agent_hive = topology.nodes[agent_node.raw()].Get("hive_id");
+        const uint64_t pool_hive = topology.nodes[pool_node.raw()].Get("hive_id");
         if (agent_hive == 0 || agent_hive != pool_hive) return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED);
       }
       return Put(value, HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT);
@@ -297,12 +301,13 @@ absl::Status WriteTopologySystemInfo(uint32_t attribute, void* value) {
 }
 
 absl::StatusOr<AgentDescription> DescribeRuntimeAgent(Runtime& runtime, const Agent& agent) {
-  const std::vector<thunk::NodeProperties>& nodes = runtime.kfd().topology().nodes;
-  if (agent.node.raw() >= nodes.size()) {
-    return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(agent.id.raw()), ": node ", agent.node.raw(),
+  const std::vector<thunk::NodeProperties>& nodes = TopologyOf(runtime).nodes;
+  const thunk::NodeId node = KfdNodeOf(runtime, agent);
+  if (node.raw() >= nodes.size()) {
+    return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(agent.id.raw()), ": node ", node.raw(),
                                           " is not in the topology"));
   }
-  return DescribeAgent(nodes[agent.node.raw()], agent.name, XnackEnabled());
+  return DescribeAgent(nodes[node.raw()], agent.name, XnackEnabled());
 }
 
 absl::Status WriteTopologyAgentInfo(Runtime& runtime, const Agent& agent, uint32_t attribute, void* value) {

@@ -62,7 +62,7 @@ absl::Status WriteCacheInfo(Runtime& runtime, uint64_t cache, uint32_t attribute
 //  - LINK_INFO: one hsa_amd_memory_pool_link_info_t per hop (NUM_LINK_HOPS of them): its type (XGMI, PCIe, ...),
 //    latency and bandwidth, atomics and coherence from the link flags, and the KFD weight as NUMA distance.
 // kInvalidArgument for another attribute.
-absl::Status WriteLinkAgentPoolInfo(const thunk::SystemTopology& topology, const Agent& agent,
+absl::Status WriteLinkAgentPoolInfo(const Runtime& runtime, const Agent& agent,
                                     const MemoryPool& pool, uint32_t attribute, void* value);
 
 // Whether HSA_XNACK=1 asks for XNACK (page-fault retry) mode, as ROCr reads it.

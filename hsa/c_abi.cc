@@ -17,6 +17,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -133,7 +134,7 @@ absl::Status WriteAgentInfo(Runtime& runtime, AgentId id, uint32_t attribute, vo
     case HSA_AMD_AGENT_INFO_PRODUCT_NAME: return WriteName(value, agent->product_name);
     case HSA_AGENT_INFO_DEVICE: return Write(value, gpu ? HSA_DEVICE_TYPE_GPU : HSA_DEVICE_TYPE_CPU);
     case HSA_AGENT_INFO_NODE:
-    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: return Write<uint32_t>(value, agent->node.raw());
+    case HSA_AMD_AGENT_INFO_DRIVER_NODE_ID: return Write<uint32_t>(value, KfdNodeOf(runtime, *agent).raw());
     case HSA_AMD_AGENT_INFO_MEMORY_AVAIL: {
       ASSIGN_OR_RETURN(Bytes available, runtime.MemoryAvailable(id));
       return Write<uint64_t>(value, available.raw());
@@ -165,7 +166,7 @@ absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent_id, PoolId
                                 void* value) {
   ASSIGN_OR_RETURN(const Agent* agent, runtime.GetAgent(agent_id));
   ASSIGN_OR_RETURN(const MemoryPool* pool, runtime.GetPool(pool_id));
-  return WriteLinkAgentPoolInfo(runtime.topology(), *agent, *pool, attribute, value);
+  return WriteLinkAgentPoolInfo(runtime, *agent, *pool, attribute, value);
 }
 
 }  // namespace hipmem::hsa

@@ -25,6 +25,7 @@
 #include "gpu_abi/sdma_packets.h"
 #include "hsa/gpu_access.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
 #include "thunk/clock.h"
 #include "thunk/events.h"
 #include "thunk/queues.h"
@@ -70,8 +71,9 @@ uint64_t MonotonicNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-const thunk::NodeProperties* NodeOf(Runtime& runtime, thunk::NodeId node) {
-  for (const thunk::NodeProperties& n : runtime.kfd().topology().nodes) {
+const thunk::NodeProperties* NodePropertiesOf(const Runtime& runtime, const Agent& agent) {
+  const thunk::NodeId node = KfdNodeOf(runtime, agent);
+  for (const thunk::NodeProperties& n : TopologyOf(runtime).nodes) {
     if (n.id == node) return &n;
   }
   return nullptr;
@@ -469,7 +471,7 @@ Copies::Copies(Runtime& runtime, SignalAllocator& signals, CopyFlags flags)
   ScopedLock lock(&mu_);
   for (const Agent& agent : runtime_.agents()) {
     if (!IsGpu(agent)) continue;
-    absl::StatusOr<thunk::ClockCounters> c = thunk::GetClockCounters(runtime_.kfd(), agent.node);
+    absl::StatusOr<thunk::ClockCounters> c = thunk::GetClockCounters(KfdOf(runtime_), KfdNodeOf(runtime_, agent));
     if (c.ok()) clock_origin_.emplace(agent.id.raw(), ClockSample{c->gpu_clock_counter, c->cpu_clock_counter});
   }
 }
@@ -480,7 +482,7 @@ Copies::~Copies() {
 }
 
 bool Copies::SdmaAllowed(const Agent& gpu) const {
-  const thunk::NodeProperties* node = NodeOf(runtime_, gpu.node);
+  const thunk::NodeProperties* node = NodePropertiesOf(runtime_, gpu);
   if (node == nullptr || node->Get("num_sdma_engines") == 0) return false;
   const auto gfx = static_cast<uint32_t>(node->Get("gfx_target_version"));
   // No SDMA packet model for the GPU (gfx12 and later here): its copies run on the blit kernel.
@@ -490,8 +492,8 @@ bool Copies::SdmaAllowed(const Agent& gpu) const {
 }
 
 bool Copies::HivePeers(const Agent& a, const Agent& b) const {
-  const thunk::NodeProperties* na = NodeOf(runtime_, a.node);
-  const thunk::NodeProperties* nb = NodeOf(runtime_, b.node);
+  const thunk::NodeProperties* na = NodePropertiesOf(runtime_, a);
+  const thunk::NodeProperties* nb = NodePropertiesOf(runtime_, b);
   if (na == nullptr || nb == nullptr) return false;
   const uint64_t hive = na->Get("hive_id");
   return hive != 0 && hive == nb->Get("hive_id") && na->Get("num_sdma_xgmi_engines") != 0;
@@ -505,7 +507,7 @@ absl::StatusOr<EngineChoice> Copies::ChooseEngine(AgentId dst_id, AgentId src_id
   if (gpu == nullptr) return EngineChoice{CopyEngineKind::kHost, std::nullopt, 0};
   const EngineChoice kernel{CopyEngineKind::kBlitKernel, gpu->id, 0};
   if (!SdmaAllowed(*gpu)) return kernel;
-  const thunk::NodeProperties* node = NodeOf(runtime_, gpu->node);
+  const thunk::NodeProperties* node = NodePropertiesOf(runtime_, *gpu);
   const uint64_t num_sdma = node->Get("num_sdma_engines");
   const uint32_t d2h = num_sdma > 1 ? 2 : 1;
   bool profiling;
@@ -523,7 +525,7 @@ absl::StatusOr<EngineChoice> Copies::ChooseEngine(AgentId dst_id, AgentId src_id
     if (HivePeers(*src, *dst)) {
       // XGMI engines, spread over destinations (ROCr round-robins per peer).
       const uint64_t xgmi = node->Get("num_sdma_xgmi_engines");
-      return EngineChoice{CopyEngineKind::kSdma, gpu->id, static_cast<uint32_t>(num_sdma + 1 + dst->node.raw() % xgmi)};
+      return EngineChoice{CopyEngineKind::kSdma, gpu->id, static_cast<uint32_t>(num_sdma + 1 + KfdNodeOf(runtime_, *dst).raw() % xgmi)};
     }
     return EngineChoice{CopyEngineKind::kSdma, gpu->id, d2h};
   }
@@ -532,14 +534,14 @@ absl::StatusOr<EngineChoice> Copies::ChooseEngine(AgentId dst_id, AgentId src_id
 
 absl::StatusOr<Copies::Channel*> Copies::GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine) {
   ASSIGN_OR_RETURN(const Agent* agent, runtime_.GetAgent(gpu));
-  const thunk::NodeProperties* node = NodeOf(runtime_, agent->node);
+  const thunk::NodeProperties* node = NodePropertiesOf(runtime_, *agent);
   if (node == nullptr) return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(gpu.raw()), " has no node"));
   const uint32_t key = kind == CopyEngineKind::kSdma ? sdma_engine : 0;
   ScopedLock lock(&mu_);
   auto it = channels_.find({gpu.raw(), key});
   if (it != channels_.end()) return it->second.get();
   const bool xgmi = kind == CopyEngineKind::kSdma && sdma_engine > node->Get("num_sdma_engines");
-  ASSIGN_OR_RETURN(std::unique_ptr<Channel> channel, Channel::Create(runtime_.kfd(), *node, kind, xgmi));
+  ASSIGN_OR_RETURN(std::unique_ptr<Channel> channel, Channel::Create(KfdOf(runtime_), *node, kind, xgmi));
   return channels_.emplace(std::make_pair(gpu.raw(), key), std::move(channel)).first->second.get();
 }
 
@@ -558,7 +560,7 @@ absl::Status Copies::CopyOnEngine(const CopyRequest& request, uint32_t engine_ma
   ASSIGN_OR_RETURN(const Agent* src, runtime_.GetAgent(request.src_agent));
   const Agent* gpu = IsGpu(*src) ? src : (IsGpu(*dst) ? dst : nullptr);
   if (gpu == nullptr) return Submit(request, EngineChoice{CopyEngineKind::kHost, std::nullopt, 0});
-  const thunk::NodeProperties* node = NodeOf(runtime_, gpu->node);
+  const thunk::NodeProperties* node = NodePropertiesOf(runtime_, *gpu);
   const uint64_t num_sdma = node->Get("num_sdma_engines");
   if (offset > num_sdma + node->Get("num_sdma_xgmi_engines")) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": node ", node->id.raw(), " has no such SDMA engine"));
@@ -612,10 +614,10 @@ absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choi
   ChannelOp op;
   op.bytes = request.size.raw();
   if (!request.size.is_zero()) {
-    ASSIGN_OR_RETURN(Hold from, Annotated(Reach(gpu->node, request.src, request.size), context));
+    ASSIGN_OR_RETURN(Hold from, Annotated(Reach(KfdNodeOf(runtime_, *gpu), request.src, request.size), context));
     op.src = from.gpu_address();
     holds.push_back(std::move(from));
-    ASSIGN_OR_RETURN(Hold to, Annotated(Reach(gpu->node, request.dst, request.size), context));
+    ASSIGN_OR_RETURN(Hold to, Annotated(Reach(KfdNodeOf(runtime_, *gpu), request.dst, request.size), context));
     op.dst = to.gpu_address();
     holds.push_back(std::move(to));
   }
@@ -639,7 +641,7 @@ absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choi
     profiled_.insert_or_assign(op.completion, gpu->id);
   }
   Trace(Layer::kHsa, context, " on ", used.kind == CopyEngineKind::kSdma ? "SDMA engine " : "the blit kernel",
-        used.kind == CopyEngineKind::kSdma ? absl::StrCat(used.sdma_engine) : "", " of node ", gpu->node.raw());
+        used.kind == CopyEngineKind::kSdma ? absl::StrCat(used.sdma_engine) : "", " of node ", KfdNodeOf(runtime_, *gpu).raw());
   return Annotate((*channel)->Submit(op, std::move(holds), *request.completion), context);
 }
 
@@ -653,7 +655,7 @@ absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Byt
     --it;
     if (address.raw() + size.raw() <= it->first + it->second.size) pin = it->second.pin.lock();
   }
-  ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(runtime_.kfd(), gpu, address, size));
+  ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), gpu, address, size));
   if (pin != nullptr || !access.pinned()) return Hold{std::move(pin), std::move(access)};
   // Unpinning takes the table's lock, so an Acquire never sees a registration that is going away.
   pin = std::shared_ptr<GpuAccess>(new GpuAccess(std::move(access)), [this](GpuAccess* a) {
@@ -670,7 +672,7 @@ absl::StatusOr<uint32_t> Copies::EngineStatus(AgentId dst_id, AgentId src_id) {
   if (dst == src) return InvalidAgentError("hsa_amd_memory_copy_engine_status: the same agent on both sides");
   const Agent* gpu = IsGpu(*src) ? src : (IsGpu(*dst) ? dst : nullptr);
   if (gpu == nullptr) return InvalidAgentError("hsa_amd_memory_copy_engine_status: no GPU agent");
-  const thunk::NodeProperties* node = NodeOf(runtime_, gpu->node);
+  const thunk::NodeProperties* node = NodePropertiesOf(runtime_, *gpu);
   const uint64_t num_sdma = node->Get("num_sdma_engines");
   uint64_t first = 1, last = std::min<uint64_t>(num_sdma, 2);
   if (IsGpu(*src) && IsGpu(*dst) && HivePeers(*src, *dst)) {
@@ -696,9 +698,9 @@ absl::StatusOr<uint32_t> Copies::PreferredEngine(AgentId dst_id, AgentId src_id)
   ASSIGN_OR_RETURN(const Agent* dst, runtime_.GetAgent(dst_id));
   ASSIGN_OR_RETURN(const Agent* src, runtime_.GetAgent(src_id));
   if (IsGpu(*src) && IsGpu(*dst) && src != dst) {
-    if (const thunk::NodeProperties* node = NodeOf(runtime_, src->node)) {
+    if (const thunk::NodeProperties* node = NodePropertiesOf(runtime_, *src)) {
       for (const thunk::IoLink& link : node->io_links) {
-        if (link.node_to == dst->node && link.recommended_sdma_engine_id_mask != 0) {
+        if (link.node_to == KfdNodeOf(runtime_, *dst) && link.recommended_sdma_engine_id_mask != 0) {
           return link.recommended_sdma_engine_id_mask;
         }
       }
@@ -729,7 +731,7 @@ absl::Status Copies::Fill(DeviceAddress ptr, uint32_t value, uint64_t count) {
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(const Agent* gpu, runtime_.GetAgent(pool->owner));
-  ASSIGN_OR_RETURN(GpuAccess access, Annotated(GpuAccess::Acquire(runtime_.kfd(), gpu->node, ptr, size), context));
+  ASSIGN_OR_RETURN(GpuAccess access, Annotated(GpuAccess::Acquire(KfdOf(runtime_), KfdNodeOf(runtime_, *gpu), ptr, size), context));
   ASSIGN_OR_RETURN(Signal done, Annotated(Signal::Create(signals_, 1), context));
   ChannelOp op{ChannelOp::Kind::kFill, access.gpu_address().raw(), 0, size.raw(), value, {}, done->handle().raw(), false, false};
   std::vector<Hold> holds;
@@ -784,7 +786,7 @@ absl::StatusOr<uint64_t> Copies::TickToSystem(AgentId gpu_id, uint64_t tick) {
   // so the newer reading is bracketed by two CLOCK_MONOTONIC reads.
   for (int attempt = 0;; ++attempt) {
     const uint64_t before = MonotonicNs();
-    ASSIGN_OR_RETURN(const thunk::ClockCounters now, thunk::GetClockCounters(runtime_.kfd(), gpu->node));
+    ASSIGN_OR_RETURN(const thunk::ClockCounters now, thunk::GetClockCounters(KfdOf(runtime_), KfdNodeOf(runtime_, *gpu)));
     const uint64_t after = MonotonicNs();
     if (!origin.has_value()) {
       ScopedLock lock(&mu_);

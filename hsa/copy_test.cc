@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "hsa/signal.h"
 #include "hsa/signal_allocator.h"
 #include "testing/status_matchers.h"
@@ -79,7 +80,7 @@ class CopiesTest : public ::testing::Test {
       if (a.type == DeviceType::kCpu && cpu_ == nullptr) cpu_ = &a;
     }
     ASSERT_FALSE(gpus_.empty());
-    signals_ = std::make_unique<SignalAllocator>(rt_->kfd(), /*interrupts=*/true);
+    signals_ = std::make_unique<SignalAllocator>(KfdOf(*rt_), /*interrupts=*/true);
     MakeCopies(CopyFlags{});
   }
 
@@ -174,8 +175,8 @@ TEST_F(CopiesTest, UnregisteredHostMemoryIsUnpinnedBeforeTheSignalSaysDone) {
   ASSERT_THAT(Copy(Addr(out.data()), *cpu_, vram, gpu, Bytes(100000), down, {up}), IsOk());
   ASSERT_EQ(Await(down), 0);
   // The owner may free the buffers the moment the signal reads 0: nothing of them is still registered.
-  EXPECT_EQ(rt_->kfd().QueryPointerInfo(in.data()).type, thunk::PointerType::kUnknown);
-  EXPECT_EQ(rt_->kfd().QueryPointerInfo(out.data()).type, thunk::PointerType::kUnknown);
+  EXPECT_EQ(KfdOf(*rt_).QueryPointerInfo(in.data()).type, thunk::PointerType::kUnknown);
+  EXPECT_EQ(KfdOf(*rt_).QueryPointerInfo(out.data()).type, thunk::PointerType::kUnknown);
   EXPECT_EQ(in, out);
 }
 
@@ -335,8 +336,8 @@ TEST_F(CopiesTest, PeerCopiesUseXgmiEnginesBetweenHivePeers) {
   EXPECT_EQ(choice.kind, CopyEngineKind::kSdma);
   EXPECT_EQ(choice.gpu, g0.id);  // the source GPU is the copy agent
   const thunk::NodeProperties* node = nullptr;
-  for (const auto& n : rt_->kfd().topology().nodes) {
-    if (n.id == g0.node) node = &n;
+  for (const auto& n : TopologyOf(*rt_).nodes) {
+    if (n.id == KfdNodeOf(*rt_, g0)) node = &n;
   }
   ASSERT_NE(node, nullptr);
   if (node->Get("hive_id") != 0) {

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "hsa/signal_runtime.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd.h"
@@ -43,9 +44,9 @@ void InitShutDown(benchmark::State& state, int gpus) {
       state.SkipWithError("Kfd::Open failed");
       break;
     }
-    absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(*std::move(kfd));
+    absl::StatusOr<std::unique_ptr<Runtime>> runtime = hipmem::hsa::CreateRuntime(*std::move(kfd));
     if (!runtime.ok()) {
-      state.SkipWithError("Runtime::Create failed");
+      state.SkipWithError("CreateRuntime failed");
       break;
     }
     std::unique_ptr<SignalRuntime> signals = SignalRuntime::Create(**runtime);

@@ -40,9 +40,9 @@ class MemoryManager::PoolBlockSource : public BlockSource {
 
   absl::StatusOr<DeviceAddress> AllocateBlock(Bytes size) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
     manager_->mu_.AssertHeld();
-    const NodeId node = pool_->node;
+    const NodeId node = manager_->binding_.NodeOf(*pool_);
     ASSIGN_OR_RETURN(DeviceAddress base,
-                     manager_->AllocateFromKfd(*pool_, size, pool_->kmt_flags, std::span<const NodeId>(&node, 1),
+                     manager_->AllocateFromKfd(*pool_, size, manager_->binding_.KmtFlagsOf(*pool_), std::span<const NodeId>(&node, 1),
                                                [&] { return absl::StrCat("fragment block of ", size.raw(), " bytes"); }));
     // Fresh from the KFD, so it cannot overlap a block still held.
     if (absl::Status s = manager_->blocks_.Insert(AddressRange{base, size}, std::monostate{}); !s.ok()) {
@@ -63,9 +63,10 @@ class MemoryManager::PoolBlockSource : public BlockSource {
   const MemoryPool* pool_;  // Not owned; must outlive this.
 };
 
-MemoryManager::MemoryManager(thunk::Kfd* kfd, std::span<const Agent> agents, std::span<const MemoryPool> pools,
-                             bool fragments)
-    : kfd_(kfd), agents_(agents), pools_(pools), fragments_enabled_(fragments) {
+MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> agents,
+                             std::span<const MemoryPool> pools, bool fragments)
+    : binding_(binding),
+      kfd_(binding.kfd.get()), agents_(agents), pools_(pools), fragments_enabled_(fragments) {
   ScopedLock lock(&mu_);
   for (const MemoryPool& pool : pools_) {
     if (pool.location != PoolLocation::kGpu || pool.segment != Segment::kGlobal || !pool.alloc_allowed) continue;
@@ -101,7 +102,7 @@ const MemoryPool* MemoryManager::PoolOf(PoolId id) const {
 
 std::optional<AgentId> MemoryManager::AgentOfNode(NodeId node) const {
   for (const Agent& agent : agents_) {
-    if (agent.node == node) return agent.id;
+    if (binding_.NodeOf(agent) == node) return agent.id;
   }
   return std::nullopt;
 }
@@ -126,11 +127,11 @@ void MemoryManager::TrimAll() {
 absl::StatusOr<DeviceAddress> MemoryManager::AllocateFromKfd(const MemoryPool& pool, Bytes size, MemFlags flags,
                                                              std::span<const NodeId> map_nodes,
                                                              absl::FunctionRef<std::string()> context) {
-  absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(pool.node, size, flags);
+  absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
   if (!address.ok()) {
     // KfdDriver::AllocateMemory: cached fragment blocks may be what the KFD is missing; give them back, once.
     TrimAll();
-    address = kfd_->AllocMemory(pool.node, size, flags);
+    address = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
   }
   if (!address.ok()) return Recode(Annotate(address.status(), context()), absl::StatusCode::kResourceExhausted);
   if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, map_nodes); !mapped.ok()) {
@@ -154,7 +155,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
   }
   // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
-  if (pool.location == PoolLocation::kGpu && restrict_vram) nodes.push_back(pool.node);
+  if (pool.location == PoolLocation::kGpu && restrict_vram) nodes.push_back(binding_.NodeOf(pool));
   ASSIGN_OR_RETURN(DeviceAddress address, AllocateFromKfd(pool, size, flags, nodes, context));
   RETURN_IF_ERROR(allocations_.Insert(AddressRange{address, size}, Allocation{pool.id, std::nullopt, flags, nullptr, {}}));
   return address;
@@ -177,7 +178,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, By
   const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
   if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context(), ": size overflows"));
   // KfdDriver::AllocateMemory's translation of the pool flags.
-  MemFlags kmt = pool.kmt_flags;
+  MemFlags kmt = binding_.KmtFlagsOf(pool);
   if (Has(flags, PoolAllocFlags::kPcie)) kmt = Without(kmt, MemFlags::kCoarseGrain);  // PCIe-coherent: fine grain
   if (Has(flags, PoolAllocFlags::kContiguous)) kmt = kmt | MemFlags::kContiguous;
   if (Has(flags, PoolAllocFlags::kExecutable)) kmt = kmt | MemFlags::kExecuteAccess;
@@ -202,7 +203,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPo
   const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
   if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
   ScopedLock lock(&mu_);
-  return AllocateLocked(pool, *rounded, pool.kmt_flags, false, false, [&] { return context; });
+  return AllocateLocked(pool, *rounded, binding_.KmtFlagsOf(pool), false, false, [&] { return context; });
 }
 
 void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
@@ -255,7 +256,7 @@ Bytes MemoryManager::CachedBytes(NodeId node) const {
   Bytes total;
   for (const auto& [id, heap] : heaps_) {
     const MemoryPool* pool = PoolOf(PoolId(id));
-    if (pool != nullptr && pool->node == node) total += heap->cached_bytes();
+    if (pool != nullptr && binding_.NodeOf(*pool) == node) total += heap->cached_bytes();
   }
   return total;
 }
@@ -265,8 +266,8 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
   std::vector<NodeId> gpus;
   for (AgentId id : agents) {
     ASSIGN_OR_RETURN(const Agent* agent, AgentOf(id));
-    if (agent->type == DeviceType::kGpu && std::find(gpus.begin(), gpus.end(), agent->node) == gpus.end()) {
-      gpus.push_back(agent->node);
+    if (agent->type == DeviceType::kGpu && std::find(gpus.begin(), gpus.end(), binding_.NodeOf(*agent)) == gpus.end()) {
+      gpus.push_back(binding_.NodeOf(*agent));
     }
   }
   ScopedLock lock(&mu_);
@@ -275,8 +276,8 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
   const MemoryPool* pool = PoolOf(entry->value.pool);
   if (pool->location == PoolLocation::kCpu && gpus.empty()) return absl::OkStatus();  // CPU-only: nothing to map
   // VRAM stays on its own GPU whatever the list says.
-  if (pool->location == PoolLocation::kGpu && std::find(gpus.begin(), gpus.end(), pool->node) == gpus.end()) {
-    gpus.push_back(pool->node);
+  if (pool->location == PoolLocation::kGpu && std::find(gpus.begin(), gpus.end(), binding_.NodeOf(*pool)) == gpus.end()) {
+    gpus.push_back(binding_.NodeOf(*pool));
   }
   const DeviceAddress buffer = entry->value.block.has_value() ? entry->value.block->base : address;
   if (entry->value.block.has_value()) {
@@ -305,12 +306,12 @@ absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::s
     if (pool->location != PoolLocation::kCpu) {
       return absl::InvalidArgumentError(absl::StrCat(context, ": pool 0x", absl::Hex(pool_id->raw()), " is not system memory"));
     }
-    flags = pool->kmt_flags;
+    flags = binding_.KmtFlagsOf(*pool);
   }
   std::vector<NodeId> gpus;
   for (AgentId id : agents) {
     ASSIGN_OR_RETURN(const Agent* agent, AgentOf(id));
-    if (agent->type == DeviceType::kGpu) gpus.push_back(agent->node);
+    if (agent->type == DeviceType::kGpu) gpus.push_back(binding_.NodeOf(*agent));
   }
   if (!agents.empty() && gpus.empty()) {
     // Only CPU agents: nothing for the KFD to do, the CPU reaches its own memory (MemoryRegion::Lock).

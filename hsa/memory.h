@@ -26,6 +26,7 @@
 #include "base/units.h"
 #include "hsa/fragment_allocator.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "thunk/kfd.h"
 
 namespace hipmem::hsa {
@@ -52,9 +53,10 @@ using DeallocationCallback = void (*)(void* ptr, void* user_data);
 
 class MemoryManager {
  public:
-  // `kfd`, `agents` and `pools` are not owned and must outlive this. With `fragments` (the default unless
+  // `binding`, `agents` and `pools` are not owned and must outlive this. With `fragments` (the default unless
   // HSA_DISABLE_FRAGMENT_ALLOCATOR=1), ordinary VRAM allocations are carved from 2 MiB blocks.
-  MemoryManager(thunk::Kfd* kfd, std::span<const Agent> agents, std::span<const MemoryPool> pools, bool fragments);
+  MemoryManager(const KfdBinding& binding, std::span<const Agent> agents, std::span<const MemoryPool> pools,
+                bool fragments);
   // Frees every allocation, cached block and lock still held.
   ~MemoryManager();
   MemoryManager(const MemoryManager&) = delete;
@@ -137,7 +139,8 @@ class MemoryManager {
   // Releases an allocation already taken out of allocations_.
   void Release(DeviceAddress base, const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  thunk::Kfd* const kfd_;  // Not owned; must outlive this.
+  const KfdBinding& binding_;  // Not owned; must outlive this.
+  thunk::Kfd* const kfd_;      // binding_'s
   const std::span<const Agent> agents_;
   const std::span<const MemoryPool> pools_;
   const bool fragments_enabled_;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -53,7 +54,7 @@ absl::Status WriteRegionInfo(Runtime& runtime, PoolId region, uint32_t attribute
   const bool global = pool.segment == Segment::kGlobal;
   // The bank behind the pool, for the deprecated bus width and clock attributes.
   thunk::MemoryBank bank;
-  if (absl::StatusOr<const thunk::NodeProperties*> node = runtime.kfd().Node(pool.node); node.ok()) {
+  if (absl::StatusOr<const thunk::NodeProperties*> node = KfdOf(runtime).Node(KfdNodeOf(runtime, pool)); node.ok()) {
     for (const thunk::MemoryBank& b : (*node)->mem_banks) {
       const bool vram = b.heap_type == thunk::HeapType::kFrameBufferPublic ||
                         b.heap_type == thunk::HeapType::kFrameBufferPrivate;

@@ -10,6 +10,7 @@
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "testing/status_matchers.h"
 
 namespace hipmem::hsa {
@@ -41,15 +42,15 @@ class MemoryTest : public ::testing::Test {
 
   // Takes all of the GPU's VRAM but `left` with one KFD buffer of the test's own.
   void LeaveOnly(Bytes left) {
-    ASSERT_OK_AND_ASSIGN(Bytes available, rt_->kfd().AvailableMemory(gpu_->node));
+    ASSERT_OK_AND_ASSIGN(Bytes available, KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)));
     ASSERT_GT(available, left);
-    ASSERT_OK_AND_ASSIGN(hog_, rt_->kfd().AllocMemory(gpu_->node, available - left,
+    ASSERT_OK_AND_ASSIGN(hog_, KfdOf(*rt_).AllocMemory(KfdNodeOf(*rt_, *gpu_), available - left,
                                                        thunk::MemFlags::kNonPaged | thunk::MemFlags::kNoSubstitute));
-    ASSERT_THAT(rt_->kfd().AvailableMemory(gpu_->node), IsOkAndHolds(left));
+    ASSERT_THAT(KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)), IsOkAndHolds(left));
   }
   void TearDown() override {
     if (hog_.has_value()) {
-      EXPECT_THAT(rt_->kfd().FreeMemory(*hog_), IsOk());
+      EXPECT_THAT(KfdOf(*rt_).FreeMemory(*hog_), IsOk());
     }
   }
 
@@ -68,13 +69,13 @@ TEST_F(MemoryTest, SmallAllocationTakesABlockOrItsOwnPages) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress p, rt_->Allocate(vram_->id, Bytes::KiB(64)));
   ASSERT_OK_AND_ASSIGN(Bytes during, rt_->MemoryAvailable(gpu_->id));
   EXPECT_EQ(before - during, FragmentsDisabled() ? Bytes::KiB(64) : Bytes::MiB(2));
-  std::optional<thunk::Kfd::AllocationInfo> buffer = rt_->kfd().FindAllocation(p);
+  std::optional<thunk::Kfd::AllocationInfo> buffer = KfdOf(*rt_).FindAllocation(p);
   ASSERT_TRUE(buffer.has_value());
   EXPECT_EQ(buffer->range.size, FragmentsDisabled() ? Bytes::KiB(64) : Bytes::MiB(2));
   ASSERT_THAT(rt_->Free(p), IsOk());
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(before));
   // Disabled, the free goes straight back to the KFD; enabled, the block stays cached.
-  EXPECT_EQ(rt_->kfd().FindAllocation(p).has_value(), !FragmentsDisabled());
+  EXPECT_EQ(KfdOf(*rt_).FindAllocation(p).has_value(), !FragmentsDisabled());
 }
 
 TEST_F(MemoryTest, KfdOutOfMemoryTrimsTheCacheAndRetries) {
@@ -86,7 +87,7 @@ TEST_F(MemoryTest, KfdOutOfMemoryTrimsTheCacheAndRetries) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress c, rt_->Allocate(vram_->id, Bytes::MiB(2)));
   ASSERT_THAT(rt_->Free(a), IsOk());
   ASSERT_THAT(rt_->Free(b), IsOk());
-  EXPECT_THAT(rt_->kfd().AvailableMemory(gpu_->node), IsOkAndHolds(Bytes(0)));
+  EXPECT_THAT(KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)), IsOkAndHolds(Bytes(0)));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(4))) << "cached blocks count as available";
 
   // A 4 MiB buffer of its own: the KFD has nothing, the cache gives its blocks back, the retry succeeds.
@@ -99,7 +100,7 @@ TEST_F(MemoryTest, KfdOutOfMemoryTrimsTheCacheAndRetries) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress d, rt_->Allocate(vram_->id, Bytes::MiB(2)));
   ASSERT_THAT(rt_->Free(d), IsOk());  // cached again
   ASSERT_THAT(rt_->Free(c), IsOk());  // nothing in use: the balance keeps one cached block and returns the other
-  EXPECT_THAT(rt_->kfd().AvailableMemory(gpu_->node), IsOkAndHolds(Bytes::MiB(4)));
+  EXPECT_THAT(KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)), IsOkAndHolds(Bytes::MiB(4)));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(6)));
   ASSERT_OK_AND_ASSIGN(DeviceAddress e, rt_->Allocate(vram_->id, Bytes::MiB(6)));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes(0)));

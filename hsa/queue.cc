@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "gpu_abi/aql_packets.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
 #include "hsa/topology.h"
 #include "thunk/device_controls.h"
 
@@ -245,10 +246,10 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   const uint32_t size = std::max(request.size, kAqlQueueMinSize);
   ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(std::unique_ptr<AqlQueue> queue,
-                   AqlQueue::Create(runtime_.kfd(), agent->node, size, request.kind, next_id_));
+                   AqlQueue::Create(KfdOf(runtime_), KfdNodeOf(runtime_, *agent), size, request.kind, next_id_));
   ++next_id_;
-  for (const thunk::NodeProperties& node : runtime_.topology().nodes) {
-    if (node.id != agent->node || node.Get("simd_per_cu") == 0) continue;
+  for (const thunk::NodeProperties& node : TopologyOf(runtime_).nodes) {
+    if (node.id != KfdNodeOf(runtime_, *agent) || node.Get("simd_per_cu") == 0) continue;
     queue->cu_count = static_cast<uint32_t>(node.Get("simd_count") / node.Get("simd_per_cu"));
   }
   queue->cu_mask.assign((queue->cu_count + 31) / 32, ~uint32_t{0});
@@ -326,7 +327,7 @@ absl::Status Queues::SetCuMask(const AmdQueue* queue, std::span<const uint32_t> 
   if (std::all_of(clipped.begin(), clipped.end(), [](uint32_t w) { return w == 0; })) {
     return absl::InvalidArgumentError("hsa_amd_queue_cu_set_mask: the mask enables no CU of the GPU");
   }
-  RETURN_IF_ERROR(q->SetCuMask(runtime_.kfd(), clipped));
+  RETURN_IF_ERROR(q->SetCuMask(KfdOf(runtime_), clipped));
   q->cu_mask = std::move(clipped);
   return absl::OkStatus();
 }

@@ -1,4 +1,5 @@
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 
 #include <cstdlib>
 #include <memory>
@@ -33,42 +34,74 @@ constexpr uint64_t kPoolHandleBase = 0x504c'0000'0000'0000ull;   // "PL"
 
 bool FragmentAllocatorDisabled() { return EnvUint64("HSA_DISABLE_FRAGMENT_ALLOCATOR", 0) == 1; }
 
-MemoryPool SystemPool(PoolId id, AgentId owner, NodeId node, Bytes size, GlobalFlags flags) {
+MemoryPool SystemPool(PoolId id, AgentId owner, Bytes size, GlobalFlags flags) {
+  return MemoryPool{id, owner, Segment::kGlobal, flags, PoolLocation::kCpu, size, true, kPage, kPage, kPage, true, size};
+}
+
+MemFlags SystemPoolKmtFlags(GlobalFlags flags) {
   MemFlags kmt = MemFlags::kHostAccess;  // pageable system memory: a USERPTR BO
   if (HasFlag(flags, GlobalFlags::kCoarseGrained)) kmt = kmt | MemFlags::kCoarseGrain;
   if (HasFlag(flags, GlobalFlags::kExtendedScopeFineGrained)) kmt = kmt | MemFlags::kExtendedCoherent;
-  return MemoryPool{id,    owner, node, Segment::kGlobal, flags, PoolLocation::kCpu, size, true, kPage, kPage,
-                    kPage, true,  size, kmt};
+  return kmt;
 }
 
-MemoryPool VramPool(PoolId id, AgentId owner, NodeId node, const thunk::MemoryBank& bank, GlobalFlags flags) {
+MemoryPool VramPool(PoolId id, AgentId owner, const thunk::MemoryBank& bank, GlobalFlags flags) {
+  const Bytes rec = FragmentAllocatorDisabled() ? kPage : kFragmentBlock;
+  return MemoryPool{id,   owner, Segment::kGlobal, flags, PoolLocation::kGpu, bank.size, true, kPage, rec,
+                    kPage, false, AlignDown(bank.size, kPage)};
+}
+
+MemFlags VramPoolKmtFlags(const thunk::MemoryBank& bank, GlobalFlags flags) {
   MemFlags kmt = MemFlags::kNonPaged | MemFlags::kNoSubstitute;
   // ROCr marks VRAM host-accessible exactly when the kernel reports the bank as public (large BAR).
   if (bank.heap_type == thunk::HeapType::kFrameBufferPublic) kmt = kmt | MemFlags::kHostAccess;
   if (HasFlag(flags, GlobalFlags::kCoarseGrained)) kmt = kmt | MemFlags::kCoarseGrain;
   if (HasFlag(flags, GlobalFlags::kExtendedScopeFineGrained)) kmt = kmt | MemFlags::kExtendedCoherent;
-  const Bytes rec = FragmentAllocatorDisabled() ? kPage : kFragmentBlock;
-  return MemoryPool{id,   owner, node, Segment::kGlobal,          flags, PoolLocation::kGpu, bank.size, true, kPage, rec,
-                    kPage, false, AlignDown(bank.size, kPage), kmt};
+  return kmt;
+}
+
+// The position behind a handle this runtime made (handle = base + position + 1).
+size_t HandleIndex(uint64_t handle, uint64_t base, size_t count) {
+  const uint64_t index = handle - base - 1;
+  HIPMEM_CHECK(handle > base && index < count, "handle 0x", absl::Hex(handle), " is not this runtime's");
+  return static_cast<size_t>(index);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create() {
-  ASSIGN_OR_RETURN(std::unique_ptr<thunk::Kfd> kfd, thunk::Kfd::Open());
-  return Create(std::move(kfd));
+thunk::NodeId KfdBinding::NodeOf(const Agent& agent) const {
+  return agent_nodes[HandleIndex(agent.id.raw(), kAgentHandleBase, agent_nodes.size())];
 }
 
-absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(std::unique_ptr<thunk::Kfd> kfd) {
+thunk::NodeId KfdBinding::NodeOf(const MemoryPool& pool) const {
+  return pools[HandleIndex(pool.id.raw(), kPoolHandleBase, pools.size())].node;
+}
+
+thunk::MemFlags KfdBinding::KmtFlagsOf(const MemoryPool& pool) const {
+  return pools[HandleIndex(pool.id.raw(), kPoolHandleBase, pools.size())].kmt_flags;
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create() {
+  ASSIGN_OR_RETURN(std::unique_ptr<thunk::Kfd> kfd, thunk::Kfd::Open());
+  return CreateRuntime(std::move(kfd));
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> KfdBinding::CreateRuntime(std::unique_ptr<thunk::Kfd> kfd) {
+  auto binding = std::make_unique<KfdBinding>();
   std::vector<Agent> agents;
   std::vector<MemoryPool> pools;
   auto next_pool = [&] { return PoolId(kPoolHandleBase + pools.size() + 1); };
+  auto add_pool = [&](Agent& agent, MemoryPool pool, thunk::NodeId node, MemFlags kmt) {
+    agent.pools.push_back(pool.id);
+    pools.push_back(std::move(pool));
+    binding->pools.push_back(PoolBinding{node, kmt});
+  };
   const std::string cpu_model_name = CpuModelName();
   for (const thunk::NodeProperties& node : kfd->topology().nodes) {
     // Names as ROCr gives them: the processor and its amdgpu.ids product name, the CPU's model name.
     const AgentDescription description = DescribeAgent(node, cpu_model_name, /*xnack_enabled=*/false);
     Agent agent{AgentId(kAgentHandleBase + agents.size() + 1), node.is_gpu() ? DeviceType::kGpu : DeviceType::kCpu,
-                node.id, description.name, description.product_name, {}};
+                description.name, description.product_name, {}};
     if (agent.type == DeviceType::kCpu) {
       Bytes system;
       for (const thunk::MemoryBank& bank : node.mem_banks) {
@@ -78,8 +111,7 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(std::unique_ptr<thunk::
         // ROCr's CPU pools, in its order: fine, extended fine, kernarg, coarse (dGPU systems).
         for (GlobalFlags flags : {GlobalFlags::kFineGrained, GlobalFlags::kExtendedScopeFineGrained,
                                   GlobalFlags::kKernargInit | GlobalFlags::kFineGrained, GlobalFlags::kCoarseGrained}) {
-          pools.push_back(SystemPool(next_pool(), agent.id, node.id, system, flags));
-          agent.pools.push_back(pools.back().id);
+          add_pool(agent, SystemPool(next_pool(), agent.id, system, flags), node.id, SystemPoolKmtFlags(flags));
         }
       }
     } else {
@@ -97,30 +129,31 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(std::unique_ptr<thunk::
           kinds.push_back(GlobalFlags::kFineGrained);
         }
         for (GlobalFlags flags : kinds) {
-          pools.push_back(VramPool(next_pool(), agent.id, node.id, bank, flags));
-          agent.pools.push_back(pools.back().id);
+          add_pool(agent, VramPool(next_pool(), agent.id, bank, flags), node.id, VramPoolKmtFlags(bank, flags));
         }
       }
       if (const uint64_t lds_kib = node.Get("lds_size_in_kb"); lds_kib != 0) {
         // The LDS becomes the GROUP segment pool: reported, never allocated by the runtime.
         const Bytes lds = Bytes::KiB(lds_kib);
-        pools.push_back(MemoryPool{next_pool(), agent.id, node.id, Segment::kGroup, GlobalFlags::kNone,
-                                   PoolLocation::kGpu, lds, false, Bytes(0), Bytes(0), Bytes(0), false, Bytes(0),
-                                   MemFlags::kNone});
-        agent.pools.push_back(pools.back().id);
+        add_pool(agent,
+                 MemoryPool{next_pool(), agent.id, Segment::kGroup, GlobalFlags::kNone, PoolLocation::kGpu, lds, false,
+                            Bytes(0), Bytes(0), Bytes(0), false, Bytes(0)},
+                 node.id, MemFlags::kNone);
       }
     }
     agents.push_back(std::move(agent));
+    binding->agent_nodes.push_back(node.id);
   }
   Trace(Layer::kHsa, "hsa_init: ", agents.size(), " agents, ", pools.size(), " memory pools");
-  return std::unique_ptr<Runtime>(new Runtime(std::move(kfd), std::move(agents), std::move(pools)));
+  binding->kfd = std::move(kfd);
+  return std::unique_ptr<Runtime>(new Runtime(std::move(binding), std::move(agents), std::move(pools)));
 }
 
-Runtime::Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std::vector<MemoryPool> pools)
-    : kfd_(std::move(kfd)),
+Runtime::Runtime(std::unique_ptr<KfdBinding> binding, std::vector<Agent> agents, std::vector<MemoryPool> pools)
+    : binding_(std::move(binding)),
       agents_(std::move(agents)),
       pools_(std::move(pools)),
-      memory_(std::make_unique<MemoryManager>(kfd_.get(), agents_, pools_, !FragmentAllocatorDisabled())) {}
+      memory_(std::make_unique<MemoryManager>(*binding_, agents_, pools_, !FragmentAllocatorDisabled())) {}
 
 Runtime::~Runtime() {
   memory_.reset();  // every allocation and cached block goes back before the KFD closes
@@ -159,8 +192,9 @@ absl::StatusOr<Bytes> Runtime::MemoryAvailable(AgentId gpu) {
     return InvalidAgentError(absl::StrCat("MEMORY_AVAIL of agent 0x", absl::Hex(gpu.raw()), ": not a GPU"));
   }
   // ROCr adds its fragment-allocator cache: those blocks go back to the KFD as soon as it runs short.
-  ASSIGN_OR_RETURN(Bytes available, kfd_->AvailableMemory(agent->node));
-  return available + memory_->CachedBytes(agent->node);
+  const thunk::NodeId node = binding_->NodeOf(*agent);
+  ASSIGN_OR_RETURN(Bytes available, binding_->kfd->AvailableMemory(node));
+  return available + memory_->CachedBytes(node);
 }
 
 }  // namespace hipmem::hsa

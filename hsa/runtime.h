@@ -1,8 +1,9 @@
 // The HSA runtime's memory surface: agents, memory pools and allocation (copies: hsa/copy.h).
 //
 // Plays ROCr's core::Runtime + amd::GpuAgent/CpuAgent + AMD::MemoryRegion (runtime.cpp,
-// amd_gpu_agent.cpp, amd_memory_region.cpp). Built on the thunk's C++ API (thunk::Kfd). The hsa_*
-// C functions in hsa_c_api.cc are thin shells over this class. Thread-safe.
+// amd_gpu_agent.cpp, amd_memory_region.cpp). Built on the thunk's C++ API; that side stays out of this header
+// (runtime_kfd.h binds agents and pools to KFD nodes for the runtime's own parts), so clients see HSA's
+// vocabulary only. The hsa_* C functions are thin shells over this class. Thread-safe.
 #ifndef HIPMEM_HSA_RUNTIME_H_
 #define HIPMEM_HSA_RUNTIME_H_
 
@@ -19,11 +20,11 @@
 #include "absl/synchronization/mutex.h"
 #include "base/strong_id.h"
 #include "base/units.h"
-#include "thunk/kfd.h"
 
 namespace hipmem::hsa {
 
 class MemoryManager;  // memory.h
+struct KfdBinding;    // runtime_kfd.h
 
 // The opaque values behind hsa_agent_t / hsa_amd_memory_pool_t handles.
 using AgentId = StrongId<struct AgentIdTag, uint64_t>;
@@ -52,7 +53,6 @@ constexpr uint32_t ToRaw(GlobalFlags f) { return static_cast<uint32_t>(f); }
 struct Agent {
   AgentId id;
   DeviceType type;
-  thunk::NodeId node;
   std::string name;            // "gfx942" for GPUs, the CPU's name otherwise
   std::string product_name;    // HSA_AMD_AGENT_INFO_PRODUCT_NAME
   std::vector<PoolId> pools;   // in the order hsa_amd_agent_iterate_memory_pools reports them
@@ -61,7 +61,6 @@ struct Agent {
 struct MemoryPool {
   PoolId id;
   AgentId owner;
-  thunk::NodeId node;
   Segment segment;
   GlobalFlags global_flags;
   PoolLocation location;
@@ -72,7 +71,6 @@ struct MemoryPool {
   Bytes alloc_alignment;        // RUNTIME_ALLOC_ALIGNMENT
   bool accessible_by_all;
   Bytes alloc_max_size;
-  thunk::MemFlags kmt_flags;    // what hsaKmtAllocMemory is asked for
 };
 
 // hsa_amd_memory_pool_flag_t, passed to Allocate.
@@ -87,9 +85,9 @@ struct PointerInfo {
 
 class Runtime {
  public:
-  // Opens the KFD (thunk::Kfd::Open) and discovers agents and pools.
+  // Opens the KFD (the thunk's default device) and discovers agents and pools. CreateRuntime (runtime_kfd.h)
+  // takes an already opened KFD.
   static absl::StatusOr<std::unique_ptr<Runtime>> Create();
-  static absl::StatusOr<std::unique_ptr<Runtime>> Create(std::unique_ptr<thunk::Kfd> kfd);
 
   // Frees every allocation still held.
   ~Runtime();
@@ -120,17 +118,15 @@ class Runtime {
   // The allocation containing `address`, if the runtime made it.
   std::optional<PointerInfo> FindPointer(DeviceAddress address) const;
 
-  thunk::Kfd& kfd() { return *kfd_; }
   // Allocations, locks, access grants and pointer queries (memory.h).
   MemoryManager& memory() { return *memory_; }
-  // The KFD topology the agents and pools were built from.
-  const thunk::SystemTopology& topology() const { return kfd_->topology(); }
 
  private:
+  friend struct KfdBinding;
 
-  Runtime(std::unique_ptr<thunk::Kfd> kfd, std::vector<Agent> agents, std::vector<MemoryPool> pools);
+  Runtime(std::unique_ptr<KfdBinding> binding, std::vector<Agent> agents, std::vector<MemoryPool> pools);
 
-  const std::unique_ptr<thunk::Kfd> kfd_;
+  const std::unique_ptr<KfdBinding> binding_;
   const std::vector<Agent> agents_;
   const std::vector<MemoryPool> pools_;
   std::unique_ptr<MemoryManager> memory_;

@@ -19,6 +19,7 @@
 #include "hsa/copy.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "hsa/signal_allocator.h"
 #include "testing/status_matchers.h"
 #include "thunk/kfd.h"
@@ -38,7 +39,7 @@ class RuntimeDmaTest : public ::testing::Test {
       if (a.type == DeviceType::kCpu && cpu_ == nullptr) cpu_ = &a;
     }
     ASSERT_FALSE(gpus_.empty());
-    signals_ = std::make_unique<SignalAllocator>(rt_->kfd(), /*interrupts=*/true);
+    signals_ = std::make_unique<SignalAllocator>(KfdOf(*rt_), /*interrupts=*/true);
     copies_ = Copies::Create(*rt_, *signals_, CopyFlags{});
   }
 
@@ -65,7 +66,7 @@ class RuntimeDmaTest : public ::testing::Test {
   }
 
   bool VramIsHostVisible() {
-    return thunk::HasFlag(Pool(*gpus_[0], GlobalFlags::kCoarseGrained).kmt_flags, thunk::MemFlags::kHostAccess);
+    return thunk::HasFlag(KmtFlagsOf(*rt_, Pool(*gpus_[0], GlobalFlags::kCoarseGrained)), thunk::MemFlags::kHostAccess);
   }
 
   std::unique_ptr<Runtime> rt_;
@@ -90,8 +91,8 @@ TEST_F(RuntimeDmaTest, HostToVramToHostRoundTripsOnTheSdmaEngine) {
   EXPECT_EQ(0, std::memcmp(tail.data(), in.data() + 4097, 1000));
 
   // The copies left nothing pinned.
-  EXPECT_EQ(rt_->kfd().QueryPointerInfo(in.data()).type, thunk::PointerType::kUnknown);
-  EXPECT_EQ(rt_->kfd().QueryPointerInfo(out.data()).type, thunk::PointerType::kUnknown);
+  EXPECT_EQ(KfdOf(*rt_).QueryPointerInfo(in.data()).type, thunk::PointerType::kUnknown);
+  EXPECT_EQ(KfdOf(*rt_).QueryPointerInfo(out.data()).type, thunk::PointerType::kUnknown);
 }
 
 // Records which engine each hsa_memory_copy chose.

@@ -1,5 +1,6 @@
 // The HSA runtime over the real thunk and simulator (default simulated machine).
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 
 #include <cstring>
 #include <memory>
@@ -84,14 +85,14 @@ TEST_F(RuntimeTest, AllocateRoundsToGranuleAndMapsForTheGpu) {
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->allocation.size, Bytes::KiB(4));
   EXPECT_EQ(info->owner, gpu_->id);
-  std::optional<thunk::Kfd::AllocationInfo> kfd_info = rt_->kfd().FindAllocation(p);
+  std::optional<thunk::Kfd::AllocationInfo> kfd_info = KfdOf(*rt_).FindAllocation(p);
   ASSERT_TRUE(kfd_info.has_value());
   EXPECT_THAT(kfd_info->mapped_gpus, SizeIs(1));
   EXPECT_EQ(kfd_info->range.size, Bytes::MiB(2));
   ASSERT_THAT(rt_->Free(p), IsOk());
   // The block stays cached, and MEMORY_AVAIL counts it as free.
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), hipmem_testing::IsOkAndHolds(before));
-  EXPECT_TRUE(rt_->kfd().FindAllocation(p).has_value());
+  EXPECT_TRUE(KfdOf(*rt_).FindAllocation(p).has_value());
 }
 
 TEST_F(RuntimeTest, BadAllocationsAreRefusedWithRocrCodes) {

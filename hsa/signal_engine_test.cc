@@ -25,6 +25,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "testing/status_matchers.h"
 #include "thunk/kfd.h"
 #include "thunk/queues.h"
@@ -59,7 +60,7 @@ class SignalEngineTest : public ::testing::Test {
     ASSERT_EQ(hsa_iterate_agents(FindGpu, &gpu), HSA_STATUS_SUCCESS);
     ASSERT_OK_AND_ASSIGN(runtime_, SharedRuntime());
     ASSERT_OK_AND_ASSIGN(const Agent* agent, runtime_->GetAgent(AgentId(gpu.handle)));
-    node_ = agent->node;
+    node_ = KfdNodeOf(*runtime_, *agent);
     // Ring and pointers in system memory mapped on the GPU, as the runtime's own queues.
     for (DeviceAddress* a : {&ring_, &control_}) {
       ASSERT_OK_AND_ASSIGN(*a, kfd().AllocMemory(thunk::NodeId(0), kRingBytes, kQueueMemory));
@@ -78,7 +79,7 @@ class SignalEngineTest : public ::testing::Test {
     EXPECT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS);
   }
 
-  thunk::Kfd& kfd() { return runtime_->kfd(); }
+  thunk::Kfd& kfd() { return KfdOf(*runtime_); }
 
   hsa_signal_t MakeSignal(hsa_signal_value_t value) {
     hsa_signal_t s{0};

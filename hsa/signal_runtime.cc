@@ -16,6 +16,7 @@
 #include "base/status_macros.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -38,6 +39,9 @@ std::unique_ptr<SignalRuntime> SignalRuntime::Create(Runtime& runtime) {
   const bool interrupts = EnvUint64("HSA_ENABLE_INTERRUPT", 1) != 0;
   return std::unique_ptr<SignalRuntime>(new SignalRuntime(runtime, interrupts));
 }
+
+SignalRuntime::SignalRuntime(Runtime& runtime, bool interrupts)
+    : runtime_(runtime), allocator_(KfdOf(runtime), interrupts) {}
 
 SignalRuntime::~SignalRuntime() {
   std::unique_ptr<AsyncSignalHandler> handler;

@@ -89,7 +89,7 @@ class SignalRuntime {
   SignalAllocator& allocator() { return allocator_; }
 
  private:
-  SignalRuntime(Runtime& runtime, bool interrupts) : runtime_(runtime), allocator_(runtime.kfd(), interrupts) {}
+  SignalRuntime(Runtime& runtime, bool interrupts);
 
   absl::StatusOr<AsyncSignalHandler*> Handler();
 

@@ -18,6 +18,7 @@
 #include "hsa/async_signal_handler.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_kfd.h"
 #include "hsa/signal_allocator.h"
 #include "testing/status_matchers.h"
 #include "thunk/kfd.h"
@@ -54,7 +55,7 @@ class SignalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(runtime_, Runtime::Create());
-    allocator_ = std::make_unique<SignalAllocator>(runtime_->kfd(), /*interrupts=*/true);
+    allocator_ = std::make_unique<SignalAllocator>(KfdOf(*runtime_), /*interrupts=*/true);
   }
   void TearDown() override {
     allocator_.reset();  // before the runtime's KFD
@@ -141,13 +142,13 @@ TEST_F(SignalTest, SignalMemoryIsMappedOnEveryGpuAndGrowsInBlocks) {
   for (int i = 0; i < 70; ++i) signals.push_back(Make(i));  // more than the first 4 KiB block holds
   std::vector<thunk::NodeId> gpus;
   for (const Agent& a : runtime_->agents()) {
-    if (a.type == DeviceType::kGpu) gpus.push_back(a.node);
+    if (a.type == DeviceType::kGpu) gpus.push_back(KfdNodeOf(*runtime_, a));
   }
   ASSERT_FALSE(gpus.empty());
   for (int i = 0; i < 70; ++i) {
     const SignalHandle h = signals[i]->handle();
     EXPECT_EQ(h.raw() % 64, 0u);
-    const thunk::PointerInfo info = runtime_->kfd().QueryPointerInfo(reinterpret_cast<const void*>(h.raw()));
+    const thunk::PointerInfo info = KfdOf(*runtime_).QueryPointerInfo(reinterpret_cast<const void*>(h.raw()));
     ASSERT_EQ(info.type, thunk::PointerType::kAllocated);
     EXPECT_TRUE(thunk::HasFlag(info.flags, thunk::MemFlags::kNonPaged));
     EXPECT_TRUE(thunk::HasFlag(info.flags, thunk::MemFlags::kHostAccess));
@@ -160,7 +161,7 @@ TEST_F(SignalTest, DefaultSignalsAndAllocatorsWithoutInterruptsHaveNoEvent) {
   const Signal gpu_only = Make(0, SignalKind::kDefault);
   EXPECT_EQ(gpu_only->kind(), SignalKind::kDefault);
   EXPECT_EQ(gpu_only->event_id(), std::nullopt);
-  SignalAllocator polled(runtime_->kfd(), /*interrupts=*/false);
+  SignalAllocator polled(KfdOf(*runtime_), /*interrupts=*/false);
   ASSERT_OK_AND_ASSIGN(const Signal s, Signal::Create(polled, 0, SignalKind::kInterrupt));
   EXPECT_EQ(s->kind(), SignalKind::kDefault);
   EXPECT_EQ(s->event_id(), std::nullopt);

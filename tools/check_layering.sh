@@ -34,5 +34,10 @@ for pkg in "${!allowed[@]}"; do
     fi
   done
 done
+# The HSA runtime's client-facing C++ header speaks HSA only: the thunk side lives in hsa/runtime_kfd.h.
+if grep -n '#include "thunk/' hsa/runtime.h >&2; then
+  echo "layering violation: hsa/runtime.h includes a thunk header (use hsa/runtime_kfd.h inside hsa/)" >&2
+  status=1
+fi
 [[ $status -eq 0 ]] && echo "layering: OK (kfd_uapi -> thunk -> hsa -> clr -> hip)"
 exit $status
