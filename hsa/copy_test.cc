@@ -21,6 +21,7 @@
 #include "base/trace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hsa/hsa_test_util.h"
 #include "hsa/runtime.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/signal.h"
@@ -75,10 +76,9 @@ class CopiesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(rt_, Runtime::Create());
-    for (const Agent& a : rt_->agents()) {
-      if (a.type == DeviceType::kGpu) gpus_.push_back(&a);
-      if (a.type == DeviceType::kCpu && cpu_ == nullptr) cpu_ = &a;
-    }
+    const hsa_test::RuntimeAgents agents = hsa_test::SplitAgents(*rt_);
+    cpu_ = agents.cpu;
+    gpus_ = agents.gpus;
     ASSERT_FALSE(gpus_.empty());
     signals_ = std::make_unique<SignalAllocator>(KfdOf(*rt_), /*interrupts=*/true);
     MakeCopies(CopyFlags{});
@@ -95,26 +95,18 @@ class CopiesTest : public ::testing::Test {
     copies_ = Copies::Create(*rt_, *signals_, flags);
   }
 
-  DeviceAddress Vram(const Agent& gpu, Bytes size) {
-    for (PoolId id : gpu.pools) {
-      const MemoryPool* p = *rt_->GetPool(id);
-      if (p->segment == Segment::kGlobal && p->global_flags == GlobalFlags::kCoarseGrained) {
-        absl::StatusOr<DeviceAddress> a = rt_->Allocate(id, size);
-        EXPECT_THAT(a, IsOk());
-        return a.value_or(DeviceAddress(0));
-      }
-    }
-    ADD_FAILURE() << "no VRAM pool";
-    return DeviceAddress(0);
-  }
+  DeviceAddress Vram(const Agent& gpu, Bytes size) { return AllocateFrom(gpu, GlobalFlags::kCoarseGrained, size); }
+  DeviceAddress SystemMemory(Bytes size) { return AllocateFrom(*cpu_, GlobalFlags::kFineGrained, size); }
 
-  DeviceAddress SystemMemory(Bytes size) {
-    for (PoolId id : cpu_->pools) {
-      const MemoryPool* p = *rt_->GetPool(id);
-      if (p->global_flags == GlobalFlags::kFineGrained) return rt_->Allocate(id, size).value_or(DeviceAddress(0));
+  DeviceAddress AllocateFrom(const Agent& agent, GlobalFlags flags, Bytes size) {
+    const MemoryPool* pool = hsa_test::GlobalPool(*rt_, agent, flags);
+    if (pool == nullptr) {
+      ADD_FAILURE() << "no pool with global flags " << ToRaw(flags);
+      return DeviceAddress(0);
     }
-    ADD_FAILURE() << "no system pool";
-    return DeviceAddress(0);
+    absl::StatusOr<DeviceAddress> a = rt_->Allocate(pool->id, size);
+    EXPECT_THAT(a, IsOk());
+    return a.value_or(DeviceAddress(0));
   }
 
   // A signal the test keeps until TearDown.

@@ -5,20 +5,9 @@
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_test_util.h"
 
 namespace {
-
-struct Found {
-  std::vector<hsa_agent_t> cpus, gpus;
-};
-
-hsa_status_t CollectAgent(hsa_agent_t agent, void* data) {
-  hsa_device_type_t type;
-  const hsa_status_t s = hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type);
-  if (s != HSA_STATUS_SUCCESS) return s;
-  (type == HSA_DEVICE_TYPE_GPU ? static_cast<Found*>(data)->gpus : static_cast<Found*>(data)->cpus).push_back(agent);
-  return HSA_STATUS_SUCCESS;
-}
 
 hsa_status_t FindCoarsePool(hsa_amd_memory_pool_t pool, void* data) {
   uint32_t flags = 0;
@@ -33,7 +22,8 @@ hsa_status_t FindCoarsePool(hsa_amd_memory_pool_t pool, void* data) {
 }
 
 TEST(HsaCApiTest, EverythingBeforeInitIsNotInitialized) {
-  EXPECT_EQ(hsa_iterate_agents(CollectAgent, nullptr), HSA_STATUS_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(hsa_iterate_agents([](hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }, nullptr),
+            HSA_STATUS_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(hsa_shut_down(), HSA_STATUS_ERROR_NOT_INITIALIZED);
 }
 
@@ -41,12 +31,12 @@ class HsaCApi : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
-    ASSERT_EQ(hsa_iterate_agents(CollectAgent, &found_), HSA_STATUS_SUCCESS);
+    found_ = hipmem::hsa_test::CollectAgents();
     ASSERT_EQ(found_.gpus.size(), 1u);
     ASSERT_EQ(found_.cpus.size(), 1u);
   }
   void TearDown() override { EXPECT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS); }
-  Found found_;
+  hipmem::hsa_test::CAgents found_;
 };
 
 TEST_F(HsaCApi, InitIsReferenceCounted) {

@@ -15,47 +15,17 @@
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_test_util.h"
 
 namespace {
 
 using ::testing::UnorderedElementsAre;
 
-struct PoolEntry {
-  hsa_amd_memory_pool_t pool;
-  hsa_amd_segment_t segment;
-  uint32_t flags;
-};
-
-struct Found {
-  std::vector<hsa_agent_t> cpus, gpus;
-};
-
-hsa_status_t CollectAgent(hsa_agent_t agent, void* data) {
-  hsa_device_type_t type;
-  const hsa_status_t s = hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type);
-  if (s != HSA_STATUS_SUCCESS) return s;
-  (type == HSA_DEVICE_TYPE_GPU ? static_cast<Found*>(data)->gpus : static_cast<Found*>(data)->cpus).push_back(agent);
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t CollectPool(hsa_amd_memory_pool_t pool, void* data) {
-  PoolEntry e{pool, HSA_AMD_SEGMENT_GLOBAL, 0};
-  if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &e.segment) != HSA_STATUS_SUCCESS ||
-      hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &e.flags) != HSA_STATUS_SUCCESS) {
-    return HSA_STATUS_ERROR;
-  }
-  static_cast<std::vector<PoolEntry>*>(data)->push_back(e);
-  return HSA_STATUS_SUCCESS;
-}
-
+// The agent's GLOBAL pool with exactly `flags`.
 hsa_amd_memory_pool_t PoolWith(hsa_agent_t agent, uint32_t flags) {
-  std::vector<PoolEntry> pools;
-  EXPECT_EQ(hsa_amd_agent_iterate_memory_pools(agent, CollectPool, &pools), HSA_STATUS_SUCCESS);
-  for (const PoolEntry& e : pools) {
-    if (e.segment == HSA_AMD_SEGMENT_GLOBAL && e.flags == flags) return e.pool;
-  }
-  ADD_FAILURE() << "no pool with global flags " << flags;
-  return hsa_amd_memory_pool_t{0};
+  const hsa_amd_memory_pool_t pool = hipmem::hsa_test::GlobalPoolExactly(agent, flags);
+  EXPECT_NE(pool.handle, 0u) << "no pool with global flags " << flags;
+  return pool;
 }
 
 uint64_t MemoryAvail(hsa_agent_t gpu) {
@@ -100,7 +70,7 @@ class HsaMemoryCApi : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
-    ASSERT_EQ(hsa_iterate_agents(CollectAgent, &found_), HSA_STATUS_SUCCESS);
+    found_ = hipmem::hsa_test::CollectAgents();
     ASSERT_FALSE(found_.gpus.empty());
     ASSERT_EQ(found_.cpus.size(), 1u);
     gpu_ = found_.gpus[0];
@@ -110,7 +80,7 @@ class HsaMemoryCApi : public ::testing::Test {
   }
   void TearDown() override { EXPECT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS); }
 
-  Found found_;
+  hipmem::hsa_test::CAgents found_;
   hsa_agent_t gpu_{}, cpu_{};
   hsa_amd_memory_pool_t vram_{}, system_{};
 };

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "hsa/copy.h"
 #include "hsa/hsa_status.h"
+#include "hsa/hsa_test_util.h"
 #include "hsa/runtime.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/signal_allocator.h"
@@ -34,10 +35,9 @@ class RuntimeDmaTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(rt_, Runtime::Create());
-    for (const Agent& a : rt_->agents()) {
-      if (a.type == DeviceType::kGpu) gpus_.push_back(&a);
-      if (a.type == DeviceType::kCpu && cpu_ == nullptr) cpu_ = &a;
-    }
+    const hsa_test::RuntimeAgents agents = hsa_test::SplitAgents(*rt_);
+    cpu_ = agents.cpu;
+    gpus_ = agents.gpus;
     ASSERT_FALSE(gpus_.empty());
     signals_ = std::make_unique<SignalAllocator>(KfdOf(*rt_), /*interrupts=*/true);
     copies_ = Copies::Create(*rt_, *signals_, CopyFlags{});
@@ -51,10 +51,7 @@ class RuntimeDmaTest : public ::testing::Test {
   absl::Status Copy(DeviceAddress dst, DeviceAddress src, Bytes size) { return copies_->CopySync(dst, src, size); }
 
   const MemoryPool& Pool(const Agent& agent, GlobalFlags flags) {
-    for (PoolId id : agent.pools) {
-      const MemoryPool* p = *rt_->GetPool(id);
-      if (p->segment == Segment::kGlobal && p->global_flags == flags) return *p;
-    }
+    if (const MemoryPool* pool = hsa_test::GlobalPool(*rt_, agent, flags)) return *pool;
     ADD_FAILURE() << "no such pool";
     return *rt_->GetPool(agent.pools[0]).value();
   }

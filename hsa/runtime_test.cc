@@ -1,5 +1,6 @@
 // The HSA runtime over the real thunk and simulator (default simulated machine).
 #include "hsa/runtime.h"
+#include "hsa/hsa_test_util.h"
 #include "hsa/runtime_kfd.h"
 
 #include <cstring>
@@ -25,16 +26,15 @@ class RuntimeTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Create();
     ASSERT_THAT(rt, IsOk());
     rt_ = *std::move(rt);
-    for (const Agent& a : rt_->agents()) (a.type == DeviceType::kGpu ? gpu_ : cpu_) = &a;
+    const hsa_test::RuntimeAgents agents = hsa_test::SplitAgents(*rt_);
+    cpu_ = agents.cpu;
+    gpu_ = agents.gpus.empty() ? nullptr : agents.gpus.back();
     ASSERT_NE(gpu_, nullptr);
     ASSERT_NE(cpu_, nullptr);
   }
 
   const MemoryPool& Pool(const Agent& agent, GlobalFlags flags) {
-    for (PoolId id : agent.pools) {
-      const MemoryPool* p = *rt_->GetPool(id);
-      if (p->segment == Segment::kGlobal && p->global_flags == flags) return *p;
-    }
+    if (const MemoryPool* pool = hsa_test::GlobalPool(*rt_, agent, flags)) return *pool;
     ADD_FAILURE() << "no such pool";
     return *rt_->GetPool(agent.pools[0]).value();
   }
