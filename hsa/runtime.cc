@@ -17,6 +17,7 @@
 #include "hsa/hsa_status.h"
 #include "hsa/memory.h"
 #include "hsa/topology.h"
+#include "hsa/visible_devices.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -67,6 +68,27 @@ size_t HandleIndex(uint64_t handle, uint64_t base, size_t count) {
   return static_cast<size_t>(index);
 }
 
+// The nodes that become agents, in hsa_iterate_agents order: ROCr registers the CPUs first, then the GPUs
+// ROCR_VISIBLE_DEVICES leaves visible, in its order (the hidden ones are never enumerated).
+std::vector<const thunk::NodeProperties*> SurfacedNodes(const thunk::SystemTopology& topology) {
+  std::vector<const thunk::NodeProperties*> nodes;
+  std::vector<const thunk::NodeProperties*> gpus;
+  std::vector<uint64_t> unique_ids;
+  for (const thunk::NodeProperties& node : topology.nodes) {
+    if (node.is_gpu()) {
+      gpus.push_back(&node);
+      unique_ids.push_back(node.Get("unique_id"));
+    } else {
+      nodes.push_back(&node);
+    }
+  }
+  const char* env = std::getenv("ROCR_VISIBLE_DEVICES");
+  for (size_t gpu : VisibleGpuOrder(env == nullptr ? std::nullopt : std::optional<std::string_view>(env), unique_ids)) {
+    nodes.push_back(gpus[gpu]);
+  }
+  return nodes;
+}
+
 }  // namespace
 
 thunk::NodeId KfdBinding::NodeOf(const Agent& agent) const {
@@ -97,7 +119,8 @@ absl::StatusOr<std::unique_ptr<Runtime>> KfdBinding::CreateRuntime(std::unique_p
     binding->pools.push_back(PoolBinding{node, kmt});
   };
   const std::string cpu_model_name = CpuModelName();
-  for (const thunk::NodeProperties& node : kfd->topology().nodes) {
+  for (const thunk::NodeProperties* surfaced : SurfacedNodes(kfd->topology())) {
+    const thunk::NodeProperties& node = *surfaced;
     // Names as ROCr gives them: the processor and its amdgpu.ids product name, the CPU's model name.
     const AgentDescription description = DescribeAgent(node, cpu_model_name, /*xnack_enabled=*/false);
     Agent agent{AgentId(kAgentHandleBase + agents.size() + 1), node.is_gpu() ? DeviceType::kGpu : DeviceType::kCpu,
