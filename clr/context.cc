@@ -8,17 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/env.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 
 namespace hipmem::clr {
 namespace {
-
-// Upstream defaults, current CLR (rocm-systems projects/clr, 2025-26): GPU_MAX_HEAP_SIZE 100 %,
-// GPU_SINGLE_ALLOC_PERCENT 100 % (it was 85 in the Oct-2024 CLR), HIP_HIDDEN_FREE_MEM 0 MiB.
-constexpr uint64_t kMaxHeapPercent = 100;
-constexpr uint64_t kSingleAllocPercent = 100;
 
 Bytes Percent(Bytes b, uint64_t percent) {
   // Bytes x percent / 100 without overflow for any realistic VRAM size.
@@ -51,6 +45,7 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create() {
 }
 
 absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Runtime> runtime) {
+  const Settings settings = Settings::FromEnvironment();
   const hsa::Agent* cpu = nullptr;
   for (const hsa::Agent& agent : runtime->agents()) {
     if (agent.type == hsa::DeviceType::kCpu && !agent.pools.empty()) {
@@ -66,18 +61,19 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     if (agent.type != hsa::DeviceType::kGpu) continue;
     ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
     ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
-    const Bytes global = Percent(pool->size, EnvUint64("GPU_MAX_HEAP_SIZE", kMaxHeapPercent));
+    const Bytes global = Percent(pool->size, settings.max_heap_percent);
     devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
-                             global, Percent(global, EnvUint64("GPU_SINGLE_ALLOC_PERCENT", kSingleAllocPercent))});
+                             global, Percent(global, settings.single_alloc_percent)});
     Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
   if (devices.empty()) return absl::NotFoundError("no GPU agents");
-  return std::unique_ptr<Context>(new Context(std::move(runtime), std::move(devices)));
+  return std::unique_ptr<Context>(new Context(settings, std::move(runtime), std::move(devices)));
 }
 
-Context::Context(std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices)
-    : runtime_(std::move(runtime)),
+Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices)
+    : settings_(settings),
+      runtime_(std::move(runtime)),
       signals_(hsa::SignalRuntime::Create(*runtime_)),
       copies_(hsa::Copies::Create(*runtime_, signals_->allocator())),
       devices_(std::move(devices)) {}
@@ -144,7 +140,7 @@ absl::StatusOr<MemInfo> Context::GetMemInfo(const Device& device) {
   ASSIGN_OR_RETURN(Bytes available, runtime_->MemoryAvailable(device.agent));
   // ROCclr reads MEMORY_AVAIL in KiB and subtracts HIP_HIDDEN_FREE_MEM (MiB).
   Bytes free = AlignDown(available, Bytes::KiB(1));
-  const Bytes hidden = Bytes::MiB(EnvUint64("HIP_HIDDEN_FREE_MEM", 0));
+  const Bytes hidden = settings_.hidden_free_mem;
   free = free > hidden ? free - hidden : Bytes(0);
   return MemInfo{free < device.global_mem_size ? free : device.global_mem_size, device.global_mem_size};
 }

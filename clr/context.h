@@ -17,6 +17,7 @@
 #include "base/units.h"
 #include "clr/mem_obj_map.h"
 #include "clr/memory.h"
+#include "clr/settings.h"
 #include "hsa/copy.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
@@ -56,6 +57,8 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   const std::vector<Device>& devices() const { return devices_; }
+  // The GPU_* / HIP_* tunables, read at Create.
+  const Settings& settings() const { return settings_; }
   // kInvalidArgument for an ordinal outside [0, devices().size()).
   absl::StatusOr<const Device*> GetDevice(int ordinal) const;
 
@@ -81,7 +84,9 @@ class Context {
   absl::StatusOr<MemInfo> GetMemInfo(const Device& device);
 
  private:
-  Context(std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices);
+  Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices);
+
+  const Settings settings_;
 
   // Declared first: destroyed last, after every Memory that points at it.
   const std::unique_ptr<hsa::Runtime> runtime_;
