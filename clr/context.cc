@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
+#include "hsa/memory.h"
 
 namespace hipmem::clr {
 namespace {
@@ -94,8 +95,8 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
   }
   ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(device.device_pool, size));
   auto memory = std::make_unique<Memory>(runtime_.get(),
-                                         MemoryDesc{{base, size}, MemoryKind::kDevice, device.ordinal, user_flags,
-                                                    device.device_pool});
+                                         MemoryDesc{{base, size}, base, MemoryKind::kDevice, device.ordinal,
+                                                    user_flags, device.device_pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
   return base;
@@ -106,7 +107,7 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
   const hsa::PoolId pool = coherence == HostCoherence::kCoherent ? device.host_pool : device.host_coarse_pool;
   ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size));
   auto memory =
-      std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, MemoryKind::kHost, device.ordinal, user_flags, pool});
+      std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kHost, device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "host memory ", size.raw(), " B at ", AddressText(base),
         coherence == HostCoherence::kCoherent ? " (fine-grained)" : " (coarse-grained)");
@@ -114,8 +115,41 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
 }
 
 absl::Status Context::Free(DeviceAddress base) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory, objects_.Extract(base));
+  ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory, objects_.Extract(base, {MemoryKind::kDevice, MemoryKind::kHost}));
   return std::move(*memory).Free();
+}
+
+absl::StatusOr<DeviceAddress> Context::RegisterHost(const Device& device, DeviceAddress host, Bytes size,
+                                                    uint32_t user_flags) {
+  if (host.raw() == 0 || size.is_zero()) {
+    return absl::InvalidArgumentError(absl::StrCat("registering ", size.raw(), " B at ", AddressText(host),
+                                                   ": null pointer or size 0"));
+  }
+  // Current CLR refuses memory that overlaps an object it knows (rocm-systems #7498).
+  for (DeviceAddress end : {host, host + (size - Bytes(1))}) {
+    if (const std::optional<MemObjRef> known = objects_.Find(end)) {
+      return absl::AlreadyExistsError(absl::StrCat("registering [", AddressText(host), ", +", size.raw(),
+                                                   "): overlaps the memory object at ",
+                                                   AddressText(known->desc.range.base)));
+    }
+  }
+  // Every GPU maps it (CLR locks for all devices of the context), through the CPU's fine-grained pool.
+  ASSIGN_OR_RETURN(DeviceAddress gpu_address,
+                   runtime_->memory().Lock(host.ToPointer(), size, /*agents=*/{}, /*pool=*/std::nullopt));
+  auto memory = std::make_unique<Memory>(runtime_.get(), MemoryDesc{{host, size}, gpu_address, MemoryKind::kRegistered,
+                                                                    device.ordinal, user_flags, device.host_pool});
+  RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
+  Trace(Layer::kClr, "registered ", size.raw(), " B at ", AddressText(host), " (GPUs use ", AddressText(gpu_address),
+        ")");
+  return gpu_address;
+}
+
+absl::Status Context::UnregisterHost(DeviceAddress host) {
+  absl::StatusOr<std::unique_ptr<Memory>> memory = objects_.Extract(host, {MemoryKind::kRegistered});
+  if (!memory.ok()) {
+    return absl::NotFoundError(absl::StrCat(AddressText(host), " is not the start of registered memory"));
+  }
+  return std::move(**memory).Free();
 }
 
 absl::StatusOr<CopyDirection> Context::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {

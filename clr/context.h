@@ -70,8 +70,18 @@ class Context {
   absl::StatusOr<DeviceAddress> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                           uint32_t user_flags);
 
-  // Frees the object starting at `base`. kNotFound for any other address (unknown, interior, freed).
+  // Frees the allocation starting at `base`. kNotFound for any other address (unknown, interior, freed);
+  // kFailedPrecondition for registered memory (UnregisterHost releases it).
   absl::Status Free(DeviceAddress base);
+
+  // Locks the caller's [host, host + size) for every GPU (hipHostRegister) and returns the address GPUs use.
+  // `device` is the current device, recorded for pointer queries. Errors: kInvalidArgument for a null pointer
+  // or size 0; kAlreadyExists when the range overlaps memory already known (allocated or registered); the
+  // runtime's lock errors (pages not mapped in the process: kInvalidArgument from the KFD's EFAULT).
+  absl::StatusOr<DeviceAddress> RegisterHost(const Device& device, DeviceAddress host, Bytes size,
+                                             uint32_t user_flags);
+  // Undoes RegisterHost of `host` (hipHostUnregister). kNotFound when `host` does not start registered memory.
+  absl::Status UnregisterHost(DeviceAddress host);
 
   // Resolves an address to its object and offset.
   std::optional<MemObjRef> Find(DeviceAddress address) const { return objects_.Find(address); }

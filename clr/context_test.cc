@@ -94,5 +94,67 @@ TEST_F(ContextTest, DestroyingTheContextFreesLiveObjects) {
   EXPECT_THAT(again->GetMemInfo(again->devices()[0]), IsOkAndHolds(testing::Field(&MemInfo::free, before.free)));
 }
 
+TEST_F(ContextTest, RegisteredMemoryIsCopiedThroughAndReleasedByUnregister) {
+  constexpr size_t kSize = 3 * 4096 + 100;  // not page-sized: the lock covers the pages around it
+  std::vector<unsigned char> user(kSize, 0x42), back(kSize, 0);
+  const DeviceAddress host = DeviceAddress::FromPointer(user.data());
+  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, ctx_->RegisterHost(*device_, host, Bytes(kSize), 0));
+  EXPECT_NE(gpu.raw(), 0u);
+
+  std::optional<MemObjRef> ref = ctx_->Find(host + Bytes(kSize - 1));
+  ASSERT_TRUE(ref.has_value());
+  EXPECT_EQ(ref->desc.kind, MemoryKind::kRegistered);
+  EXPECT_EQ(ref->desc.range.base, host);
+  EXPECT_EQ(ref->desc.gpu_address, gpu);
+
+  // Registered memory is host memory to a copy, and the copy reaches the caller's own bytes.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes(kSize), 0));
+  EXPECT_THAT(ctx_->Copy(dev, host, Bytes(kSize)), IsOkAndHolds(CopyDirection::kHostToDevice));
+  EXPECT_THAT(ctx_->Copy(DeviceAddress::FromPointer(back.data()), dev, Bytes(kSize)),
+              IsOkAndHolds(CopyDirection::kDeviceToHost));
+  EXPECT_EQ(back, user);
+
+  EXPECT_THAT(ctx_->Free(host), StatusIs(absl::StatusCode::kFailedPrecondition)) << "hipFree of registered memory";
+  EXPECT_TRUE(ctx_->Find(host).has_value()) << "a refused free leaves the registration";
+  EXPECT_THAT(ctx_->UnregisterHost(host + Bytes(1)), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(ctx_->UnregisterHost(dev), StatusIs(absl::StatusCode::kNotFound)) << "an allocation is not registered";
+  EXPECT_TRUE(ctx_->Find(dev).has_value()) << "a refused unregister leaves the allocation";
+  EXPECT_THAT(ctx_->UnregisterHost(host), IsOk());
+  EXPECT_FALSE(ctx_->Find(host).has_value());
+  EXPECT_THAT(ctx_->UnregisterHost(host), StatusIs(absl::StatusCode::kNotFound));
+  // Registering again after unregistering works: nothing of the first lock is left behind.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress again, ctx_->RegisterHost(*device_, host, Bytes(kSize), 0));
+  EXPECT_NE(again.raw(), 0u);
+  EXPECT_THAT(ctx_->UnregisterHost(host), IsOk());
+  EXPECT_THAT(ctx_->Free(dev), IsOk());
+}
+
+TEST_F(ContextTest, RegisteringRefusesBadAndOverlappingRanges) {
+  std::vector<unsigned char> user(8192, 0);
+  const DeviceAddress host = DeviceAddress::FromPointer(user.data());
+  EXPECT_THAT(ctx_->RegisterHost(*device_, DeviceAddress(0), Bytes(4096), 0),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ctx_->RegisterHost(*device_, host, Bytes(0), 0), StatusIs(absl::StatusCode::kInvalidArgument));
+  ASSERT_THAT(ctx_->RegisterHost(*device_, host, Bytes(4096), 0), IsOk());
+  EXPECT_THAT(ctx_->RegisterHost(*device_, host, Bytes(4096), 0), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(ctx_->RegisterHost(*device_, host + Bytes(4095), Bytes(100), 0),
+              StatusIs(absl::StatusCode::kAlreadyExists));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress pinned, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0));
+  EXPECT_THAT(ctx_->RegisterHost(*device_, pinned, Bytes(4096), 0), StatusIs(absl::StatusCode::kAlreadyExists))
+      << "memory the runtime allocated is already known";
+  EXPECT_THAT(ctx_->UnregisterHost(host), IsOk());
+  EXPECT_THAT(ctx_->Free(pinned), IsOk());
+}
+
+TEST_F(ContextTest, RegistrationsStillHeldAreReleasedWithTheContext) {
+  std::vector<unsigned char> user(4096, 0);
+  ASSERT_THAT(ctx_->RegisterHost(*device_, DeviceAddress::FromPointer(user.data()), Bytes(4096), 0), IsOk());
+  ctx_.reset();  // must unlock (ASan/LSan and the simulator's accounting would notice a leak)
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Context> again, Context::Create());
+  EXPECT_THAT(again->RegisterHost(again->devices()[0], DeviceAddress::FromPointer(user.data()), Bytes(4096), 0),
+              IsOk());
+  EXPECT_THAT(again->UnregisterHost(DeviceAddress::FromPointer(user.data())), IsOk());
+}
+
 }  // namespace
 }  // namespace hipmem::clr

@@ -1,5 +1,6 @@
 #include "clr/mem_obj_map.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,8 +17,15 @@ absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base) {
+absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base,
+                                                         std::initializer_list<MemoryKind> kinds) {
   ScopedLock lock(&mu_);
+  if (const AddressRangeMap<std::unique_ptr<Memory>>::Entry* found = objects_.Find(base);
+      found != nullptr && found->range.base == base &&
+      std::find(kinds.begin(), kinds.end(), found->value->desc().kind) == kinds.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the memory object at ", AddressText(base), " is of another kind"));
+  }
   std::optional<AddressRangeMap<std::unique_ptr<Memory>>::Entry> entry = objects_.Extract(base);
   if (!entry.has_value()) {
     return absl::NotFoundError(absl::StrCat(AddressText(base), " is not the start of a memory object"));

@@ -6,6 +6,7 @@
 #define HIPMEM_CLR_MEM_OBJ_MAP_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 
@@ -30,9 +31,10 @@ class MemObjMap {
   // Takes ownership of `memory`. kAlreadyExists when its range overlaps an object already present.
   absl::Status Insert(std::unique_ptr<Memory> memory);
 
-  // Removes and returns the object starting exactly at `base`. kNotFound otherwise (an interior
-  // pointer is not something one frees).
-  absl::StatusOr<std::unique_ptr<Memory>> Extract(DeviceAddress base);
+  // Removes and returns the object starting exactly at `base`, if it is of one of the `kinds`. kNotFound
+  // when no object starts there (an interior pointer is not something one frees); kFailedPrecondition,
+  // leaving it in place, when it is of another kind.
+  absl::StatusOr<std::unique_ptr<Memory>> Extract(DeviceAddress base, std::initializer_list<MemoryKind> kinds);
 
   // Resolves any address inside an object.
   std::optional<MemObjRef> Find(DeviceAddress address) const;

@@ -3,12 +3,22 @@
 #include <utility>
 
 #include "base/log.h"
+#include "hsa/memory.h"
 
 namespace hipmem::clr {
 
+namespace {
+
+absl::Status Release(hsa::Runtime& runtime, const MemoryDesc& desc) {
+  if (desc.kind == MemoryKind::kRegistered) return runtime.memory().Unlock(desc.range.base.ToPointer());
+  return runtime.Free(desc.range.base);
+}
+
+}  // namespace
+
 Memory::~Memory() {
   if (runtime_ == nullptr) return;
-  if (absl::Status s = runtime_->Free(desc_.range.base); !s.ok()) HIPMEM_LOG(kError, "freeing memory object: ", s.message());
+  if (absl::Status s = Release(*runtime_, desc_); !s.ok()) HIPMEM_LOG(kError, "releasing memory object: ", s.message());
 }
 
 Memory::Memory(Memory&& other) noexcept : runtime_(std::exchange(other.runtime_, nullptr)), desc_(other.desc_) {}
@@ -25,7 +35,7 @@ Memory& Memory::operator=(Memory&& other) noexcept {
 absl::Status Memory::Free() && {
   hsa::Runtime* runtime = std::exchange(runtime_, nullptr);
   if (runtime == nullptr) return absl::FailedPreconditionError("memory object already freed");
-  return runtime->Free(desc_.range.base);
+  return Release(*runtime, desc_);
 }
 
 }  // namespace hipmem::clr

@@ -1,7 +1,8 @@
-// A memory object: one allocation CLR made for HIP, owning it in the HSA runtime.
+// A memory object: one allocation CLR made for HIP, or user memory it registered, owning it in the HSA runtime.
 //
-// Plays ROCclr's amd::Memory / roc::Memory for SVM buffers. Move-only owner: the destructor frees
-// the allocation (and logs a failure); Free() && reports it instead.
+// Plays ROCclr's amd::Memory / roc::Memory for SVM buffers and USE_HOST_PTR buffers. Move-only owner: the
+// destructor releases the memory (frees an allocation, unlocks registered memory) and logs a failure; Free() &&
+// reports it instead.
 #ifndef HIPMEM_CLR_MEMORY_H_
 #define HIPMEM_CLR_MEMORY_H_
 
@@ -16,11 +17,13 @@ namespace hipmem::clr {
 enum class MemoryKind {
   kDevice,  // VRAM of one GPU (hipMalloc)
   kHost,    // pinned system memory every GPU can reach (hipHostMalloc)
+  kRegistered,  // the caller's memory, locked for the GPUs (hipHostRegister)
 };
 
 // The copyable description of a memory object, what a pointer lookup returns.
 struct MemoryDesc {
-  AddressRange range;
+  AddressRange range;      // where the CPU sees it (the allocation, or the caller's registered range)
+  DeviceAddress gpu_address;  // where the GPUs see range.base (differs from it only for registered memory)
   MemoryKind kind;
   int device;           // the owning device's ordinal (for host memory: the device current at allocation)
   uint32_t user_flags;  // the HIP flags it was allocated with, for hipPointerGetAttributes
@@ -39,7 +42,7 @@ class Memory {
 
   const MemoryDesc& desc() const { return desc_; }
 
-  // Frees the allocation now and reports the result; the object is empty afterwards.
+  // Releases the memory now and reports the result; the object is empty afterwards.
   absl::Status Free() &&;
 
  private:
