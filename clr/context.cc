@@ -69,13 +69,16 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
   if (devices.empty()) return absl::NotFoundError("no GPU agents");
-  return std::unique_ptr<Context>(new Context(settings, std::move(runtime), std::move(devices)));
+  return std::unique_ptr<Context>(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
 }
 
-Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices)
+Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, hsa::AgentId host_agent,
+                 std::vector<Device> devices)
     : settings_(settings),
+      host_agent_(host_agent),
       runtime_(std::move(runtime)),
       signals_(hsa::SignalRuntime::Create(*runtime_)),
+      queues_(std::make_unique<hsa::Queues>(*runtime_, *signals_)),
       copies_(hsa::Copies::Create(*runtime_, signals_->allocator())),
       devices_(std::move(devices)) {}
 

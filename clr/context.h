@@ -19,6 +19,7 @@
 #include "clr/memory.h"
 #include "clr/settings.h"
 #include "hsa/copy.h"
+#include "hsa/queue.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
 
@@ -59,6 +60,14 @@ class Context {
   const std::vector<Device>& devices() const { return devices_; }
   // The GPU_* / HIP_* tunables, read at Create.
   const Settings& settings() const { return settings_; }
+  // The CPU agent whose pools hold host memory.
+  hsa::AgentId host_agent() const { return host_agent_; }
+
+  // The HSA runtime's services, for the command queues (stream.h) that submit work through them.
+  hsa::Runtime& runtime() { return *runtime_; }
+  hsa::SignalRuntime& signals() { return *signals_; }
+  hsa::Copies& copies() { return *copies_; }
+  hsa::Queues& queues() { return *queues_; }
   // kInvalidArgument for an ordinal outside [0, devices().size()).
   absl::StatusOr<const Device*> GetDevice(int ordinal) const;
 
@@ -94,15 +103,18 @@ class Context {
   absl::StatusOr<MemInfo> GetMemInfo(const Device& device);
 
  private:
-  Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, std::vector<Device> devices);
+  Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, hsa::AgentId host_agent,
+          std::vector<Device> devices);
 
   const Settings settings_;
+  const hsa::AgentId host_agent_;
 
   // Declared first: destroyed last, after every Memory that points at it.
   const std::unique_ptr<hsa::Runtime> runtime_;
   // The runtime's signals and copies, as the HSA C ABI's shared runtime owns them: copies go first (their
   // queues hold signals), then signals, then the runtime.
   const std::unique_ptr<hsa::SignalRuntime> signals_;
+  const std::unique_ptr<hsa::Queues> queues_;  // the streams' AQL queues (their signals: signals_)
   const std::unique_ptr<hsa::Copies> copies_;
   const std::vector<Device> devices_;
   MemObjMap objects_;

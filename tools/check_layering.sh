@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails if a layer depends on a layer above it or skips the one directly below it.
 # Layers, bottom to top: kfd_uapi -> thunk -> hsa -> clr -> hip. base/ is below all of them; gpu_abi/ (the
-# simulated GPU's packet formats) sits beside kfd_uapi for the engines that run packets and hsa/ that builds them;
+# simulated GPU's packet formats) sits beside kfd_uapi for the engines that run packets and hsa/ and clr/ that build them;
 # testing/ (the KFD simulator, which plays the kernel, and its engines, which play the GPU) may use kfd_uapi,
 # and gpu_abi for what the kernel knows of the hardware (which SDMA packet generation a GPU speaks); the thunk's simulator backend reaches the simulator (and the engines' doorbell protocol); tools/ is
 # a leaf.
@@ -18,7 +18,7 @@ declare -A allowed=(
   [testing/kfd_sim/engines]="base gpu_abi testing/kfd_sim/engines"
   [thunk]="base kfd_uapi testing/kfd_sim testing/kfd_sim/engines thunk"
   [hsa]="base gpu_abi thunk hsa"
-  [clr]="base hsa clr"
+  [clr]="base gpu_abi hsa clr"
   [hip]="base clr hip"
 )
 

@@ -1,0 +1,303 @@
+#include "clr/stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/log.h"
+#include "base/scoped_lock.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "gpu_abi/aql_packets.h"
+#include "gpu_abi/blit_kernels.h"
+#include "hsa/copy.h"
+#include "hsa/runtime.h"
+
+namespace hipmem::clr {
+namespace {
+
+namespace aql = gpu_abi::aql;
+namespace blit = gpu_abi::blit;
+
+// Packets per stream queue. CLR asks for ROC_AQL_QUEUE_SIZE (16384); a simulated stream rarely holds more than
+// a few hundred commands, and 4096 keeps a test process with dozens of streams small.
+constexpr uint32_t kQueuePackets = 4096;
+// The control block: the two blit kernel descriptors, then one kernarg slot per ring slot.
+constexpr uint64_t kCopyDescriptorOffset = 0;
+constexpr uint64_t kFillDescriptorOffset = 64;
+constexpr uint64_t kKernargOffset = 128;
+constexpr uint64_t kKernargSlot = 32;
+static_assert(sizeof(blit::CopyArgs) <= kKernargSlot && sizeof(blit::FillArgs) <= kKernargSlot);
+constexpr Bytes kControlBytes = Bytes(kKernargOffset + uint64_t{kQueuePackets} * kKernargSlot);
+// How long a submission waits for ring space before giving up on a stalled stream.
+constexpr absl::Duration kRingWait = absl::Seconds(30);
+
+// How often a blocked wait looks at the queue's health: a halted queue never completes its signals.
+constexpr absl::Duration kHealthPeriod = absl::Milliseconds(100);
+
+absl::Status FailedCommand(hsa::SignalValue value) {
+  return absl::DataLossError(absl::StrCat("a command of the stream failed on the GPU (its signal ended at ", value,
+                                          ")"));
+}
+
+}  // namespace
+
+absl::Status QueueHealth::Error() const {
+  ScopedLock lock(&mu_);
+  return error_;
+}
+
+void QueueHealth::Report(const absl::Status& error) {
+  ScopedLock lock(&mu_);
+  if (error_.ok()) error_ = error;
+}
+
+absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health) {
+  while (true) {
+    const hsa::SignalValue value =
+        signal.ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+    if (value < 0) return FailedCommand(value);
+    if (value == 0) return absl::OkStatus();
+    RETURN_IF_ERROR(health.Error());
+  }
+}
+
+absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(hsa::SignalRuntime& signals) {
+  ASSIGN_OR_RETURN(hsa::SignalHandle handle, signals.CreateSignal(1, {}));
+  absl::StatusOr<hsa::SignalRef> ref = signals.Find(handle);
+  if (!ref.ok()) {
+    (void)signals.DestroySignal(handle);
+    return ref.status();
+  }
+  return std::shared_ptr<StreamSignal>(new StreamSignal(signals, handle, *std::move(ref)));
+}
+
+StreamSignal::~StreamSignal() {
+  if (absl::Status s = signals_.DestroySignal(handle_); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
+}
+
+absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_); }
+
+absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device) {
+  auto health = std::make_shared<QueueHealth>();
+  hsa::QueueRequest request;
+  request.agent = device.agent;
+  request.size = kQueuePackets;
+  request.on_error = [health](const absl::Status& error, hsa::AmdQueue*) { health->Report(error); };
+  ASSIGN_OR_RETURN(hsa::AmdQueue * queue, context.queues().Create(request));
+  // Kernel descriptors and kernargs live in fine-grained system memory every GPU of the context maps.
+  absl::StatusOr<DeviceAddress> control = context.runtime().Allocate(device.host_pool, kControlBytes);
+  if (!control.ok()) {
+    (void)context.queues().Destroy(queue);
+    return control.status();
+  }
+  const blit::KernelDescriptor copy = blit::MakeDescriptor(blit::KernelId::kCopy);
+  const blit::KernelDescriptor fill = blit::MakeDescriptor(blit::KernelId::kFill);
+  std::memcpy((*control + Bytes(kCopyDescriptorOffset)).ToPointer(), &copy, sizeof(copy));
+  std::memcpy((*control + Bytes(kFillDescriptorOffset)).ToPointer(), &fill, sizeof(fill));
+  Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
+  return std::unique_ptr<Stream>(new Stream(context, device, std::move(health), queue, *control));
+}
+
+Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
+               DeviceAddress control)
+    : context_(context), device_(device), health_(std::move(health)), queue_(queue), control_(control) {}
+
+Stream::~Stream() {
+  if (absl::Status s = Finish(); !s.ok()) HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
+  {
+    ScopedLock lock(&mu_);
+    in_flight_.clear();
+  }
+  if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  if (absl::Status s = context_.runtime().Free(control_); !s.ok()) HIPMEM_LOG(kError, "stream memory: ", s.message());
+}
+
+absl::Status Stream::Failure() const {
+  RETURN_IF_ERROR(health_->Error());
+  // A failed command's signal stays negative, and the commands behind it wait forever on it.
+  for (const InFlight& command : in_flight_) {
+    if (const hsa::SignalValue value = command.done->value(); value < 0) return FailedCommand(value);
+  }
+  return absl::OkStatus();
+}
+
+void Stream::Retire() {
+  // A command's signal is needed until the command after it has started (it waited on it): drop every entry
+  // whose successor is done. The newest stays, as the next command's dependency.
+  while (in_flight_.size() >= 2 && in_flight_[1].done->value() <= 0) in_flight_.pop_front();
+}
+
+std::vector<uint64_t> Stream::CrossEngineDeps() const {
+  if (last_on_aql_ || in_flight_.empty()) return {};
+  return {in_flight_.back().done->handle().raw()};
+}
+
+absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
+                               const std::function<void(uint64_t index, void* slot)>& write,
+                               const std::shared_ptr<StreamSignal>& done,
+                               std::vector<std::shared_ptr<StreamSignal>> waits_on) {
+  RETURN_IF_ERROR(Failure());
+  Retire();
+  const uint64_t barriers = (deps.size() + aql::kMaxDepSignals - 1) / aql::kMaxDepSignals;
+  const uint64_t packets = barriers + 1;
+  // Room: the CP must have consumed up to write_index_ + packets - size.
+  const absl::Time deadline = absl::Now() + kRingWait;
+  while (write_index_ + packets - hsa::LoadReadIndex(*queue_, hsa::MemoryOrder::kAcquire) > queue_->size) {
+    if (absl::Now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("stream queue full for ", absl::FormatDuration(kRingWait),
+                                                      ": a command never completes"));
+    }
+    absl::SleepFor(absl::Microseconds(50));
+  }
+  auto* ring = reinterpret_cast<char*>(queue_->base_address);
+  auto slot = [&](uint64_t index) { return ring + (index % queue_->size) * aql::kPacketBytes; };
+  const uint64_t first = write_index_;
+  for (uint64_t b = 0; b < barriers; ++b) {
+    uint64_t group[aql::kMaxDepSignals] = {};
+    for (uint64_t i = 0; i < static_cast<uint64_t>(aql::kMaxDepSignals); ++i) {
+      if (const uint64_t k = b * aql::kMaxDepSignals + i; k < deps.size()) group[i] = deps[k];
+    }
+    aql::WritePacket(slot(write_index_++), aql::MakeBarrierAnd(group));
+  }
+  const uint64_t index = write_index_++;
+  write(index, slot(index));
+  hsa::StoreWriteIndex(*queue_, write_index_, hsa::MemoryOrder::kRelease);
+  // AQL doorbells carry the index of the last packet published.
+  for (uint64_t i = first; i < write_index_; ++i) context_.queues().RingDoorbell(queue_->doorbell_signal, i);
+  in_flight_.push_back(InFlight{done, std::move(waits_on)});
+  last_on_aql_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status Stream::DispatchBlit(bool fill, DeviceAddress dst, uint64_t src_or_pattern, Bytes size) {
+  if (size.is_zero()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ScopedLock lock(&mu_);
+  auto write = [&](uint64_t index, void* packet_slot) {
+    const DeviceAddress kernarg = control_ + Bytes(kKernargOffset + (index % kQueuePackets) * kKernargSlot);
+    if (fill) {
+      const blit::FillArgs args = blit::MakeFillArgs(dst.raw(), static_cast<uint32_t>(src_or_pattern), size.raw());
+      std::memcpy(kernarg.ToPointer(), &args, sizeof(args));
+    } else {
+      const blit::CopyArgs args = blit::MakeCopyArgs(dst.raw(), src_or_pattern, size.raw());
+      std::memcpy(kernarg.ToPointer(), &args, sizeof(args));
+    }
+    const DeviceAddress descriptor = control_ + Bytes(fill ? kFillDescriptorOffset : kCopyDescriptorOffset);
+    aql::WritePacket(packet_slot,
+                     blit::MakeDispatch(descriptor.raw(), kernarg.raw(), size.raw(), done->handle().raw()));
+  };
+  return SubmitAql(CrossEngineDeps(), write, done, {});
+}
+
+absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {
+  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader copy ", size.raw(), " B ",
+        AddressText(src), " -> ", AddressText(dst));
+  return DispatchBlit(/*fill=*/false, dst, src.raw(), size);
+}
+
+absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, Bytes size) {
+  if (dst.raw() % 4 != 0 || size.raw() % 4 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("shader fill of ", size.raw(), " B at ", AddressText(dst),
+                                                   ": the fill kernel writes whole aligned dwords"));
+  }
+  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader fill ", size.raw(), " B at ",
+        AddressText(dst));
+  return DispatchBlit(/*fill=*/true, dst, pattern, size);
+}
+
+absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
+                              Bytes size) {
+  if (size.is_zero()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ScopedLock lock(&mu_);
+  RETURN_IF_ERROR(Failure());
+  Retire();
+  std::vector<hsa::SignalRef> deps;
+  if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
+  const hsa::SignalRef& completion = done->ref();
+  hsa::CopyRequest request{dst, dst_agent, src, src_agent, size, deps, &completion};
+  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ", AddressText(src),
+        " -> ", AddressText(dst));
+  RETURN_IF_ERROR(context_.copies().Copy(request));
+  in_flight_.push_back(InFlight{std::move(done), {}});
+  last_on_aql_ = false;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Marker> Stream::Record() {
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ScopedLock lock(&mu_);
+  // A barrier-AND with the barrier bit completes after every packet before it; the cross-engine dependency
+  // covers work that ran elsewhere.
+  auto write = [&](uint64_t, void* packet_slot) {
+    const uint64_t none[aql::kMaxDepSignals] = {};
+    aql::WritePacket(packet_slot, aql::MakeBarrierAnd(none, done->handle().raw()));
+  };
+  RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
+  return Marker(std::move(done), health_);
+}
+
+absl::Status Stream::WaitFor(const Marker& marker) {
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ScopedLock lock(&mu_);
+  std::vector<uint64_t> deps = CrossEngineDeps();
+  deps.push_back(marker.signal_->handle().raw());
+  auto write = [&](uint64_t, void* packet_slot) {
+    const uint64_t none[aql::kMaxDepSignals] = {};
+    aql::WritePacket(packet_slot, aql::MakeBarrierAnd(none, done->handle().raw()));
+  };
+  return SubmitAql(deps, write, done, {marker.signal_});
+}
+
+absl::Status Stream::HostFunction(std::function<void()> function) {
+  // The gate: work queued after the function waits on it; the handler opens it once the function returned.
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> gate, StreamSignal::Create(context_.signals()));
+  ScopedLock lock(&mu_);
+  RETURN_IF_ERROR(Failure());
+  Retire();
+  if (in_flight_.empty() || in_flight_.back().done->value() <= 0) {
+    // Nothing pending: CLR still runs the callback on its own thread, never on the caller's.
+    RETURN_IF_ERROR(context_.signals().RunAsync([function = std::move(function), gate] {
+      function();
+      gate->ref().Store(0, hsa::MemoryOrder::kRelease);
+    }));
+  } else {
+    std::shared_ptr<StreamSignal> after = in_flight_.back().done;
+    RETURN_IF_ERROR(context_.signals().SetAsyncHandler(
+        after->handle(), hsa::SignalCondition::kLt, 1,
+        [function = std::move(function), gate, after](hsa::SignalValue) {
+          function();
+          gate->ref().Store(0, hsa::MemoryOrder::kRelease);
+          return false;  // once
+        }));
+  }
+  in_flight_.push_back(InFlight{std::move(gate), {}});
+  last_on_aql_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status Stream::Finish() {
+  while (true) {
+    std::shared_ptr<StreamSignal> last;
+    {
+      ScopedLock lock(&mu_);
+      RETURN_IF_ERROR(Failure());
+      Retire();
+      if (in_flight_.empty() || in_flight_.back().done->value() == 0) return absl::OkStatus();
+      last = in_flight_.back().done;
+    }
+    // Bounded, so a command failing earlier in the stream (whose successors then never complete) is noticed.
+    last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+  }
+}
+
+bool Stream::Idle() const {
+  ScopedLock lock(&mu_);
+  return in_flight_.empty() || in_flight_.back().done->value() <= 0;
+}
+
+}  // namespace hipmem::clr

@@ -1,0 +1,166 @@
+// A command queue: the ordered work of one HIP stream on one device.
+//
+// Plays ROCclr's amd::HostQueue with direct dispatch (the caller's thread submits, as CLR does on Linux) over
+// roc::VirtualGPU: one HSA AQL queue on the device's compute CP carries shader copies, fills and markers, and
+// SDMA copies go through ROCr's async copy. Every command completes a signal of its own and depends on the
+// one before it -- the AQL barrier bit inside the queue, a barrier-AND packet or the SDMA engine's poll across
+// engines -- so the work runs in submission order while the host only queues it. Waits on other streams and
+// host functions are dependencies on signals too; the host blocks only in Finish and Marker::Wait.
+//
+// A command that fails on the GPU (a VM fault) completes its signal negative; Finish and Marker::Wait report
+// it as kDataLoss, as CLR reports a failed command. Thread-safe: one mutex orders submissions (CLR's queue
+// lock).
+#ifndef HIPMEM_CLR_STREAM_H_
+#define HIPMEM_CLR_STREAM_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/units.h"
+#include "clr/context.h"
+#include "hsa/queue.h"
+#include "hsa/signal.h"
+
+namespace hipmem::clr {
+
+// One signal a stream made, destroyed when the last holder lets go (a stream's in-flight list, a marker, a
+// command that waits on it).
+class StreamSignal {
+ public:
+  // A signal at 1 from `signals`, which must outlive it.
+  static absl::StatusOr<std::shared_ptr<StreamSignal>> Create(hsa::SignalRuntime& signals);
+  ~StreamSignal();
+  StreamSignal(const StreamSignal&) = delete;
+  StreamSignal& operator=(const StreamSignal&) = delete;
+
+  hsa::SignalHandle handle() const { return handle_; }
+  const hsa::SignalRef& ref() const { return ref_; }
+  // 0: done; negative: the command failed; positive: not yet.
+  hsa::SignalValue value() const { return ref_.Load(hsa::MemoryOrder::kAcquire); }
+
+ private:
+  StreamSignal(hsa::SignalRuntime& signals, hsa::SignalHandle handle, hsa::SignalRef ref)
+      : signals_(signals), handle_(handle), ref_(std::move(ref)) {}
+
+  hsa::SignalRuntime& signals_;
+  const hsa::SignalHandle handle_;
+  const hsa::SignalRef ref_;
+};
+
+// What a stream's queue error callback (on the runtime's handler thread) reported.
+class QueueHealth {
+ public:
+  absl::Status Error() const;
+  void Report(const absl::Status& error);  // keeps the first
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
+};
+
+// Blocks until `signal` completes: OK at 0; kDataLoss when it went negative (the command failed); the
+// queue's error when the queue halted first.
+absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health);
+
+// A point in a stream's order: done once everything queued before it is (hipEventRecord's mark).
+class Marker {
+ public:
+  // Whether the work before the mark is done (hipEventQuery). A failed command counts as done.
+  bool Done() const { return signal_->value() <= 0; }
+  // Blocks until it is (hipEventSynchronize). kDataLoss when a command before the mark failed; the queue's
+  // error when its queue halted.
+  absl::Status Wait() const;
+
+ private:
+  friend class Stream;
+  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<const QueueHealth> health)
+      : signal_(std::move(signal)), health_(std::move(health)) {}
+
+  std::shared_ptr<StreamSignal> signal_;
+  std::shared_ptr<const QueueHealth> health_;
+};
+
+class Stream {
+ public:
+  // A stream on `device` of `context`, which must outlive it. Errors: the AQL queue's and the memory's
+  // (kResourceExhausted when the device cannot take another queue).
+  static absl::StatusOr<std::unique_ptr<Stream>> Create(Context& context, const Device& device);
+  // Waits for the work queued (as CLR's queue release does), then releases the queue.
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  const Device& device() const { return device_; }
+
+  // The device's blit copy kernel over [src, src + size) -> dst, on this stream's queue. Both ranges must be
+  // reachable by the device (its VRAM, system memory the runtime mapped for it, a linked peer's VRAM). Size 0
+  // queues nothing. Errors: kDeadlineExceeded when the ring stays full (a stream stalled on a dependency that
+  // never completes); a queue that failed earlier (kDataLoss).
+  absl::Status ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size);
+  // The blit fill kernel: `size` bytes at `dst` (4-byte aligned, a multiple of 4) with the 32-bit `pattern`.
+  // kInvalidArgument when misaligned; otherwise as ShaderCopy.
+  absl::Status ShaderFill(DeviceAddress dst, uint32_t pattern, Bytes size);
+  // An SDMA copy through ROCr (hsa::Copies), after everything queued so far. `dst_agent` and `src_agent` own
+  // the two sides (the CPU agent for system memory). Errors: Copies::Copy's.
+  absl::Status SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
+                        Bytes size);
+
+  // Marks the current end of the stream (hipEventRecord). Errors as ShaderCopy's.
+  absl::StatusOr<Marker> Record();
+  // Makes everything queued after this wait for `marker`, without blocking the host (hipStreamWaitEvent).
+  // The marker may belong to any stream of the same context. Errors as ShaderCopy's.
+  absl::Status WaitFor(const Marker& marker);
+  // Runs `function` on the runtime's handler thread once everything queued before it is done; work queued
+  // after it waits for it to return (hipLaunchHostFunc). Errors: the handler thread's.
+  absl::Status HostFunction(std::function<void()> function);
+
+  // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed.
+  absl::Status Finish();
+  // Whether everything queued is done (hipStreamQuery).
+  bool Idle() const;
+
+ private:
+  // A command in flight: its signal, and the signals of other streams it waits on (kept alive until it is done).
+  struct InFlight {
+    std::shared_ptr<StreamSignal> done;
+    std::vector<std::shared_ptr<StreamSignal>> waits_on;
+  };
+
+  Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
+         DeviceAddress control);
+
+  // Queues AQL `packets` (the last one completing `done`), preceded by a barrier-AND on `deps` that the AQL
+  // queue does not order by itself (another engine's signal, another stream's).
+  absl::Status SubmitAql(const std::vector<uint64_t>& deps, const std::function<void(uint64_t index, void* slot)>& write,
+                         const std::shared_ptr<StreamSignal>& done, std::vector<std::shared_ptr<StreamSignal>> waits_on)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status DispatchBlit(bool fill, DeviceAddress dst, uint64_t src_or_pattern, Bytes size);
+  // The dependency the next AQL command needs beyond the queue's own order: the last command's signal when it
+  // ran elsewhere (SDMA, the host).
+  std::vector<uint64_t> CrossEngineDeps() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Retire() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status Failure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  Context& context_;
+  const Device& device_;
+  const std::shared_ptr<QueueHealth> health_;
+  hsa::AmdQueue* const queue_;    // owned: destroyed through context_.queues()
+  const DeviceAddress control_;   // blit kernel descriptors and the kernarg ring (system memory), owned
+
+  mutable absl::Mutex mu_;
+  uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mu_);
+  bool last_on_aql_ ABSL_GUARDED_BY(mu_) = true;  // whether the newest command ran on the AQL queue
+};
+
+}  // namespace hipmem::clr
+
+#endif  // HIPMEM_CLR_STREAM_H_

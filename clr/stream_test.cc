@@ -1,0 +1,212 @@
+// Streams over the real HSA runtime, thunk and simulator: order inside a stream across engines, markers, waits
+// between streams, host functions, and failures.
+#include "clr/stream.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/status_matchers.h"
+
+namespace hipmem::clr {
+namespace {
+
+using ::hipmem_testing::IsOk;
+using ::hipmem_testing::StatusIs;
+
+constexpr Bytes kSize = Bytes::KiB(64);
+
+class StreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(ctx_, Context::Create());
+    device_ = &ctx_->devices()[0];
+    ASSERT_OK_AND_ASSIGN(stream_, Stream::Create(*ctx_, *device_));
+  }
+  void TearDown() override {
+    streams_.clear();
+    stream_.reset();
+    ctx_.reset();
+  }
+
+  DeviceAddress Vram(Bytes size = kSize) {
+    absl::StatusOr<DeviceAddress> a = ctx_->AllocDevice(*device_, size, 0);
+    EXPECT_THAT(a, IsOk());
+    return a.value_or(DeviceAddress(0));
+  }
+  // Fine-grained system memory: the CPU reads what the GPU wrote once the command is done.
+  uint32_t* Host(Bytes size = kSize) {
+    absl::StatusOr<DeviceAddress> a = ctx_->AllocHost(*device_, size, HostCoherence::kCoherent, 0);
+    EXPECT_THAT(a, IsOk());
+    return a.ok() ? static_cast<uint32_t*>(a->ToPointer()) : nullptr;
+  }
+  static DeviceAddress Addr(const void* p) { return DeviceAddress::FromPointer(const_cast<void*>(p)); }
+  static bool AllEqual(const uint32_t* words, Bytes size, uint32_t value) {
+    for (uint64_t i = 0; i < size.raw() / 4; ++i) {
+      if (words[i] != value) return false;
+    }
+    return true;
+  }
+
+  std::unique_ptr<Context> ctx_;
+  const Device* device_ = nullptr;
+  std::unique_ptr<Stream> stream_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+};
+
+TEST_F(StreamTest, ShaderCopiesAndFillsRoundTripThroughVram) {
+  uint32_t* in = Host();
+  uint32_t* out = Host();
+  for (uint64_t i = 0; i < kSize.raw() / 4; ++i) in[i] = static_cast<uint32_t>(i * 2654435761u);
+  const DeviceAddress vram = Vram();
+  ASSERT_THAT(stream_->ShaderCopy(vram, Addr(in), kSize), IsOk());
+  ASSERT_THAT(stream_->ShaderCopy(Addr(out), vram, kSize), IsOk());
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_EQ(std::memcmp(in, out, kSize.raw()), 0);
+  EXPECT_TRUE(stream_->Idle());
+
+  ASSERT_THAT(stream_->ShaderFill(vram, 0xfeedf00d, kSize), IsOk());
+  ASSERT_THAT(stream_->ShaderCopy(Addr(out), vram, kSize), IsOk());
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_TRUE(AllEqual(out, kSize, 0xfeedf00d));
+}
+
+TEST_F(StreamTest, CommandsOnDifferentEnginesRunInSubmissionOrder) {
+  // fill(A) -> SDMA out1 -> fill(B) -> SDMA out2 -> fill(C) -> shader out3: each step must see the one before.
+  const DeviceAddress vram = Vram();
+  uint32_t* out1 = Host();
+  uint32_t* out2 = Host();
+  uint32_t* out3 = Host();
+  const hsa::AgentId gpu = device_->agent;
+  const hsa::AgentId cpu = ctx_->host_agent();
+  for (int round = 0; round < 20; ++round) {
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xa0 + round, kSize), IsOk());
+    ASSERT_THAT(stream_->SdmaCopy(Addr(out1), cpu, vram, gpu, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xb0 + round, kSize), IsOk());
+    ASSERT_THAT(stream_->SdmaCopy(Addr(out2), cpu, vram, gpu, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xc0 + round, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderCopy(Addr(out3), vram, kSize), IsOk());
+    ASSERT_THAT(stream_->Finish(), IsOk());
+    ASSERT_TRUE(AllEqual(out1, kSize, 0xa0 + round)) << "round " << round;
+    ASSERT_TRUE(AllEqual(out2, kSize, 0xb0 + round)) << "round " << round;
+    ASSERT_TRUE(AllEqual(out3, kSize, 0xc0 + round)) << "round " << round;
+  }
+}
+
+TEST_F(StreamTest, AMarkerIsDoneWhenTheWorkBeforeItIs) {
+  absl::Notification release;
+  ASSERT_THAT(stream_->HostFunction([&] { release.WaitForNotification(); }), IsOk());
+  ASSERT_OK_AND_ASSIGN(Marker marker, stream_->Record());
+  absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_FALSE(marker.Done()) << "the host function before the mark has not returned";
+  EXPECT_FALSE(stream_->Idle());
+  release.Notify();
+  EXPECT_THAT(marker.Wait(), IsOk());
+  EXPECT_TRUE(marker.Done());
+  EXPECT_THAT(stream_->Finish(), IsOk());
+  EXPECT_TRUE(stream_->Idle());
+}
+
+TEST_F(StreamTest, AWaitOnAnotherStreamsMarkerHoldsBackOnlyTheWorkAfterIt) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> other, Stream::Create(*ctx_, *device_));
+  uint32_t* flag = Host(Bytes(4096));
+  uint32_t* independent = Host(Bytes(4096));
+  absl::Notification release;
+  ASSERT_THAT(other->HostFunction([&] { release.WaitForNotification(); }), IsOk());
+  ASSERT_OK_AND_ASSIGN(Marker gate, other->Record());
+
+  ASSERT_THAT(stream_->ShaderFill(Addr(independent), 7, Bytes(4096)), IsOk());
+  ASSERT_OK_AND_ASSIGN(Marker before_wait, stream_->Record());
+  ASSERT_THAT(stream_->WaitFor(gate), IsOk());
+  ASSERT_THAT(stream_->ShaderFill(Addr(flag), 0x600d, Bytes(4096)), IsOk());
+
+  EXPECT_THAT(before_wait.Wait(), IsOk()) << "work queued before the wait is not held back";
+  EXPECT_TRUE(AllEqual(independent, Bytes(4096), 7));
+  absl::SleepFor(absl::Milliseconds(30));
+  EXPECT_TRUE(AllEqual(flag, Bytes(4096), 0)) << "the fill after the wait ran before the other stream's mark";
+  EXPECT_FALSE(stream_->Idle());
+  release.Notify();
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_TRUE(AllEqual(flag, Bytes(4096), 0x600d));
+  EXPECT_THAT(other->Finish(), IsOk());
+}
+
+TEST_F(StreamTest, AHostFunctionSeesTheWorkBeforeItAndHoldsBackTheWorkAfterIt) {
+  uint32_t* buffer = Host(Bytes(4096));
+  std::atomic<uint32_t> seen{0};
+  std::atomic<bool> ran{false};
+  ASSERT_THAT(stream_->ShaderFill(Addr(buffer), 0x11, Bytes(4096)), IsOk());
+  ASSERT_THAT(stream_->HostFunction([&] {
+                seen = buffer[1023];
+                absl::SleepFor(absl::Milliseconds(20));  // the fill below must not overtake it
+                seen = seen + (buffer[0] == 0x11 ? 0 : 1000);
+                ran = true;
+              }),
+              IsOk());
+  ASSERT_THAT(stream_->ShaderFill(Addr(buffer), 0x22, Bytes(4096)), IsOk());
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(seen.load(), 0x11u);
+  EXPECT_TRUE(AllEqual(buffer, Bytes(4096), 0x22));
+}
+
+TEST_F(StreamTest, AHostFunctionOnAnIdleStreamStillRunsOffTheCallersThread) {
+  std::atomic<bool> ran{false};
+  absl::Notification release;
+  ASSERT_THAT(stream_->HostFunction([&] {
+                release.WaitForNotification();  // would deadlock if run inline
+                ran = true;
+              }),
+              IsOk());
+  release.Notify();
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_TRUE(ran);
+}
+
+TEST_F(StreamTest, RefusesAFillTheKernelCannotWrite) {
+  uint32_t* out = Host(Bytes(4096));
+  EXPECT_THAT(stream_->ShaderFill(Addr(out) + Bytes(2), 1, Bytes(64)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(stream_->ShaderFill(Addr(out), 1, Bytes(6)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(stream_->ShaderCopy(Addr(out), Addr(out), Bytes(0)), IsOk()) << "size 0 queues nothing";
+  EXPECT_TRUE(stream_->Idle());
+}
+
+TEST_F(StreamTest, ManyStreamsFromManyThreadsKeepTheirOwnOrder) {
+  constexpr int kStreams = 4;
+  std::vector<uint32_t*> outs;
+  std::vector<DeviceAddress> vram;
+  for (int i = 0; i < kStreams; ++i) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> s, Stream::Create(*ctx_, *device_));
+    streams_.push_back(std::move(s));
+    outs.push_back(Host());
+    vram.push_back(Vram());
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < kStreams; ++i) {
+    threads.emplace_back([&, i] {
+      for (uint32_t round = 1; round <= 25; ++round) {
+        const uint32_t value = (i << 16) | round;
+        if (!streams_[i]->ShaderFill(vram[i], value, kSize).ok() ||
+            !streams_[i]->SdmaCopy(Addr(outs[i]), ctx_->host_agent(), vram[i], device_->agent, kSize).ok() ||
+            !streams_[i]->Finish().ok() || !AllEqual(outs[i], kSize, value)) {
+          ++failures;
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace hipmem::clr
