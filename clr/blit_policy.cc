@@ -22,7 +22,7 @@ CopyPath BufferToBuffer(const CopySide& dst, const CopySide& src, Bytes size, bo
 
 }  // namespace
 
-std::string_view CopyPathName(CopyPath path) {
+const char* CopyPathName(CopyPath path) {
   switch (path) {
     case CopyPath::kHostMemcpy: return "host memcpy";
     case CopyPath::kShaderCopy: return "shader copy";

@@ -9,7 +9,6 @@
 #define HIPMEM_CLR_BLIT_POLICY_H_
 
 #include <cstdint>
-#include <string_view>
 
 #include "base/units.h"
 #include "clr/settings.h"
@@ -35,7 +34,7 @@ enum class CopyPath {
   kStagedOrPinnedSdma,  // pageable memory in chunks: pinned above pinned_min_xfer_size, else staged; SDMA
 };
 
-std::string_view CopyPathName(CopyPath path);
+const char* CopyPathName(CopyPath path);
 
 // `prefer_sdma` is hipMemcpyDeviceToDeviceNoCU's request. A copy between two pageable sides is kHostMemcpy.
 CopyPath ChooseCopyPath(const CopySide& dst, const CopySide& src, Bytes size, bool prefer_sdma,

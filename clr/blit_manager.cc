@@ -1,0 +1,183 @@
+#include "clr/blit_manager.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "hsa/memory.h"
+#include "hsa/runtime.h"
+
+namespace hipmem::clr {
+namespace {
+
+// CLR pins whole pages (PinnedMemoryAlignment).
+constexpr Bytes kPinAlignment = Bytes::KiB(4);
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BlitManager>> BlitManager::Create(Context& context, Stream& stream) {
+  const Bytes chunk = context.settings().staged_xfer_size;
+  if (chunk.is_zero()) return absl::InvalidArgumentError("GPU_STAGING_BUFFER_SIZE=0 leaves no staging buffer");
+  ASSIGN_OR_RETURN(DeviceAddress staging,
+                   context.runtime().Allocate(stream.device().host_pool, Bytes(chunk.raw() * kStagingChunks)));
+  return std::unique_ptr<BlitManager>(new BlitManager(context, stream, staging));
+}
+
+BlitManager::BlitManager(Context& context, Stream& stream, DeviceAddress staging)
+    : context_(context), stream_(stream), staging_(staging), chunk_(context.settings().staged_xfer_size) {}
+
+BlitManager::~BlitManager() {
+  for (std::optional<Marker>& use : chunk_use_) {
+    if (use.has_value()) (void)use->Wait();  // a failed command has stopped touching the ring too
+  }
+  if (absl::Status s = context_.runtime().Free(staging_); !s.ok()) HIPMEM_LOG(kError, "staging ring: ", s.message());
+}
+
+absl::StatusOr<BlitManager::Side> BlitManager::Resolve(DeviceAddress address, Bytes size) const {
+  if (address.raw() == 0) return absl::InvalidArgumentError("copy with a null pointer");
+  const std::optional<MemObjRef> ref = context_.Find(address);
+  if (!ref.has_value()) {
+    return Side{{CopySide::Kind::kPageable}, address, address, context_.host_agent()};
+  }
+  if (size > ref->desc.range.size - ref->offset) {
+    return absl::OutOfRangeError(absl::StrCat("copy of ", size.raw(), " B at ", AddressText(address),
+                                              " runs past the ", ref->desc.range.size.raw(), " B object at ",
+                                              AddressText(ref->desc.range.base)));
+  }
+  const DeviceAddress gpu = ref->desc.gpu_address + ref->offset;
+  if (ref->desc.kind == MemoryKind::kDevice) {
+    ASSIGN_OR_RETURN(const Device* device, context_.GetDevice(ref->desc.device));
+    return Side{{CopySide::Kind::kDevice, ref->desc.device}, address, gpu, device->agent};
+  }
+  return Side{{CopySide::Kind::kHostDirect}, address, gpu, context_.host_agent()};
+}
+
+absl::StatusOr<DeviceAddress> BlitManager::Staging(int index) {
+  if (std::optional<Marker>& use = chunk_use_[index]; use.has_value()) {
+    RETURN_IF_ERROR(use->Wait());
+    use.reset();
+  }
+  return staging_ + Bytes(chunk_.raw() * index);
+}
+
+absl::Status BlitManager::CopyOnGpu(const Side& dst, const Side& src, Bytes size, bool sdma) {
+  if (sdma) {
+    // A peer copy names this stream's device as its source agent, as CLR's rocrCopyBuffer does for SdmaInter:
+    // ROCr then runs it on this device's engine, which reaches the peer's VRAM through peer access.
+    const bool peer = dst.policy.kind == CopySide::Kind::kDevice && src.policy.kind == CopySide::Kind::kDevice &&
+                      dst.policy.device != src.policy.device;
+    const hsa::AgentId src_agent = peer ? stream_.device().agent : src.agent;
+    return stream_.SdmaCopy(dst.gpu, dst.agent, src.gpu, src_agent, size);
+  }
+  return stream_.ShaderCopy(dst.gpu, src.gpu, size);
+}
+
+absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes size, bool sdma,
+                                       std::optional<Bytes> pin_above) {
+  const bool to_device = src.policy.kind == CopySide::Kind::kPageable;
+  const Side& user = to_device ? src : dst;
+  const Side& device = to_device ? dst : src;
+  auto at = [](const Side& side, Bytes offset) {
+    return Side{side.policy, side.host + offset, side.gpu + offset, side.agent};
+  };
+  hsa::MemoryManager& memory = context_.runtime().memory();
+  std::vector<void*> pins;
+  absl::Status result;
+  {
+    // Pins go once the copies reading or writing them are done (CLR waits, then releases the pinned memory).
+    absl::Cleanup unpin = [&] {
+      if (pins.empty()) return;
+      if (absl::Status s = stream_.Finish(); !s.ok() && result.ok()) result = s;
+      for (void* pin : pins) {
+        if (absl::Status s = memory.Unlock(pin); !s.ok()) HIPMEM_LOG(kError, "unpinning a copy chunk: ", s.message());
+      }
+    };
+    for (Bytes done; done < size;) {
+      const Bytes remaining = size - done;
+      if (pin_above.has_value() && remaining > *pin_above) {
+        const Bytes n = std::min(remaining, context_.settings().pinned_xfer_size);
+        const DeviceAddress start = user.host + done;
+        const DeviceAddress aligned(AlignDown(Bytes(start.raw()), kPinAlignment).raw());
+        const Bytes lead = start - aligned;
+        // Cannot overflow: lead + n is at most a pinned chunk plus a page.
+        const Bytes pinned_size = AlignDown(lead + n + kPinAlignment - Bytes(1), kPinAlignment);
+        absl::StatusOr<DeviceAddress> gpu =
+            memory.Lock(aligned.ToPointer(), pinned_size, std::span<const hsa::AgentId>(), std::nullopt);
+        if (gpu.ok()) {
+          pins.push_back(aligned.ToPointer());
+          const Side pinned{{CopySide::Kind::kHostDirect}, start, *gpu + lead, context_.host_agent()};
+          result = to_device ? CopyOnGpu(at(device, done), pinned, n, sdma) : CopyOnGpu(pinned, at(device, done), n, sdma);
+          if (!result.ok()) return result;
+          done += n;
+          continue;
+        }
+        // CLR logs the failed pin and stages the chunk instead.
+        Trace(Layer::kClr, "pinning ", n.raw(), " B at ", AddressText(start), " failed (", gpu.status().message(),
+              "): staging it");
+      }
+      const Bytes n = std::min(remaining, chunk_);
+      const int index = next_chunk_;
+      next_chunk_ = (next_chunk_ + 1) % kStagingChunks;
+      absl::StatusOr<DeviceAddress> buffer = Staging(index);
+      if (!buffer.ok()) return result = buffer.status();
+      const Side staged{{CopySide::Kind::kHostDirect}, *buffer, *buffer, context_.host_agent()};
+      if (to_device) {
+        std::memcpy(buffer->ToPointer(), (user.host + done).ToPointer(), n.raw());
+        result = CopyOnGpu(at(device, done), staged, n, sdma);
+        if (!result.ok()) return result;
+        absl::StatusOr<Marker> use = stream_.Record();
+        if (!use.ok()) return result = use.status();
+        chunk_use_[index] = *std::move(use);
+      } else {
+        result = CopyOnGpu(staged, at(device, done), n, sdma);
+        if (!result.ok()) return result;
+        absl::StatusOr<Marker> use = stream_.Record();
+        if (!use.ok()) return result = use.status();
+        result = use->Wait();
+        if (!result.ok()) return result;
+        std::memcpy((user.host + done).ToPointer(), buffer->ToPointer(), n.raw());
+      }
+      done += n;
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst_address, DeviceAddress src_address, Bytes size,
+                                           bool prefer_sdma) {
+  ASSIGN_OR_RETURN(const Side dst, Resolve(dst_address, size));
+  ASSIGN_OR_RETURN(const Side src, Resolve(src_address, size));
+  const CopyPath path = ChooseCopyPath(dst.policy, src.policy, size, prefer_sdma, context_.settings());
+  Trace(Layer::kClr, "blit ", size.raw(), " B ", AddressText(src_address), " -> ", AddressText(dst_address), ": ",
+        CopyPathName(path));
+  if (size.is_zero()) return path;
+  switch (path) {
+    case CopyPath::kHostMemcpy:
+      // The CPU copies once the stream's earlier work (which may write either side) is done.
+      RETURN_IF_ERROR(stream_.Finish());
+      std::memmove(dst.host.ToPointer(), src.host.ToPointer(), size.raw());
+      break;
+    case CopyPath::kShaderCopy:
+    case CopyPath::kShaderCopyLimitedWg:
+      RETURN_IF_ERROR(CopyOnGpu(dst, src, size, /*sdma=*/false));
+      break;
+    case CopyPath::kSdma:
+      RETURN_IF_ERROR(CopyOnGpu(dst, src, size, /*sdma=*/true));
+      break;
+    case CopyPath::kStagedShaderCopy:
+      RETURN_IF_ERROR(CopyPageable(dst, src, size, /*sdma=*/false, std::nullopt));
+      break;
+    case CopyPath::kStagedOrPinnedSdma:
+      RETURN_IF_ERROR(CopyPageable(dst, src, size, /*sdma=*/true, context_.settings().pinned_min_xfer_size));
+      break;
+  }
+  return path;
+}
+
+}  // namespace hipmem::clr

@@ -1,0 +1,76 @@
+// The blit manager of one stream: runs a copy on the path current CLR would take (blit_policy.h), with its
+// staging ring and pinned chunks.
+//
+// Plays ROCclr's KernelBlitManager / DmaBlitManager (rocblit.cpp) with VirtualGPU's staging buffer
+// (ManagedBuffer, rocvirtual.cpp); the facts are in clr/UPSTREAM_BLIT.md. Where we differ, on purpose:
+//   - the staging ring is fine-grained system memory (rocm-systems #11617 moves CLR's there too);
+//   - a small peer copy runs the ordinary blit kernel (our kernel geometry has no workgroup limit to apply);
+//   - pinned chunks are locked and unlocked per copy: current CLR keeps no pinned-memory cache either.
+// Every copy is traced with the path it took. Not thread-safe by itself: the HIP stream that owns it orders the
+// calls (CLR holds the queue lock around a command).
+#ifndef HIPMEM_CLR_BLIT_MANAGER_H_
+#define HIPMEM_CLR_BLIT_MANAGER_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/units.h"
+#include "clr/blit_policy.h"
+#include "clr/context.h"
+#include "clr/stream.h"
+
+namespace hipmem::clr {
+
+class BlitManager {
+ public:
+  // The blit manager of `stream`, on `context`; both must outlive it. Allocates the staging ring
+  // (4 x Settings::staged_xfer_size). Errors: the allocation's.
+  static absl::StatusOr<std::unique_ptr<BlitManager>> Create(Context& context, Stream& stream);
+  // Waits for the stream's use of the staging ring, then frees it.
+  ~BlitManager();
+  BlitManager(const BlitManager&) = delete;
+  BlitManager& operator=(const BlitManager&) = delete;
+
+  // Queues a copy of `size` bytes on the stream, classifying both sides through the context's object map, and
+  // returns the path it took. What touches pageable memory is done with it when this returns (a staged D2H
+  // waits for its chunks; pinned chunks are waited for and unlocked); the rest may still be running: Finish
+  // the stream to wait. `prefer_sdma` is hipMemcpyDeviceToDeviceNoCU. Errors: kOutOfRange when a side runs
+  // past its object; kInvalidArgument for a null side; the engines' errors.
+  absl::StatusOr<CopyPath> Copy(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma = false);
+
+ private:
+  static constexpr int kStagingChunks = 4;  // CLR's kStagingPoolNumSignals
+
+  // A side of a copy as the engines see it.
+  struct Side {
+    CopySide policy;
+    DeviceAddress host;   // the caller's address
+    DeviceAddress gpu;    // where the GPUs reach it (registered memory differs)
+    hsa::AgentId agent;   // its owner (the CPU agent for host memory)
+  };
+
+  BlitManager(Context& context, Stream& stream, DeviceAddress staging);
+
+  absl::StatusOr<Side> Resolve(DeviceAddress address, Bytes size) const;
+  // Chunk `index` of the staging ring, after the stream's last use of it is done.
+  absl::StatusOr<DeviceAddress> Staging(int index);
+  absl::Status CopyOnGpu(const Side& dst, const Side& src, Bytes size, bool sdma);
+  // Pageable memory through the ring: every chunk staged (`pin_above` nullopt), or pinned where more than
+  // `*pin_above` bytes remain.
+  absl::Status CopyPageable(const Side& dst, const Side& src, Bytes size, bool sdma, std::optional<Bytes> pin_above);
+
+  Context& context_;
+  Stream& stream_;
+  const DeviceAddress staging_;
+  const Bytes chunk_;
+  std::array<std::optional<Marker>, kStagingChunks> chunk_use_;
+  int next_chunk_ = 0;
+};
+
+}  // namespace hipmem::clr
+
+#endif  // HIPMEM_CLR_BLIT_MANAGER_H_
