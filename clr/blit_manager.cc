@@ -149,6 +149,19 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
   return result;
 }
 
+absl::Status BlitManager::Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
+  if (element_size == 0 || count > UINT64_MAX / element_size) {
+    return absl::InvalidArgumentError(absl::StrCat("fill of ", count, " x ", element_size, " B: bad size"));
+  }
+  ASSIGN_OR_RETURN(const Side side, Resolve(dst, Bytes(count * element_size)));
+  if (side.policy.kind == CopySide::Kind::kPageable) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fill at ", AddressText(dst), ": not memory the runtime allocated or registered"));
+  }
+  if (count == 0) return absl::OkStatus();
+  return stream_.ShaderFill(side.gpu, pattern, element_size, count);
+}
+
 absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst_address, DeviceAddress src_address, Bytes size,
                                            bool prefer_sdma) {
   ASSIGN_OR_RETURN(const Side dst, Resolve(dst_address, size));

@@ -42,6 +42,12 @@ class BlitManager {
   // past its object; kInvalidArgument for a null side; the engines' errors.
   absl::StatusOr<CopyPath> Copy(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma = false);
 
+  // Queues a fill of `count` elements of `element_size` bytes (1, 2, 4) with `pattern` at `dst` on the fill
+  // kernel, as CLR's fillBuffer does for every memset (there is no SDMA fill path in HIP). `dst` must be in
+  // memory CLR knows (device, pinned or registered). Errors: kInvalidArgument for pageable memory, a null
+  // pointer or a misaligned one (Stream::ShaderFill's); kOutOfRange when the fill runs past the object.
+  absl::Status Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count);
+
  private:
   static constexpr int kStagingChunks = 4;  // CLR's kStagingPoolNumSignals
 

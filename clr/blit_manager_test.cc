@@ -174,6 +174,32 @@ TEST_F(BlitManagerTest, PeerCopiesUseTheNarrowKernelUpToROC_P2P_SDMA_SIZE) {
   EXPECT_EQ(out, in);
 }
 
+TEST_F(BlitManagerTest, FillsReachDeviceAndRegisteredMemoryAndRefuseTheRest) {
+  const DeviceAddress vram = Vram(Bytes(8192));
+  ASSERT_THAT(blit_->Fill(vram + Bytes(2), 0xbeef, 2, 3000), IsOk());
+  std::vector<uint8_t> out(8192, 0);
+  ASSERT_THAT(blit_->Copy(Addr(out.data()), vram, Bytes(8192)), IsOk());
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_EQ(out[2], 0xef);
+  EXPECT_EQ(out[3], 0xbe);
+  EXPECT_EQ(out[6001], 0xbe);
+  std::vector<uint8_t> user(8192, 0);
+  ASSERT_THAT(ctx_->RegisterHost(*device_, Addr(user.data()), Bytes(8192), 0), IsOk());
+  ASSERT_THAT(blit_->Fill(Addr(user.data()) + Bytes(5), 0x7e, 1, 10), IsOk());
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_EQ(user[4], 0);
+  EXPECT_EQ(user[5], 0x7e);
+  EXPECT_EQ(user[14], 0x7e);
+  EXPECT_EQ(user[15], 0);
+  EXPECT_THAT(ctx_->UnregisterHost(Addr(user.data())), IsOk());
+
+  std::vector<uint8_t> pageable(64);
+  EXPECT_THAT(blit_->Fill(Addr(pageable.data()), 1, 1, 64), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(blit_->Fill(vram, 1, 4, 2049), StatusIs(absl::StatusCode::kOutOfRange));
+  EXPECT_THAT(blit_->Fill(DeviceAddress(0), 1, 4, 1), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(blit_->Fill(vram, 1, 4, 0), IsOk());
+}
+
 TEST_F(BlitManagerTest, RefusesCopiesPastAnObjectAndNullPointers) {
   const DeviceAddress vram = Vram(Bytes(4096));
   std::vector<uint8_t> host(8192);

@@ -25,10 +25,11 @@ namespace blit = gpu_abi::blit;
 // Packets per stream queue. CLR asks for ROC_AQL_QUEUE_SIZE (16384); a simulated stream rarely holds more than
 // a few hundred commands, and 4096 keeps a test process with dozens of streams small.
 constexpr uint32_t kQueuePackets = 4096;
-// The control block: the two blit kernel descriptors, then one kernarg slot per ring slot.
-constexpr uint64_t kCopyDescriptorOffset = 0;
-constexpr uint64_t kFillDescriptorOffset = 64;
-constexpr uint64_t kKernargOffset = 128;
+// The control block: the blit kernel descriptors (one 64-byte slot per KernelId), then one kernarg slot per
+// ring slot.
+constexpr uint64_t DescriptorOffset(blit::KernelId id) { return (static_cast<uint64_t>(id) - 1) * 64; }
+constexpr blit::KernelId kKernels[] = {blit::KernelId::kCopy, blit::KernelId::kFill, blit::KernelId::kFillBytes};
+constexpr uint64_t kKernargOffset = 3 * 64;
 constexpr uint64_t kKernargSlot = 32;
 static_assert(sizeof(blit::CopyArgs) <= kKernargSlot && sizeof(blit::FillArgs) <= kKernargSlot);
 constexpr Bytes kControlBytes = Bytes(kKernargOffset + uint64_t{kQueuePackets} * kKernargSlot);
@@ -94,10 +95,10 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
     (void)context.queues().Destroy(queue);
     return control.status();
   }
-  const blit::KernelDescriptor copy = blit::MakeDescriptor(blit::KernelId::kCopy);
-  const blit::KernelDescriptor fill = blit::MakeDescriptor(blit::KernelId::kFill);
-  std::memcpy((*control + Bytes(kCopyDescriptorOffset)).ToPointer(), &copy, sizeof(copy));
-  std::memcpy((*control + Bytes(kFillDescriptorOffset)).ToPointer(), &fill, sizeof(fill));
+  for (blit::KernelId id : kKernels) {
+    const blit::KernelDescriptor descriptor = blit::MakeDescriptor(id);
+    std::memcpy((*control + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
+  }
   Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
   return std::unique_ptr<Stream>(new Stream(context, device, std::move(health), queue, *control));
 }
@@ -173,20 +174,20 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
   return absl::OkStatus();
 }
 
-absl::Status Stream::DispatchBlit(bool fill, DeviceAddress dst, uint64_t src_or_pattern, Bytes size) {
+absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint64_t src_or_pattern, Bytes size) {
   if (size.is_zero()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
   ScopedLock lock(&mu_);
   auto write = [&](uint64_t index, void* packet_slot) {
     const DeviceAddress kernarg = control_ + Bytes(kKernargOffset + (index % kQueuePackets) * kKernargSlot);
-    if (fill) {
+    if (kernel != blit::KernelId::kCopy) {
       const blit::FillArgs args = blit::MakeFillArgs(dst.raw(), static_cast<uint32_t>(src_or_pattern), size.raw());
       std::memcpy(kernarg.ToPointer(), &args, sizeof(args));
     } else {
       const blit::CopyArgs args = blit::MakeCopyArgs(dst.raw(), src_or_pattern, size.raw());
       std::memcpy(kernarg.ToPointer(), &args, sizeof(args));
     }
-    const DeviceAddress descriptor = control_ + Bytes(fill ? kFillDescriptorOffset : kCopyDescriptorOffset);
+    const DeviceAddress descriptor = control_ + Bytes(DescriptorOffset(kernel));
     aql::WritePacket(packet_slot,
                      blit::MakeDispatch(descriptor.raw(), kernarg.raw(), size.raw(), done->handle().raw()));
   };
@@ -196,17 +197,38 @@ absl::Status Stream::DispatchBlit(bool fill, DeviceAddress dst, uint64_t src_or_
 absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {
   Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader copy ", size.raw(), " B ",
         AddressText(src), " -> ", AddressText(dst));
-  return DispatchBlit(/*fill=*/false, dst, src.raw(), size);
+  return DispatchBlit(blit::KernelId::kCopy, dst, src.raw(), size);
 }
 
-absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, Bytes size) {
-  if (dst.raw() % 4 != 0 || size.raw() % 4 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("shader fill of ", size.raw(), " B at ", AddressText(dst),
-                                                   ": the fill kernel writes whole aligned dwords"));
+absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
+  if (element_size != 1 && element_size != 2 && element_size != 4) {
+    return absl::InvalidArgumentError(absl::StrCat("fill element of ", element_size, " bytes: 1, 2 or 4"));
   }
+  if (dst.raw() % element_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("fill of ", element_size, "-byte elements at ", AddressText(dst),
+                                                   ": not aligned to the element"));
+  }
+  if (count > UINT64_MAX / element_size) return absl::InvalidArgumentError("fill size overflows");
+  const Bytes size(count * element_size);
   Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader fill ", size.raw(), " B at ",
-        AddressText(dst));
-  return DispatchBlit(/*fill=*/true, dst, pattern, size);
+        AddressText(dst), " with a ", element_size, "-byte pattern");
+  if (element_size == 1) return DispatchBlit(blit::KernelId::kFillBytes, dst, pattern & 0xff, size);
+  // Dword fills over the aligned middle (a 2-byte pattern repeats within a dword, so any dword of the range
+  // holds it twice); the bytes before and after it one at a time, each byte of the pattern in its place.
+  const uint32_t word = element_size == 2 ? ((pattern & 0xffff) | (pattern << 16)) : pattern;
+  const DeviceAddress end = dst + size;
+  const DeviceAddress body(std::min((dst.raw() + 3) & ~uint64_t{3}, end.raw()));
+  const DeviceAddress body_end(std::max(end.raw() & ~uint64_t{3}, body.raw()));
+  auto bytes = [&](DeviceAddress from, DeviceAddress to) -> absl::Status {
+    for (DeviceAddress a = from; a < to; a = a + Bytes(1)) {
+      const uint32_t byte = (word >> (8 * (a.raw() % 4))) & 0xff;
+      RETURN_IF_ERROR(DispatchBlit(blit::KernelId::kFillBytes, a, byte, Bytes(1)));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(bytes(dst, body));
+  RETURN_IF_ERROR(DispatchBlit(blit::KernelId::kFill, body, word, body_end - body));
+  return bytes(body_end, end);
 }
 
 absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,

@@ -26,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "clr/context.h"
+#include "gpu_abi/blit_kernels.h"
 #include "hsa/queue.h"
 #include "hsa/signal.h"
 
@@ -105,9 +106,10 @@ class Stream {
   // queues nothing. Errors: kDeadlineExceeded when the ring stays full (a stream stalled on a dependency that
   // never completes); a queue that failed earlier (kDataLoss).
   absl::Status ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size);
-  // The blit fill kernel: `size` bytes at `dst` (4-byte aligned, a multiple of 4) with the 32-bit `pattern`.
-  // kInvalidArgument when misaligned; otherwise as ShaderCopy.
-  absl::Status ShaderFill(DeviceAddress dst, uint32_t pattern, Bytes size);
+  // The blit fill kernels: `count` elements of `element_size` bytes (1, 2 or 4: hipMemsetD8/D16/D32) at `dst`,
+  // each holding the low `element_size` bytes of `pattern` (little-endian, as the GPU stores them).
+  // kInvalidArgument for another element size or a `dst` not aligned to it; otherwise as ShaderCopy.
+  absl::Status ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count);
   // An SDMA copy through ROCr (hsa::Copies), after everything queued so far. `dst_agent` and `src_agent` own
   // the two sides (the CPU agent for system memory). Errors: Copies::Copy's.
   absl::Status SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
@@ -142,7 +144,7 @@ class Stream {
   absl::Status SubmitAql(const std::vector<uint64_t>& deps, const std::function<void(uint64_t index, void* slot)>& write,
                          const std::shared_ptr<StreamSignal>& done, std::vector<std::shared_ptr<StreamSignal>> waits_on)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status DispatchBlit(bool fill, DeviceAddress dst, uint64_t src_or_pattern, Bytes size);
+  absl::Status DispatchBlit(gpu_abi::blit::KernelId kernel, DeviceAddress dst, uint64_t src_or_pattern, Bytes size);
   // The dependency the next AQL command needs beyond the queue's own order: the last command's signal when it
   // ran elsewhere (SDMA, the host).
   std::vector<uint64_t> CrossEngineDeps() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

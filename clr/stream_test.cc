@@ -73,7 +73,7 @@ TEST_F(StreamTest, ShaderCopiesAndFillsRoundTripThroughVram) {
   EXPECT_EQ(std::memcmp(in, out, kSize.raw()), 0);
   EXPECT_TRUE(stream_->Idle());
 
-  ASSERT_THAT(stream_->ShaderFill(vram, 0xfeedf00d, kSize), IsOk());
+  ASSERT_THAT(stream_->ShaderFill(vram, 0xfeedf00d, 4, kSize.raw() / 4), IsOk());
   ASSERT_THAT(stream_->ShaderCopy(Addr(out), vram, kSize), IsOk());
   ASSERT_THAT(stream_->Finish(), IsOk());
   EXPECT_TRUE(AllEqual(out, kSize, 0xfeedf00d));
@@ -88,11 +88,11 @@ TEST_F(StreamTest, CommandsOnDifferentEnginesRunInSubmissionOrder) {
   const hsa::AgentId gpu = device_->agent;
   const hsa::AgentId cpu = ctx_->host_agent();
   for (int round = 0; round < 20; ++round) {
-    ASSERT_THAT(stream_->ShaderFill(vram, 0xa0 + round, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xa0 + round, 4, kSize.raw() / 4), IsOk());
     ASSERT_THAT(stream_->SdmaCopy(Addr(out1), cpu, vram, gpu, kSize), IsOk());
-    ASSERT_THAT(stream_->ShaderFill(vram, 0xb0 + round, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xb0 + round, 4, kSize.raw() / 4), IsOk());
     ASSERT_THAT(stream_->SdmaCopy(Addr(out2), cpu, vram, gpu, kSize), IsOk());
-    ASSERT_THAT(stream_->ShaderFill(vram, 0xc0 + round, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xc0 + round, 4, kSize.raw() / 4), IsOk());
     ASSERT_THAT(stream_->ShaderCopy(Addr(out3), vram, kSize), IsOk());
     ASSERT_THAT(stream_->Finish(), IsOk());
     ASSERT_TRUE(AllEqual(out1, kSize, 0xa0 + round)) << "round " << round;
@@ -123,10 +123,10 @@ TEST_F(StreamTest, AWaitOnAnotherStreamsMarkerHoldsBackOnlyTheWorkAfterIt) {
   ASSERT_THAT(other->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker gate, other->Record());
 
-  ASSERT_THAT(stream_->ShaderFill(Addr(independent), 7, Bytes(4096)), IsOk());
+  ASSERT_THAT(stream_->ShaderFill(Addr(independent), 7, 4, Bytes(4096).raw() / 4), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker before_wait, stream_->Record());
   ASSERT_THAT(stream_->WaitFor(gate), IsOk());
-  ASSERT_THAT(stream_->ShaderFill(Addr(flag), 0x600d, Bytes(4096)), IsOk());
+  ASSERT_THAT(stream_->ShaderFill(Addr(flag), 0x600d, 4, Bytes(4096).raw() / 4), IsOk());
 
   EXPECT_THAT(before_wait.Wait(), IsOk()) << "work queued before the wait is not held back";
   EXPECT_TRUE(AllEqual(independent, Bytes(4096), 7));
@@ -143,7 +143,7 @@ TEST_F(StreamTest, AHostFunctionSeesTheWorkBeforeItAndHoldsBackTheWorkAfterIt) {
   uint32_t* buffer = Host(Bytes(4096));
   std::atomic<uint32_t> seen{0};
   std::atomic<bool> ran{false};
-  ASSERT_THAT(stream_->ShaderFill(Addr(buffer), 0x11, Bytes(4096)), IsOk());
+  ASSERT_THAT(stream_->ShaderFill(Addr(buffer), 0x11, 4, Bytes(4096).raw() / 4), IsOk());
   ASSERT_THAT(stream_->HostFunction([&] {
                 seen = buffer[1023];
                 absl::SleepFor(absl::Milliseconds(20));  // the fill below must not overtake it
@@ -151,7 +151,7 @@ TEST_F(StreamTest, AHostFunctionSeesTheWorkBeforeItAndHoldsBackTheWorkAfterIt) {
                 ran = true;
               }),
               IsOk());
-  ASSERT_THAT(stream_->ShaderFill(Addr(buffer), 0x22, Bytes(4096)), IsOk());
+  ASSERT_THAT(stream_->ShaderFill(Addr(buffer), 0x22, 4, Bytes(4096).raw() / 4), IsOk());
   ASSERT_THAT(stream_->Finish(), IsOk());
   EXPECT_TRUE(ran);
   EXPECT_EQ(seen.load(), 0x11u);
@@ -171,10 +171,39 @@ TEST_F(StreamTest, AHostFunctionOnAnIdleStreamStillRunsOffTheCallersThread) {
   EXPECT_TRUE(ran);
 }
 
+TEST_F(StreamTest, FillsOfEveryElementSizeWriteExactlyTheirRange) {
+  uint8_t* buffer = reinterpret_cast<uint8_t*>(Host(Bytes(4096)));
+  struct Case {
+    uint64_t offset;
+    uint32_t element_size;
+    uint64_t count;
+    uint32_t pattern;
+  };
+  const Case cases[] = {
+      {1, 1, 1, 0xab},      {3, 1, 13, 0x5c},          {0, 1, 4096, 0x01},     {2, 2, 1, 0xbeef},
+      {6, 2, 7, 0x1234},    {4, 2, 8, 0xcafe},         {10, 2, 1000, 0xa55a},  {4, 4, 1, 0xdeadbeef},
+      {12, 4, 250, 0x01020304}, {0, 4, 1024, 0xffffffff},
+  };
+  for (const Case& c : cases) {
+    std::memset(buffer, 0, 4096);
+    ASSERT_THAT(stream_->ShaderFill(Addr(buffer) + Bytes(c.offset), c.pattern, c.element_size, c.count), IsOk());
+    ASSERT_THAT(stream_->Finish(), IsOk());
+    const uint64_t end = c.offset + c.count * c.element_size;
+    for (uint64_t i = 0; i < 4096; ++i) {
+      const uint8_t expected =
+          (i >= c.offset && i < end) ? static_cast<uint8_t>(c.pattern >> (8 * ((i - c.offset) % c.element_size))) : 0;
+      ASSERT_EQ(buffer[i], expected) << "byte " << i << " of a fill of " << c.count << " x " << c.element_size
+                                     << " B at +" << c.offset;
+    }
+  }
+}
+
 TEST_F(StreamTest, RefusesAFillTheKernelCannotWrite) {
   uint32_t* out = Host(Bytes(4096));
-  EXPECT_THAT(stream_->ShaderFill(Addr(out) + Bytes(2), 1, Bytes(64)), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(stream_->ShaderFill(Addr(out), 1, Bytes(6)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(stream_->ShaderFill(Addr(out) + Bytes(2), 1, 4, 16), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(stream_->ShaderFill(Addr(out) + Bytes(1), 1, 2, 16), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(stream_->ShaderFill(Addr(out), 1, 3, 16), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(stream_->ShaderFill(Addr(out), 1, 4, UINT64_MAX / 2), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(stream_->ShaderCopy(Addr(out), Addr(out), Bytes(0)), IsOk()) << "size 0 queues nothing";
   EXPECT_TRUE(stream_->Idle());
 }
@@ -195,7 +224,7 @@ TEST_F(StreamTest, ManyStreamsFromManyThreadsKeepTheirOwnOrder) {
     threads.emplace_back([&, i] {
       for (uint32_t round = 1; round <= 25; ++round) {
         const uint32_t value = (i << 16) | round;
-        if (!streams_[i]->ShaderFill(vram[i], value, kSize).ok() ||
+        if (!streams_[i]->ShaderFill(vram[i], value, 4, kSize.raw() / 4).ok() ||
             !streams_[i]->SdmaCopy(Addr(outs[i]), ctx_->host_agent(), vram[i], device_->agent, kSize).ok() ||
             !streams_[i]->Finish().ok() || !AllEqual(outs[i], kSize, value)) {
           ++failures;
