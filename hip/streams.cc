@@ -1,0 +1,241 @@
+#include "hip/streams.h"
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/scoped_lock.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "hip/hip_error.h"
+
+namespace hipmem::hip {
+namespace {
+
+constexpr uint32_t kKnownEventFlags = kEventBlockingSync | kEventDisableTiming | kEventInterprocess;
+
+// The per-thread streams are keyed by a number each thread draws once.
+std::atomic<uint64_t> g_next_thread_key{1};
+thread_local const uint64_t t_thread_key = g_next_thread_key.fetch_add(1);
+
+std::string HandleText(uint64_t handle) { return absl::StrCat("0x", absl::Hex(handle)); }
+
+}  // namespace
+
+StreamTable::StreamTable(clr::Context& context) : context_(context) {
+  ScopedLock lock(&mu_);
+  null_streams_.resize(context.devices().size());
+}
+
+StreamTable::~StreamTable() {
+  // Events first (their markers hold stream signals), then every stream; each stream finishes its work.
+  ScopedLock lock(&mu_);
+  events_.clear();
+  streams_.clear();
+  per_thread_.clear();
+  null_streams_.clear();
+}
+
+absl::StatusOr<std::unique_ptr<HipStream>> StreamTable::Make(int device, uint32_t flags, int priority, bool is_null) {
+  ASSIGN_OR_RETURN(const clr::Device* d, context_.GetDevice(device));
+  ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> queue, clr::Stream::Create(context_, *d));
+  ASSIGN_OR_RETURN(std::unique_ptr<clr::BlitManager> blit, clr::BlitManager::Create(context_, *queue));
+  return std::unique_ptr<HipStream>(
+      new HipStream(device, flags, priority, is_null, std::move(queue), std::move(blit)));
+}
+
+absl::StatusOr<StreamHandle> StreamTable::Create(int device, uint32_t flags, int priority) {
+  if ((flags & ~kStreamNonBlocking) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("hipStreamCreateWithFlags: unknown flags 0x", absl::Hex(flags)));
+  }
+  priority = std::clamp(priority, kGreatestPriority, kLeastPriority);
+  ASSIGN_OR_RETURN(std::unique_ptr<HipStream> stream, Make(device, flags, priority, /*is_null=*/false));
+  const StreamHandle handle(reinterpret_cast<uint64_t>(stream.get()));
+  ScopedLock lock(&mu_);
+  streams_.emplace(handle.raw(), std::move(stream));
+  Trace(Layer::kHip, "hipStreamCreate: ", HandleText(handle.raw()), " on device ", device,
+        (flags & kStreamNonBlocking) != 0 ? " (non-blocking)" : "", ", priority ", priority);
+  return handle;
+}
+
+absl::Status StreamTable::Destroy(StreamHandle handle) {
+  std::unique_ptr<HipStream> stream;
+  {
+    ScopedLock lock(&mu_);
+    auto it = streams_.find(handle.raw());
+    if (it == streams_.end()) {
+      return InvalidHandleError(absl::StrCat("hipStreamDestroy(", HandleText(handle.raw()),
+                                             "): not a stream hipStreamCreate made, or destroyed already"));
+    }
+    stream = std::move(it->second);
+    streams_.erase(it);
+  }
+  // Outside the table's lock: the stream's destructor waits for its work.
+  stream.reset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HipStream*> StreamTable::NullStream(int device) {
+  if (device < 0 || static_cast<size_t>(device) >= null_streams_.size()) {
+    return InvalidDeviceError(absl::StrCat("device ", device));
+  }
+  if (null_streams_[device] == nullptr) {
+    ASSIGN_OR_RETURN(null_streams_[device], Make(device, 0, 0, /*is_null=*/true));
+  }
+  return null_streams_[device].get();
+}
+
+absl::StatusOr<HipStream*> StreamTable::Resolve(StreamHandle handle, int current_device) {
+  ScopedLock lock(&mu_);
+  if (handle == kNullStreamHandle || handle == kLegacyStreamHandle) return NullStream(current_device);
+  if (handle == kPerThreadStreamHandle) {
+    const uint64_t key = (t_thread_key << 8) | static_cast<uint64_t>(current_device & 0xff);
+    std::unique_ptr<HipStream>& stream = per_thread_[key];
+    if (stream == nullptr) {
+      ASSIGN_OR_RETURN(stream, Make(current_device, 0, 0, /*is_null=*/false));
+    }
+    return stream.get();
+  }
+  auto it = streams_.find(handle.raw());
+  if (it == streams_.end()) {
+    return ContextIsDestroyedError(absl::StrCat("stream ", HandleText(handle.raw()), " is not a live stream"));
+  }
+  return it->second.get();
+}
+
+std::vector<HipStream*> StreamTable::DeviceStreams(int device) {
+  std::vector<HipStream*> out;
+  if (device >= 0 && static_cast<size_t>(device) < null_streams_.size() && null_streams_[device] != nullptr) {
+    out.push_back(null_streams_[device].get());
+  }
+  for (auto& [handle, stream] : streams_) {
+    if (stream->device() == device) out.push_back(stream.get());
+  }
+  for (auto& [key, stream] : per_thread_) {
+    if (stream != nullptr && stream->device() == device) out.push_back(stream.get());
+  }
+  return out;
+}
+
+absl::Status StreamTable::BeforeCommand(HipStream& stream) {
+  if (!stream.blocking()) return absl::OkStatus();
+  ScopedLock lock(&mu_);
+  if (stream.is_null()) {
+    // The null stream waits for what every blocking stream of its device has queued.
+    for (HipStream* other : DeviceStreams(stream.device())) {
+      if (other == &stream || !other->blocking() || other->queue().Idle()) continue;
+      ASSIGN_OR_RETURN(clr::Marker mark, other->queue().Record());
+      RETURN_IF_ERROR(stream.queue().WaitFor(mark));
+    }
+    return absl::OkStatus();
+  }
+  HipStream* null = null_streams_[stream.device()].get();
+  if (null == nullptr || null->queue().Idle()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(clr::Marker mark, null->queue().Record());
+  return stream.queue().WaitFor(mark);
+}
+
+absl::Status StreamTable::Synchronize(HipStream& stream) {
+  if (stream.is_null()) {
+    std::vector<HipStream*> blocking;
+    {
+      ScopedLock lock(&mu_);
+      for (HipStream* s : DeviceStreams(stream.device())) {
+        if (s->blocking()) blocking.push_back(s);
+      }
+    }
+    for (HipStream* s : blocking) RETURN_IF_ERROR(s->queue().Finish());
+    return absl::OkStatus();
+  }
+  return stream.queue().Finish();
+}
+
+absl::Status StreamTable::Query(HipStream& stream) {
+  if (stream.queue().Idle()) return absl::OkStatus();
+  return WithHipError(absl::UnavailableError("the stream has work in progress"), hipErrorNotReady);
+}
+
+absl::Status StreamTable::SynchronizeDevice(int device) {
+  std::vector<HipStream*> all;
+  {
+    ScopedLock lock(&mu_);
+    all = DeviceStreams(device);
+  }
+  absl::Status first;
+  for (HipStream* s : all) {
+    if (absl::Status st = s->queue().Finish(); !st.ok() && first.ok()) first = st;
+  }
+  return first;
+}
+
+absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
+  if ((flags & ~kKnownEventFlags) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("hipEventCreateWithFlags: unknown flags 0x", absl::Hex(flags)));
+  }
+  auto event = std::make_unique<Event>(Event{flags, std::nullopt});
+  const EventHandle handle(reinterpret_cast<uint64_t>(event.get()));
+  ScopedLock lock(&mu_);
+  events_.emplace(handle.raw(), std::move(event));
+  return handle;
+}
+
+absl::StatusOr<StreamTable::Event*> StreamTable::FindEvent(EventHandle event) {
+  auto it = events_.find(event.raw());
+  if (it == events_.end()) {
+    return InvalidHandleError(absl::StrCat("event ", HandleText(event.raw()), " is not a live event"));
+  }
+  return it->second.get();
+}
+
+absl::Status StreamTable::DestroyEvent(EventHandle event) {
+  ScopedLock lock(&mu_);
+  RETURN_IF_ERROR(FindEvent(event).status());
+  events_.erase(event.raw());
+  return absl::OkStatus();
+}
+
+absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
+  ASSIGN_OR_RETURN(clr::Marker mark, stream.queue().Record());
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(Event * e, FindEvent(event));
+  e->marker = std::move(mark);
+  return absl::OkStatus();
+}
+
+absl::Status StreamTable::QueryEvent(EventHandle event) {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(Event * e, FindEvent(event));
+  if (!e->marker.has_value() || e->marker->Done()) return absl::OkStatus();
+  return WithHipError(absl::UnavailableError("the event's work is in progress"), hipErrorNotReady);
+}
+
+absl::Status StreamTable::SynchronizeEvent(EventHandle event) {
+  std::optional<clr::Marker> mark;
+  {
+    ScopedLock lock(&mu_);
+    ASSIGN_OR_RETURN(Event * e, FindEvent(event));
+    mark = e->marker;
+  }
+  return mark.has_value() ? mark->Wait() : absl::OkStatus();
+}
+
+absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32_t flags) {
+  if (flags != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("hipStreamWaitEvent: flags 0x", absl::Hex(flags), " (must be 0)"));
+  }
+  std::optional<clr::Marker> mark;
+  {
+    ScopedLock lock(&mu_);
+    ASSIGN_OR_RETURN(Event * e, FindEvent(event));
+    mark = e->marker;
+  }
+  return mark.has_value() ? stream.queue().WaitFor(*mark) : absl::OkStatus();
+}
+
+size_t StreamTable::stream_count() const {
+  ScopedLock lock(&mu_);
+  return streams_.size();
+}
+
+}  // namespace hipmem::hip

@@ -1,0 +1,148 @@
+// HIP streams and events over ROCclr's command queues: what hipStream* and hipEvent* are thin shells over.
+//
+// Plays hipamd's hip::Stream / hip::Event (hip_stream.cpp, hip_event.cpp) on clr::Stream. Each device has a
+// null stream (the legacy default stream), made on first use. The legacy rules (CUDA's, which CLR follows):
+// work queued on the null stream waits for the work already queued on every blocking stream of its device,
+// and work queued on a blocking stream waits for the null stream's; hipStreamNonBlocking streams take part
+// in neither. hipStreamPerThread names a per-thread blocking stream of the current device. These waits are
+// dependencies on signals (markers), never host blocking.
+//
+// Handles are the objects' addresses, as in CLR, and every call checks them against the live set, so a
+// destroyed or foreign handle is an error instead of a crash. Thread-safe.
+#ifndef HIPMEM_HIP_STREAMS_H_
+#define HIPMEM_HIP_STREAMS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/strong_id.h"
+#include "clr/blit_manager.h"
+#include "clr/context.h"
+#include "clr/stream.h"
+
+namespace hipmem::hip {
+
+// hipStream_t's value: 0 and 1 (hipStreamLegacy) name the current device's null stream, 2 the calling
+// thread's per-thread stream (hipStreamPerThread); any other value, a stream StreamTable::Create made.
+using StreamHandle = StrongId<struct StreamHandleTag, uint64_t>;
+inline constexpr StreamHandle kNullStreamHandle{0};
+inline constexpr StreamHandle kLegacyStreamHandle{1};
+inline constexpr StreamHandle kPerThreadStreamHandle{2};
+// hipEvent_t's value.
+using EventHandle = StrongId<struct EventHandleTag, uint64_t>;
+
+// hipStreamDefault / hipStreamNonBlocking.
+inline constexpr uint32_t kStreamNonBlocking = 0x1;
+// hipEventDefault, hipEventBlockingSync, hipEventDisableTiming, hipEventInterprocess (the bits CLR accepts).
+inline constexpr uint32_t kEventBlockingSync = 0x1;
+inline constexpr uint32_t kEventDisableTiming = 0x2;
+inline constexpr uint32_t kEventInterprocess = 0x4;
+
+class HipStream {
+ public:
+  int device() const { return device_; }
+  uint32_t flags() const { return flags_; }
+  int priority() const { return priority_; }
+  bool is_null() const { return is_null_; }
+  // Whether it synchronizes with the null stream (everything but hipStreamNonBlocking streams).
+  bool blocking() const { return (flags_ & kStreamNonBlocking) == 0; }
+  clr::Stream& queue() { return *queue_; }
+  clr::BlitManager& blit() { return *blit_; }
+
+ private:
+  friend class StreamTable;
+  HipStream(int device, uint32_t flags, int priority, bool is_null, std::unique_ptr<clr::Stream> queue,
+            std::unique_ptr<clr::BlitManager> blit)
+      : device_(device), flags_(flags), priority_(priority), is_null_(is_null), queue_(std::move(queue)),
+        blit_(std::move(blit)) {}
+
+  const int device_;
+  const uint32_t flags_;
+  const int priority_;
+  const bool is_null_;
+  std::unique_ptr<clr::Stream> queue_;
+  std::unique_ptr<clr::BlitManager> blit_;  // declared after queue_: goes first
+};
+
+class StreamTable {
+ public:
+  // hipDeviceGetStreamPriorityRange: CLR's Priority enum, High = -1 (greatest) ... Low = 1 (least).
+  static constexpr int kGreatestPriority = -1;
+  static constexpr int kLeastPriority = 1;
+
+  // `context` must outlive the table.
+  explicit StreamTable(clr::Context& context);
+  // Destroys every stream and event left, each after its work is done.
+  ~StreamTable();
+  StreamTable(const StreamTable&) = delete;
+  StreamTable& operator=(const StreamTable&) = delete;
+
+  // hipStreamCreateWithPriority on `device`. A priority outside the range is clamped to it, as CLR does.
+  // Errors: kInvalidArgument for unknown flag bits; the queue's (kResourceExhausted).
+  absl::StatusOr<StreamHandle> Create(int device, uint32_t flags, int priority);
+  // hipStreamDestroy: waits for the stream's work, then releases it. Errors: InvalidHandleError for the null
+  // stream, hipStreamPerThread or a handle that names no live stream.
+  absl::Status Destroy(StreamHandle handle);
+  // The stream `handle` names for work issued while `current_device` is current. Errors:
+  // ContextIsDestroyedError for a handle that names no live stream (CLR's answer for a destroyed stream);
+  // the null or per-thread stream's creation errors.
+  absl::StatusOr<HipStream*> Resolve(StreamHandle handle, int current_device);
+
+  // Applies the legacy default stream's rules before a command is queued on `stream`.
+  absl::Status BeforeCommand(HipStream& stream);
+  // hipStreamSynchronize. The null stream also waits for every blocking stream of its device (CLR's
+  // SyncAllStreams). Errors: kDataLoss when a command failed.
+  absl::Status Synchronize(HipStream& stream);
+  // hipStreamQuery: OK when idle, kUnavailable (hipErrorNotReady) otherwise.
+  absl::Status Query(HipStream& stream);
+  // hipDeviceSynchronize: every stream of `device`.
+  absl::Status SynchronizeDevice(int device);
+
+  // hipEventCreateWithFlags. Errors: kInvalidArgument for unknown flag bits.
+  absl::StatusOr<EventHandle> CreateEvent(uint32_t flags);
+  // hipEventDestroy. Errors: InvalidHandleError for an unknown event.
+  absl::Status DestroyEvent(EventHandle event);
+  // hipEventRecord: the event now marks the end of `stream`'s queued work. Errors: InvalidHandleError.
+  absl::Status RecordEvent(EventHandle event, HipStream& stream);
+  // hipEventQuery: OK when the marked work is done (or the event was never recorded), kUnavailable
+  // (hipErrorNotReady) otherwise. Errors: InvalidHandleError.
+  absl::Status QueryEvent(EventHandle event);
+  // hipEventSynchronize: blocks until the marked work is done. Errors: InvalidHandleError; kDataLoss.
+  absl::Status SynchronizeEvent(EventHandle event);
+  // hipStreamWaitEvent: work queued on `stream` afterwards waits for the event's marked work; a never-recorded
+  // event is no wait. Errors: kInvalidArgument for flags other than 0; InvalidHandleError.
+  absl::Status WaitEvent(HipStream& stream, EventHandle event, uint32_t flags);
+
+  size_t stream_count() const;
+
+ private:
+  struct Event {
+    uint32_t flags;
+    std::optional<clr::Marker> marker;
+  };
+
+  absl::StatusOr<std::unique_ptr<HipStream>> Make(int device, uint32_t flags, int priority, bool is_null);
+  absl::StatusOr<HipStream*> NullStream(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<Event*> FindEvent(EventHandle event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The streams of `device`, null stream included.
+  std::vector<HipStream*> DeviceStreams(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  clr::Context& context_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<uint64_t, std::unique_ptr<HipStream>> streams_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<HipStream>> null_streams_ ABSL_GUARDED_BY(mu_);  // by device, made on first use
+  // hipStreamPerThread's streams, by (thread key << 8 | device), made on first use.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<HipStream>> per_thread_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::unique_ptr<Event>> events_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hipmem::hip
+
+#endif  // HIPMEM_HIP_STREAMS_H_

@@ -1,0 +1,209 @@
+// Streams and events: handles, the legacy default stream's implicit waits, events across streams.
+#include "hip/streams.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "hip/hip_error.h"
+#include "testing/status_matchers.h"
+
+namespace hipmem::hip {
+namespace {
+
+using ::hipmem_testing::IsOk;
+using ::hipmem_testing::StatusIs;
+
+class StreamTableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(ctx_, clr::Context::Create());
+    table_ = std::make_unique<StreamTable>(*ctx_);
+  }
+  void TearDown() override {
+    table_.reset();
+    ctx_.reset();
+  }
+
+  HipStream* Resolve(StreamHandle h) {
+    absl::StatusOr<HipStream*> s = table_->Resolve(h, 0);
+    EXPECT_THAT(s, IsOk());
+    return s.value_or(nullptr);
+  }
+  // A fine-grained word the GPU writes and the CPU reads.
+  uint32_t* Word() {
+    absl::StatusOr<DeviceAddress> a = ctx_->AllocHost(ctx_->devices()[0], Bytes(4096), clr::HostCoherence::kCoherent, 0);
+    EXPECT_THAT(a, IsOk());
+    return a.ok() ? static_cast<uint32_t*>(a->ToPointer()) : nullptr;
+  }
+  // Queues a host function that blocks `stream` until `gate` is notified.
+  static void Gate(HipStream& stream, absl::Notification& gate) {
+    ASSERT_THAT(stream.queue().HostFunction([&gate] { gate.WaitForNotification(); }), IsOk());
+  }
+  static void Set(HipStream& stream, uint32_t* word, uint32_t value) {
+    ASSERT_THAT(stream.queue().ShaderFill(DeviceAddress::FromPointer(word), value, 4, 1), IsOk());
+  }
+
+  std::unique_ptr<clr::Context> ctx_;
+  std::unique_ptr<StreamTable> table_;
+};
+
+TEST_F(StreamTableTest, HandlesAreCheckedAgainstTheLiveStreams) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
+  EXPECT_EQ(table_->stream_count(), 1u);
+  EXPECT_THAT(table_->Resolve(s, 0), IsOk());
+  EXPECT_THAT(table_->Destroy(s), IsOk());
+  EXPECT_EQ(ToHipError(table_->Resolve(s, 0).status()), hipErrorContextIsDestroyed);
+  EXPECT_EQ(ToHipError(table_->Destroy(s)), hipErrorInvalidHandle);
+  EXPECT_EQ(ToHipError(table_->Destroy(kNullStreamHandle)), hipErrorInvalidHandle);
+  EXPECT_EQ(ToHipError(table_->Destroy(kPerThreadStreamHandle)), hipErrorInvalidHandle);
+  EXPECT_THAT(table_->Create(0, 0x2, 0), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(ToHipError(table_->Create(7, 0, 0).status()), hipErrorInvalidValue) << "no device 7";
+  // hipStreamLegacy and 0 are the same null stream; the per-thread stream is another.
+  EXPECT_EQ(Resolve(kNullStreamHandle), Resolve(kLegacyStreamHandle));
+  EXPECT_TRUE(Resolve(kNullStreamHandle)->is_null());
+  EXPECT_NE(Resolve(kPerThreadStreamHandle), Resolve(kNullStreamHandle));
+}
+
+TEST_F(StreamTableTest, PrioritiesAreClampedToTheRange) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle high, table_->Create(0, 0, -100));
+  ASSERT_OK_AND_ASSIGN(StreamHandle low, table_->Create(0, 0, 100));
+  EXPECT_EQ(Resolve(high)->priority(), StreamTable::kGreatestPriority);
+  EXPECT_EQ(Resolve(low)->priority(), StreamTable::kLeastPriority);
+}
+
+TEST_F(StreamTableTest, TheNullStreamWaitsForBlockingStreamsButNotForNonBlockingOnes) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, 0, 0));
+  ASSERT_OK_AND_ASSIGN(StreamHandle nb, table_->Create(0, kStreamNonBlocking, 0));
+  HipStream* blocking = Resolve(b);
+  HipStream* non_blocking = Resolve(nb);
+  HipStream* null = Resolve(kNullStreamHandle);
+  uint32_t* word = Word();
+
+  // Held back by a gated blocking stream.
+  absl::Notification gate;
+  Gate(*blocking, gate);
+  ASSERT_THAT(table_->BeforeCommand(*null), IsOk());
+  Set(*null, word, 1);
+  absl::SleepFor(absl::Milliseconds(30));
+  EXPECT_EQ(*word, 0u) << "null-stream work ran before the blocking stream's earlier work";
+  gate.Notify();
+  ASSERT_THAT(table_->Synchronize(*null), IsOk());
+  EXPECT_EQ(*word, 1u);
+
+  // Not held back by a gated non-blocking stream.
+  absl::Notification gate2;
+  Gate(*non_blocking, gate2);
+  ASSERT_THAT(table_->BeforeCommand(*null), IsOk());
+  Set(*null, word, 2);
+  ASSERT_THAT(null->queue().Finish(), IsOk());
+  EXPECT_EQ(*word, 2u);
+  gate2.Notify();
+  EXPECT_THAT(table_->SynchronizeDevice(0), IsOk());
+}
+
+TEST_F(StreamTableTest, BlockingStreamsWaitForTheNullStream) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, 0, 0));
+  ASSERT_OK_AND_ASSIGN(StreamHandle nb, table_->Create(0, kStreamNonBlocking, 0));
+  HipStream* null = Resolve(kNullStreamHandle);
+  uint32_t* word = Word();
+  uint32_t* other = Word();
+  absl::Notification gate;
+  Gate(*null, gate);
+  ASSERT_THAT(table_->BeforeCommand(*Resolve(nb)), IsOk());
+  Set(*Resolve(nb), other, 9);
+  ASSERT_THAT(Resolve(nb)->queue().Finish(), IsOk()) << "a non-blocking stream is not held by the null stream";
+  EXPECT_EQ(*other, 9u);
+  ASSERT_THAT(table_->BeforeCommand(*Resolve(b)), IsOk());
+  Set(*Resolve(b), word, 5);
+  absl::SleepFor(absl::Milliseconds(30));
+  EXPECT_EQ(*word, 0u);
+  EXPECT_EQ(ToHipError(table_->Query(*Resolve(b))), hipErrorNotReady);
+  gate.Notify();
+  ASSERT_THAT(table_->Synchronize(*Resolve(b)), IsOk());
+  EXPECT_EQ(*word, 5u);
+  EXPECT_THAT(table_->Query(*Resolve(b)), IsOk());
+}
+
+TEST_F(StreamTableTest, EventsMarkWorkAndOrderOtherStreams) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle a, table_->Create(0, kStreamNonBlocking, 0));
+  ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, kStreamNonBlocking, 0));
+  ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0));
+  EXPECT_THAT(table_->QueryEvent(e), IsOk()) << "an event never recorded is complete";
+  EXPECT_THAT(table_->SynchronizeEvent(e), IsOk());
+  EXPECT_THAT(table_->WaitEvent(*Resolve(b), e, 0), IsOk()) << "waiting on a never-recorded event is no wait";
+
+  uint32_t* word = Word();
+  absl::Notification gate;
+  Gate(*Resolve(a), gate);
+  ASSERT_THAT(table_->RecordEvent(e, *Resolve(a)), IsOk());
+  EXPECT_EQ(ToHipError(table_->QueryEvent(e)), hipErrorNotReady);
+  ASSERT_THAT(table_->WaitEvent(*Resolve(b), e, 0), IsOk());
+  Set(*Resolve(b), word, 3);
+  absl::SleepFor(absl::Milliseconds(30));
+  EXPECT_EQ(*word, 0u);
+  gate.Notify();
+  EXPECT_THAT(table_->SynchronizeEvent(e), IsOk());
+  EXPECT_THAT(table_->QueryEvent(e), IsOk());
+  ASSERT_THAT(table_->Synchronize(*Resolve(b)), IsOk());
+  EXPECT_EQ(*word, 3u);
+
+  EXPECT_THAT(table_->WaitEvent(*Resolve(b), e, 1), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(table_->CreateEvent(0x80), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(table_->DestroyEvent(e), IsOk());
+  EXPECT_EQ(ToHipError(table_->QueryEvent(e)), hipErrorInvalidHandle);
+  EXPECT_EQ(ToHipError(table_->DestroyEvent(e)), hipErrorInvalidHandle);
+}
+
+TEST_F(StreamTableTest, AnEventDestroyedWhileAStreamWaitsOnItStillReleasesTheStream) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle a, table_->Create(0, kStreamNonBlocking, 0));
+  ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, kStreamNonBlocking, 0));
+  ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0));
+  uint32_t* word = Word();
+  absl::Notification gate;
+  Gate(*Resolve(a), gate);
+  ASSERT_THAT(table_->RecordEvent(e, *Resolve(a)), IsOk());
+  ASSERT_THAT(table_->WaitEvent(*Resolve(b), e, 0), IsOk());
+  Set(*Resolve(b), word, 4);
+  ASSERT_THAT(table_->DestroyEvent(e), IsOk());
+  gate.Notify();
+  ASSERT_THAT(table_->Synchronize(*Resolve(b)), IsOk());
+  EXPECT_EQ(*word, 4u);
+}
+
+TEST_F(StreamTableTest, EachThreadHasItsOwnPerThreadStream) {
+  HipStream* mine = Resolve(kPerThreadStreamHandle);
+  EXPECT_EQ(mine, Resolve(kPerThreadStreamHandle));
+  HipStream* theirs = nullptr;
+  std::thread t([&] { theirs = Resolve(kPerThreadStreamHandle); });
+  t.join();
+  EXPECT_NE(theirs, nullptr);
+  EXPECT_NE(mine, theirs);
+  EXPECT_TRUE(mine->blocking());
+}
+
+TEST_F(StreamTableTest, DestroyingAStreamWaitsForItsWork) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
+  uint32_t* word = Word();
+  std::atomic<bool> released{false};
+  absl::Notification gate;
+  Gate(*Resolve(s), gate);
+  Set(*Resolve(s), word, 8);
+  std::thread releaser([&] {
+    absl::SleepFor(absl::Milliseconds(30));
+    released = true;
+    gate.Notify();
+  });
+  ASSERT_THAT(table_->Destroy(s), IsOk());
+  EXPECT_TRUE(released.load());
+  EXPECT_EQ(*word, 8u);
+  releaser.join();
+}
+
+}  // namespace
+}  // namespace hipmem::hip
