@@ -44,7 +44,17 @@ absl::StatusOr<Runtime*> Runtime::Get() {
   return *runtime;
 }
 
-Runtime::Runtime(std::unique_ptr<clr::Context> context) : context_(std::move(context)) {}
+Runtime::Runtime(std::unique_ptr<clr::Context> context)
+    : context_(std::move(context)), streams_(std::make_unique<StreamTable>(*context_)) {}
+
+Runtime::~Runtime() {
+  streams_.reset();  // streams finish their work before the context goes
+}
+
+int Runtime::DeviceOf(const void* ptr) const {
+  const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
+  return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : -1;
+}
 
 int Runtime::current_device() const { return t_current_device; }
 
@@ -89,7 +99,10 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
 
 absl::Status Runtime::Free(void* ptr) {
   if (ptr == nullptr) return absl::OkStatus();
-  // Upstream hipFree first synchronises the owning device's streams; this stack has no streams yet.
+  // CLR's hipFree synchronises the owning device's streams first: queued work may still use the memory.
+  if (const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr)); ref.has_value()) {
+    RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));
+  }
   absl::Status s = context_->Free(Address(ptr));
   if (absl::IsNotFound(s)) return Recode(Annotate(s, absl::StrCat("hipFree(", AddressText(ptr), ")")), absl::StatusCode::kInvalidArgument);
   RETURN_IF_ERROR(s);
@@ -109,13 +122,22 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
     // Neither side is memory HIP knows, and the (simulated) device cannot reach pageable memory.
     return absl::InvalidArgumentError(absl::StrCat(context, ": neither pointer is device-accessible"));
   }
-  absl::StatusOr<clr::CopyDirection> direction = context_->Copy(Address(dst), Address(src), Bytes(size));
-  if (absl::IsOutOfRange(direction.status())) {
-    return Recode(Annotate(direction.status(), context), absl::StatusCode::kInvalidArgument);
-  }
-  RETURN_IF_ERROR(Annotate(direction.status(), context));
-  Trace(Layer::kHip, context);
-  return absl::OkStatus();
+  // On the null stream of the device whose memory it touches (CLR sends a copy to the memory's device), after
+  // the legacy stream's implicit waits; then hipMemcpy waits for its own command, except a copy inside one
+  // device, which CLR leaves running.
+  const int dst_device = DeviceOf(dst);
+  const int src_device = DeviceOf(src);
+  const int device = dst_device >= 0 ? dst_device : (src_device >= 0 ? src_device : current_device());
+  ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(kNullStreamHandle, device));
+  RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
+  absl::StatusOr<clr::CopyPath> path =
+      stream->blit().Copy(Address(dst), Address(src), Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
+  if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context), absl::StatusCode::kInvalidArgument);
+  RETURN_IF_ERROR(Annotate(path.status(), context));
+  Trace(Layer::kHip, context, ": ", clr::CopyPathName(*path));
+  if (dst_device >= 0 && dst_device == src_device) return absl::OkStatus();
+  ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
+  return Annotate(done.Wait(), context);
 }
 
 absl::StatusOr<clr::MemInfo> Runtime::MemGetInfo() { return context_->GetMemInfo(CurrentDevice()); }

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "clr/context.h"
+#include "hip/streams.h"
 
 namespace hipmem::hip {
 
@@ -48,6 +49,9 @@ class Runtime {
 
   // For tests: a runtime over an existing CLR context.
   explicit Runtime(std::unique_ptr<clr::Context> context);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
 
   int device_count() const { return static_cast<int>(context_->devices().size()); }
   // The calling thread's current device (0 until SetDevice).
@@ -67,7 +71,9 @@ class Runtime {
   // that is not the start of a live allocation.
   absl::Status Free(void* ptr);
 
-  // hipMemcpy: the direction comes from the pointer map; `kind` is only validated.
+  // hipMemcpy: the direction and the path come from the pointer map (clr::BlitManager); `kind` is only
+  // validated, and kDeviceToDeviceNoCu asks for SDMA. Queued on the null stream of the device whose memory it
+  // touches; returns when the copy is done, except a copy inside one device's memory, which may still run.
   // OK at once for size 0 or (dst == src with kDefault); kInvalidArgument for a null pointer, a
   // copy past the end of an allocation, or two unknown pointers with a device kind;
   // InvalidMemcpyDirectionError for a kind outside hipMemcpyKind.
@@ -76,13 +82,19 @@ class Runtime {
   // hipMemGetInfo of the current device.
   absl::StatusOr<clr::MemInfo> MemGetInfo();
 
+  // The streams and events of this runtime.
+  StreamTable& streams() { return *streams_; }
+
   // hipPointerGetAttributes: unknown pointers are kUnregistered, not an error.
   PointerAttributes GetPointerAttributes(const void* ptr) const;
 
  private:
   const clr::Device& CurrentDevice() const;
+  // The device owning `ptr` when it is device memory, else -1.
+  int DeviceOf(const void* ptr) const;
 
   std::unique_ptr<clr::Context> context_;
+  std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
 };
 
 }  // namespace hipmem::hip

@@ -17,9 +17,11 @@ grep -q "^Processes:  *1$" <<<"$info"  # the runtime's own, while `info` has it 
 grep -q "^VRAM gpu 0x" <<<"$info"
 # One process, several commands: the second sees what the first left in the simulated kernel.
 both=$("$hipmem" tour info dmesg)
-grep -q "queue 0 .* SDMA .* active" <<<"$both"
+grep -q "queue 0 .* COMPUTE_AQL .* active" <<<"$both"  # the null stream's queue
+grep -q "queue [0-9]* .* SDMA .* active" <<<"$both"      # the copy engine the 1 MiB D2H ran on
 grep -q "kfd_sim: process 1 (pid [0-9]*) opened /dev/kfd" <<<"$both"
-grep -q "created SDMA queue 0" <<<"$both"
+grep -q "created COMPUTE_AQL queue 0" <<<"$both"
+grep -q "created SDMA queue [0-9]" <<<"$both"
 grep -q "closed /dev/kfd: released" <<<"$both"  # info's own runtime, shut down again
 dmesg=$("$hipmem" dmesg)
 grep -q "^\[ *0\.[0-9]\{6\}\] info : kfd_sim: gpu_id 0x" <<<"$dmesg"
