@@ -104,7 +104,10 @@ absl::Status Runtime::Free(void* ptr) {
     RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));
   }
   absl::Status s = context_->Free(Address(ptr));
-  if (absl::IsNotFound(s)) return Recode(Annotate(s, absl::StrCat("hipFree(", AddressText(ptr), ")")), absl::StatusCode::kInvalidArgument);
+  // Unknown, interior, freed, or registered memory (hipHostUnregister releases that): hipErrorInvalidValue.
+  if (absl::IsNotFound(s) || absl::IsFailedPrecondition(s)) {
+    return Recode(Annotate(s, absl::StrCat("hipFree(", AddressText(ptr), ")")), absl::StatusCode::kInvalidArgument);
+  }
   RETURN_IF_ERROR(s);
   Trace(Layer::kHip, "hipFree(", AddressText(ptr), ")");
   return absl::OkStatus();
@@ -140,16 +143,121 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   return Annotate(done.Wait(), context);
 }
 
+absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, MemcpyKind kind, StreamHandle handle) {
+  const std::string context = absl::StrCat("hipMemcpyAsync(", AddressText(dst), ", ", AddressText(src), ", ", size,
+                                           ", kind=", static_cast<uint32_t>(kind), ")");
+  ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(handle, current_device()));
+  if (size == 0) return absl::OkStatus();
+  if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
+  if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context, ": not a hipMemcpyKind"));
+  if (dst == src && kind == MemcpyKind::kDefault) return absl::OkStatus();
+  const int dst_device = DeviceOf(dst);
+  const int src_device = DeviceOf(src);
+  const int memory_device = dst_device >= 0 ? dst_device : src_device;
+  HipStream* target = stream;
+  if (memory_device >= 0 && memory_device != stream->device()) {
+    // CLR queues it on the memory's device, after the caller's stream; the caller's later work waits for it.
+    ASSIGN_OR_RETURN(target, streams_->Resolve(kNullStreamHandle, memory_device));
+    ASSIGN_OR_RETURN(clr::Marker before, stream->queue().Record());
+    RETURN_IF_ERROR(target->queue().WaitFor(before));
+  }
+  RETURN_IF_ERROR(streams_->BeforeCommand(*target));
+  absl::StatusOr<clr::CopyPath> path =
+      target->blit().Copy(Address(dst), Address(src), Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
+  if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context), absl::StatusCode::kInvalidArgument);
+  RETURN_IF_ERROR(Annotate(path.status(), context));
+  Trace(Layer::kHip, context, ": ", clr::CopyPathName(*path));
+  if (target != stream) {
+    ASSIGN_OR_RETURN(clr::Marker after, target->queue().Record());
+    RETURN_IF_ERROR(stream->queue().WaitFor(after));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::Memset(void* dst, uint32_t value, uint32_t element_size, size_t count, StreamHandle handle,
+                             bool async) {
+  const std::string context = absl::StrCat("hipMemset(", AddressText(dst), ", 0x", absl::Hex(value), ", ", count,
+                                           " x ", element_size, " B)");
+  ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(handle, current_device()));
+  if (dst == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
+  if (count == 0) return absl::OkStatus();
+  RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
+  absl::Status filled = stream->blit().Fill(Address(dst), value, element_size, count);
+  if (absl::IsOutOfRange(filled)) return Recode(Annotate(filled, context), absl::StatusCode::kInvalidArgument);
+  RETURN_IF_ERROR(Annotate(filled, context));
+  Trace(Layer::kHip, context);
+  if (async) return absl::OkStatus();
+  ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
+  return Annotate(done.Wait(), context);
+}
+
+absl::Status Runtime::LaunchHostFunc(StreamHandle handle, std::function<void()> function) {
+  ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(handle, current_device()));
+  if (!function) return absl::InvalidArgumentError("hipLaunchHostFunc: no function");
+  RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
+  return stream->queue().HostFunction(std::move(function));
+}
+
+absl::Status Runtime::HostRegister(void* ptr, size_t size, uint32_t flags) {
+  const std::string context =
+      absl::StrCat("hipHostRegister(", AddressText(ptr), ", ", size, ", flags=0x", absl::Hex(flags), ")");
+  // hipHostRegisterDefault | Portable | Mapped | IoMemory | ReadOnly.
+  if (ptr == nullptr || size == 0 || flags > 0xf) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer, size 0 or unknown flags"));
+  }
+  absl::StatusOr<DeviceAddress> gpu = context_->RegisterHost(CurrentDevice(), Address(ptr), Bytes(size), flags);
+  if (absl::IsAlreadyExists(gpu.status())) {
+    return HostMemoryAlreadyRegisteredError(absl::StrCat(context, ": ", gpu.status().message()));
+  }
+  // A failed pin is hipErrorInvalidValue in CLR, whatever the KFD said.
+  if (!gpu.ok()) return Recode(Annotate(gpu.status(), context), absl::StatusCode::kInvalidArgument);
+  Trace(Layer::kHip, context, " -> GPUs use ", AddressText(*gpu));
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::HostUnregister(void* ptr) {
+  if (ptr == nullptr) return absl::InvalidArgumentError("hipHostUnregister(nullptr)");
+  const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
+  if (!ref.has_value() || ref->desc.kind != clr::MemoryKind::kRegistered || ref->offset.raw() != 0) {
+    return HostMemoryNotRegisteredError(absl::StrCat("hipHostUnregister(", AddressText(ptr), "): not registered"));
+  }
+  // CLR synchronises the device first: queued copies may still read or write the pages.
+  RETURN_IF_ERROR(streams_->SynchronizeDevice(ref->desc.device));
+  absl::Status s = context_->UnregisterHost(Address(ptr));
+  if (absl::IsNotFound(s)) return HostMemoryNotRegisteredError(s.message());
+  return s;
+}
+
+absl::StatusOr<void*> Runtime::HostGetDevicePointer(void* ptr, uint32_t flags) const {
+  const std::string context = absl::StrCat("hipHostGetDevicePointer(", AddressText(ptr), ", flags=", flags, ")");
+  if (ptr == nullptr || flags != 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null or flags"));
+  const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
+  if (!ref.has_value() || ref->desc.kind == clr::MemoryKind::kDevice) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": not host memory HIP allocated or registered"));
+  }
+  return (ref->desc.gpu_address + ref->offset).ToPointer();
+}
+
+absl::StatusOr<uint32_t> Runtime::HostGetFlags(const void* ptr) const {
+  const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
+  if (ptr == nullptr || !ref.has_value() || ref->desc.kind == clr::MemoryKind::kDevice) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hipHostGetFlags(", AddressText(ptr), "): not host memory HIP allocated or registered"));
+  }
+  return ref->desc.user_flags;
+}
+
 absl::StatusOr<clr::MemInfo> Runtime::MemGetInfo() { return context_->GetMemInfo(CurrentDevice()); }
 
 PointerAttributes Runtime::GetPointerAttributes(const void* ptr) const {
   PointerAttributes attributes;
   const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
   if (!ref.has_value()) return attributes;
-  const bool host = ref->desc.kind == clr::MemoryKind::kHost;
+  const bool host = ref->desc.kind != clr::MemoryKind::kDevice;
   attributes.type = host ? MemoryType::kHost : MemoryType::kDevice;
   attributes.device = ref->desc.device;
-  attributes.device_pointer = const_cast<void*>(ptr);  // GPU VA == CPU VA, offset included
+  // Where the GPUs see it: the same address, except for registered memory (its lock's GPU address).
+  attributes.device_pointer = (ref->desc.gpu_address + ref->offset).ToPointer();
   attributes.host_pointer = host ? const_cast<void*>(ptr) : nullptr;
   attributes.allocation_flags = ref->desc.user_flags;
   return attributes;

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -78,6 +79,38 @@ class Runtime {
   // copy past the end of an allocation, or two unknown pointers with a device kind;
   // InvalidMemcpyDirectionError for a kind outside hipMemcpyKind.
   absl::Status Memcpy(void* dst, const void* src, size_t size, MemcpyKind kind);
+
+  // hipMemcpyAsync: as Memcpy, queued on `stream` (a copy touching another device's memory goes to that
+  // device's null stream, ordered after `stream`'s work and before its later work, as CLR sends it there).
+  // Returns once queued, except what touches pageable memory (clr::BlitManager::Copy). Errors: Memcpy's;
+  // ContextIsDestroyedError for a stream that is not live.
+  absl::Status MemcpyAsync(void* dst, const void* src, size_t size, MemcpyKind kind, StreamHandle stream);
+
+  // hipMemset / hipMemsetD8/D16/D32 (+Async): `count` elements of `element_size` bytes with the low bytes of
+  // `value`, on the fill kernel of `stream`; without `async`, returns when done (hipMemset waits as CLR's
+  // does). OK at once for count 0. Errors: kInvalidArgument (hipErrorInvalidValue) for a null `dst`, memory
+  // HIP did not allocate or register, a fill past its end or a `dst` not aligned to the element;
+  // ContextIsDestroyedError for a dead stream.
+  absl::Status Memset(void* dst, uint32_t value, uint32_t element_size, size_t count, StreamHandle stream,
+                      bool async);
+
+  // hipLaunchHostFunc / hipStreamAddCallback: `function` runs on the runtime's handler thread once the work
+  // queued on `stream` before it is done; work queued after it waits for it. Errors as MemcpyAsync's.
+  absl::Status LaunchHostFunc(StreamHandle stream, std::function<void()> function);
+
+  // hipHostRegister: locks [ptr, ptr + size) for every GPU. Errors: kInvalidArgument for a null pointer, size 0,
+  // unknown flag bits, or memory the KFD cannot pin; HostMemoryAlreadyRegisteredError when it overlaps memory
+  // HIP knows (current CLR).
+  absl::Status HostRegister(void* ptr, size_t size, uint32_t flags);
+  // hipHostUnregister: after the current device's streams are done. Errors: kInvalidArgument for null;
+  // HostMemoryNotRegisteredError for a pointer that does not start registered memory.
+  absl::Status HostUnregister(void* ptr);
+  // hipHostGetDevicePointer: where the GPUs reach host memory HIP allocated or registered. Errors:
+  // kInvalidArgument for flags other than 0, a null pointer, or memory that is not such host memory.
+  absl::StatusOr<void*> HostGetDevicePointer(void* ptr, uint32_t flags) const;
+  // hipHostGetFlags: the flags the host memory containing `ptr` was allocated or registered with. Errors:
+  // kInvalidArgument for a pointer into anything else.
+  absl::StatusOr<uint32_t> HostGetFlags(const void* ptr) const;
 
   // hipMemGetInfo of the current device.
   absl::StatusOr<clr::MemInfo> MemGetInfo();

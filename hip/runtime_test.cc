@@ -1,6 +1,7 @@
 // hip::Runtime's C++ API over a private CLR context (the default simulated machine).
 #include "hip/runtime.h"
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -99,6 +100,93 @@ TEST_F(HipRuntimeTest, ConcurrentMallocFreeKeepsAccountingExact) {
   for (std::thread& t : threads) t.join();
   ASSERT_OK_AND_ASSIGN(clr::MemInfo after, rt_->MemGetInfo());
   EXPECT_EQ(after.free, before.free);
+}
+
+TEST_F(HipRuntimeTest, AsyncCopiesAndMemsetsRunInStreamOrder) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle stream, rt_->streams().Create(0, 0, 0));
+  constexpr size_t kSize = 256 * 1024;
+  ASSERT_OK_AND_ASSIGN(void* d, rt_->Malloc(kSize));
+  ASSERT_OK_AND_ASSIGN(void* pinned, rt_->HostMalloc(kSize, 0));
+  std::vector<unsigned char> pageable(kSize, 0);
+  for (int round = 1; round <= 5; ++round) {
+    ASSERT_THAT(rt_->Memset(d, 0x10 + round, 1, kSize, stream, /*async=*/true), IsOk());
+    ASSERT_THAT(rt_->MemcpyAsync(pinned, d, kSize, MemcpyKind::kDeviceToHost, stream), IsOk());
+    ASSERT_THAT(rt_->Memset(d, 0x20 + round, 1, kSize, stream, /*async=*/true), IsOk());
+    ASSERT_THAT(rt_->MemcpyAsync(pageable.data(), d, kSize, MemcpyKind::kDeviceToHost, stream), IsOk());
+    ASSERT_THAT(rt_->streams().Synchronize(*rt_->streams().Resolve(stream, 0).value()), IsOk());
+    EXPECT_EQ(static_cast<unsigned char*>(pinned)[kSize - 1], 0x10 + round);
+    EXPECT_EQ(pageable[0], 0x20 + round);
+    EXPECT_EQ(pageable[kSize - 1], 0x20 + round);
+  }
+  EXPECT_THAT(rt_->streams().Destroy(stream), IsOk());
+  EXPECT_EQ(ToHipError(rt_->MemcpyAsync(pinned, d, 16, MemcpyKind::kDefault, stream)), hipErrorContextIsDestroyed);
+  EXPECT_THAT(rt_->Free(d), IsOk());
+  EXPECT_THAT(rt_->Free(pinned), IsOk());
+}
+
+TEST_F(HipRuntimeTest, MemsetFollowsClrsChecks) {
+  ASSERT_OK_AND_ASSIGN(void* d, rt_->Malloc(4096));
+  std::vector<uint16_t> back(2048, 0);
+  EXPECT_THAT(rt_->Memset(d, 0xabcd, 2, 2048, kNullStreamHandle, /*async=*/false), IsOk());
+  EXPECT_THAT(rt_->Memcpy(back.data(), d, 4096, MemcpyKind::kDeviceToHost), IsOk());
+  EXPECT_EQ(back[0], 0xabcd);
+  EXPECT_EQ(back[2047], 0xabcd);
+  char host[64];
+  EXPECT_EQ(ToHipError(rt_->Memset(host, 0, 1, 64, kNullStreamHandle, false)), hipErrorInvalidValue) << "pageable";
+  EXPECT_EQ(ToHipError(rt_->Memset(nullptr, 0, 1, 64, kNullStreamHandle, false)), hipErrorInvalidValue);
+  EXPECT_EQ(ToHipError(rt_->Memset(d, 0, 4, 1025, kNullStreamHandle, false)), hipErrorInvalidValue) << "past the end";
+  EXPECT_EQ(ToHipError(rt_->Memset(static_cast<char*>(d) + 1, 0, 4, 4, kNullStreamHandle, false)),
+            hipErrorInvalidValue) << "misaligned D32";
+  EXPECT_THAT(rt_->Memset(d, 0, 1, 0, kNullStreamHandle, false), IsOk());
+  EXPECT_THAT(rt_->Free(d), IsOk());
+}
+
+TEST_F(HipRuntimeTest, HostFunctionsRunAfterThePrecedingWork) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle stream, rt_->streams().Create(0, kStreamNonBlocking, 0));
+  ASSERT_OK_AND_ASSIGN(void* pinned, rt_->HostMalloc(4096, 0));
+  ASSERT_OK_AND_ASSIGN(void* d, rt_->Malloc(4096));
+  std::atomic<int> seen{-1};
+  ASSERT_THAT(rt_->Memset(d, 0x5a, 1, 4096, stream, true), IsOk());
+  ASSERT_THAT(rt_->MemcpyAsync(pinned, d, 4096, MemcpyKind::kDeviceToHost, stream), IsOk());
+  ASSERT_THAT(rt_->LaunchHostFunc(stream, [&] { seen = static_cast<unsigned char*>(pinned)[4095]; }), IsOk());
+  ASSERT_THAT(rt_->streams().Synchronize(*rt_->streams().Resolve(stream, 0).value()), IsOk());
+  EXPECT_EQ(seen.load(), 0x5a);
+  EXPECT_EQ(ToHipError(rt_->LaunchHostFunc(stream, nullptr)), hipErrorInvalidValue);
+  EXPECT_THAT(rt_->streams().Destroy(stream), IsOk());
+  EXPECT_THAT(rt_->Free(d), IsOk());
+  EXPECT_THAT(rt_->Free(pinned), IsOk());
+}
+
+TEST_F(HipRuntimeTest, RegisteredMemoryFollowsClrsRules) {
+  std::vector<unsigned char> user(64 * 1024, 0x33);
+  EXPECT_EQ(ToHipError(rt_->HostRegister(nullptr, 4096, 0)), hipErrorInvalidValue);
+  EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 0, 0)), hipErrorInvalidValue);
+  EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 4096, 0x10)), hipErrorInvalidValue);
+  ASSERT_THAT(rt_->HostRegister(user.data(), user.size(), 0x2), IsOk());
+  EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 4096, 0)), hipErrorHostMemoryAlreadyRegistered);
+  EXPECT_THAT(rt_->HostGetFlags(user.data() + 10), hipmem_testing::IsOkAndHolds(0x2u));
+  ASSERT_OK_AND_ASSIGN(void* gpu, rt_->HostGetDevicePointer(user.data() + 100, 0));
+  EXPECT_NE(gpu, nullptr);
+  EXPECT_EQ(ToHipError(rt_->HostGetDevicePointer(user.data(), 1).status()), hipErrorInvalidValue);
+  const PointerAttributes attributes = rt_->GetPointerAttributes(user.data() + 100);
+  EXPECT_EQ(attributes.type, MemoryType::kHost);
+  EXPECT_EQ(attributes.device_pointer, gpu);
+  EXPECT_EQ(attributes.host_pointer, user.data() + 100);
+
+  // Registered memory is host memory to a copy: 64 KiB goes to SDMA through its GPU address.
+  ASSERT_OK_AND_ASSIGN(void* d, rt_->Malloc(user.size()));
+  EXPECT_THAT(rt_->Memcpy(d, user.data(), user.size(), MemcpyKind::kHostToDevice), IsOk());
+  std::vector<unsigned char> back(user.size(), 0);
+  EXPECT_THAT(rt_->Memcpy(back.data(), d, back.size(), MemcpyKind::kDeviceToHost), IsOk());
+  EXPECT_EQ(back, user);
+
+  EXPECT_EQ(ToHipError(rt_->Free(user.data())), hipErrorInvalidValue) << "hipHostFree of registered memory";
+  EXPECT_EQ(ToHipError(rt_->HostUnregister(user.data() + 1)), hipErrorHostMemoryNotRegistered);
+  EXPECT_EQ(ToHipError(rt_->HostUnregister(nullptr)), hipErrorInvalidValue);
+  EXPECT_THAT(rt_->HostUnregister(user.data()), IsOk());
+  EXPECT_EQ(ToHipError(rt_->HostUnregister(user.data())), hipErrorHostMemoryNotRegistered);
+  EXPECT_EQ(ToHipError(rt_->HostGetFlags(user.data()).status()), hipErrorInvalidValue);
+  EXPECT_THAT(rt_->Free(d), IsOk());
 }
 
 }  // namespace
