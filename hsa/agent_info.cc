@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/env.h"
 #include "base/status_macros.h"
+#include "hsa/extensions.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
@@ -266,14 +267,10 @@ bool XnackEnabled() { return EnvUint64("HSA_XNACK", 0) == 1; }
 
 absl::Status WriteTopologySystemInfo(uint32_t attribute, void* value) {
   switch (attribute) {
-    case HSA_SYSTEM_INFO_EXTENSIONS: {
-      // One bit per hsa_extension_t this runtime implements. None yet: the finalizer, images,
-      // performance counters, profiling events, the AMD profiler and loader tables are all absent
-      // (hsa_unsupported.cc), so no bit is set and clients take their no-extension paths.
-      uint8_t mask[128] = {};
-      std::memcpy(value, mask, sizeof(mask));
+    case HSA_SYSTEM_INFO_EXTENSIONS:
+      // One bit per implemented hsa_extension_t (extensions.cc), matching hsa_system_extension_supported.
+      WriteExtensionMask(value);
       return absl::OkStatus();
-    }
     case HSA_AMD_SYSTEM_INFO_BUILD_VERSION: return Put<const char*>(value, "hipmem");
     // No SVM: the simulated KFD does not implement AMDKFD_IOC_SVM and the thunk clears the capability.
     case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: return Put<bool>(value, false);
@@ -345,11 +342,14 @@ absl::Status WriteTopologyAgentInfo(Runtime& runtime, const Agent& agent, uint32
       if (!d.isa.has_value()) return Put(value, hsa_isa_t{0});
       return Put(value, hsa_isa_t{InternIsa(*d.isa)});
     }
-    case HSA_AGENT_INFO_EXTENSIONS: {
-      uint8_t mask[128] = {};  // see HSA_SYSTEM_INFO_EXTENSIONS
-      std::memcpy(value, mask, sizeof(mask));
+    case HSA_AGENT_INFO_EXTENSIONS:
+      // What hsa_agent_extension_supported answers: a CPU agent implements none.
+      if (gpu) {
+        WriteExtensionMask(value);
+      } else {
+        std::memset(value, 0, kExtensionMaskBytes);
+      }
       return absl::OkStatus();
-    }
     case HSA_AGENT_INFO_VERSION_MAJOR: return Put<uint16_t>(value, 1);
     case HSA_AGENT_INFO_VERSION_MINOR: return Put<uint16_t>(value, 1);
     case HSA_AMD_AGENT_INFO_CHIP_ID: return Put<uint32_t>(value, d.chip_id);

@@ -48,28 +48,6 @@ using hipmem::hsa::NotYetImplemented;
 
 extern "C" {
 
-// Not yet implemented, TODO(#8): extension queries. hipmem implements none of the hsa_extension_t
-// extensions; answering that truthfully comes with HSA_SYSTEM_INFO_EXTENSIONS.
-hsa_status_t HSA_API hsa_extension_get_name(uint16_t, const char**) { return NotYetImplemented(); }
-hsa_status_t HSA_API HSA_DEPRECATED hsa_system_extension_supported(uint16_t, uint16_t, uint16_t, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_system_major_extension_supported(uint16_t, uint16_t, uint16_t*, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_system_get_extension_table(uint16_t, uint16_t, uint16_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_system_get_major_extension_table(uint16_t, uint16_t, size_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_agent_extension_supported(uint16_t, hsa_agent_t, uint16_t, uint16_t, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_agent_major_extension_supported(uint16_t, hsa_agent_t, uint16_t, uint16_t*, bool*) {
-  return NotYetImplemented();
-}
-
 // Not yet implemented, TODO(#8) §3: software queues (hsa_queue_create is hsa_queue_c_api.cc's).
 hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_type32_t, uint32_t, hsa_signal_t,
                                            hsa_queue_t**) {

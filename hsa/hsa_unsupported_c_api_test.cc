@@ -41,11 +41,10 @@ hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: extensions, queues, migration, SVM/vmem.
-      {"hsa_system_major_extension_supported",
+      // Not yet implemented: queues, migration, SVM/vmem.
+      {"hsa_amd_memory_pool_can_migrate",
        [](Outs& o) {
-         uint16_t minor = 0;
-         return hsa_system_major_extension_supported(HSA_EXTENSION_IMAGES, 1, &minor, &o.flag);
+         return hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t{1}, hsa_amd_memory_pool_t{2}, &o.flag);
        }},
       {"hsa_amd_ipc_signal_attach",
        [](Outs& o) {
@@ -110,6 +109,7 @@ void ExpectOutputsUntouched(const Outs& o) {
   EXPECT_EQ(o.pcs.handle, 0x5151u);
   EXPECT_EQ(o.ptr, nullptr);
   EXPECT_EQ(o.u32, 0x5151u);
+  EXPECT_FALSE(o.flag);
 }
 
 TEST(HsaUnsupportedTest, BeforeInitEveryCallIsNotInitialized) {
