@@ -277,10 +277,10 @@ absl::Status WriteTopologySystemInfo(uint32_t attribute, void* value) {
     case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT: return Put<bool>(value, false);
     // ROCr enables MWAITX waits only under HSA_ENABLE_MWAITX=1; this runtime's waits sleep on KFD events.
     case HSA_AMD_SYSTEM_INFO_MWAITX_ENABLED: return Put<bool>(value, false);
-    // hsa_amd_portable_export_dmabuf is not implemented at this layer yet (hsa_unsupported.cc), so a
-    // client must not plan on it, although the thunk exports dma-bufs.
+    // hsa_amd_portable_export_dmabuf is not modelled at this layer (hsa_unsupported.cc), so a client must not
+    // plan on it, although the thunk exports dma-bufs.
     case HSA_AMD_SYSTEM_INFO_DMABUF_SUPPORTED: return Put<bool>(value, false);
-    // hsa_amd_vmem_* are not implemented yet.
+    // hsa_amd_vmem_* are not modelled (hsa_unsupported.cc).
     case HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED: return Put<bool>(value, false);
     case HSA_AMD_SYSTEM_INFO_XNACK_ENABLED: return Put<bool>(value, XnackEnabled());
     // The version of the hsa_ext_amd.h this runtime ships, as ROCr reports its header's.
