@@ -90,11 +90,15 @@ const thunk::IoLink* FindLink(const thunk::SystemTopology& topology, thunk::Node
   return nullptr;
 }
 
-// The io_links from `from` to `to`: the direct one, or two through a CPU node both reach; empty without a path.
+// The io_links from `from` to `to`: the direct one, or, for memory on a CPU node, two through another CPU node
+// both reach; empty without a path. A GPU's VRAM is never reached through a CPU node: the KFD lists a link to a
+// peer GPU (XGMI, or a PCIe peer link when large BAR makes the peer accessible) exactly when the peer can map it,
+// and ROCr calls VRAM with no such link NEVER_ALLOWED.
 std::vector<const thunk::IoLink*> LinkPath(const thunk::SystemTopology& topology, thunk::NodeId from,
                                            thunk::NodeId to) {
   if (from == to) return {};
   if (const thunk::IoLink* direct = FindLink(topology, from, to)) return {direct};
+  if (to.raw() >= topology.nodes.size() || topology.nodes[to.raw()].is_gpu()) return {};
   for (const thunk::NodeProperties& node : topology.nodes) {
     if (node.is_gpu()) continue;
     const thunk::IoLink* first = FindLink(topology, from, node.id);
