@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 
@@ -110,33 +111,33 @@ absl::Status Reporter::Agent(hsa_agent_t agent, int number) {
   uint32_t simds = 0, engines = 0, arrays = 0, cus = 0;
   bool coherent_host = false;
   uint8_t memory_properties[8] = {};
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_NAME, name); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_UUID, uuid); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_VENDOR_NAME, vendor); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_PRODUCT_NAME, product); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_FEATURE, &feature); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_PROFILE, &profile); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE, &rounding); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_QUEUES_MAX, &queues_max); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_QUEUE_MIN_SIZE, &queue_min); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &queue_max); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_QUEUE_TYPE, &queue_type); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_NODE, &node); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_DEVICE, &type); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AGENT_INFO_CACHE_SIZE, cache); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_CHIP_ID, &chip); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_ASIC_REVISION, &asic_revision); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_CACHELINE_SIZE, &cacheline); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY, &clock); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_DRIVER_NODE_ID, &driver_node); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS, &watch_points); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_BDFID, &bdfid); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU, &simds); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES, &engines); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE, &arrays); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, &cus); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &coherent_host); !s.ok()) return s;
-  if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES, memory_properties); !s.ok()) return s;
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_NAME, name));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_UUID, uuid));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_VENDOR_NAME, vendor));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_PRODUCT_NAME, product));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_FEATURE, &feature));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_PROFILE, &profile));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE, &rounding));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_QUEUES_MAX, &queues_max));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_QUEUE_MIN_SIZE, &queue_min));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &queue_max));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_QUEUE_TYPE, &queue_type));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_NODE, &node));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_DEVICE, &type));
+  RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_CACHE_SIZE, cache));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_CHIP_ID, &chip));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_ASIC_REVISION, &asic_revision));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_CACHELINE_SIZE, &cacheline));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY, &clock));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_DRIVER_NODE_ID, &driver_node));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS, &watch_points));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_BDFID, &bdfid));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU, &simds));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES, &engines));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE, &arrays));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT, &cus));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS, &coherent_host));
+  RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES, memory_properties));
   const bool kernel_agent = (feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH) != 0;
   const bool gpu = type == HSA_DEVICE_TYPE_GPU;
 
@@ -194,17 +195,17 @@ absl::Status Reporter::Agent(hsa_agent_t agent, int number) {
     uint16_t workgroup_dim[3] = {};
     hsa_dim3_t grid_dim{};
     hsa_amd_iommu_version_t iommu{};
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_FAST_F16_OPERATION, &fast_f16); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE, &wavefront); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE, &workgroup_max); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_WORKGROUP_MAX_DIM, workgroup_dim); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_GRID_MAX_DIM, &grid_dim); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_GRID_MAX_SIZE, &grid_max); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AGENT_INFO_FBARRIER_MAX_SIZE, &fbarrier_max); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU, &waves_per_cu); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_UCODE_VERSION, &ucode); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_SDMA_UCODE_VERSION, &sdma_ucode); !s.ok()) return s;
-    if (absl::Status s = Get(agent, HSA_AMD_AGENT_INFO_IOMMU_SUPPORT, &iommu); !s.ok()) return s;
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_FAST_F16_OPERATION, &fast_f16));
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE, &wavefront));
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE, &workgroup_max));
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_WORKGROUP_MAX_DIM, workgroup_dim));
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_GRID_MAX_DIM, &grid_dim));
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_GRID_MAX_SIZE, &grid_max));
+    RETURN_IF_ERROR(Get(agent, HSA_AGENT_INFO_FBARRIER_MAX_SIZE, &fbarrier_max));
+    RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU, &waves_per_cu));
+    RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_UCODE_VERSION, &ucode));
+    RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_SDMA_UCODE_VERSION, &sdma_ucode));
+    RETURN_IF_ERROR(Get(agent, HSA_AMD_AGENT_INFO_IOMMU_SUPPORT, &iommu));
     Line(out_, 1, "Fast F16 Operation:", Bool(fast_f16));
     Line(out_, 1, "Wavefront Size:", DecHex(wavefront));
     Line(out_, 1, "Workgroup Max Size:", DecHex(workgroup_max));
@@ -227,30 +228,22 @@ absl::Status Reporter::Agent(hsa_agent_t agent, int number) {
 
   Line(out_, 1, "Pool Info:", "");
   std::vector<hsa_amd_memory_pool_t> pools;
-  if (absl::Status s = ForEach<hsa_amd_memory_pool_t>(
-          "hsa_amd_agent_iterate_memory_pools",
-          [agent](hsa_status_t (*cb)(hsa_amd_memory_pool_t, void*), void* data) {
-            return hsa_amd_agent_iterate_memory_pools(agent, cb, data);
-          },
-          pools);
-      !s.ok()) {
-    return s;
-  }
+  auto iterate_pools = [agent](hsa_status_t (*cb)(hsa_amd_memory_pool_t, void*), void* data) {
+    return hsa_amd_agent_iterate_memory_pools(agent, cb, data);
+  };
+  RETURN_IF_ERROR(ForEach<hsa_amd_memory_pool_t>("hsa_amd_agent_iterate_memory_pools", iterate_pools, pools));
   for (size_t i = 0; i < pools.size(); ++i) {
-    if (absl::Status s = Pool(pools[i], static_cast<int>(i) + 1); !s.ok()) return s;
+    RETURN_IF_ERROR(Pool(pools[i], static_cast<int>(i) + 1));
   }
 
   Line(out_, 1, "ISA Info:", "");
   std::vector<hsa_isa_t> isas;
-  if (absl::Status s = ForEach<hsa_isa_t>(
-          "hsa_agent_iterate_isas",
-          [agent](hsa_status_t (*cb)(hsa_isa_t, void*), void* data) { return hsa_agent_iterate_isas(agent, cb, data); },
-          isas);
-      !s.ok()) {
-    return s;
-  }
+  auto iterate_isas = [agent](hsa_status_t (*cb)(hsa_isa_t, void*), void* data) {
+    return hsa_agent_iterate_isas(agent, cb, data);
+  };
+  RETURN_IF_ERROR(ForEach<hsa_isa_t>("hsa_agent_iterate_isas", iterate_isas, isas));
   for (size_t i = 0; i < isas.size(); ++i) {
-    if (absl::Status s = Isa(isas[i], static_cast<int>(i) + 1); !s.ok()) return s;
+    RETURN_IF_ERROR(Isa(isas[i], static_cast<int>(i) + 1));
   }
   return absl::OkStatus();
 }
@@ -260,18 +253,14 @@ absl::Status Reporter::Pool(hsa_amd_memory_pool_t pool, int number) {
   hsa_amd_segment_t segment{};
   size_t size = 0, granule = 0, rec_granule = 0, alignment = 0;
   bool allocatable = false, accessible_by_all = false;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags); !s.ok()) return s;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment); !s.ok()) return s;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size); !s.ok()) return s;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &allocatable); !s.ok()) return s;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule); !s.ok()) return s;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_REC_GRANULE, &rec_granule); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT, &alignment); !s.ok()) return s;
-  if (absl::Status s = GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &accessible_by_all); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &allocatable));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_REC_GRANULE, &rec_granule));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT, &alignment));
+  RETURN_IF_ERROR(GetPool(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &accessible_by_all));
   Line(out_, 2, absl::StrCat("Pool ", number), "");
   std::string segment_text;
   switch (segment) {
@@ -293,27 +282,25 @@ absl::Status Reporter::Pool(hsa_amd_memory_pool_t pool, int number) {
 
 absl::Status Reporter::Isa(hsa_isa_t isa, int number) {
   uint32_t name_length = 0;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_NAME_LENGTH, &name_length); !s.ok()) return s;
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_NAME_LENGTH, &name_length));
   std::string name(name_length, '\0');  // NAME_LENGTH counts the NUL
   bool models[2] = {}, profiles[2] = {}, default_modes[3] = {}, base_modes[3] = {}, fast_f16 = false;
   uint16_t workgroup_dim[3] = {};
   uint32_t workgroup_max = 0, fbarrier_max = 0;
   hsa_dim3_t grid_dim{};
   uint64_t grid_max = 0;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_NAME, name.data()); !s.ok()) return s;
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_NAME, name.data()));
   name.resize(name.find('\0') == std::string::npos ? name.size() : name.find('\0'));
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_MACHINE_MODELS, models); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_PROFILES, profiles); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES, default_modes); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES, base_modes); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_FAST_F16_OPERATION, &fast_f16); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_WORKGROUP_MAX_DIM, workgroup_dim); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_WORKGROUP_MAX_SIZE, &workgroup_max); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_GRID_MAX_DIM, &grid_dim); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_GRID_MAX_SIZE, &grid_max); !s.ok()) return s;
-  if (absl::Status s = GetIsa(isa, HSA_ISA_INFO_FBARRIER_MAX_SIZE, &fbarrier_max); !s.ok()) return s;
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_MACHINE_MODELS, models));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_PROFILES, profiles));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES, default_modes));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES, base_modes));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_FAST_F16_OPERATION, &fast_f16));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_WORKGROUP_MAX_DIM, workgroup_dim));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_WORKGROUP_MAX_SIZE, &workgroup_max));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_GRID_MAX_DIM, &grid_dim));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_GRID_MAX_SIZE, &grid_max));
+  RETURN_IF_ERROR(GetIsa(isa, HSA_ISA_INFO_FBARRIER_MAX_SIZE, &fbarrier_max));
   Line(out_, 2, absl::StrCat("ISA ", number), "");
   Line(out_, 3, "Name:", name);
   std::string model_text = models[HSA_MACHINE_MODEL_SMALL] ? "HSA_MACHINE_MODEL_SMALL " : "";
@@ -344,15 +331,10 @@ absl::Status Reporter::Isa(hsa_isa_t isa, int number) {
 
 absl::StatusOr<std::string> AgentReport() {
   std::vector<hsa_agent_t> agents;
-  if (absl::Status s = ForEach<hsa_agent_t>(
-          "hsa_iterate_agents",
-          [](hsa_status_t (*cb)(hsa_agent_t, void*), void* data) { return hsa_iterate_agents(cb, data); }, agents);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ForEach<hsa_agent_t>("hsa_iterate_agents", hsa_iterate_agents, agents));
   Reporter reporter;
   for (size_t i = 0; i < agents.size(); ++i) {
-    if (absl::Status s = reporter.Agent(agents[i], static_cast<int>(i) + 1); !s.ok()) return s;
+    RETURN_IF_ERROR(reporter.Agent(agents[i], static_cast<int>(i) + 1));
   }
   return std::move(reporter.out());
 }
