@@ -327,7 +327,47 @@ absl::Status Reporter::Isa(hsa_isa_t isa, int number) {
   return absl::OkStatus();
 }
 
+template <typename T>
+absl::Status GetSystem(uint32_t attribute, T* value) {
+  const hsa_status_t s = hsa_system_get_info(static_cast<hsa_system_info_t>(attribute), value);
+  return s == HSA_STATUS_SUCCESS ? absl::OkStatus() : Failed("hsa_system_get_info", attribute, s);
+}
+
 }  // namespace
+
+absl::StatusOr<std::string> SystemReport() {
+  uint16_t major = 0, minor = 0, ext_major = 0, ext_minor = 0;
+  uint64_t timestamp_hz = 0, max_wait = 0;
+  hsa_endianness_t endianness{};
+  hsa_machine_model_t model{};
+  bool mwaitx = false, dmabuf = false, xnack = false, vmm = false;
+  RETURN_IF_ERROR(GetSystem(HSA_SYSTEM_INFO_VERSION_MAJOR, &major));
+  RETURN_IF_ERROR(GetSystem(HSA_SYSTEM_INFO_VERSION_MINOR, &minor));
+  RETURN_IF_ERROR(GetSystem(HSA_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR, &ext_major));
+  RETURN_IF_ERROR(GetSystem(HSA_AMD_SYSTEM_INFO_EXT_VERSION_MINOR, &ext_minor));
+  RETURN_IF_ERROR(GetSystem(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &timestamp_hz));
+  RETURN_IF_ERROR(GetSystem(HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT, &max_wait));
+  RETURN_IF_ERROR(GetSystem(HSA_SYSTEM_INFO_ENDIANNESS, &endianness));
+  RETURN_IF_ERROR(GetSystem(HSA_SYSTEM_INFO_MACHINE_MODEL, &model));
+  RETURN_IF_ERROR(GetSystem(HSA_AMD_SYSTEM_INFO_MWAITX_ENABLED, &mwaitx));
+  RETURN_IF_ERROR(GetSystem(HSA_AMD_SYSTEM_INFO_DMABUF_SUPPORTED, &dmabuf));
+  RETURN_IF_ERROR(GetSystem(HSA_AMD_SYSTEM_INFO_XNACK_ENABLED, &xnack));
+  RETURN_IF_ERROR(GetSystem(HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED, &vmm));
+  std::string out;
+  Line(out, 0, "Runtime Version:", absl::StrCat(major, ".", minor));
+  Line(out, 0, "Runtime Ext Version:", absl::StrCat(ext_major, ".", ext_minor));
+  Line(out, 0, "System Timestamp Freq.:", absl::StrFormat("%fMHz", static_cast<double>(timestamp_hz) / 1e6));
+  Line(out, 0, "Sig. Max Wait Duration:", absl::StrFormat("%u (0x%X) (timestamp count)", max_wait, max_wait));
+  Line(out, 0, "Machine Model:",
+       model == HSA_MACHINE_MODEL_SMALL ? "SMALL" : model == HSA_MACHINE_MODEL_LARGE ? "LARGE" : "");
+  Line(out, 0, "System Endianness:",
+       endianness == HSA_ENDIANNESS_LITTLE ? "LITTLE" : endianness == HSA_ENDIANNESS_BIG ? "BIG" : "");
+  Line(out, 0, "Mwaitx:", mwaitx ? "ENABLED" : "DISABLED");
+  Line(out, 0, "XNACK enabled:", xnack ? "YES" : "NO");
+  Line(out, 0, "DMAbuf Support:", dmabuf ? "YES" : "NO");
+  Line(out, 0, "VMM Support:", vmm ? "YES" : "NO");
+  return out;
+}
 
 absl::StatusOr<std::string> AgentReport() {
   std::vector<hsa_agent_t> agents;

@@ -8,9 +8,22 @@ export HIPMEM_KFD_BACKEND=sim HIPMEM_SIM_PRESET=mi300x
 info=$("$hipmem" info)
 fail() { echo "hipmem info: $*" >&2; exit 1; }
 
+# rocminfo's system attributes, at column 0.
+system_line() { grep -qxF "$(printf '%-25s%s' "$1" "$2")" <<<"$info" || fail "expected system '$1 $2'"; }
+system_line "System Timestamp Freq.:" "1000.000000MHz"
+system_line "Sig. Max Wait Duration:" "18446744073709551615 (0xFFFFFFFFFFFFFFFF) (timestamp count)"
+system_line "Machine Model:" "LARGE"
+system_line "System Endianness:" "LITTLE"
+system_line "Mwaitx:" "DISABLED"
+system_line "XNACK enabled:" "NO"
+system_line "DMAbuf Support:" "NO"
+system_line "VMM Support:" "NO"
+grep -qE '^Runtime Version: +1\.[0-9]+$' <<<"$info" || fail "no Runtime Version"
+grep -qE '^Runtime Ext Version: +1\.[0-9]+$' <<<"$info" || fail "no Runtime Ext Version"
+
 # The sections: Agent 1 is the CPU, Agent 2 the GPU; the simulator's report follows the last agent.
 cpu=$(sed -n '/^Agent 1$/,/^Agent 2$/p' <<<"$info")
-gpu=$(sed -n '/^Agent 2$/,/^=====================$/p' <<<"$info")
+gpu=$(sed -n '/^Agent 2$/,$p' <<<"$info" | sed -n '1,/^=====================$/p')
 [[ -n "$cpu" && -n "$gpu" ]] || fail "no CPU and GPU agent sections"
 [[ $(grep -c '^Agent [0-9]*$' <<<"$info") -eq 2 ]] || fail "mi300x has exactly two agents"
 

@@ -1,6 +1,6 @@
 // `hipmem`: the command line of the hipmem stack.
 //
-//   hipmem info   every agent as rocminfo prints it -- each agent attribute, its memory pools and ISAs
+//   hipmem info   the system and every agent as rocminfo prints them -- each attribute, pools and ISAs
 //                 (through the public HSA C API, as rocminfo does); then, on the simulator, what the
 //                 simulated kernel holds meanwhile: processes, buffers, queues, events, memory use
 //   hipmem tour   allocate, copy, verify and free through the public HIP C API, printing what each
@@ -35,6 +35,7 @@ int Info() {
     std::fprintf(stderr, "hipmem info: hsa_init failed\n");
     return 1;
   }
+  const absl::StatusOr<std::string> system = hipmem::tools::SystemReport();
   const absl::StatusOr<std::string> agents = hipmem::tools::AgentReport();
   // Taken while the runtime is open, so its own KFD process is in the picture.
   const absl::StatusOr<std::string> simulator = hipmem::tools::SimulatorSection();
@@ -43,10 +44,13 @@ int Info() {
     std::fprintf(stderr, "hipmem info: %s\n", std::string(simulator.status().message()).c_str());
     return 1;
   }
-  if (!agents.ok()) {
-    std::fprintf(stderr, "hipmem info: %s\n", std::string(agents.status().message()).c_str());
-    return 1;
+  for (const absl::StatusOr<std::string>* section : {&system, &agents}) {
+    if (!section->ok()) {
+      std::fprintf(stderr, "hipmem info: %s\n", std::string(section->status().message()).c_str());
+      return 1;
+    }
   }
+  std::printf("=====================\nHSA System Attributes\n=====================\n%s\n", system->c_str());
   std::printf("==========\nHSA Agents\n==========\n%s", agents->c_str());
   std::printf("%s", simulator->c_str());
   return 0;
