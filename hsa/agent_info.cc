@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/env.h"
 #include "base/status_macros.h"
+#include "hsa/extensions.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
@@ -90,11 +91,15 @@ const thunk::IoLink* FindLink(const thunk::SystemTopology& topology, thunk::Node
   return nullptr;
 }
 
-// The io_links from `from` to `to`: the direct one, or two through a CPU node both reach; empty without a path.
+// The io_links from `from` to `to`: the direct one, or, for memory on a CPU node, two through another CPU node
+// both reach; empty without a path. A GPU's VRAM is never reached through a CPU node: the KFD lists a link to a
+// peer GPU (XGMI, or a PCIe peer link when large BAR makes the peer accessible) exactly when the peer can map it,
+// and ROCr calls VRAM with no such link NEVER_ALLOWED.
 std::vector<const thunk::IoLink*> LinkPath(const thunk::SystemTopology& topology, thunk::NodeId from,
                                            thunk::NodeId to) {
   if (from == to) return {};
   if (const thunk::IoLink* direct = FindLink(topology, from, to)) return {direct};
+  if (to.raw() >= topology.nodes.size() || topology.nodes[to.raw()].is_gpu()) return {};
   for (const thunk::NodeProperties& node : topology.nodes) {
     if (node.is_gpu()) continue;
     const thunk::IoLink* first = FindLink(topology, from, node.id);
@@ -270,24 +275,20 @@ bool XnackEnabled() { return EnvUint64("HSA_XNACK", 0) == 1; }
 
 absl::Status WriteTopologySystemInfo(uint32_t attribute, void* value) {
   switch (attribute) {
-    case HSA_SYSTEM_INFO_EXTENSIONS: {
-      // One bit per hsa_extension_t this runtime implements. None yet: the finalizer, images,
-      // performance counters, profiling events, the AMD profiler and loader tables are all absent
-      // (hsa_unsupported.cc), so no bit is set and clients take their no-extension paths.
-      uint8_t mask[128] = {};
-      std::memcpy(value, mask, sizeof(mask));
+    case HSA_SYSTEM_INFO_EXTENSIONS:
+      // One bit per implemented hsa_extension_t (extensions.cc), matching hsa_system_extension_supported.
+      WriteExtensionMask(value);
       return absl::OkStatus();
-    }
     case HSA_AMD_SYSTEM_INFO_BUILD_VERSION: return Put<const char*>(value, "hipmem");
     // No SVM: the simulated KFD does not implement AMDKFD_IOC_SVM and the thunk clears the capability.
     case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: return Put<bool>(value, false);
     case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT: return Put<bool>(value, false);
     // ROCr enables MWAITX waits only under HSA_ENABLE_MWAITX=1; this runtime's waits sleep on KFD events.
     case HSA_AMD_SYSTEM_INFO_MWAITX_ENABLED: return Put<bool>(value, false);
-    // hsa_amd_portable_export_dmabuf is not implemented at this layer yet (hsa_unsupported.cc), so a
-    // client must not plan on it, although the thunk exports dma-bufs.
+    // hsa_amd_portable_export_dmabuf is not modelled at this layer (hsa_unsupported.cc), so a client must not
+    // plan on it, although the thunk exports dma-bufs.
     case HSA_AMD_SYSTEM_INFO_DMABUF_SUPPORTED: return Put<bool>(value, false);
-    // hsa_amd_vmem_* are not implemented yet.
+    // hsa_amd_vmem_* are not modelled (hsa_unsupported.cc).
     case HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED: return Put<bool>(value, false);
     case HSA_AMD_SYSTEM_INFO_XNACK_ENABLED: return Put<bool>(value, XnackEnabled());
     // The version of the hsa_ext_amd.h this runtime ships, as ROCr reports its header's.
@@ -350,11 +351,14 @@ absl::Status WriteTopologyAgentInfo(Runtime& runtime, const Agent& agent, uint32
       if (!d.isa.has_value()) return Put(value, hsa_isa_t{0});
       return Put(value, hsa_isa_t{InternIsa(*d.isa)});
     }
-    case HSA_AGENT_INFO_EXTENSIONS: {
-      uint8_t mask[128] = {};  // see HSA_SYSTEM_INFO_EXTENSIONS
-      std::memcpy(value, mask, sizeof(mask));
+    case HSA_AGENT_INFO_EXTENSIONS:
+      // What hsa_agent_extension_supported answers: a CPU agent implements none.
+      if (gpu) {
+        WriteExtensionMask(value);
+      } else {
+        std::memset(value, 0, kExtensionMaskBytes);
+      }
       return absl::OkStatus();
-    }
     case HSA_AGENT_INFO_VERSION_MAJOR: return Put<uint16_t>(value, 1);
     case HSA_AGENT_INFO_VERSION_MINOR: return Put<uint16_t>(value, 1);
     case HSA_AMD_AGENT_INFO_CHIP_ID: return Put<uint32_t>(value, d.chip_id);

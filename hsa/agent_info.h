@@ -57,8 +57,8 @@ absl::Status WriteCacheInfo(Runtime& runtime, uint64_t cache, uint32_t attribute
 //  - ACCESS: the owner, and system pools open to all, ALLOWED_BY_DEFAULT; another agent's GROUP pool, or VRAM the
 //    agent has no path to, NEVER_ALLOWED; fine-grained VRAM of a GPU outside the agent's XGMI hive NEVER_ALLOWED;
 //    other VRAM DISALLOWED_BY_DEFAULT (reachable after hsa_amd_agents_allow_access).
-//  - NUM_LINK_HOPS: 0 for the owner, 1 over a direct io_link, 2 through the CPU node otherwise (GPU to GPU over
-//    PCIe), 0 without a path.
+//  - NUM_LINK_HOPS: 0 for the owner, 1 over a direct io_link, 2 to system memory through another CPU node, 0
+//    without a path (a peer GPU's VRAM with no XGMI or PCIe peer link: NEVER_ALLOWED).
 //  - LINK_INFO: one hsa_amd_memory_pool_link_info_t per hop (NUM_LINK_HOPS of them): its type (XGMI, PCIe, ...),
 //    latency and bandwidth, atomics and coherence from the link flags, and the KFD weight as NUMA distance.
 // kInvalidArgument for another attribute.

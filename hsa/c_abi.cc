@@ -27,6 +27,7 @@ Runtime* g_runtime ABSL_GUARDED_BY(g_mu) = nullptr;
 SignalRuntime* g_signals ABSL_GUARDED_BY(g_mu) = nullptr;
 Copies* g_copies ABSL_GUARDED_BY(g_mu) = nullptr;
 Queues* g_queues ABSL_GUARDED_BY(g_mu) = nullptr;
+AgentSettings* g_agent_settings ABSL_GUARDED_BY(g_mu) = nullptr;
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -59,6 +60,7 @@ absl::Status AcquireSharedRuntime() {
   g_signals = SignalRuntime::Create(*runtime).release();
   g_copies = Copies::Create(*runtime, g_signals->allocator()).release();
   g_queues = new Queues(*runtime, *g_signals);
+  g_agent_settings = new AgentSettings(*runtime);
   g_runtime = runtime.release();
   g_refcount = 1;
   return absl::OkStatus();
@@ -77,6 +79,7 @@ absl::Status ReleaseSharedRuntime() {
     signals.reset(std::exchange(g_signals, nullptr));
     copies.reset(std::exchange(g_copies, nullptr));
     queues.reset(std::exchange(g_queues, nullptr));
+    delete std::exchange(g_agent_settings, nullptr);  // holds no resources; before the runtime it refers to
   }
   queues.reset();  // their CPs may still touch signals and memory of the ones below
   copies.reset();  // its queues hold signals and memory of the two below
@@ -100,6 +103,12 @@ absl::StatusOr<Queues*> SharedQueues() {
   ScopedLock lock(&g_mu);
   if (g_queues == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_queues;
+}
+
+absl::StatusOr<AgentSettings*> SharedAgentSettings() {
+  ScopedLock lock(&g_mu);
+  if (g_agent_settings == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  return g_agent_settings;
 }
 
 absl::StatusOr<Copies*> SharedCopies() {

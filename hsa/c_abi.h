@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hsa/agent_settings.h"
 #include "hsa/copy.h"
 #include "hsa/hsa_status.h"
 #include "hsa/queue.h"
@@ -33,6 +34,9 @@ absl::StatusOr<SignalRuntime*> SharedSignals();
 absl::StatusOr<Copies*> SharedCopies();
 // The shared runtime's AQL queues, destroyed before its copies and signals. NotInitializedError before hsa_init.
 absl::StatusOr<Queues*> SharedQueues();
+// The shared runtime's per-agent settings (coherency type), reset by each first hsa_init. NotInitializedError
+// before hsa_init.
+absl::StatusOr<AgentSettings*> SharedAgentSettings();
 
 // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: system timestamps, and the timeouts of signal waits, count
 // nanoseconds (the KFD's GET_CLOCK_COUNTERS reports system_clock_freq = 1 GHz, which ROCr passes on).

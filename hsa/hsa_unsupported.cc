@@ -48,28 +48,6 @@ using hipmem::hsa::NotYetImplemented;
 
 extern "C" {
 
-// Not yet implemented, TODO(#8): extension queries. hipmem implements none of the hsa_extension_t
-// extensions; answering that truthfully comes with HSA_SYSTEM_INFO_EXTENSIONS.
-hsa_status_t HSA_API hsa_extension_get_name(uint16_t, const char**) { return NotYetImplemented(); }
-hsa_status_t HSA_API HSA_DEPRECATED hsa_system_extension_supported(uint16_t, uint16_t, uint16_t, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_system_major_extension_supported(uint16_t, uint16_t, uint16_t*, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_system_get_extension_table(uint16_t, uint16_t, uint16_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_system_get_major_extension_table(uint16_t, uint16_t, size_t, void*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_agent_extension_supported(uint16_t, hsa_agent_t, uint16_t, uint16_t, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_agent_major_extension_supported(uint16_t, hsa_agent_t, uint16_t, uint16_t*, bool*) {
-  return NotYetImplemented();
-}
-
 // Not yet implemented, TODO(#8) §3: software queues (hsa_queue_create is hsa_queue_c_api.cc's).
 hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_type32_t, uint32_t, hsa_signal_t,
                                            hsa_queue_t**) {
@@ -82,7 +60,6 @@ hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t
   return NotYetImplemented();
 }
 hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_agent_set_async_scratch_limit(hsa_agent_t, size_t) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_profiling_set_profiler_enabled(hsa_queue_t*, int) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal_t,
                                                          hsa_amd_profiling_dispatch_time_t*) {
@@ -111,12 +88,8 @@ hsa_status_t HSA_API hsa_amd_memory_migrate(const void*, hsa_amd_memory_pool_t, 
 hsa_status_t HSA_API hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t, void*) {
   return NotYetImplemented();
 }
-hsa_status_t HSA_API hsa_amd_coherency_get_type(hsa_agent_t, hsa_amd_coherency_type_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_coherency_set_type(hsa_agent_t, hsa_amd_coherency_type_t) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_agent_preload(hsa_agent_t, uint64_t) { return NotYetImplemented(); }
-hsa_status_t hsa_amd_enable_logging(uint8_t*, void*) { return NotYetImplemented(); }
 
-// Not yet implemented, TODO(#8) §4: SVM ranges, the virtual memory API and dma-buf export.
+// Not yet implemented, TODO(#10): SVM ranges.
 hsa_status_t hsa_amd_svm_attributes_set(void*, size_t, hsa_amd_svm_attribute_pair_t*, size_t) {
   return NotYetImplemented();
 }
@@ -130,38 +103,47 @@ hsa_status_t HSA_API hsa_amd_svm_discard_batch_async(void**, size_t*, uint32_t, 
                                                      hsa_signal_t) {
   return NotYetImplemented();
 }
-hsa_status_t hsa_amd_vmem_address_reserve(void**, size_t, uint64_t, uint64_t) { return NotYetImplemented(); }
+
+// Not modelled: the virtual memory API and dma-buf export. The system reports VIRTUAL_MEM_API_SUPPORTED and
+// DMABUF_SUPPORTED false (agent_info.cc), which clients check first; hipmem keeps no reserved-range or
+// physical-handle map to serve them. (ROCr on such a system answers INVALID_ARGUMENT from
+// vmem_address_reserve(_align)/handle_create and the thunk's HSA_STATUS_ERROR from export_dmabuf.)
+hsa_status_t hsa_amd_vmem_address_reserve(void**, size_t, uint64_t, uint64_t) { return NotModelled(); }
 hsa_status_t hsa_amd_vmem_address_reserve_align(void**, size_t, uint64_t, uint64_t, uint64_t) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_vmem_address_free(void*, size_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_address_free(void*, size_t) { return NotModelled(); }
 hsa_status_t hsa_amd_vmem_handle_create(hsa_amd_memory_pool_t, size_t, hsa_amd_memory_type_t, uint64_t,
                                         hsa_amd_vmem_alloc_handle_t*) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_vmem_handle_release(hsa_amd_vmem_alloc_handle_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_handle_release(hsa_amd_vmem_alloc_handle_t) { return NotModelled(); }
 hsa_status_t hsa_amd_vmem_map(void*, size_t, size_t, hsa_amd_vmem_alloc_handle_t, uint64_t) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_vmem_unmap(void*, size_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_unmap(void*, size_t) { return NotModelled(); }
 hsa_status_t hsa_amd_vmem_set_access(void*, size_t, const hsa_amd_memory_access_desc_t*, size_t) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_vmem_get_access(void*, hsa_access_permission_t*, hsa_agent_t) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_get_access(void*, hsa_access_permission_t*, hsa_agent_t) { return NotModelled(); }
 hsa_status_t hsa_amd_vmem_export_shareable_handle(int*, hsa_amd_vmem_alloc_handle_t, uint64_t) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_vmem_import_shareable_handle(int, hsa_amd_vmem_alloc_handle_t*) { return NotYetImplemented(); }
-hsa_status_t hsa_amd_vmem_retain_alloc_handle(hsa_amd_vmem_alloc_handle_t*, void*) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_vmem_import_shareable_handle(int, hsa_amd_vmem_alloc_handle_t*) { return NotModelled(); }
+hsa_status_t hsa_amd_vmem_retain_alloc_handle(hsa_amd_vmem_alloc_handle_t*, void*) { return NotModelled(); }
 hsa_status_t hsa_amd_vmem_get_alloc_properties_from_handle(hsa_amd_vmem_alloc_handle_t, hsa_amd_memory_pool_t*,
                                                            hsa_amd_memory_type_t*) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_portable_export_dmabuf(const void*, size_t, int*, uint64_t*) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_portable_export_dmabuf(const void*, size_t, int*, uint64_t*) { return NotModelled(); }
 hsa_status_t hsa_amd_portable_export_dmabuf_v2(const void*, size_t, int*, uint64_t*, uint64_t) {
-  return NotYetImplemented();
+  return NotModelled();
 }
-hsa_status_t hsa_amd_portable_close_dmabuf(int) { return NotYetImplemented(); }
+hsa_status_t hsa_amd_portable_close_dmabuf(int) { return NotModelled(); }
+
+// Not modelled: ROCr's packet logging (AQL, blit-kernel and SDMA packets dumped to a FILE*). hipmem's layers log
+// through base/log and trace sinks; the copy and queue paths have no packet-dump hook to switch on.
+hsa_status_t hsa_amd_enable_logging(uint8_t*, void*) { return NotModelled(); }
 
 // Not modelled: code objects, the loader and executables. The simulated GPU runs only hipmem's
 // own blit kernels; it loads no ELF code objects.

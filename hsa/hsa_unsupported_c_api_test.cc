@@ -41,11 +41,10 @@ hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: extensions, queues, migration, SVM/vmem.
-      {"hsa_system_major_extension_supported",
+      // Not yet implemented: queues, migration, SVM.
+      {"hsa_amd_memory_pool_can_migrate",
        [](Outs& o) {
-         uint16_t minor = 0;
-         return hsa_system_major_extension_supported(HSA_EXTENSION_IMAGES, 1, &minor, &o.flag);
+         return hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t{1}, hsa_amd_memory_pool_t{2}, &o.flag);
        }},
       {"hsa_amd_ipc_signal_attach",
        [](Outs& o) {
@@ -66,8 +65,22 @@ std::vector<Call> Calls() {
        }},
       {"hsa_amd_memory_migrate",
        [](Outs& o) { return hsa_amd_memory_migrate(&o.u32, hsa_amd_memory_pool_t{1}, 0); }},
+      // Not modelled: the virtual memory API, dma-buf export, packet logging, code objects, images, IPC, interop,
+      // PC sampling, SPM, direct storage.
       {"hsa_amd_vmem_address_reserve", [](Outs& o) { return hsa_amd_vmem_address_reserve(&o.ptr, 4096, 0, 0); }},
-      // Not modelled: code objects, images, IPC, interop, PC sampling, SPM, direct storage.
+      {"hsa_amd_portable_export_dmabuf",
+       [](Outs& o) {
+         int fd = -1;
+         uint64_t offset = 0;
+         const hsa_status_t s = hsa_amd_portable_export_dmabuf(&o.u32, 4, &fd, &offset);
+         if (fd != -1) o.ptr = &o;  // a written fd would show as a touched output
+         return s;
+       }},
+      {"hsa_amd_enable_logging",
+       [](Outs&) {
+         uint8_t flags[8] = {1, 1, 1, 0, 0, 0, 0, 0};
+         return hsa_amd_enable_logging(flags, nullptr);
+       }},
       {"hsa_code_object_reader_create_from_memory",
        [](Outs& o) { return hsa_code_object_reader_create_from_memory(&o.u32, sizeof(o.u32), &o.reader); }},
       {"hsa_executable_create_alt",
@@ -110,6 +123,7 @@ void ExpectOutputsUntouched(const Outs& o) {
   EXPECT_EQ(o.pcs.handle, 0x5151u);
   EXPECT_EQ(o.ptr, nullptr);
   EXPECT_EQ(o.u32, 0x5151u);
+  EXPECT_FALSE(o.flag);
 }
 
 TEST(HsaUnsupportedTest, BeforeInitEveryCallIsNotInitialized) {

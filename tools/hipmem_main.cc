@@ -1,6 +1,6 @@
 // `hipmem`: the command line of the hipmem stack.
 //
-//   hipmem info   agents and memory pools, the way rocminfo prints its pool section
+//   hipmem info   the system and every agent as rocminfo prints them -- each attribute, pools and ISAs
 //                 (through the public HSA C API, as rocminfo does); then, on the simulator, what the
 //                 simulated kernel holds meanwhile: processes, buffers, queues, events, memory use
 //   hipmem tour   allocate, copy, verify and free through the public HIP C API, printing what each
@@ -23,96 +23,20 @@
 #include "hip/hip_runtime_api.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "tools/agent_report.h"
 #include "tools/sim_view.h"
 
 namespace {
 
 // ---- hipmem info ----------------------------------------------------------------------------
 
-#define HSA_OR_DIE(call)                                                                   \
-  do {                                                                                     \
-    const hsa_status_t s_ = (call);                                                        \
-    if (s_ != HSA_STATUS_SUCCESS) {                                                        \
-      const char* text_ = nullptr;                                                         \
-      hsa_status_string(s_, &text_);                                                       \
-      std::fprintf(stderr, "hipmem info: %s failed: %s\n", #call, text_ ? text_ : "?");    \
-      return s_;                                                                           \
-    }                                                                                      \
-  } while (false)
-
-std::string FlagsText(uint32_t flags) {
-  std::string out;
-  auto add = [&](const char* s) { out += out.empty() ? s : std::string(", ") + s; };
-  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) add("KERNARG");
-  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) add("FINE GRAINED");
-  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) add("COARSE GRAINED");
-  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_EXTENDED_SCOPE_FINE_GRAINED) add("EXTENDED FINE GRAINED");
-  return out;
-}
-
-hsa_status_t PrintPool(hsa_amd_memory_pool_t pool, void* data) {
-  int* index = static_cast<int*>(data);
-  hsa_amd_segment_t segment;
-  uint32_t flags = 0;
-  size_t size = 0, granule = 0, rec_granule = 0, alignment = 0;
-  bool allowed = false, all = false;
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &allowed));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_REC_GRANULE, &rec_granule));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT, &alignment));
-  HSA_OR_DIE(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all));
-  std::printf("    Pool %d\n", ++*index);
-  if (segment == HSA_AMD_SEGMENT_GLOBAL) {
-    std::printf("      Segment:                 GLOBAL; FLAGS: %s\n", FlagsText(flags).c_str());
-  } else {
-    std::printf("      Segment:                 GROUP\n");
-  }
-  std::printf("      Size:                    %zu(0x%zx) KB\n", size / 1024, size / 1024);
-  std::printf("      Allocatable:             %s\n", allowed ? "TRUE" : "FALSE");
-  std::printf("      Alloc Granule:           %zuKB\n", granule / 1024);
-  std::printf("      Alloc Recommended Granule:%zuKB\n", rec_granule / 1024);
-  std::printf("      Alloc Alignment:         %zuKB\n", alignment / 1024);
-  std::printf("      Accessible by all:       %s\n", all ? "TRUE" : "FALSE");
-  return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t PrintAgent(hsa_agent_t agent, void* data) {
-  int* index = static_cast<int*>(data);
-  char name[64] = {}, product[64] = {};
-  hsa_device_type_t type;
-  uint32_t node = 0;
-  HSA_OR_DIE(hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, name));
-  HSA_OR_DIE(hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_PRODUCT_NAME), product));
-  HSA_OR_DIE(hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type));
-  HSA_OR_DIE(hsa_agent_get_info(agent, HSA_AGENT_INFO_NODE, &node));
-  std::printf("*******\nAgent %d\n*******\n", ++*index);
-  std::printf("  Name:                    %s\n", name);
-  std::printf("  Marketing Name:          %s\n", product);
-  std::printf("  Device Type:             %s\n", type == HSA_DEVICE_TYPE_GPU ? "GPU" : "CPU");
-  std::printf("  Node:                    %u\n", node);
-  if (type == HSA_DEVICE_TYPE_GPU) {
-    uint64_t avail = 0;
-    HSA_OR_DIE(hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_MEMORY_AVAIL), &avail));
-    std::printf("  Memory Available:        %llu(0x%llx) KB\n", static_cast<unsigned long long>(avail / 1024),
-                static_cast<unsigned long long>(avail / 1024));
-  }
-  std::printf("  Pool Info:\n");
-  int pool_index = 0;
-  HSA_OR_DIE(hsa_amd_agent_iterate_memory_pools(agent, PrintPool, &pool_index));
-  return HSA_STATUS_SUCCESS;
-}
-
 int Info() {
   if (hsa_init() != HSA_STATUS_SUCCESS) {
     std::fprintf(stderr, "hipmem info: hsa_init failed\n");
     return 1;
   }
-  std::printf("=====================\nHSA Agents\n=====================\n");
-  int index = 0;
-  const hsa_status_t s = hsa_iterate_agents(PrintAgent, &index);
+  const absl::StatusOr<std::string> system = hipmem::tools::SystemReport();
+  const absl::StatusOr<std::string> agents = hipmem::tools::AgentReport();
   // Taken while the runtime is open, so its own KFD process is in the picture.
   const absl::StatusOr<std::string> simulator = hipmem::tools::SimulatorSection();
   hsa_shut_down();
@@ -120,8 +44,16 @@ int Info() {
     std::fprintf(stderr, "hipmem info: %s\n", std::string(simulator.status().message()).c_str());
     return 1;
   }
+  for (const absl::StatusOr<std::string>* section : {&system, &agents}) {
+    if (!section->ok()) {
+      std::fprintf(stderr, "hipmem info: %s\n", std::string(section->status().message()).c_str());
+      return 1;
+    }
+  }
+  std::printf("=====================\nHSA System Attributes\n=====================\n%s\n", system->c_str());
+  std::printf("==========\nHSA Agents\n==========\n%s", agents->c_str());
   std::printf("%s", simulator->c_str());
-  return s == HSA_STATUS_SUCCESS ? 0 : 1;
+  return 0;
 }
 
 // ---- hipmem dmesg ---------------------------------------------------------------------------

@@ -142,6 +142,8 @@ constexpr Slot kMi250xSlots[] = {{0x2f91, 0xc1, 0x41b7e02c99d10000}, {0x6b04, 0x
 constexpr uint64_t kMi250xHiveId = 0x9ad1c53e7b24f018;
 constexpr Slot kMi100Slots[] = {{0x8c3e, 0x23, 0x27c0d59ea4130000}};
 constexpr Slot kRx7900xtxSlots[] = {{0xd4a7, 0x03, 0x0e6f318ab2c50000}};
+// A second card in the workstation's other x16 slot, for the two-card preset.
+constexpr Slot kTwoRx7900xtxSlots[] = {{0xd4a7, 0x03, 0x0e6f318ab2c50000}, {0x1b3e, 0x0c, 0x0e6f318ab2c50001}};
 
 CacheConfig Cache(uint32_t level, uint32_t size_kib, uint32_t line, uint32_t type, uint32_t cus_shared) {
   // Associativity, lines per tag and latency are 0 ("not defined"): the kernel's GPU cache tables do not
@@ -364,7 +366,10 @@ IoLinkConfig Link(size_t from, size_t to, IoLinkType type, uint32_t weight, uint
 
 // Builds a machine of `slots.size()` GPUs of one `model` in `host`: each PCIe-linked to the CPU (the GPU
 // side coherent, the CPU side non-coherent as kfd_set_iolink_non_coherent marks it), and, with several
-// GPUs, in one hive with an XGMI link from every GPU to every other.
+// GPUs wired by `xgmi`, in one hive with an XGMI link from every GPU to every other. Several GPUs without XGMI
+// get no link to each other at all: the KFD adds a PCIe peer link (kfd_add_peer_prop) only when
+// amdgpu_device_is_peer_accessible holds, which needs the peer's whole VRAM behind its BAR (large BAR); these
+// models are used so only without it.
 Topology Machine(const Host& host, const GpuConfig& model, std::span<const Slot> slots, uint32_t pcie_max_mbps,
                  uint64_t hive_id, XgmiWiring xgmi) {
   Topology topology{
@@ -375,7 +380,7 @@ Topology Machine(const Host& host, const GpuConfig& model, std::span<const Slot>
       .io_links = {},
       .cpu_max_engine_clk_mhz = host.max_clock_mhz,
   };
-  const bool in_hive = slots.size() > 1;
+  const bool in_hive = slots.size() > 1 && xgmi.links_per_pair > 0;
   for (size_t i = 0; i < slots.size(); ++i) {
     GpuConfig gpu = model;
     gpu.gpu_id = slots[i].gpu_id;
@@ -424,6 +429,10 @@ constexpr Preset kPresets[] = {
     {"2xmi250x",
      [] { return Machine(kMi250xHost, Mi250xGcd(), kMi250xSlots, kPcieGen4x16MBps, kMi250xHiveId, kMi250xXgmi); }},
     {"8xmi300x", [] { return Mi300xTopology(kMaxMi300xGpus); }},
+    // Two consumer cards on a board without resizable BAR: neither can map the other's VRAM (no P2P, no XGMI), so
+    // peer access is refused and copies between them go through system memory.
+    {"2xrx7900xtx",
+     [] { return Machine(kWorkstationHost, Rx7900xtx(), kTwoRx7900xtxSlots, kPcieGen4x16MBps, 0, kNoXgmi); }},
 };
 
 }  // namespace

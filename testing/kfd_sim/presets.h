@@ -11,6 +11,7 @@
 //   rx7900xtx  1 x Radeon RX 7900 XTX      110000 (gfx1100)    24 GiB        96 (wave32)  PCIe Gen4
 //   2xmi250x   both GCDs of one MI250X     90010 (gfx90a)      64 GiB        110          + 4 XGMI links, 1 hive
 //   8xmi300x   eight MI300X OAMs           90402 (gfx942)      192 GiB       304          + XGMI all-to-all, 1 hive
+//   2xrx7900xtx two RX 7900 XTX, no P2P     110000 (gfx1100)    24 GiB        96 (wave32)  PCIe Gen4 to the CPU only
 //
 // VRAM is the board's; the bank each GPU reports is 16 MiB less (what amdgpu keeps, and what rocminfo prints).
 // A single MI300X keeps its board's XGMI hive id (no peers), as one OAM of an 8-OAM platform does.
@@ -20,7 +21,8 @@
 // Topology::system_memory_bytes (and system_memory_limit_bytes) itself.
 //
 // Every GPU has a PCIe link to the CPU in both directions; GPUs of one hive have an XGMI link to every
-// other member, in both directions. The default simulated machine is DefaultTopology() ("mi300x").
+// other member, in both directions. GPUs in no hive (2xrx7900xtx) have no link to each other: without large
+// BAR the KFD lists no PCIe peer link, so neither GPU can map the other's VRAM. The default simulated machine is DefaultTopology() ("mi300x").
 #ifndef HIPMEM_TESTING_KFD_SIM_PRESETS_H_
 #define HIPMEM_TESTING_KFD_SIM_PRESETS_H_
 

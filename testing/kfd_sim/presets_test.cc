@@ -42,8 +42,9 @@ uint64_t MemTotal() {
 constexpr uint32_t kPcie = static_cast<uint32_t>(IoLinkType::kPcieExpress);
 constexpr uint32_t kXgmi = static_cast<uint32_t>(IoLinkType::kXgmi);
 
-TEST(PresetTest, NamesAreTheSixDocumentedMachines) {
-  EXPECT_THAT(PresetNames(), ElementsAre("mi300x", "mi250x", "mi100", "rx7900xtx", "2xmi250x", "8xmi300x"));
+TEST(PresetTest, NamesAreTheSevenDocumentedMachines) {
+  EXPECT_THAT(PresetNames(),
+              ElementsAre("mi300x", "mi250x", "mi100", "rx7900xtx", "2xmi250x", "8xmi300x", "2xrx7900xtx"));
 }
 
 TEST(PresetTest, UnknownNameIsNotFoundAndListsTheValidNames) {
@@ -73,6 +74,7 @@ TEST(PresetTest, EveryPresetCarriesItsProductsPublicFacts) {
       {"rx7900xtx", 1, "gfx1100", 110000, 24, 96, 32, 0x744c, 1},
       {"2xmi250x", 2, "gfx90a", 90010, 64, 110, 64, 0x740c, 1},
       {"8xmi300x", 8, "gfx942", 90402, 192, 304, 64, 0x74a1, 8},
+      {"2xrx7900xtx", 2, "gfx1100", 110000, 24, 96, 32, 0x744c, 1},
   };
   ASSERT_EQ(std::size(kRows), PresetNames().size());
   for (const Row& row : kRows) {
@@ -122,8 +124,9 @@ TEST(PresetTest, EveryPresetIsAcceptedBySimulatorCreate) {
   }
 }
 
-// Every GPU reaches the CPU over PCIe both ways; GPUs of a multi-GPU preset share one hive and reach each
-// other over one XGMI hop both ways; a lone GPU is in no hive.
+// Every GPU reaches the CPU over PCIe both ways; GPUs of a multi-GPU Instinct preset share one hive and reach
+// each other over one XGMI hop both ways; a lone GPU, and the Radeons of 2xrx7900xtx, are in no hive and have
+// no link to another GPU.
 TEST(PresetTest, GpusLinkToTheCpuOverPcieAndToHiveMatesOverXgmi) {
   for (const std::string& name : PresetNames()) {
     SCOPED_TRACE(name);
@@ -145,15 +148,16 @@ TEST(PresetTest, GpusLinkToTheCpuOverPcieAndToHiveMatesOverXgmi) {
       EXPECT_GE(link.max_bandwidth, link.min_bandwidth);
     }
     EXPECT_EQ(pcie.size(), 2 * gpus);
-    EXPECT_EQ(xgmi.size(), gpus > 1 ? gpus * (gpus - 1) : 0);
+    const bool hive_mates = gpus > 1 && topology.gpus[0].name != "gfx1100";
+    EXPECT_EQ(xgmi.size(), hive_mates ? gpus * (gpus - 1) : 0);
     for (uint32_t node = 1; node <= gpus; ++node) {
       EXPECT_TRUE(pcie.contains({node, 0}) && pcie.contains({0, node})) << "node " << node;
       for (uint32_t peer = 1; peer <= gpus; ++peer) {
         if (peer == node) continue;
-        EXPECT_TRUE(xgmi.contains({node, peer})) << node << " -> " << peer;
+        EXPECT_EQ(xgmi.contains({node, peer}), hive_mates) << node << " -> " << peer;
       }
       const uint64_t hive = topology.gpus[node - 1].hive_id;
-      if (gpus == 1 && topology.gpus[0].name != "gfx942") {
+      if (!hive_mates && topology.gpus[0].name != "gfx942") {
         EXPECT_EQ(hive, 0u);
       } else if (gpus == 1) {
         EXPECT_NE(hive, 0u) << "one MI300X OAM keeps its board's XGMI hive";
