@@ -21,11 +21,13 @@
 #define HIPMEM_HSA_COPY_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -81,6 +83,35 @@ struct CopyRequest {
   const SignalRef* completion = nullptr;  // required
 };
 
+// hsa_amd_copy_direction_t: which SDMA engine a rectangle copy runs on (host-to-device's, else device-to-host's).
+enum class CopyDirection : uint32_t { kHostToHost = 0, kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3 };
+
+// hsa_pitched_ptr_t: a surface of rows `pitch` bytes apart and slices `slice` bytes apart.
+struct PitchedPointer {
+  DeviceAddress base{0};
+  uint64_t pitch = 0;
+  uint64_t slice = 0;
+};
+
+// hsa_dim3_t.
+struct Dim3 {
+  uint32_t x = 0, y = 0, z = 0;
+};
+
+// hsa_amd_memory_async_copy_rect's arguments: the box `range` (x bytes, y rows, z slices) from `src` at
+// `src_offset` (x bytes, y rows, z slices) to `dst` at `dst_offset`, on `copy_agent`'s SDMA engines.
+struct CopyRectRequest {
+  PitchedPointer dst;
+  Dim3 dst_offset;
+  PitchedPointer src;
+  Dim3 src_offset;
+  Dim3 range;
+  AgentId copy_agent{0};
+  CopyDirection direction = CopyDirection::kHostToDevice;
+  std::span<const SignalRef> dependencies;
+  const SignalRef* completion = nullptr;  // required
+};
+
 // hsa_amd_profiling_async_copy_time_t, in the system timestamp domain (nanoseconds).
 struct CopyTime {
   uint64_t start;
@@ -118,6 +149,18 @@ class Copies {
   // plus kInvalidArgument when the mask is not one bit, names an engine the GPU does not have, or an XGMI
   // engine for a copy that is not between hive peers (or a PCIe engine for one that is).
   absl::Status CopyOnEngine(const CopyRequest& request, uint32_t engine_mask, bool force_sdma);
+
+  // hsa_amd_memory_async_copy_rect (copy_rect.cc): queues the box as COPY_LINEAR_SUB_WINDOW packets on the copy
+  // agent's host-to-device SDMA engine for kHostToDevice, its device-to-host one otherwise, and returns. A box
+  // with a zero dimension is a no-op that leaves the signal alone (as ROCr). Errors, nothing queued:
+  // kInvalidArgument for kHostToHost or an unknown direction, no completion signal, and ROCr's
+  // SubmitCopyRectCommand checks (bases, pitches and slices 4-byte aligned; each side's x + width within its
+  // pitch, y + height within slice / pitch; a slice on both sides for depth > 1; pitch and slice within the
+  // packet's fields for the element size the box allows); InvalidAgentError for an unknown or CPU copy agent;
+  // kResourceExhausted (OUT_OF_RESOURCES) when the agent's copies cannot run on SDMA (HSA_ENABLE_SDMA=0, a GPU
+  // without a modelled SDMA packet format); kOutOfRange when a side's box runs past the allocation it starts
+  // in; the engine's setup and mapping errors.
+  absl::Status CopyRect(const CopyRectRequest& request);
 
   // The engine Copy would use (ROCr's GetBlitObject). Errors: InvalidAgentError.
   absl::StatusOr<EngineChoice> ChooseEngine(AgentId dst_agent, AgentId src_agent, Bytes size) const;
@@ -170,6 +213,13 @@ class Copies {
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
   // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
   absl::Status Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context);
+  // Queues an SDMA packet stream on `gpu`'s SDMA engine `sdma_engine` between the ranges `dst` and `src`, with the
+  // dependency waits and the completion as Launch does; `build` makes the stream from the GPU addresses of
+  // the two ranges' starts once they are reachable.
+  using SdmaStreamBuilder = std::function<absl::StatusOr<std::vector<uint32_t>>(uint64_t dst, uint64_t src)>;
+  absl::Status LaunchSdma(const Agent& gpu, uint32_t sdma_engine, AddressRange dst, AddressRange src,
+                          const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
+                          const SignalRef& completion, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
   absl::StatusOr<Hold> Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size);
   absl::StatusOr<Channel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);

@@ -88,6 +88,30 @@ hsa_status_t HSA_API hsa_amd_memory_async_copy_on_engine(void* dst, hsa_agent_t 
       force_copy_on_sdma));
 }
 
+hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
+                                                    const hsa_pitched_ptr_t* src, const hsa_dim3_t* src_offset,
+                                                    const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                                                    hsa_amd_copy_direction_t dir, uint32_t num_dep_signals,
+                                                    const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
+  absl::StatusOr<Copies*> copies = hipmem::hsa::SharedCopies();
+  if (!copies.ok()) return ToHsaStatus(copies.status());
+  if (dst == nullptr || src == nullptr || dst_offset == nullptr || src_offset == nullptr || range == nullptr) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  // ROCr refuses a dependency array without a count here, as well as a count without an array.
+  if (num_dep_signals == 0 && dep_signals != nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  absl::StatusOr<hipmem::hsa::ResolvedCopy> resolved =
+      hipmem::hsa::Resolve(num_dep_signals, dep_signals, completion_signal);
+  if (!resolved.ok()) return ToHsaStatus(resolved.status());
+  auto pitched = [](const hsa_pitched_ptr_t& p) {
+    return hipmem::hsa::PitchedPointer{DeviceAddress::FromPointer(p.base), p.pitch, p.slice};
+  };
+  auto dim3 = [](const hsa_dim3_t& d) { return hipmem::hsa::Dim3{d.x, d.y, d.z}; };
+  return ToHsaStatus(resolved->copies->CopyRect(hipmem::hsa::CopyRectRequest{
+      pitched(*dst), dim3(*dst_offset), pitched(*src), dim3(*src_offset), dim3(*range), AgentId(copy_agent.handle),
+      static_cast<hipmem::hsa::CopyDirection>(dir), resolved->dependencies, &resolved->completion}));
+}
+
 hsa_status_t HSA_API hsa_amd_memory_copy_engine_status(hsa_agent_t dst_agent, hsa_agent_t src_agent,
                                                        uint32_t* engine_ids_mask) {
   absl::StatusOr<Copies*> copies = hipmem::hsa::SharedCopies();
