@@ -113,10 +113,10 @@ struct ChannelOp {
   // the watcher drops the op's pins and then decrements. For host memory pinned just for this op: its
   // owner may free it as soon as the signal says done, so it must be unpinned by then.
   bool via_host = false;
-  // kSdmaStream: the packets between the dependency waits and the completion, moving `bytes` to [dst, dst +
-  // bytes) from [src, src + src_bytes) (the ranges a VM fault is matched against).
+  // kSdmaStream: the packets between the dependency waits and the completion, and the memory they touch in
+  // GPU addresses (what a VM fault is matched against).
   std::vector<uint32_t> stream;
-  uint64_t src_bytes = 0;
+  std::vector<AddressRange> stream_ranges;
 };
 
 class Copies::Channel {
@@ -154,11 +154,12 @@ class Copies::Channel {
       ASSIGN_OR_RETURN(end, WriteAql(op));
     }
     std::vector<AddressRange> touched;
-    touched.push_back(AddressRange{DeviceAddress(op.dst), Bytes(op.bytes)});
-    if (op.kind == ChannelOp::Kind::kCopy) touched.push_back(AddressRange{DeviceAddress(op.src), Bytes(op.bytes)});
     if (op.kind == ChannelOp::Kind::kSdmaStream) {
-      touched.push_back(AddressRange{DeviceAddress(op.src), Bytes(op.src_bytes)});
+      touched = std::move(op.stream_ranges);
+    } else {
+      touched.push_back(AddressRange{DeviceAddress(op.dst), Bytes(op.bytes)});
     }
+    if (op.kind == ChannelOp::Kind::kCopy) touched.push_back(AddressRange{DeviceAddress(op.src), Bytes(op.bytes)});
     pending_.push_back(Pending{end, host_seq, std::move(completion), std::move(holds), std::move(touched)});
     return absl::OkStatus();
   }
@@ -653,21 +654,20 @@ absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choi
   return Annotate((*channel)->Submit(op, std::move(holds), *request.completion), context);
 }
 
-absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, AddressRange dst, AddressRange src,
+absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const AddressRange> ranges,
                                 const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
                                 const SignalRef& completion, absl::string_view context) {
   std::vector<Hold> holds;
   ChannelOp op;
   op.kind = ChannelOp::Kind::kSdmaStream;
-  ASSIGN_OR_RETURN(Hold from, Annotated(Reach(gpu.node, src.base, src.size), context));
-  op.src = from.gpu_address();
-  op.src_bytes = src.size.raw();
-  holds.push_back(std::move(from));
-  ASSIGN_OR_RETURN(Hold to, Annotated(Reach(gpu.node, dst.base, dst.size), context));
-  op.dst = to.gpu_address();
-  op.bytes = dst.size.raw();
-  holds.push_back(std::move(to));
-  ASSIGN_OR_RETURN(op.stream, Annotated(build(op.dst, op.src), context));
+  std::vector<uint64_t> gpu_addresses;
+  for (const AddressRange& range : ranges) {
+    ASSIGN_OR_RETURN(Hold hold, Annotated(Reach(gpu.node, range.base, range.size), context));
+    gpu_addresses.push_back(hold.gpu_address());
+    op.stream_ranges.push_back(AddressRange{DeviceAddress(hold.gpu_address()), range.size});
+    holds.push_back(std::move(hold));
+  }
+  ASSIGN_OR_RETURN(op.stream, Annotated(build(gpu_addresses), context));
   for (const SignalRef& dep : dependencies) op.dependencies.push_back(dep.handle().raw());
   op.completion = completion.handle().raw();
   op.profile = profiling_enabled();

@@ -112,6 +112,22 @@ struct CopyRectRequest {
   const SignalRef* completion = nullptr;  // required
 };
 
+// One copy of a batch operation (hsa_amd_memory_copy_op_t of type LINEAR: its single copy, or one entry of its
+// lists).
+struct BatchCopyEntry {
+  DeviceAddress dst{0};
+  AgentId dst_agent{0};
+  DeviceAddress src{0};
+  Bytes size;
+};
+
+// One operation of hsa_amd_memory_async_batch_copy: its copies, all from `src_agent`'s side, completing together.
+struct BatchCopyOp {
+  AgentId src_agent{0};
+  std::vector<BatchCopyEntry> entries;
+  const SignalRef* completion = nullptr;  // required; decremented once when every entry has landed
+};
+
 // hsa_amd_profiling_async_copy_time_t, in the system timestamp domain (nanoseconds).
 struct CopyTime {
   uint64_t start;
@@ -161,6 +177,18 @@ class Copies {
   // without a modelled SDMA packet format); kOutOfRange when a side's box runs past the allocation it starts
   // in; the engine's setup and mapping errors.
   absl::Status CopyRect(const CopyRectRequest& request);
+
+  // hsa_amd_memory_async_batch_copy's LINEAR operations (copy_batch.cc), each after `dependencies`: an operation
+  // runs on one SDMA engine of its copy GPU (the source agent if a GPU, else the first entry's destination
+  // agent), the one PreferredEngine names, else the host-to-device engine for a copy from a CPU, else the
+  // device-to-host one; its entries go in order and its completion signal is decremented once after the last.
+  // Where the GPU's copies cannot use SDMA (HSA_ENABLE_SDMA=0, ...), as ROCr's fallback: the caller waits for
+  // the dependencies, copies each entry with CopySync and decrements the signal before returning. Between two
+  // CPU agents, the calling thread copies. Every operation is checked before any is queued: kInvalidArgument
+  // for no completion signal, no entries, or a null pointer; InvalidAgentError for an unknown agent; kOutOfRange
+  // when an entry's side runs past its allocation. A later engine or mapping error leaves the operations
+  // before it queued (as ROCr returns at the first failing operation).
+  absl::Status BatchCopy(std::span<const BatchCopyOp> ops, std::span<const SignalRef> dependencies);
 
   // The engine Copy would use (ROCr's GetBlitObject). Errors: InvalidAgentError.
   absl::StatusOr<EngineChoice> ChooseEngine(AgentId dst_agent, AgentId src_agent, Bytes size) const;
@@ -213,11 +241,11 @@ class Copies {
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
   // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
   absl::Status Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context);
-  // Queues an SDMA packet stream on `gpu`'s SDMA engine `sdma_engine` between the ranges `dst` and `src`, with the
-  // dependency waits and the completion as Launch does; `build` makes the stream from the GPU addresses of
-  // the two ranges' starts once they are reachable.
-  using SdmaStreamBuilder = std::function<absl::StatusOr<std::vector<uint32_t>>(uint64_t dst, uint64_t src)>;
-  absl::Status LaunchSdma(const Agent& gpu, uint32_t sdma_engine, AddressRange dst, AddressRange src,
+  // Queues an SDMA packet stream on `gpu`'s SDMA engine `sdma_engine` over the memory `ranges` (each made
+  // reachable by the GPU for the operation), with the dependency waits and the completion as Launch does;
+  // `build` makes the stream from the ranges' GPU addresses, in order, once they are reachable.
+  using SdmaStreamBuilder = std::function<absl::StatusOr<std::vector<uint32_t>>(std::span<const uint64_t> gpu)>;
+  absl::Status LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const AddressRange> ranges,
                           const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
                           const SignalRef& completion, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.

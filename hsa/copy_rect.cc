@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -203,8 +204,8 @@ absl::Status Copies::CopyRect(const CopyRectRequest& r) {
   }
   const uint32_t engine = r.direction == CopyDirection::kHostToDevice || num_sdma < 2 ? 1 : 2;
   return LaunchSdma(
-      *gpu, engine, sides[0], sides[1],
-      [&](uint64_t dst_gpu, uint64_t src_gpu) { return Tile(box(dst_gpu - dst_first, src_gpu - src_first)); },
+      *gpu, engine, sides,
+      [&](std::span<const uint64_t> at) { return Tile(box(at[0] - dst_first, at[1] - src_first)); },
       r.dependencies, *r.completion, context);
 }
 

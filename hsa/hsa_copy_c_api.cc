@@ -112,6 +112,70 @@ hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t* dst
       static_cast<hipmem::hsa::CopyDirection>(dir), resolved->dependencies, &resolved->completion}));
 }
 
+hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t* copy_ops, uint32_t num_copy_ops,
+                                                     uint32_t num_dep_signals, const hsa_signal_t* dep_signals) {
+  absl::StatusOr<Copies*> copies = hipmem::hsa::SharedCopies();
+  if (!copies.ok()) return ToHsaStatus(copies.status());
+  absl::StatusOr<hipmem::hsa::SignalRuntime*> signals = hipmem::hsa::SharedSignals();
+  if (!signals.ok()) return ToHsaStatus(signals.status());
+  if (num_copy_ops > 0 && copy_ops == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if ((num_dep_signals == 0) != (dep_signals == nullptr)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::vector<hipmem::hsa::SignalRef> deps;
+  deps.reserve(num_dep_signals);
+  for (uint32_t i = 0; i < num_dep_signals; ++i) {
+    absl::StatusOr<hipmem::hsa::SignalRef> dep = (*signals)->Find(hipmem::hsa::SignalHandle(dep_signals[i].handle));
+    if (!dep.ok()) return ToHsaStatus(dep.status());
+    deps.push_back(*std::move(dep));
+  }
+  // Reserved up front: each operation points at its completion signal's entry.
+  std::vector<hipmem::hsa::SignalRef> completions;
+  completions.reserve(num_copy_ops);
+  std::vector<hipmem::hsa::BatchCopyOp> ops;
+  ops.reserve(num_copy_ops);
+  for (uint32_t i = 0; i < num_copy_ops; ++i) {
+    const hsa_amd_memory_copy_op_t& op = copy_ops[i];
+    if (op.version != HSA_AMD_MEMORY_COPY_OP_VERSION) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    switch (op.type) {
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR:
+        break;
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_BROADCAST:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_SWAP:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_SRC:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_DST:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_SRCDST:
+        // Not modelled yet: the SDMA broadcast, swap and indirect copies (TODO(#8) §4).
+        return static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
+      default:
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    // The engine-side wait before and signal operation after a copy: not modelled yet (TODO(#8) §4).
+    if (op.wait.function != HSA_AMD_MEMORY_COPY_WAIT_ALWAYS || op.signal.operation != HSA_AMD_MEMORY_COPY_SIGNAL_NONE) {
+      return static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
+    }
+    absl::StatusOr<hipmem::hsa::SignalRef> done =
+        (*signals)->Find(hipmem::hsa::SignalHandle(op.completion_signal.handle));
+    if (!done.ok()) return ToHsaStatus(done.status());
+    completions.push_back(*std::move(done));
+    hipmem::hsa::BatchCopyOp out{AgentId(op.src_agent.handle), {}, &completions.back()};
+    if (op.num_entries == 0) {
+      out.entries.push_back(hipmem::hsa::BatchCopyEntry{DeviceAddress::FromPointer(op.dst), AgentId(op.dst_agent.handle),
+                                                        DeviceAddress::FromPointer(op.src), Bytes(op.size)});
+    } else {
+      if (op.dst_list == nullptr || op.src_list == nullptr || op.size_list == nullptr ||
+          op.dst_agent_list == nullptr) {
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+      }
+      for (uint16_t e = 0; e < op.num_entries; ++e) {
+        out.entries.push_back(hipmem::hsa::BatchCopyEntry{
+            DeviceAddress::FromPointer(op.dst_list[e]), AgentId(op.dst_agent_list[e].handle),
+            DeviceAddress::FromPointer(op.src_list[e]), Bytes(op.size_list[e])});
+      }
+    }
+    ops.push_back(std::move(out));
+  }
+  return ToHsaStatus((*copies)->BatchCopy(ops, deps));
+}
+
 hsa_status_t HSA_API hsa_amd_memory_copy_engine_status(hsa_agent_t dst_agent, hsa_agent_t src_agent,
                                                        uint32_t* engine_ids_mask) {
   absl::StatusOr<Copies*> copies = hipmem::hsa::SharedCopies();

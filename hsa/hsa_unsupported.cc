@@ -89,12 +89,6 @@ hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8) §4: batched copies (hsa_copy_c_api.cc has the linear and rectangular ones).
-hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t*, uint32_t, uint32_t,
-                                                     const hsa_signal_t*) {
-  return NotYetImplemented();
-}
-
 // Not yet implemented, TODO(#8) §4: migration between pools.
 hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t, hsa_amd_memory_pool_t, bool*) {
   return NotYetImplemented();
