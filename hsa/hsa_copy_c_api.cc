@@ -16,6 +16,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime.h"
 #include "hsa/signal.h"
 #include "hsa/signal_runtime.h"
 
@@ -174,6 +175,30 @@ hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_o
     ops.push_back(std::move(out));
   }
   return ToHsaStatus((*copies)->BatchCopy(ops, deps));
+}
+
+// Migration between pools. Current ROCr does not migrate: its AMD::MemoryRegion::CanMigrate answers false with
+// HSA_STATUS_ERROR_OUT_OF_RESOURCES and Migrate answers HSA_STATUS_ERROR_OUT_OF_RESOURCES, both marked "not
+// implemented yet" (ROCm/rocm-systems projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_memory_region.cpp),
+// after hsa_ext_amd.cpp's argument and pool checks. These answer the same, after the same checks.
+hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t src_memory_pool,
+                                                     hsa_amd_memory_pool_t dst_memory_pool, bool* result) {
+  HSA_RUNTIME_OR_RETURN(runtime);
+  if (result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (const hsa_amd_memory_pool_t pool : {src_memory_pool, dst_memory_pool}) {
+    if (absl::Status s = runtime.GetPool(hipmem::hsa::PoolId(pool.handle)).status(); !s.ok()) return ToHsaStatus(s);
+  }
+  *result = false;
+  return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+}
+
+hsa_status_t HSA_API hsa_amd_memory_migrate(const void* ptr, hsa_amd_memory_pool_t memory_pool, uint32_t flags) {
+  HSA_RUNTIME_OR_RETURN(runtime);
+  if (ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (absl::Status s = runtime.GetPool(hipmem::hsa::PoolId(memory_pool.handle)).status(); !s.ok()) {
+    return ToHsaStatus(s);
+  }
+  return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
 }
 
 hsa_status_t HSA_API hsa_amd_memory_copy_engine_status(hsa_agent_t dst_agent, hsa_agent_t src_agent,

@@ -41,7 +41,7 @@ hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: extensions, queues, migration, SVM/vmem.
+      // Not yet implemented: extensions, queues, SVM/vmem.
       {"hsa_system_major_extension_supported",
        [](Outs& o) {
          uint16_t minor = 0;
@@ -56,8 +56,6 @@ std::vector<Call> Calls() {
        [](Outs& o) {
          return hsa_soft_queue_create(hsa_region_t{0}, 64, HSA_QUEUE_TYPE_MULTI, 0, hsa_signal_t{0}, &o.queue);
        }},
-      {"hsa_amd_memory_migrate",
-       [](Outs& o) { return hsa_amd_memory_migrate(&o.u32, hsa_amd_memory_pool_t{1}, 0); }},
       {"hsa_amd_vmem_address_reserve", [](Outs& o) { return hsa_amd_vmem_address_reserve(&o.ptr, 4096, 0, 0); }},
       // Not modelled: code objects, images, IPC, interop, PC sampling, SPM, direct storage.
       {"hsa_code_object_reader_create_from_memory",
