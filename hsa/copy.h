@@ -126,6 +126,9 @@ struct BatchCopyOp {
   AgentId src_agent{0};
   std::vector<BatchCopyEntry> entries;
   const SignalRef* completion = nullptr;  // required; decremented once when every entry has landed
+  // LINEAR_BROADCAST (one source to every entry's destination): an SDMA operation, which ROCr refuses with
+  // INVALID_ARGUMENT where SDMA is off.
+  bool broadcast = false;
 };
 
 // hsa_amd_profiling_async_copy_time_t, in the system timestamp domain (nanoseconds).
@@ -183,7 +186,8 @@ class Copies {
   // agent), the one PreferredEngine names, else the host-to-device engine for a copy from a CPU, else the
   // device-to-host one; its entries go in order and its completion signal is decremented once after the last.
   // Where the GPU's copies cannot use SDMA (HSA_ENABLE_SDMA=0, ...), as ROCr's fallback: the caller waits for
-  // the dependencies, copies each entry with CopySync and decrements the signal before returning. Between two
+  // the dependencies, copies each entry with CopySync and decrements the signal before returning (a broadcast
+  // is kInvalidArgument there). Between two
   // CPU agents, the calling thread copies. Every operation is checked before any is queued: kInvalidArgument
   // for no completion signal, no entries, or a null pointer; InvalidAgentError for an unknown agent; kOutOfRange
   // when an entry's side runs past its allocation. A later engine or mapping error leaves the operations

@@ -1,5 +1,6 @@
-// Copies::BatchCopy: hsa_amd_memory_async_batch_copy's LINEAR operations (ROCr's GpuAgent::DmaCopyBatch and its
-// SDMA-off DmaCopyBatchFallback). An operation's entries become one SDMA packet stream -- the dependency waits,
+// Copies::BatchCopy: hsa_amd_memory_async_batch_copy's LINEAR and LINEAR_BROADCAST operations (ROCr's
+// GpuAgent::DmaCopyBatch, DmaCopyBroadcast and the SDMA-off DmaCopyBatchFallback). A broadcast is one COPY_LINEAR
+// run per destination, as ROCr's linear back-to-back path for it. An operation's entries become one SDMA packet stream -- the dependency waits,
 // a COPY_LINEAR run per entry, one decrement of the operation's signal -- so the signal says "done" only when
 // every entry has landed.
 #include <algorithm>
@@ -80,6 +81,8 @@ absl::Status Copies::BatchCopy(std::span<const BatchCopyOp> ops, std::span<const
       continue;
     }
     if (!SdmaAllowed(*gpu)) {
+      // ROCr's DmaCopyBatchFallback has no blit-kernel broadcast.
+      if (op.broadcast) return absl::InvalidArgumentError(absl::StrCat(context, ": a broadcast needs SDMA"));
       plans.push_back(Plan{Plan::Kind::kFallback, gpu});
       continue;
     }

@@ -181,6 +181,38 @@ TEST_F(HsaBatchCopyCApi, EntryListsCompleteTheirSignalOnceAfterTheLastEntry) {
   EXPECT_EQ(std::memcmp(tail.data(), in.data() + 7, tail.size()), 0);
 }
 
+TEST_F(HsaBatchCopyCApi, BroadcastCopiesOneSourceToEveryDestination) {
+  const std::vector<uint8_t> in = Pattern(20000, 33);
+  void* vrams[3] = {VramWith(std::vector<uint8_t>(in.size(), 0)), VramWith(std::vector<uint8_t>(in.size(), 0)),
+                    nullptr};
+  std::vector<uint8_t> host(in.size(), 0);
+  vrams[2] = host.data();
+  hsa_agent_t dst_agents[3] = {gpu_, gpu_, agents_.cpu};
+  const hsa_signal_t done = Signal(1);
+  hsa_amd_memory_copy_op_t op{};
+  op.version = HSA_AMD_MEMORY_COPY_OP_VERSION;
+  op.type = HSA_AMD_MEMORY_COPY_OP_LINEAR_BROADCAST;
+  op.num_entries = 3;
+  op.completion_signal = done;
+  op.src = const_cast<uint8_t*>(in.data());
+  op.src_agent = agents_.cpu;
+  op.dst_agent_list = dst_agents;
+  op.dst_list = vrams;
+  op.size = in.size();
+  const hsa_status_t status = hsa_amd_memory_async_batch_copy(&op, 1, 0, nullptr);
+  if (SdmaDisabled()) {
+    // ROCr's SDMA-off fallback has no broadcast, and nothing was done.
+    EXPECT_EQ(status, HSA_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(hsa_signal_load_scacquire(done), 1);
+    return;
+  }
+  ASSERT_EQ(status, HSA_STATUS_SUCCESS);
+  EXPECT_EQ(Await(done), 0);
+  EXPECT_EQ(ReadVram(vrams[0], in.size()), in);
+  EXPECT_EQ(ReadVram(vrams[1], in.size()), in);
+  EXPECT_EQ(host, in);
+}
+
 TEST_F(HsaBatchCopyCApi, WaitsForTheBatchDependencies) {
   if (SdmaDisabled()) GTEST_SKIP() << "the SDMA-off fallback waits on the caller: see FallbackIsSynchronous";
   const std::vector<uint8_t> contents = Pattern(8192, 21);

@@ -140,11 +140,16 @@ hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_o
       case HSA_AMD_MEMORY_COPY_OP_LINEAR:
         break;
       case HSA_AMD_MEMORY_COPY_OP_LINEAR_BROADCAST:
+        // One source (src, size) to the num_entries destinations of dst_list / dst_agent_list.
+        if (op.num_entries == 0 || op.dst_list == nullptr || op.dst_agent_list == nullptr) {
+          return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        break;
       case HSA_AMD_MEMORY_COPY_OP_LINEAR_SWAP:
       case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_SRC:
       case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_DST:
       case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_SRCDST:
-        // Not modelled yet: the SDMA broadcast, swap and indirect copies (TODO(#8) §4).
+        // Not modelled yet: the SDMA swap and indirect copies (TODO(#8) §4).
         return static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
       default:
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -158,7 +163,14 @@ hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_o
     if (!done.ok()) return ToHsaStatus(done.status());
     completions.push_back(*std::move(done));
     hipmem::hsa::BatchCopyOp out{AgentId(op.src_agent.handle), {}, &completions.back()};
-    if (op.num_entries == 0) {
+    if (op.type == HSA_AMD_MEMORY_COPY_OP_LINEAR_BROADCAST) {
+      out.broadcast = true;
+      for (uint16_t e = 0; e < op.num_entries; ++e) {
+        out.entries.push_back(hipmem::hsa::BatchCopyEntry{DeviceAddress::FromPointer(op.dst_list[e]),
+                                                          AgentId(op.dst_agent_list[e].handle),
+                                                          DeviceAddress::FromPointer(op.src), Bytes(op.size)});
+      }
+    } else if (op.num_entries == 0) {
       out.entries.push_back(hipmem::hsa::BatchCopyEntry{DeviceAddress::FromPointer(op.dst), AgentId(op.dst_agent.handle),
                                                         DeviceAddress::FromPointer(op.src), Bytes(op.size)});
     } else {
