@@ -3,7 +3,6 @@
 // their old values), dependency signals, and ROCr's argument checks and error codes. Built once per preset and
 // once with HSA_ENABLE_SDMA=0 (see BUILD). VRAM is only ever read back through a copy, so the private VRAM of
 // rx7900xtx works the same.
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -226,8 +225,8 @@ TEST_F(HsaCopyRectCApi, WaitsForDependencySignalsOnTheEngine) {
   hsa_signal_store_screlease(first, 0);
   EXPECT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, 50'000'000, HSA_WAIT_STATE_BLOCKED), 1)
       << "one dependency is still 1";
-  std::atomic_thread_fence(std::memory_order_acquire);
-  EXPECT_EQ(host, before) << "nothing moved before the dependencies were met";
+  // (The destination is not read here: while the copy may run, the engine's only synchronization with this
+  // thread is the completion signal.)
   hsa_signal_store_screlease(second, 0);
   EXPECT_EQ(Await(done), 0);
   EXPECT_EQ(host, Expected(contents, before, g));
