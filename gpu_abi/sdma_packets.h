@@ -10,6 +10,12 @@
 //   NOP          (op 0)          header [bits 16-29: n] + n dwords the engine skips
 //   COPY_LINEAR  (op 1, sub 0)   7 dwords: header [bit 27 broadcast] | count-1 (bytes) | parameter |
 //                                          src lo | src hi | dst lo | dst hi [| dst2 lo | dst2 hi if broadcast]
+//   COPY_LINEAR_SUB_WINDOW (op 1, sub 4)  13 dwords: header [bits 29-31 element: log2 of its bytes, 0-4] |
+//                                src lo | src hi | src x [0-13], y [16-29] | src z [0-10], pitch-1 [13-31] |
+//                                src slice pitch-1 [0-27] | dst lo | dst hi | dst x, y | dst z, pitch-1 |
+//                                dst slice pitch-1 | rect x-1 [0-13], y-1 [16-29] | rect z-1 [0-10],
+//                                dst swap [16-17], src swap [24-25]. Offsets, pitches and widths count
+//                                elements; the bases are dword aligned (ROCr's SDMA_PKT_COPY_LINEAR_RECT).
 //   WRITE_LINEAR (op 2, sub 0)   header | dst lo | dst hi | count-1 (dwords) | data...
 //   FENCE        (op 5)          4 dwords: header [v5+: bits 16-25 cache policy] | addr lo | addr hi | value
 //   TRAP         (op 6)          2 dwords: header | bits 0-27 interrupt context (the event id)
@@ -107,6 +113,7 @@ enum class Opcode : uint8_t {
 
 // Sub-opcodes (header bits 8-15) the engines accept.
 inline constexpr uint32_t kSubCopyLinear = 0;
+inline constexpr uint32_t kSubCopyLinearRect = 4;  // amdgpu's SDMA_SUBOP_COPY_LINEAR_SUB_WIND
 inline constexpr uint32_t kSubWriteLinear = 0;
 inline constexpr uint32_t kSubTimestampSetLocal = 0;
 inline constexpr uint32_t kSubTimestampGetLocal = 1;
@@ -189,6 +196,33 @@ struct CopyLinearBroadcast {
   uint32_t parameter = 0;
   uint32_t src_lo, src_hi, dst1_lo, dst1_hi, dst2_lo, dst2_hi;
 };
+// COPY_LINEAR_SUB_WINDOW: a 3-D box of elements between two pitched surfaces. The field widths are the
+// pre-gfx12 ones every generation modelled here shares (gfx12 moved and widened them).
+struct CopyLinearRect {
+  uint32_t header;
+  uint32_t src_lo, src_hi;
+  uint32_t src_xy;          // offset x [0-13], offset y [16-29], in elements
+  uint32_t src_z_pitch;     // offset z [0-10], pitch - 1 [13-31]
+  uint32_t src_slice;       // slice pitch - 1 [0-27]
+  uint32_t dst_lo, dst_hi;
+  uint32_t dst_xy;
+  uint32_t dst_z_pitch;
+  uint32_t dst_slice;
+  uint32_t rect_xy;         // width - 1 [0-13], height - 1 [16-29]
+  uint32_t rect_z_swap;     // depth - 1 [0-10], dst swap [16-17], src swap [24-25]
+};
+inline constexpr uint32_t kRectElementShift = 29;
+inline constexpr uint32_t kRectMaxElement = 4;      // 16-byte elements
+inline constexpr uint32_t kRectPitchBits = 19;
+inline constexpr uint32_t kRectSliceBits = 28;
+inline constexpr uint32_t kRectXYBits = 14;         // offsets x/y and the width and height
+inline constexpr uint32_t kRectZBits = 11;          // offset z and the depth
+inline constexpr uint32_t kRectPitchShift = 13;
+inline constexpr uint32_t kRectYShift = 16;
+inline constexpr uint32_t kRectDstSwapShift = 16;
+inline constexpr uint32_t kRectSrcSwapShift = 24;
+inline constexpr uint32_t kRectSwapMask = 3;
+
 template <size_t kDwords>
 struct WriteLinear {
   static_assert(kDwords >= 1);
@@ -227,6 +261,8 @@ struct GcrReq {
 };
 static_assert(sizeof(CopyLinear) == 28 && sizeof(CopyLinearBroadcast) == 36 && sizeof(WriteLinear<1>) == 20);
 static_assert(sizeof(Fence) == 16 && sizeof(Trap) == 8 && sizeof(PollRegMem) == 24 && sizeof(Atomic) == 32);
+static_assert(sizeof(CopyLinearRect) == 52 && offsetof(CopyLinearRect, dst_lo) == 24 &&
+              offsetof(CopyLinearRect, rect_xy) == 44);
 static_assert(sizeof(ConstFill) == 20 && sizeof(Timestamp) == 12 && sizeof(GcrReq) == 20);
 
 // Builders for tests, benchmarks and the runtime's SDMA blit. Counts are checked by the engine, not here: a
@@ -237,6 +273,29 @@ constexpr CopyLinear MakeCopy(uint64_t dst, uint64_t src, uint32_t bytes) {
 constexpr CopyLinearBroadcast MakeBroadcastCopy(uint64_t dst1, uint64_t dst2, uint64_t src, uint32_t bytes) {
   return CopyLinearBroadcast{Header(Opcode::kCopy, kSubCopyLinear, kCopyBroadcastBit),
                              bytes - 1, 0, Lo(src), Hi(src), Lo(dst1), Hi(dst1), Lo(dst2), Hi(dst2)};
+}
+// One side of a COPY_LINEAR_SUB_WINDOW, in elements: `pitch` and `slice` are the real pitches (not minus one);
+// a slice of 0 leaves the field 0, as ROCr does for a one-slice box.
+struct RectSurface {
+  uint64_t address;  // dword aligned
+  uint32_t x = 0, y = 0, z = 0;
+  uint32_t pitch = 0;
+  uint32_t slice = 0;
+};
+constexpr uint32_t RectMask(uint32_t bits) { return (1u << bits) - 1; }
+constexpr CopyLinearRect MakeCopyRect(uint32_t element, const RectSurface& dst, const RectSurface& src, uint32_t width,
+                                      uint32_t height, uint32_t depth) {
+  auto xy = [](uint32_t x, uint32_t y) {
+    return (x & RectMask(kRectXYBits)) | ((y & RectMask(kRectXYBits)) << kRectYShift);
+  };
+  auto z_pitch = [](uint32_t z, uint32_t pitch) {
+    return (z & RectMask(kRectZBits)) | (((pitch - 1) & RectMask(kRectPitchBits)) << kRectPitchShift);
+  };
+  auto slice = [](uint32_t s) { return s == 0 ? 0u : (s - 1) & RectMask(kRectSliceBits); };
+  return CopyLinearRect{Header(Opcode::kCopy, kSubCopyLinearRect, (element & 7) << kRectElementShift),
+                        Lo(src.address), Hi(src.address), xy(src.x, src.y), z_pitch(src.z, src.pitch), slice(src.slice),
+                        Lo(dst.address), Hi(dst.address), xy(dst.x, dst.y), z_pitch(dst.z, dst.pitch), slice(dst.slice),
+                        xy(width - 1, height - 1), (depth - 1) & RectMask(kRectZBits)};
 }
 template <size_t kDwords>
 constexpr WriteLinear<kDwords> MakeWrite(uint64_t dst, const std::array<uint32_t, kDwords>& data) {

@@ -103,7 +103,7 @@ struct Hold {
 
 // One operation for a channel, in GPU addresses.
 struct ChannelOp {
-  enum class Kind { kCopy, kFill } kind = Kind::kCopy;
+  enum class Kind { kCopy, kFill, kSdmaStream } kind = Kind::kCopy;
   uint64_t dst = 0;
   uint64_t src = 0;
   uint64_t bytes = 0;
@@ -115,6 +115,10 @@ struct ChannelOp {
   // the watcher drops the op's pins and then decrements. For host memory pinned just for this op: its
   // owner may free it as soon as the signal says done, so it must be unpinned by then.
   bool via_host = false;
+  // kSdmaStream: the packets between the dependency waits and the completion, and the memory they touch in
+  // GPU addresses (what a VM fault is matched against).
+  std::vector<uint32_t> stream;
+  std::vector<AddressRange> stream_ranges;
 };
 
 class Copies::Channel {
@@ -152,7 +156,11 @@ class Copies::Channel {
       ASSIGN_OR_RETURN(end, WriteAql(op));
     }
     std::vector<AddressRange> touched;
-    touched.push_back(AddressRange{DeviceAddress(op.dst), Bytes(op.bytes)});
+    if (op.kind == ChannelOp::Kind::kSdmaStream) {
+      touched = std::move(op.stream_ranges);
+    } else {
+      touched.push_back(AddressRange{DeviceAddress(op.dst), Bytes(op.bytes)});
+    }
     if (op.kind == ChannelOp::Kind::kCopy) touched.push_back(AddressRange{DeviceAddress(op.src), Bytes(op.bytes)});
     pending_.push_back(Pending{end, host_seq, std::move(completion), std::move(holds), std::move(touched)});
     return absl::OkStatus();
@@ -305,12 +313,14 @@ class Copies::Channel {
   absl::StatusOr<uint64_t> WriteSdma(const ChannelOp& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     Queue& q = *q_;
     const uint64_t ring_bytes = kSdmaRingBytes.raw();
-    const uint64_t pieces = op.bytes == 0 ? 0 : (op.bytes + max_linear_ - 1) / max_linear_;
+    const bool linear = op.kind != ChannelOp::Kind::kSdmaStream;
+    const uint64_t pieces = op.bytes == 0 || !linear ? 0 : (op.bytes + max_linear_ - 1) / max_linear_;
     const uint64_t target = op.via_host ? q.retire_signal() : op.completion;
     const auto* signal = reinterpret_cast<const aql::AmdSignal*>(target);
     const bool has_event = signal != nullptr && signal->event_mailbox_ptr != 0;
     const uint64_t stream = op.dependencies.size() * 2 * sizeof(sdma::PollRegMem) +
                             pieces * std::max(sizeof(sdma::CopyLinear), sizeof(sdma::ConstFill)) +
+                            op.stream.size() * sizeof(uint32_t) +
                             (op.profile ? 2 * sizeof(sdma::Timestamp) + sizeof(sdma::CopyLinear) : 0) +
                             (signal ? sizeof(sdma::Atomic) : 0) +
                             (has_event ? sizeof(sdma::Fence) + sizeof(sdma::Trap) : 0);
@@ -329,7 +339,8 @@ class Copies::Channel {
     }
     const uint64_t scratch = q.control.raw() + kSdmaScratchOffset;
     if (op.profile) push(sdma::MakeTimestamp(op.completion + offsetof(aql::AmdSignal, start_ts)));
-    for (uint64_t offset = 0; offset < op.bytes; offset += max_linear_) {
+    for (const uint32_t dword : op.stream) push(dword);
+    for (uint64_t offset = 0; linear && offset < op.bytes; offset += max_linear_) {
       const auto n = static_cast<uint32_t>(std::min<uint64_t>(max_linear_, op.bytes - offset));
       if (op.kind == ChannelOp::Kind::kCopy) {
         push(sdma::MakeCopy(op.dst + offset, op.src + offset, n));
@@ -643,6 +654,34 @@ absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choi
   Trace(Layer::kHsa, context, " on ", used.kind == CopyEngineKind::kSdma ? "SDMA engine " : "the blit kernel",
         used.kind == CopyEngineKind::kSdma ? absl::StrCat(used.sdma_engine) : "", " of node ", KfdNodeOf(runtime_, *gpu).raw());
   return Annotate((*channel)->Submit(op, std::move(holds), *request.completion), context);
+}
+
+absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const AddressRange> ranges,
+                                const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
+                                const SignalRef& completion, absl::string_view context) {
+  std::vector<Hold> holds;
+  ChannelOp op;
+  op.kind = ChannelOp::Kind::kSdmaStream;
+  std::vector<uint64_t> gpu_addresses;
+  for (const AddressRange& range : ranges) {
+    ASSIGN_OR_RETURN(Hold hold, Annotated(Reach(KfdNodeOf(runtime_, gpu), range.base, range.size), context));
+    gpu_addresses.push_back(hold.gpu_address());
+    op.stream_ranges.push_back(AddressRange{DeviceAddress(hold.gpu_address()), range.size});
+    holds.push_back(std::move(hold));
+  }
+  ASSIGN_OR_RETURN(op.stream, Annotated(build(gpu_addresses), context));
+  for (const SignalRef& dep : dependencies) op.dependencies.push_back(dep.handle().raw());
+  op.completion = completion.handle().raw();
+  op.profile = profiling_enabled();
+  op.via_host = std::any_of(holds.begin(), holds.end(), [](const Hold& h) { return h.pin != nullptr; });
+  // No blit-kernel fallback: the stream is SDMA packets (ROCr answers OUT_OF_RESOURCES without an SDMA blit).
+  ASSIGN_OR_RETURN(Channel * channel, Annotated(GetChannel(gpu.id, CopyEngineKind::kSdma, sdma_engine), context));
+  if (op.profile) {
+    ScopedLock lock(&mu_);
+    profiled_.insert_or_assign(op.completion, gpu.id);
+  }
+  Trace(Layer::kHsa, context, " on SDMA engine ", sdma_engine, " of node ", KfdNodeOf(runtime_, gpu).raw());
+  return Annotate(channel->Submit(std::move(op), std::move(holds), completion), context);
 }
 
 absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size) {

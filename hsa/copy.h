@@ -21,11 +21,13 @@
 #define HIPMEM_HSA_COPY_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -81,6 +83,54 @@ struct CopyRequest {
   const SignalRef* completion = nullptr;  // required
 };
 
+// hsa_amd_copy_direction_t: which SDMA engine a rectangle copy runs on (host-to-device's, else device-to-host's).
+enum class CopyDirection : uint32_t { kHostToHost = 0, kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3 };
+
+// hsa_pitched_ptr_t: a surface of rows `pitch` bytes apart and slices `slice` bytes apart.
+struct PitchedPointer {
+  DeviceAddress base{0};
+  uint64_t pitch = 0;
+  uint64_t slice = 0;
+};
+
+// hsa_dim3_t.
+struct Dim3 {
+  uint32_t x = 0, y = 0, z = 0;
+};
+
+// hsa_amd_memory_async_copy_rect's arguments: the box `range` (x bytes, y rows, z slices) from `src` at
+// `src_offset` (x bytes, y rows, z slices) to `dst` at `dst_offset`, on `copy_agent`'s SDMA engines.
+struct CopyRectRequest {
+  PitchedPointer dst;
+  Dim3 dst_offset;
+  PitchedPointer src;
+  Dim3 src_offset;
+  Dim3 range;
+  AgentId copy_agent{0};
+  CopyDirection direction = CopyDirection::kHostToDevice;
+  std::span<const SignalRef> dependencies;
+  const SignalRef* completion = nullptr;  // required
+};
+
+// One copy of a batch operation (hsa_amd_memory_copy_op_t of type LINEAR: its single copy, or one entry of its
+// lists).
+struct BatchCopyEntry {
+  DeviceAddress dst{0};
+  AgentId dst_agent{0};
+  DeviceAddress src{0};
+  Bytes size;
+};
+
+// One operation of hsa_amd_memory_async_batch_copy: its copies, all from `src_agent`'s side, completing together.
+struct BatchCopyOp {
+  AgentId src_agent{0};
+  std::vector<BatchCopyEntry> entries;
+  const SignalRef* completion = nullptr;  // required; decremented once when every entry has landed
+  // LINEAR_BROADCAST (one source to every entry's destination): an SDMA operation, which ROCr refuses with
+  // INVALID_ARGUMENT where SDMA is off.
+  bool broadcast = false;
+};
+
 // hsa_amd_profiling_async_copy_time_t, in the system timestamp domain (nanoseconds).
 struct CopyTime {
   uint64_t start;
@@ -118,6 +168,31 @@ class Copies {
   // plus kInvalidArgument when the mask is not one bit, names an engine the GPU does not have, or an XGMI
   // engine for a copy that is not between hive peers (or a PCIe engine for one that is).
   absl::Status CopyOnEngine(const CopyRequest& request, uint32_t engine_mask, bool force_sdma);
+
+  // hsa_amd_memory_async_copy_rect (copy_rect.cc): queues the box as COPY_LINEAR_SUB_WINDOW packets on the copy
+  // agent's host-to-device SDMA engine for kHostToDevice, its device-to-host one otherwise, and returns. A box
+  // with a zero dimension is a no-op that leaves the signal alone (as ROCr). Errors, nothing queued:
+  // kInvalidArgument for kHostToHost or an unknown direction, no completion signal, and ROCr's
+  // SubmitCopyRectCommand checks (bases, pitches and slices 4-byte aligned; each side's x + width within its
+  // pitch, y + height within slice / pitch; a slice on both sides for depth > 1; pitch and slice within the
+  // packet's fields for the element size the box allows); InvalidAgentError for an unknown or CPU copy agent;
+  // kResourceExhausted (OUT_OF_RESOURCES) when the agent's copies cannot run on SDMA (HSA_ENABLE_SDMA=0, a GPU
+  // without a modelled SDMA packet format); kOutOfRange when a side's box runs past the allocation it starts
+  // in; the engine's setup and mapping errors.
+  absl::Status CopyRect(const CopyRectRequest& request);
+
+  // hsa_amd_memory_async_batch_copy's LINEAR operations (copy_batch.cc), each after `dependencies`: an operation
+  // runs on one SDMA engine of its copy GPU (the source agent if a GPU, else the first entry's destination
+  // agent), the one PreferredEngine names, else the host-to-device engine for a copy from a CPU, else the
+  // device-to-host one; its entries go in order and its completion signal is decremented once after the last.
+  // Where the GPU's copies cannot use SDMA (HSA_ENABLE_SDMA=0, ...), as ROCr's fallback: the caller waits for
+  // the dependencies, copies each entry with CopySync and decrements the signal before returning (a broadcast
+  // is kInvalidArgument there). Between two
+  // CPU agents, the calling thread copies. Every operation is checked before any is queued: kInvalidArgument
+  // for no completion signal, no entries, or a null pointer; InvalidAgentError for an unknown agent; kOutOfRange
+  // when an entry's side runs past its allocation. A later engine or mapping error leaves the operations
+  // before it queued (as ROCr returns at the first failing operation).
+  absl::Status BatchCopy(std::span<const BatchCopyOp> ops, std::span<const SignalRef> dependencies);
 
   // The engine Copy would use (ROCr's GetBlitObject). Errors: InvalidAgentError.
   absl::StatusOr<EngineChoice> ChooseEngine(AgentId dst_agent, AgentId src_agent, Bytes size) const;
@@ -170,6 +245,13 @@ class Copies {
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
   // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
   absl::Status Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context);
+  // Queues an SDMA packet stream on `gpu`'s SDMA engine `sdma_engine` over the memory `ranges` (each made
+  // reachable by the GPU for the operation), with the dependency waits and the completion as Launch does;
+  // `build` makes the stream from the ranges' GPU addresses, in order, once they are reachable.
+  using SdmaStreamBuilder = std::function<absl::StatusOr<std::vector<uint32_t>>(std::span<const uint64_t> gpu)>;
+  absl::Status LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const AddressRange> ranges,
+                          const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
+                          const SignalRef& completion, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
   absl::StatusOr<Hold> Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size);
   absl::StatusOr<Channel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);

@@ -16,6 +16,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime.h"
 #include "hsa/signal.h"
 #include "hsa/signal_runtime.h"
 
@@ -86,6 +87,130 @@ hsa_status_t HSA_API hsa_amd_memory_async_copy_on_engine(void* dst, hsa_agent_t 
   return ToHsaStatus(resolved->copies->CopyOnEngine(
       hipmem::hsa::Request(dst, dst_agent, src, src_agent, size, *resolved), static_cast<uint32_t>(engine_id),
       force_copy_on_sdma));
+}
+
+hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
+                                                    const hsa_pitched_ptr_t* src, const hsa_dim3_t* src_offset,
+                                                    const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                                                    hsa_amd_copy_direction_t dir, uint32_t num_dep_signals,
+                                                    const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
+  absl::StatusOr<Copies*> copies = hipmem::hsa::SharedCopies();
+  if (!copies.ok()) return ToHsaStatus(copies.status());
+  if (dst == nullptr || src == nullptr || dst_offset == nullptr || src_offset == nullptr || range == nullptr) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  // ROCr refuses a dependency array without a count here, as well as a count without an array.
+  if (num_dep_signals == 0 && dep_signals != nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  absl::StatusOr<hipmem::hsa::ResolvedCopy> resolved =
+      hipmem::hsa::Resolve(num_dep_signals, dep_signals, completion_signal);
+  if (!resolved.ok()) return ToHsaStatus(resolved.status());
+  auto pitched = [](const hsa_pitched_ptr_t& p) {
+    return hipmem::hsa::PitchedPointer{DeviceAddress::FromPointer(p.base), p.pitch, p.slice};
+  };
+  auto dim3 = [](const hsa_dim3_t& d) { return hipmem::hsa::Dim3{d.x, d.y, d.z}; };
+  return ToHsaStatus(resolved->copies->CopyRect(hipmem::hsa::CopyRectRequest{
+      pitched(*dst), dim3(*dst_offset), pitched(*src), dim3(*src_offset), dim3(*range), AgentId(copy_agent.handle),
+      static_cast<hipmem::hsa::CopyDirection>(dir), resolved->dependencies, &resolved->completion}));
+}
+
+hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t* copy_ops, uint32_t num_copy_ops,
+                                                     uint32_t num_dep_signals, const hsa_signal_t* dep_signals) {
+  absl::StatusOr<Copies*> copies = hipmem::hsa::SharedCopies();
+  if (!copies.ok()) return ToHsaStatus(copies.status());
+  absl::StatusOr<hipmem::hsa::SignalRuntime*> signals = hipmem::hsa::SharedSignals();
+  if (!signals.ok()) return ToHsaStatus(signals.status());
+  if (num_copy_ops > 0 && copy_ops == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if ((num_dep_signals == 0) != (dep_signals == nullptr)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::vector<hipmem::hsa::SignalRef> deps;
+  deps.reserve(num_dep_signals);
+  for (uint32_t i = 0; i < num_dep_signals; ++i) {
+    absl::StatusOr<hipmem::hsa::SignalRef> dep = (*signals)->Find(hipmem::hsa::SignalHandle(dep_signals[i].handle));
+    if (!dep.ok()) return ToHsaStatus(dep.status());
+    deps.push_back(*std::move(dep));
+  }
+  // Reserved up front: each operation points at its completion signal's entry.
+  std::vector<hipmem::hsa::SignalRef> completions;
+  completions.reserve(num_copy_ops);
+  std::vector<hipmem::hsa::BatchCopyOp> ops;
+  ops.reserve(num_copy_ops);
+  for (uint32_t i = 0; i < num_copy_ops; ++i) {
+    const hsa_amd_memory_copy_op_t& op = copy_ops[i];
+    if (op.version != HSA_AMD_MEMORY_COPY_OP_VERSION) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    switch (op.type) {
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR:
+        break;
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_BROADCAST:
+        // One source (src, size) to the num_entries destinations of dst_list / dst_agent_list.
+        if (op.num_entries == 0 || op.dst_list == nullptr || op.dst_agent_list == nullptr) {
+          return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        break;
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_SWAP:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_SRC:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_DST:
+      case HSA_AMD_MEMORY_COPY_OP_LINEAR_INDIRECT_SRCDST:
+        // Not modelled yet: the SDMA swap and indirect copies (TODO(#8) §4).
+        return static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
+      default:
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    // The engine-side wait before and signal operation after a copy: not modelled yet (TODO(#8) §4).
+    if (op.wait.function != HSA_AMD_MEMORY_COPY_WAIT_ALWAYS || op.signal.operation != HSA_AMD_MEMORY_COPY_SIGNAL_NONE) {
+      return static_cast<hsa_status_t>(HSA_STATUS_ERROR_NOT_SUPPORTED);
+    }
+    absl::StatusOr<hipmem::hsa::SignalRef> done =
+        (*signals)->Find(hipmem::hsa::SignalHandle(op.completion_signal.handle));
+    if (!done.ok()) return ToHsaStatus(done.status());
+    completions.push_back(*std::move(done));
+    hipmem::hsa::BatchCopyOp out{AgentId(op.src_agent.handle), {}, &completions.back()};
+    if (op.type == HSA_AMD_MEMORY_COPY_OP_LINEAR_BROADCAST) {
+      out.broadcast = true;
+      for (uint16_t e = 0; e < op.num_entries; ++e) {
+        out.entries.push_back(hipmem::hsa::BatchCopyEntry{DeviceAddress::FromPointer(op.dst_list[e]),
+                                                          AgentId(op.dst_agent_list[e].handle),
+                                                          DeviceAddress::FromPointer(op.src), Bytes(op.size)});
+      }
+    } else if (op.num_entries == 0) {
+      out.entries.push_back(hipmem::hsa::BatchCopyEntry{DeviceAddress::FromPointer(op.dst), AgentId(op.dst_agent.handle),
+                                                        DeviceAddress::FromPointer(op.src), Bytes(op.size)});
+    } else {
+      if (op.dst_list == nullptr || op.src_list == nullptr || op.size_list == nullptr ||
+          op.dst_agent_list == nullptr) {
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+      }
+      for (uint16_t e = 0; e < op.num_entries; ++e) {
+        out.entries.push_back(hipmem::hsa::BatchCopyEntry{
+            DeviceAddress::FromPointer(op.dst_list[e]), AgentId(op.dst_agent_list[e].handle),
+            DeviceAddress::FromPointer(op.src_list[e]), Bytes(op.size_list[e])});
+      }
+    }
+    ops.push_back(std::move(out));
+  }
+  return ToHsaStatus((*copies)->BatchCopy(ops, deps));
+}
+
+// Migration between pools. Current ROCr does not migrate: its AMD::MemoryRegion::CanMigrate answers false with
+// HSA_STATUS_ERROR_OUT_OF_RESOURCES and Migrate answers HSA_STATUS_ERROR_OUT_OF_RESOURCES, both marked "not
+// implemented yet" (ROCm/rocm-systems projects/rocr-runtime/runtime/hsa-runtime/core/runtime/amd_memory_region.cpp),
+// after hsa_ext_amd.cpp's argument and pool checks. These answer the same, after the same checks.
+hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t src_memory_pool,
+                                                     hsa_amd_memory_pool_t dst_memory_pool, bool* result) {
+  HSA_RUNTIME_OR_RETURN(runtime);
+  if (result == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  for (const hsa_amd_memory_pool_t pool : {src_memory_pool, dst_memory_pool}) {
+    if (absl::Status s = runtime.GetPool(hipmem::hsa::PoolId(pool.handle)).status(); !s.ok()) return ToHsaStatus(s);
+  }
+  *result = false;
+  return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+}
+
+hsa_status_t HSA_API hsa_amd_memory_migrate(const void* ptr, hsa_amd_memory_pool_t memory_pool, uint32_t flags) {
+  HSA_RUNTIME_OR_RETURN(runtime);
+  if (ptr == nullptr || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (absl::Status s = runtime.GetPool(hipmem::hsa::PoolId(memory_pool.handle)).status(); !s.ok()) {
+    return ToHsaStatus(s);
+  }
+  return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
 }
 
 hsa_status_t HSA_API hsa_amd_memory_copy_engine_status(hsa_agent_t dst_agent, hsa_agent_t src_agent,

@@ -66,25 +66,7 @@ hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8) §4: batched and rectangular copies (hsa_copy_c_api.cc has the linear ones).
-hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t*, uint32_t, uint32_t,
-                                                     const hsa_signal_t*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t*, const hsa_dim3_t*,
-                                                    const hsa_pitched_ptr_t*, const hsa_dim3_t*, const hsa_dim3_t*,
-                                                    hsa_agent_t, hsa_amd_copy_direction_t, uint32_t,
-                                                    const hsa_signal_t*, hsa_signal_t) {
-  return NotYetImplemented();
-}
-
-// Not yet implemented, TODO(#8) §4: migration between pools.
-hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t, hsa_amd_memory_pool_t, bool*) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_memory_migrate(const void*, hsa_amd_memory_pool_t, uint32_t) {
-  return NotYetImplemented();
-}
+// Not yet implemented, TODO(#8): system event handlers and coherency control.
 hsa_status_t HSA_API hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t, void*) {
   return NotYetImplemented();
 }

@@ -41,11 +41,7 @@ hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: queues, migration, SVM.
-      {"hsa_amd_memory_pool_can_migrate",
-       [](Outs& o) {
-         return hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t{1}, hsa_amd_memory_pool_t{2}, &o.flag);
-       }},
+      // Not yet implemented: queues, SVM.
       {"hsa_amd_ipc_signal_attach",
        [](Outs& o) {
          hsa_amd_ipc_signal_t ipc{};
@@ -55,16 +51,6 @@ std::vector<Call> Calls() {
        [](Outs& o) {
          return hsa_soft_queue_create(hsa_region_t{0}, 64, HSA_QUEUE_TYPE_MULTI, 0, hsa_signal_t{0}, &o.queue);
        }},
-      {"hsa_amd_memory_async_copy_rect",
-       [agent](Outs& o) {
-         char src[8] = {}, dst[8] = {};
-         hsa_pitched_ptr_t d{dst, 8, 8}, s{src, 8, 8};
-         const hsa_dim3_t offset{0, 0, 0}, range{8, 1, 1};
-         return hsa_amd_memory_async_copy_rect(&d, &offset, &s, &offset, &range, agent,
-                                               hsaDeviceToDevice, 0, nullptr, o.signal);
-       }},
-      {"hsa_amd_memory_migrate",
-       [](Outs& o) { return hsa_amd_memory_migrate(&o.u32, hsa_amd_memory_pool_t{1}, 0); }},
       // Not modelled: the virtual memory API, dma-buf export, packet logging, code objects, images, IPC, interop,
       // PC sampling, SPM, direct storage.
       {"hsa_amd_vmem_address_reserve", [](Outs& o) { return hsa_amd_vmem_address_reserve(&o.ptr, 4096, 0, 0); }},

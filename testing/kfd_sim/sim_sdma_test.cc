@@ -339,5 +339,37 @@ TEST_F(SimSdmaTest, QueueDecodesItsGpusSdmaGeneration) {
   }
 }
 
+// A raw client's COPY_LINEAR_SUB_WINDOW, its 13 dwords written by hand from the packet's documented layout, through
+// the KFD's SDMA queue and the GPU page table: the box lands and nothing around it moves.
+TEST_F(SimSdmaTest, CopyLinearSubWindowThroughTheQueueCopiesTheBox) {
+  Open(DefaultTopology());
+  CreateSdmaQueue();
+  const Buffer src = NewBuffer(Bytes::KiB(4));
+  const Buffer dst = NewBuffer(Bytes::KiB(4));
+  for (int i = 0; i < 4096; ++i) src.cpu[i] = static_cast<char>(i * 7 + 1);
+  std::memset(dst.cpu, 0x5a, 4096);
+  // 2-byte elements: from (x 4, y 1) of a 96-byte pitched source to (x 2, y 3) of a 64-byte pitched
+  // destination, 10 elements (20 bytes) wide and 5 rows high.
+  const uint32_t packet[13] = {
+      1u | (4u << 8) | (1u << 29),
+      static_cast<uint32_t>(src.va), static_cast<uint32_t>(src.va >> 32),
+      4u | (1u << 16),
+      (96u / 2 - 1) << 13,
+      0u,
+      static_cast<uint32_t>(dst.va), static_cast<uint32_t>(dst.va >> 32),
+      2u | (3u << 16),
+      (64u / 2 - 1) << 13,
+      0u,
+      (10u - 1) | ((5u - 1) << 16),
+      0u,
+  };
+  Push(packet);
+  ASSERT_TRUE(SubmitAndDrain());
+  std::vector<char> want(4096, 0x5a);
+  for (int y = 0; y < 5; ++y) std::memcpy(&want[(3 + y) * 64 + 2 * 2], src.cpu + (1 + y) * 96 + 4 * 2, 20);
+  EXPECT_EQ(std::memcmp(dst.cpu, want.data(), 4096), 0);
+  EXPECT_FALSE(OnlyQueue().halted);
+}
+
 }  // namespace
 }  // namespace hipmem::kfd_sim

@@ -142,8 +142,15 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
       return Outcome::kDone;
 
     case Opcode::kCopy: {
+      if (sub_op == sdma::kSubCopyLinearRect) {
+        *dwords_consumed = sizeof(sdma::CopyLinearRect) / 4;
+        uint32_t r[sizeof(sdma::CopyLinearRect) / 4];
+        if (!ReadRing(rptr, r, *dwords_consumed)) return Outcome::kHalt;
+        return CopyRect(r);
+      }
       if (sub_op != sdma::kSubCopyLinear) {
-        return Illegal(absl::StrCat("COPY with sub-opcode ", sub_op, " (only COPY_LINEAR is simulated)"));
+        return Illegal(absl::StrCat("COPY with sub-opcode ", sub_op,
+                                    " (only COPY_LINEAR and COPY_LINEAR_SUB_WINDOW are simulated)"));
       }
       const bool broadcast = (p[0] & sdma::kCopyBroadcastBit) != 0;
       *dwords_consumed = broadcast ? 9 : 7;
@@ -294,6 +301,55 @@ SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes)
     bytes -= n;
   }
   bytes_moved_.fetch_add(total, std::memory_order_relaxed);
+  return Outcome::kDone;
+}
+
+SdmaEngine::Outcome SdmaEngine::CopyRect(const uint32_t* p) {
+  const uint32_t element = p[0] >> sdma::kRectElementShift;
+  if (element > sdma::kRectMaxElement) {
+    return Illegal(absl::StrCat("COPY_LINEAR_SUB_WINDOW with element ", element, " (at most 4: 16 bytes)"));
+  }
+  const uint32_t swaps = (p[12] >> sdma::kRectDstSwapShift & sdma::kRectSwapMask) |
+                         (p[12] >> sdma::kRectSrcSwapShift & sdma::kRectSwapMask);
+  if (swaps != 0) return Illegal("COPY_LINEAR_SUB_WINDOW with an endian swap (not simulated)");
+  const uint64_t src = Addr(p[1], p[2]);
+  const uint64_t dst = Addr(p[6], p[7]);
+  // The hardware ignores the low two address bits; a producer that sets them meant an offset it did not encode.
+  if (src % 4 != 0 || dst % 4 != 0) {
+    return Illegal(absl::StrCat("COPY_LINEAR_SUB_WINDOW with a base not dword aligned (src 0x", absl::Hex(src),
+                                ", dst 0x", absl::Hex(dst), ")"));
+  }
+  const uint32_t xy_mask = sdma::RectMask(sdma::kRectXYBits);
+  const uint32_t z_mask = sdma::RectMask(sdma::kRectZBits);
+  // Each side's first byte of row (y, z) of the box, from its offsets and pitches (in elements).
+  struct Side {
+    uint64_t base, x, y, z, pitch, slice;
+    uint64_t Row(uint64_t row, uint64_t layer, uint32_t element) const {
+      return base + ((x + (y + row) * pitch + (z + layer) * slice) << element);
+    }
+  };
+  auto side = [&](uint64_t base, uint32_t xy, uint32_t z_pitch, uint32_t slice) {
+    return Side{base,
+                xy & xy_mask,
+                (xy >> sdma::kRectYShift) & xy_mask,
+                z_pitch & z_mask,
+                uint64_t{(z_pitch >> sdma::kRectPitchShift) & sdma::RectMask(sdma::kRectPitchBits)} + 1,
+                uint64_t{slice & sdma::RectMask(sdma::kRectSliceBits)} + 1};
+  };
+  const Side s = side(src, p[3], p[4], p[5]);
+  const Side d = side(dst, p[8], p[9], p[10]);
+  const uint64_t row_bytes = (uint64_t{p[11] & xy_mask} + 1) << element;
+  const uint64_t rows = uint64_t{(p[11] >> sdma::kRectYShift) & xy_mask} + 1;
+  const uint64_t layers = uint64_t{p[12] & z_mask} + 1;
+  // Row by row through the page table, as COPY_LINEAR: an unmapped byte of any row is a VM fault.
+  for (uint64_t layer = 0; layer < layers; ++layer) {
+    for (uint64_t row = 0; row < rows; ++row) {
+      if (const Outcome o = Copy(d.Row(row, layer, element), s.Row(row, layer, element), row_bytes);
+          o != Outcome::kDone) {
+        return o;
+      }
+    }
+  }
   return Outcome::kDone;
 }
 

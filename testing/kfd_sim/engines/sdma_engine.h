@@ -6,8 +6,8 @@
 // Every access -- ring, pointers, copy sources and destinations -- goes through the GPU page
 // table (GpuMemory); an unmapped address is a VM fault: the queue halts and reports the address.
 // Packets are decoded in the encoding of the queue's SDMA generation (gpu_abi/sdma_packets.h): COPY_LINEAR
-// (with broadcast), WRITE_LINEAR, FENCE, TRAP, POLL_REGMEM (memory polls; HDP flushes), ATOMIC, CONST_FILL (byte
-// and dword), TIMESTAMP (set/get local, get global), GCR_REQ (v5+) and NOP. Anything else -- an unknown opcode, a
+// (with broadcast), COPY_LINEAR_SUB_WINDOW, WRITE_LINEAR, FENCE, TRAP, POLL_REGMEM (memory polls; HDP flushes),
+// ATOMIC, CONST_FILL (byte and dword), TIMESTAMP (set/get local, get global), GCR_REQ (v5+) and NOP. Anything else -- an unknown opcode, a
 // sub-opcode we do not simulate, a count wider than the generation's field, a misaligned address -- is an
 // illegal packet: the queue halts where it stands and reports why.
 // Thread-safe.
@@ -60,7 +60,7 @@ class SdmaEngine final : public QueueEngine {
 
   // The read pointer the engine has reached (bytes, monotonic). On a halt, where the offending packet starts.
   uint64_t rptr() const { return progress(); }
-  // Bytes of COPY_LINEAR and CONST_FILL this engine has moved.
+  // Bytes of COPY_LINEAR, COPY_LINEAR_SUB_WINDOW and CONST_FILL this engine has moved.
   uint64_t bytes_moved() const { return bytes_moved_.load(std::memory_order_relaxed); }
 
  private:
@@ -71,6 +71,7 @@ class SdmaEngine final : public QueueEngine {
   Outcome Execute(uint64_t rptr, uint32_t* dwords_consumed);
   bool ReadRing(uint64_t offset, uint32_t* out, uint32_t count);
   Outcome Copy(uint64_t dst, uint64_t src, uint64_t bytes);
+  Outcome CopyRect(const uint32_t* packet);  // COPY_LINEAR_SUB_WINDOW's 13 dwords
   Outcome Write(uint64_t rptr, uint64_t dst, uint32_t dwords);
   Outcome Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
   Outcome Store64(uint64_t addr, uint64_t value);
