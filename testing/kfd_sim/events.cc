@@ -222,8 +222,10 @@ int EventTable::Destroy(uint32_t event_id) {
   if (it == events_.end()) return -EINVAL;
   Event& event = *it->second;
   // destroy_event: pending waiters see their event vanish and fail.
-  for (Waiter* waiter : event.waiters) waiter->event = nullptr;
-  cv_.notify_all();
+  for (Waiter* waiter : event.waiters) {
+    waiter->event = nullptr;
+    waiter->wake->notify_one();
+  }
   if (IsSignalType(event.type)) --signal_event_count_;
   events_.erase(it);
   return 0;
@@ -233,8 +235,10 @@ void EventTable::SetLocked(Event& event) {
   // set_event: an auto-reset event with waiters is consumed by waking them.
   event.signaled = !event.auto_reset || event.waiters.empty();
   if (++event.event_age == 0) event.event_age = 2;  // never back to the reserved ages 0 and 1
-  for (Waiter* waiter : event.waiters) waiter->activated = true;
-  cv_.notify_all();
+  for (Waiter* waiter : event.waiters) {
+    waiter->activated = true;
+    waiter->wake->notify_one();  // under the lock: the condition variable lives on the waiter's stack
+  }
 }
 
 int EventTable::Set(uint32_t event_id) {
@@ -321,6 +325,8 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
       std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min<uint32_t>(args.timeout, 0x7fffffff));
 
   std::vector<Waiter> waiters(args.num_events);  // never reallocated: events point into it
+  std::condition_variable wake;                   // this wait's wait-queue entry (shared by its waiters)
+  for (Waiter& waiter : waiters) waiter.wake = &wake;
   std::unique_lock<std::mutex> lock(mu_);
   for (size_t i = 0; i < waiters.size() && ret == 0; ++i) {
     uapi::EventData data;
@@ -338,8 +344,8 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
       if (result != uapi::WaitResult::kTimeout) break;
       if (args.timeout == uapi::kEventTimeoutImmediate) break;
       if (infinite) {
-        cv_.wait(lock);
-      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+        wake.wait(lock);
+      } else if (wake.wait_until(lock, deadline) == std::cv_status::timeout) {
         result = TestCondition(all, waiters);
         break;
       }

@@ -91,7 +91,8 @@ struct EventState {
 
 // The events of one KFD process. Thread-safe: one std::mutex (so ThreadSanitizer sees the sleeping
 // waits' handoff through the std::condition_variable) guards everything; a waiting thread holds it only
-// while it is awake.
+// while it is awake. As the kernel's per-event wait queues, a set or destroy wakes only the waits queued
+// on that event (each wait sleeps on its own condition variable), never every sleeper of the process.
 class EventTable {
  public:
   EventTable() = default;
@@ -160,6 +161,7 @@ class EventTable {
     Event* event = nullptr;  // null once the event is destroyed
     bool activated = false;
     bool event_age_enabled = false;
+    std::condition_variable* wake = nullptr;  // the waiting call's; notified when this activates or dies
   };
   struct Event {
     uint32_t id;
@@ -187,7 +189,6 @@ class EventTable {
   int CopySignaledData(const std::vector<Waiter>& waiters, uint64_t events_ptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;  // notified on every set and destroy
   EventMap events_ ABSL_GUARDED_BY(mu_);
   std::optional<SignalPage> signal_page_ ABSL_GUARDED_BY(mu_);
   uint64_t signal_mapped_size_ ABSL_GUARDED_BY(mu_) = 0;  // bytes user space may address
