@@ -2,12 +2,25 @@
 // memcpy of the same size in the same run (issue #8 §6):
 //   H2D and D2H (SDMA) at 64 MiB and 1 GiB       goal: >= 0.8x memcpy throughput (time ratio <= 1.25)
 //   same-GPU D2D at 64 MiB (the blit kernel)      goal: >= 1x memcpy throughput (time ratio <= 1.0)
-//   4 KiB H2D round trip (submit, wait)           reported against a 4 KiB memcpy; the issue's goal is <= 5 us
+//   4 KiB H2D and D2D round trip (submit, wait)   goal: <= 2x a futex round trip between two threads
+//                                                 (the issue's absolute goal is <= 5 us; also reported against
+//                                                 a 4 KiB memcpy)
+// A copy's round trip is, at the least, two cross-thread wake-ups -- the doorbell waking the engine's thread and
+// the completion interrupt waking the waiter -- which is exactly what a futex ping-pong between two threads
+// costs; measured in the same run, that baseline moves with the machine's load as the copy does, where an
+// absolute time would not (the project's machine is shared).
 // Host buffers come from the fine-grained system pool, as rocm_bandwidth_test allocates them.
 // Run: bazel run -c opt //hsa:copy_benchmark
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -81,6 +94,40 @@ void BM_Memcpy(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
+// Two threads handing a counter back and forth through two futex words, each side asleep in FUTEX_WAIT until
+// the other's FUTEX_WAKE: the kernel's cheapest pair of wake-ups, the floor under a copy's round trip.
+void FutexWait(std::atomic<int32_t>& word, int32_t unwanted) {
+  while (word.load(std::memory_order_acquire) == unwanted) {
+    syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAIT_PRIVATE, unwanted, nullptr, nullptr, 0);
+  }
+}
+
+void FutexStore(std::atomic<int32_t>& word, int32_t value) {
+  word.store(value, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+void BM_FutexRoundTrip(benchmark::State& state) {
+  std::atomic<int32_t> ping{0}, pong{0};
+  std::thread partner([&] {
+    int32_t seen = 0;
+    while (true) {
+      FutexWait(ping, seen);
+      seen = ping.load(std::memory_order_acquire);
+      if (seen < 0) return;
+      FutexStore(pong, seen);
+    }
+  });
+  int32_t round = 0;
+  for (auto _ : state) {
+    ++round;
+    FutexStore(ping, round);
+    FutexWait(pong, round - 1);
+  }
+  FutexStore(ping, -1);
+  partner.join();
+}
+
 enum Direction { kH2D = 0, kD2H = 1, kD2D = 2 };
 
 // One async copy per iteration, waited for: the engine's throughput including submission and completion.
@@ -140,9 +187,11 @@ void BM_MemoryCopy(benchmark::State& state) {
 }
 
 BENCHMARK(BM_MemoryCopy)->Args({64 * kMiB, kH2D})->Args({64 * kMiB, kD2H})->Args({64 * kMiB, kD2D})->UseRealTime();
+BENCHMARK(BM_FutexRoundTrip)->UseRealTime();
 BENCHMARK(BM_Memcpy)->Arg(4096)->Arg(64 * kMiB)->Arg(1024 * kMiB)->UseRealTime();
 BENCHMARK(BM_AsyncCopy)
     ->Args({4096, kH2D})
+    ->Args({4096, kD2D})
     ->Args({64 * kMiB, kH2D})
     ->Args({64 * kMiB, kD2H})
     ->Args({64 * kMiB, kD2D})
@@ -166,6 +215,8 @@ int main(int argc, char** argv) {
       {"BM_AsyncCopy/1073741824/1/real_time", "BM_Memcpy/1073741824/real_time", 1.25},
       {"BM_AsyncCopy/67108864/2/real_time", "BM_Memcpy/67108864/real_time", 1.0},
       {"BM_AsyncCopy/4096/0/real_time", "BM_Memcpy/4096/real_time", 0},
+      {"BM_AsyncCopy/4096/0/real_time", "BM_FutexRoundTrip/real_time", 2.0},
+      {"BM_AsyncCopy/4096/2/real_time", "BM_FutexRoundTrip/real_time", 2.0},
   });
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const bool met = reporter.PrintRatios();

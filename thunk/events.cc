@@ -127,11 +127,13 @@ uint32_t KfdTimeoutMs(absl::Duration timeout) {
 absl::StatusOr<WaitResult> WaitOnEvents(Kfd& kfd, std::span<const EventHandle> events, WaitMode mode,
                                         absl::Duration timeout, std::span<uint64_t> event_ages) {
   const uint32_t timeout_ms = KfdTimeoutMs(timeout);
-  const std::string context =
-      absl::StrCat("hsaKmtWaitOnMultipleEvents(num_events=", events.size(), ", ",
-                   mode == WaitMode::kAll ? "all" : "any", ", timeout_ms=", timeout_ms, ")");
+  // Formatted only for an error or a timeout: every blocked signal wait comes through here.
+  const auto context = [&] {
+    return absl::StrCat("hsaKmtWaitOnMultipleEvents(num_events=", events.size(), ", ",
+                        mode == WaitMode::kAll ? "all" : "any", ", timeout_ms=", timeout_ms, ")");
+  };
   if (!event_ages.empty() && event_ages.size() != events.size()) {
-    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": ", event_ages.size(),
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context(), ": ", event_ages.size(),
                                                                     " event ages for ", events.size(), " events")),
                             HSAKMT_STATUS_INVALID_PARAMETER);
   }
@@ -153,9 +155,9 @@ absl::StatusOr<WaitResult> WaitOnEvents(Kfd& kfd, std::span<const EventHandle> e
   for (size_t i = 0; i < events.size(); ++i) {
     if (tracks_age(i)) event_ages[i] = data[i].signal_event_data.last_event_age;
   }
-  if (!status.ok()) return KernelRefused(status, context);
+  if (!status.ok()) return KernelRefused(status, context());
   if (args.wait_result == uapi::ToRaw(uapi::WaitResult::kTimeout)) {
-    return WaitTimeoutError(absl::StrCat(context, ": timed out"));
+    return WaitTimeoutError(absl::StrCat(context(), ": timed out"));
   }
 
   WaitResult result;

@@ -109,7 +109,7 @@ std::shared_ptr<BoPages> BoPages::Borrow(std::shared_ptr<PageFile> file, uint64_
 }
 
 BoPages::~BoPages() {
-  if (view_ != nullptr && munmap(view_, size_.raw()) != 0) {
+  if (std::byte* view = view_.load(std::memory_order_relaxed); view != nullptr && munmap(view, size_.raw()) != 0) {
     HIPMEM_LOG(kError, "munmap(engine view of ", size_.raw(), " B) failed: errno ", errno);
   }
   if (touched_) file_->Discard(offset_, size_);
@@ -129,8 +129,9 @@ bool BoPages::touched() const {
 }
 
 std::byte* BoPages::EngineView() {
+  if (std::byte* view = view_.load(std::memory_order_acquire); view != nullptr) return view;
   std::lock_guard<std::mutex> lock(mu_);
-  if (view_ == nullptr) {
+  if (view_.load(std::memory_order_relaxed) == nullptr) {
     const absl::StatusOr<int> fd = file_->fd();
     if (!fd.ok()) {
       HIPMEM_LOG(kError, "engine view of ", size_.raw(), " B: ", fd.status().message());
@@ -144,9 +145,9 @@ std::byte* BoPages::EngineView() {
       HIPMEM_LOG(kError, "mmap(engine view of ", size_.raw(), " B) failed: errno ", errno);
       return nullptr;
     }
-    view_ = static_cast<std::byte*>(p);
+    view_.store(static_cast<std::byte*>(p), std::memory_order_release);
   }
-  return view_;
+  return view_.load(std::memory_order_relaxed);
 }
 
 }  // namespace hipmem::kfd_sim

@@ -16,6 +16,7 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_BO_PAGES_H_
 #define HIPMEM_TESTING_KFD_SIM_BO_PAGES_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -134,7 +135,9 @@ class BoPages {
   const Bytes size_;
   mutable std::mutex mu_;
   bool touched_ = false;       // guarded by mu_
-  std::byte* view_ = nullptr;  // guarded by mu_
+  // Written once, under mu_; read without it (an engine translates on every access, and the pointer never
+  // changes once set, so the hot path takes no lock).
+  std::atomic<std::byte*> view_{nullptr};
 };
 
 }  // namespace hipmem::kfd_sim

@@ -117,6 +117,23 @@ void SignalPage::Store(size_t slot, uint64_t value) {
 
 // ---- EventTable ----
 
+class EventTable::WakingLock {
+ public:
+  explicit WakingLock(EventTable* table) : table_(table), lock_(table->mu_) {}
+  ~WakingLock() {
+    std::vector<std::shared_ptr<WaitEntry>> wake;
+    wake.swap(table_->to_wake_);
+    lock_.unlock();
+    for (const std::shared_ptr<WaitEntry>& entry : wake) entry->cv.notify_one();
+  }
+  WakingLock(const WakingLock&) = delete;
+  WakingLock& operator=(const WakingLock&) = delete;
+
+ private:
+  EventTable* const table_;
+  std::unique_lock<std::mutex> lock_;
+};
+
 EventTable::~EventTable() {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [id, event] : events_) {
@@ -217,13 +234,15 @@ int EventTable::Create(uapi::CreateEventArgs& args) {
 }
 
 int EventTable::Destroy(uint32_t event_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  WakingLock lock(this);
   const auto it = events_.find(event_id);
   if (it == events_.end()) return -EINVAL;
   Event& event = *it->second;
   // destroy_event: pending waiters see their event vanish and fail.
-  for (Waiter* waiter : event.waiters) waiter->event = nullptr;
-  cv_.notify_all();
+  for (Waiter* waiter : event.waiters) {
+    waiter->event = nullptr;
+    to_wake_.push_back(waiter->wake);
+  }
   if (IsSignalType(event.type)) --signal_event_count_;
   events_.erase(it);
   return 0;
@@ -233,12 +252,14 @@ void EventTable::SetLocked(Event& event) {
   // set_event: an auto-reset event with waiters is consumed by waking them.
   event.signaled = !event.auto_reset || event.waiters.empty();
   if (++event.event_age == 0) event.event_age = 2;  // never back to the reserved ages 0 and 1
-  for (Waiter* waiter : event.waiters) waiter->activated = true;
-  cv_.notify_all();
+  for (Waiter* waiter : event.waiters) {
+    waiter->activated = true;
+    to_wake_.push_back(waiter->wake);
+  }
 }
 
 int EventTable::Set(uint32_t event_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  WakingLock lock(this);
   Event* event = Find(event_id);
   if (event == nullptr || event->type != uapi::ToRaw(uapi::EventType::kSignal)) return -EINVAL;
   SetLocked(*event);
@@ -321,6 +342,8 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
       std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min<uint32_t>(args.timeout, 0x7fffffff));
 
   std::vector<Waiter> waiters(args.num_events);  // never reallocated: events point into it
+  const auto entry = std::make_shared<WaitEntry>();  // this wait's wait-queue entry (shared by its waiters)
+  for (Waiter& waiter : waiters) waiter.wake = entry;
   std::unique_lock<std::mutex> lock(mu_);
   for (size_t i = 0; i < waiters.size() && ret == 0; ++i) {
     uapi::EventData data;
@@ -338,8 +361,8 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
       if (result != uapi::WaitResult::kTimeout) break;
       if (args.timeout == uapi::kEventTimeoutImmediate) break;
       if (infinite) {
-        cv_.wait(lock);
-      } else if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+        entry->cv.wait(lock);
+      } else if (entry->cv.wait_until(lock, deadline) == std::cv_status::timeout) {
         result = TestCondition(all, waiters);
         break;
       }
@@ -411,12 +434,12 @@ void EventTable::InterruptLocked(uint32_t partial_id, uint32_t valid_id_bits) {
 }
 
 void EventTable::Interrupt(uint32_t partial_id, uint32_t valid_id_bits) {
-  std::lock_guard<std::mutex> lock(mu_);
+  WakingLock lock(this);
   InterruptLocked(partial_id, valid_id_bits);
 }
 
 void EventTable::SignalFromEngine(uint32_t event_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  WakingLock lock(this);
   Event* event = Find(event_id);
   if (event == nullptr || !IsSignalType(event->type)) return;
   // The engine's write to the mailbox (a RELEASE_MEM of the event id), then its interrupt.
@@ -425,7 +448,7 @@ void EventTable::SignalFromEngine(uint32_t event_id) {
 }
 
 void EventTable::VmFault(const uapi::MemoryExceptionData& data) {
-  std::lock_guard<std::mutex> lock(mu_);
+  WakingLock lock(this);
   for (auto it = events_.lower_bound(kFirstNonsignalEventId); it != events_.end(); ++it) {
     Event& event = *it->second;
     if (event.type != uapi::ToRaw(uapi::EventType::kMemory)) continue;
@@ -435,7 +458,7 @@ void EventTable::VmFault(const uapi::MemoryExceptionData& data) {
 }
 
 void EventTable::HwException(const std::optional<uapi::HwExceptionData>& data) {
-  std::lock_guard<std::mutex> lock(mu_);
+  WakingLock lock(this);
   for (auto it = events_.lower_bound(kFirstNonsignalEventId); it != events_.end(); ++it) {
     Event& event = *it->second;
     if (event.type != uapi::ToRaw(uapi::EventType::kHwException)) continue;

@@ -91,7 +91,8 @@ struct EventState {
 
 // The events of one KFD process. Thread-safe: one std::mutex (so ThreadSanitizer sees the sleeping
 // waits' handoff through the std::condition_variable) guards everything; a waiting thread holds it only
-// while it is awake.
+// while it is awake. As the kernel's per-event wait queues, a set or destroy wakes only the waits queued
+// on that event (each wait sleeps on its own condition variable), never every sleeper of the process.
 class EventTable {
  public:
   EventTable() = default;
@@ -155,11 +156,20 @@ class EventTable {
 
  private:
   struct Event;
+  // One waiting call's entry on the wait queues of its events: what a set or destroy notifies. Shared, so that
+  // it can be notified after the table's lock is released, even if the wait has returned by then.
+  struct WaitEntry {
+    std::condition_variable cv;
+  };
+  // Holds mu_; on destruction releases it and only then notifies the waits activated meanwhile (to_wake_), so
+  // a woken waiter does not run straight into the lock its waker still holds.
+  class WakingLock;
   // One event of one wait (kfd_event_waiter). Lives on the waiting thread's stack.
   struct Waiter {
     Event* event = nullptr;  // null once the event is destroyed
     bool activated = false;
     bool event_age_enabled = false;
+    std::shared_ptr<WaitEntry> wake;  // the waiting call's; notified when this activates or dies
   };
   struct Event {
     uint32_t id;
@@ -187,7 +197,7 @@ class EventTable {
   int CopySignaledData(const std::vector<Waiter>& waiters, uint64_t events_ptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;  // notified on every set and destroy
+  std::vector<std::shared_ptr<WaitEntry>> to_wake_ ABSL_GUARDED_BY(mu_);  // notified by the WakingLock
   EventMap events_ ABSL_GUARDED_BY(mu_);
   std::optional<SignalPage> signal_page_ ABSL_GUARDED_BY(mu_);
   uint64_t signal_mapped_size_ ABSL_GUARDED_BY(mu_) = 0;  // bytes user space may address

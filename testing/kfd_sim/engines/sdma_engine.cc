@@ -99,14 +99,19 @@ SdmaEngine::Outcome SdmaEngine::Process(uint64_t wptr) {
 }
 
 bool SdmaEngine::ReadRing(uint64_t offset, uint32_t* out, uint32_t count) {
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint64_t va = queue_.ring_va + (offset + uint64_t{i} * 4) % queue_.ring_bytes;
-    std::optional<GpuMemory::Span> span = memory_->Translate(va, 4);
+  for (uint32_t i = 0; i < count;) {
+    const uint64_t ring_offset = (offset + uint64_t{i} * 4) % queue_.ring_bytes;
+    const uint64_t va = queue_.ring_va + ring_offset;
+    // One translation for every dword up to the ring's end that one mapping covers, not one per dword.
+    const uint64_t want = std::max<uint64_t>(std::min<uint64_t>(uint64_t{count - i} * 4, queue_.ring_bytes - ring_offset), 4);
+    std::optional<GpuMemory::Span> span = memory_->Translate(va, want);
     if (!span.has_value() || span->bytes < 4) {
       Fault(va);
       return false;
     }
-    std::memcpy(&out[i], span->host, 4);
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(span->bytes, want) / 4);
+    std::memcpy(&out[i], span->host, uint64_t{n} * 4);
+    i += n;
   }
   return true;
 }
