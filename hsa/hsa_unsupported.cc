@@ -75,7 +75,6 @@ hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_typ
                                            hsa_queue_t**) {
   return NotYetImplemented();
 }
-hsa_status_t hsa_amd_queue_get_info(hsa_queue_t*, hsa_queue_info_attribute_t, void*) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t, hsa_amd_queue_priority_t,
                                                    void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint64_t,
                                                    hsa_queue_t**) {
@@ -83,7 +82,6 @@ hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t
 }
 hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t*) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_agent_set_async_scratch_limit(hsa_agent_t, size_t) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_profiling_set_profiler_enabled(hsa_queue_t*, int) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal_t,
                                                          hsa_amd_profiling_dispatch_time_t*) {
   return NotYetImplemented();

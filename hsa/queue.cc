@@ -146,6 +146,9 @@ class Queues::AqlQueue {
   }
 
   AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+  AgentId agent{0};
+  // The KFD doorbell's address (amd_signal_t.hardware_doorbell_ptr of the doorbell signal).
+  uint64_t doorbell_address = 0;
   // The queue_inactive_signal, owned by the SignalRuntime (0 until set).
   std::optional<SignalHandle> inactive_signal;
   uint64_t doorbell_signal() const { return amd()->doorbell_signal; }
@@ -247,6 +250,12 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   ASSIGN_OR_RETURN(std::unique_ptr<AqlQueue> queue,
                    AqlQueue::Create(runtime_.kfd(), agent->node, size, request.kind, next_id_));
   ++next_id_;
+  queue->agent = request.agent;
+  {
+    aql::AmdSignal doorbell;
+    std::memcpy(&doorbell, reinterpret_cast<const void*>(queue->doorbell_signal()), sizeof(doorbell));
+    queue->doorbell_address = static_cast<uint64_t>(doorbell.value);
+  }
   for (const thunk::NodeProperties& node : runtime_.topology().nodes) {
     if (node.id != agent->node || node.Get("simd_per_cu") == 0) continue;
     queue->cu_count = static_cast<uint32_t>(node.Get("simd_count") / node.Get("simd_per_cu"));
@@ -352,6 +361,30 @@ absl::Status Queues::SetPriority(const AmdQueue* queue, QueuePriorityLevel level
   ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_queue_set_priority", queue));
   return q->SetPriority(priority);
+}
+
+absl::StatusOr<Queues::Info> Queues::GetInfo(const AmdQueue* queue) const {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_queue_get_info", queue));
+  const uint32_t properties =
+      std::atomic_ref<uint32_t>(q->amd()->queue_properties).load(std::memory_order_relaxed);
+  return Info{.agent = q->agent,
+              .doorbell_address = q->doorbell_address,
+              .hw_id = q->amd()->id,
+              .profiling = (properties & kQueuePropertyEnableProfiling) != 0};
+}
+
+absl::Status Queues::SetProfiling(const AmdQueue* queue, bool enable) {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_profiling_set_profiler_enabled", queue));
+  // The CP reads the word at every packet; an atomic update keeps the other property bits intact.
+  std::atomic_ref<uint32_t> properties(q->amd()->queue_properties);
+  if (enable) {
+    properties.fetch_or(kQueuePropertyEnableProfiling, std::memory_order_release);
+  } else {
+    properties.fetch_and(~kQueuePropertyEnableProfiling, std::memory_order_release);
+  }
+  return absl::OkStatus();
 }
 
 bool Queues::RingDoorbell(uint64_t signal, int64_t value) {

@@ -66,7 +66,7 @@ struct alignas(64) AmdQueue {
   uint64_t scratch_backing_memory_location;
   uint64_t scratch_backing_memory_byte_size;
   uint32_t scratch_wave64_lane_byte_size;
-  uint32_t queue_properties;
+  uint32_t queue_properties;  // amd_queue_properties_t bits (kQueuePropertyEnableProfiling, ...)
   uint32_t reserved3[2];
   uint64_t queue_inactive_signal;
   uint32_t reserved4[14];
@@ -75,6 +75,11 @@ static_assert(sizeof(AmdQueue) == 256 && alignof(AmdQueue) == 64);
 static_assert(offsetof(AmdQueue, doorbell_signal) == 16 && offsetof(AmdQueue, size) == 24);
 static_assert(offsetof(AmdQueue, id) == 32 && offsetof(AmdQueue, write_dispatch_id) == 56);
 static_assert(offsetof(AmdQueue, read_dispatch_id) == 128 && offsetof(AmdQueue, queue_inactive_signal) == 192);
+static_assert(offsetof(AmdQueue, queue_properties) == 180);
+
+// amd_queue_properties_t: AMD_QUEUE_PROPERTIES_ENABLE_PROFILING (bit 3), which the CP firmware reads to decide
+// whether it stamps packet start and end times into completion signals.
+inline constexpr uint32_t kQueuePropertyEnableProfiling = 1u << 3;
 
 // hsa_amd_queue_priority_t.
 enum class QueuePriorityLevel : uint32_t { kLow = 0, kNormal = 1, kHigh = 2 };
@@ -140,6 +145,21 @@ class Queues {
   // Errors: kInvalidArgument for an unknown level; INVALID_QUEUE for a foreign queue or an inactive one;
   // Queue::Update's.
   absl::Status SetPriority(const AmdQueue* queue, QueuePriorityLevel level);
+
+  // What hsa_amd_queue_get_info reports about a queue (ROCr's AqlQueue::GetInfo).
+  struct Info {
+    AgentId agent;              // HSA_AMD_QUEUE_INFO_AGENT
+    uint64_t doorbell_address;  // HSA_AMD_QUEUE_INFO_DOORBELL_ID: the hardware doorbell's address, as ROCr
+    uint64_t hw_id;             // HSA_QUEUE_INFO_HW_ID: the hsa_queue_t id
+    bool profiling;             // queue_properties' ENABLE_PROFILING bit
+  };
+  // hsa_amd_queue_get_info. Errors: INVALID_QUEUE (kInvalidArgument) for a queue this runtime did not make.
+  absl::StatusOr<Info> GetInfo(const AmdQueue* queue) const;
+
+  // hsa_amd_profiling_set_profiler_enabled: sets or clears AMD_QUEUE_PROPERTIES_ENABLE_PROFILING in the
+  // amd_queue_t, which tells the CP to stamp start_ts / end_ts into each packet's completion signal. Errors:
+  // INVALID_QUEUE for a queue this runtime did not make.
+  absl::Status SetProfiling(const AmdQueue* queue, bool enable);
 
   // A store of `value` to `signal` when it is the doorbell signal of one of these queues: rings the KFD
   // doorbell and returns true. False for any other signal.

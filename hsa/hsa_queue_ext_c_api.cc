@@ -1,0 +1,82 @@
+// The AMD queue extensions: hsa_amd_queue_get_info and hsa_amd_profiling_set_profiler_enabled. Thin shells
+// over hsa::Queues (queue.h); the one switch here writes each attribute in the C type hsa_ext_amd.h gives it.
+#include <cstdint>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "hsa/c_abi.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_status.h"
+#include "hsa/queue.h"
+
+namespace hipmem::hsa {
+namespace {
+
+// HSA_AMD_QUEUE_INFO_PREFETCH_METADATA_*_VERSION_*: ROCr answers 0xFF ("unsupported") for a queue without
+// a metadata-prefetch ring, which it creates only for gfx12.5 agents; no preset is one.
+constexpr uint8_t kNoMetadataVersion = 0xFF;
+
+const AmdQueue* Amd(const hsa_queue_t* queue) { return reinterpret_cast<const AmdQueue*>(queue); }
+
+// Writes `attribute` of `info` into `value` in its documented C type. kInvalidArgument for an attribute
+// this runtime does not answer (ROCr's AqlQueue::GetInfo default).
+absl::Status WriteQueueInfo(const Queues::Info& info, hsa_queue_info_attribute_t attribute, void* value) {
+  switch (static_cast<int>(attribute)) {
+    case HSA_AMD_QUEUE_INFO_AGENT:
+      *static_cast<hsa_agent_t*>(value) = hsa_agent_t{info.agent.raw()};
+      return absl::OkStatus();
+    case HSA_AMD_QUEUE_INFO_DOORBELL_ID:
+      *static_cast<uint64_t*>(value) = info.doorbell_address;
+      return absl::OkStatus();
+    case HSA_QUEUE_INFO_USE_COUNT:
+      // ROCr: UINT32_MAX for a queue that hsa_amd_counted_queue_acquire did not hand out (none here).
+      *static_cast<uint32_t*>(value) = UINT32_MAX;
+      return absl::OkStatus();
+    case HSA_QUEUE_INFO_HW_ID:
+      // ROCr answers the hsa_queue_t id, truncated to 32 bits.
+      *static_cast<uint32_t*>(value) = static_cast<uint32_t>(info.hw_id);
+      return absl::OkStatus();
+    case HSA_AMD_QUEUE_INFO_PREFETCH_METADATA_DISPATCH_PKT_VERSION_MAJOR:
+    case HSA_AMD_QUEUE_INFO_PREFETCH_METADATA_DISPATCH_PKT_VERSION_MINOR:
+    case HSA_AMD_QUEUE_INFO_PREFETCH_METADATA_BARRIER_PKT_VERSION_MAJOR:
+    case HSA_AMD_QUEUE_INFO_PREFETCH_METADATA_BARRIER_PKT_VERSION_MINOR:
+      *static_cast<uint8_t*>(value) = kNoMetadataVersion;
+      return absl::OkStatus();
+    case HSA_AMD_QUEUE_INFO_PREFETCH_METADATA_RING_BUFFER:
+      // No metadata ring: a null base, which CLR and rocrtst read as "not supported on this device".
+      *static_cast<uint64_t*>(value) = 0;
+      return absl::OkStatus();
+    default:
+      // HSA_AMD_QUEUE_INFO_PROPERTIES among them: the ROCr sources available to us define no answer for it
+      // on a GPU AQL queue (AqlQueue::GetInfo falls to its default), so it is refused the same way.
+      return absl::InvalidArgumentError(
+          absl::StrCat("hsa_amd_queue_get_info: attribute ", static_cast<int>(attribute), " is not answered"));
+  }
+}
+
+}  // namespace
+}  // namespace hipmem::hsa
+
+extern "C" {
+
+hsa_status_t hsa_amd_queue_get_info(hsa_queue_t* queue, hsa_queue_info_attribute_t attribute, void* value) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  if (value == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  absl::StatusOr<hipmem::hsa::Queues::Info> info = (*queues)->GetInfo(hipmem::hsa::Amd(queue));
+  if (!info.ok()) return hipmem::hsa::ToHsaStatus(info.status());
+  return hipmem::hsa::ToHsaStatus(hipmem::hsa::WriteQueueInfo(*info, attribute, value));
+}
+
+hsa_status_t HSA_API hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, int enable) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
+  return hipmem::hsa::ToHsaStatus((*queues)->SetProfiling(hipmem::hsa::Amd(queue), enable != 0));
+}
+
+}  // extern "C"
