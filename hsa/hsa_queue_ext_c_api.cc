@@ -1,5 +1,6 @@
-// The AMD queue extensions: hsa_amd_queue_get_info and hsa_amd_profiling_set_profiler_enabled. Thin shells
-// over hsa::Queues (queue.h); the one switch here writes each attribute in the C type hsa_ext_amd.h gives it.
+// The AMD queue extensions: hsa_amd_queue_get_info and dispatch profiling (hsa_amd_profiling_set_profiler_enabled,
+// hsa_amd_profiling_get_dispatch_time). Thin shells over hsa::Queues (queue.h) and GetDispatchTime
+// (dispatch_profiling.h); the one switch here writes each queue attribute in the C type hsa_ext_amd.h gives it.
 #include <cstdint>
 #include <cstring>
 
@@ -7,10 +8,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "hsa/c_abi.h"
+#include "hsa/dispatch_profiling.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
 #include "hsa/queue.h"
+#include "hsa/signal.h"
+#include "hsa/signal_runtime.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -77,6 +81,24 @@ hsa_status_t HSA_API hsa_amd_profiling_set_profiler_enabled(hsa_queue_t* queue, 
   if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
   if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_QUEUE;
   return hipmem::hsa::ToHsaStatus((*queues)->SetProfiling(hipmem::hsa::Amd(queue), enable != 0));
+}
+
+hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t agent, hsa_signal_t signal,
+                                                         hsa_amd_profiling_dispatch_time_t* time) {
+  HSA_RUNTIME_OR_RETURN(runtime);
+  absl::StatusOr<hipmem::hsa::Copies*> copies = hipmem::hsa::SharedCopies();
+  if (!copies.ok()) return hipmem::hsa::ToHsaStatus(copies.status());
+  absl::StatusOr<hipmem::hsa::SignalRuntime*> signals = hipmem::hsa::SharedSignals();
+  if (!signals.ok()) return hipmem::hsa::ToHsaStatus(signals.status());
+  if (time == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  absl::StatusOr<hipmem::hsa::SignalRef> ref = (*signals)->Find(hipmem::hsa::SignalHandle(signal.handle));
+  if (!ref.ok()) return hipmem::hsa::ToHsaStatus(ref.status());
+  absl::StatusOr<hipmem::hsa::DispatchTime> t =
+      hipmem::hsa::GetDispatchTime(runtime, **copies, hipmem::hsa::AgentId(agent.handle), *ref);
+  if (!t.ok()) return hipmem::hsa::ToHsaStatus(t.status());
+  time->start = t->start;
+  time->end = t->end;
+  return HSA_STATUS_SUCCESS;
 }
 
 }  // extern "C"

@@ -82,10 +82,6 @@ hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t
 }
 hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t*) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_agent_set_async_scratch_limit(hsa_agent_t, size_t) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal_t,
-                                                         hsa_amd_profiling_dispatch_time_t*) {
-  return NotYetImplemented();
-}
 
 // Not yet implemented, TODO(#8) §4: batched and rectangular copies (hsa_copy_c_api.cc has the linear ones).
 hsa_status_t HSA_API hsa_amd_memory_async_batch_copy(const hsa_amd_memory_copy_op_t*, uint32_t, uint32_t,

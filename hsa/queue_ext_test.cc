@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu_abi/blit_kernels.h"
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
@@ -41,7 +42,7 @@ struct AmdSignalView {
 };
 static_assert(sizeof(AmdSignalView) == 64);
 
-[[maybe_unused]] uint64_t Now() {
+uint64_t Now() {
   uint64_t t = 0;
   EXPECT_EQ(hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &t), HSA_STATUS_SUCCESS);
   return t;
@@ -68,10 +69,15 @@ void Submit(hsa_queue_t* queue, Packet packet, hsa_packet_type_t type) {
   hsa_signal_store_screlease(queue->doorbell_signal, static_cast<hsa_signal_value_t>(index));
 }
 
-[[maybe_unused]] void SubmitBarrier(hsa_queue_t* queue, hsa_signal_t completion) {
+void SubmitBarrier(hsa_queue_t* queue, hsa_signal_t completion) {
   hsa_barrier_and_packet_t packet{};
   packet.completion_signal = completion;
   Submit(queue, packet, HSA_PACKET_TYPE_BARRIER_AND);
+}
+
+hsa_status_t FirstPool(hsa_amd_memory_pool_t pool, void* data) {
+  *static_cast<hsa_amd_memory_pool_t*>(data) = pool;
+  return HSA_STATUS_INFO_BREAK;
 }
 
 class QueueExtTest : public ::testing::Test {
@@ -180,6 +186,103 @@ TEST_F(QueueExtTest, GetInfoRejectsBadQueuesAndPointers) {
   ASSERT_EQ(hsa_queue_destroy(queue), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_amd_queue_get_info(queue, HSA_AMD_QUEUE_INFO_AGENT, &agent), HSA_STATUS_ERROR_INVALID_QUEUE);
   EXPECT_EQ(agent.handle, 0x5151u);
+}
+
+// What a profiled packet's completion signal reports, converted to the system domain, lies inside the host's
+// window around the submission, with end >= start. The conversion places each tick against a clock reading
+// bracketed by two system-clock reads, so it is exact to half that bracket: kSlack allows for it.
+constexpr uint64_t kSlack = 200'000;  // 200 us
+
+TEST_F(QueueExtTest, AProfiledQueueTimesBarriersAndDispatches) {
+  namespace blit = ::hipmem::gpu_abi::blit;
+  hsa_queue_t* queue = MakeQueue(gpu());
+  ASSERT_NE(queue, nullptr);
+  ASSERT_EQ(hsa_amd_profiling_set_profiler_enabled(queue, 1), HSA_STATUS_SUCCESS);
+
+  // A fill of the simulated GPU's built-in kernel: descriptor, kernargs and target in system memory.
+  hsa_amd_memory_pool_t pool{};
+  ASSERT_EQ(hsa_amd_agent_iterate_memory_pools(agents_.cpus.front(), FirstPool, &pool), HSA_STATUS_INFO_BREAK);
+  void* block = nullptr;
+  ASSERT_EQ(hsa_amd_memory_pool_allocate(pool, 1 << 20, 0, &block), HSA_STATUS_SUCCESS);
+  auto* bytes = static_cast<char*>(block);
+  const blit::KernelDescriptor descriptor = blit::MakeDescriptor(blit::KernelId::kFill);
+  std::memcpy(bytes, &descriptor, sizeof(descriptor));
+  constexpr uint64_t kFillBytes = 512 * 1024;
+  char* target = bytes + 4096;
+  const blit::FillArgs args = blit::MakeFillArgs(reinterpret_cast<uint64_t>(target), 0x5a5a5a5au, kFillBytes);
+  std::memcpy(bytes + 2048, &args, sizeof(args));
+
+  hsa_signal_t barrier_done = MakeSignal(1);
+  hsa_signal_t dispatch_done = MakeSignal(1);
+  const uint64_t before = Now();
+  SubmitBarrier(queue, barrier_done);
+  hsa_kernel_dispatch_packet_t dispatch{};
+  const auto packet = blit::MakeDispatch(reinterpret_cast<uint64_t>(bytes), reinterpret_cast<uint64_t>(bytes + 2048),
+                                         kFillBytes, dispatch_done.handle);
+  static_assert(sizeof(packet) == sizeof(dispatch));
+  std::memcpy(&dispatch, &packet, sizeof(dispatch));
+  Submit(queue, dispatch, HSA_PACKET_TYPE_KERNEL_DISPATCH);
+  ASSERT_EQ(hsa_signal_wait_scacquire(dispatch_done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  ASSERT_EQ(hsa_signal_wait_scacquire(barrier_done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  const uint64_t after = Now();
+  EXPECT_EQ(static_cast<unsigned char>(target[kFillBytes - 1]), 0x5a);  // the dispatch really ran
+
+  hsa_amd_profiling_dispatch_time_t barrier{};
+  hsa_amd_profiling_dispatch_time_t fill{};
+  ASSERT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), barrier_done, &barrier), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), dispatch_done, &fill), HSA_STATUS_SUCCESS);
+  for (const hsa_amd_profiling_dispatch_time_t& t : {barrier, fill}) {
+    EXPECT_GE(t.end, t.start);
+    EXPECT_GE(t.start + kSlack, before);
+    EXPECT_LE(t.end, after + kSlack);
+  }
+  // The barrier ran first, and the fill took measurable time (half a megabyte).
+  EXPECT_LE(barrier.end, fill.start + kSlack);
+  EXPECT_GT(fill.end, fill.start);
+
+  // Profiling off: later packets leave their signals unstamped, which get_dispatch_time reports.
+  ASSERT_EQ(hsa_amd_profiling_set_profiler_enabled(queue, 0), HSA_STATUS_SUCCESS);
+  hsa_signal_t unprofiled = MakeSignal(1);
+  SubmitBarrier(queue, unprofiled);
+  ASSERT_EQ(hsa_signal_wait_scacquire(unprofiled, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond, HSA_WAIT_STATE_BLOCKED),
+            0);
+  hsa_amd_profiling_dispatch_time_t none{7, 7};
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), unprofiled, &none), HSA_STATUS_ERROR_INVALID_SIGNAL);
+  EXPECT_EQ(none.start, 7u);
+
+  for (hsa_signal_t s : {barrier_done, dispatch_done, unprofiled}) EXPECT_EQ(hsa_signal_destroy(s), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(queue), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_amd_memory_pool_free(block), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(QueueExtTest, AQueueWithoutProfilingGivesNoDispatchTime) {
+  hsa_queue_t* queue = MakeQueue(gpu());
+  ASSERT_NE(queue, nullptr);
+  hsa_signal_t done = MakeSignal(1);
+  SubmitBarrier(queue, done);
+  ASSERT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond, HSA_WAIT_STATE_BLOCKED), 0);
+  hsa_amd_profiling_dispatch_time_t time{};
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), done, &time), HSA_STATUS_ERROR_INVALID_SIGNAL);
+  EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(queue), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(QueueExtTest, ProfilingCallsRejectBadArguments) {
+  hsa_queue_t fake{};
+  EXPECT_EQ(hsa_amd_profiling_set_profiler_enabled(&fake, 1), HSA_STATUS_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(hsa_amd_profiling_set_profiler_enabled(nullptr, 1), HSA_STATUS_ERROR_INVALID_QUEUE);
+  hsa_signal_t signal = MakeSignal(0);
+  hsa_amd_profiling_dispatch_time_t time{};
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), signal, nullptr), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(agents_.cpus.front(), signal, &time), HSA_STATUS_ERROR_INVALID_AGENT);
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(hsa_agent_t{0xdead}, signal, &time), HSA_STATUS_ERROR_INVALID_AGENT);
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), hsa_signal_t{0x40}, &time), HSA_STATUS_ERROR_INVALID_SIGNAL);
+  EXPECT_EQ(hsa_signal_destroy(signal), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), signal, &time), HSA_STATUS_ERROR_INVALID_SIGNAL);
 }
 
 }  // namespace

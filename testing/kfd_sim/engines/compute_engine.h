@@ -17,6 +17,11 @@
 // completion signal (hardware advances the read index at launch, so it also passes a packet before its
 // signal fires).
 //
+// Profiling: when the amd_queue_t around the read index (ROCr's layout, checked as for queue errors) has
+// AMD_QUEUE_PROPERTIES_ENABLE_PROFILING set, the CP stamps the GPU clock counter at the start and the end of each
+// packet (dispatch or barrier) into its completion signal's start_ts / end_ts before decrementing it, as the MEC
+// firmware does. The bit is read per packet, so enabling it affects the packets fetched afterwards.
+//
 // Doorbell values are packet indices; the CP tracks the furthest one announced (several producers may ring
 // out of order) and executes every packet up to it whose header is no longer INVALID, then keeps going while
 // the next slot already holds a published packet (one producer's ring can overwrite a higher index another
@@ -34,6 +39,7 @@
 #include <string>
 
 #include "gpu_abi/aql_packets.h"
+#include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
 
@@ -49,6 +55,8 @@ struct AqlQueueDescriptor {
   // one that only RingDoorbell() rings (engine tests and benchmarks).
   uint64_t* doorbell = nullptr;
   uint64_t initial_read_index = 0;  // the first packet index the CP executes
+  // The GPU's clock counter, which a profiling queue's packets are stamped with.
+  GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
 };
 
 // Why a queue stopped without a VM fault. ROCr reports these through the queue's error callback
@@ -109,6 +117,13 @@ class ComputeEngine final : public QueueEngine {
   Outcome Barrier(const aql::BarrierPacket& packet);
   Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
   Outcome Signal(uint64_t handle);
+  // The amd_queue_t around the read index when the queue has ROCr's layout (see RaiseQueueInactive); call
+  // inside a GpuMemory::AccessScope.
+  std::optional<uint64_t> AmdQueueBase() const;
+  // Whether the amd_queue_t asks for packet timestamps right now.
+  bool ProfilingEnabled() const;
+  // Stamps `start` and `end` into completion signal `handle` (non-zero, 8-byte aligned).
+  Outcome Stamp(uint64_t handle, uint64_t start, uint64_t end);
   // The MEC firmware's report of a queue error to the runtime: stores the error's code into the amd_queue_t's
   // queue_inactive_signal and interrupts on its event. Does nothing for a queue without an amd_queue_t around
   // its read index (see compute_engine.cc).
