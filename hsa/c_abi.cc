@@ -26,6 +26,7 @@ Runtime* g_runtime ABSL_GUARDED_BY(g_mu) = nullptr;
 SignalRuntime* g_signals ABSL_GUARDED_BY(g_mu) = nullptr;
 Copies* g_copies ABSL_GUARDED_BY(g_mu) = nullptr;
 Queues* g_queues ABSL_GUARDED_BY(g_mu) = nullptr;
+SystemEvents* g_system_events ABSL_GUARDED_BY(g_mu) = nullptr;  // made on first use
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -68,6 +69,7 @@ absl::Status ReleaseSharedRuntime() {
   std::unique_ptr<SignalRuntime> signals;
   std::unique_ptr<Copies> copies;
   std::unique_ptr<Queues> queues;
+  std::unique_ptr<SystemEvents> system_events;
   {
     ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
@@ -76,7 +78,9 @@ absl::Status ReleaseSharedRuntime() {
     signals.reset(std::exchange(g_signals, nullptr));
     copies.reset(std::exchange(g_copies, nullptr));
     queues.reset(std::exchange(g_queues, nullptr));
+    system_events.reset(std::exchange(g_system_events, nullptr));
   }
+  system_events.reset();  // no handler runs once the runtime starts going away
   queues.reset();  // their CPs may still touch signals and memory of the ones below
   copies.reset();  // its queues hold signals and memory of the two below
   signals.reset();  // its signals live in the runtime's KFD process
@@ -99,6 +103,16 @@ absl::StatusOr<Queues*> SharedQueues() {
   ScopedLock lock(&g_mu);
   if (g_queues == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_queues;
+}
+
+absl::StatusOr<SystemEvents*> SharedSystemEvents() {
+  ScopedLock lock(&g_mu);
+  if (g_runtime == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  if (g_system_events == nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<SystemEvents> events, SystemEvents::Create(*g_runtime));
+    g_system_events = events.release();
+  }
+  return g_system_events;
 }
 
 absl::StatusOr<Copies*> SharedCopies() {

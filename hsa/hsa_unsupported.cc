@@ -102,9 +102,6 @@ hsa_status_t HSA_API hsa_amd_memory_pool_can_migrate(hsa_amd_memory_pool_t, hsa_
 hsa_status_t HSA_API hsa_amd_memory_migrate(const void*, hsa_amd_memory_pool_t, uint32_t) {
   return NotYetImplemented();
 }
-hsa_status_t HSA_API hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t, void*) {
-  return NotYetImplemented();
-}
 hsa_status_t HSA_API hsa_amd_coherency_get_type(hsa_agent_t, hsa_amd_coherency_type_t*) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_coherency_set_type(hsa_agent_t, hsa_amd_coherency_type_t) { return NotYetImplemented(); }
 hsa_status_t HSA_API hsa_amd_agent_preload(hsa_agent_t, uint64_t) { return NotYetImplemented(); }
