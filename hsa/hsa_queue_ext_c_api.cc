@@ -1,4 +1,4 @@
-// The AMD queue extensions: hsa_amd_queue_get_info and dispatch profiling (hsa_amd_profiling_set_profiler_enabled,
+// hsa_soft_queue_create, and the AMD queue extensions: hsa_amd_queue_get_info and dispatch profiling (hsa_amd_profiling_set_profiler_enabled,
 // hsa_amd_profiling_get_dispatch_time). Thin shells over hsa::Queues (queue.h) and GetDispatchTime
 // (dispatch_profiling.h); the one switch here writes each queue attribute in the C type hsa_ext_amd.h gives it.
 #include <cstdint>
@@ -65,6 +65,23 @@ absl::Status WriteQueueInfo(const Queues::Info& info, hsa_queue_info_attribute_t
 }  // namespace hipmem::hsa
 
 extern "C" {
+
+hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t region, uint32_t size, hsa_queue_type32_t type,
+                                           uint32_t features, hsa_signal_t doorbell_signal, hsa_queue_t** queue) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  // ROCr's argument checks come before it looks at the region or the signal.
+  if (queue == nullptr || region.handle == 0 || doorbell_signal.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  absl::StatusOr<hipmem::hsa::AmdQueue*> created =
+      (*queues)->CreateSoft({.region = hipmem::hsa::PoolId(region.handle),
+                             .size = size,
+                             .kind = static_cast<hipmem::hsa::QueueKind>(type),
+                             .features = features,
+                             .doorbell = hipmem::hsa::SignalHandle(doorbell_signal.handle)});
+  if (!created.ok()) return hipmem::hsa::ToHsaStatus(created.status());
+  *queue = reinterpret_cast<hsa_queue_t*>(*created);
+  return HSA_STATUS_SUCCESS;
+}
 
 hsa_status_t hsa_amd_queue_get_info(hsa_queue_t* queue, hsa_queue_info_attribute_t attribute, void* value) {
   absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();

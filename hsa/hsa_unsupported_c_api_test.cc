@@ -52,9 +52,10 @@ std::vector<Call> Calls() {
          hsa_amd_ipc_signal_t ipc{};
          return hsa_amd_ipc_signal_attach(&ipc, &o.signal);
        }},
-      {"hsa_soft_queue_create",
-       [](Outs& o) {
-         return hsa_soft_queue_create(hsa_region_t{0}, 64, HSA_QUEUE_TYPE_MULTI, 0, hsa_signal_t{0}, &o.queue);
+      {"hsa_amd_counted_queue_acquire",
+       [agent](Outs& o) {
+         return hsa_amd_counted_queue_acquire(agent, HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL, nullptr,
+                                              nullptr, 0, &o.queue);
        }},
       {"hsa_amd_memory_async_copy_rect",
        [agent](Outs& o) {

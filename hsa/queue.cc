@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "gpu_abi/aql_packets.h"
 #include "hsa/hsa_status.h"
+#include "hsa/memory.h"
 #include "hsa/topology.h"
 #include "thunk/device_controls.h"
 
@@ -202,6 +203,49 @@ class Queues::AqlQueue {
   thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
 };
 
+// A software queue: owns its ring and its amd_queue_t, both allocated from the caller's region.
+class Queues::SoftQueue {
+ public:
+  static absl::StatusOr<std::unique_ptr<SoftQueue>> Create(Runtime& runtime, const MemoryPool& region,
+                                                           const SoftQueueRequest& request, uint64_t id) {
+    const Bytes ring_bytes(uint64_t{request.size} * aql::kPacketBytes);
+    ASSIGN_OR_RETURN(const DeviceAddress ring, runtime.memory().AllocateUnrestricted(region, ring_bytes));
+    absl::Cleanup free_ring = [&] { (void)runtime.Free(ring); };
+    ASSIGN_OR_RETURN(const DeviceAddress control,
+                     runtime.memory().AllocateUnrestricted(region, Bytes(sizeof(AmdQueue))));
+    std::move(free_ring).Cancel();
+    for (uint32_t slot = 0; slot < request.size; ++slot) {
+      aql::InvalidateSlot(static_cast<char*>(ring.ToPointer()) + uint64_t{slot} * aql::kPacketBytes);
+    }
+    auto* amd = static_cast<AmdQueue*>(control.ToPointer());
+    std::memset(amd, 0, sizeof(AmdQueue));
+    amd->type = static_cast<uint32_t>(request.kind);
+    amd->features = request.features;
+    amd->base_address = ring.raw();
+    amd->doorbell_signal = request.doorbell.raw();
+    amd->size = request.size;
+    amd->id = id;
+    amd->read_dispatch_id_field_base_byte_offset = offsetof(AmdQueue, read_dispatch_id);
+    return std::unique_ptr<SoftQueue>(new SoftQueue(runtime, ring, control));
+  }
+
+  ~SoftQueue() {
+    for (DeviceAddress a : {ring_, control_}) {
+      if (absl::Status s = runtime_.Free(a); !s.ok()) HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
+    }
+  }
+
+  AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+
+ private:
+  SoftQueue(Runtime& runtime, DeviceAddress ring, DeviceAddress control)
+      : runtime_(runtime), ring_(ring), control_(control) {}
+
+  Runtime& runtime_;  // Not owned; must outlive this.
+  const DeviceAddress ring_;
+  const DeviceAddress control_;
+};
+
 Queues::Queues(Runtime& runtime, SignalRuntime& signals) : runtime_(runtime), signals_(signals) {}
 
 Queues::~Queues() {
@@ -210,6 +254,7 @@ Queues::~Queues() {
   doorbells_.clear();
   for (auto& [address, queue] : queues_) DropQueue(std::move(queue));
   queues_.clear();
+  soft_queues_.clear();
 }
 
 bool Queues::AnyQueues() { return g_live_queues.load(std::memory_order_relaxed) > 0; }
@@ -285,10 +330,38 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   return amd;
 }
 
+absl::StatusOr<AmdQueue*> Queues::CreateSoft(const SoftQueueRequest& request) {
+  const std::string context =
+      absl::StrCat("hsa_soft_queue_create(region=", request.region.raw(), ", size=", request.size, ")");
+  if (request.size == 0 || !std::has_single_bit(request.size)) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": the size is not a power of two"));
+  }
+  if (request.kind != QueueKind::kMulti && request.kind != QueueKind::kSingle) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": unknown queue type ", static_cast<uint32_t>(request.kind)));
+  }
+  if (request.features == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": no features"));
+  absl::StatusOr<const MemoryPool*> region = runtime_.GetPool(request.region);
+  if (!region.ok()) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": no such region")),
+                         HSA_STATUS_ERROR_INVALID_REGION);
+  }
+  RETURN_IF_ERROR(signals_.Find(request.doorbell).status());
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(std::unique_ptr<SoftQueue> queue, SoftQueue::Create(runtime_, **region, request, next_id_));
+  ++next_id_;
+  AmdQueue* amd = queue->amd();
+  soft_queues_[reinterpret_cast<uint64_t>(amd)] = std::move(queue);
+  return amd;
+}
+
 absl::Status Queues::Destroy(const AmdQueue* queue) {
   std::unique_ptr<AqlQueue> owned;
   {
     ScopedLock lock(&mu_);
+    if (auto soft = soft_queues_.find(reinterpret_cast<uint64_t>(queue)); soft != soft_queues_.end()) {
+      soft_queues_.erase(soft);  // nothing services it: its memory can go at once
+      return absl::OkStatus();
+    }
     auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
     if (it == queues_.end()) {
       return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_destroy(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
@@ -305,6 +378,8 @@ absl::Status Queues::Destroy(const AmdQueue* queue) {
 
 absl::Status Queues::Inactivate(const AmdQueue* queue) {
   ScopedLock lock(&mu_);
+  // A software queue has no packet processor to stop (ROCr's HostQueue::Inactivate does nothing either).
+  if (soft_queues_.contains(reinterpret_cast<uint64_t>(queue))) return absl::OkStatus();
   auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
   if (it == queues_.end()) {
     return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_inactivate(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
@@ -397,7 +472,7 @@ bool Queues::RingDoorbell(uint64_t signal, int64_t value) {
 
 size_t Queues::queue_count() const {
   ScopedLock lock(&mu_);
-  return queues_.size();
+  return queues_.size() + soft_queues_.size();
 }
 
 }  // namespace hipmem::hsa

@@ -112,6 +112,15 @@ struct QueueRequest {
   QueueErrorCallback on_error;  // may be empty
 };
 
+// hsa_soft_queue_create's arguments.
+struct SoftQueueRequest {
+  PoolId region{0};  // hsa_region_t: where the ring and the amd_queue_t are allocated
+  uint32_t size = 0;  // packets
+  QueueKind kind = QueueKind::kMulti;
+  uint32_t features = 0;  // hsa_queue_feature_t bits, as the caller declares them
+  SignalHandle doorbell{0};  // the caller's signal, stored to by producers and waited on by the consumer
+};
+
 // The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.
 class Queues {
  public:
@@ -126,6 +135,15 @@ class Queues {
   // INVALID_QUEUE_CREATION for a CPU agent or a size above HSA_AGENT_INFO_QUEUE_MAX_SIZE; the KFD's (memory
   // or queue creation) errors. A size below QUEUE_MIN_SIZE is raised to it, as ROCr.
   absl::StatusOr<AmdQueue*> Create(const QueueRequest& request);
+
+  // hsa_soft_queue_create: a queue no packet processor services (ROCr's HostQueue). The ring (filled with
+  // INVALID headers) and the amd_queue_t come from `region`; the doorbell signal is the caller's, so a store to
+  // it is an ordinary signal store that wakes whoever drains the queue. The index operations work as on a GPU
+  // queue; the queue-extension calls (get_info, CU masks, priority, profiling) answer INVALID_QUEUE, as there is
+  // no CP behind it. Errors: kInvalidArgument for a size that is 0 or not a power of two, a type other than
+  // MULTI or SINGLE, or no features (ROCr's checks); INVALID_REGION for an unknown region; SignalRuntime::Find's
+  // for the doorbell; the allocation's errors.
+  absl::StatusOr<AmdQueue*> CreateSoft(const SoftQueueRequest& request);
 
   // hsa_queue_destroy. Errors: kInvalidArgument (INVALID_QUEUE) for a queue this runtime did not make.
   absl::Status Destroy(const AmdQueue* queue);
@@ -173,6 +191,7 @@ class Queues {
 
  private:
   class AqlQueue;
+  class SoftQueue;
 
   void DropQueue(std::unique_ptr<AqlQueue> queue);
   absl::StatusOr<AqlQueue*> Find(const char* function, const AmdQueue* queue) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -183,6 +202,8 @@ class Queues {
   // By the amd_queue_t address; and the doorbell signal handle -> the same queue.
   absl::flat_hash_map<uint64_t, std::unique_ptr<AqlQueue>> queues_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, AqlQueue*> doorbells_ ABSL_GUARDED_BY(mu_);
+  // Software queues, by the amd_queue_t address.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<SoftQueue>> soft_queues_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

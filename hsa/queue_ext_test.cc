@@ -2,7 +2,9 @@
 // hsa_ext_amd.h declares, and dispatch profiling (hsa_amd_profiling_set_profiler_enabled,
 // hsa_amd_profiling_get_dispatch_time) with packets run by the simulated compute CP.
 #include <cstdint>
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -77,6 +79,14 @@ void SubmitBarrier(hsa_queue_t* queue, hsa_signal_t completion) {
 
 hsa_status_t FirstPool(hsa_amd_memory_pool_t pool, void* data) {
   *static_cast<hsa_amd_memory_pool_t*>(data) = pool;
+  return HSA_STATUS_INFO_BREAK;
+}
+
+hsa_status_t FirstGlobalRegion(hsa_region_t region, void* data) {
+  hsa_region_segment_t segment{};
+  if (hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment) != HSA_STATUS_SUCCESS) return HSA_STATUS_ERROR;
+  if (segment != HSA_REGION_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
+  *static_cast<hsa_region_t*>(data) = region;
   return HSA_STATUS_INFO_BREAK;
 }
 
@@ -283,6 +293,103 @@ TEST_F(QueueExtTest, ProfilingCallsRejectBadArguments) {
   EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), hsa_signal_t{0x40}, &time), HSA_STATUS_ERROR_INVALID_SIGNAL);
   EXPECT_EQ(hsa_signal_destroy(signal), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_amd_profiling_get_dispatch_time(gpu(), signal, &time), HSA_STATUS_ERROR_INVALID_SIGNAL);
+}
+
+// A software queue as the HSA spec's host-serviced queues are used: producers publish packets and store to the
+// caller's doorbell signal; a consumer thread of the application sleeps on that signal, runs each packet (here:
+// decrements the barrier's completion signal), hands the slot back and advances the read index. The ring
+// wraps many times. No CP touches it: every completion comes from the consumer.
+TEST_F(QueueExtTest, ASoftQueueIsDrainedByUserCode) {
+  hsa_region_t region{};
+  ASSERT_EQ(hsa_agent_iterate_regions(agents_.cpus.front(), FirstGlobalRegion, &region), HSA_STATUS_INFO_BREAK);
+  hsa_signal_t doorbell = MakeSignal(-1);
+  constexpr uint32_t kSize = 16;
+  hsa_queue_t* queue = nullptr;
+  ASSERT_EQ(hsa_soft_queue_create(region, kSize, HSA_QUEUE_TYPE_SINGLE, HSA_QUEUE_FEATURE_AGENT_DISPATCH, doorbell,
+                                  &queue),
+            HSA_STATUS_SUCCESS);
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(queue->type, HSA_QUEUE_TYPE_SINGLE);
+  EXPECT_EQ(queue->features, static_cast<uint32_t>(HSA_QUEUE_FEATURE_AGENT_DISPATCH));
+  EXPECT_EQ(queue->size, kSize);
+  EXPECT_EQ(queue->doorbell_signal.handle, doorbell.handle);
+  ASSERT_NE(queue->base_address, nullptr);
+  const auto* headers = static_cast<const uint16_t*>(queue->base_address);
+  for (uint32_t i = 0; i < kSize; ++i) ASSERT_EQ(headers[i * 32] & 0xff, HSA_PACKET_TYPE_INVALID) << i;
+  hsa_queue_t* gpu_queue = MakeQueue(gpu());
+  ASSERT_NE(gpu_queue, nullptr);
+  EXPECT_NE(gpu_queue->id, queue->id);
+
+  // The queue extensions need a CP behind the queue.
+  hsa_agent_t agent{};
+  EXPECT_EQ(hsa_amd_queue_get_info(queue, HSA_AMD_QUEUE_INFO_AGENT, &agent), HSA_STATUS_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(hsa_amd_profiling_set_profiler_enabled(queue, 1), HSA_STATUS_ERROR_INVALID_QUEUE);
+
+  constexpr int kPackets = 200;
+  hsa_signal_t done = MakeSignal(kPackets);
+  std::atomic<int> consumed{0};
+  std::thread consumer([&] {
+    uint64_t read = 0;
+    hsa_signal_value_t seen = -1;
+    while (read < kPackets) {
+      seen = hsa_signal_wait_scacquire(doorbell, HSA_SIGNAL_CONDITION_NE, seen, 10 * kSecond, HSA_WAIT_STATE_BLOCKED);
+      const uint64_t end = hsa_queue_load_write_index_scacquire(queue);
+      for (; read < end; ++read) {
+        auto* slot = static_cast<hsa_barrier_and_packet_t*>(queue->base_address) + (read % queue->size);
+        const uint32_t word = __atomic_load_n(reinterpret_cast<uint32_t*>(slot), __ATOMIC_ACQUIRE);
+        if ((word & 0xff) == HSA_PACKET_TYPE_INVALID) break;  // reserved but not published yet
+        if ((word & 0xff) == HSA_PACKET_TYPE_BARRIER_AND) {
+          hsa_signal_subtract_screlease(slot->completion_signal, 1);
+          consumed.fetch_add(1);
+        }
+        __atomic_store_n(reinterpret_cast<uint32_t*>(slot), uint32_t{HSA_PACKET_TYPE_INVALID}, __ATOMIC_RELEASE);
+        hsa_queue_store_read_index_screlease(queue, read + 1);
+      }
+    }
+  });
+  for (int i = 0; i < kPackets; ++i) {
+    // A producer waits for a free slot, as with any AQL queue.
+    while (hsa_queue_load_write_index_relaxed(queue) - hsa_queue_load_read_index_scacquire(queue) >= kSize) {
+      std::this_thread::yield();
+    }
+    SubmitBarrier(queue, done);
+  }
+  EXPECT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond, HSA_WAIT_STATE_BLOCKED), 0);
+  consumer.join();
+  EXPECT_EQ(consumed.load(), kPackets);
+  EXPECT_EQ(hsa_signal_load_scacquire(done), 0);  // nothing but the consumer completed a packet
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(queue), uint64_t{kPackets});
+
+  EXPECT_EQ(hsa_queue_inactivate(queue), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(queue), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(queue), HSA_STATUS_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(hsa_queue_destroy(gpu_queue), HSA_STATUS_SUCCESS);
+  for (hsa_signal_t sig : {doorbell, done}) EXPECT_EQ(hsa_signal_destroy(sig), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(QueueExtTest, SoftQueueCreateRejectsBadArguments) {
+  hsa_region_t region{};
+  ASSERT_EQ(hsa_agent_iterate_regions(agents_.cpus.front(), FirstGlobalRegion, &region), HSA_STATUS_INFO_BREAK);
+  hsa_signal_t doorbell = MakeSignal(0);
+  hsa_queue_t* queue = nullptr;
+  auto create = [&](hsa_region_t r, uint32_t size, hsa_queue_type32_t type, uint32_t features, hsa_signal_t d) {
+    return hsa_soft_queue_create(r, size, type, features, d, &queue);
+  };
+  constexpr uint32_t kFeatures = HSA_QUEUE_FEATURE_AGENT_DISPATCH;
+  EXPECT_EQ(create(region, 0, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(create(region, 48, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(create(region, 64, HSA_QUEUE_TYPE_COOPERATIVE, kFeatures, doorbell), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(create(region, 64, HSA_QUEUE_TYPE_MULTI, 0, doorbell), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(create(hsa_region_t{0}, 64, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(create(region, 64, HSA_QUEUE_TYPE_MULTI, kFeatures, hsa_signal_t{0}), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(create(hsa_region_t{0xdead}, 64, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell),
+            HSA_STATUS_ERROR_INVALID_REGION);
+  EXPECT_EQ(hsa_soft_queue_create(region, 64, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell, nullptr),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(queue, nullptr);
+  ASSERT_EQ(hsa_signal_destroy(doorbell), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(create(region, 64, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell), HSA_STATUS_ERROR_INVALID_SIGNAL);
+  EXPECT_EQ(queue, nullptr);
 }
 
 }  // namespace
