@@ -1,8 +1,10 @@
-// hsa_soft_queue_create, and the AMD queue extensions: hsa_amd_queue_get_info and dispatch profiling (hsa_amd_profiling_set_profiler_enabled,
+// hsa_soft_queue_create, and the AMD queue extensions: hsa_amd_queue_get_info, counted queues and dispatch
+// profiling (hsa_amd_profiling_set_profiler_enabled,
 // hsa_amd_profiling_get_dispatch_time). Thin shells over hsa::Queues (queue.h) and GetDispatchTime
 // (dispatch_profiling.h); the one switch here writes each queue attribute in the C type hsa_ext_amd.h gives it.
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -36,8 +38,8 @@ absl::Status WriteQueueInfo(const Queues::Info& info, hsa_queue_info_attribute_t
       *static_cast<uint64_t*>(value) = info.doorbell_address;
       return absl::OkStatus();
     case HSA_QUEUE_INFO_USE_COUNT:
-      // ROCr: UINT32_MAX for a queue that hsa_amd_counted_queue_acquire did not hand out (none here).
-      *static_cast<uint32_t*>(value) = UINT32_MAX;
+      // ROCr: UINT32_MAX for a queue that hsa_amd_counted_queue_acquire did not hand out.
+      *static_cast<uint32_t*>(value) = info.use_count.value_or(UINT32_MAX);
       return absl::OkStatus();
     case HSA_QUEUE_INFO_HW_ID:
       // ROCr answers the hsa_queue_t id, truncated to 32 bits.
@@ -81,6 +83,39 @@ hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t region, uint32_t size, h
   if (!created.ok()) return hipmem::hsa::ToHsaStatus(created.status());
   *queue = reinterpret_cast<hsa_queue_t*>(*created);
   return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t agent, hsa_queue_type_t type,
+                                                   hsa_amd_queue_priority_t priority,
+                                                   void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
+                                                   uint64_t flags, hsa_queue_t** queue) {
+  // `flags` are hsa_amd_queue_create's, which ROCr forwards to the hardware queue's creation; hipmem's queue
+  // creation takes none, so they are accepted and ignored.
+  (void)flags;
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  hipmem::hsa::QueueErrorCallback on_error;
+  if (callback != nullptr) {
+    on_error = [callback, data](const absl::Status& error, hipmem::hsa::AmdQueue* amd) {
+      callback(hipmem::hsa::ToHsaStatus(error), reinterpret_cast<hsa_queue_t*>(amd), data);
+    };
+  }
+  absl::StatusOr<hipmem::hsa::AmdQueue*> acquired =
+      (*queues)->AcquireCounted({.agent = hipmem::hsa::AgentId(agent.handle),
+                                 .kind = static_cast<hipmem::hsa::QueueKind>(type),
+                                 .priority = static_cast<hipmem::hsa::QueuePriorityLevel>(priority),
+                                 .on_error = std::move(on_error)});
+  if (!acquired.ok()) return hipmem::hsa::ToHsaStatus(acquired.status());
+  *queue = reinterpret_cast<hsa_queue_t*>(*acquired);
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t* queue) {
+  absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();
+  if (!queues.ok()) return hipmem::hsa::ToHsaStatus(queues.status());
+  if (queue == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return hipmem::hsa::ToHsaStatus((*queues)->ReleaseCounted(hipmem::hsa::Amd(queue)));
 }
 
 hsa_status_t hsa_amd_queue_get_info(hsa_queue_t* queue, hsa_queue_info_attribute_t attribute, void* value) {

@@ -70,14 +70,8 @@ hsa_status_t HSA_API hsa_agent_major_extension_supported(uint16_t, hsa_agent_t, 
   return NotYetImplemented();
 }
 
-// Not yet implemented, TODO(#8) §3: counted queues and the async scratch limit (hsa_queue_create is
-// hsa_queue_c_api.cc's, hsa_soft_queue_create hsa_queue_ext_c_api.cc's).
-hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t, hsa_amd_queue_priority_t,
-                                                   void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint64_t,
-                                                   hsa_queue_t**) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t*) { return NotYetImplemented(); }
+// Not yet implemented, TODO(#8) §3: the async scratch limit (the queues themselves are hsa_queue_c_api.cc's
+// and hsa_queue_ext_c_api.cc's).
 hsa_status_t HSA_API hsa_amd_agent_set_async_scratch_limit(hsa_agent_t, size_t) { return NotYetImplemented(); }
 
 // Not yet implemented, TODO(#8) §4: batched and rectangular copies (hsa_copy_c_api.cc has the linear ones).

@@ -52,11 +52,8 @@ std::vector<Call> Calls() {
          hsa_amd_ipc_signal_t ipc{};
          return hsa_amd_ipc_signal_attach(&ipc, &o.signal);
        }},
-      {"hsa_amd_counted_queue_acquire",
-       [agent](Outs& o) {
-         return hsa_amd_counted_queue_acquire(agent, HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL, nullptr,
-                                              nullptr, 0, &o.queue);
-       }},
+      {"hsa_amd_agent_set_async_scratch_limit",
+       [agent](Outs&) { return hsa_amd_agent_set_async_scratch_limit(agent, 4096); }},
       {"hsa_amd_memory_async_copy_rect",
        [agent](Outs& o) {
          char src[8] = {}, dst[8] = {};

@@ -8,10 +8,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "gpu_abi/blit_kernels.h"
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "hsa/signal_test_util.h"
 
 namespace {
 
@@ -390,6 +392,137 @@ TEST_F(QueueExtTest, SoftQueueCreateRejectsBadArguments) {
   ASSERT_EQ(hsa_signal_destroy(doorbell), HSA_STATUS_SUCCESS);
   EXPECT_EQ(create(region, 64, HSA_QUEUE_TYPE_MULTI, kFeatures, doorbell), HSA_STATUS_ERROR_INVALID_SIGNAL);
   EXPECT_EQ(queue, nullptr);
+}
+
+uint32_t InfoU32(hsa_queue_t* queue, hsa_queue_info_attribute_t attribute) {
+  uint32_t value = 0;
+  EXPECT_EQ(hsa_amd_queue_get_info(queue, attribute, &value), HSA_STATUS_SUCCESS);
+  return value;
+}
+
+// Counted queues as ROCr's CountedQueuePoolManager hands them out: every acquire gets its own handle; up to
+// GPU_MAX_HW_QUEUES (4) hardware queues per agent and priority are made, then the least-used one is shared.
+// Handles on one hardware queue share its ring, doorbell and indices, and the CP runs what any of them submits.
+TEST_F(QueueExtTest, CountedQueuesShareUpToFourHardwareQueuesPerPriority) {
+  std::vector<hsa_queue_t*> handles;
+  for (int i = 0; i < 6; ++i) {
+    hsa_queue_t* q = nullptr;
+    ASSERT_EQ(hsa_amd_counted_queue_acquire(gpu(), HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL, nullptr,
+                                            nullptr, 0, &q),
+              HSA_STATUS_SUCCESS);
+    ASSERT_NE(q, nullptr);
+    for (hsa_queue_t* other : handles) ASSERT_NE(q, other);
+    handles.push_back(q);
+  }
+  EXPECT_EQ(handles[0]->size, 16384u);  // HSA_COUNTED_QUEUE_SIZE's default
+  std::vector<uint32_t> ids;
+  for (hsa_queue_t* q : handles) ids.push_back(InfoU32(q, HSA_QUEUE_INFO_HW_ID));
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) EXPECT_NE(ids[i], ids[j]);
+  }
+  // All four had one user: the fifth and sixth go to the first two.
+  EXPECT_EQ(ids[4], ids[0]);
+  EXPECT_EQ(ids[5], ids[1]);
+  EXPECT_EQ(handles[4]->base_address, handles[0]->base_address);
+  EXPECT_EQ(handles[4]->doorbell_signal.handle, handles[0]->doorbell_signal.handle);
+  EXPECT_EQ(InfoU32(handles[0], HSA_QUEUE_INFO_USE_COUNT), 2u);
+  EXPECT_EQ(InfoU32(handles[4], HSA_QUEUE_INFO_USE_COUNT), 2u);
+  EXPECT_EQ(InfoU32(handles[2], HSA_QUEUE_INFO_USE_COUNT), 1u);
+  hsa_agent_t agent{};
+  ASSERT_EQ(hsa_amd_queue_get_info(handles[3], HSA_AMD_QUEUE_INFO_AGENT, &agent), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(agent.handle, gpu().handle);
+
+  // The indices are the hardware queue's: what one handle reserves the other sees, and the CP runs packets
+  // submitted through either.
+  hsa_signal_t done = MakeSignal(2);
+  SubmitBarrier(handles[0], done);
+  SubmitBarrier(handles[4], done);
+  EXPECT_EQ(hsa_queue_load_write_index_scacquire(handles[4]), 2u);
+  EXPECT_EQ(hsa_queue_load_write_index_scacquire(handles[0]), 2u);
+  ASSERT_EQ(hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, 10 * kSecond, HSA_WAIT_STATE_BLOCKED), 0);
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(handles[0]), 2u);
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(handles[4]), 2u);
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(handles[1]), 0u);  // another hardware queue
+
+  // Another priority is another pool.
+  hsa_queue_t* high = nullptr;
+  ASSERT_EQ(hsa_amd_counted_queue_acquire(gpu(), HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_HIGH, nullptr, nullptr,
+                                          0, &high),
+            HSA_STATUS_SUCCESS);
+  for (uint32_t id : ids) EXPECT_NE(InfoU32(high, HSA_QUEUE_INFO_HW_ID), id);
+
+  // Releasing drops one use; a released handle is gone.
+  ASSERT_EQ(hsa_amd_counted_queue_release(handles[4]), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(InfoU32(handles[0], HSA_QUEUE_INFO_USE_COUNT), 1u);
+  uint32_t count = 0;
+  EXPECT_EQ(hsa_amd_queue_get_info(handles[4], HSA_QUEUE_INFO_USE_COUNT, &count), HSA_STATUS_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(hsa_amd_counted_queue_release(handles[4]), HSA_STATUS_ERROR_INVALID_QUEUE);
+  // Uses are now 1, 2, 1, 1: the first least-used queue is the first one again.
+  hsa_queue_t* again = nullptr;
+  ASSERT_EQ(hsa_amd_counted_queue_acquire(gpu(), HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL, nullptr, nullptr,
+                                          0, &again),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(InfoU32(again, HSA_QUEUE_INFO_HW_ID), ids[0]);
+  handles[4] = again;
+
+  // Counted handles are released, not destroyed.
+  EXPECT_EQ(hsa_queue_destroy(handles[0]), HSA_STATUS_ERROR_INVALID_QUEUE);
+  for (hsa_queue_t* q : handles) EXPECT_EQ(hsa_amd_counted_queue_release(q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_amd_counted_queue_release(high), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_signal_destroy(done), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(QueueExtTest, CountedQueueCallsRejectBadArguments) {
+  hsa_queue_t* q = nullptr;
+  auto acquire = [&](hsa_agent_t agent, hsa_queue_type_t type, int priority) {
+    return hsa_amd_counted_queue_acquire(agent, type, static_cast<hsa_amd_queue_priority_t>(priority), nullptr,
+                                         nullptr, 0, &q);
+  };
+  EXPECT_EQ(acquire(gpu(), HSA_QUEUE_TYPE_SINGLE, HSA_AMD_QUEUE_PRIORITY_NORMAL),
+            HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  EXPECT_EQ(acquire(gpu(), HSA_QUEUE_TYPE_MULTI, 7), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(acquire(hsa_agent_t{0xdead}, HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL),
+            HSA_STATUS_ERROR_INVALID_AGENT);
+  EXPECT_EQ(acquire(agents_.cpus.front(), HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL),
+            HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  EXPECT_EQ(q, nullptr);
+  EXPECT_EQ(hsa_amd_counted_queue_acquire(gpu(), HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_NORMAL, nullptr, nullptr,
+                                          0, nullptr),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  hsa_queue_t* plain = MakeQueue(gpu());
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(hsa_amd_counted_queue_release(plain), HSA_STATUS_ERROR_INVALID_QUEUE);
+  EXPECT_EQ(hsa_amd_counted_queue_release(nullptr), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_queue_destroy(plain), HSA_STATUS_SUCCESS);
+}
+
+// What a counted handle's error callback saw. Thread-safe through `called`.
+struct ErrorReport {
+  hipmem_testing::Notification called;
+  hsa_status_t status = HSA_STATUS_SUCCESS;
+  hsa_queue_t* queue = nullptr;
+};
+
+void OnQueueError(hsa_status_t status, hsa_queue_t* queue, void* data) {
+  auto* report = static_cast<ErrorReport*>(data);
+  report->status = status;
+  report->queue = queue;
+  report->called.Notify();
+}
+
+// A halt of the shared hardware queue reaches the callback of each handle on it, naming that handle.
+TEST_F(QueueExtTest, ACountedQueueErrorReachesItsHandlesCallback) {
+  ErrorReport report;
+  hsa_queue_t* q = nullptr;
+  ASSERT_EQ(hsa_amd_counted_queue_acquire(gpu(), HSA_QUEUE_TYPE_MULTI, HSA_AMD_QUEUE_PRIORITY_LOW, OnQueueError,
+                                          &report, 0, &q),
+            HSA_STATUS_SUCCESS);
+  hsa_barrier_and_packet_t packet{};
+  Submit(q, packet, HSA_PACKET_TYPE_AGENT_DISPATCH);  // the GPU's CP runs no agent dispatches
+  ASSERT_TRUE(report.called.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(report.status, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  EXPECT_EQ(report.queue, q);
+  EXPECT_EQ(hsa_amd_counted_queue_release(q), HSA_STATUS_SUCCESS);
 }
 
 }  // namespace
