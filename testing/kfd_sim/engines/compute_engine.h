@@ -17,7 +17,7 @@
 // completion signal (hardware advances the read index at launch, so it also passes a packet before its
 // signal fires).
 //
-// Profiling: when the amd_queue_t around the read index (ROCr's layout, checked as for queue errors) has
+// Profiling: when the amd_queue_t around the read index (ROCr's layout, checked once at creation) has
 // AMD_QUEUE_PROPERTIES_ENABLE_PROFILING set, the CP stamps the GPU clock counter at the start and the end of each
 // packet (dispatch or barrier) into its completion signal's start_ts / end_ts before decrementing it, as the MEC
 // firmware does. The bit is read per packet, so enabling it affects the packets fetched afterwards.
@@ -117,9 +117,10 @@ class ComputeEngine final : public QueueEngine {
   Outcome Barrier(const aql::BarrierPacket& packet);
   Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
   Outcome Signal(uint64_t handle);
-  // The amd_queue_t around the read index when the queue has ROCr's layout (see RaiseQueueInactive); call
-  // inside a GpuMemory::AccessScope.
-  std::optional<uint64_t> AmdQueueBase() const;
+  // The amd_queue_t around `queue`'s read index when it has ROCr's layout (see RaiseQueueInactive). Probed once,
+  // when the engine is made: the runtime fills the amd_queue_t in before it creates the KFD queue (as ROCr
+  // does), and the words around a read index of another layout may belong to someone else afterwards.
+  static std::optional<uint64_t> ProbeAmdQueue(GpuMemory* memory, const AqlQueueDescriptor& queue);
   // Whether the amd_queue_t asks for packet timestamps right now.
   bool ProfilingEnabled() const;
   // Stamps `start` and `end` into completion signal `handle` (non-zero, 8-byte aligned).
@@ -135,6 +136,7 @@ class ComputeEngine final : public QueueEngine {
   const AqlQueueDescriptor queue_;
   const Callbacks callbacks_;
   const uint64_t slots_;  // packets in the ring (0 when the descriptor is unusable)
+  const std::optional<uint64_t> amd_queue_base_;  // ProbeAmdQueue's answer
 
   // CP thread only.
   uint64_t read_ = 0;  // the next packet index to execute
