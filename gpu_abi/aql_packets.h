@@ -145,6 +145,9 @@ static_assert(std::is_trivially_copyable_v<KernelDispatchPacket> && std::is_triv
 inline constexpr uint64_t kSignalValueOffset = offsetof(AmdSignal, value);
 inline constexpr uint64_t kSignalMailboxOffset = offsetof(AmdSignal, event_mailbox_ptr);
 inline constexpr uint64_t kSignalEventIdOffset = offsetof(AmdSignal, event_id);
+// Where a profiling CP stamps a packet's start and end (GPU clock counter ticks).
+inline constexpr uint64_t kSignalStartTsOffset = offsetof(AmdSignal, start_ts);
+inline constexpr uint64_t kSignalEndTsOffset = offsetof(AmdSignal, end_ts);
 
 // A barrier packet waiting on up to five signals (handles; 0 = unused slot).
 constexpr BarrierPacket MakeBarrier(PacketType type, const uint64_t (&deps)[kMaxDepSignals], uint64_t completion_signal,

@@ -28,6 +28,7 @@ SignalRuntime* g_signals ABSL_GUARDED_BY(g_mu) = nullptr;
 Copies* g_copies ABSL_GUARDED_BY(g_mu) = nullptr;
 Queues* g_queues ABSL_GUARDED_BY(g_mu) = nullptr;
 AgentSettings* g_agent_settings ABSL_GUARDED_BY(g_mu) = nullptr;
+SystemEvents* g_system_events ABSL_GUARDED_BY(g_mu) = nullptr;  // made on first use
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -71,6 +72,7 @@ absl::Status ReleaseSharedRuntime() {
   std::unique_ptr<SignalRuntime> signals;
   std::unique_ptr<Copies> copies;
   std::unique_ptr<Queues> queues;
+  std::unique_ptr<SystemEvents> system_events;
   {
     ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
@@ -80,7 +82,9 @@ absl::Status ReleaseSharedRuntime() {
     copies.reset(std::exchange(g_copies, nullptr));
     queues.reset(std::exchange(g_queues, nullptr));
     delete std::exchange(g_agent_settings, nullptr);  // holds no resources; before the runtime it refers to
+    system_events.reset(std::exchange(g_system_events, nullptr));
   }
+  system_events.reset();  // no handler runs once the runtime starts going away
   queues.reset();  // their CPs may still touch signals and memory of the ones below
   copies.reset();  // its queues hold signals and memory of the two below
   signals.reset();  // its signals live in the runtime's KFD process
@@ -109,6 +113,16 @@ absl::StatusOr<AgentSettings*> SharedAgentSettings() {
   ScopedLock lock(&g_mu);
   if (g_agent_settings == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
   return g_agent_settings;
+}
+
+absl::StatusOr<SystemEvents*> SharedSystemEvents() {
+  ScopedLock lock(&g_mu);
+  if (g_runtime == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  if (g_system_events == nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<SystemEvents> events, SystemEvents::Create(*g_runtime));
+    g_system_events = events.release();
+  }
+  return g_system_events;
 }
 
 absl::StatusOr<Copies*> SharedCopies() {

@@ -48,28 +48,6 @@ using hipmem::hsa::NotYetImplemented;
 
 extern "C" {
 
-// Not yet implemented, TODO(#8) §3: software queues (hsa_queue_create is hsa_queue_c_api.cc's).
-hsa_status_t HSA_API hsa_soft_queue_create(hsa_region_t, uint32_t, hsa_queue_type32_t, uint32_t, hsa_signal_t,
-                                           hsa_queue_t**) {
-  return NotYetImplemented();
-}
-hsa_status_t hsa_amd_queue_get_info(hsa_queue_t*, hsa_queue_info_attribute_t, void*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_counted_queue_acquire(hsa_agent_t, hsa_queue_type_t, hsa_amd_queue_priority_t,
-                                                   void (*)(hsa_status_t, hsa_queue_t*, void*), void*, uint64_t,
-                                                   hsa_queue_t**) {
-  return NotYetImplemented();
-}
-hsa_status_t HSA_API hsa_amd_counted_queue_release(hsa_queue_t*) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_profiling_set_profiler_enabled(hsa_queue_t*, int) { return NotYetImplemented(); }
-hsa_status_t HSA_API hsa_amd_profiling_get_dispatch_time(hsa_agent_t, hsa_signal_t,
-                                                         hsa_amd_profiling_dispatch_time_t*) {
-  return NotYetImplemented();
-}
-
-// Not yet implemented, TODO(#8): system event handlers and coherency control.
-hsa_status_t HSA_API hsa_amd_register_system_event_handler(hsa_amd_system_event_callback_t, void*) {
-  return NotYetImplemented();
-}
 
 // Not yet implemented, TODO(#10): SVM ranges.
 hsa_status_t hsa_amd_svm_attributes_set(void*, size_t, hsa_amd_svm_attribute_pair_t*, size_t) {

@@ -41,15 +41,11 @@ hsa_status_t CountAgents(hsa_agent_t, void*) { return HSA_STATUS_SUCCESS; }
 std::vector<Call> Calls() {
   const hsa_agent_t agent{1};
   return {
-      // Not yet implemented: queues, SVM.
+      // Not yet implemented: SVM (below). Not modelled: IPC signals.
       {"hsa_amd_ipc_signal_attach",
        [](Outs& o) {
          hsa_amd_ipc_signal_t ipc{};
          return hsa_amd_ipc_signal_attach(&ipc, &o.signal);
-       }},
-      {"hsa_soft_queue_create",
-       [](Outs& o) {
-         return hsa_soft_queue_create(hsa_region_t{0}, 64, HSA_QUEUE_TYPE_MULTI, 0, hsa_signal_t{0}, &o.queue);
        }},
       // Not modelled: the virtual memory API, dma-buf export, packet logging, code objects, images, IPC, interop,
       // PC sampling, SPM, direct storage.

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -14,6 +17,7 @@
 #include "base/status_macros.h"
 #include "gpu_abi/aql_packets.h"
 #include "hsa/hsa_status.h"
+#include "hsa/memory.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/topology.h"
 #include "thunk/device_controls.h"
@@ -69,26 +73,48 @@ std::atomic<int64_t> g_live_queues{0};
 
 std::atomic_ref<uint64_t> Word(const uint64_t& word) { return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)); }
 
+// The amd_queue_t whose indices `queue` uses: its own, or a counted handle's hardware queue's (set before the
+// handle is handed out and never changed, so a plain load suffices).
+const AmdQueue& Indices(const AmdQueue& queue) {
+  return queue.index_owner == 0 ? queue : *reinterpret_cast<const AmdQueue*>(queue.index_owner);
+}
+
 }  // namespace
 
-uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order) { return Word(queue.read_dispatch_id).load(LoadOrder(order)); }
+uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order) {
+  return Word(Indices(queue).read_dispatch_id).load(LoadOrder(order));
+}
 uint64_t LoadWriteIndex(const AmdQueue& queue, MemoryOrder order) {
-  return Word(queue.write_dispatch_id).load(LoadOrder(order));
+  return Word(Indices(queue).write_dispatch_id).load(LoadOrder(order));
 }
 void StoreReadIndex(AmdQueue& queue, uint64_t value, MemoryOrder order) {
-  Word(queue.read_dispatch_id).store(value, StoreOrder(order));
+  Word(Indices(queue).read_dispatch_id).store(value, StoreOrder(order));
 }
 void StoreWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order) {
-  Word(queue.write_dispatch_id).store(value, StoreOrder(order));
+  Word(Indices(queue).write_dispatch_id).store(value, StoreOrder(order));
 }
 uint64_t CasWriteIndex(AmdQueue& queue, uint64_t expected, uint64_t desired, MemoryOrder order) {
   // A failed exchange only loads, so it takes the load half of the order (C++ forbids a release failure).
-  Word(queue.write_dispatch_id).compare_exchange_strong(expected, desired, RmwOrder(order), LoadOrder(order));
+  Word(Indices(queue).write_dispatch_id).compare_exchange_strong(expected, desired, RmwOrder(order), LoadOrder(order));
   return expected;
 }
 uint64_t AddWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order) {
-  return Word(queue.write_dispatch_id).fetch_add(value, RmwOrder(order));
+  return Word(Indices(queue).write_dispatch_id).fetch_add(value, RmwOrder(order));
 }
+
+namespace {
+
+// GPU_MAX_HW_QUEUES and HSA_COUNTED_QUEUE_SIZE, ROCr's knobs for counted queues, with its defaults.
+uint32_t EnvU32(const char* name, uint32_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 0);
+  if (*end != '\0' || value == 0 || value > UINT32_MAX) return fallback;
+  return static_cast<uint32_t>(value);
+}
+
+}  // namespace
 
 // One queue: owns its ring, its amd_queue_t page and its KFD queue.
 class Queues::AqlQueue {
@@ -147,6 +173,9 @@ class Queues::AqlQueue {
   }
 
   AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+  AgentId agent{0};
+  // The KFD doorbell's address (amd_signal_t.hardware_doorbell_ptr of the doorbell signal).
+  uint64_t doorbell_address = 0;
   // The queue_inactive_signal, owned by the SignalRuntime (0 until set).
   std::optional<SignalHandle> inactive_signal;
   uint64_t doorbell_signal() const { return amd()->doorbell_signal; }
@@ -200,14 +229,78 @@ class Queues::AqlQueue {
   thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
 };
 
+// A software queue: owns its ring and its amd_queue_t, both allocated from the caller's region.
+class Queues::SoftQueue {
+ public:
+  static absl::StatusOr<std::unique_ptr<SoftQueue>> Create(Runtime& runtime, const MemoryPool& region,
+                                                           const SoftQueueRequest& request, uint64_t id) {
+    const Bytes ring_bytes(uint64_t{request.size} * aql::kPacketBytes);
+    ASSIGN_OR_RETURN(const DeviceAddress ring, runtime.memory().AllocateUnrestricted(region, ring_bytes));
+    absl::Cleanup free_ring = [&] { (void)runtime.Free(ring); };
+    ASSIGN_OR_RETURN(const DeviceAddress control,
+                     runtime.memory().AllocateUnrestricted(region, Bytes(sizeof(AmdQueue))));
+    std::move(free_ring).Cancel();
+    for (uint32_t slot = 0; slot < request.size; ++slot) {
+      aql::InvalidateSlot(static_cast<char*>(ring.ToPointer()) + uint64_t{slot} * aql::kPacketBytes);
+    }
+    auto* amd = static_cast<AmdQueue*>(control.ToPointer());
+    std::memset(amd, 0, sizeof(AmdQueue));
+    amd->type = static_cast<uint32_t>(request.kind);
+    amd->features = request.features;
+    amd->base_address = ring.raw();
+    amd->doorbell_signal = request.doorbell.raw();
+    amd->size = request.size;
+    amd->id = id;
+    amd->read_dispatch_id_field_base_byte_offset = offsetof(AmdQueue, read_dispatch_id);
+    return std::unique_ptr<SoftQueue>(new SoftQueue(runtime, ring, control));
+  }
+
+  ~SoftQueue() {
+    for (DeviceAddress a : {ring_, control_}) {
+      if (absl::Status s = runtime_.Free(a); !s.ok()) HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
+    }
+  }
+
+  AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+
+ private:
+  SoftQueue(Runtime& runtime, DeviceAddress ring, DeviceAddress control)
+      : runtime_(runtime), ring_(ring), control_(control) {}
+
+  Runtime& runtime_;  // Not owned; must outlive this.
+  const DeviceAddress ring_;
+  const DeviceAddress control_;
+};
+
+// One counted-queue handle: a copy of its hardware queue's amd_queue_t.
+struct Queues::CountedHandle {
+  std::unique_ptr<AmdQueue> amd;
+  AmdQueue* hardware;  // Not owned; a queue of queues_, which outlives the handle.
+  std::pair<uint64_t, uint32_t> pool;
+};
+
+// The error callbacks of the handles sharing one hardware queue; the queue's own error callback (on the
+// signal handler thread) calls each with its handle. Shared with that callback, so it outlives Queues' locks.
+struct Queues::CountedCallbacks {
+  std::mutex mu;
+  std::vector<std::pair<AmdQueue*, QueueErrorCallback>> callbacks;  // guarded by mu
+};
+
 Queues::Queues(Runtime& runtime, SignalRuntime& signals) : runtime_(runtime), signals_(signals) {}
 
 Queues::~Queues() {
   ScopedLock lock(&mu_);
-  if (!queues_.empty()) HIPMEM_LOG(kWarning, "hsa_shut_down: destroying ", queues_.size(), " queue(s) left");
+  // The counted queues' hardware queues are the runtime's own (ROCr destroys its pools at shutdown too).
+  size_t pooled = 0;
+  for (const auto& [key, pool] : counted_pools_) pooled += pool.size();
+  if (queues_.size() > pooled) {
+    HIPMEM_LOG(kWarning, "hsa_shut_down: destroying ", queues_.size() - pooled, " queue(s) left");
+  }
   doorbells_.clear();
+  counted_.clear();
   for (auto& [address, queue] : queues_) DropQueue(std::move(queue));
   queues_.clear();
+  soft_queues_.clear();
 }
 
 bool Queues::AnyQueues() { return g_live_queues.load(std::memory_order_relaxed) > 0; }
@@ -226,6 +319,11 @@ void Queues::DropQueue(std::unique_ptr<AqlQueue> queue) {
 }
 
 absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
+  ScopedLock lock(&mu_);
+  return CreateLocked(request);
+}
+
+absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   const std::string context = absl::StrCat("hsa_queue_create(agent=", request.agent.raw(), ", size=", request.size, ")");
   ASSIGN_OR_RETURN(const Agent* agent, runtime_.GetAgent(request.agent));
   if (request.size == 0 || !std::has_single_bit(request.size)) {
@@ -244,10 +342,15 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
                          HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
   }
   const uint32_t size = std::max(request.size, kAqlQueueMinSize);
-  ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(std::unique_ptr<AqlQueue> queue,
                    AqlQueue::Create(KfdOf(runtime_), KfdNodeOf(runtime_, *agent), size, request.kind, next_id_));
   ++next_id_;
+  queue->agent = request.agent;
+  {
+    aql::AmdSignal doorbell;
+    std::memcpy(&doorbell, reinterpret_cast<const void*>(queue->doorbell_signal()), sizeof(doorbell));
+    queue->doorbell_address = static_cast<uint64_t>(doorbell.value);
+  }
   for (const thunk::NodeProperties& node : TopologyOf(runtime_).nodes) {
     if (node.id != KfdNodeOf(runtime_, *agent) || node.Get("simd_per_cu") == 0) continue;
     queue->cu_count = static_cast<uint32_t>(node.Get("simd_count") / node.Get("simd_per_cu"));
@@ -277,10 +380,38 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   return amd;
 }
 
+absl::StatusOr<AmdQueue*> Queues::CreateSoft(const SoftQueueRequest& request) {
+  const std::string context =
+      absl::StrCat("hsa_soft_queue_create(region=", request.region.raw(), ", size=", request.size, ")");
+  if (request.size == 0 || !std::has_single_bit(request.size)) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": the size is not a power of two"));
+  }
+  if (request.kind != QueueKind::kMulti && request.kind != QueueKind::kSingle) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": unknown queue type ", static_cast<uint32_t>(request.kind)));
+  }
+  if (request.features == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": no features"));
+  absl::StatusOr<const MemoryPool*> region = runtime_.GetPool(request.region);
+  if (!region.ok()) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": no such region")),
+                         HSA_STATUS_ERROR_INVALID_REGION);
+  }
+  RETURN_IF_ERROR(signals_.Find(request.doorbell).status());
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(std::unique_ptr<SoftQueue> queue, SoftQueue::Create(runtime_, **region, request, next_id_));
+  ++next_id_;
+  AmdQueue* amd = queue->amd();
+  soft_queues_[reinterpret_cast<uint64_t>(amd)] = std::move(queue);
+  return amd;
+}
+
 absl::Status Queues::Destroy(const AmdQueue* queue) {
   std::unique_ptr<AqlQueue> owned;
   {
     ScopedLock lock(&mu_);
+    if (auto soft = soft_queues_.find(reinterpret_cast<uint64_t>(queue)); soft != soft_queues_.end()) {
+      soft_queues_.erase(soft);  // nothing services it: its memory can go at once
+      return absl::OkStatus();
+    }
     auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
     if (it == queues_.end()) {
       return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_destroy(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
@@ -297,6 +428,8 @@ absl::Status Queues::Destroy(const AmdQueue* queue) {
 
 absl::Status Queues::Inactivate(const AmdQueue* queue) {
   ScopedLock lock(&mu_);
+  // A software queue has no packet processor to stop (ROCr's HostQueue::Inactivate does nothing either).
+  if (soft_queues_.contains(reinterpret_cast<uint64_t>(queue))) return absl::OkStatus();
   auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
   if (it == queues_.end()) {
     return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_inactivate(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
@@ -308,6 +441,10 @@ absl::Status Queues::Inactivate(const AmdQueue* queue) {
 }
 
 absl::StatusOr<Queues::AqlQueue*> Queues::Find(const char* function, const AmdQueue* queue) const {
+  // A counted handle stands for its hardware queue.
+  if (auto counted = counted_.find(reinterpret_cast<uint64_t>(queue)); counted != counted_.end()) {
+    queue = counted->second->hardware;
+  }
   auto it = queues_.find(reinterpret_cast<uint64_t>(queue));
   if (it == queues_.end()) {
     return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(function, "(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
@@ -355,6 +492,132 @@ absl::Status Queues::SetPriority(const AmdQueue* queue, QueuePriorityLevel level
   return q->SetPriority(priority);
 }
 
+absl::StatusOr<Queues::Info> Queues::GetInfo(const AmdQueue* queue) const {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_queue_get_info", queue));
+  const uint32_t properties =
+      std::atomic_ref<uint32_t>(q->amd()->queue_properties).load(std::memory_order_relaxed);
+  std::optional<uint32_t> use_count;
+  if (counted_.contains(reinterpret_cast<uint64_t>(queue))) {
+    auto it = use_counts_.find(reinterpret_cast<uint64_t>(q->amd()));
+    use_count = it == use_counts_.end() ? 0 : it->second;
+  }
+  return Info{.agent = q->agent,
+              .doorbell_address = q->doorbell_address,
+              .hw_id = q->amd()->id,
+              .use_count = use_count,
+              .profiling = (properties & kQueuePropertyEnableProfiling) != 0};
+}
+
+absl::Status Queues::SetProfiling(const AmdQueue* queue, bool enable) {
+  ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(AqlQueue * q, Find("hsa_amd_profiling_set_profiler_enabled", queue));
+  // The CP reads the word at every packet; an atomic update keeps the other property bits intact.
+  std::atomic_ref<uint32_t> properties(q->amd()->queue_properties);
+  if (enable) {
+    properties.fetch_or(kQueuePropertyEnableProfiling, std::memory_order_release);
+  } else {
+    properties.fetch_and(~kQueuePropertyEnableProfiling, std::memory_order_release);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<AmdQueue*> Queues::AcquireCounted(const CountedQueueRequest& request) {
+  const std::string context = absl::StrCat("hsa_amd_counted_queue_acquire(agent=", request.agent.raw(), ")");
+  if (request.priority != QueuePriorityLevel::kLow && request.priority != QueuePriorityLevel::kNormal &&
+      request.priority != QueuePriorityLevel::kHigh) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(context, ": unknown priority ", static_cast<uint32_t>(request.priority)));
+  }
+  if (request.kind != QueueKind::kMulti) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": counted queues are MULTI only")),
+                         HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  }
+  ASSIGN_OR_RETURN(const Agent* agent, runtime_.GetAgent(request.agent));
+  (void)agent;
+  const uint32_t max_hw_queues = EnvU32("GPU_MAX_HW_QUEUES", 4);
+  const uint32_t queue_size = EnvU32("HSA_COUNTED_QUEUE_SIZE", 16384);
+  const std::pair<uint64_t, uint32_t> key(request.agent.raw(), static_cast<uint32_t>(request.priority));
+  ScopedLock lock(&mu_);
+  std::vector<AmdQueue*>& pool = counted_pools_[key];
+  AmdQueue* hardware = nullptr;
+  if (pool.size() >= max_hw_queues) {
+    // At the limit the least-used queue is shared (the first of equals, as ROCr's scan).
+    uint32_t least = UINT32_MAX;
+    for (AmdQueue* q : pool) {
+      const uint32_t uses = use_counts_[reinterpret_cast<uint64_t>(q)];
+      if (uses < least) {
+        least = uses;
+        hardware = q;
+      }
+    }
+  } else {
+    auto callbacks = std::make_shared<CountedCallbacks>();
+    ASSIGN_OR_RETURN(hardware, CreateLocked({.agent = request.agent,
+                                             .size = queue_size,
+                                             .kind = QueueKind::kMulti,
+                                             .on_error = [callbacks](const absl::Status& error, AmdQueue*) {
+                                               std::vector<std::pair<AmdQueue*, QueueErrorCallback>> copy;
+                                               {
+                                                 std::lock_guard<std::mutex> lock(callbacks->mu);
+                                                 copy = callbacks->callbacks;
+                                               }
+                                               for (auto& [handle, callback] : copy) callback(error, handle);
+                                             }}));
+    AqlQueue* q = queues_.at(reinterpret_cast<uint64_t>(hardware)).get();
+    thunk::QueuePriority priority = thunk::QueuePriority::kNormal;
+    if (request.priority == QueuePriorityLevel::kLow) priority = thunk::QueuePriority::kMinimum;
+    if (request.priority == QueuePriorityLevel::kHigh) priority = thunk::QueuePriority::kMaximum;
+    if (absl::Status s = q->SetPriority(priority); !s.ok()) {
+      std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(hardware)));
+      doorbells_.erase(owned->doorbell_signal());
+      queues_.erase(reinterpret_cast<uint64_t>(hardware));
+      DropQueue(std::move(owned));
+      return s;
+    }
+    // ROCr turns profiling on for the queues it pools.
+    std::atomic_ref<uint32_t>(hardware->queue_properties).fetch_or(kQueuePropertyEnableProfiling);
+    pool.push_back(hardware);
+    counted_callbacks_[reinterpret_cast<uint64_t>(hardware)] = std::move(callbacks);
+  }
+  auto handle = std::make_unique<CountedHandle>();
+  handle->amd = std::make_unique<AmdQueue>();
+  std::memcpy(handle->amd.get(), hardware, sizeof(AmdQueue));
+  handle->amd->index_owner = reinterpret_cast<uint64_t>(hardware);
+  handle->hardware = hardware;
+  handle->pool = key;
+  AmdQueue* amd = handle->amd.get();
+  if (request.on_error) {
+    CountedCallbacks& callbacks = *counted_callbacks_.at(reinterpret_cast<uint64_t>(hardware));
+    std::lock_guard<std::mutex> callbacks_lock(callbacks.mu);
+    callbacks.callbacks.emplace_back(amd, request.on_error);
+  }
+  ++use_counts_[reinterpret_cast<uint64_t>(hardware)];
+  counted_[reinterpret_cast<uint64_t>(amd)] = std::move(handle);
+  return amd;
+}
+
+absl::Status Queues::ReleaseCounted(const AmdQueue* queue) {
+  ScopedLock lock(&mu_);
+  auto it = counted_.find(reinterpret_cast<uint64_t>(queue));
+  if (it == counted_.end()) {
+    return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_amd_counted_queue_release(0x",
+                                                                 absl::Hex(reinterpret_cast<uintptr_t>(queue)),
+                                                                 "): not a live counted queue")),
+                         HSA_STATUS_ERROR_INVALID_QUEUE);
+  }
+  AmdQueue* hardware = it->second->hardware;
+  uint32_t& uses = use_counts_[reinterpret_cast<uint64_t>(hardware)];
+  if (uses > 0) --uses;
+  if (auto callbacks = counted_callbacks_.find(reinterpret_cast<uint64_t>(hardware));
+      callbacks != counted_callbacks_.end()) {
+    std::lock_guard<std::mutex> callbacks_lock(callbacks->second->mu);
+    std::erase_if(callbacks->second->callbacks, [&](const auto& entry) { return entry.first == queue; });
+  }
+  counted_.erase(it);
+  return absl::OkStatus();
+}
+
 bool Queues::RingDoorbell(uint64_t signal, int64_t value) {
   ScopedLock lock(&mu_);
   auto it = doorbells_.find(signal);
@@ -365,7 +628,7 @@ bool Queues::RingDoorbell(uint64_t signal, int64_t value) {
 
 size_t Queues::queue_count() const {
   ScopedLock lock(&mu_);
-  return queues_.size();
+  return queues_.size() + soft_queues_.size();
 }
 
 }  // namespace hipmem::hsa

@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -66,15 +68,23 @@ struct alignas(64) AmdQueue {
   uint64_t scratch_backing_memory_location;
   uint64_t scratch_backing_memory_byte_size;
   uint32_t scratch_wave64_lane_byte_size;
-  uint32_t queue_properties;
+  uint32_t queue_properties;  // amd_queue_properties_t bits (kQueuePropertyEnableProfiling, ...)
   uint32_t reserved3[2];
   uint64_t queue_inactive_signal;
-  uint32_t reserved4[14];
+  uint32_t reserved4[12];
+  // Host-only, in a reserved word no CP reads: for a counted-queue handle (a copy of a hardware queue's
+  // amd_queue_t, as ROCr's SharedQueue), the amd_queue_t whose read and write indices it shares; 0 otherwise.
+  uint64_t index_owner;
 };
 static_assert(sizeof(AmdQueue) == 256 && alignof(AmdQueue) == 64);
 static_assert(offsetof(AmdQueue, doorbell_signal) == 16 && offsetof(AmdQueue, size) == 24);
 static_assert(offsetof(AmdQueue, id) == 32 && offsetof(AmdQueue, write_dispatch_id) == 56);
 static_assert(offsetof(AmdQueue, read_dispatch_id) == 128 && offsetof(AmdQueue, queue_inactive_signal) == 192);
+static_assert(offsetof(AmdQueue, queue_properties) == 180 && offsetof(AmdQueue, index_owner) == 248);
+
+// amd_queue_properties_t: AMD_QUEUE_PROPERTIES_ENABLE_PROFILING (bit 3), which the CP firmware reads to decide
+// whether it stamps packet start and end times into completion signals.
+inline constexpr uint32_t kQueuePropertyEnableProfiling = 1u << 3;
 
 // hsa_amd_queue_priority_t.
 enum class QueuePriorityLevel : uint32_t { kLow = 0, kNormal = 1, kHigh = 2 };
@@ -83,7 +93,8 @@ enum class QueuePriorityLevel : uint32_t { kLow = 0, kNormal = 1, kHigh = 2 };
 enum class QueueKind : uint32_t { kMulti = 0, kSingle = 1, kCooperative = 2 };
 
 // The index operations of hsa_queue_t (hsa_queue_load_read_index_* ... add_write_index_*), on the
-// amd_queue_t the caller names. They trust the pointer, as ROCr does. A load uses the acquire half of
+// amd_queue_t the caller names (or, for a counted-queue handle, on its hardware queue's). They trust the
+// pointer, as ROCr does. A load uses the acquire half of
 // `order`, a store the release half.
 uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order);
 uint64_t LoadWriteIndex(const AmdQueue& queue, MemoryOrder order);
@@ -107,6 +118,23 @@ struct QueueRequest {
   QueueErrorCallback on_error;  // may be empty
 };
 
+// hsa_soft_queue_create's arguments.
+struct SoftQueueRequest {
+  PoolId region{0};  // hsa_region_t: where the ring and the amd_queue_t are allocated
+  uint32_t size = 0;  // packets
+  QueueKind kind = QueueKind::kMulti;
+  uint32_t features = 0;  // hsa_queue_feature_t bits, as the caller declares them
+  SignalHandle doorbell{0};  // the caller's signal, stored to by producers and waited on by the consumer
+};
+
+// hsa_amd_counted_queue_acquire's arguments.
+struct CountedQueueRequest {
+  AgentId agent{0};
+  QueueKind kind = QueueKind::kMulti;
+  QueuePriorityLevel priority = QueuePriorityLevel::kNormal;
+  QueueErrorCallback on_error;  // may be empty; called with this handle when the shared queue halts
+};
+
 // The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.
 class Queues {
  public:
@@ -121,6 +149,26 @@ class Queues {
   // INVALID_QUEUE_CREATION for a CPU agent or a size above HSA_AGENT_INFO_QUEUE_MAX_SIZE; the KFD's (memory
   // or queue creation) errors. A size below QUEUE_MIN_SIZE is raised to it, as ROCr.
   absl::StatusOr<AmdQueue*> Create(const QueueRequest& request);
+
+  // hsa_soft_queue_create: a queue no packet processor services (ROCr's HostQueue). The ring (filled with
+  // INVALID headers) and the amd_queue_t come from `region`; the doorbell signal is the caller's, so a store to
+  // it is an ordinary signal store that wakes whoever drains the queue. The index operations work as on a GPU
+  // queue; the queue-extension calls (get_info, CU masks, priority, profiling) answer INVALID_QUEUE, as there is
+  // no CP behind it. Errors: kInvalidArgument for a size that is 0 or not a power of two, a type other than
+  // MULTI or SINGLE, or no features (ROCr's checks); INVALID_REGION for an unknown region; SignalRuntime::Find's
+  // for the doorbell; the allocation's errors.
+  absl::StatusOr<AmdQueue*> CreateSoft(const SoftQueueRequest& request);
+
+  // hsa_amd_counted_queue_acquire (ROCr's CountedQueuePoolManager): a new handle on one of at most
+  // GPU_MAX_HW_QUEUES (default 4) hardware queues per agent and priority, of HSA_COUNTED_QUEUE_SIZE (default
+  // 16384) packets, created at that priority with profiling on. Below the limit a new hardware queue is made;
+  // at it, the least-used one is shared. The handle is a copy of the hardware queue's amd_queue_t (same ring,
+  // doorbell, size and id) whose index operations act on the hardware queue's indices. Errors:
+  // kInvalidArgument for an unknown priority; INVALID_QUEUE_CREATION for a type other than MULTI; Create's.
+  absl::StatusOr<AmdQueue*> AcquireCounted(const CountedQueueRequest& request);
+  // hsa_amd_counted_queue_release: drops the handle and one use of its hardware queue, which stays in the pool
+  // (as ROCr). Errors: INVALID_QUEUE for a handle that is not a live counted one.
+  absl::Status ReleaseCounted(const AmdQueue* handle);
 
   // hsa_queue_destroy. Errors: kInvalidArgument (INVALID_QUEUE) for a queue this runtime did not make.
   absl::Status Destroy(const AmdQueue* queue);
@@ -141,6 +189,23 @@ class Queues {
   // Queue::Update's.
   absl::Status SetPriority(const AmdQueue* queue, QueuePriorityLevel level);
 
+  // What hsa_amd_queue_get_info reports about a queue (ROCr's AqlQueue::GetInfo).
+  struct Info {
+    AgentId agent;              // HSA_AMD_QUEUE_INFO_AGENT
+    uint64_t doorbell_address;  // HSA_AMD_QUEUE_INFO_DOORBELL_ID: the hardware doorbell's address, as ROCr
+    uint64_t hw_id;             // HSA_QUEUE_INFO_HW_ID: the hsa_queue_t id
+    // HSA_QUEUE_INFO_USE_COUNT: the handles sharing a counted queue's hardware queue; nullopt otherwise.
+    std::optional<uint32_t> use_count;
+    bool profiling;             // queue_properties' ENABLE_PROFILING bit
+  };
+  // hsa_amd_queue_get_info. Errors: INVALID_QUEUE (kInvalidArgument) for a queue this runtime did not make.
+  absl::StatusOr<Info> GetInfo(const AmdQueue* queue) const;
+
+  // hsa_amd_profiling_set_profiler_enabled: sets or clears AMD_QUEUE_PROPERTIES_ENABLE_PROFILING in the
+  // amd_queue_t, which tells the CP to stamp start_ts / end_ts into each packet's completion signal. Errors:
+  // INVALID_QUEUE for a queue this runtime did not make.
+  absl::Status SetProfiling(const AmdQueue* queue, bool enable);
+
   // A store of `value` to `signal` when it is the doorbell signal of one of these queues: rings the KFD
   // doorbell and returns true. False for any other signal.
   bool RingDoorbell(uint64_t signal, int64_t value);
@@ -153,6 +218,11 @@ class Queues {
 
  private:
   class AqlQueue;
+  class SoftQueue;
+  struct CountedHandle;
+  struct CountedCallbacks;
+
+  absl::StatusOr<AmdQueue*> CreateLocked(const QueueRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void DropQueue(std::unique_ptr<AqlQueue> queue);
   absl::StatusOr<AqlQueue*> Find(const char* function, const AmdQueue* queue) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -163,6 +233,13 @@ class Queues {
   // By the amd_queue_t address; and the doorbell signal handle -> the same queue.
   absl::flat_hash_map<uint64_t, std::unique_ptr<AqlQueue>> queues_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, AqlQueue*> doorbells_ ABSL_GUARDED_BY(mu_);
+  // Counted-queue handles, by their address; and the hardware queues behind them, by agent and priority.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<CountedHandle>> counted_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::pair<uint64_t, uint32_t>, std::vector<AmdQueue*>> counted_pools_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, uint32_t> use_counts_ ABSL_GUARDED_BY(mu_);  // by hardware amd_queue_t
+  absl::flat_hash_map<uint64_t, std::shared_ptr<CountedCallbacks>> counted_callbacks_ ABSL_GUARDED_BY(mu_);
+  // Software queues, by the amd_queue_t address.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<SoftQueue>> soft_queues_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

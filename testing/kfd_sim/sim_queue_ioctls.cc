@@ -87,7 +87,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .read_dispatch_id_va = q.read_pointer,
                            .write_dispatch_id_va = q.write_pointer,
                            .doorbell = doorbell,
-                           .initial_read_index = initial_progress},
+                           .initial_read_index = initial_progress,
+                           .clock = GpuClock(gpu.gpu_clock_counter_hz)},
         gpu.simd_per_cu == 0 ? 1 : gpu.simd_count / gpu.simd_per_cu,
         ComputeEngine::Callbacks{
             // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.

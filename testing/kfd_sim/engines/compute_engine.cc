@@ -178,6 +178,7 @@ ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescri
                      queue.read_dispatch_id_va % 8 == 0
                  ? queue.ring_bytes / aql::kPacketBytes
                  : 0),
+      amd_queue_base_(ProbeAmdQueue(memory, queue)),
       read_(queue.initial_read_index),
       announced_end_(queue.initial_read_index),
       units_(std::make_unique<WorkerPool>(
@@ -207,12 +208,8 @@ void ComputeEngine::ReportError() {
 }
 
 void ComputeEngine::RaiseQueueInactive(QueueError error) {
-  // ROCr's amd_queue_t: read_dispatch_id at 128, read_dispatch_id_field_base_byte_offset right after it (how
-  // firmware and debuggers find the hsa_queue_t from the read pointer the KFD holds), hsa_queue_t.base_address
-  // at 8, queue_inactive_signal at 192. The queue is taken for an amd_queue_t only when the offset reads 128
-  // and base_address names this ring, so other layouts (the runtime's own blit queues) are left alone.
-  constexpr uint64_t kReadIdOffset = 128;
-  constexpr uint64_t kBaseAddressOffset = 8;
+  // Only a queue in ROCr's amd_queue_t layout (ProbeAmdQueue) has a queue_inactive_signal, at 192; other layouts
+  // (the runtime's own blit queues) are left alone.
   constexpr uint64_t kInactiveSignalOffset = 192;
   // The codes ROCr decodes from queue_inactive_signal (ComputeQueue::HandleError's table).
   int64_t code = 0;
@@ -224,18 +221,15 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     case QueueError::kInvalidSignal: code = 64; break;
     case QueueError::kInvalidQueue: return;  // the CP never ran: nothing to report through
   }
-  if (queue_.read_dispatch_id_va < kReadIdOffset) return;
-  const uint64_t base = queue_.read_dispatch_id_va - kReadIdOffset;
   uint64_t mailbox = 0;
   uint32_t event_id = 0;
   {
+    if (!amd_queue_base_.has_value()) return;
     GpuMemory::AccessScope scope(memory_);
-    uint32_t field_offset = 0;
-    uint64_t ring = 0;
     uint64_t signal = 0;
-    if (ReadGpu(memory_, queue_.read_dispatch_id_va + 8, &field_offset, 4) || field_offset != kReadIdOffset) return;
-    if (ReadGpu(memory_, base + kBaseAddressOffset, &ring, 8) || ring != queue_.ring_va) return;
-    if (ReadGpu(memory_, base + kInactiveSignalOffset, &signal, 8) || signal == 0 || signal % 8 != 0) return;
+    if (ReadGpu(memory_, *amd_queue_base_ + kInactiveSignalOffset, &signal, 8) || signal == 0 || signal % 8 != 0) {
+      return;
+    }
     auto* value = TranslateWord<int64_t>(memory_, signal + aql::kSignalValueOffset);
     if (value == nullptr) return;
     std::atomic_ref<int64_t>(*value).store(code, std::memory_order_release);
@@ -246,6 +240,46 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     std::atomic_ref<uint64_t>(*slot).store(event_id, std::memory_order_release);
   }
   if (callbacks_.on_signal_interrupt) callbacks_.on_signal_interrupt(event_id);
+}
+
+std::optional<uint64_t> ComputeEngine::ProbeAmdQueue(GpuMemory* memory, const AqlQueueDescriptor& queue) {
+  // ROCr's amd_queue_t: read_dispatch_id at 128, read_dispatch_id_field_base_byte_offset right after it (how
+  // firmware and debuggers find the hsa_queue_t from the read pointer the KFD holds), hsa_queue_t.base_address at
+  // 8. Only a queue whose offset reads 128 and whose base_address names this ring is taken for one.
+  constexpr uint64_t kReadIdOffset = 128;
+  constexpr uint64_t kBaseAddressOffset = 8;
+  if (queue.read_dispatch_id_va < kReadIdOffset) return std::nullopt;
+  const uint64_t base = queue.read_dispatch_id_va - kReadIdOffset;
+  GpuMemory::AccessScope scope(memory);
+  uint32_t field_offset = 0;
+  uint64_t ring = 0;
+  if (ReadGpu(memory, queue.read_dispatch_id_va + 8, &field_offset, 4) || field_offset != kReadIdOffset) {
+    return std::nullopt;
+  }
+  if (ReadGpu(memory, base + kBaseAddressOffset, &ring, 8) || ring != queue.ring_va) return std::nullopt;
+  return base;
+}
+
+bool ComputeEngine::ProfilingEnabled() const {
+  constexpr uint64_t kQueuePropertiesOffset = 180;  // amd_queue_t.queue_properties
+  constexpr uint32_t kEnableProfiling = 1u << 3;    // AMD_QUEUE_PROPERTIES_ENABLE_PROFILING
+  if (!amd_queue_base_.has_value()) return false;
+  GpuMemory::AccessScope scope(memory_);
+  auto* properties = TranslateWord<uint32_t>(memory_, *amd_queue_base_ + kQueuePropertiesOffset);
+  return properties != nullptr &&
+         (std::atomic_ref<uint32_t>(*properties).load(std::memory_order_acquire) & kEnableProfiling) != 0;
+}
+
+ComputeEngine::Outcome ComputeEngine::Stamp(uint64_t handle, uint64_t start, uint64_t end) {
+  GpuMemory::AccessScope scope(memory_);
+  auto* start_ts = TranslateWord<uint64_t>(memory_, handle + aql::kSignalStartTsOffset);
+  if (start_ts == nullptr) return Fault(handle + aql::kSignalStartTsOffset);
+  auto* end_ts = TranslateWord<uint64_t>(memory_, handle + aql::kSignalEndTsOffset);
+  if (end_ts == nullptr) return Fault(handle + aql::kSignalEndTsOffset);
+  // Relaxed: the signal's acq_rel decrement that follows publishes them to a waiter.
+  std::atomic_ref<uint64_t>(*start_ts).store(start, std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(*end_ts).store(end, std::memory_order_relaxed);
+  return Outcome::kDone;
 }
 
 bool ComputeEngine::Validate() {
@@ -296,6 +330,9 @@ ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
                 offsetof(aql::BarrierPacket, completion_signal) == aql::kPacketBytes - 8);
   uint64_t completion_signal = 0;
   std::memcpy(&completion_signal, raw + aql::kPacketBytes - 8, sizeof(completion_signal));
+  // The firmware samples the property per packet; the start stamp is taken as the packet begins to run.
+  const bool profiling = completion_signal != 0 && completion_signal % 8 == 0 && ProfilingEnabled();
+  const uint64_t start = profiling ? queue_.clock.Now() : 0;
   Outcome outcome = Outcome::kDone;
   switch (aql::TypeOf(header)) {
     case PacketType::kKernelDispatch: {
@@ -316,6 +353,11 @@ ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
                    absl::StrCat("packet ", index, " type ", static_cast<int>(aql::TypeOf(header))));
   }
   if (outcome != Outcome::kDone) return outcome;
+  if (profiling) {
+    if (const Outcome stamped = Stamp(completion_signal, start, queue_.clock.Now()); stamped != Outcome::kDone) {
+      return stamped;
+    }
+  }
   return Complete(index, header_and_setup, completion_signal);
 }
 

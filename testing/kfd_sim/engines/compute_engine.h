@@ -17,6 +17,11 @@
 // completion signal (hardware advances the read index at launch, so it also passes a packet before its
 // signal fires).
 //
+// Profiling: when the amd_queue_t around the read index (ROCr's layout, checked once at creation) has
+// AMD_QUEUE_PROPERTIES_ENABLE_PROFILING set, the CP stamps the GPU clock counter at the start and the end of each
+// packet (dispatch or barrier) into its completion signal's start_ts / end_ts before decrementing it, as the MEC
+// firmware does. The bit is read per packet, so enabling it affects the packets fetched afterwards.
+//
 // Doorbell values are packet indices; the CP tracks the furthest one announced (several producers may ring
 // out of order) and executes every packet up to it whose header is no longer INVALID, then keeps going while
 // the next slot already holds a published packet (one producer's ring can overwrite a higher index another
@@ -34,6 +39,7 @@
 #include <string>
 
 #include "gpu_abi/aql_packets.h"
+#include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
 
@@ -49,6 +55,8 @@ struct AqlQueueDescriptor {
   // one that only RingDoorbell() rings (engine tests and benchmarks).
   uint64_t* doorbell = nullptr;
   uint64_t initial_read_index = 0;  // the first packet index the CP executes
+  // The GPU's clock counter, which a profiling queue's packets are stamped with.
+  GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
 };
 
 // Why a queue stopped without a VM fault. ROCr reports these through the queue's error callback
@@ -109,6 +117,14 @@ class ComputeEngine final : public QueueEngine {
   Outcome Barrier(const aql::BarrierPacket& packet);
   Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
   Outcome Signal(uint64_t handle);
+  // The amd_queue_t around `queue`'s read index when it has ROCr's layout (see RaiseQueueInactive). Probed once,
+  // when the engine is made: the runtime fills the amd_queue_t in before it creates the KFD queue (as ROCr
+  // does), and the words around a read index of another layout may belong to someone else afterwards.
+  static std::optional<uint64_t> ProbeAmdQueue(GpuMemory* memory, const AqlQueueDescriptor& queue);
+  // Whether the amd_queue_t asks for packet timestamps right now.
+  bool ProfilingEnabled() const;
+  // Stamps `start` and `end` into completion signal `handle` (non-zero, 8-byte aligned).
+  Outcome Stamp(uint64_t handle, uint64_t start, uint64_t end);
   // The MEC firmware's report of a queue error to the runtime: stores the error's code into the amd_queue_t's
   // queue_inactive_signal and interrupts on its event. Does nothing for a queue without an amd_queue_t around
   // its read index (see compute_engine.cc).
@@ -120,6 +136,7 @@ class ComputeEngine final : public QueueEngine {
   const AqlQueueDescriptor queue_;
   const Callbacks callbacks_;
   const uint64_t slots_;  // packets in the ring (0 when the descriptor is unusable)
+  const std::optional<uint64_t> amd_queue_base_;  // ProbeAmdQueue's answer
 
   // CP thread only.
   uint64_t read_ = 0;  // the next packet index to execute

@@ -644,5 +644,77 @@ TEST(ComputeEngineTest, DestroyingDuringAnEndlessBarrierReturns) {
   EXPECT_EQ(read_index, 0u);
 }
 
+// With AMD_QUEUE_PROPERTIES_ENABLE_PROFILING set in the amd_queue_t, the CP stamps each packet's start and end
+// (GPU clock counter) into its completion signal before decrementing it, for barriers and dispatches alike; with
+// the bit clear, or for a queue outside ROCr's layout, the signal's timestamps stay untouched.
+TEST(ComputeEngineProfilingTest, ProfilingQueuesStampStartAndEndIntoCompletionSignals) {
+  constexpr GpuClock kClock(GpuClock::kDefaultFrequencyHz);
+  for (const bool amd_layout : {true, false}) {
+    SCOPED_TRACE(amd_layout ? "amd_queue_t" : "other layout");
+    IdentityPageTable memory;
+    std::vector<Slot> ring(4);
+    for (Slot& s : ring) aql::InvalidateSlot(&s);
+    alignas(64) unsigned char amd_queue[256] = {};
+    const uint64_t ring_va = Va(ring.data());
+    std::memcpy(amd_queue + 8, &ring_va, 8);  // hsa_queue_t.base_address
+    const uint32_t field_offset = amd_layout ? 128 : 0;
+    std::memcpy(amd_queue + 136, &field_offset, 4);  // read_dispatch_id_field_base_byte_offset
+    auto* properties = reinterpret_cast<uint32_t*>(amd_queue + 180);
+    std::deque<aql::AmdSignal> signals(4);
+    alignas(64) unsigned char target[256] = {};
+    blit::KernelDescriptor fill = blit::MakeDescriptor(KernelId::kFill);
+    Slot kernargs;
+    const blit::FillArgs args = blit::MakeFillArgs(Va(target), 0x12345678u, sizeof(target));
+    std::memcpy(kernargs.bytes, &args, sizeof(args));
+    memory.Map(ring.data(), sizeof(Slot) * ring.size());
+    memory.Map(amd_queue, sizeof(amd_queue));
+    for (aql::AmdSignal& signal : signals) {
+      signal.kind = 1;
+      signal.value = 1;
+      memory.Map(&signal, sizeof(signal));
+    }
+    memory.Map(target, sizeof(target));
+    memory.Map(&fill, sizeof(fill));
+    memory.Map(kernargs.bytes, sizeof(kernargs.bytes));
+    ComputeEngine engine("cp", &memory,
+                         AqlQueueDescriptor{.ring_va = ring_va,
+                                            .ring_bytes = 256,
+                                            .read_dispatch_id_va = Va(amd_queue + 128),
+                                            .write_dispatch_id_va = Va(amd_queue + 56),
+                                            .clock = kClock},
+                         1, ComputeEngine::Callbacks{});
+    std::atomic_ref<uint32_t>(*properties).store(1u << 3);  // ENABLE_PROFILING
+    const uint64_t before = kClock.Now();
+    aql::WritePacket(&ring[0], aql::MakeBarrierAnd({0, 0, 0, 0, 0}, Va(&signals[0])));
+    aql::WritePacket(&ring[1], blit::MakeDispatch(Va(&fill), Va(kernargs.bytes), sizeof(target), Va(&signals[1])));
+    engine.RingDoorbell(1);
+    ASSERT_TRUE(engine.WaitIdle());
+    const uint64_t after = kClock.Now();
+    for (int i = 0; i < 2; ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(LoadValue(signals[i]), 0);
+      if (amd_layout) {
+        EXPECT_GE(signals[i].start_ts, before);
+        EXPECT_GE(signals[i].end_ts, signals[i].start_ts);
+        EXPECT_LE(signals[i].end_ts, after);
+      } else {
+        EXPECT_EQ(signals[i].start_ts, 0u);
+        EXPECT_EQ(signals[i].end_ts, 0u);
+      }
+    }
+    if (amd_layout) {
+      EXPECT_LE(signals[0].end_ts, signals[1].start_ts);  // packets run one after another
+    }
+
+    std::atomic_ref<uint32_t>(*properties).store(0);  // profiling off again: later packets are not stamped
+    aql::WritePacket(&ring[2], aql::MakeBarrierAnd({0, 0, 0, 0, 0}, Va(&signals[2])));
+    engine.RingDoorbell(2);
+    ASSERT_TRUE(engine.WaitIdle());
+    EXPECT_EQ(LoadValue(signals[2]), 0);
+    EXPECT_EQ(signals[2].start_ts, 0u);
+    EXPECT_EQ(signals[2].end_ts, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace hipmem::kfd_sim

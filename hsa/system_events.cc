@@ -1,0 +1,97 @@
+#include "hsa/system_events.h"
+
+#include <array>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "base/log.h"
+#include "base/scoped_lock.h"
+#include "base/status_macros.h"
+#include "hsa/runtime_kfd.h"
+
+namespace hipmem::hsa {
+
+uint32_t FaultReasonMask(const thunk::MemoryAccessFault& fault) {
+  uint32_t mask = 0;
+  if (fault.not_present) mask |= kFaultPageNotPresent;
+  if (fault.read_only) mask |= kFaultReadOnly;
+  if (fault.no_execute) mask |= kFaultNoExecute;
+  if (fault.imprecise) mask |= kFaultImprecise;
+  switch (fault.error_type) {
+    case 1: mask |= kFaultSramEcc; break;
+    case 2: mask |= kFaultDramEcc; break;
+    case 3: mask |= kFaultHang; break;
+    default: break;
+  }
+  return mask;
+}
+
+absl::StatusOr<std::unique_ptr<SystemEvents>> SystemEvents::Create(Runtime& runtime) {
+  // Auto-reset: each wait the event releases consumes it, so every fault is seen once.
+  ASSIGN_OR_RETURN(thunk::Event memory,
+                   thunk::Event::Create(KfdOf(runtime), thunk::EventDescriptor{.type = thunk::EventType::kMemory}));
+  ASSIGN_OR_RETURN(thunk::Event wake,
+                   thunk::Event::Create(KfdOf(runtime), thunk::EventDescriptor{.type = thunk::EventType::kSignal}));
+  std::unique_ptr<SystemEvents> events(new SystemEvents(runtime, std::move(memory), std::move(wake)));
+  events->thread_ = std::thread([raw = events.get()] { raw->Run(); });
+  return events;
+}
+
+SystemEvents::~SystemEvents() {
+  stop_.store(true, std::memory_order_release);
+  if (absl::Status s = wake_.Set(); !s.ok()) HIPMEM_LOG(kError, "hsa_shut_down: system event thread: ", s.message());
+  if (thread_.joinable()) thread_.join();
+}
+
+absl::Status SystemEvents::Register(FaultHandler handler) {
+  if (!handler) return absl::InvalidArgumentError("hsa_amd_register_system_event_handler: no callback");
+  ScopedLock lock(&mu_);
+  handlers_.push_back(std::move(handler));
+  return absl::OkStatus();
+}
+
+void SystemEvents::Run() {
+  const std::array<const thunk::Event*, 2> events = {&memory_, &wake_};
+  while (!stop_.load(std::memory_order_acquire)) {
+    absl::StatusOr<thunk::WaitResult> result =
+        thunk::Event::WaitMultiple(events, thunk::WaitMode::kAny, absl::InfiniteDuration());
+    if (stop_.load(std::memory_order_acquire)) return;
+    if (!result.ok()) {
+      // The KFD refused the wait: nothing more can arrive through these events.
+      HIPMEM_LOG(kError, "system events: waiting for GPU memory faults failed: ", result.status().message());
+      return;
+    }
+    if (!result->memory_faults.empty() && result->memory_faults[0].has_value()) Deliver(*result->memory_faults[0]);
+  }
+}
+
+void SystemEvents::Deliver(const thunk::MemoryAccessFault& fault) {
+  faults_.fetch_add(1, std::memory_order_relaxed);
+  std::optional<AgentId> agent;
+  for (const Agent& a : runtime_.agents()) {
+    if (a.type == DeviceType::kGpu && KfdNodeOf(runtime_, a) == fault.node) agent = a.id;
+  }
+  if (!agent.has_value()) {
+    HIPMEM_LOG(kError, "GPU memory fault on node ", fault.node.raw(), ", which is no agent of this runtime");
+    return;
+  }
+  const GpuMemoryFault info{
+      .agent = *agent, .virtual_address = fault.address.raw(), .reason_mask = FaultReasonMask(fault)};
+  std::vector<FaultHandler> handlers;
+  {
+    ScopedLock lock(&mu_);
+    handlers = handlers_;
+  }
+  // ROCr prints the fault and aborts when no handler takes it; a library should not end the process, so the
+  // fault is logged instead.
+  if (handlers.empty()) {
+    HIPMEM_LOG(kError, "GPU memory fault on agent ", agent->raw(), " at 0x", absl::Hex(info.virtual_address),
+               " (reason 0x", absl::Hex(info.reason_mask), ") and no system event handler");
+    return;
+  }
+  for (const FaultHandler& handler : handlers) handler(info);
+}
+
+}  // namespace hipmem::hsa
