@@ -132,16 +132,6 @@ typedef enum __HIP_NODISCARD hipError_t {
 
 /* --- Memory types and flags ------------------------------------------------------------------- */
 
-/* Where the memory behind a pointer lives (hipPointerAttribute_t::type). */
-typedef enum hipMemoryType {
-  hipMemoryTypeUnregistered = 0, /* not known to HIP: plain host memory */
-  hipMemoryTypeHost = 1,
-  hipMemoryTypeDevice = 2,
-  hipMemoryTypeManaged = 3,
-  hipMemoryTypeArray = 10,
-  hipMemoryTypeUnified = 11
-} hipMemoryType;
-
 /* Result of hipPointerGetAttributes. */
 typedef struct hipPointerAttribute_t {
   enum hipMemoryType type;
