@@ -14,6 +14,14 @@
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 
+/* API level of these headers: major * 100 + minor of the mirrored HIP release. Callers may pin an
+ * older level with HIP_FORCE_API_VERSION (hip_runtime_api.h accepts 600 and later). */
+#include <hip/hip_version.h>
+#define HIP_API_VERSION (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR)
+#ifndef HIP_FORCE_API_VERSION
+#define HIP_FORCE_API_VERSION HIP_API_VERSION
+#endif
+
 #if defined(__GNUC__)
 #define HIP_PUBLIC_API __attribute__((visibility("default")))
 #define HIP_INTERNAL_EXPORTED_API __attribute__((visibility("default")))
