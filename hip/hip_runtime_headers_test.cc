@@ -170,4 +170,17 @@ TEST(HipRuntimeHeadersTest, VectorTypesComputeComponentWise) {
   EXPECT_EQ(d.x * d.y * d.z, 5u);
 }
 
+TEST(HipRuntimeHeadersTest, VectorTypesConstructLikeUpstream) {
+  static_assert(std::is_trivially_default_constructible_v<float4>);
+  static_assert(!std::is_convertible_v<float, float4>);  // a splat is explicit
+  const float4 splat(2.5f);
+  EXPECT_EQ(splat.x, 2.5f);
+  EXPECT_EQ(splat.w, 2.5f);
+  const double2 pair(1, 2);  // components convert to the element type
+  EXPECT_EQ(pair.y, 2.0);
+  const uchar3 bytes = {1, 2, 3};
+  EXPECT_EQ(bytes.z, 3);
+  EXPECT_TRUE(make_int4(1, 2, 3, 4) == int4(1, 2, 3, 4));
+}
+
 }  // namespace

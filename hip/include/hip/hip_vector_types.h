@@ -25,6 +25,10 @@ struct HIP_vector_type;
 template <typename T>
 struct HIP_vector_type<T, 1> {
   T x;
+  HIP_vector_type() = default;
+  /* As upstream: one scalar fills every component, and only explicitly. */
+  template <typename U, typename std::enable_if<std::is_convertible<U, T>::value, int>::type = 0>
+  __HOST_DEVICE__ explicit constexpr HIP_vector_type(U v) noexcept : x(static_cast<T>(v)) {}
   __HOST_DEVICE__ T& operator[](size_t i) noexcept { return (&x)[i]; }
   __HOST_DEVICE__ const T& operator[](size_t i) const noexcept { return (&x)[i]; }
 };
@@ -32,6 +36,13 @@ struct HIP_vector_type<T, 1> {
 template <typename T>
 struct alignas(sizeof(T) * 2) HIP_vector_type<T, 2> {
   T x, y;
+  HIP_vector_type() = default;
+  template <typename U, typename std::enable_if<std::is_convertible<U, T>::value, int>::type = 0>
+  __HOST_DEVICE__ explicit constexpr HIP_vector_type(U v) noexcept
+      : x(static_cast<T>(v)), y(static_cast<T>(v)) {}
+  template <typename U0, typename U1>
+  __HOST_DEVICE__ constexpr HIP_vector_type(U0 x_, U1 y_) noexcept
+      : x(static_cast<T>(x_)), y(static_cast<T>(y_)) {}
   __HOST_DEVICE__ T& operator[](size_t i) noexcept { return (&x)[i]; }
   __HOST_DEVICE__ const T& operator[](size_t i) const noexcept { return (&x)[i]; }
 };
@@ -39,6 +50,13 @@ struct alignas(sizeof(T) * 2) HIP_vector_type<T, 2> {
 template <typename T>
 struct HIP_vector_type<T, 3> {
   T x, y, z;
+  HIP_vector_type() = default;
+  template <typename U, typename std::enable_if<std::is_convertible<U, T>::value, int>::type = 0>
+  __HOST_DEVICE__ explicit constexpr HIP_vector_type(U v) noexcept
+      : x(static_cast<T>(v)), y(static_cast<T>(v)), z(static_cast<T>(v)) {}
+  template <typename U0, typename U1, typename U2>
+  __HOST_DEVICE__ constexpr HIP_vector_type(U0 x_, U1 y_, U2 z_) noexcept
+      : x(static_cast<T>(x_)), y(static_cast<T>(y_)), z(static_cast<T>(z_)) {}
   __HOST_DEVICE__ T& operator[](size_t i) noexcept { return (&x)[i]; }
   __HOST_DEVICE__ const T& operator[](size_t i) const noexcept { return (&x)[i]; }
 };
@@ -46,6 +64,16 @@ struct HIP_vector_type<T, 3> {
 template <typename T>
 struct alignas(sizeof(T) * 4) HIP_vector_type<T, 4> {
   T x, y, z, w;
+  HIP_vector_type() = default;
+  template <typename U, typename std::enable_if<std::is_convertible<U, T>::value, int>::type = 0>
+  __HOST_DEVICE__ explicit constexpr HIP_vector_type(U v) noexcept
+      : x(static_cast<T>(v)), y(static_cast<T>(v)), z(static_cast<T>(v)), w(static_cast<T>(v)) {}
+  template <typename U0, typename U1, typename U2, typename U3>
+  __HOST_DEVICE__ constexpr HIP_vector_type(U0 x_, U1 y_, U2 z_, U3 w_) noexcept
+      : x(static_cast<T>(x_)),
+        y(static_cast<T>(y_)),
+        z(static_cast<T>(z_)),
+        w(static_cast<T>(w_)) {}
   __HOST_DEVICE__ T& operator[](size_t i) noexcept { return (&x)[i]; }
   __HOST_DEVICE__ const T& operator[](size_t i) const noexcept { return (&x)[i]; }
 };
