@@ -1,7 +1,7 @@
 /* HIP version macros, rewritten for hipmem.
  *
  * hipmem's headers mirror the HIP API of ROCm/rocm-systems (projects/hip, develop, hip_runtime_api.h
- * at commit f414ba2d197a0ad5ceb9aadd80cb908b86bfe283), whose projects/hip/VERSION reads 7.15. The
+ * at commit 003a5d106dc36c137c76d6c8bb51f7fa5564bdfc), whose projects/hip/VERSION reads 7.15. The
  * patch number upstream is a build counter; hipmem has no such build and reports 0.
  */
 #ifndef HIP_VERSION_MAJOR

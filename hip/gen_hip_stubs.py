@@ -1,6 +1,8 @@
 """Writes hip/hip_unsupported.cc: a hipErrorNotSupported definition for every function that
-<hip/hip_runtime_api.h> declares and no other hipmem source defines. Run from the repository root."""
+<hip/hip_runtime_api.h> declares and no other hipmem source defines. Run from the repository root
+with the names defined elsewhere as arguments (see the command in the generated file's header)."""
 import re
+import subprocess
 import sys
 
 HEADER = "hip/include/hip/hip_runtime_api.h"
@@ -78,7 +80,7 @@ out = []
 out.append("""// hipErrorNotSupported for every hip* entry point that <hip/hip_runtime_api.h> declares and hipmem does
 // not implement yet, so HIP host code links against //hip:hipmem and fails cleanly at run time.
 // Each stub records its result as the thread's last error, as every hip_c_api.cc shell does.
-// Generated once by tools/hip/gen_hip_stubs.py from the header; to implement a function, delete its
+// Generated once by hip/gen_hip_stubs.py from the header; to implement a function, delete its
 // stub here and define it in its own source (the surface test catches a function left in neither).
 #define HIP_ABI_IMPL 1  // define the deprecated entry points without deprecation warnings
 
@@ -105,4 +107,6 @@ for sec in order:
 out.append("}  // extern \"C\"\n")
 src = "\n".join(out)
 open("hip/hip_unsupported.cc", "w").write(src)
+subprocess.run(["clang-format", "--style={BasedOnStyle: Google, ColumnLimit: 100}", "-i",
+                "hip/hip_unsupported.cc"], check=True)
 print(f"{total} stubs in {len(order)} groups")
