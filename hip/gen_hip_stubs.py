@@ -1,13 +1,22 @@
 """Writes hip/hip_unsupported.cc: a hipErrorNotSupported definition for every function that
-<hip/hip_runtime_api.h> declares and no other hipmem source defines. Run from the repository root
-with the names defined elsewhere as arguments (see the command in the generated file's header)."""
+<hip/hip_runtime_api.h> declares and no other hipmem source defines. Run from the repository root:
+python3 hip/gen_hip_stubs.py"""
 import re
 import subprocess
-import sys
 
 HEADER = "hip/include/hip/hip_runtime_api.h"
-# Defined elsewhere (hip_c_api.cc, hip_host_only.cc) or by hand at the end of the generated file.
-SKIP = set(sys.argv[1:])
+# Defined in hip_c_api.cc and hip_host_only.cc. When a stub is replaced by an implementation, add
+# its name here (or just delete the stub; the generator is not part of the build).
+SKIP = {
+    # hip_c_api.cc
+    "hipMalloc", "hipHostMalloc", "hipFree", "hipHostFree", "hipMemcpy", "hipMemGetInfo",
+    "hipPointerGetAttributes", "hipGetDeviceCount", "hipSetDevice", "hipGetDevice",
+    "hipGetLastError", "hipPeekAtLastError", "hipGetErrorName", "hipGetErrorString",
+    # hip_host_only.cc
+    "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
+    "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",
+    "hipDrvGetErrorName", "hipDrvGetErrorString", "hipRuntimeGetVersion", "hipDriverGetVersion",
+}
 
 REASONS = {
     "Initialisation and version": "not yet: issue #9",
