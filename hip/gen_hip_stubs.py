@@ -5,6 +5,7 @@ import re
 import subprocess
 
 HEADER = "hip/include/hip/hip_runtime_api.h"
+PT_HEADER = "hip/include/hip/amd_detail/amd_hip_runtime_pt_api.h"
 # Defined in hip_c_api.cc and hip_host_only.cc. When a stub is replaced by an implementation, add
 # its name here (or just delete the stub; the generator is not part of the build).
 SKIP = {
@@ -16,6 +17,7 @@ SKIP = {
     "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",
     "hipDrvGetErrorName", "hipDrvGetErrorString", "hipRuntimeGetVersion", "hipDriverGetVersion",
+    "hipMemcpy_spt",
 }
 
 REASONS = {
@@ -54,10 +56,11 @@ REASONS = {
     "Graphics interoperability": "interop: no graphics driver",
     "Surfaces": "textures/arrays: no image support in hipmem",
     "Runtime logging": "not yet: issue #9 (hipmem logs through base/trace)",
+    "Per-thread default stream": "not yet: issue #9 (streams)",
 }
 
 text = open(HEADER).read()
-text = text[: text.index("/* --- C++ overloads")]
+text = text[: text.index("/* --- C++ overloads")] + open(PT_HEADER).read()
 text = re.sub(r"#ifdef __cplusplus\nhipError_t hipEventRecord\(.*?\n#else\n", "", text)
 section = None
 groups = {}

@@ -77,6 +77,14 @@ hipError_t hipDrvGetErrorString(hipError_t hipError, const char** errorString) {
   return RecordLastError(hipSuccess);
 }
 
+// --- Per-thread default stream -------------------------------------------------------------------
+
+// hipMemcpy returns when the copy is done and orders against nothing else, so the per-thread
+// variant a -fgpu-default-stream=per-thread build calls behaves identically.
+hipError_t hipMemcpy_spt(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) {
+  return hipMemcpy(dst, src, sizeBytes, kind);
+}
+
 // --- Channel descriptors --------------------------------------------------------------------------
 
 hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f) {

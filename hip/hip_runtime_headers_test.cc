@@ -127,6 +127,19 @@ TEST(HipRuntimeHeadersTest, CodeObjectRegistrationSucceeds) {
   __hipUnregisterFatBinary(modules);
 }
 
+TEST(HipRuntimeHeadersTest, PerThreadStreamCopyIsTheSynchronousCopy) {
+  int* device = nullptr;
+  ASSERT_EQ(hipMalloc(&device, sizeof(int)), hipSuccess);
+  const int sent = 42;
+  int received = 0;
+  ASSERT_EQ(hipMemcpy_spt(device, &sent, sizeof(int), hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_EQ(hipMemcpy_spt(&received, device, sizeof(int), hipMemcpyDefault), hipSuccess);
+  EXPECT_EQ(received, 42);
+  EXPECT_EQ(hipMemcpy_spt(nullptr, &sent, sizeof(int), hipMemcpyHostToDevice),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipFree(device), hipSuccess);
+}
+
 TEST(HipRuntimeHeadersTest, VersionAndErrorNameQueries) {
   int version = 0;
   ASSERT_EQ(hipRuntimeGetVersion(&version), hipSuccess);

@@ -1784,4 +1784,153 @@ hipError_t hipExtSetLoggingParams(size_t /*log_level*/, size_t /*log_size*/, siz
   HIPMEM_UNSUPPORTED;
 }
 
+// --- Per-thread default stream: not yet: issue #9 (streams)
+
+hipError_t hipMemcpyToSymbol_spt(const void* /*symbol*/, const void* /*src*/, size_t /*sizeBytes*/,
+                                 size_t /*offset*/, hipMemcpyKind /*kind*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpyFromSymbol_spt(void* /*dst*/, const void* /*symbol*/, size_t /*sizeBytes*/,
+                                   size_t /*offset*/, hipMemcpyKind /*kind*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy2D_spt(void* /*dst*/, size_t /*dpitch*/, const void* /*src*/, size_t /*spitch*/,
+                           size_t /*width*/, size_t /*height*/, hipMemcpyKind /*kind*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy2DFromArray_spt(void* /*dst*/, size_t /*dpitch*/, hipArray_const_t /*src*/,
+                                    size_t /*wOffset*/, size_t /*hOffset*/, size_t /*width*/,
+                                    size_t /*height*/, hipMemcpyKind /*kind*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms* /*p*/) { HIPMEM_UNSUPPORTED; }
+hipError_t hipMemset_spt(void* /*dst*/, int /*value*/, size_t /*sizeBytes*/) { HIPMEM_UNSUPPORTED; }
+hipError_t hipMemsetAsync_spt(void* /*dst*/, int /*value*/, size_t /*sizeBytes*/,
+                              hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemset2D_spt(void* /*dst*/, size_t /*pitch*/, int /*value*/, size_t /*width*/,
+                           size_t /*height*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemset2DAsync_spt(void* /*dst*/, size_t /*pitch*/, int /*value*/, size_t /*width*/,
+                                size_t /*height*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemset3DAsync_spt(hipPitchedPtr /*pitchedDevPtr*/, int /*value*/,
+                                hipExtent /*extent*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemset3D_spt(hipPitchedPtr /*pitchedDevPtr*/, int /*value*/, hipExtent /*extent*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpyAsync_spt(void* /*dst*/, const void* /*src*/, size_t /*sizeBytes*/,
+                              hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms* /*p*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy2DAsync_spt(void* /*dst*/, size_t /*dpitch*/, const void* /*src*/,
+                                size_t /*spitch*/, size_t /*width*/, size_t /*height*/,
+                                hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpyFromSymbolAsync_spt(void* /*dst*/, const void* /*symbol*/, size_t /*sizeBytes*/,
+                                        size_t /*offset*/, hipMemcpyKind /*kind*/,
+                                        hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpyToSymbolAsync_spt(const void* /*symbol*/, const void* /*src*/,
+                                      size_t /*sizeBytes*/, size_t /*offset*/,
+                                      hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpyFromArray_spt(void* /*dst*/, hipArray_const_t /*src*/, size_t /*wOffsetSrc*/,
+                                  size_t /*hOffset*/, size_t /*count*/, hipMemcpyKind /*kind*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy2DToArray_spt(hipArray_t /*dst*/, size_t /*wOffset*/, size_t /*hOffset*/,
+                                  const void* /*src*/, size_t /*spitch*/, size_t /*width*/,
+                                  size_t /*height*/, hipMemcpyKind /*kind*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy2DFromArrayAsync_spt(void* /*dst*/, size_t /*dpitch*/, hipArray_const_t /*src*/,
+                                         size_t /*wOffsetSrc*/, size_t /*hOffsetSrc*/,
+                                         size_t /*width*/, size_t /*height*/,
+                                         hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipMemcpy2DToArrayAsync_spt(hipArray_t /*dst*/, size_t /*wOffset*/, size_t /*hOffset*/,
+                                       const void* /*src*/, size_t /*spitch*/, size_t /*width*/,
+                                       size_t /*height*/, hipMemcpyKind /*kind*/,
+                                       hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamQuery_spt(hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
+hipError_t hipStreamSynchronize_spt(hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
+hipError_t hipStreamGetPriority_spt(hipStream_t /*stream*/, int* /*priority*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamWaitEvent_spt(hipStream_t /*stream*/, hipEvent_t /*event*/,
+                                  unsigned int /*flags*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamGetFlags_spt(hipStream_t /*stream*/, unsigned int* /*flags*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamAddCallback_spt(hipStream_t /*stream*/, hipStreamCallback_t /*callback*/,
+                                    void* /*userData*/, unsigned int /*flags*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipEventRecord_spt(hipEvent_t /*event*/, hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
+hipError_t hipLaunchCooperativeKernel_spt(const void* /*f*/, dim3 /*gridDim*/, dim3 /*blockDim*/,
+                                          void** /*kernelParams*/, uint32_t /*sharedMemBytes*/,
+                                          hipStream_t /*hStream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipLaunchKernel_spt(const void* /*function_address*/, dim3 /*numBlocks*/,
+                               dim3 /*dimBlocks*/, void** /*args*/, size_t /*sharedMemBytes*/,
+                               hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipGraphLaunch_spt(hipGraphExec_t /*graphExec*/, hipStream_t /*stream*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamBeginCapture_spt(hipStream_t /*stream*/, hipStreamCaptureMode /*mode*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamEndCapture_spt(hipStream_t /*stream*/, hipGraph_t* /*pGraph*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamIsCapturing_spt(hipStream_t /*stream*/,
+                                    hipStreamCaptureStatus* /*pCaptureStatus*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamGetCaptureInfo_spt(hipStream_t /*stream*/,
+                                       hipStreamCaptureStatus* /*pCaptureStatus*/,
+                                       unsigned long long* /*pId*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipStreamGetCaptureInfo_v2_spt(hipStream_t /*stream*/,
+                                          hipStreamCaptureStatus* /*captureStatus_out*/,
+                                          unsigned long long* /*id_out*/, hipGraph_t* /*graph_out*/,
+                                          const hipGraphNode_t** /*dependencies_out*/,
+                                          size_t* /*numDependencies_out*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipLaunchHostFunc_spt(hipStream_t /*stream*/, hipHostFn_t /*fn*/, void* /*userData*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipGetDriverEntryPoint_spt(const char* /*symbol*/, void** /*funcPtr*/,
+                                      unsigned long long /*flags*/,
+                                      hipDriverEntryPointQueryResult* /*status*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipGetProcAddress_spt(const char* /*symbol*/, void** /*pfn*/, int /*hipVersion*/,
+                                 uint64_t /*flags*/,
+                                 hipDriverProcAddressQueryResult* /*symbolStatus*/) {
+  HIPMEM_UNSUPPORTED;
+}
+
 }  // extern "C"

@@ -2778,4 +2778,7 @@ static inline hipError_t hipMallocManaged(T** devPtr, size_t size,
 }
 #endif
 
+/* The *_spt variants, and their renaming under HIP_API_PER_THREAD_DEFAULT_STREAM. */
+#include <hip/amd_detail/amd_hip_runtime_pt_api.h>
+
 #endif /* HIP_INCLUDE_HIP_HIP_RUNTIME_API_H */
