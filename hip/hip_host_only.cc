@@ -44,7 +44,7 @@ using hipmem::hip::RecordLastError;
 
 extern "C" {
 
-// --- Versions and error names ---------------------------------------------------------------------
+// --- Versions and error names --------------------------------------------------------------------
 
 hipError_t hipRuntimeGetVersion(int* runtimeVersion) {
   if (runtimeVersion == nullptr) return RecordLastError(hipErrorInvalidValue);
@@ -85,7 +85,7 @@ hipError_t hipMemcpy_spt(void* dst, const void* src, size_t sizeBytes, hipMemcpy
   return hipMemcpy(dst, src, sizeBytes, kind);
 }
 
-// --- Channel descriptors --------------------------------------------------------------------------
+// --- Channel descriptors -------------------------------------------------------------------------
 
 hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f) {
   hipChannelFormatDesc desc;
@@ -97,7 +97,7 @@ hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannel
   return desc;
 }
 
-// --- Tracing names --------------------------------------------------------------------------------
+// --- Tracing names -------------------------------------------------------------------------------
 
 // hipmem has no API-ID table: every ID is unknown.
 const char* hipApiName(uint32_t /*id*/) { return "unknown"; }
@@ -122,7 +122,7 @@ void __hipGetPCH(const char** pch, unsigned int* size) {
   if (size != nullptr) *size = 0;
 }
 
-// --- Launch configuration (triple-chevron syntax) -------------------------------------------------
+// --- Launch configuration (triple-chevron syntax) ------------------------------------------------
 
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                       hipStream_t stream) {
@@ -143,7 +143,7 @@ hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* shar
   return RecordLastError(hipSuccess);
 }
 
-// --- Code-object registration (called from hipcc-generated constructors) --------------------------
+// --- Code-object registration (called from hipcc-generated constructors) -------------------------
 // The parameter types are CLR's; only the symbol names matter to the C ABI. Nothing is recorded:
 // there is no ISA to load, and hipLaunchKernel refuses every launch.
 
@@ -162,10 +162,10 @@ void __hipRegisterVar(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char
 void __hipRegisterManagedVar(void* /*hipModule*/, void** /*pointer*/, void* /*init_value*/,
                              const char* /*name*/, size_t /*size*/, unsigned /*align*/) {}
 
-void __hipRegisterSurface(void** /*modules*/, void* /*var*/, char* /*hostVar*/,
-                          char* /*deviceVar*/, int /*type*/, int /*ext*/) {}
+void __hipRegisterSurface(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/,
+                          int /*type*/, int /*ext*/) {}
 
-void __hipRegisterTexture(void** /*modules*/, void* /*var*/, char* /*hostVar*/,
-                          char* /*deviceVar*/, int /*type*/, int /*norm*/, int /*ext*/) {}
+void __hipRegisterTexture(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/,
+                          int /*type*/, int /*norm*/, int /*ext*/) {}
 
 }  // extern "C"
