@@ -60,6 +60,9 @@ static_assert(sizeof(int1) == 4 && sizeof(longlong4) == 32);
 
 void HostStandIn(int /*n*/, float* /*out*/) {}
 
+// A device global as hipcc would leave its host shadow.
+float g_symbol_shadow[4];
+
 TEST(HipRuntimeHeadersTest, TypedOverloadsReachTheAllocator) {
   float* device = nullptr;
   ASSERT_EQ(hipMalloc(&device, 256 * sizeof(float)), hipSuccess);
@@ -93,6 +96,54 @@ TEST(HipRuntimeHeadersTest, KernelLaunchReportsNotSupported) {
   float out = 0;
   hipLaunchKernelGGL(HostStandIn, dim3(4), dim3(64), 0, nullptr, 3, &out);
   EXPECT_EQ(hipGetLastError(), hipErrorNotSupported);
+}
+
+// Upstream's C++ overloads instantiate with a host compiler and reach the C entry points (stubs
+// today, so each answers hipErrorNotSupported rather than failing to compile or link).
+TEST(HipRuntimeHeadersTest, CxxOverloadsInstantiateAndReachTheCApi) {
+  const float values[4] = {1, 2, 3, 4};
+  EXPECT_EQ(hipMemcpyToSymbol(HIP_SYMBOL(g_symbol_shadow), values, sizeof(values)),
+            hipErrorNotSupported);
+  EXPECT_EQ(hipMemcpyFromSymbolAsync(nullptr, g_symbol_shadow, 4, 0, hipMemcpyDeviceToHost),
+            hipErrorNotSupported);
+  size_t symbol_size = 0;
+  EXPECT_EQ(hipGetSymbolSize(&symbol_size, g_symbol_shadow), hipErrorNotSupported);
+
+  double* managed = nullptr;
+  EXPECT_EQ(hipMallocManaged(&managed, 64), hipErrorNotSupported);
+  float* pitched = nullptr;
+  size_t pitch = 0;
+  EXPECT_EQ(hipMallocPitch(&pitched, &pitch, 64, 4), hipErrorNotSupported);
+  int* async = nullptr;
+  EXPECT_EQ(hipMallocAsync(&async, 64, nullptr), hipErrorNotSupported);
+  EXPECT_EQ(hipMallocFromPoolAsync(&async, 64, nullptr, nullptr), hipErrorNotSupported);
+  char* host_alloc = nullptr;
+  EXPECT_EQ(hipHostAlloc(&host_alloc, 64), hipErrorNotSupported);
+
+  int blocks = 0;
+  EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, HostStandIn, 64, 0),
+            hipErrorNotSupported);
+  int grid = 0;
+  int block = 0;
+  EXPECT_EQ(hipOccupancyMaxPotentialBlockSizeVariableSMem(&grid, &block, HostStandIn,
+                                                          [](int size) { return size * 4; }),
+            hipErrorNotSupported);  // hipDeviceGetAttribute is the first stub it reaches
+  void* args[2] = {};
+  EXPECT_EQ(hipLaunchCooperativeKernel(HostStandIn, dim3(1), dim3(1), args, 0, nullptr),
+            hipErrorNotSupported);
+  hipLaunchConfig_t config = {};
+  float out = 0;
+  EXPECT_EQ(hipLaunchKernelEx(&config, HostStandIn, 3, &out), hipErrorNotSupported);
+
+  texture<float, hipTextureType1D, hipReadModeElementType> tex;
+  EXPECT_EQ(tex.channelDesc.f, hipChannelFormatKindFloat);
+  EXPECT_EQ(tex.channelDesc.x, 32);
+  size_t offset = 0;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(hipBindTexture(&offset, tex, values, sizeof(values)), hipErrorNotSupported);
+  EXPECT_EQ(hipUnbindTexture(tex), hipErrorNotSupported);
+#pragma GCC diagnostic pop
 }
 
 TEST(HipRuntimeHeadersTest, LaunchConfigurationStackIsLastInFirstOut) {

@@ -2642,7 +2642,10 @@ inline hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchPara
   return hipExtLaunchMultiKernelMultiDevice(launchParamsList, numDevices, flags);
 }
 
-/* Legacy texture-reference overloads over texture<T, dim, readMode>. */
+/* Legacy texture-reference overloads over texture<T, dim, readMode>. Calling one is diagnosed as
+ * deprecated; the deprecated C entry points they forward to are not diagnosed a second time. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 template <class T, int dim, enum hipTextureReadMode readMode>
 HIP_DEPRECATED(HIP_DEPRECATED_MSG)
 static inline hipError_t hipBindTexture(size_t* offset, const struct texture<T, dim, readMode>& tex,
@@ -2711,6 +2714,8 @@ HIP_DEPRECATED(HIP_DEPRECATED_MSG)
 static inline hipError_t hipUnbindTexture(const struct texture<T, dim, readMode>& tex) {
   return hipUnbindTexture(&tex);
 }
+
+#pragma GCC diagnostic pop
 
 /* Stream-ordered allocation from an explicit pool, and typed pointers. */
 static inline hipError_t hipMallocAsync(void** dev_ptr, size_t size, hipMemPool_t mem_pool,
