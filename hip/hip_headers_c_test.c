@@ -1,5 +1,5 @@
 /* Compiles <hip/hip_runtime_api.h> as C and pins the values and layouts that HIP host code depends
- * on (ROCm/HIP, October 2024). Everything is checked at compile time. */
+ * on (ROCm/rocm-systems projects/hip at 003a5d1). Everything is checked at compile time. */
 #include <hip/driver_types.h> /* again: the include guards must hold */
 #include <hip/hip_runtime_api.h>
 #include <stddef.h>
