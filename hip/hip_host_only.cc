@@ -42,6 +42,17 @@ void* g_no_modules[1] = {nullptr};
 
 using hipmem::hip::RecordLastError;
 
+namespace hip_impl {
+
+// Initialises the runtime as every hip* call does first (CLR's HIP_INIT_API); declared by
+// <hip/hip_runtime_api.h> for C++ callers.
+hipError_t hip_init() {
+  absl::StatusOr<hipmem::hip::Runtime*> runtime = hipmem::hip::Runtime::Get();
+  return runtime.ok() ? hipSuccess : hipmem::hip::ToHipError(runtime.status());
+}
+
+}  // namespace hip_impl
+
 extern "C" {
 
 // --- Versions and error names --------------------------------------------------------------------

@@ -191,6 +191,13 @@ TEST(HipRuntimeHeadersTest, PerThreadStreamCopyIsTheSynchronousCopy) {
   EXPECT_EQ(hipFree(device), hipSuccess);
 }
 
+TEST(HipRuntimeHeadersTest, ExplicitInitialisationFindsTheSimulatedDevices) {
+  EXPECT_EQ(hip_impl::hip_init(), hipSuccess);
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  EXPECT_GT(count, 0);
+}
+
 TEST(HipRuntimeHeadersTest, VersionAndErrorNameQueries) {
   int version = 0;
   ASSERT_EQ(hipRuntimeGetVersion(&version), hipSuccess);
