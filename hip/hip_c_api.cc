@@ -7,17 +7,13 @@
 #include "absl/status/statusor.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
+#include "hip/last_error.h"
 #include "hip/runtime.h"
 
 namespace hipmem::hip {
 namespace {
 
-thread_local hipError_t t_last_error = hipSuccess;
-
-hipError_t Return(hipError_t error) {
-  t_last_error = error;
-  return error;
-}
+hipError_t Return(hipError_t error) { return RecordLastError(error); }
 hipError_t Return(const absl::Status& status) { return Return(ToHipError(status)); }
 
 }  // namespace
@@ -112,12 +108,12 @@ hipError_t hipGetDevice(int* deviceId) {
 
 // The two error queries report the previous call's result rather than their own.
 hipError_t hipGetLastError(void) {
-  const hipError_t last = hipmem::hip::t_last_error;
-  hipmem::hip::t_last_error = hipSuccess;
+  const hipError_t last = hipmem::hip::ThreadLastError();
+  hipmem::hip::ThreadLastError() = hipSuccess;
   return last;
 }
 
-hipError_t hipPeekAtLastError(void) { return hipmem::hip::t_last_error; }
+hipError_t hipPeekAtLastError(void) { return hipmem::hip::ThreadLastError(); }
 
 const char* hipGetErrorName(hipError_t hip_error) { return hipmem::hip::HipErrorName(hip_error); }
 

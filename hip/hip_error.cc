@@ -54,6 +54,12 @@ constexpr Row kRows[] = {
     {hipErrorInvalidChannelDescriptor, Code::kInvalidArgument, "hipErrorInvalidChannelDescriptor",
      "invalid channel descriptor"},
     {hipErrorInvalidTexture, Code::kInvalidArgument, "hipErrorInvalidTexture", "invalid texture"},
+    {hipErrorInvalidResourceType, Code::kInvalidArgument, "hipErrorInvalidResourceType",
+     "invalid resource type"},
+    {hipErrorInvalidResourceConfiguration, Code::kInvalidArgument,
+     "hipErrorInvalidResourceConfiguration", "invalid resource configuration"},
+    {hipErrorInvalidClusterSize, Code::kInvalidArgument, "hipErrorInvalidClusterSize",
+     "invalid cluster size"},
 
     {hipErrorOutOfMemory, Code::kResourceExhausted, "hipErrorOutOfMemory", "out of memory"},
     {hipErrorLaunchOutOfResources, Code::kResourceExhausted, "hipErrorLaunchOutOfResources",
@@ -165,6 +171,8 @@ constexpr Row kRows[] = {
      "HSA runtime memory call failed"},
     {hipErrorRuntimeOther, Code::kUnknown, "hipErrorRuntimeOther", "HSA runtime call failed"},
     {hipErrorTbd, Code::kUnknown, "hipErrorTbd", "reserved error code"},
+    {hipErrorStreamDetached, Code::kFailedPrecondition, "hipErrorStreamDetached",
+     "stream is detached"},
 
     // Reverse-only: CLR rejects ranges past the end of an allocation as an invalid value.
     {hipErrorInvalidValue, Code::kOutOfRange, "hipErrorInvalidValue", "invalid argument"},

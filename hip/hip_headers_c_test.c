@@ -1,5 +1,5 @@
 /* Compiles <hip/hip_runtime_api.h> as C and pins the values and layouts that HIP host code depends
- * on (ROCm/HIP, October 2024). Everything is checked at compile time. */
+ * on (ROCm/rocm-systems projects/hip at 003a5d1). Everything is checked at compile time. */
 #include <hip/driver_types.h> /* again: the include guards must hold */
 #include <hip/hip_runtime_api.h>
 #include <stddef.h>
@@ -39,7 +39,8 @@ _Static_assert(hipErrorStreamCaptureWrongThread == 908, "");
 _Static_assert(hipErrorGraphExecUpdateFailure == 910 && hipErrorInvalidTexture == 912, "");
 _Static_assert(hipErrorUnknown == 999, "");
 _Static_assert(hipErrorRuntimeMemory == 1052 && hipErrorRuntimeOther == 1053, "");
-_Static_assert(hipErrorTbd == 1054, "marker follows the last code");
+_Static_assert(hipErrorInvalidClusterSize == 1054, "");
+_Static_assert(hipErrorTbd == 1055, "marker follows the last code");
 _Static_assert(sizeof(hipError_t) == sizeof(int), "");
 
 /* Copy kinds and memory types. */
@@ -67,7 +68,7 @@ _Static_assert(hipHostMallocNumaUser == 0x20000000, "");
 _Static_assert(hipHostMallocCoherent == 0x40000000, "");
 _Static_assert(hipHostMallocNonCoherent == 0x80000000u, "");
 _Static_assert(hipHostAllocMapped == hipHostMallocMapped, "");
-_Static_assert(hipExtHostAllocCoherent == hipHostMallocCoherent, "");
+_Static_assert(hipHostAllocUncached == hipHostMallocUncached && hipHostMallocUncached == 0x10000000, "");
 _Static_assert(hipMemAttachGlobal == 1 && hipMemAttachHost == 2 && hipMemAttachSingle == 4, "");
 _Static_assert(hipDeviceMallocUncached == 3 && hipDeviceMallocContiguous == 4, "");
 _Static_assert(hipHostRegisterIoMemory == 4 && hipHostRegisterReadOnly == 8, "");

@@ -13,7 +13,9 @@
 
 namespace {
 
-static_assert(std::is_same_v<decltype(&hipMalloc), hipError_t (*)(void**, size_t)>);
+// hipMalloc is overloaded in C++ (the typed-pointer template), as upstream: select the C entry.
+using CMalloc = hipError_t (*)(void**, size_t);
+static_assert(std::is_same_v<decltype(static_cast<CMalloc>(&hipMalloc)), CMalloc>);
 static_assert(std::is_same_v<decltype(&hipMemcpy),
                              hipError_t (*)(void*, const void*, size_t, hipMemcpyKind)>);
 static_assert(std::is_same_v<decltype(&hipPointerGetAttributes),
@@ -23,7 +25,8 @@ static_assert(std::is_same_v<decltype(&hipGetLastError), hipError_t (*)()>);
 static_assert(std::is_same_v<hipStream_t, ihipStream_t*>);
 static_assert(sizeof(hipPointerAttribute_t) == 32);
 static_assert(hipErrorInvalidMemcpyDirection == 21);
-static_assert(hipErrorTbd == 1054);
+static_assert(hipErrorInvalidClusterSize == 1054);
+static_assert(hipErrorTbd == 1055);
 
 // Stands in for a runtime call; what matters is the return type.
 hipError_t Fake() { return hipSuccess; }

@@ -1,0 +1,53 @@
+/* The AMD platform's <hip/hip_runtime.h> body for host compilers, rewritten for hipmem.
+ *
+ * Upstream's amd_hip_runtime.h is mostly device code for hipcc; what a plain C or C++ compiler sees
+ * is the runtime API, the vector and channel types, the kernel-language markers as no-ops, and the
+ * launch helpers below. Device builtins (threadIdx, __syncthreads, atomics) are not provided: they
+ * have no meaning without a device compiler.
+ */
+#ifndef HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
+#define HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
+
+#include <hip/hip_common.h>
+#include <hip/amd_detail/host_defines.h>
+#include <hip/hip_runtime_api.h>
+#include <hip/hip_vector_types.h>
+#include <hip/channel_descriptor.h>
+#include <hip/texture_types.h>
+#include <hip/surface_types.h>
+
+/* hipmem's headers are never compiled as HIP device code. */
+#define __HIP_CLANG_ONLY__ 0
+#define __HIP_DEVICE_COMPILE__ 0
+
+#ifdef __cplusplus
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#endif
+
+/* A kernel name with template arguments (commas) passed through the launch macro. */
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
+/* A device symbol passed to hipMemcpyToSymbol and friends: its host shadow. */
+#define HIP_SYMBOL(X) X
+
+#ifdef __cplusplus
+/* hipLaunchKernelGGL for host compilers: the arguments are converted to the kernel's parameter
+ * types and passed by address to hipLaunchKernel, the launch path hipcc's <<<>>> also ends in.
+ * (Upstream defines the macro only for hipcc; this is the host-compiler form of earlier HIP
+ * releases.) Like upstream it returns nothing: the result is the thread's last error. */
+template <typename... Params, typename... Args>
+inline void hipLaunchKernelGGL(void (*kernel)(Params...), const dim3& numBlocks,
+                               const dim3& dimBlocks, std::uint32_t sharedMemBytes,
+                               hipStream_t stream, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "hipLaunchKernelGGL: the argument count must match the kernel's parameters");
+  [&](Params... converted) {
+    void* packed[sizeof...(Params) + 1] = {static_cast<void*>(&converted)...};
+    static_cast<void>(hipLaunchKernel(reinterpret_cast<const void*>(kernel), numBlocks, dimBlocks,
+                                      packed, sharedMemBytes, stream));
+  }(std::forward<Args>(args)...);
+}
+#endif /* __cplusplus */
+
+#endif /* HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H */

@@ -1,0 +1,19 @@
+/* Surface object types, rewritten for hipmem. Values are upstream's (amd_hip_surface_types.h). */
+#ifndef HIP_INCLUDE_HIP_SURFACE_TYPES_H
+#define HIP_INCLUDE_HIP_SURFACE_TYPES_H
+
+#include <hip/driver_types.h>
+
+typedef unsigned long long hipSurfaceObject_t;
+
+struct surfaceReference {
+  hipSurfaceObject_t surfaceObject;
+};
+
+enum hipSurfaceBoundaryMode {
+  hipBoundaryModeZero = 0,
+  hipBoundaryModeTrap = 1,
+  hipBoundaryModeClamp = 2
+};
+
+#endif /* HIP_INCLUDE_HIP_SURFACE_TYPES_H */
