@@ -1,6 +1,7 @@
 #include "clr/stream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <utility>
 
@@ -82,6 +83,14 @@ StreamSignal::~StreamSignal() {
 
 absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_); }
 
+std::optional<uint64_t> Marker::end_tick() const {
+  if (signal_->value() != 0) return std::nullopt;
+  // The signal's handle is the address of its amd_signal_t, where the CP stamped the packet's end.
+  const auto* abi = reinterpret_cast<const aql::AmdSignal*>(signal_->handle().raw());
+  const uint64_t tick = std::atomic_ref<const uint64_t>(abi->end_ts).load(std::memory_order_acquire);
+  return tick == 0 ? std::nullopt : std::optional<uint64_t>(tick);
+}
+
 absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device) {
   auto health = std::make_shared<QueueHealth>();
   hsa::QueueRequest request;
@@ -89,6 +98,11 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
   request.size = kQueuePackets;
   request.on_error = [health](const absl::Status& error, hsa::AmdQueue*) { health->Report(error); };
   ASSIGN_OR_RETURN(hsa::AmdQueue * queue, context.queues().Create(request));
+  // Markers carry the CP's timestamps (hipEventElapsedTime), as CLR turns profiling on for its queues.
+  if (absl::Status s = context.queues().SetProfiling(queue, true); !s.ok()) {
+    (void)context.queues().Destroy(queue);
+    return s;
+  }
   // Kernel descriptors and kernargs live in fine-grained system memory every GPU of the context maps.
   absl::StatusOr<DeviceAddress> control = context.runtime().Allocate(device.host_pool, kControlBytes);
   if (!control.ok()) {
@@ -260,7 +274,7 @@ absl::StatusOr<Marker> Stream::Record() {
     aql::WritePacket(packet_slot, aql::MakeBarrierAnd(none, done->handle().raw()));
   };
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
-  return Marker(std::move(done), health_);
+  return Marker(std::move(done), health_, device_.agent);
 }
 
 absl::Status Stream::WaitFor(const Marker& marker) {

@@ -79,14 +79,20 @@ class Marker {
   // Blocks until it is (hipEventSynchronize). kDataLoss when a command before the mark failed; the queue's
   // error when its queue halted.
   absl::Status Wait() const;
+  // When the device's CP passed the mark, in its GPU clock ticks (the end stamp a profiling queue writes into
+  // the barrier packet's completion signal); nullopt until then.
+  std::optional<uint64_t> end_tick() const;
+  // The GPU whose clock end_tick counts.
+  hsa::AgentId agent() const { return agent_; }
 
  private:
   friend class Stream;
-  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<const QueueHealth> health)
-      : signal_(std::move(signal)), health_(std::move(health)) {}
+  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<const QueueHealth> health, hsa::AgentId agent)
+      : signal_(std::move(signal)), health_(std::move(health)), agent_(agent) {}
 
   std::shared_ptr<StreamSignal> signal_;
   std::shared_ptr<const QueueHealth> health_;
+  hsa::AgentId agent_;
 };
 
 class Stream {

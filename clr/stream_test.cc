@@ -115,6 +115,20 @@ TEST_F(StreamTest, AMarkerIsDoneWhenTheWorkBeforeItIs) {
   EXPECT_TRUE(stream_->Idle());
 }
 
+TEST_F(StreamTest, MarkersCarryTheCpsTimestamps) {
+  ASSERT_OK_AND_ASSIGN(Marker first, stream_->Record());
+  ASSERT_THAT(stream_->HostFunction([] { absl::SleepFor(absl::Milliseconds(20)); }), IsOk());
+  ASSERT_OK_AND_ASSIGN(Marker second, stream_->Record());
+  ASSERT_THAT(second.Wait(), IsOk());
+  ASSERT_TRUE(first.end_tick().has_value());
+  ASSERT_TRUE(second.end_tick().has_value());
+  EXPECT_EQ(first.agent(), device_->agent);
+  ASSERT_OK_AND_ASSIGN(uint64_t first_ns, ctx_->copies().TickToSystem(first.agent(), *first.end_tick()));
+  ASSERT_OK_AND_ASSIGN(uint64_t second_ns, ctx_->copies().TickToSystem(second.agent(), *second.end_tick()));
+  EXPECT_GE(second_ns - first_ns, 20'000'000u) << "the host function's 20 ms lie between the marks";
+  EXPECT_LT(second_ns - first_ns, 5'000'000'000u);
+}
+
 TEST_F(StreamTest, AWaitOnAnotherStreamsMarkerHoldsBackOnlyTheWorkAfterIt) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> other, Stream::Create(*ctx_, *device_));
   uint32_t* flag = Host(Bytes(4096));

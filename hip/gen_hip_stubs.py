@@ -13,6 +13,18 @@ SKIP = {
     "hipMalloc", "hipHostMalloc", "hipFree", "hipHostFree", "hipMemcpy", "hipMemGetInfo",
     "hipPointerGetAttributes", "hipGetDeviceCount", "hipSetDevice", "hipGetDevice",
     "hipGetLastError", "hipPeekAtLastError", "hipGetErrorName", "hipGetErrorString",
+    # hip_stream_c_api.cc
+    "hipStreamCreate", "hipStreamCreateWithFlags", "hipStreamCreateWithPriority",
+    "hipDeviceGetStreamPriorityRange", "hipStreamDestroy", "hipStreamSynchronize",
+    "hipStreamQuery", "hipStreamWaitEvent", "hipStreamGetFlags", "hipStreamGetPriority",
+    "hipStreamGetDevice", "hipLaunchHostFunc", "hipStreamAddCallback", "hipDeviceSynchronize",
+    "hipEventCreateWithFlags", "hipEventCreate", "hipEventDestroy", "hipEventRecord",
+    "hipEventSynchronize", "hipEventQuery", "hipEventElapsedTime", "hipMemcpyAsync",
+    "hipMemcpyWithStream", "hipMemcpyHtoD", "hipMemcpyDtoH", "hipMemcpyDtoD",
+    "hipMemcpyHtoDAsync", "hipMemcpyDtoHAsync", "hipMemcpyDtoDAsync", "hipMemset",
+    "hipMemsetAsync", "hipMemsetD8", "hipMemsetD8Async", "hipMemsetD16", "hipMemsetD16Async",
+    "hipMemsetD32", "hipMemsetD32Async", "hipHostRegister", "hipHostUnregister",
+    "hipHostGetDevicePointer", "hipHostGetFlags",
     # hip_host_only.cc
     "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",

@@ -5,30 +5,15 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hip/c_shell.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
-#include "hip/last_error.h"
 #include "hip/runtime.h"
-
-namespace hipmem::hip {
-namespace {
-
-hipError_t Return(hipError_t error) { return RecordLastError(error); }
-hipError_t Return(const absl::Status& status) { return Return(ToHipError(status)); }
-
-}  // namespace
-}  // namespace hipmem::hip
 
 using hipmem::hip::MemcpyKind;
 using hipmem::hip::PointerAttributes;
 using hipmem::hip::Return;
 using hipmem::hip::Runtime;
-
-// HIP_INIT_API: a failed initialisation is every call's answer.
-#define HIPMEM_INIT_OR_RETURN(runtime)                             \
-  absl::StatusOr<Runtime*> runtime##_or = Runtime::Get();          \
-  if (!runtime##_or.ok()) return Return(runtime##_or.status());    \
-  Runtime& runtime = **runtime##_or
 
 extern "C" {
 

@@ -26,11 +26,14 @@ int main(void) {
   if (hipRuntimeGetVersion(&version) != hipSuccess || version != HIP_VERSION) {
     return Fail("hipRuntimeGetVersion");
   }
-  hipEvent_t event = NULL;
-  if (hipEventCreate(&event) != hipErrorNotSupported) return Fail("hipEventCreate");
+  hipGraph_t graph = NULL;
+  if (hipGraphCreate(&graph, 0) != hipErrorNotSupported) return Fail("hipGraphCreate");
   if (hipGetLastError() != hipErrorNotSupported) return Fail("last error after a stub");
-  /* No default arguments in C: every parameter is spelled out. */
-  if (hipEventRecord(event, NULL) != hipErrorNotSupported) return Fail("hipEventRecord");
+  /* No default arguments in C: every parameter is spelled out (hipEventRecord's stream too). */
+  hipEvent_t event = NULL;
+  if (hipEventCreate(&event) != hipSuccess) return Fail("hipEventCreate");
+  if (hipEventRecord(event, NULL) != hipSuccess) return Fail("hipEventRecord");
+  if (hipEventSynchronize(event) != hipSuccess || hipEventDestroy(event) != hipSuccess) return Fail("event");
   void* device = NULL;
   if (hipMalloc(&device, 4096) != hipSuccess || device == NULL) return Fail("hipMalloc");
   if (hipFree(device) != hipSuccess) return Fail("hipFree");

@@ -79,8 +79,8 @@ TEST(HipRuntimeHeadersTest, TypedOverloadsReachTheAllocator) {
 
 TEST(HipRuntimeHeadersTest, UnimplementedCallsFailAndSetTheLastError) {
   static_cast<void>(hipGetLastError());
-  hipStream_t stream = nullptr;
-  EXPECT_EQ(hipStreamCreate(&stream), hipErrorNotSupported);
+  hipGraph_t graph = nullptr;
+  EXPECT_EQ(hipGraphCreate(&graph, 0), hipErrorNotSupported);
   EXPECT_EQ(hipPeekAtLastError(), hipErrorNotSupported);
   EXPECT_EQ(hipGetLastError(), hipErrorNotSupported);
   EXPECT_EQ(hipGetLastError(), hipSuccess);

@@ -42,7 +42,6 @@ hipError_t hipDeviceTotalMem(size_t* /*bytes*/, hipDevice_t /*device*/) { HIPMEM
 
 // --- Devices: not yet: issue #9 (device queries beyond count/current device)
 
-hipError_t hipDeviceSynchronize(void) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceReset(void) { HIPMEM_UNSUPPORTED; }
 hipError_t hipSetValidDevices(int* /*device_arr*/, int /*len*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetAttribute(int* /*pi*/, hipDeviceAttribute_t /*attr*/, int /*deviceId*/) {
@@ -122,32 +121,7 @@ hipError_t hipFuncSetSharedMemConfig(const void* /*func*/, hipSharedMemConfig /*
 
 // --- Streams: not yet: issue #9 (streams)
 
-hipError_t hipStreamCreate(hipStream_t* /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipStreamCreateWithFlags(hipStream_t* /*stream*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipStreamCreateWithPriority(hipStream_t* /*stream*/, unsigned int /*flags*/,
-                                       int /*priority*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetStreamPriorityRange(int* /*leastPriority*/, int* /*greatestPriority*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipStreamDestroy(hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipStreamQuery(hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipStreamSynchronize(hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipStreamWaitEvent(hipStream_t /*stream*/, hipEvent_t /*event*/,
-                              unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipStreamGetFlags(hipStream_t /*stream*/, unsigned int* /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipStreamGetId(hipStream_t /*stream*/, unsigned long long* /*streamId*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipStreamGetPriority(hipStream_t /*stream*/, int* /*priority*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipStreamGetDevice(hipStream_t /*stream*/, hipDevice_t* /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipExtStreamCreateWithCUMask(hipStream_t* /*stream*/, uint32_t /*cuMaskSize*/,
@@ -156,10 +130,6 @@ hipError_t hipExtStreamCreateWithCUMask(hipStream_t* /*stream*/, uint32_t /*cuMa
 }
 hipError_t hipExtStreamGetCUMask(hipStream_t /*stream*/, uint32_t /*cuMaskSize*/,
                                  uint32_t* /*cuMask*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipStreamAddCallback(hipStream_t /*stream*/, hipStreamCallback_t /*callback*/,
-                                void* /*userData*/, unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipStreamSetAttribute(hipStream_t /*stream*/, hipStreamAttrID /*attr*/,
@@ -216,21 +186,10 @@ hipError_t hipGraphExecBatchMemOpNodeSetParams(hipGraphExec_t /*hGraphExec*/,
 
 // --- Events: not yet: issue #9 (events)
 
-hipError_t hipEventCreateWithFlags(hipEvent_t* /*event*/, unsigned /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipEventCreate(hipEvent_t* /*event*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipEventRecordWithFlags(hipEvent_t /*event*/, hipStream_t /*stream*/,
                                    unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipEventRecord(hipEvent_t /*event*/, hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipEventDestroy(hipEvent_t /*event*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipEventSynchronize(hipEvent_t /*event*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipEventElapsedTime(float* /*ms*/, hipEvent_t /*start*/, hipEvent_t /*stop*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipEventQuery(hipEvent_t /*event*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Memory: pointers: not yet: issue #9
 
@@ -424,14 +383,6 @@ hipError_t hipMemGetDefaultMemPool(hipMemPool_t* /*memPool*/, hipMemLocation* /*
 hipError_t hipHostAlloc(void** /*ptr*/, size_t /*size*/, unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipHostGetDevicePointer(void** /*devPtr*/, void* /*hstPtr*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipHostGetFlags(unsigned int* /*flagsPtr*/, void* /*hostPtr*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipHostRegister(void* /*hostPtr*/, size_t /*sizeBytes*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipHostUnregister(void* /*hostPtr*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipMallocPitch(void** /*ptr*/, size_t* /*pitch*/, size_t /*width*/, size_t /*height*/) {
   HIPMEM_UNSUPPORTED;
 }
@@ -443,19 +394,6 @@ hipError_t hipFreeHost(void* /*ptr*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Memory: copies: not yet: issue #9 (copies beyond hipMemcpy); symbols: no device code
 
-hipError_t hipMemcpyWithStream(void* /*dst*/, const void* /*src*/, size_t /*sizeBytes*/,
-                               hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyHtoD(hipDeviceptr_t /*dst*/, const void* /*src*/, size_t /*sizeBytes*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyDtoH(void* /*dst*/, hipDeviceptr_t /*src*/, size_t /*sizeBytes*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyDtoD(hipDeviceptr_t /*dst*/, hipDeviceptr_t /*src*/, size_t /*sizeBytes*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemcpyAtoD(hipDeviceptr_t /*dstDevice*/, hipArray_t /*srcArray*/,
                          size_t /*srcOffset*/, size_t /*ByteCount*/) {
   HIPMEM_UNSUPPORTED;
@@ -466,18 +404,6 @@ hipError_t hipMemcpyDtoA(hipArray_t /*dstArray*/, size_t /*dstOffset*/,
 }
 hipError_t hipMemcpyAtoA(hipArray_t /*dstArray*/, size_t /*dstOffset*/, hipArray_t /*srcArray*/,
                          size_t /*srcOffset*/, size_t /*ByteCount*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t /*dst*/, const void* /*src*/, size_t /*sizeBytes*/,
-                              hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyDtoHAsync(void* /*dst*/, hipDeviceptr_t /*src*/, size_t /*sizeBytes*/,
-                              hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t /*dst*/, hipDeviceptr_t /*src*/, size_t /*sizeBytes*/,
-                              hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipMemcpyAtoHAsync(void* /*dstHost*/, hipArray_t /*srcArray*/, size_t /*srcOffset*/,
@@ -518,39 +444,9 @@ hipError_t hipMemcpyFromSymbolAsync(void* /*dst*/, const void* /*symbol*/, size_
                                     hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipMemcpyAsync(void* /*dst*/, const void* /*src*/, size_t /*sizeBytes*/,
-                          hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Memory: fills: not yet: issue #9 (fills)
 
-hipError_t hipMemset(void* /*dst*/, int /*value*/, size_t /*sizeBytes*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMemsetD8(hipDeviceptr_t /*dest*/, unsigned char /*value*/, size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemsetD8Async(hipDeviceptr_t /*dest*/, unsigned char /*value*/, size_t /*count*/,
-                            hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemsetD16(hipDeviceptr_t /*dest*/, unsigned short /*value*/, size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemsetD16Async(hipDeviceptr_t /*dest*/, unsigned short /*value*/, size_t /*count*/,
-                             hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemsetD32(hipDeviceptr_t /*dest*/, int /*value*/, size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemsetAsync(void* /*dst*/, int /*value*/, size_t /*sizeBytes*/,
-                          hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemsetD32Async(hipDeviceptr_t /*dst*/, int /*value*/, size_t /*count*/,
-                             hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemset2D(void* /*dst*/, size_t /*pitch*/, int /*value*/, size_t /*width*/,
                        size_t /*height*/) {
   HIPMEM_UNSUPPORTED;
@@ -1064,9 +960,6 @@ hipError_t hipSetupArgument(const void* /*arg*/, size_t /*size*/, size_t /*offse
 hipError_t hipLaunchByPtr(const void* /*func*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipLaunchKernel(const void* /*function_address*/, dim3 /*numBlocks*/, dim3 /*dimBlocks*/,
                            void** /*args*/, size_t /*sharedMemBytes*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipLaunchHostFunc(hipStream_t /*stream*/, hipHostFn_t /*fn*/, void* /*userData*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D* /*pCopy*/) { HIPMEM_UNSUPPORTED; }

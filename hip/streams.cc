@@ -173,7 +173,7 @@ absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
   if ((flags & ~kKnownEventFlags) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("hipEventCreateWithFlags: unknown flags 0x", absl::Hex(flags)));
   }
-  auto event = std::make_unique<Event>(Event{flags, std::nullopt});
+  auto event = std::make_unique<Event>(Event{flags, std::nullopt, std::nullopt});
   const EventHandle handle(reinterpret_cast<uint64_t>(event.get()));
   ScopedLock lock(&mu_);
   events_.emplace(handle.raw(), std::move(event));
@@ -200,6 +200,7 @@ absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
   ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   e->marker = std::move(mark);
+  e->end_ns.reset();
   return absl::OkStatus();
 }
 
@@ -231,6 +232,37 @@ absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32
     mark = e->marker;
   }
   return mark.has_value() ? stream.queue().WaitFor(*mark) : absl::OkStatus();
+}
+
+absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop) {
+  ScopedLock lock(&mu_);
+  Event* events[2] = {};
+  const EventHandle handles[2] = {start, stop};
+  for (int i = 0; i < 2; ++i) {
+    ASSIGN_OR_RETURN(events[i], FindEvent(handles[i]));
+    if ((events[i]->flags & kEventDisableTiming) != 0) {
+      return InvalidHandleError(absl::StrCat("hipEventElapsedTime: event ", HandleText(handles[i].raw()),
+                                             " was created with hipEventDisableTiming"));
+    }
+    if (!events[i]->marker.has_value()) {
+      return InvalidHandleError(
+          absl::StrCat("hipEventElapsedTime: event ", HandleText(handles[i].raw()), " was never recorded"));
+    }
+  }
+  double ns[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    Event& e = *events[i];
+    if (!e.end_ns.has_value()) {
+      const std::optional<uint64_t> tick = e.marker->end_tick();
+      if (!tick.has_value()) {
+        return WithHipError(absl::UnavailableError("hipEventElapsedTime: an event's work is in progress"),
+                            hipErrorNotReady);
+      }
+      ASSIGN_OR_RETURN(e.end_ns, context_.copies().TickToSystem(e.marker->agent(), *tick));
+    }
+    ns[i] = static_cast<double>(*e.end_ns);
+  }
+  return static_cast<float>((ns[1] - ns[0]) / 1e6);
 }
 
 size_t StreamTable::stream_count() const {

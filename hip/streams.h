@@ -119,6 +119,10 @@ class StreamTable {
   // hipStreamWaitEvent: work queued on `stream` afterwards waits for the event's marked work; a never-recorded
   // event is no wait. Errors: kInvalidArgument for flags other than 0; InvalidHandleError.
   absl::Status WaitEvent(HipStream& stream, EventHandle event, uint32_t flags);
+  // hipEventElapsedTime: milliseconds from `start`'s mark to `stop`'s, from the CP's timestamps. Errors:
+  // InvalidHandleError for an unknown event, one created with hipEventDisableTiming, or one never recorded;
+  // kUnavailable (hipErrorNotReady) while either mark is pending.
+  absl::StatusOr<float> ElapsedMs(EventHandle start, EventHandle stop);
 
   size_t stream_count() const;
 
@@ -126,6 +130,9 @@ class StreamTable {
   struct Event {
     uint32_t flags;
     std::optional<clr::Marker> marker;
+    // The mark's time in system nanoseconds, converted once (as CLR stores each command's timestamps), so
+    // every elapsed time between two events agrees with the others.
+    std::optional<uint64_t> end_ns;
   };
 
   absl::StatusOr<std::unique_ptr<HipStream>> Make(int device, uint32_t flags, int priority, bool is_null);

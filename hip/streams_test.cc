@@ -160,6 +160,29 @@ TEST_F(StreamTableTest, EventsMarkWorkAndOrderOtherStreams) {
   EXPECT_EQ(ToHipError(table_->DestroyEvent(e)), hipErrorInvalidHandle);
 }
 
+TEST_F(StreamTableTest, ElapsedTimeComesFromTheMarks) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
+  ASSERT_OK_AND_ASSIGN(EventHandle start, table_->CreateEvent(0));
+  ASSERT_OK_AND_ASSIGN(EventHandle stop, table_->CreateEvent(0));
+  ASSERT_OK_AND_ASSIGN(EventHandle untimed, table_->CreateEvent(kEventDisableTiming));
+  EXPECT_EQ(ToHipError(table_->ElapsedMs(start, stop).status()), hipErrorInvalidHandle) << "never recorded";
+  absl::Notification gate;
+  ASSERT_THAT(table_->RecordEvent(start, *Resolve(s)), IsOk());
+  Gate(*Resolve(s), gate);
+  ASSERT_THAT(Resolve(s)->queue().HostFunction([] { absl::SleepFor(absl::Milliseconds(10)); }), IsOk());
+  ASSERT_THAT(table_->RecordEvent(stop, *Resolve(s)), IsOk());
+  ASSERT_THAT(table_->RecordEvent(untimed, *Resolve(s)), IsOk());
+  EXPECT_EQ(ToHipError(table_->ElapsedMs(start, stop).status()), hipErrorNotReady);
+  gate.Notify();
+  ASSERT_THAT(table_->SynchronizeEvent(stop), IsOk());
+  ASSERT_OK_AND_ASSIGN(float ms, table_->ElapsedMs(start, stop));
+  EXPECT_GE(ms, 10.0f);
+  EXPECT_LT(ms, 5000.0f);
+  ASSERT_OK_AND_ASSIGN(float back, table_->ElapsedMs(stop, start));
+  EXPECT_FLOAT_EQ(back, -ms);
+  EXPECT_EQ(ToHipError(table_->ElapsedMs(start, untimed).status()), hipErrorInvalidHandle);
+}
+
 TEST_F(StreamTableTest, AnEventDestroyedWhileAStreamWaitsOnItStillReleasesTheStream) {
   ASSERT_OK_AND_ASSIGN(StreamHandle a, table_->Create(0, kStreamNonBlocking, 0));
   ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, kStreamNonBlocking, 0));

@@ -1,0 +1,25 @@
+// What every hip* C shell shares: recording its result as the thread's last error and HIP_INIT_API.
+#ifndef HIPMEM_HIP_C_SHELL_H_
+#define HIPMEM_HIP_C_SHELL_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hip/hip_error.h"
+#include "hip/hip_runtime_api.h"
+#include "hip/last_error.h"
+#include "hip/runtime.h"
+
+namespace hipmem::hip {
+
+inline hipError_t Return(hipError_t error) { return RecordLastError(error); }
+inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(status)); }
+
+}  // namespace hipmem::hip
+
+// HIP_INIT_API: the runtime, made on first use; a failed initialisation is every call's answer.
+#define HIPMEM_INIT_OR_RETURN(runtime)                                                   \
+  absl::StatusOr<::hipmem::hip::Runtime*> runtime##_or = ::hipmem::hip::Runtime::Get();  \
+  if (!runtime##_or.ok()) return ::hipmem::hip::Return(runtime##_or.status());           \
+  ::hipmem::hip::Runtime& runtime = **runtime##_or
+
+#endif  // HIPMEM_HIP_C_SHELL_H_
