@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
+#include <charconv>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -25,12 +24,32 @@ std::optional<size_t> MatchUuid(const std::string& token, std::span<const std::s
   return found;
 }
 
-std::optional<size_t> ParseIndex(const std::string& token) {
+// strtol(token, &end, 0) that must consume the whole token and not be negative: an optional sign, then "0x"/"0X"
+// hexadecimal, a leading 0 octal, else decimal.
+std::optional<size_t> ParseIndex(std::string token) {
+  bool negative = false;
+  if (!token.empty() && (token[0] == '+' || token[0] == '-')) {
+    negative = token[0] == '-';
+    token.erase(0, 1);
+  }
   if (token.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const long index = std::strtol(token.c_str(), &end, 0);
-  if (*end != '\0' || errno != 0 || index < 0) return std::nullopt;
+  int base = 10;
+  size_t skip = 0;
+  if (token.size() > 2 && token[0] == '0' && (token[1] == 'x' || token[1] == 'X')) {
+    base = 16;
+    skip = 2;
+  } else if (token.size() > 1 && token[0] == '0') {
+    base = 8;
+    skip = 1;
+  }
+  uint64_t index = 0;
+  const char* first = token.data() + skip;
+  const char* last = token.data() + token.size();
+  if (first != last) {  // else the token is "0"
+    const auto [end, error] = std::from_chars(first, last, index, base);
+    if (error != std::errc() || end != last) return std::nullopt;
+  }
+  if (negative && index != 0) return std::nullopt;
   return static_cast<size_t>(index);
 }
 

@@ -33,6 +33,10 @@ TEST(VisibleGpuOrder, FollowsRocrsRules) {
       {"1,x,0", {1}},                       // malformed ends the list
       {"1,1,0", {1}},                       // a repeat ends the list
       {"-1,0", {}},                         // negative
+      {"+1,-0", {1, 0}},                    // strtol takes a sign
+      {"0x,1", {}},                         // a prefix without digits
+      {"08", {}},                           // not octal
+      {"010,0", {}},                        // octal 8: out of range
       {"0,1,2,3,0", {0, 1, 2, 3}},          // no more tokens than GPUs are read
       {"GPU-98765", {3}},                   // a UUID prefix
       {"gpu-11112222AAAA,0", {1, 0}},       // case-insensitive
