@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/aliased_memory_sync.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "hsa/hsa_status.h"
@@ -165,7 +166,11 @@ class WaitSession {
 };
 
 // The value of `core` as a wait looks at it (see ChangeOrder).
-SignalValue Look(const SignalCore& core) { return Value(core).load(std::memory_order_seq_cst); }
+SignalValue Look(const SignalCore& core) {
+  const SignalValue value = Value(core).load(std::memory_order_seq_cst);
+  ObserveThroughAliases();  // an engine may have written it through its own mapping
+  return value;
+}
 
 absl::Status CheckWaits(std::span<const SignalWait> waits, absl::string_view what) {
   if (waits.empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": no signals"));
@@ -226,7 +231,11 @@ bool SignalRef::destroyed() const { return core_->destroyed.load(std::memory_ord
 
 volatile SignalValue* SignalRef::value_pointer() const { return &core_->slot.get()->value; }
 
-SignalValue SignalRef::Load(MemoryOrder order) const { return Value(*core_).load(LoadOrder(order)); }
+SignalValue SignalRef::Load(MemoryOrder order) const {
+  const SignalValue value = Value(*core_).load(LoadOrder(order));
+  ObserveThroughAliases();  // an engine may have written it through its own mapping
+  return value;
+}
 
 void SignalRef::Store(SignalValue value, MemoryOrder order) const {
   Value(*core_).store(value, StoreOrder(*core_, order));

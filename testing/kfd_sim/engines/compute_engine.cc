@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/aliased_memory_sync.h"
 #include "base/log.h"
 #include "gpu_abi/blit_kernels.h"
 
@@ -232,6 +233,7 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     }
     auto* value = TranslateWord<int64_t>(memory_, signal + aql::kSignalValueOffset);
     if (value == nullptr) return;
+    PublishThroughAliases();
     std::atomic_ref<int64_t>(*value).store(code, std::memory_order_release);
     if (ReadGpu(memory_, signal + aql::kSignalMailboxOffset, &mailbox, 8) || mailbox == 0 || mailbox % 8 != 0) return;
     if (ReadGpu(memory_, signal + aql::kSignalEventIdOffset, &event_id, 4)) return;
@@ -389,6 +391,7 @@ ComputeEngine::Outcome ComputeEngine::Signal(uint64_t handle) {
     GpuMemory::AccessScope scope(memory_);
     auto* value = TranslateWord<int64_t>(memory_, handle + aql::kSignalValueOffset);
     if (value == nullptr) return Fault(handle + aql::kSignalValueOffset);
+    PublishThroughAliases();
     std::atomic_ref<int64_t>(*value).fetch_sub(1, std::memory_order_acq_rel);
     if (std::optional<uint64_t> fault = ReadGpu(memory_, handle + aql::kSignalMailboxOffset, &mailbox, 8)) {
       return Fault(*fault);

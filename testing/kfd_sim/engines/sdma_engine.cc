@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/aliased_memory_sync.h"
 #include "base/log.h"
 #include "gpu_abi/sdma_packets.h"
 
@@ -120,6 +121,8 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
   // Every access of the packet happens inside one scope, except the waits of POLL and a looping ATOMIC.
   std::optional<GpuMemory::AccessScope> scope;
   scope.emplace(memory_);
+  // A packet may complete a signal (ATOMIC, FENCE, a write): what earlier packets did is published first.
+  PublishThroughAliases();
   uint32_t p[9] = {};
   if (!ReadRing(rptr, p, 1)) return Outcome::kHalt;
   const uint32_t opcode = p[0] & 0xff;
