@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/units.h"
+#include "clr/device_info.h"
 #include "clr/mem_obj_map.h"
 #include "clr/memory.h"
 #include "clr/settings.h"
@@ -34,6 +35,7 @@ struct Device {
   hsa::PoolId host_coarse_pool;  // coarse-grained system memory (non-coherent host allocations)
   Bytes global_mem_size;       // VRAM pool size x GPU_MAX_HEAP_SIZE %
   Bytes max_alloc_size;        // global_mem_size x GPU_SINGLE_ALLOC_PERCENT %
+  DeviceInfo info;             // what hipGetDeviceProperties reports (device_info.h)
 };
 
 enum class HostCoherence { kCoherent, kNonCoherent };
