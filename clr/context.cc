@@ -123,6 +123,16 @@ absl::Status Context::Free(DeviceAddress base) {
   return std::move(*memory).Free();
 }
 
+absl::Status Context::FreeDeviceMemory(const Device& device) {
+  absl::Status first = absl::OkStatus();
+  for (DeviceAddress base : objects_.Bases(device.ordinal, MemoryKind::kDevice)) {
+    // Another thread may free the same allocation meanwhile: kNotFound then is not an error of the reset.
+    absl::Status status = Free(base);
+    if (!status.ok() && !absl::IsNotFound(status) && first.ok()) first = status;
+  }
+  return first;
+}
+
 absl::StatusOr<DeviceAddress> Context::RegisterHost(const Device& device, DeviceAddress host, Bytes size,
                                                     uint32_t user_flags) {
   if (host.raw() == 0 || size.is_zero()) {

@@ -85,6 +85,10 @@ class Context {
   // kFailedPrecondition for registered memory (UnregisterHost releases it).
   absl::Status Free(DeviceAddress base);
 
+  // Frees every device allocation made on `device` (hipDeviceReset; CLR's MemObjMap::Purge of the device).
+  // Host and registered memory stay. Returns the first error a free reports, after trying them all.
+  absl::Status FreeDeviceMemory(const Device& device);
+
   // Locks the caller's [host, host + size) for every GPU (hipHostRegister) and returns the address GPUs use.
   // `device` is the current device, recorded for pointer queries. Errors: kInvalidArgument for a null pointer
   // or size 0; kAlreadyExists when the range overlaps memory already known (allocated or registered); the

@@ -96,12 +96,15 @@ absl::StatusOr<DeviceInfo> DescribeDevice(hsa::Runtime& runtime, const hsa::Agen
   // ROCclr applies WGP mode on gfx10 and later only (earlier GPUs have no workgroup processors).
   const uint32_t per_unit = settings.enable_wgp_mode && gfx.major >= 10 ? 2 : 1;
   info.compute_units = d.compute_units / per_unit;
+  info.physical_compute_units = d.compute_units;
   info.simds_per_cu = d.simds_per_cu * per_unit;
   info.wavefront_size = d.wavefront_size;
   info.max_waves_per_cu = d.max_waves_per_cu * per_unit;
   info.max_threads_per_cu = info.wavefront_size * info.max_waves_per_cu;
   info.available_registers_per_cu =
       VgprsPerSimd(d.isa->processor, gfx, d.wavefront_size) * info.simds_per_cu * d.wavefront_size;
+  // LLVM's addressable VGPRs per thread: 512 with the gfx90a register file, 256 everywhere else.
+  info.available_vgprs = gfx.major == 9 && (gfx.minor > 0 || gfx.stepping >= 10) ? 512 : 256;
   info.max_work_group_size = kMaxWorkGroupSize;
   info.max_work_item_sizes = {kMaxWorkGroupSize, kMaxWorkGroupSize, kMaxWorkGroupSize};
   info.num_xcc = d.num_xcc;

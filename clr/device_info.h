@@ -39,12 +39,14 @@ struct DeviceInfo {
   uint32_t pci_function = 0;
 
   // Compute shape.
-  uint32_t compute_units = 0;
+  uint32_t compute_units = 0;           // per WGP on gfx10+ in WGP mode (what HIP calls multiprocessors)
+  uint32_t physical_compute_units = 0;  // the CUs the KFD reports
   uint32_t simds_per_cu = 0;
   uint32_t wavefront_size = 0;
   uint32_t max_waves_per_cu = 0;
   uint32_t max_threads_per_cu = 0;          // wavefront x max waves per CU
   uint32_t available_registers_per_cu = 0;  // VGPRs per SIMD x SIMDs per CU x wavefront
+  uint32_t available_vgprs = 0;             // addressable VGPRs per thread
   uint32_t max_work_group_size = 0;         // 1024
   std::array<uint32_t, 3> max_work_item_sizes = {};
   uint32_t num_xcc = 0;

@@ -25,6 +25,11 @@ SKIP = {
     "hipMemsetAsync", "hipMemsetD8", "hipMemsetD8Async", "hipMemsetD16", "hipMemsetD16Async",
     "hipMemsetD32", "hipMemsetD32Async", "hipHostRegister", "hipHostUnregister",
     "hipHostGetDevicePointer", "hipHostGetFlags",
+    # hip_device_c_api.cc
+    "hipInit", "hipDeviceGet", "hipGetDevicePropertiesR0600", "hipDeviceGetAttribute",
+    "hipDeviceGetName", "hipDeviceGetPCIBusId", "hipDeviceGetByPCIBusId", "hipDeviceGetUuid",
+    "hipDeviceTotalMem", "hipDeviceComputeCapability", "hipChooseDeviceR0600", "hipGetDeviceFlags",
+    "hipSetDeviceFlags", "hipDeviceReset",
     # hip_host_only.cc
     "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",

@@ -17,15 +17,6 @@ extern "C" {
 
 // --- Initialisation and version: not yet: issue #9
 
-hipError_t hipInit(unsigned int /*flags*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGet(hipDevice_t* /*device*/, int /*ordinal*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceComputeCapability(int* /*major*/, int* /*minor*/, hipDevice_t /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetName(char* /*name*/, int /*len*/, hipDevice_t /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetUuid(hipUUID* /*uuid*/, hipDevice_t /*device*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
                             hipDevice_t /*device*/) {
   HIPMEM_UNSUPPORTED;
@@ -34,19 +25,10 @@ hipError_t hipDeviceGetP2PAttribute(int* /*value*/, hipDeviceP2PAttr /*attr*/, i
                                     int /*dstDevice*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceGetPCIBusId(char* /*pciBusId*/, int /*len*/, int /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetByPCIBusId(int* /*device*/, const char* /*pciBusId*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceTotalMem(size_t* /*bytes*/, hipDevice_t /*device*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Devices: not yet: issue #9 (device queries beyond count/current device)
 
-hipError_t hipDeviceReset(void) { HIPMEM_UNSUPPORTED; }
 hipError_t hipSetValidDevices(int* /*device_arr*/, int /*len*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetAttribute(int* /*pi*/, hipDeviceAttribute_t /*attr*/, int /*deviceId*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTarget /*target*/,
                                              enum hipFlushGPUDirectRDMAWritesScope /*scope*/) {
   HIPMEM_UNSUPPORTED;
@@ -56,9 +38,6 @@ hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t* /*mem_pool*/, int /*device*/
 }
 hipError_t hipDeviceSetMemPool(int /*device*/, hipMemPool_t /*mem_pool*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetMemPool(hipMemPool_t* /*mem_pool*/, int /*device*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* /*prop*/, int /*deviceId*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
                                                const hipChannelFormatDesc* /*desc*/,
                                                int /*device*/) {
@@ -69,12 +48,7 @@ hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* /*cacheConfig*/) { HIPMEM_UNS
 hipError_t hipDeviceGetLimit(size_t* /*pValue*/, enum hipLimit_t /*limit*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceSetLimit(enum hipLimit_t /*limit*/, size_t /*value*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* /*pConfig*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipGetDeviceFlags(unsigned int* /*flags*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig /*config*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipSetDeviceFlags(unsigned /*flags*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipChooseDeviceR0600(int* /*device*/, const hipDeviceProp_tR0600* /*prop*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipInitDevice(int /*device*/, unsigned int /*deviceFlags*/, unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }

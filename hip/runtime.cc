@@ -45,7 +45,11 @@ absl::StatusOr<Runtime*> Runtime::Get() {
 }
 
 Runtime::Runtime(std::unique_ptr<clr::Context> context)
-    : context_(std::move(context)), streams_(std::make_unique<StreamTable>(*context_)) {}
+    : context_(std::move(context)),
+      streams_(std::make_unique<StreamTable>(*context_)),
+      device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())) {
+  for (size_t i = 0; i < context_->devices().size(); ++i) device_flags_[i] = hipDeviceScheduleSpin;
+}
 
 Runtime::~Runtime() {
   streams_.reset();  // streams finish their work before the context goes
@@ -68,6 +72,39 @@ absl::Status Runtime::SetDevice(int ordinal) {
     return InvalidDeviceError(absl::StrCat("hipSetDevice(", ordinal, "): ", device_count(), " devices"));
   }
   t_current_device = ordinal;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const clr::DeviceInfo*> Runtime::GetDeviceInfo(int ordinal) const {
+  if (ordinal < 0 || ordinal >= device_count()) {
+    return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+  }
+  return &context_->devices()[ordinal].info;
+}
+
+uint32_t Runtime::device_flags() const { return device_flags_[t_current_device].load(); }
+
+absl::Status Runtime::SetDeviceFlags(uint32_t flags) {
+  constexpr uint32_t kSupported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+  if ((flags & ~kSupported) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): unknown flag bits"));
+  }
+  // At most one of Spin, Yield and BlockingSync (Auto is none of them).
+  const uint32_t schedule = flags & hipDeviceScheduleMask;
+  if ((schedule & (schedule - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): more than one scheduling mode"));
+  }
+  device_flags_[t_current_device] = schedule;
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::DeviceReset() {
+  const clr::Device& device = CurrentDevice();
+  RETURN_IF_ERROR(streams_->SynchronizeDevice(device.ordinal));
+  RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
+  device_flags_[device.ordinal] = hipDeviceScheduleSpin;
+  Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its device memory freed");
   return absl::OkStatus();
 }
 

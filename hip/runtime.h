@@ -8,6 +8,7 @@
 #define HIPMEM_HIP_RUNTIME_H_
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,6 +60,23 @@ class Runtime {
   int current_device() const;
   // InvalidDeviceError for an ordinal outside [0, device_count()).
   absl::Status SetDevice(int ordinal);
+
+  // ROCclr's description of device `ordinal` (hipGetDeviceProperties, hipDeviceGetAttribute, ...).
+  // InvalidDeviceError for an ordinal outside [0, device_count()).
+  absl::StatusOr<const clr::DeviceInfo*> GetDeviceInfo(int ordinal) const;
+
+  // hipGetDeviceFlags / hipSetDeviceFlags of the calling thread's current device. A device starts with
+  // hipDeviceScheduleSpin; SetDeviceFlags keeps only the scheduling bits, as CLR does. kInvalidArgument
+  // (hipErrorInvalidValue) for bits outside hipDeviceScheduleMask | hipDeviceMapHost |
+  // hipDeviceLmemResizeToMax, or for more than one scheduling mode.
+  uint32_t device_flags() const;
+  absl::Status SetDeviceFlags(uint32_t flags);
+
+  // hipDeviceReset of the current device, as CLR's hip::Device::Reset: waits for the device's streams, frees
+  // every device allocation made on it (hipHostMalloc memory belongs to the process and stays; registered
+  // memory stays registered), and puts its flags back to hipDeviceScheduleSpin. Departure: the device's user
+  // streams stay valid (CLR destroys them); their queues are idle afterwards.
+  absl::Status DeviceReset();
 
   // hipMalloc: nullptr for size 0; kResourceExhausted (hipErrorOutOfMemory) when too large or
   // out of VRAM.
@@ -128,6 +146,7 @@ class Runtime {
 
   std::unique_ptr<clr::Context> context_;
   std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
+  std::unique_ptr<std::atomic<uint32_t>[]> device_flags_;  // by device
 };
 
 }  // namespace hipmem::hip

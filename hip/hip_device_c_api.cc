@@ -1,0 +1,212 @@
+// Device queries and device state: hipInit, hipDeviceGet, hipGetDeviceProperties (R0600), hipDeviceGetAttribute,
+// names, PCI bus ids, UUIDs, total memory, compute capability, hipChooseDevice, device flags and hipDeviceReset.
+// Thin shells over hip::Runtime and device_props.h; argument checks in CLR's order (the device first, then the
+// output pointer, where CLR checks them so).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hip/c_shell.h"
+#include "hip/device_props.h"
+#include "hip/hip_error.h"
+#include "hip/hip_runtime_api.h"
+#include "hip/runtime.h"
+
+namespace {
+
+using hipmem::clr::DeviceInfo;
+using hipmem::hip::Return;
+using hipmem::hip::Runtime;
+
+// The device `ordinal` names, or null with `*error` set to hipErrorInvalidDevice.
+const DeviceInfo* Info(Runtime& rt, int ordinal, hipError_t* error) {
+  absl::StatusOr<const DeviceInfo*> info = rt.GetDeviceInfo(ordinal);
+  if (!info.ok()) {
+    *error = hipmem::hip::ToHipError(info.status());
+    return nullptr;
+  }
+  return *info;
+}
+
+// hipChooseDevice's rule: among devices meeting every non-zero field of `want` (each as a minimum), the first one
+// meeting the most of them; device 0 when none meets them all.
+int ChooseDevice(Runtime& rt, const hipDeviceProp_t& want) {
+  int chosen = 0;
+  int best = 0;
+  for (int i = 0; i < rt.device_count(); ++i) {
+    const hipDeviceProp_t have = hipmem::hip::DeviceProperties(**rt.GetDeviceInfo(i));
+    int asked = 0;
+    int met = 0;
+    auto at_least = [&](auto wanted, auto got) {
+      if (wanted == 0) return;
+      ++asked;
+      if (got >= wanted) ++met;
+    };
+    at_least(want.major, have.major);
+    at_least(want.minor, have.minor);
+    at_least(want.totalGlobalMem, have.totalGlobalMem);
+    at_least(want.sharedMemPerBlock, have.sharedMemPerBlock);
+    at_least(want.maxThreadsPerBlock, have.maxThreadsPerBlock);
+    at_least(want.totalConstMem, have.totalConstMem);
+    at_least(want.multiProcessorCount, have.multiProcessorCount);
+    at_least(want.maxThreadsPerMultiProcessor, have.maxThreadsPerMultiProcessor);
+    at_least(want.memoryClockRate, have.memoryClockRate);
+    at_least(want.memoryBusWidth, have.memoryBusWidth);
+    at_least(want.l2CacheSize, have.l2CacheSize);
+    at_least(want.regsPerBlock, have.regsPerBlock);
+    at_least(want.maxSharedMemoryPerMultiProcessor, have.maxSharedMemoryPerMultiProcessor);
+    at_least(want.warpSize, have.warpSize);
+    if (asked == met && met > best) {
+      chosen = i;
+      best = met;
+    }
+  }
+  return chosen;
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipInit(unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  return Return(flags == 0 ? hipSuccess : hipErrorInvalidValue);
+}
+
+hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (device == nullptr) return Return(hipErrorInvalidValue);
+  hipError_t error = hipSuccess;
+  if (Info(rt, ordinal, &error) == nullptr) return Return(error);
+  *device = ordinal;
+  return Return(hipSuccess);
+}
+
+hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* prop, int deviceId) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (prop == nullptr) return Return(hipErrorInvalidValue);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, deviceId, &error);
+  if (info == nullptr) return Return(error);
+  *prop = hipmem::hip::DeviceProperties(*info);
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceGetAttribute(int* pi, hipDeviceAttribute_t attr, int deviceId) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (pi == nullptr) return Return(hipErrorInvalidValue);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, deviceId, &error);
+  if (info == nullptr) return Return(error);
+  if (attr == hipDeviceAttributeHdpMemFlushCntl || attr == hipDeviceAttributeHdpRegFlushCntl) {
+    // These two answer a pointer through `pi`, as upstream's do; the simulated GPU maps no HDP registers.
+    *reinterpret_cast<unsigned int**>(pi) = nullptr;
+    return Return(hipSuccess);
+  }
+  absl::StatusOr<int> value = hipmem::hip::DeviceAttribute(*info, attr);
+  if (!value.ok()) return Return(value.status());
+  *pi = *value;
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, device, &error);
+  if (info == nullptr) return Return(error);
+  if (name == nullptr || len <= 0) return Return(hipErrorInvalidValue);
+  // A short buffer gets the name cut to fit, still NUL-terminated.
+  const size_t n = std::min(info->board_name.size(), static_cast<size_t>(len) - 1);
+  std::memcpy(name, info->board_name.data(), n);
+  name[n] = '\0';
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, device, &error);
+  if (info == nullptr) return Return(error);
+  if (pciBusId == nullptr) return Return(hipErrorInvalidValue);
+  // CLR writes what fits and then fails a buffer too small for the 12 characters and the NUL.
+  std::snprintf(pciBusId, static_cast<size_t>(std::max(len, 0)), "%s", hipmem::hip::PciBusId(*info).c_str());
+  return Return(len <= 12 ? hipErrorInvalidValue : hipSuccess);
+}
+
+hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (device == nullptr || pciBusId == nullptr) return Return(hipErrorInvalidValue);
+  unsigned domain = 0, bus = 0, dev = 0, function = 0;
+  if (std::sscanf(pciBusId, "%04x:%02x:%02x.%01x", &domain, &bus, &dev, &function) != 4) {
+    return Return(hipErrorInvalidValue);
+  }
+  for (int i = 0; i < rt.device_count(); ++i) {
+    const DeviceInfo& info = **rt.GetDeviceInfo(i);
+    if (info.pci_domain == domain && info.pci_bus == bus && info.pci_device == dev && info.pci_function == function) {
+      *device = i;
+      return Return(hipSuccess);
+    }
+  }
+  return Return(hipErrorInvalidValue);
+}
+
+hipError_t hipDeviceGetUuid(hipUUID* uuid, hipDevice_t device) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, device, &error);
+  if (info == nullptr) return Return(error);
+  if (uuid == nullptr) return Return(hipErrorInvalidValue);
+  std::memcpy(uuid->bytes, info->uuid.data(), sizeof(uuid->bytes));
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, device, &error);
+  if (info == nullptr) return Return(error);
+  if (bytes == nullptr) return Return(hipErrorInvalidValue);
+  *bytes = info->global_mem_size.raw();
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  hipError_t error = hipSuccess;
+  const DeviceInfo* info = Info(rt, device, &error);
+  if (info == nullptr) return Return(error);
+  if (major == nullptr || minor == nullptr) return Return(hipErrorInvalidValue);
+  *major = static_cast<int>(info->gfx_major);
+  *minor = static_cast<int>(info->gfx_minor);
+  return Return(hipSuccess);
+}
+
+hipError_t hipChooseDeviceR0600(int* device, const hipDeviceProp_tR0600* prop) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (device == nullptr || prop == nullptr) return Return(hipErrorInvalidValue);
+  *device = ChooseDevice(rt, *prop);
+  return Return(hipSuccess);
+}
+
+hipError_t hipGetDeviceFlags(unsigned int* flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (flags == nullptr) return Return(hipErrorInvalidValue);
+  *flags = rt.device_flags();
+  return Return(hipSuccess);
+}
+
+hipError_t hipSetDeviceFlags(unsigned flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.SetDeviceFlags(flags));
+}
+
+hipError_t hipDeviceReset(void) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.DeviceReset());
+}
+
+}  // extern "C"
