@@ -29,7 +29,8 @@ SKIP = {
     "hipInit", "hipDeviceGet", "hipGetDevicePropertiesR0600", "hipDeviceGetAttribute",
     "hipDeviceGetName", "hipDeviceGetPCIBusId", "hipDeviceGetByPCIBusId", "hipDeviceGetUuid",
     "hipDeviceTotalMem", "hipDeviceComputeCapability", "hipChooseDeviceR0600", "hipGetDeviceFlags",
-    "hipSetDeviceFlags", "hipDeviceReset",
+    "hipSetDeviceFlags", "hipDeviceReset", "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess",
+    "hipDeviceDisablePeerAccess", "hipExtGetLinkTypeAndHopCount",
     # hip_host_only.cc
     "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",

@@ -209,4 +209,33 @@ hipError_t hipDeviceReset(void) {
   return Return(rt.DeviceReset());
 }
 
+hipError_t hipDeviceCanAccessPeer(int* canAccessPeer, int deviceId, int peerDeviceId) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (canAccessPeer == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<bool> can = rt.CanAccessPeer(deviceId, peerDeviceId);
+  if (!can.ok()) return Return(can.status());
+  *canAccessPeer = *can ? 1 : 0;
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.EnablePeerAccess(peerDeviceId, flags));
+}
+
+hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.DisablePeerAccess(peerDeviceId));
+}
+
+hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t* linktype, uint32_t* hopcount) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (linktype == nullptr || hopcount == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<hipmem::clr::Context::PeerLink> link = rt.LinkTypeAndHopCount(device1, device2);
+  if (!link.ok()) return Return(link.status());
+  *linktype = link->link_type;
+  *hopcount = link->hop_count;
+  return Return(hipSuccess);
+}
+
 }  // extern "C"

@@ -52,10 +52,6 @@ hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig /*config*/) { HIPMEM_U
 hipError_t hipInitDevice(int /*device*/, unsigned int /*deviceFlags*/, unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipExtGetLinkTypeAndHopCount(int /*device1*/, int /*device2*/, uint32_t* /*linktype*/,
-                                        uint32_t* /*hopcount*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Inter-process sharing: IPC: hipmem serves one process on a simulated KFD
 
@@ -594,13 +590,6 @@ hipError_t hipMipmappedArrayGetMemoryRequirements(
 
 // --- Peer access: not yet: issue #9 (peer access)
 
-hipError_t hipDeviceCanAccessPeer(int* /*canAccessPeer*/, int /*deviceId*/, int /*peerDeviceId*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceEnablePeerAccess(int /*peerDeviceId*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceDisablePeerAccess(int /*peerDeviceId*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipMemcpyPeer(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
                          int /*srcDeviceId*/, size_t /*sizeBytes*/) {
   HIPMEM_UNSUPPORTED;

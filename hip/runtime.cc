@@ -108,6 +108,47 @@ absl::Status Runtime::DeviceReset() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> Runtime::CanAccessPeer(int device, int peer) const {
+  if (device == peer) return false;  // CLR answers 0 for itself before checking the ordinal
+  for (int ordinal : {device, peer}) {
+    if (ordinal < 0 || ordinal >= device_count()) {
+      return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+    }
+  }
+  return context_->CanAccessPeer(context_->devices()[device], context_->devices()[peer]);
+}
+
+absl::Status Runtime::EnablePeerAccess(int peer, uint32_t flags) {
+  if (flags != 0) return absl::InvalidArgumentError(absl::StrCat("hipDeviceEnablePeerAccess: flags ", flags));
+  const clr::Device& device = CurrentDevice();
+  ASSIGN_OR_RETURN(const bool can, CanAccessPeer(device.ordinal, peer));
+  if (!can) {
+    return InvalidDeviceError(absl::StrCat("device ", device.ordinal, " cannot access device ", peer, "'s memory"));
+  }
+  absl::Status status = context_->EnablePeerAccess(device, context_->devices()[peer]);
+  if (absl::IsAlreadyExists(status)) return WithHipError(status, hipErrorPeerAccessAlreadyEnabled);
+  return status;
+}
+
+absl::Status Runtime::DisablePeerAccess(int peer) {
+  const clr::Device& device = CurrentDevice();
+  ASSIGN_OR_RETURN(const bool can, CanAccessPeer(device.ordinal, peer));
+  if (!can) {
+    return InvalidDeviceError(absl::StrCat("device ", device.ordinal, " cannot access device ", peer, "'s memory"));
+  }
+  absl::Status status = context_->DisablePeerAccess(device, context_->devices()[peer]);
+  if (absl::IsNotFound(status)) return WithHipError(status, hipErrorPeerAccessNotEnabled);
+  return status;
+}
+
+absl::StatusOr<clr::Context::PeerLink> Runtime::LinkTypeAndHopCount(int device1, int device2) const {
+  if (device1 == device2 || device1 < 0 || device2 < 0 || device1 >= device_count() || device2 >= device_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hipExtGetLinkTypeAndHopCount(", device1, ", ", device2, "): two distinct devices needed"));
+  }
+  return context_->GetPeerLink(context_->devices()[device1], context_->devices()[device2]);
+}
+
 absl::StatusOr<void*> Runtime::Malloc(size_t size) {
   if (size == 0) return nullptr;
   const clr::Device& device = CurrentDevice();

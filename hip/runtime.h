@@ -78,6 +78,19 @@ class Runtime {
   // streams stay valid (CLR destroys them); their queues are idle afterwards.
   absl::Status DeviceReset();
 
+  // hipDeviceCanAccessPeer: whether `device` can be given `peer`'s memory (a link exists); false for itself.
+  // InvalidDeviceError for an ordinal out of range.
+  absl::StatusOr<bool> CanAccessPeer(int device, int peer) const;
+  // hipDeviceEnablePeerAccess from the current device: its GPU then reaches `peer`'s allocations, present and
+  // future. Errors: kInvalidArgument for flags other than 0; InvalidDeviceError for `peer` out of range, itself
+  // or without a link; hipErrorPeerAccessAlreadyEnabled when enabled already.
+  absl::Status EnablePeerAccess(int peer, uint32_t flags);
+  // hipDeviceDisablePeerAccess: later allocations of `peer` are no longer mapped for the current device.
+  // Errors: InvalidDeviceError as EnablePeerAccess; hipErrorPeerAccessNotEnabled when not enabled.
+  absl::Status DisablePeerAccess(int peer);
+  // hipExtGetLinkTypeAndHopCount. kInvalidArgument for equal devices or one out of range.
+  absl::StatusOr<clr::Context::PeerLink> LinkTypeAndHopCount(int device1, int device2) const;
+
   // hipMalloc: nullptr for size 0; kResourceExhausted (hipErrorOutOfMemory) when too large or
   // out of VRAM.
   absl::StatusOr<void*> Malloc(size_t size);
