@@ -1,7 +1,9 @@
 // Device queries through the C API, on the preset HIPMEM_SIM_PRESET names (mi300x, 2xmi250x, rx7900xtx): what
 // hipInfo-style programs and hip-tests' device cases read.
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -64,6 +66,33 @@ TEST(HipDeviceCApi, PropertiesAgreeWithAttributes) {
     hipUUID uuid;
     ASSERT_EQ(hipDeviceGetUuid(&uuid, d), hipSuccess);
     EXPECT_EQ(std::memcmp(uuid.bytes, p.uuid.bytes, sizeof(uuid.bytes)), 0);
+  }
+}
+
+// Every attribute the header declares either answers or, exactly where upstream's switch has no case, fails with
+// hipErrorInvalidValue.
+TEST(HipDeviceCApi, EveryDeclaredAttributeAnswersAsUpstream) {
+  const std::set<int> unanswered = {
+      hipDeviceAttributeLuid, hipDeviceAttributeMaxSurface1DLayered, hipDeviceAttributeMaxSurface2D,
+      hipDeviceAttributeMaxSurface2DLayered, hipDeviceAttributeMaxSurface3D, hipDeviceAttributeMaxSurfaceCubemap,
+      hipDeviceAttributeMaxSurfaceCubemapLayered, hipDeviceAttributeMaxTexture1DLayered,
+      hipDeviceAttributeMaxTexture2DGather, hipDeviceAttributeMaxTexture2DLayered, hipDeviceAttributeMaxTexture2DLinear,
+      hipDeviceAttributeMaxTexture2DMipmap, hipDeviceAttributeMaxTexture3DAlt,
+      hipDeviceAttributeMaxTextureCubemapLayered, hipDeviceAttributeMaxThreadsDim, hipDeviceAttributeUnused1,
+      hipDeviceAttributeSingleToDoublePrecisionPerfRatio, hipDeviceAttributeTccDriver, hipDeviceAttributeUnused2,
+      hipDeviceAttributeClockInstructionRate, hipDeviceAttributeUnused3, hipDeviceAttributeUnused4,
+      hipDeviceAttributeUnused5};
+  auto check = [&](int attr) {
+    int64_t value = 0;  // room for the two attributes that answer a pointer
+    const hipError_t e = hipDeviceGetAttribute(reinterpret_cast<int*>(&value), static_cast<hipDeviceAttribute_t>(attr), 0);
+    EXPECT_EQ(e, unanswered.count(attr) != 0 ? hipErrorInvalidValue : hipSuccess) << "attribute " << attr;
+  };
+  for (int a = hipDeviceAttributeCudaCompatibleBegin; a <= hipDeviceAttributeGPUDirectRDMAWritesOrdering; ++a) check(a);
+  for (int a = hipDeviceAttributeAmdSpecificBegin; a <= hipDeviceAttributeMaxDynDataPrefetchRegions; ++a) check(a);
+  for (int marker : {hipDeviceAttributeCudaCompatibleEnd, hipDeviceAttributeAmdSpecificEnd,
+                     hipDeviceAttributeVendorSpecificBegin}) {
+    int value = 0;
+    EXPECT_EQ(hipDeviceGetAttribute(&value, static_cast<hipDeviceAttribute_t>(marker), 0), hipErrorInvalidValue);
   }
 }
 
