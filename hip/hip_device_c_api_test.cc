@@ -169,7 +169,12 @@ TEST(HipDeviceCApi, DeviceResetFreesDeviceMemoryButNotHostMemory) {
   ASSERT_EQ(hipMalloc(&device_memory, 1 << 20), hipSuccess);
   ASSERT_EQ(hipHostMalloc(&host_memory, 4096, 0), hipSuccess);
   ASSERT_EQ(hipMemset(device_memory, 1, 1 << 20), hipSuccess);
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+  ASSERT_EQ(hipMemsetAsync(device_memory, 2, 1 << 20, stream), hipSuccess);
   ASSERT_EQ(hipDeviceReset(), hipSuccess);
+  EXPECT_NE(hipStreamQuery(stream), hipSuccess) << "the reset destroyed the stream";
+  EXPECT_NE(hipStreamDestroy(stream), hipSuccess);
   hipPointerAttribute_t a;
   ASSERT_EQ(hipPointerGetAttributes(&a, device_memory), hipSuccess);
   EXPECT_EQ(a.type, hipMemoryTypeUnregistered) << "the reset freed the device allocation";

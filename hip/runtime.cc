@@ -102,9 +102,10 @@ absl::Status Runtime::SetDeviceFlags(uint32_t flags) {
 absl::Status Runtime::DeviceReset() {
   const clr::Device& device = CurrentDevice();
   RETURN_IF_ERROR(streams_->SynchronizeDevice(device.ordinal));
+  streams_->DestroyDeviceStreams(device.ordinal);
   RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
   device_flags_[device.ordinal] = hipDeviceScheduleSpin;
-  Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its device memory freed");
+  Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its streams destroyed, its device memory freed");
   return absl::OkStatus();
 }
 

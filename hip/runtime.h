@@ -72,10 +72,10 @@ class Runtime {
   uint32_t device_flags() const;
   absl::Status SetDeviceFlags(uint32_t flags);
 
-  // hipDeviceReset of the current device, as CLR's hip::Device::Reset: waits for the device's streams, frees
-  // every device allocation made on it (hipHostMalloc memory belongs to the process and stays; registered
-  // memory stays registered), and puts its flags back to hipDeviceScheduleSpin. Departure: the device's user
-  // streams stay valid (CLR destroys them); their queues are idle afterwards.
+  // hipDeviceReset of the current device, as CLR's hip::Device::Reset: waits for the device's streams, destroys
+  // those hipStreamCreate made on it, frees every device allocation made on it (hipHostMalloc memory belongs to
+  // the process and stays; registered memory stays registered), and puts its flags back to
+  // hipDeviceScheduleSpin. The null stream and per-thread streams stay usable; events stay valid.
   absl::Status DeviceReset();
 
   // hipDeviceCanAccessPeer: whether `device` can be given `peer`'s memory (a link exists); false for itself.
