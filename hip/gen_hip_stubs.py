@@ -30,7 +30,9 @@ SKIP = {
     "hipDeviceGetName", "hipDeviceGetPCIBusId", "hipDeviceGetByPCIBusId", "hipDeviceGetUuid",
     "hipDeviceTotalMem", "hipDeviceComputeCapability", "hipChooseDeviceR0600", "hipGetDeviceFlags",
     "hipSetDeviceFlags", "hipDeviceReset", "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess",
-    "hipDeviceDisablePeerAccess", "hipExtGetLinkTypeAndHopCount",
+    "hipDeviceDisablePeerAccess", "hipExtGetLinkTypeAndHopCount", "hipInitDevice",
+    "hipDeviceGetCacheConfig", "hipDeviceSetCacheConfig", "hipDeviceGetSharedMemConfig",
+    "hipDeviceSetSharedMemConfig",
     # hip_host_only.cc
     "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",

@@ -204,6 +204,54 @@ hipError_t hipSetDeviceFlags(unsigned flags) {
   return Return(rt.SetDeviceFlags(flags));
 }
 
+hipError_t hipInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (flags != 0 && flags != hipInitDeviceFlagsAreValid) return Return(hipErrorInvalidValue);
+  hipError_t error = hipSuccess;
+  if (Info(rt, device, &error) == nullptr) return Return(error);
+  // deviceFlags count only when the caller says they are valid.
+  if (flags == hipInitDeviceFlagsAreValid) {
+    absl::Status set = rt.SetDeviceFlags(device, deviceFlags);
+    if (!set.ok()) return Return(set);
+  }
+  // CLR creates the device's null stream here; hipmem's is made on first use, with the same effect.
+  return Return(hipSuccess);
+}
+
+// hipmem has no L1/LDS carve-out to configure: the settings are validated and, as on upstream's GPUs, change
+// nothing.
+hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* cacheConfig) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  if (cacheConfig == nullptr) return Return(hipErrorInvalidValue);
+  *cacheConfig = hipFuncCachePreferNone;
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  const bool known = cacheConfig == hipFuncCachePreferNone || cacheConfig == hipFuncCachePreferShared ||
+                     cacheConfig == hipFuncCachePreferL1 || cacheConfig == hipFuncCachePreferEqual;
+  return Return(known ? hipSuccess : hipErrorInvalidValue);
+}
+
+hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* pConfig) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  if (pConfig == nullptr) return Return(hipErrorInvalidValue);
+  *pConfig = hipSharedMemBankSizeFourByte;  // LDS banks are 4 bytes wide on every AMD GPU
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  const bool known = config == hipSharedMemBankSizeDefault || config == hipSharedMemBankSizeFourByte ||
+                     config == hipSharedMemBankSizeEightByte;
+  return Return(known ? hipSuccess : hipErrorInvalidValue);
+}
+
 hipError_t hipDeviceReset(void) {
   HIPMEM_INIT_OR_RETURN(rt);
   return Return(rt.DeviceReset());

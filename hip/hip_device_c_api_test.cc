@@ -163,6 +163,39 @@ TEST(HipDeviceCApi, DeviceFlagsAreValidatedAsClrDoes) {
   EXPECT_EQ(flags, static_cast<unsigned>(hipDeviceScheduleSpin));
 }
 
+TEST(HipDeviceCApi, InitDeviceAppliesFlagsOnlyWhenMarkedValid) {
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipSetDeviceFlags(hipDeviceScheduleSpin), hipSuccess);
+  EXPECT_EQ(hipInitDevice(0, hipDeviceScheduleYield, 0), hipSuccess);
+  unsigned flags = 0;
+  ASSERT_EQ(hipGetDeviceFlags(&flags), hipSuccess);
+  EXPECT_EQ(flags, static_cast<unsigned>(hipDeviceScheduleSpin)) << "flags 0: deviceFlags ignored";
+  EXPECT_EQ(hipInitDevice(0, hipDeviceScheduleYield, hipInitDeviceFlagsAreValid), hipSuccess);
+  ASSERT_EQ(hipGetDeviceFlags(&flags), hipSuccess);
+  EXPECT_EQ(flags, static_cast<unsigned>(hipDeviceScheduleYield));
+  EXPECT_EQ(hipInitDevice(0, 0x100, hipInitDeviceFlagsAreValid), hipErrorInvalidValue);
+  EXPECT_EQ(hipInitDevice(0, 0, 2), hipErrorInvalidValue);
+  EXPECT_EQ(hipInitDevice(count, 0, 0), hipErrorInvalidDevice);
+  ASSERT_EQ(hipSetDeviceFlags(hipDeviceScheduleSpin), hipSuccess);
+}
+
+TEST(HipDeviceCApi, CacheAndSharedMemoryConfigsAreValidated) {
+  hipFuncCache_t cache = hipFuncCachePreferL1;
+  ASSERT_EQ(hipDeviceGetCacheConfig(&cache), hipSuccess);
+  EXPECT_EQ(cache, hipFuncCachePreferNone);
+  EXPECT_EQ(hipDeviceSetCacheConfig(hipFuncCachePreferShared), hipSuccess);
+  EXPECT_EQ(hipDeviceSetCacheConfig(static_cast<hipFuncCache_t>(9)), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetCacheConfig(nullptr), hipErrorInvalidValue);
+  hipSharedMemConfig config = hipSharedMemBankSizeEightByte;
+  ASSERT_EQ(hipDeviceGetSharedMemConfig(&config), hipSuccess);
+  EXPECT_EQ(config, hipSharedMemBankSizeFourByte);
+  EXPECT_EQ(hipDeviceSetSharedMemConfig(hipSharedMemBankSizeEightByte), hipSuccess);
+  EXPECT_EQ(hipDeviceSetSharedMemConfig(static_cast<hipSharedMemConfig>(7)), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetSharedMemConfig(nullptr), hipErrorInvalidValue);
+}
+
 TEST(HipDeviceCApi, DeviceResetFreesDeviceMemoryButNotHostMemory) {
   void* device_memory = nullptr;
   void* host_memory = nullptr;

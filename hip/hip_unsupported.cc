@@ -43,15 +43,8 @@ hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
                                                int /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceSetCacheConfig(hipFuncCache_t /*cacheConfig*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* /*cacheConfig*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetLimit(size_t* /*pValue*/, enum hipLimit_t /*limit*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceSetLimit(enum hipLimit_t /*limit*/, size_t /*value*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* /*pConfig*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig /*config*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipInitDevice(int /*device*/, unsigned int /*deviceFlags*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Inter-process sharing: IPC: hipmem serves one process on a simulated KFD
 

@@ -84,7 +84,12 @@ absl::StatusOr<const clr::DeviceInfo*> Runtime::GetDeviceInfo(int ordinal) const
 
 uint32_t Runtime::device_flags() const { return device_flags_[t_current_device].load(); }
 
-absl::Status Runtime::SetDeviceFlags(uint32_t flags) {
+absl::Status Runtime::SetDeviceFlags(uint32_t flags) { return SetDeviceFlags(t_current_device, flags); }
+
+absl::Status Runtime::SetDeviceFlags(int ordinal, uint32_t flags) {
+  if (ordinal < 0 || ordinal >= device_count()) {
+    return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+  }
   constexpr uint32_t kSupported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
   if ((flags & ~kSupported) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): unknown flag bits"));
@@ -95,7 +100,7 @@ absl::Status Runtime::SetDeviceFlags(uint32_t flags) {
     return absl::InvalidArgumentError(
         absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): more than one scheduling mode"));
   }
-  device_flags_[t_current_device] = schedule;
+  device_flags_[ordinal] = schedule;
   return absl::OkStatus();
 }
 

@@ -71,6 +71,8 @@ class Runtime {
   // hipDeviceLmemResizeToMax, or for more than one scheduling mode.
   uint32_t device_flags() const;
   absl::Status SetDeviceFlags(uint32_t flags);
+  // The same for device `ordinal` (hipInitDevice). InvalidDeviceError for an ordinal out of range.
+  absl::Status SetDeviceFlags(int ordinal, uint32_t flags);
 
   // hipDeviceReset of the current device, as CLR's hip::Device::Reset: waits for the device's streams, destroys
   // those hipStreamCreate made on it, frees every device allocation made on it (hipHostMalloc memory belongs to
