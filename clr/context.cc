@@ -171,11 +171,12 @@ absl::Status Context::DisablePeerAccess(const Device& device, const Device& peer
 
 absl::StatusOr<Context::PeerLink> Context::GetPeerLink(const Device& device, const Device& peer) const {
   ASSIGN_OR_RETURN(const hsa::PoolPath path, hsa::DescribePoolPath(*runtime_, device.agent, peer.device_pool));
-  if (path.hops.empty()) return PeerLink{UINT32_MAX, 0};
+  if (path.hops.empty()) return PeerLink{UINT32_MAX, 0, true};
   uint32_t distance = 0;
   for (const hsa::LinkHop& hop : path.hops) distance += hop.numa_distance;
-  const uint32_t one_hop = path.hops[0].type == hsa::LinkType::kXgmi ? 15 : 20;
-  return PeerLink{static_cast<uint32_t>(path.hops[0].type), distance / one_hop};
+  const hsa::LinkHop& first = path.hops[0];
+  const uint32_t one_hop = first.type == hsa::LinkType::kXgmi ? 15 : 20;
+  return PeerLink{static_cast<uint32_t>(first.type), distance / one_hop, first.atomics_32bit || first.atomics_64bit};
 }
 
 absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,

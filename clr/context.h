@@ -117,12 +117,13 @@ class Context {
   // Stops mapping `peer`'s later allocations on `device`'s GPU; those already mapped stay mapped, as in CLR.
   // kNotFound when access was not enabled.
   absl::Status DisablePeerAccess(const Device& device, const Device& peer);
-  // hipExtGetLinkTypeAndHopCount: the first hop's hsa_amd_link_info_type_t and ROCclr's hop count (the summed
-  // NUMA distance over one hop's weight: 15 for XGMI, 20 otherwise); link type UINT32_MAX and 0 hops when there
-  // is no path.
+  // ROCclr's findLinkInfo from `device` to `peer`'s VRAM: the first hop's hsa_amd_link_info_type_t, the hop
+  // count (the summed NUMA distance over one hop's weight: 15 for XGMI, 20 otherwise) and whether the first hop
+  // carries 32- or 64-bit atomics; link type UINT32_MAX, 0 hops and atomics when there is no hop.
   struct PeerLink {
     uint32_t link_type;
     uint32_t hop_count;
+    bool atomics;
   };
   absl::StatusOr<PeerLink> GetPeerLink(const Device& device, const Device& peer) const;
 

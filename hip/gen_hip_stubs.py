@@ -32,7 +32,7 @@ SKIP = {
     "hipSetDeviceFlags", "hipDeviceReset", "hipDeviceCanAccessPeer", "hipDeviceEnablePeerAccess",
     "hipDeviceDisablePeerAccess", "hipExtGetLinkTypeAndHopCount", "hipInitDevice",
     "hipDeviceGetCacheConfig", "hipDeviceSetCacheConfig", "hipDeviceGetSharedMemConfig",
-    "hipDeviceSetSharedMemConfig",
+    "hipDeviceSetSharedMemConfig", "hipDeviceGetP2PAttribute",
     # hip_host_only.cc
     "__hipPushCallConfiguration", "__hipPopCallConfiguration", "hipApiName", "hipKernelNameRef",
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",

@@ -278,12 +278,47 @@ hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
 
 hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t* linktype, uint32_t* hopcount) {
   HIPMEM_INIT_OR_RETURN(rt);
-  if (linktype == nullptr || hopcount == nullptr) return Return(hipErrorInvalidValue);
-  absl::StatusOr<hipmem::clr::Context::PeerLink> link = rt.LinkTypeAndHopCount(device1, device2);
+  if (linktype == nullptr || hopcount == nullptr || device1 == device2 || device1 < 0 || device2 < 0) {
+    return Return(hipErrorInvalidValue);
+  }
+  absl::StatusOr<hipmem::clr::Context::PeerLink> link = rt.PeerLink(device1, device2);
   if (!link.ok()) return Return(link.status());
   *linktype = link->link_type;
   *hopcount = link->hop_count;
   return Return(hipSuccess);
+}
+
+hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (value == nullptr) return Return(hipErrorInvalidValue);
+  if (srcDevice == dstDevice || srcDevice < 0 || dstDevice < 0 || srcDevice >= rt.device_count() ||
+      dstDevice >= rt.device_count()) {
+    return Return(hipErrorInvalidDevice);
+  }
+  switch (attr) {
+    case hipDevP2PAttrAccessSupported:
+    case hipDevP2PAttrHipArrayAccessSupported: {
+      // Array (opaque image) access needs the same ISA on both sides as well.
+      if (attr == hipDevP2PAttrHipArrayAccessSupported &&
+          (*rt.GetDeviceInfo(srcDevice))->gcn_arch_name != (*rt.GetDeviceInfo(dstDevice))->gcn_arch_name) {
+        *value = 0;
+        return Return(hipSuccess);
+      }
+      absl::StatusOr<bool> can = rt.CanAccessPeer(srcDevice, dstDevice);
+      if (!can.ok()) return Return(can.status());
+      *value = *can ? 1 : 0;
+      return Return(hipSuccess);
+    }
+    case hipDevP2PAttrPerformanceRank:
+    case hipDevP2PAttrNativeAtomicSupported: {
+      absl::StatusOr<hipmem::clr::Context::PeerLink> link = rt.PeerLink(srcDevice, dstDevice);
+      if (!link.ok()) return Return(link.status());
+      // The rank is the first hop's link type, as CLR reports it (-1 without a hop).
+      *value = attr == hipDevP2PAttrPerformanceRank ? static_cast<int>(link->link_type) : (link->atomics ? 1 : 0);
+      return Return(hipSuccess);
+    }
+  }
+  return Return(hipErrorInvalidValue);
 }
 
 }  // extern "C"

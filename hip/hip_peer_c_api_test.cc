@@ -37,7 +37,13 @@ TEST_F(HipPeerCApi, SelfAndBadOrdinals) {
   EXPECT_EQ(hipDeviceDisablePeerAccess(0), hipErrorInvalidDevice);
   uint32_t type = 0, hops = 0;
   EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 0, &type, &hops), hipErrorInvalidValue);
-  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 2, &type, &hops), hipErrorInvalidValue);
+  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 2, &type, &hops), hipErrorInvalidDevice);
+  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(-1, 1, &type, &hops), hipErrorInvalidValue);
+  int value = 0;
+  EXPECT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 0), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 2), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceGetP2PAttribute(nullptr, hipDevP2PAttrAccessSupported, 0, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetP2PAttribute(&value, static_cast<hipDeviceP2PAttr>(9), 0, 1), hipErrorInvalidValue);
   EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 1, nullptr, &hops), hipErrorInvalidValue);
 }
 
@@ -52,6 +58,15 @@ TEST_F(HipPeerCApi, XgmiPeersShareMemory) {
   ASSERT_EQ(hipExtGetLinkTypeAndHopCount(0, 1, &type, &hops), hipSuccess);
   EXPECT_EQ(type, 4u) << "HSA_AMD_LINK_INFO_TYPE_XGMI";
   EXPECT_EQ(hops, 1u);
+  int value = -1;
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 1);
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrHipArrayAccessSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 1) << "same ISA on both GCDs";
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrPerformanceRank, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 4) << "CLR's rank is the link type";
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrNativeAtomicSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 1) << "XGMI carries atomics";
 
   // An allocation made on the peer before access is enabled, and one after: both reachable from device 0's GPU.
   ASSERT_EQ(hipSetDevice(1), hipSuccess);
@@ -98,6 +113,11 @@ TEST_F(HipPeerCApi, PcieCardsWithoutP2pAreNotPeers) {
   ASSERT_EQ(hipExtGetLinkTypeAndHopCount(0, 1, &type, &hops), hipSuccess);
   EXPECT_EQ(type, UINT32_MAX) << "no path: ROCclr's -1";
   EXPECT_EQ(hops, 0u);
+  int value = -2;
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 0);
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrPerformanceRank, 0, 1), hipSuccess);
+  EXPECT_EQ(value, -1);
 }
 
 }  // namespace

@@ -21,10 +21,6 @@ hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
                             hipDevice_t /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceGetP2PAttribute(int* /*value*/, hipDeviceP2PAttr /*attr*/, int /*srcDevice*/,
-                                    int /*dstDevice*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Devices: not yet: issue #9 (device queries beyond count/current device)
 

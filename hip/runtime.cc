@@ -147,10 +147,11 @@ absl::Status Runtime::DisablePeerAccess(int peer) {
   return status;
 }
 
-absl::StatusOr<clr::Context::PeerLink> Runtime::LinkTypeAndHopCount(int device1, int device2) const {
-  if (device1 == device2 || device1 < 0 || device2 < 0 || device1 >= device_count() || device2 >= device_count()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("hipExtGetLinkTypeAndHopCount(", device1, ", ", device2, "): two distinct devices needed"));
+absl::StatusOr<clr::Context::PeerLink> Runtime::PeerLink(int device1, int device2) const {
+  for (int ordinal : {device1, device2}) {
+    if (ordinal < 0 || ordinal >= device_count()) {
+      return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+    }
   }
   return context_->GetPeerLink(context_->devices()[device1], context_->devices()[device2]);
 }

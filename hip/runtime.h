@@ -90,8 +90,9 @@ class Runtime {
   // hipDeviceDisablePeerAccess: later allocations of `peer` are no longer mapped for the current device.
   // Errors: InvalidDeviceError as EnablePeerAccess; hipErrorPeerAccessNotEnabled when not enabled.
   absl::Status DisablePeerAccess(int peer);
-  // hipExtGetLinkTypeAndHopCount. kInvalidArgument for equal devices or one out of range.
-  absl::StatusOr<clr::Context::PeerLink> LinkTypeAndHopCount(int device1, int device2) const;
+  // The link from `device1` to `device2`'s memory (hipExtGetLinkTypeAndHopCount, hipDeviceGetP2PAttribute).
+  // InvalidDeviceError for an ordinal out of range; callers check equal devices first, as their CLR codes differ.
+  absl::StatusOr<clr::Context::PeerLink> PeerLink(int device1, int device2) const;
 
   // hipMalloc: nullptr for size 0; kResourceExhausted (hipErrorOutOfMemory) when too large or
   // out of VRAM.
