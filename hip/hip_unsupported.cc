@@ -15,14 +15,15 @@
 
 extern "C" {
 
-// --- Initialisation and version: not yet: issue #9
+// --- Initialisation and version: LUIDs name Windows (WDDM) adapters; hipmem runs on Linux
 
 hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
                             hipDevice_t /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Devices: not yet: issue #9 (device queries beyond count/current device)
+// --- Devices: not yet: issue #9 (valid-device lists, limits, memory pools, RDMA flush); textures:
+// no image support
 
 hipError_t hipSetValidDevices(int* /*device_arr*/, int /*len*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTarget /*target*/,
@@ -577,7 +578,7 @@ hipError_t hipMipmappedArrayGetMemoryRequirements(
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Peer access: not yet: issue #9 (peer access)
+// --- Peer access: not yet: issue #9 (peer copies)
 
 hipError_t hipMemcpyPeer(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
                          int /*srcDeviceId*/, size_t /*sizeBytes*/) {
