@@ -7,6 +7,8 @@
 #ifndef HIPMEM_HIP_DEVICE_PROPS_H_
 #define HIPMEM_HIP_DEVICE_PROPS_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "clr/device_info.h"
 #include "hip/hip_runtime_api.h"
