@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "hsa/memory.h"
+#include "hsa/pool_path.h"
 
 namespace hipmem::clr {
 namespace {
@@ -63,8 +65,9 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
     ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
     const Bytes global = Percent(pool->size, settings.max_heap_percent);
+    ASSIGN_OR_RETURN(DeviceInfo info, DescribeDevice(*runtime, agent, vram, settings));
     devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
-                             global, Percent(global, settings.single_alloc_percent)});
+                             global, Percent(global, settings.single_alloc_percent), std::move(info)});
     Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
@@ -80,7 +83,8 @@ Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime
       signals_(hsa::SignalRuntime::Create(*runtime_)),
       queues_(std::make_unique<hsa::Queues>(*runtime_, *signals_)),
       copies_(hsa::Copies::Create(*runtime_, signals_->allocator())),
-      devices_(std::move(devices)) {}
+      devices_(std::move(devices)),
+      peer_enabled_(devices_.size(), std::vector<bool>(devices_.size(), false)) {}
 
 Context::~Context() = default;  // objects_ (and every Memory in it) goes before copies_, signals_ and runtime_
 
@@ -102,7 +106,77 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
                                                     user_flags, device.device_pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
+  {
+    ScopedLock lock(&peers_mu_);
+    const std::vector<hsa::AgentId> peers = PeerAgentsLocked(device.ordinal);
+    if (!peers.empty()) {
+      absl::Status granted = runtime_->memory().AllowAccess(peers, base);
+      if (!granted.ok()) {
+        (void)Free(base);
+        return granted;
+      }
+    }
+  }
   return base;
+}
+
+std::vector<hsa::AgentId> Context::PeerAgentsLocked(int owner) const {
+  std::vector<hsa::AgentId> agents;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (peer_enabled_[owner][i]) agents.push_back(devices_[i].agent);
+  }
+  return agents;
+}
+
+bool Context::CanAccessPeer(const Device& device, const Device& peer) const {
+  if (device.ordinal == peer.ordinal) return false;
+  absl::StatusOr<hsa::PoolPath> path = hsa::DescribePoolPath(*runtime_, device.agent, peer.device_pool);
+  return path.ok() && path->access != hsa::PoolAccess::kNeverAllowed;
+}
+
+absl::Status Context::EnablePeerAccess(const Device& device, const Device& peer) {
+  if (!CanAccessPeer(device, peer)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device ", device.ordinal, " has no path to device ", peer.ordinal, "'s memory"));
+  }
+  ScopedLock lock(&peers_mu_);
+  if (peer_enabled_[peer.ordinal][device.ordinal]) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("device ", device.ordinal, " already has access to device ", peer.ordinal));
+  }
+  peer_enabled_[peer.ordinal][device.ordinal] = true;
+  // Grants name every accessor of the owner: a grant sets the GPUs an allocation is mapped on.
+  const std::vector<hsa::AgentId> agents = PeerAgentsLocked(peer.ordinal);
+  for (DeviceAddress base : objects_.Bases(peer.ordinal, MemoryKind::kDevice)) {
+    absl::Status granted = runtime_->memory().AllowAccess(agents, base);
+    // An allocation freed meanwhile needs no mapping.
+    if (!granted.ok() && !absl::IsNotFound(granted)) {
+      peer_enabled_[peer.ordinal][device.ordinal] = false;
+      return granted;
+    }
+  }
+  Trace(Layer::kClr, "device ", device.ordinal, " maps device ", peer.ordinal, "'s memory (peer access)");
+  return absl::OkStatus();
+}
+
+absl::Status Context::DisablePeerAccess(const Device& device, const Device& peer) {
+  ScopedLock lock(&peers_mu_);
+  if (!peer_enabled_[peer.ordinal][device.ordinal]) {
+    return absl::NotFoundError(
+        absl::StrCat("device ", device.ordinal, " has not enabled access to device ", peer.ordinal));
+  }
+  peer_enabled_[peer.ordinal][device.ordinal] = false;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Context::PeerLink> Context::GetPeerLink(const Device& device, const Device& peer) const {
+  ASSIGN_OR_RETURN(const hsa::PoolPath path, hsa::DescribePoolPath(*runtime_, device.agent, peer.device_pool));
+  if (path.hops.empty()) return PeerLink{UINT32_MAX, 0, true};
+  uint32_t distance = 0;
+  for (const hsa::LinkHop& hop : path.hops) distance += hop.numa_distance;
+  const hsa::LinkHop& first = path.hops[0];
+  const uint32_t one_hop = first.type == hsa::LinkType::kXgmi ? 15 : 20;
+  return PeerLink{static_cast<uint32_t>(first.type), distance / one_hop, first.atomics_32bit || first.atomics_64bit};
 }
 
 absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
@@ -120,6 +194,16 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
 absl::Status Context::Free(DeviceAddress base) {
   ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory, objects_.Extract(base, {MemoryKind::kDevice, MemoryKind::kHost}));
   return std::move(*memory).Free();
+}
+
+absl::Status Context::FreeDeviceMemory(const Device& device) {
+  absl::Status first = absl::OkStatus();
+  for (DeviceAddress base : objects_.Bases(device.ordinal, MemoryKind::kDevice)) {
+    // Another thread may free the same allocation meanwhile: kNotFound then is not an error of the reset.
+    absl::Status status = Free(base);
+    if (!status.ok() && !absl::IsNotFound(status) && first.ok()) first = status;
+  }
+  return first;
 }
 
 absl::StatusOr<DeviceAddress> Context::RegisterHost(const Device& device, DeviceAddress host, Bytes size,

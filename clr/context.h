@@ -12,9 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "clr/device_info.h"
 #include "clr/mem_obj_map.h"
 #include "clr/memory.h"
 #include "clr/settings.h"
@@ -34,6 +37,7 @@ struct Device {
   hsa::PoolId host_coarse_pool;  // coarse-grained system memory (non-coherent host allocations)
   Bytes global_mem_size;       // VRAM pool size x GPU_MAX_HEAP_SIZE %
   Bytes max_alloc_size;        // global_mem_size x GPU_SINGLE_ALLOC_PERCENT %
+  DeviceInfo info;             // what hipGetDeviceProperties reports (device_info.h)
 };
 
 enum class HostCoherence { kCoherent, kNonCoherent };
@@ -83,6 +87,10 @@ class Context {
   // kFailedPrecondition for registered memory (UnregisterHost releases it).
   absl::Status Free(DeviceAddress base);
 
+  // Frees every device allocation made on `device` (hipDeviceReset; CLR's MemObjMap::Purge of the device).
+  // Host and registered memory stay. Returns the first error a free reports, after trying them all.
+  absl::Status FreeDeviceMemory(const Device& device);
+
   // Locks the caller's [host, host + size) for every GPU (hipHostRegister) and returns the address GPUs use.
   // `device` is the current device, recorded for pointer queries. Errors: kInvalidArgument for a null pointer
   // or size 0; kAlreadyExists when the range overlaps memory already known (allocated or registered); the
@@ -99,12 +107,34 @@ class Context {
   // runs past the end of a known object.
   absl::StatusOr<CopyDirection> Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
 
+  // Peer access (ROCclr's p2p device lists). `device`'s GPU may be given `peer`'s VRAM when the HSA runtime
+  // reports a path to it (the VRAM pool's access for `device`'s agent is not NEVER_ALLOWED). False for itself.
+  bool CanAccessPeer(const Device& device, const Device& peer) const;
+  // Maps every VRAM allocation of `peer`, those alive now and those made later, on `device`'s GPU. Errors:
+  // kInvalidArgument when CanAccessPeer is false; kAlreadyExists when already enabled; the runtime's mapping
+  // errors.
+  absl::Status EnablePeerAccess(const Device& device, const Device& peer);
+  // Stops mapping `peer`'s later allocations on `device`'s GPU; those already mapped stay mapped, as in CLR.
+  // kNotFound when access was not enabled.
+  absl::Status DisablePeerAccess(const Device& device, const Device& peer);
+  // ROCclr's findLinkInfo from `device` to `peer`'s VRAM: the first hop's hsa_amd_link_info_type_t, the hop
+  // count (the summed NUMA distance over one hop's weight: 15 for XGMI, 20 otherwise) and whether the first hop
+  // carries 32- or 64-bit atomics; link type UINT32_MAX, 0 hops and atomics when there is no hop.
+  struct PeerLink {
+    uint32_t link_type;
+    uint32_t hop_count;
+    bool atomics;
+  };
+  absl::StatusOr<PeerLink> GetPeerLink(const Device& device, const Device& peer) const;
+
   // Free and total VRAM of `device` as hipMemGetInfo reports them.
   absl::StatusOr<MemInfo> GetMemInfo(const Device& device);
 
  private:
   Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, hsa::AgentId host_agent,
           std::vector<Device> devices);
+  // The agents of the devices that enabled access to `owner`'s VRAM.
+  std::vector<hsa::AgentId> PeerAgentsLocked(int owner) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mu_);
 
   const Settings settings_;
   const hsa::AgentId host_agent_;
@@ -118,6 +148,10 @@ class Context {
   const std::unique_ptr<hsa::Copies> copies_;
   const std::vector<Device> devices_;
   MemObjMap objects_;
+  // peer_enabled_[owner][accessor]: whether `accessor` enabled access to `owner`'s VRAM. Held across the grants
+  // so an allocation made while access is being enabled is mapped exactly once.
+  mutable absl::Mutex peers_mu_;
+  std::vector<std::vector<bool>> peer_enabled_ ABSL_GUARDED_BY(peers_mu_);
 };
 
 }  // namespace hipmem::clr

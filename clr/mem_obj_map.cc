@@ -46,4 +46,14 @@ size_t MemObjMap::size() const {
   return objects_.size();
 }
 
+std::vector<DeviceAddress> MemObjMap::Bases(int device, MemoryKind kind) const {
+  ScopedLock lock(&mu_);
+  std::vector<DeviceAddress> bases;
+  for (const auto& [base, entry] : objects_) {
+    const MemoryDesc& desc = entry.value->desc();
+    if (desc.device == device && desc.kind == kind) bases.push_back(desc.range.base);
+  }
+  return bases;
+}
+
 }  // namespace hipmem::clr

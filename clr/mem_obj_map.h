@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <vector>
 #include <optional>
 
 #include "absl/base/thread_annotations.h"
@@ -40,6 +41,9 @@ class MemObjMap {
   std::optional<MemObjRef> Find(DeviceAddress address) const;
 
   size_t size() const;
+
+  // The start addresses of every object of `kind` that belongs to device `device`.
+  std::vector<DeviceAddress> Bases(int device, MemoryKind kind) const;
 
  private:
   mutable absl::Mutex mu_;

@@ -34,6 +34,7 @@ Settings Settings::FromEnvironment() {
     s.single_alloc_percent = static_cast<uint32_t>(std::min<uint64_t>(*v, 100));
   }
   if (auto v = EnvIfSet("HIP_HIDDEN_FREE_MEM")) s.hidden_free_mem = Bytes::MiB(*v);
+  if (auto v = EnvIfSet("GPU_ENABLE_WGP_MODE")) s.enable_wgp_mode = *v != 0;
   return s;
 }
 

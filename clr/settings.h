@@ -26,6 +26,8 @@ struct Settings {
   uint32_t max_heap_percent = 100;       // GPU_MAX_HEAP_SIZE: share of the VRAM pool HIP reports as global memory
   uint32_t single_alloc_percent = 100;   // GPU_SINGLE_ALLOC_PERCENT: largest allocation, share of global memory
   Bytes hidden_free_mem;                 // HIP_HIDDEN_FREE_MEM (MiB): kept out of hipMemGetInfo's free
+  // GPU_ENABLE_WGP_MODE: on gfx10+, a workgroup processor (two CUs) counts as one compute unit.
+  bool enable_wgp_mode = true;
 
   // The settings the environment asks for (the defaults above for what it leaves unset).
   static Settings FromEnvironment();

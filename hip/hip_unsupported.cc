@@ -15,38 +15,17 @@
 
 extern "C" {
 
-// --- Initialisation and version: not yet: issue #9
+// --- Initialisation and version: LUIDs name Windows (WDDM) adapters; hipmem runs on Linux
 
-hipError_t hipInit(unsigned int /*flags*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGet(hipDevice_t* /*device*/, int /*ordinal*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceComputeCapability(int* /*major*/, int* /*minor*/, hipDevice_t /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetName(char* /*name*/, int /*len*/, hipDevice_t /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetUuid(hipUUID* /*uuid*/, hipDevice_t /*device*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
                             hipDevice_t /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceGetP2PAttribute(int* /*value*/, hipDeviceP2PAttr /*attr*/, int /*srcDevice*/,
-                                    int /*dstDevice*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetPCIBusId(char* /*pciBusId*/, int /*len*/, int /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceGetByPCIBusId(int* /*device*/, const char* /*pciBusId*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceTotalMem(size_t* /*bytes*/, hipDevice_t /*device*/) { HIPMEM_UNSUPPORTED; }
 
-// --- Devices: not yet: issue #9 (device queries beyond count/current device)
+// --- Devices: not yet: issue #9 (valid-device lists, limits, memory pools, RDMA flush); textures:
+// no image support
 
-hipError_t hipDeviceReset(void) { HIPMEM_UNSUPPORTED; }
 hipError_t hipSetValidDevices(int* /*device_arr*/, int /*len*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetAttribute(int* /*pi*/, hipDeviceAttribute_t /*attr*/, int /*deviceId*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTarget /*target*/,
                                              enum hipFlushGPUDirectRDMAWritesScope /*scope*/) {
   HIPMEM_UNSUPPORTED;
@@ -56,32 +35,13 @@ hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t* /*mem_pool*/, int /*device*/
 }
 hipError_t hipDeviceSetMemPool(int /*device*/, hipMemPool_t /*mem_pool*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetMemPool(hipMemPool_t* /*mem_pool*/, int /*device*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* /*prop*/, int /*deviceId*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
                                                const hipChannelFormatDesc* /*desc*/,
                                                int /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceSetCacheConfig(hipFuncCache_t /*cacheConfig*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* /*cacheConfig*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetLimit(size_t* /*pValue*/, enum hipLimit_t /*limit*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceSetLimit(enum hipLimit_t /*limit*/, size_t /*value*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* /*pConfig*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipGetDeviceFlags(unsigned int* /*flags*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig /*config*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipSetDeviceFlags(unsigned /*flags*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipChooseDeviceR0600(int* /*device*/, const hipDeviceProp_tR0600* /*prop*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipInitDevice(int /*device*/, unsigned int /*deviceFlags*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipExtGetLinkTypeAndHopCount(int /*device1*/, int /*device2*/, uint32_t* /*linktype*/,
-                                        uint32_t* /*hopcount*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Inter-process sharing: IPC: hipmem serves one process on a simulated KFD
 
@@ -618,15 +578,8 @@ hipError_t hipMipmappedArrayGetMemoryRequirements(
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Peer access: not yet: issue #9 (peer access)
+// --- Peer access: not yet: issue #9 (peer copies)
 
-hipError_t hipDeviceCanAccessPeer(int* /*canAccessPeer*/, int /*deviceId*/, int /*peerDeviceId*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceEnablePeerAccess(int /*peerDeviceId*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceDisablePeerAccess(int /*peerDeviceId*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipMemcpyPeer(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
                          int /*srcDeviceId*/, size_t /*sizeBytes*/) {
   HIPMEM_UNSUPPORTED;

@@ -45,7 +45,11 @@ absl::StatusOr<Runtime*> Runtime::Get() {
 }
 
 Runtime::Runtime(std::unique_ptr<clr::Context> context)
-    : context_(std::move(context)), streams_(std::make_unique<StreamTable>(*context_)) {}
+    : context_(std::move(context)),
+      streams_(std::make_unique<StreamTable>(*context_)),
+      device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())) {
+  for (size_t i = 0; i < context_->devices().size(); ++i) device_flags_[i] = hipDeviceScheduleSpin;
+}
 
 Runtime::~Runtime() {
   streams_.reset();  // streams finish their work before the context goes
@@ -69,6 +73,87 @@ absl::Status Runtime::SetDevice(int ordinal) {
   }
   t_current_device = ordinal;
   return absl::OkStatus();
+}
+
+absl::StatusOr<const clr::DeviceInfo*> Runtime::GetDeviceInfo(int ordinal) const {
+  if (ordinal < 0 || ordinal >= device_count()) {
+    return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+  }
+  return &context_->devices()[ordinal].info;
+}
+
+uint32_t Runtime::device_flags() const { return device_flags_[t_current_device].load(); }
+
+absl::Status Runtime::SetDeviceFlags(uint32_t flags) { return SetDeviceFlags(t_current_device, flags); }
+
+absl::Status Runtime::SetDeviceFlags(int ordinal, uint32_t flags) {
+  if (ordinal < 0 || ordinal >= device_count()) {
+    return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+  }
+  constexpr uint32_t kSupported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+  if ((flags & ~kSupported) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): unknown flag bits"));
+  }
+  // At most one of Spin, Yield and BlockingSync (Auto is none of them).
+  const uint32_t schedule = flags & hipDeviceScheduleMask;
+  if ((schedule & (schedule - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): more than one scheduling mode"));
+  }
+  device_flags_[ordinal] = schedule;
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::DeviceReset() {
+  const clr::Device& device = CurrentDevice();
+  RETURN_IF_ERROR(streams_->SynchronizeDevice(device.ordinal));
+  streams_->DestroyDeviceStreams(device.ordinal);
+  RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
+  device_flags_[device.ordinal] = hipDeviceScheduleSpin;
+  Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its streams destroyed, its device memory freed");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Runtime::CanAccessPeer(int device, int peer) const {
+  if (device == peer) return false;  // CLR answers 0 for itself before checking the ordinal
+  for (int ordinal : {device, peer}) {
+    if (ordinal < 0 || ordinal >= device_count()) {
+      return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+    }
+  }
+  return context_->CanAccessPeer(context_->devices()[device], context_->devices()[peer]);
+}
+
+absl::Status Runtime::EnablePeerAccess(int peer, uint32_t flags) {
+  if (flags != 0) return absl::InvalidArgumentError(absl::StrCat("hipDeviceEnablePeerAccess: flags ", flags));
+  const clr::Device& device = CurrentDevice();
+  ASSIGN_OR_RETURN(const bool can, CanAccessPeer(device.ordinal, peer));
+  if (!can) {
+    return InvalidDeviceError(absl::StrCat("device ", device.ordinal, " cannot access device ", peer, "'s memory"));
+  }
+  absl::Status status = context_->EnablePeerAccess(device, context_->devices()[peer]);
+  if (absl::IsAlreadyExists(status)) return WithHipError(status, hipErrorPeerAccessAlreadyEnabled);
+  return status;
+}
+
+absl::Status Runtime::DisablePeerAccess(int peer) {
+  const clr::Device& device = CurrentDevice();
+  ASSIGN_OR_RETURN(const bool can, CanAccessPeer(device.ordinal, peer));
+  if (!can) {
+    return InvalidDeviceError(absl::StrCat("device ", device.ordinal, " cannot access device ", peer, "'s memory"));
+  }
+  absl::Status status = context_->DisablePeerAccess(device, context_->devices()[peer]);
+  if (absl::IsNotFound(status)) return WithHipError(status, hipErrorPeerAccessNotEnabled);
+  return status;
+}
+
+absl::StatusOr<clr::Context::PeerLink> Runtime::PeerLink(int device1, int device2) const {
+  for (int ordinal : {device1, device2}) {
+    if (ordinal < 0 || ordinal >= device_count()) {
+      return InvalidDeviceError(absl::StrCat("device ", ordinal, ": there are ", device_count(), " devices"));
+    }
+  }
+  return context_->GetPeerLink(context_->devices()[device1], context_->devices()[device2]);
 }
 
 absl::StatusOr<void*> Runtime::Malloc(size_t size) {

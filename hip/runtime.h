@@ -8,6 +8,7 @@
 #define HIPMEM_HIP_RUNTIME_H_
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,6 +60,39 @@ class Runtime {
   int current_device() const;
   // InvalidDeviceError for an ordinal outside [0, device_count()).
   absl::Status SetDevice(int ordinal);
+
+  // ROCclr's description of device `ordinal` (hipGetDeviceProperties, hipDeviceGetAttribute, ...).
+  // InvalidDeviceError for an ordinal outside [0, device_count()).
+  absl::StatusOr<const clr::DeviceInfo*> GetDeviceInfo(int ordinal) const;
+
+  // hipGetDeviceFlags / hipSetDeviceFlags of the calling thread's current device. A device starts with
+  // hipDeviceScheduleSpin; SetDeviceFlags keeps only the scheduling bits, as CLR does. kInvalidArgument
+  // (hipErrorInvalidValue) for bits outside hipDeviceScheduleMask | hipDeviceMapHost |
+  // hipDeviceLmemResizeToMax, or for more than one scheduling mode.
+  uint32_t device_flags() const;
+  absl::Status SetDeviceFlags(uint32_t flags);
+  // The same for device `ordinal` (hipInitDevice). InvalidDeviceError for an ordinal out of range.
+  absl::Status SetDeviceFlags(int ordinal, uint32_t flags);
+
+  // hipDeviceReset of the current device, as CLR's hip::Device::Reset: waits for the device's streams, destroys
+  // those hipStreamCreate made on it, frees every device allocation made on it (hipHostMalloc memory belongs to
+  // the process and stays; registered memory stays registered), and puts its flags back to
+  // hipDeviceScheduleSpin. The null stream and per-thread streams stay usable; events stay valid.
+  absl::Status DeviceReset();
+
+  // hipDeviceCanAccessPeer: whether `device` can be given `peer`'s memory (a link exists); false for itself.
+  // InvalidDeviceError for an ordinal out of range.
+  absl::StatusOr<bool> CanAccessPeer(int device, int peer) const;
+  // hipDeviceEnablePeerAccess from the current device: its GPU then reaches `peer`'s allocations, present and
+  // future. Errors: kInvalidArgument for flags other than 0; InvalidDeviceError for `peer` out of range, itself
+  // or without a link; hipErrorPeerAccessAlreadyEnabled when enabled already.
+  absl::Status EnablePeerAccess(int peer, uint32_t flags);
+  // hipDeviceDisablePeerAccess: later allocations of `peer` are no longer mapped for the current device.
+  // Errors: InvalidDeviceError as EnablePeerAccess; hipErrorPeerAccessNotEnabled when not enabled.
+  absl::Status DisablePeerAccess(int peer);
+  // The link from `device1` to `device2`'s memory (hipExtGetLinkTypeAndHopCount, hipDeviceGetP2PAttribute).
+  // InvalidDeviceError for an ordinal out of range; callers check equal devices first, as their CLR codes differ.
+  absl::StatusOr<clr::Context::PeerLink> PeerLink(int device1, int device2) const;
 
   // hipMalloc: nullptr for size 0; kResourceExhausted (hipErrorOutOfMemory) when too large or
   // out of VRAM.
@@ -128,6 +162,7 @@ class Runtime {
 
   std::unique_ptr<clr::Context> context_;
   std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
+  std::unique_ptr<std::atomic<uint32_t>[]> device_flags_;  // by device
 };
 
 }  // namespace hipmem::hip

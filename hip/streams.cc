@@ -76,6 +76,23 @@ absl::Status StreamTable::Destroy(StreamHandle handle) {
   return absl::OkStatus();
 }
 
+void StreamTable::DestroyDeviceStreams(int device) {
+  std::vector<std::unique_ptr<HipStream>> doomed;
+  {
+    ScopedLock lock(&mu_);
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      if (it->second->device() == device) {
+        doomed.push_back(std::move(it->second));
+        streams_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Outside the table's lock, as in Destroy: each destructor waits for its stream's work.
+  doomed.clear();
+}
+
 absl::StatusOr<HipStream*> StreamTable::NullStream(int device) {
   if (device < 0 || static_cast<size_t>(device) >= null_streams_.size()) {
     return InvalidDeviceError(absl::StrCat("device ", device));

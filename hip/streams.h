@@ -104,6 +104,9 @@ class StreamTable {
   absl::Status Query(HipStream& stream);
   // hipDeviceSynchronize: every stream of `device`.
   absl::Status SynchronizeDevice(int device);
+  // hipDeviceReset: destroys every stream hipStreamCreate made on `device`, each after its work (the null and
+  // per-thread streams stay). Their handles are dead afterwards, as after hipStreamDestroy.
+  void DestroyDeviceStreams(int device);
 
   // hipEventCreateWithFlags. Errors: kInvalidArgument for unknown flag bits.
   absl::StatusOr<EventHandle> CreateEvent(uint32_t flags);

@@ -215,6 +215,7 @@ AgentDescription DescribeAgent(const NodeProperties& node, const std::string& cp
     if (bank.heap_type == HeapType::kFrameBufferPublic || bank.heap_type == HeapType::kFrameBufferPrivate) {
       d.memory_width = bank.width;
       d.memory_max_frequency = bank.mem_clk_max;
+      d.large_bar = bank.heap_type == HeapType::kFrameBufferPublic;
     }
   }
   d.queues_max = kGpuQueuesMax;

@@ -92,6 +92,7 @@ struct AgentDescription {
   bool coherent_host_access = false;
   bool iommu_v2 = false;
   bool apu = false;
+  bool large_bar = false;  // the CPU sees all of VRAM (its bank is FRAME_BUFFER_PUBLIC)
   uint64_t hive_id = 0;
   std::vector<CacheDescription> caches;
   std::optional<IsaDescription> isa;  // GPUs only

@@ -1,0 +1,123 @@
+// Peer access through the C API on two-GPU presets: 2xmi250x (two GCDs joined by XGMI) and 2xrx7900xtx (PCIe
+// cards without a P2P path).
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hip/hip_runtime.h"
+
+namespace {
+
+std::string Preset() {
+  const char* p = std::getenv("HIPMEM_SIM_PRESET");
+  return p == nullptr ? "" : p;
+}
+
+class HipPeerCApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+    ASSERT_EQ(count, 2) << "a two-GPU preset";
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  }
+};
+
+TEST_F(HipPeerCApi, SelfAndBadOrdinals) {
+  int can = -1;
+  ASSERT_EQ(hipDeviceCanAccessPeer(&can, 0, 0), hipSuccess);
+  EXPECT_EQ(can, 0) << "a device is not its own peer";
+  EXPECT_EQ(hipDeviceCanAccessPeer(&can, 0, 2), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceCanAccessPeer(nullptr, 0, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(0, 0), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(5, 0), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(0), hipErrorInvalidDevice);
+  uint32_t type = 0, hops = 0;
+  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 0, &type, &hops), hipErrorInvalidValue);
+  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 2, &type, &hops), hipErrorInvalidDevice);
+  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(-1, 1, &type, &hops), hipErrorInvalidValue);
+  int value = 0;
+  EXPECT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 0), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 2), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceGetP2PAttribute(nullptr, hipDevP2PAttrAccessSupported, 0, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetP2PAttribute(&value, static_cast<hipDeviceP2PAttr>(9), 0, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipExtGetLinkTypeAndHopCount(0, 1, nullptr, &hops), hipErrorInvalidValue);
+}
+
+TEST_F(HipPeerCApi, XgmiPeersShareMemory) {
+  if (Preset() != "2xmi250x") GTEST_SKIP() << "2xmi250x only";
+  int can = 0;
+  ASSERT_EQ(hipDeviceCanAccessPeer(&can, 0, 1), hipSuccess);
+  EXPECT_EQ(can, 1);
+  ASSERT_EQ(hipDeviceCanAccessPeer(&can, 1, 0), hipSuccess);
+  EXPECT_EQ(can, 1);
+  uint32_t type = 0, hops = 0;
+  ASSERT_EQ(hipExtGetLinkTypeAndHopCount(0, 1, &type, &hops), hipSuccess);
+  EXPECT_EQ(type, 4u) << "HSA_AMD_LINK_INFO_TYPE_XGMI";
+  EXPECT_EQ(hops, 1u);
+  int value = -1;
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 1);
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrHipArrayAccessSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 1) << "same ISA on both GCDs";
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrPerformanceRank, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 4) << "CLR's rank is the link type";
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrNativeAtomicSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 1) << "XGMI carries atomics";
+
+  // An allocation made on the peer before access is enabled, and one after: both reachable from device 0's GPU.
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  void* before = nullptr;
+  ASSERT_EQ(hipMalloc(&before, 1 << 20), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  ASSERT_EQ(hipDeviceEnablePeerAccess(1, 0), hipSuccess);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 0), hipErrorPeerAccessAlreadyEnabled);
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  void* after = nullptr;
+  ASSERT_EQ(hipMalloc(&after, 1 << 20), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+
+  // Device 0's null stream runs a fill kernel on each of device 1's buffers: its GPU must have them mapped.
+  hipStream_t s = nullptr;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  for (void* p : {before, after}) {
+    ASSERT_EQ(hipMemsetAsync(p, 0x5a, 1 << 20, s), hipSuccess);
+  }
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  std::vector<uint8_t> host(1 << 20);
+  for (void* p : {before, after}) {
+    ASSERT_EQ(hipMemcpy(host.data(), p, host.size(), hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(host.front(), 0x5a);
+    EXPECT_EQ(host.back(), 0x5a);
+  }
+  ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
+
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  EXPECT_EQ(hipFree(before), hipSuccess);
+  EXPECT_EQ(hipFree(after), hipSuccess);
+}
+
+TEST_F(HipPeerCApi, PcieCardsWithoutP2pAreNotPeers) {
+  if (Preset() != "2xrx7900xtx") GTEST_SKIP() << "2xrx7900xtx only";
+  int can = -1;
+  ASSERT_EQ(hipDeviceCanAccessPeer(&can, 0, 1), hipSuccess);
+  EXPECT_EQ(can, 0);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 0), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorInvalidDevice);
+  uint32_t type = 0, hops = 7;
+  ASSERT_EQ(hipExtGetLinkTypeAndHopCount(0, 1, &type, &hops), hipSuccess);
+  EXPECT_EQ(type, UINT32_MAX) << "no path: ROCclr's -1";
+  EXPECT_EQ(hops, 0u);
+  int value = -2;
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrAccessSupported, 0, 1), hipSuccess);
+  EXPECT_EQ(value, 0);
+  ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrPerformanceRank, 0, 1), hipSuccess);
+  EXPECT_EQ(value, -1);
+}
+
+}  // namespace
