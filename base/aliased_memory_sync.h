@@ -4,11 +4,12 @@
 // mapping (testing/kfd_sim/bo_pages.h), as a real GPU and CPU reach one physical page. An engine's release store
 // and a client's acquire load of the same word then pair on the hardware, but ThreadSanitizer keys atomics by
 // virtual address and sees two unrelated words: a client that reads a completion signal (signal memory is such
-// a buffer) and then the data the engine wrote before it gets a false race report. So every engine publishes on
-// one process-wide token before it writes a completion, and every signal load observes it. The edge is coarser
-// than the hardware's (any completion orders everything an engine did before it), which can hide a race between
-// unrelated engine work and the host; the doorbell path does the same in the other direction
-// (testing/kfd_sim/engines/doorbell.cc). Both are no-ops without ThreadSanitizer.
+// a buffer) and then the data the engine wrote before it gets a false race report, and so does an engine that
+// waits on a signal the host set. So both sides publish on one process-wide token before they write a signal
+// (engines before a completion, the host before a signal store) and observe it after they read one. The edge is
+// coarser than the hardware's (any signal orders everything done before it), which can hide a race between
+// unrelated work; the doorbell path does the same (testing/kfd_sim/engines/doorbell.cc). No-ops without
+// ThreadSanitizer.
 #ifndef HIPMEM_BASE_ALIASED_MEMORY_SYNC_H_
 #define HIPMEM_BASE_ALIASED_MEMORY_SYNC_H_
 
@@ -22,9 +23,9 @@ namespace hipmem {
 
 #ifdef ABSL_HAVE_THREAD_SANITIZER
 inline char g_aliased_memory_token;
-// Before an engine's completion write: what it did so far is visible to whoever observes a completion.
+// Before writing a signal: what this thread did so far is visible to whoever observes a signal.
 inline void PublishThroughAliases() { __tsan_release(&g_aliased_memory_token); }
-// After the host observed a completion through its own mapping.
+// After reading a signal (possibly written through another mapping).
 inline void ObserveThroughAliases() { __tsan_acquire(&g_aliased_memory_token); }
 #else
 inline void PublishThroughAliases() {}

@@ -238,6 +238,7 @@ SignalValue SignalRef::Load(MemoryOrder order) const {
 }
 
 void SignalRef::Store(SignalValue value, MemoryOrder order) const {
+  PublishThroughAliases();  // an engine may read it through its own mapping
   Value(*core_).store(value, StoreOrder(*core_, order));
   Wake(*core_);
 }
@@ -245,6 +246,7 @@ void SignalRef::Store(SignalValue value, MemoryOrder order) const {
 void SignalRef::Apply(SignalOp op, SignalValue operand, MemoryOrder order) const {
   const std::atomic_ref<int64_t> value = Value(*core_);
   const std::memory_order o = ChangeOrder(*core_, order);
+  PublishThroughAliases();
   switch (op) {
     case SignalOp::kAdd: value.fetch_add(operand, o); break;
     case SignalOp::kSubtract: value.fetch_sub(operand, o); break;
@@ -256,12 +258,14 @@ void SignalRef::Apply(SignalOp op, SignalValue operand, MemoryOrder order) const
 }
 
 SignalValue SignalRef::Exchange(SignalValue value, MemoryOrder order) const {
+  PublishThroughAliases();
   const SignalValue before = Value(*core_).exchange(value, ChangeOrder(*core_, order));
   Wake(*core_);
   return before;
 }
 
 SignalValue SignalRef::CompareExchange(SignalValue expected, SignalValue desired, MemoryOrder order) const {
+  PublishThroughAliases();
   Value(*core_).compare_exchange_strong(expected, desired, ChangeOrder(*core_, order));
   Wake(*core_);
   return expected;  // the value before, whether or not it matched

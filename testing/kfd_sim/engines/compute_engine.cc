@@ -428,6 +428,7 @@ ComputeEngine::Outcome ComputeEngine::Barrier(const aql::BarrierPacket& packet) 
         auto* value = TranslateWord<int64_t>(memory_, handle + aql::kSignalValueOffset);
         if (value == nullptr) return Fault(handle + aql::kSignalValueOffset);
         const bool met = std::atomic_ref<int64_t>(*value).load(std::memory_order_acquire) == 0;
+        ObserveThroughAliases();  // the host may have set it through its own mapping
         any_met = any_met || met;
         all_met = all_met && met;
       }

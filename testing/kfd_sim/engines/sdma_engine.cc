@@ -121,8 +121,10 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
   // Every access of the packet happens inside one scope, except the waits of POLL and a looping ATOMIC.
   std::optional<GpuMemory::AccessScope> scope;
   scope.emplace(memory_);
-  // A packet may complete a signal (ATOMIC, FENCE, a write): what earlier packets did is published first.
+  // A packet may complete a signal (ATOMIC, FENCE, a write): what earlier packets did is published first; and it
+  // may read what the host wrote through its own mapping.
   PublishThroughAliases();
+  ObserveThroughAliases();
   uint32_t p[9] = {};
   if (!ReadRing(rptr, p, 1)) return Outcome::kHalt;
   const uint32_t opcode = p[0] & 0xff;
@@ -440,6 +442,7 @@ SdmaEngine::Outcome SdmaEngine::Poll(uint64_t addr, uint32_t reference, uint32_t
       }
       value = std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(span->host)).load(std::memory_order_acquire);
     }
+    ObserveThroughAliases();  // the host may have written the word through its own mapping
     if (Compare(value & mask, reference, function)) return Outcome::kDone;
     // Hardware moves on after the retry count (and raises a timeout interrupt we do not model).
     if (retries != sdma::kPollForever && attempt >= retries) return Outcome::kDone;
