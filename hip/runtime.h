@@ -149,6 +149,10 @@ class Runtime {
   // hipMemGetInfo of the current device.
   absl::StatusOr<clr::MemInfo> MemGetInfo();
 
+  // ROCclr underneath: devices, memory objects, settings (for the hip/ parts built beside Runtime).
+  clr::Context& context() { return *context_; }
+  const clr::Context& context() const { return *context_; }
+
   // The streams and events of this runtime.
   StreamTable& streams() { return *streams_; }
 
