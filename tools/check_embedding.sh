@@ -5,7 +5,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 client=$(mktemp -d)
 trap 'cd "$client" && bazel shutdown >/dev/null 2>&1; rm -rf "$client"' EXIT
-cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" \
+cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hip_client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" \
    "$repo/tools/embedding/rocr_client.c" "$client/"
 cd "$client"
 cat > WORKSPACE <<WS
@@ -19,12 +19,13 @@ build --nosandbox_debug --cxxopt=-std=c++20 --host_cxxopt=-std=c++20
 RC
 cat > BUILD <<'B'
 cc_binary(name = "client", srcs = ["client.cc"], deps = ["@hipmem//hip:hipmem"])
+cc_binary(name = "hip_client", srcs = ["hip_client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "hsa_client", srcs = ["hsa_client.cc"], deps = ["@hipmem//hsa:hsa_runtime64"])
 cc_binary(name = "hsakmt_client", srcs = ["hsakmt_client.c"], deps = ["@hipmem//thunk:hsakmt"])
 cc_binary(name = "rocr_client", srcs = ["rocr_client.c"], deps = ["@hipmem//hsa:hsa_runtime64"])
 B
 export HIPMEM_KFD_BACKEND=sim
-if ! bazel build --noshow_progress //:client //:hsa_client //:hsakmt_client //:rocr_client >build.log 2>&1; then
+if ! bazel build --noshow_progress //:client //:hip_client //:hsa_client //:hsakmt_client //:rocr_client >build.log 2>&1; then
   cat build.log >&2
   exit 1
 fi
@@ -43,4 +44,14 @@ for preset in mi300x:1 2xmi250x:2 rx7900xtx:1; do
     exit 1
   fi
 done
-echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client on mi300x, 2xmi250x, rx7900xtx)"
+# An application-style HIP program (<hip/hip_runtime.h>, streams, events, async chains, memsets, pitched 2D,
+# registered memory, typed copies, threads, peers) on one GPU, two XGMI-linked GPUs and a consumer card.
+for preset in mi300x:1 2xmi250x:2 rx7900xtx:1; do
+  if ! HIPMEM_SIM_PRESET=${preset%%:*} ./bazel-bin/hip_client >hip.log 2>&1 ||
+     ! grep -q "hip client: ${preset##*:} GPU(s) OK" hip.log; then
+    echo "hip_client on ${preset%%:*}:" >&2
+    cat hip.log >&2
+    exit 1
+  fi
+done
+echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client and hip_client on mi300x, 2xmi250x, rx7900xtx)"
