@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(bazel-bootstrap bazel-rules-cc bazel-rules-java g++ libabsl-dev libgtest-dev libgmock-dev
+packages=(bazel-bootstrap bazel-rules-cc bazel-rules-java g++ clang libabsl-dev libgtest-dev libgmock-dev
           libbenchmark-dev libre2-dev libdrm-dev linux-libc-dev)
 
 missing=()
