@@ -209,7 +209,7 @@ absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint
 }
 
 absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {
-  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader copy ", size.raw(), " B ",
+  if (TraceEnabled()) Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader copy ", size.raw(), " B ",
         AddressText(src), " -> ", AddressText(dst));
   return DispatchBlit(blit::KernelId::kCopy, dst, src.raw(), size);
 }
@@ -224,7 +224,7 @@ absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t el
   }
   if (count > UINT64_MAX / element_size) return absl::InvalidArgumentError("fill size overflows");
   const Bytes size(count * element_size);
-  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader fill ", size.raw(), " B at ",
+  if (TraceEnabled()) Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader fill ", size.raw(), " B at ",
         AddressText(dst), " with a ", element_size, "-byte pattern");
   if (element_size == 1) return DispatchBlit(blit::KernelId::kFillBytes, dst, pattern & 0xff, size);
   // Dword fills over the aligned middle (a 2-byte pattern repeats within a dword, so any dword of the range
@@ -256,7 +256,7 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
   if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
   const hsa::SignalRef& completion = done->ref();
   hsa::CopyRequest request{dst, dst_agent, src, src_agent, size, deps, &completion};
-  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ", AddressText(src),
+  if (TraceEnabled()) Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ", AddressText(src),
         " -> ", AddressText(dst));
   RETURN_IF_ERROR(context_.copies().Copy(request));
   in_flight_.push_back(InFlight{std::move(done), {}});
