@@ -331,6 +331,25 @@ absl::Status Stream::Finish() {
   }
 }
 
+absl::Status Stream::WaitForQueued() {
+  std::shared_ptr<StreamSignal> last;
+  {
+    ScopedLock lock(&mu_);
+    RETURN_IF_ERROR(Failure());
+    if (in_flight_.empty()) return absl::OkStatus();
+    last = in_flight_.back().done;
+  }
+  while (true) {
+    const hsa::SignalValue value =
+        last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+    if (value < 0) return FailedCommand(value);
+    if (value == 0) return absl::OkStatus();
+    // A command failing before the newest one leaves it waiting forever: look at the stream's health.
+    ScopedLock lock(&mu_);
+    RETURN_IF_ERROR(Failure());
+  }
+}
+
 bool Stream::Idle() const {
   ScopedLock lock(&mu_);
   return in_flight_.empty() || in_flight_.back().done->value() <= 0;

@@ -228,8 +228,7 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   if (!path.ok()) return Annotate(path.status(), context());
   if (TraceEnabled()) Trace(Layer::kHip, context(), ": ", clr::CopyPathName(*path));
   if (dst_device >= 0 && dst_device == src_device) return absl::OkStatus();
-  ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
-  if (absl::Status waited = done.Wait(); !waited.ok()) return Annotate(waited, context());
+  if (absl::Status waited = stream->queue().WaitForQueued(); !waited.ok()) return Annotate(waited, context());
   return absl::OkStatus();
 }
 
