@@ -15,7 +15,10 @@
 //   4 KiB pinned hipMemcpy round trip (H2D, D2H)  goal: <= 4x a futex round trip between two threads; p50_ns
 //                                                  printed for the absolute goal (<= 5 us)
 //   hipPointerGetAttributes among 10^3, 10^5 and  goal: 10^6 / 10^3 <= 1.3 (the absolute goal, <= 100 ns at
-//     10^6 live hipMalloc allocations               10^5, is the printed time itself)
+//     10^6 live hipMalloc allocations, on random    10^5, is the printed time itself). The allocations are
+//     ones of them                                  real: 10^6 x 256 B, each a 4 KiB fragment, is 4 GiB of
+//                                                  the simulated MI300X's VRAM. The same query repeated on
+//                                                  one pointer is reported beside it (no cache misses)
 //   hipMemcpyAsync enqueue (4 KiB D2D)            goal: <= 1x a futex round trip
 //   hipStreamSynchronize of an idle stream        goal: <= 20x an uncontended mutex lock+unlock pair
 //
@@ -337,6 +340,25 @@ void BM_PointerGetAttributes(benchmark::State& state) {
   }
 }
 
+// The same query on one pointer over and over: the map's depth without its cache misses (report only), to
+// tell how much of BM_PointerGetAttributes' growth is the memory system's rather than the lookup's.
+void BM_PointerGetAttributesSamePointer(benchmark::State& state) {
+  const auto count = static_cast<size_t>(state.range(0));
+  if (!GrowLiveAllocations(count)) {
+    state.SkipWithError("hipMalloc of the live allocations failed");
+    return;
+  }
+  const char* ptr = static_cast<const char*>(LiveAllocations()[count / 2]) + 64;
+  hipPointerAttribute_t attributes;
+  for (auto _ : state) {
+    if (hipPointerGetAttributes(&attributes, ptr) != hipSuccess) {
+      state.SkipWithError("hipPointerGetAttributes failed");
+      return;
+    }
+    benchmark::DoNotOptimize(attributes);
+  }
+}
+
 // The floor under an address-to-allocation map: an ordered map's lookup among as many ranges, at random.
 void BM_StdMapLookup(benchmark::State& state) {
   const auto count = static_cast<size_t>(state.range(0));
@@ -442,8 +464,11 @@ void RegisterDefault() {
   benchmark::RegisterBenchmark("BM_StreamSynchronizeIdle", BM_StreamSynchronizeIdle)->UseRealTime();
   benchmark::RegisterBenchmark("BM_StdMapLookup", BM_StdMapLookup)->Arg(100000)->UseRealTime();
   // In growing order: each one adds to the allocations the one before left alive.
-  benchmark::RegisterBenchmark("BM_PointerGetAttributes", BM_PointerGetAttributes)
-      ->Arg(1000)->Arg(100000)->Arg(1000000)->UseRealTime();
+  for (int64_t count : {1000, 100000, 1000000}) {
+    benchmark::RegisterBenchmark("BM_PointerGetAttributes", BM_PointerGetAttributes)->Arg(count)->UseRealTime();
+    benchmark::RegisterBenchmark("BM_PointerGetAttributesSamePointer", BM_PointerGetAttributesSamePointer)
+        ->Arg(count)->UseRealTime();
+  }
 }
 
 std::vector<hipmem_bench::RatioGoal> DefaultGoals() {
@@ -460,6 +485,8 @@ std::vector<hipmem_bench::RatioGoal> DefaultGoals() {
   // Two hipMemcpys, each at least a doorbell wake-up and a completion wake-up: two futex round trips' worth.
   goals.push_back({Name("BM_PinnedRoundTrip", {}), Name("BM_FutexRoundTrip", {}), 4.0});
   goals.push_back({Name("BM_PointerGetAttributes", {1000000}), Name("BM_PointerGetAttributes", {1000}), 1.3});
+  goals.push_back({Name("BM_PointerGetAttributesSamePointer", {1000000}),
+                   Name("BM_PointerGetAttributesSamePointer", {1000}), 0});
   goals.push_back({Name("BM_PointerGetAttributes", {100000}), Name("BM_StdMapLookup", {100000}), 0});
   goals.push_back({Name("BM_PointerGetAttributes", {100000}), Name("BM_MutexLockUnlock", {}), 0});
   // Queuing a copy needs at most one wake-up (the doorbell), never a round trip.
