@@ -167,8 +167,10 @@ absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst_address, DeviceAddr
   ASSIGN_OR_RETURN(const Side dst, Resolve(dst_address, size));
   ASSIGN_OR_RETURN(const Side src, Resolve(src_address, size));
   const CopyPath path = ChooseCopyPath(dst.policy, src.policy, size, prefer_sdma, context_.settings());
-  Trace(Layer::kClr, "blit ", size.raw(), " B ", AddressText(src_address), " -> ", AddressText(dst_address), ": ",
-        CopyPathName(path));
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "blit ", size.raw(), " B ", AddressText(src_address), " -> ", AddressText(dst_address), ": ",
+          CopyPathName(path));
+  }
   if (size.is_zero()) return path;
   switch (path) {
     case CopyPath::kHostMemcpy:

@@ -105,7 +105,9 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
                                          MemoryDesc{{base, size}, base, MemoryKind::kDevice, device.ordinal,
                                                     user_flags, device.device_pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
-  Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
+  }
   {
     ScopedLock lock(&peers_mu_);
     const std::vector<hsa::AgentId> peers = PeerAgentsLocked(device.ordinal);

@@ -209,8 +209,10 @@ absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint
 }
 
 absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {
-  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader copy ", size.raw(), " B ",
-        AddressText(src), " -> ", AddressText(dst));
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader copy ", size.raw(), " B ",
+          AddressText(src), " -> ", AddressText(dst));
+  }
   return DispatchBlit(blit::KernelId::kCopy, dst, src.raw(), size);
 }
 
@@ -224,8 +226,10 @@ absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t el
   }
   if (count > UINT64_MAX / element_size) return absl::InvalidArgumentError("fill size overflows");
   const Bytes size(count * element_size);
-  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader fill ", size.raw(), " B at ",
-        AddressText(dst), " with a ", element_size, "-byte pattern");
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": shader fill ", size.raw(), " B at ",
+          AddressText(dst), " with a ", element_size, "-byte pattern");
+  }
   if (element_size == 1) return DispatchBlit(blit::KernelId::kFillBytes, dst, pattern & 0xff, size);
   // Dword fills over the aligned middle (a 2-byte pattern repeats within a dword, so any dword of the range
   // holds it twice); the bytes before and after it one at a time, each byte of the pattern in its place.
@@ -256,8 +260,10 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
   if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
   const hsa::SignalRef& completion = done->ref();
   hsa::CopyRequest request{dst, dst_agent, src, src_agent, size, deps, &completion};
-  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ", AddressText(src),
-        " -> ", AddressText(dst));
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ",
+          AddressText(src), " -> ", AddressText(dst));
+  }
   RETURN_IF_ERROR(context_.copies().Copy(request));
   in_flight_.push_back(InFlight{std::move(done), {}});
   last_on_aql_ = false;
@@ -328,6 +334,25 @@ absl::Status Stream::Finish() {
     }
     // Bounded, so a command failing earlier in the stream (whose successors then never complete) is noticed.
     last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+  }
+}
+
+absl::Status Stream::WaitForQueued() {
+  std::shared_ptr<StreamSignal> last;
+  {
+    ScopedLock lock(&mu_);
+    RETURN_IF_ERROR(Failure());
+    if (in_flight_.empty()) return absl::OkStatus();
+    last = in_flight_.back().done;
+  }
+  while (true) {
+    const hsa::SignalValue value =
+        last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+    if (value < 0) return FailedCommand(value);
+    if (value == 0) return absl::OkStatus();
+    // A command failing before the newest one leaves it waiting forever: look at the stream's health.
+    ScopedLock lock(&mu_);
+    RETURN_IF_ERROR(Failure());
   }
 }
 

@@ -132,6 +132,11 @@ class Stream {
 
   // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed.
   absl::Status Finish();
+  // Blocks until the work queued before the call is done, without queuing a marker: the newest command's own
+  // signal completes after every command before it, so a blocking hipMemcpy waits on its copy's signal rather
+  // than on a barrier packet that costs the CP another doorbell. Work other threads queue meanwhile is not
+  // waited for. kDataLoss when a command failed; the queue's error when it halted.
+  absl::Status WaitForQueued();
   // Whether everything queued is done (hipStreamQuery).
   bool Idle() const;
 

@@ -101,6 +101,30 @@ TEST_F(StreamTest, CommandsOnDifferentEnginesRunInSubmissionOrder) {
   }
 }
 
+TEST_F(StreamTest, WaitForQueuedReturnsOnceEveryCommandBeforeItIsDoneOnEitherEngine) {
+  EXPECT_THAT(stream_->WaitForQueued(), IsOk()) << "a stream that never ran anything";
+  const DeviceAddress vram = Vram();
+  uint32_t* out1 = Host();
+  uint32_t* out2 = Host();
+  const hsa::AgentId gpu = device_->agent;
+  const hsa::AgentId cpu = ctx_->host_agent();
+  for (int round = 0; round < 20; ++round) {
+    // The newest command is an SDMA copy on odd rounds and a shader copy on even ones.
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xa0 + round, 4, kSize.raw() / 4), IsOk());
+    ASSERT_THAT(stream_->ShaderCopy(Addr(out1), vram, kSize), IsOk());
+    ASSERT_THAT(stream_->ShaderFill(vram, 0xb0 + round, 4, kSize.raw() / 4), IsOk());
+    if (round % 2 == 1) {
+      ASSERT_THAT(stream_->SdmaCopy(Addr(out2), cpu, vram, gpu, kSize), IsOk());
+    } else {
+      ASSERT_THAT(stream_->ShaderCopy(Addr(out2), vram, kSize), IsOk());
+    }
+    ASSERT_THAT(stream_->WaitForQueued(), IsOk());
+    EXPECT_TRUE(stream_->Idle()) << "round " << round;
+    ASSERT_TRUE(AllEqual(out1, kSize, 0xa0 + round)) << "round " << round;
+    ASSERT_TRUE(AllEqual(out2, kSize, 0xb0 + round)) << "round " << round;
+  }
+}
+
 TEST_F(StreamTest, AMarkerIsDoneWhenTheWorkBeforeItIs) {
   absl::Notification release;
   ASSERT_THAT(stream_->HostFunction([&] { release.WaitForNotification(); }), IsOk());

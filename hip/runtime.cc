@@ -163,7 +163,7 @@ absl::StatusOr<void*> Runtime::Malloc(size_t size) {
   if (!base.ok()) {
     return Recode(Annotate(base.status(), absl::StrCat("hipMalloc(", size, ")")), absl::StatusCode::kResourceExhausted);
   }
-  Trace(Layer::kHip, "hipMalloc(", size, ") -> ", AddressText(*base));
+  if (TraceEnabled()) Trace(Layer::kHip, "hipMalloc(", size, ") -> ", AddressText(*base));
   return base->ToPointer();
 }
 
@@ -194,21 +194,25 @@ absl::Status Runtime::Free(void* ptr) {
     return Recode(Annotate(s, absl::StrCat("hipFree(", AddressText(ptr), ")")), absl::StatusCode::kInvalidArgument);
   }
   RETURN_IF_ERROR(s);
-  Trace(Layer::kHip, "hipFree(", AddressText(ptr), ")");
+  if (TraceEnabled()) Trace(Layer::kHip, "hipFree(", AddressText(ptr), ")");
   return absl::OkStatus();
 }
 
 absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind kind) {
-  const std::string context = absl::StrCat("hipMemcpy(", AddressText(dst), ", ", AddressText(src), ", ", size, ", kind=", static_cast<uint32_t>(kind), ")");
+  // Formatted only for an error or the trace: a small copy's whole cost is a few microseconds.
+  auto context = [&] {
+    return absl::StrCat("hipMemcpy(", AddressText(dst), ", ", AddressText(src), ", ", size, ", kind=",
+                        static_cast<uint32_t>(kind), ")");
+  };
   if (size == 0) return absl::OkStatus();
-  if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
-  if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context, ": not a hipMemcpyKind"));
+  if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context(), ": null pointer"));
+  if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context(), ": not a hipMemcpyKind"));
   if (dst == src && kind == MemcpyKind::kDefault) return absl::OkStatus();
   const bool dst_known = context_->Find(Address(dst)).has_value();
   const bool src_known = context_->Find(Address(src)).has_value();
   if (!dst_known && !src_known && kind != MemcpyKind::kHostToHost && kind != MemcpyKind::kDefault) {
     // Neither side is memory HIP knows, and the (simulated) device cannot reach pageable memory.
-    return absl::InvalidArgumentError(absl::StrCat(context, ": neither pointer is device-accessible"));
+    return absl::InvalidArgumentError(absl::StrCat(context(), ": neither pointer is device-accessible"));
   }
   // On the null stream of the device whose memory it touches (CLR sends a copy to the memory's device), after
   // the legacy stream's implicit waits; then hipMemcpy waits for its own command, except a copy inside one
@@ -220,21 +224,24 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
   absl::StatusOr<clr::CopyPath> path =
       stream->blit().Copy(Address(dst), Address(src), Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
-  if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context), absl::StatusCode::kInvalidArgument);
-  RETURN_IF_ERROR(Annotate(path.status(), context));
-  Trace(Layer::kHip, context, ": ", clr::CopyPathName(*path));
+  if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context()), absl::StatusCode::kInvalidArgument);
+  if (!path.ok()) return Annotate(path.status(), context());
+  if (TraceEnabled()) Trace(Layer::kHip, context(), ": ", clr::CopyPathName(*path));
   if (dst_device >= 0 && dst_device == src_device) return absl::OkStatus();
-  ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
-  return Annotate(done.Wait(), context);
+  if (absl::Status waited = stream->queue().WaitForQueued(); !waited.ok()) return Annotate(waited, context());
+  return absl::OkStatus();
 }
 
 absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, MemcpyKind kind, StreamHandle handle) {
-  const std::string context = absl::StrCat("hipMemcpyAsync(", AddressText(dst), ", ", AddressText(src), ", ", size,
-                                           ", kind=", static_cast<uint32_t>(kind), ")");
+  // Formatted only for an error or the trace: it would cost more than queuing a small copy.
+  auto context = [&] {
+    return absl::StrCat("hipMemcpyAsync(", AddressText(dst), ", ", AddressText(src), ", ", size, ", kind=",
+                        static_cast<uint32_t>(kind), ")");
+  };
   ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(handle, current_device()));
   if (size == 0) return absl::OkStatus();
-  if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
-  if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context, ": not a hipMemcpyKind"));
+  if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context(), ": null pointer"));
+  if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context(), ": not a hipMemcpyKind"));
   if (dst == src && kind == MemcpyKind::kDefault) return absl::OkStatus();
   const int dst_device = DeviceOf(dst);
   const int src_device = DeviceOf(src);
@@ -249,9 +256,9 @@ absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, Memcp
   RETURN_IF_ERROR(streams_->BeforeCommand(*target));
   absl::StatusOr<clr::CopyPath> path =
       target->blit().Copy(Address(dst), Address(src), Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
-  if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context), absl::StatusCode::kInvalidArgument);
-  RETURN_IF_ERROR(Annotate(path.status(), context));
-  Trace(Layer::kHip, context, ": ", clr::CopyPathName(*path));
+  if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context()), absl::StatusCode::kInvalidArgument);
+  if (!path.ok()) return Annotate(path.status(), context());
+  if (TraceEnabled()) Trace(Layer::kHip, context(), ": ", clr::CopyPathName(*path));
   if (target != stream) {
     ASSIGN_OR_RETURN(clr::Marker after, target->queue().Record());
     RETURN_IF_ERROR(stream->queue().WaitFor(after));
