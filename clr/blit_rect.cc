@@ -1,9 +1,13 @@
 // Rectangle copies and fills of the blit manager (hipMemcpy2D/3D, hipMemset2D/3D).
 //
-// CLR's copyBufferRect runs a rectangle as one blit-kernel dispatch (or one SDMA sub-window packet) over the
-// whole region. Our simulated blit kernels and ROCr's linear async copy are one-dimensional, so a rectangle runs
-// a row at a time on the engine the linear policy picks: the same engines, the same ordering on the stream,
-// more packets. Contiguous rectangles (every pitch equal to the bytes before it) are one linear copy or fill.
+// CLR's copyBufferRect runs a rectangle as one blit-kernel dispatch over the whole region, or as SDMA
+// sub-window packets. Our blit kernels are one-dimensional, and a dispatch a row costs ~70 us in the simulator,
+// so a rectangle between GPU-reachable sides goes to SDMA as sub-window copies (ROCr's
+// hsa_amd_memory_async_copy_rect) when its bases and pitches are 4-byte aligned, and a row at a time on the
+// engine the linear policy picks otherwise. Pageable sides are packed through the staging ring, a chunk of
+// whole rows being one box. A fill of separate rows stages rows of the value once and copies them the same way
+// (CLR's fill kernel is two- and three-dimensional; ours is not). Contiguous rectangles are one linear copy or
+// fill.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -14,6 +18,7 @@
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "clr/blit_manager.h"
+#include "hsa/copy.h"
 
 namespace hipmem::clr {
 namespace {
@@ -32,6 +37,14 @@ absl::Status ForEachRow(const RectExtent& extent, const PitchedSide& dst, const 
     }
   }
   return absl::OkStatus();
+}
+
+// One row of `height` == 1 slices is the same rectangle as a column of rows `slice_pitch` apart; as rows, it
+// can be one SDMA box.
+void SlicesAsRows(PitchedSide& side, RectExtent& extent) {
+  side.row_pitch = side.slice_pitch;
+  extent.height = extent.depth;
+  extent.depth = 1;
 }
 
 std::string RectText(const PitchedSide& side, const RectExtent& extent) {
@@ -66,23 +79,27 @@ absl::StatusOr<Bytes> RectSpan(const PitchedSide& side, const RectExtent& extent
   return *span;
 }
 
-absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst_layout, const PitchedSide& src_layout,
-                                               const RectExtent& extent) {
-  ASSIGN_OR_RETURN(const Bytes dst_span, CheckedSpan(dst_layout, extent));
-  ASSIGN_OR_RETURN(const Bytes src_span, CheckedSpan(src_layout, extent));
-  ASSIGN_OR_RETURN(const Side dst, Resolve(dst_layout.base, dst_span));
-  ASSIGN_OR_RETURN(const Side src, Resolve(src_layout.base, src_span));
+absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst_layout_in, const PitchedSide& src_layout_in,
+                                               const RectExtent& extent_in) {
+  ASSIGN_OR_RETURN(const Bytes dst_span, CheckedSpan(dst_layout_in, extent_in));
+  ASSIGN_OR_RETURN(const Bytes src_span, CheckedSpan(src_layout_in, extent_in));
+  ASSIGN_OR_RETURN(const Side dst, Resolve(dst_layout_in.base, dst_span));
+  ASSIGN_OR_RETURN(const Side src, Resolve(src_layout_in.base, src_span));
   // At most either span (RectSpan's checks make every pitch at least the bytes before it), so it cannot overflow.
-  const Bytes total = extent.empty() ? Bytes(0) : Bytes(extent.width.raw() * extent.height * extent.depth);
-  if (dst_span == total && src_span == total) return Copy(dst_layout.base, src_layout.base, total);
+  const Bytes total =
+      extent_in.empty() ? Bytes(0) : Bytes(extent_in.width.raw() * extent_in.height * extent_in.depth);
+  if (dst_span == total && src_span == total) return Copy(dst_layout_in.base, src_layout_in.base, total);
 
-  const CopyPath path = ChooseCopyPath(dst.policy, src.policy, total, /*prefer_sdma=*/false, context_.settings());
-  Trace(Layer::kClr, "blit rect ", RectText(src_layout, extent), " -> ", RectText(dst_layout, extent), ": ",
-        CopyPathName(path), ", a row at a time");
+  PitchedSide dst_layout = dst_layout_in;
+  PitchedSide src_layout = src_layout_in;
+  RectExtent extent = extent_in;
+  if (extent.height == 1 && extent.depth > 1) {
+    SlicesAsRows(dst_layout, extent);
+    RectExtent unused = extent_in;
+    SlicesAsRows(src_layout, unused);
+  }
+  CopyPath path = ChooseCopyPath(dst.policy, src.policy, total, /*prefer_sdma=*/false, context_.settings());
   if (extent.empty()) return path;
-  auto at = [](const Side& side, Bytes offset) {
-    return Side{side.policy, side.host + offset, side.gpu + offset, side.agent};
-  };
   switch (path) {
     case CopyPath::kHostMemcpy:
       // The CPU copies once the stream's earlier work (which may write either side) is done.
@@ -94,22 +111,143 @@ absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst_layout, co
       break;
     case CopyPath::kShaderCopy:
     case CopyPath::kShaderCopyLimitedWg:
-    case CopyPath::kSdma:
-      RETURN_IF_ERROR(ForEachRow(extent, dst_layout, src_layout, [&](Bytes dst_offset, Bytes src_offset) {
-        return CopyOnGpu(at(dst, dst_offset), at(src, src_offset), extent.width, path == CopyPath::kSdma);
-      }));
+    case CopyPath::kSdma: {
+      ASSIGN_OR_RETURN(const bool boxed,
+                       CopyBox(dst, dst_layout, src, src_layout, extent, path == CopyPath::kSdma));
+      if (boxed) path = CopyPath::kSdma;
       break;
+    }
     case CopyPath::kStagedShaderCopy:
     case CopyPath::kStagedOrPinnedSdma:
       RETURN_IF_ERROR(
           CopyRectStaged(dst, dst_layout, src, src_layout, extent, path == CopyPath::kStagedOrPinnedSdma));
       break;
   }
+  Trace(Layer::kClr, "blit rect ", RectText(src_layout_in, extent_in), " -> ", RectText(dst_layout_in, extent_in),
+        ": ", CopyPathName(path));
   return path;
+}
+
+absl::StatusOr<bool> BlitManager::CopyBox(const Side& dst, const PitchedSide& dst_layout, const Side& src,
+                                          const PitchedSide& src_layout, const RectExtent& extent, bool sdma) {
+  // Another device's VRAM is reached through peer access by the row copies' engines; the box stays on ours.
+  auto foreign = [&](const Side& side) {
+    return side.policy.kind == CopySide::Kind::kDevice && side.policy.device != stream_.device().ordinal;
+  };
+  constexpr uint64_t kDimMax = UINT32_MAX;  // hsa_dim3_t's fields
+  const bool one_row = extent.height == 1 && extent.depth == 1;
+  if (!one_row && !foreign(dst) && !foreign(src) && extent.width.raw() <= kDimMax && extent.height <= kDimMax &&
+      extent.depth <= kDimMax && dst_layout.row_pitch >= extent.width && src_layout.row_pitch >= extent.width) {
+    const bool dst_device = dst.policy.kind == CopySide::Kind::kDevice;
+    const bool src_device = src.policy.kind == CopySide::Kind::kDevice;
+    // The direction only picks the engine: the host-to-device one for uploads, the device-to-host one otherwise.
+    const hsa::CopyDirection direction = dst_device ? (src_device ? hsa::CopyDirection::kDeviceToDevice
+                                                                  : hsa::CopyDirection::kHostToDevice)
+                                                    : hsa::CopyDirection::kDeviceToHost;
+    const bool slices = extent.depth > 1;
+    const absl::Status queued = stream_.SdmaCopyRect(
+        hsa::PitchedPointer{dst.gpu, dst_layout.row_pitch.raw(), slices ? dst_layout.slice_pitch.raw() : 0},
+        hsa::PitchedPointer{src.gpu, src_layout.row_pitch.raw(), slices ? src_layout.slice_pitch.raw() : 0},
+        hsa::Dim3{static_cast<uint32_t>(extent.width.raw()), static_cast<uint32_t>(extent.height),
+                  static_cast<uint32_t>(extent.depth)},
+        direction);
+    if (queued.ok()) return true;
+    // ROCr refuses what the sub-window packet cannot express (alignment, field widths) or an agent without SDMA;
+    // nothing was queued, so the rows go one by one.
+    if (!absl::IsInvalidArgument(queued) && !absl::IsResourceExhausted(queued) && !absl::IsOutOfRange(queued)) {
+      return queued;
+    }
+    Trace(Layer::kClr, "SDMA sub-window refused (", queued.message(), "): a row at a time");
+  }
+  auto at = [](const Side& side, Bytes offset) {
+    return Side{side.policy, side.host + offset, side.gpu + offset, side.agent};
+  };
+  RETURN_IF_ERROR(ForEachRow(extent, dst_layout, src_layout, [&](Bytes dst_offset, Bytes src_offset) {
+    return CopyOnGpu(at(dst, dst_offset), at(src, src_offset), extent.width, sdma);
+  }));
+  return false;
 }
 
 absl::Status BlitManager::CopyRectStaged(const Side& dst, const PitchedSide& dst_layout, const Side& src,
                                          const PitchedSide& src_layout, const RectExtent& extent, bool sdma) {
+  // Rows sit in the chunk 4 bytes apart at least, so a chunk of rows is a box SDMA takes.
+  const std::optional<Bytes> stride = AlignUp(extent.width, Bytes(4));
+  if (!stride.has_value() || *stride > chunk_) return CopyRectStagedPieces(dst, dst_layout, src, src_layout, extent, sdma);
+  const bool to_device = src.policy.kind == CopySide::Kind::kPageable;
+  const Side& user = to_device ? src : dst;
+  const Side& device = to_device ? dst : src;
+  const PitchedSide& user_layout = to_device ? src_layout : dst_layout;
+  const PitchedSide& device_layout = to_device ? dst_layout : src_layout;
+  // Consecutive rows of one slice, back to back in the chunk from `at`.
+  struct Run {
+    uint64_t z, y, rows;
+    Bytes at;
+  };
+  std::vector<Run> runs;
+  int index = -1;
+  DeviceAddress buffer(0);
+  Bytes used = chunk_;  // no chunk yet: the first row takes one
+
+  // Copies the chunk's runs, then marks its readers (H2D) or waits for it and empties it (D2H).
+  auto flush = [&]() -> absl::Status {
+    if (index < 0) return absl::OkStatus();
+    absl::Status copies;
+    for (const Run& run : runs) {
+      const Bytes device_offset = RowOffset(device_layout, run.y, run.z);
+      const Side device_side{device.policy, device.host + device_offset, device.gpu + device_offset, device.agent};
+      const Side staged{{CopySide::Kind::kHostDirect}, buffer + run.at, buffer + run.at, context_.host_agent()};
+      const PitchedSide staged_layout{buffer + run.at, *stride, Bytes(0)};
+      const PitchedSide device_rows{device.gpu + device_offset, device_layout.row_pitch, Bytes(0)};
+      const RectExtent box{extent.width, run.rows, 1};
+      copies = (to_device ? CopyBox(device_side, device_rows, staged, staged_layout, box, sdma)
+                          : CopyBox(staged, staged_layout, device_side, device_rows, box, sdma))
+                   .status();
+      if (!copies.ok()) break;
+    }
+    // Even after a failure: queued reads of the chunk must be marked before the ring hands it out again.
+    ASSIGN_OR_RETURN(Marker use, stream_.Record());
+    if (to_device) {
+      chunk_use_[index] = std::move(use);
+      runs.clear();
+      return copies;
+    }
+    RETURN_IF_ERROR(copies);
+    RETURN_IF_ERROR(use.Wait());
+    for (const Run& run : runs) {
+      for (uint64_t i = 0; i < run.rows; ++i) {
+        std::memcpy((user.host + RowOffset(user_layout, run.y + i, run.z)).ToPointer(),
+                    (buffer + run.at + Bytes(i * stride->raw())).ToPointer(), extent.width.raw());
+      }
+    }
+    runs.clear();
+    return absl::OkStatus();
+  };
+  for (uint64_t z = 0; z < extent.depth; ++z) {
+    for (uint64_t y = 0; y < extent.height; ++y) {
+      if (used + *stride > chunk_) {
+        RETURN_IF_ERROR(flush());
+        index = next_chunk_;
+        next_chunk_ = (next_chunk_ + 1) % kStagingChunks;
+        ASSIGN_OR_RETURN(buffer, Staging(index));
+        used = Bytes(0);
+      }
+      if (to_device) {
+        std::memcpy((buffer + used).ToPointer(), (user.host + RowOffset(user_layout, y, z)).ToPointer(),
+                    extent.width.raw());
+      }
+      if (!runs.empty() && runs.back().z == z && runs.back().y + runs.back().rows == y) {
+        ++runs.back().rows;
+      } else {
+        runs.push_back(Run{z, y, 1, used});
+      }
+      used += *stride;
+    }
+  }
+  return flush();
+}
+
+absl::Status BlitManager::CopyRectStagedPieces(const Side& dst, const PitchedSide& dst_layout, const Side& src,
+                                               const PitchedSide& src_layout, const RectExtent& extent, bool sdma) {
   const bool to_device = src.policy.kind == CopySide::Kind::kPageable;
   // Bytes of a device-to-host chunk waiting to be copied out to the user's row once the chunk is done.
   struct Piece {
@@ -169,25 +307,55 @@ absl::Status BlitManager::CopyRectStaged(const Side& dst, const PitchedSide& dst
   return rows.ok() ? closed : rows;
 }
 
-absl::Status BlitManager::FillRect(const PitchedSide& dst, uint8_t value, const RectExtent& extent) {
-  ASSIGN_OR_RETURN(const Bytes span, CheckedSpan(dst, extent));
-  ASSIGN_OR_RETURN(const Side side, Resolve(dst.base, span));
+absl::Status BlitManager::FillRect(const PitchedSide& dst_in, uint8_t value, const RectExtent& extent_in) {
+  ASSIGN_OR_RETURN(const Bytes span, CheckedSpan(dst_in, extent_in));
+  ASSIGN_OR_RETURN(const Side side, Resolve(dst_in.base, span));
   if (side.policy.kind == CopySide::Kind::kPageable) {
     return absl::InvalidArgumentError(
-        absl::StrCat("fill of ", RectText(dst, extent), ": not memory the runtime allocated or registered"));
+        absl::StrCat("fill of ", RectText(dst_in, extent_in), ": not memory the runtime allocated or registered"));
   }
-  if (extent.empty()) return absl::OkStatus();
-  Trace(Layer::kClr, "fill rect ", RectText(dst, extent), " with 0x", absl::Hex(value));
-  // Dword stores where the row allows: a quarter of the elements.
+  if (extent_in.empty()) return absl::OkStatus();
+  Trace(Layer::kClr, "fill rect ", RectText(dst_in, extent_in), " with 0x", absl::Hex(value));
+  // Dword stores where the range allows: a quarter of the elements.
   auto fill = [&](DeviceAddress gpu, Bytes size) {
     if (IsAligned(gpu, Bytes(4)) && IsAligned(size, Bytes(4))) {
       return stream_.ShaderFill(gpu, value * 0x01010101u, 4, size.raw() / 4);
     }
     return stream_.ShaderFill(gpu, value, 1, size.raw());
   };
-  const Bytes total(extent.width.raw() * extent.height * extent.depth);  // at most `span`
+  const Bytes total(extent_in.width.raw() * extent_in.height * extent_in.depth);  // at most `span`
   if (span == total) return fill(side.gpu, total);
-  return ForEachRow(extent, dst, dst, [&](Bytes offset, Bytes) { return fill(side.gpu + offset, extent.width); });
+
+  PitchedSide dst = dst_in;
+  RectExtent extent = extent_in;
+  if (extent.height == 1 && extent.depth > 1) SlicesAsRows(dst, extent);
+  const std::optional<Bytes> stride = AlignUp(extent.width, Bytes(4));
+  if (!stride.has_value() || *stride > chunk_) {
+    return ForEachRow(extent, dst, dst, [&](Bytes offset, Bytes) { return fill(side.gpu + offset, extent.width); });
+  }
+  // Rows of `value` in one chunk, copied into as many rows of the rectangle as it holds at a time.
+  const uint64_t rows_per_chunk = chunk_.raw() / stride->raw();
+  const int index = next_chunk_;
+  next_chunk_ = (next_chunk_ + 1) % kStagingChunks;
+  ASSIGN_OR_RETURN(const DeviceAddress buffer, Staging(index));
+  std::memset(buffer.ToPointer(), value, std::min(rows_per_chunk, extent.height) * stride->raw());
+  const Side staged{{CopySide::Kind::kHostDirect}, buffer, buffer, context_.host_agent()};
+  const PitchedSide staged_layout{buffer, *stride, Bytes(0)};
+  absl::Status copies;
+  for (uint64_t z = 0; z < extent.depth && copies.ok(); ++z) {
+    for (uint64_t y = 0; y < extent.height && copies.ok(); y += rows_per_chunk) {
+      const Bytes offset = RowOffset(dst, y, z);
+      const Side rows{side.policy, side.host + offset, side.gpu + offset, side.agent};
+      const PitchedSide rows_layout{side.gpu + offset, dst.row_pitch, Bytes(0)};
+      copies = CopyBox(rows, rows_layout, staged, staged_layout,
+                       RectExtent{extent.width, std::min(rows_per_chunk, extent.height - y), 1}, /*sdma=*/false)
+                   .status();
+    }
+  }
+  // Marked even after a failure: copies already queued read the chunk.
+  ASSIGN_OR_RETURN(Marker use, stream_.Record());
+  chunk_use_[index] = std::move(use);
+  return copies;
 }
 
 }  // namespace hipmem::clr

@@ -191,6 +191,46 @@ TEST_F(BlitRectTest, ThreeDimensionalRectanglesBetweenVramAndPinnedMemoryRunOnTh
   EXPECT_THAT(ctx_->Free(Addr(pinned)), IsOk());
 }
 
+TEST_F(BlitRectTest, AlignedBoxesGoToSdmaAsOneSubWindowCopy) {
+  // 4-byte aligned bases and pitches: ROCr's rect copy takes the whole box.
+  const Layout dev{64 * 8 + 2 * 64 + 8, 64, 64 * 8};
+  const Layout pin{4, 48, 48 * 6};
+  const size_t pin_size = 4 + 48 * 6 * 3;
+  uint8_t* pinned = Pinned(pin_size);
+  ASSERT_NE(pinned, nullptr);
+  const std::vector<uint8_t> src = Pattern(pin_size, 0x2b);
+  std::copy(src.begin(), src.end(), pinned);
+  const std::vector<uint8_t> before = Pattern(64 * 8 * 4, 0x61);
+  const DeviceAddress vram = Vram(before);
+  EXPECT_THAT(blit_->CopyRect(At(vram.ToPointer(), dev), At(pinned, pin), RectExtent{Bytes(40), 5, 3}),
+              IsOkAndHolds(CopyPath::kSdma));
+  const std::vector<uint8_t> want = Expected(before, dev, src, pin, 40, 5, 3);
+  EXPECT_EQ(Read(vram, before.size()), want);
+
+  // One row per slice: a column of rows a slice apart, still one box.
+  const DeviceAddress other = Vram(std::vector<uint8_t>(64 * 8 * 4, 0));
+  const Layout col{16, 64, 64 * 8};
+  const Layout first_rows{8, 64, 64 * 8};
+  EXPECT_THAT(
+      blit_->CopyRect(At(other.ToPointer(), col), At(vram.ToPointer(), first_rows), RectExtent{Bytes(32), 1, 4}),
+      IsOkAndHolds(CopyPath::kSdma));
+  EXPECT_EQ(Read(other, 64 * 8 * 4), Expected(std::vector<uint8_t>(64 * 8 * 4, 0), col, want, first_rows, 32, 1, 4));
+
+  // Pageable rows through the ring, each chunk of rows one box.
+  const Layout user{0, 52, 52 * 5};
+  std::vector<uint8_t> out(52 * 5 * 3, 0);
+  EXPECT_THAT(blit_->CopyRect(At(out.data(), user), At(vram.ToPointer(), dev), RectExtent{Bytes(40), 5, 3}),
+              IsOkAndHolds(CopyPath::kStagedShaderCopy));
+  EXPECT_EQ(out, Expected(std::vector<uint8_t>(out.size(), 0), user, want, dev, 40, 5, 3));
+  const std::vector<uint8_t> up = Pattern(out.size(), 0x0d);
+  EXPECT_THAT(blit_->CopyRect(At(vram.ToPointer(), dev), At(up.data(), user), RectExtent{Bytes(40), 5, 3}),
+              IsOkAndHolds(CopyPath::kStagedShaderCopy));
+  EXPECT_EQ(Read(vram, before.size()), Expected(want, dev, up, user, 40, 5, 3));
+  EXPECT_THAT(ctx_->Free(vram), IsOk());
+  EXPECT_THAT(ctx_->Free(other), IsOk());
+  EXPECT_THAT(ctx_->Free(Addr(pinned)), IsOk());
+}
+
 TEST_F(BlitRectTest, HostSidesAreCopiedByTheCpu) {
   const Layout a{0, 32, 0};
   const Layout b{4, 20, 0};
@@ -255,6 +295,15 @@ TEST_F(BlitRectTest, FillsPartialRectanglesAndOnlyThem) {
   want = Expected(want, odd, a5, Layout{0, 128, 0}, 61, 4, 1);
   want = Expected(want, vol, c3, Layout{0, 128, 128 * 6}, 64, 3, 2);
   EXPECT_EQ(Read(vram, before.size()), want);
+  // Many rows, more than a staging chunk of them: the rows of value are copied chunk by chunk.
+  const std::vector<uint8_t> tall_before = Pattern(64 * 40000, 0x12);
+  const DeviceAddress tall = Vram(tall_before);
+  ASSERT_THAT(blit_->FillRect(PitchedSide{tall + Bytes(4), Bytes(64), Bytes(0)}, 0xe1, RectExtent{Bytes(40), 39999, 1}),
+              IsOk());
+  EXPECT_TRUE(Read(tall, tall_before.size()) ==
+              Expected(tall_before, Layout{4, 64, 0}, std::vector<uint8_t>(64 * 40000, 0xe1), Layout{0, 64, 0}, 40,
+                       39999, 1));
+  EXPECT_THAT(ctx_->Free(tall), IsOk());
   // A contiguous one is a single fill.
   ASSERT_THAT(blit_->FillRect(PitchedSide{vram, Bytes(128), Bytes(128 * 6)}, 0, RectExtent{Bytes(128), 6, 3}), IsOk());
   EXPECT_EQ(Read(vram, before.size()), std::vector<uint8_t>(before.size(), 0));
