@@ -392,3 +392,47 @@ TEST(HipPitchedCApi, ThreeDimensionalCopiesAndMemsetsOfSubVolumes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HipPitchedCApi, PeerRectanglesReachTheOtherDevicesMemory) {
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  if (count < 2) GTEST_SKIP() << "one GPU in this preset";
+  void* on0 = nullptr;
+  void* on1 = nullptr;
+  size_t pitch0 = 0, pitch1 = 0;
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipMallocPitch(&on0, &pitch0, 96, 8), hipSuccess);
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  ASSERT_EQ(hipMallocPitch(&on1, &pitch1, 96, 8), hipSuccess);
+  // Each GPU's engines reach the other's VRAM once peer access is enabled both ways.
+  ASSERT_EQ(hipDeviceEnablePeerAccess(0, 0), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipDeviceEnablePeerAccess(1, 0), hipSuccess);
+  const std::vector<uint8_t> src = Pattern(pitch0 * 8, 0x29);
+  const std::vector<uint8_t> before = Pattern(pitch1 * 8, 0x93);
+  ASSERT_EQ(hipMemcpy(on0, src.data(), src.size(), hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_EQ(hipMemcpy(on1, before.data(), before.size(), hipMemcpyHostToDevice), hipSuccess);
+  // Device 0's rows 1..6 into device 1's allocation at x = 8, issued from device 0's null stream.
+  ASSERT_EQ(hipMemcpy2D(static_cast<char*>(on1) + 8, pitch1, static_cast<char*>(on0) + pitch0, pitch0, 80, 6,
+                        hipMemcpyDeviceToDevice),
+            hipSuccess);
+  EXPECT_EQ(ReadBack(on1, before.size()), Expected(before, Box{8, pitch1, 0}, src, Box{pitch0, pitch0, 0}, 80, 6));
+  // And back, asynchronously on a stream of device 1.
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+  ASSERT_EQ(hipMemcpy2DAsync(on0, pitch0, on1, pitch1, 96, 8, hipMemcpyDefault, stream), hipSuccess);
+  ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
+  const std::vector<uint8_t> now1 = ReadBack(on1, before.size());
+  EXPECT_EQ(ReadBack(on0, src.size()), Expected(src, Box{0, pitch0, 0}, now1, Box{0, pitch1, 0}, 96, 8));
+  EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
+  EXPECT_EQ(hipFree(on0), hipSuccess);
+  EXPECT_EQ(hipFree(on1), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(0), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipSuccess);
+}
+
+}  // namespace

@@ -142,6 +142,9 @@ absl::Status MemcpyRect(Runtime& runtime, const RectCopy& copy, StreamHandle han
   if (target != stream) {
     ASSIGN_OR_RETURN(clr::Marker after, target->queue().Record());
     RETURN_IF_ERROR(stream->queue().WaitFor(after));
+    // Waited on where it ran: a failed command halts that queue, and only its own marker reports it (the
+    // caller's stream would wait for the halted queue's signal forever).
+    if (!async) RETURN_IF_ERROR(Annotate(after.Wait(), context));
   }
   if (async) return absl::OkStatus();
   ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
