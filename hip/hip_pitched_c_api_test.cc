@@ -133,6 +133,11 @@ TEST_F(HipPitched2D, EveryKindCopiesPartialRectanglesAtOffsets) {
                         hipMemcpyDeviceToDevice),
             hipSuccess);
   EXPECT_EQ(ReadBack(dev2, before2.size()), Expected(before2, Box{200, pitch2, 0}, want, dev, 60, 4));
+  // DeviceToDeviceNoCU is a valid kind for rectangles too.
+  ASSERT_EQ(hipMemcpy2D(dev2, pitch2, d, pitch_, 100, 4, hipMemcpyDeviceToDeviceNoCU), hipSuccess);
+  EXPECT_EQ(ReadBack(dev2, before2.size()),
+            Expected(Expected(before2, Box{200, pitch2, 0}, want, dev, 60, 4), Box{0, pitch2, 0}, want,
+                     Box{0, pitch_, 0}, 100, 4));
   EXPECT_EQ(hipFree(dev2), hipSuccess);
 
   // Host to host, pageable and pinned.

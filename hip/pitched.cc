@@ -1,5 +1,6 @@
 #include "hip/pitched.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
