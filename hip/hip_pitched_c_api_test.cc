@@ -4,6 +4,7 @@
 // negative cases hip-tests check.
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -438,6 +439,37 @@ TEST(HipPitchedCApi, PeerRectanglesReachTheOtherDevicesMemory) {
   EXPECT_EQ(hipDeviceDisablePeerAccess(0), hipSuccess);
   ASSERT_EQ(hipSetDevice(0), hipSuccess);
   EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipSuccess);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(HipPitchedCApi, ThreadsCopyRectanglesOnTheirOwnStreams) {
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  std::vector<int> ok(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &ok] {
+      hipStream_t stream = nullptr;
+      void* dev = nullptr;
+      size_t pitch = 0;
+      if (hipStreamCreate(&stream) != hipSuccess || hipMallocPitch(&dev, &pitch, 200, 50) != hipSuccess) return;
+      const std::vector<uint8_t> src = Pattern(200 * 50, static_cast<uint8_t>(t * 40));
+      std::vector<uint8_t> out(200 * 50, 0);
+      bool good = true;
+      for (int round = 0; round < 5 && good; ++round) {
+        good = hipMemcpy2DAsync(dev, pitch, src.data(), 200, 200, 50, hipMemcpyHostToDevice, stream) == hipSuccess &&
+               hipMemset2DAsync(static_cast<char*>(dev) + 10 * pitch + 4, pitch, t, 100, 20, stream) == hipSuccess &&
+               hipMemcpy2DAsync(out.data(), 200, dev, pitch, 200, 50, hipMemcpyDeviceToHost, stream) == hipSuccess &&
+               hipStreamSynchronize(stream) == hipSuccess &&
+               out == Filled(src, Box{10 * 200 + 4, 200, 0}, static_cast<uint8_t>(t), 100, 20);
+      }
+      ok[t] = good && hipFree(dev) == hipSuccess && hipStreamDestroy(stream) == hipSuccess;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(ok[t]) << "thread " << t;
 }
 
 }  // namespace
