@@ -232,12 +232,24 @@ absl::Status MemsetRect(Runtime& runtime, hipPitchedPtr dst, int value, hipExten
   // Slices are ysize rows apart; a 2D memset has one slice.
   const std::optional<size_t> slice_pitch = CheckedMul(dst.pitch, dst.ysize);
   if (!slice_pitch) return absl::InvalidArgumentError(absl::StrCat(context, ": the slice pitch overflows"));
-  RETURN_IF_ERROR(runtime.streams().BeforeCommand(*stream));
-  absl::Status filled = stream->blit().FillRect(clr::PitchedSide{Address(dst.ptr), Bytes(dst.pitch), Bytes(*slice_pitch)},
+  // Another device's memory is filled by that device, ordered with the caller's stream both ways (as copies).
+  HipStream* target = stream;
+  if (const int memory_device = DeviceOf(runtime, dst.ptr); memory_device >= 0 && memory_device != stream->device()) {
+    ASSIGN_OR_RETURN(target, runtime.streams().Resolve(kNullStreamHandle, memory_device));
+    ASSIGN_OR_RETURN(clr::Marker before, stream->queue().Record());
+    RETURN_IF_ERROR(target->queue().WaitFor(before));
+  }
+  RETURN_IF_ERROR(runtime.streams().BeforeCommand(*target));
+  absl::Status filled = target->blit().FillRect(clr::PitchedSide{Address(dst.ptr), Bytes(dst.pitch), Bytes(*slice_pitch)},
                                                 static_cast<uint8_t>(value),
                                                 clr::RectExtent{Bytes(extent.width), extent.height, extent.depth});
   if (absl::IsOutOfRange(filled)) return Recode(Annotate(filled, context), absl::StatusCode::kInvalidArgument);
   RETURN_IF_ERROR(Annotate(filled, context));
+  if (target != stream) {
+    ASSIGN_OR_RETURN(clr::Marker after, target->queue().Record());
+    RETURN_IF_ERROR(stream->queue().WaitFor(after));
+    if (!async) RETURN_IF_ERROR(Annotate(after.Wait(), context));
+  }
   if (async) return absl::OkStatus();
   ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
   return Annotate(done.Wait(), context);

@@ -68,8 +68,9 @@ absl::StatusOr<RectCopy> FromParam2D(const hip_Memcpy2D* copy);
 absl::StatusOr<RectCopy> FromDrvMemcpy3D(const HIP_MEMCPY3D* copy);
 absl::StatusOr<RectCopy> FromMemcpy3DParms(const hipMemcpy3DParms* copy);
 
-// hipMemset2D/3D: the low byte of `value` into every byte of `extent` at `dst`, on `stream`'s fill kernel;
-// with `async` false, returns once done. An empty extent is success, whatever the pointer. Errors:
+// hipMemset2D/3D: the low byte of `value` into every byte of `extent` at `dst`, queued on `stream` (another
+// device's memory through that device's null stream, ordered with `stream`); with `async` false, returns once
+// done. An empty extent is success, whatever the pointer. Errors:
 // kInvalidArgument for a null pointer, a width above the pitch, rows past the slice (ysize) in 3D, sizes
 // that overflow, memory HIP did not allocate or register, or a rectangle past its allocation;
 // ContextIsDestroyedError for a dead stream.
