@@ -25,6 +25,28 @@
 
 namespace hipmem::clr {
 
+// One side of a rectangle copy or fill (hipMemcpy2D/3D, hipMemset2D/3D): its first byte and the distance from
+// one row, and one slice, to the next.
+struct PitchedSide {
+  DeviceAddress base;
+  Bytes row_pitch;
+  Bytes slice_pitch;
+};
+
+// A rectangle of `depth` slices of `height` rows of `width` bytes.
+struct RectExtent {
+  Bytes width;
+  uint64_t height = 1;
+  uint64_t depth = 1;
+
+  bool empty() const { return width.is_zero() || height == 0 || depth == 0; }
+};
+
+// The bytes from `side.base` to one past the last byte the rectangle touches there (0 for an empty one).
+// kInvalidArgument when a row is wider than the row pitch (with more than one row), a slice's rows run past the
+// slice pitch (with more than one slice), or the span overflows.
+absl::StatusOr<Bytes> RectSpan(const PitchedSide& side, const RectExtent& extent);
+
 class BlitManager {
  public:
   // The blit manager of `stream`, on `context`; both must outlive it. Allocates the staging ring
@@ -48,6 +70,22 @@ class BlitManager {
   // pointer or a misaligned one (Stream::ShaderFill's); kOutOfRange when the fill runs past the object.
   absl::Status Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count);
 
+  // Rectangles (blit_rect.cc; CLR's copyBufferRect / fillBuffer with a 2D/3D size). Both sides are classified
+  // and bounds-checked over their whole span (RectSpan) as Copy classifies a linear copy; an empty extent
+  // queues nothing once the sides are checked. When both sides are contiguous (pitch == width, slice pitch ==
+  // the rows) it is one Copy. Otherwise the path is chosen as Copy would for the rectangle's bytes: between
+  // GPU-reachable sides, the box goes to SDMA as sub-window copies (ROCr's hsa_amd_memory_async_copy_rect,
+  // reported kSdma) when aligned for it, else a row at a time on the engine the policy picks; the CPU copies
+  // row by row where the policy says the host copies; pageable rows are packed through the staging ring
+  // (never pinned: pinning a pitched range would lock the gaps between rows too) and each chunk is one box.
+  // Returns the path taken. Completion as Copy's. Errors: Copy's, and RectSpan's.
+  absl::StatusOr<CopyPath> CopyRect(const PitchedSide& dst, const PitchedSide& src, const RectExtent& extent);
+
+  // Sets every byte of the rectangle at `dst` to `value`: one fill-kernel dispatch when the rows are contiguous;
+  // otherwise rows of `value` staged once in the ring and copied as SDMA sub-windows (CopyBox), or a
+  // fill-kernel dispatch a row where that cannot run. Errors: Fill's, and RectSpan's.
+  absl::Status FillRect(const PitchedSide& dst, uint8_t value, const RectExtent& extent);
+
  private:
   static constexpr int kStagingChunks = 4;  // CLR's kStagingPoolNumSignals
 
@@ -68,6 +106,17 @@ class BlitManager {
   // Pageable memory through the ring: every chunk staged (`pin_above` nullopt), or pinned where more than
   // `*pin_above` bytes remain.
   absl::Status CopyPageable(const Side& dst, const Side& src, Bytes size, bool sdma, std::optional<Bytes> pin_above);
+  // The rows of a rectangle with one pageable side, packed through the staging ring: whole rows a chunk at a
+  // time, each chunk's rows one box (CopyBox); rows longer than a chunk in pieces, one copy a piece.
+  absl::Status CopyRectStaged(const Side& dst, const PitchedSide& dst_layout, const Side& src,
+                              const PitchedSide& src_layout, const RectExtent& extent, bool sdma);
+  absl::Status CopyRectStagedPieces(const Side& dst, const PitchedSide& dst_layout, const Side& src,
+                                    const PitchedSide& src_layout, const RectExtent& extent, bool sdma);
+  // A box between two sides this device reaches: one SDMA sub-window copy when the engine takes it (4-byte
+  // aligned bases and pitches, no other device's VRAM), else a row at a time on SDMA (`sdma`) or the blit
+  // kernel. Returns whether it went as one box.
+  absl::StatusOr<bool> CopyBox(const Side& dst, const PitchedSide& dst_layout, const Side& src,
+                               const PitchedSide& src_layout, const RectExtent& extent, bool sdma);
 
   Context& context_;
   Stream& stream_;

@@ -270,6 +270,22 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
   return absl::OkStatus();
 }
 
+absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,
+                                  hsa::CopyDirection direction) {
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ScopedLock lock(&mu_);
+  RETURN_IF_ERROR(Failure());
+  Retire();
+  std::vector<hsa::SignalRef> deps;
+  if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
+  const hsa::SignalRef& completion = done->ref();
+  hsa::CopyRectRequest request{dst, {}, src, {}, range, device_.agent, direction, deps, &completion};
+  RETURN_IF_ERROR(context_.copies().CopyRect(request));
+  in_flight_.push_back(InFlight{std::move(done), {}});
+  last_on_aql_ = false;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Marker> Stream::Record() {
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
   ScopedLock lock(&mu_);

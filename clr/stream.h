@@ -120,6 +120,10 @@ class Stream {
   // the two sides (the CPU agent for system memory). Errors: Copies::Copy's.
   absl::Status SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
                         Bytes size);
+  // A box (x bytes, y rows, z slices) as SDMA sub-window copies on this device's engines
+  // (hsa_amd_memory_async_copy_rect), after everything queued so far. Errors, nothing queued: Copies::CopyRect's.
+  absl::Status SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,
+                            hsa::CopyDirection direction);
 
   // Marks the current end of the stream (hipEventRecord). Errors as ShaderCopy's.
   absl::StatusOr<Marker> Record();

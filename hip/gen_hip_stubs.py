@@ -38,6 +38,10 @@ SKIP = {
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",
     "hipDrvGetErrorName", "hipDrvGetErrorString", "hipRuntimeGetVersion", "hipDriverGetVersion",
     "hipMemcpy_spt",
+    # hip_pitched_c_api.cc
+    "hipMallocPitch", "hipMemAllocPitch", "hipMalloc3D", "hipMemcpy2D", "hipMemcpy2DAsync",
+    "hipMemcpyParam2D", "hipMemcpyParam2DAsync", "hipMemcpy3D", "hipMemcpy3DAsync", "hipDrvMemcpy3D",
+    "hipDrvMemcpy3DAsync", "hipMemset2D", "hipMemset2DAsync", "hipMemset3D", "hipMemset3DAsync",
 }
 
 REASONS = {

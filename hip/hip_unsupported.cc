@@ -343,13 +343,6 @@ hipError_t hipMemGetDefaultMemPool(hipMemPool_t* /*memPool*/, hipMemLocation* /*
 hipError_t hipHostAlloc(void** /*ptr*/, size_t /*size*/, unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipMallocPitch(void** /*ptr*/, size_t* /*pitch*/, size_t /*width*/, size_t /*height*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemAllocPitch(hipDeviceptr_t* /*dptr*/, size_t* /*pitch*/, size_t /*widthInBytes*/,
-                            size_t /*height*/, unsigned int /*elementSizeBytes*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipFreeHost(void* /*ptr*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Memory: copies: not yet: issue #9 (copies beyond hipMemcpy); symbols: no device code
@@ -407,21 +400,6 @@ hipError_t hipMemcpyFromSymbolAsync(void* /*dst*/, const void* /*symbol*/, size_
 
 // --- Memory: fills: not yet: issue #9 (fills)
 
-hipError_t hipMemset2D(void* /*dst*/, size_t /*pitch*/, int /*value*/, size_t /*width*/,
-                       size_t /*height*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemset2DAsync(void* /*dst*/, size_t /*pitch*/, int /*value*/, size_t /*width*/,
-                            size_t /*height*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemset3D(hipPitchedPtr /*pitchedDevPtr*/, int /*value*/, hipExtent /*extent*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemset3DAsync(hipPitchedPtr /*pitchedDevPtr*/, int /*value*/, hipExtent /*extent*/,
-                            hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemsetD2D8(hipDeviceptr_t /*dst*/, size_t /*dstPitch*/, unsigned char /*value*/,
                          size_t /*width*/, size_t /*height*/) {
   HIPMEM_UNSUPPORTED;
@@ -466,9 +444,6 @@ hipError_t hipArray3DCreate(hipArray_t* /*array*/,
                             const HIP_ARRAY3D_DESCRIPTOR* /*pAllocateArray*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipMalloc3D(hipPitchedPtr* /*pitchedDevPtr*/, hipExtent /*extent*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipFreeArray(hipArray_t /*array*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipMalloc3DArray(hipArray_t* /*array*/, const struct hipChannelFormatDesc* /*desc*/,
                             struct hipExtent /*extent*/, unsigned int /*flags*/) {
@@ -488,19 +463,6 @@ hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR* /*pArrayDescriptor*/,
 
 // --- Memory: 2D, 3D and array copies: not yet: issue #9 (pitched copies); arrays: no image support
 
-hipError_t hipMemcpy2D(void* /*dst*/, size_t /*dpitch*/, const void* /*src*/, size_t /*spitch*/,
-                       size_t /*width*/, size_t /*height*/, hipMemcpyKind /*kind*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyParam2D(const hip_Memcpy2D* /*pCopy*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* /*pCopy*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpy2DAsync(void* /*dst*/, size_t /*dpitch*/, const void* /*src*/,
-                            size_t /*spitch*/, size_t /*width*/, size_t /*height*/,
-                            hipMemcpyKind /*kind*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemcpy2DToArray(hipArray_t /*dst*/, size_t /*wOffset*/, size_t /*hOffset*/,
                               const void* /*src*/, size_t /*spitch*/, size_t /*width*/,
                               size_t /*height*/, hipMemcpyKind /*kind*/) {
@@ -543,14 +505,6 @@ hipError_t hipMemcpyAtoH(void* /*dst*/, hipArray_t /*srcArray*/, size_t /*srcOff
 }
 hipError_t hipMemcpyHtoA(hipArray_t /*dstArray*/, size_t /*dstOffset*/, const void* /*srcHost*/,
                          size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpy3D(const struct hipMemcpy3DParms* /*p*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms* /*p*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* /*pCopy*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* /*pCopy*/, hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipMemGetAddressRange(hipDeviceptr_t* /*pbase*/, size_t* /*psize*/,

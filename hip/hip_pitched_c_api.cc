@@ -1,0 +1,132 @@
+// hipMallocPitch, hipMalloc3D, hipMemAllocPitch and the 2D/3D copies and memsets: thin shells over
+// hip/pitched.h. Checks CLR makes before its C++ layer (null output pointers, hipMemAllocPitch's element size)
+// are made here.
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hip/c_shell.h"
+#include "hip/hip_runtime_api.h"
+#include "hip/pitched.h"
+#include "hip/runtime.h"
+#include "hip/streams.h"
+
+namespace {
+
+using hipmem::hip::MemcpyKind;
+using hipmem::hip::PitchedAllocation;
+using hipmem::hip::RectCopy;
+using hipmem::hip::Return;
+using hipmem::hip::StreamHandle;
+
+StreamHandle Handle(hipStream_t stream) { return StreamHandle(reinterpret_cast<uint64_t>(stream)); }
+
+hipError_t MallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (ptr == nullptr || pitch == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<PitchedAllocation> a = hipmem::hip::MallocPitch(rt, width, height, 1);
+  if (!a.ok()) return Return(a.status());
+  *ptr = a->ptr;
+  if (a->ptr != nullptr) *pitch = a->pitch;  // an empty extent leaves *pitch alone, as CLR does
+  return Return(hipSuccess);
+}
+
+hipError_t Memcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                    hipMemcpyKind kind, hipStream_t stream, bool async) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  const RectCopy copy{{dst, dpitch, 0}, {src, spitch, 0}, width, height, 1, static_cast<MemcpyKind>(kind)};
+  return Return(hipmem::hip::MemcpyRect(rt, copy, Handle(stream), async));
+}
+
+hipError_t CopyFrom(const absl::StatusOr<RectCopy>& copy, hipStream_t stream, bool async) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (!copy.ok()) return Return(copy.status());
+  return Return(hipmem::hip::MemcpyRect(rt, *copy, Handle(stream), async));
+}
+
+hipError_t Memset3D(hipPitchedPtr dst, int value, hipExtent extent, hipStream_t stream, bool async) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(hipmem::hip::MemsetRect(rt, dst, value, extent, Handle(stream), async));
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  return MallocPitch(ptr, pitch, width, height);
+}
+
+hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInBytes, size_t height,
+                            unsigned int elementSizeBytes) {
+  // The widest access the caller will make; CLR accepts the sizes CUDA's driver API does.
+  if (elementSizeBytes != 4 && elementSizeBytes != 8 && elementSizeBytes != 16) {
+    HIPMEM_INIT_OR_RETURN(rt);
+    (void)rt;
+    return Return(hipErrorInvalidValue);
+  }
+  return MallocPitch(dptr, pitch, widthInBytes, height);
+}
+
+hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (pitchedDevPtr == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<PitchedAllocation> a = hipmem::hip::MallocPitch(rt, extent.width, extent.height, extent.depth);
+  if (!a.ok()) return Return(a.status());
+  *pitchedDevPtr = make_hipPitchedPtr(a->ptr, a->pitch, extent.width, extent.height);
+  return Return(hipSuccess);
+}
+
+hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                       hipMemcpyKind kind) {
+  return Memcpy2D(dst, dpitch, src, spitch, width, height, kind, nullptr, /*async=*/false);
+}
+
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                            hipMemcpyKind kind, hipStream_t stream) {
+  return Memcpy2D(dst, dpitch, src, spitch, width, height, kind, stream, /*async=*/true);
+}
+
+hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy) {
+  return CopyFrom(hipmem::hip::FromParam2D(pCopy), nullptr, /*async=*/false);
+}
+
+hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* pCopy, hipStream_t stream) {
+  return CopyFrom(hipmem::hip::FromParam2D(pCopy), stream, /*async=*/true);
+}
+
+hipError_t hipMemcpy3D(const hipMemcpy3DParms* p) {
+  return CopyFrom(hipmem::hip::FromMemcpy3DParms(p), nullptr, /*async=*/false);
+}
+
+hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms* p, hipStream_t stream) {
+  return CopyFrom(hipmem::hip::FromMemcpy3DParms(p), stream, /*async=*/true);
+}
+
+hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* pCopy) {
+  return CopyFrom(hipmem::hip::FromDrvMemcpy3D(pCopy), nullptr, /*async=*/false);
+}
+
+hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* pCopy, hipStream_t stream) {
+  return CopyFrom(hipmem::hip::FromDrvMemcpy3D(pCopy), stream, /*async=*/true);
+}
+
+hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
+  return Memset3D(make_hipPitchedPtr(dst, pitch, width, height), value, make_hipExtent(width, height, 1), nullptr,
+                  /*async=*/false);
+}
+
+hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream) {
+  return Memset3D(make_hipPitchedPtr(dst, pitch, width, height), value, make_hipExtent(width, height, 1), stream,
+                  /*async=*/true);
+}
+
+hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent) {
+  return Memset3D(pitchedDevPtr, value, extent, nullptr, /*async=*/false);
+}
+
+hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream) {
+  return Memset3D(pitchedDevPtr, value, extent, stream, /*async=*/true);
+}
+
+}  // extern "C"
