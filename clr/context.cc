@@ -68,6 +68,13 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     ASSIGN_OR_RETURN(DeviceInfo info, DescribeDevice(*runtime, agent, vram, settings));
     devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
                              global, Percent(global, settings.single_alloc_percent), std::move(info)});
+    if (absl::StatusOr<hsa::PoolId> fine = FindPool(*runtime, agent, hsa::GlobalFlags::kFineGrained); fine.ok()) {
+      devices.back().fine_device_pool = *fine;
+    }
+    if (absl::StatusOr<hsa::PoolId> uncached = FindPool(*runtime, agent, hsa::GlobalFlags::kExtendedScopeFineGrained);
+        uncached.ok()) {
+      devices.back().uncached_device_pool = *uncached;
+    }
     Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
@@ -95,15 +102,24 @@ absl::StatusOr<const Device*> Context::GetDevice(int ordinal) const {
   return &devices_[ordinal];
 }
 
-absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags) {
+hsa::PoolId Context::DevicePool(const Device& device, DeviceGrain grain) {
+  if (grain == DeviceGrain::kUncached && device.uncached_device_pool.has_value()) return *device.uncached_device_pool;
+  if (grain == DeviceGrain::kFineGrained && device.fine_device_pool.has_value()) return *device.fine_device_pool;
+  return device.device_pool;
+}
+
+absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
+                                                   DeviceMemoryOptions options) {
   if (size > device.max_alloc_size) {
     return absl::ResourceExhaustedError(absl::StrCat("device allocation of ", size.raw(), " B exceeds the ",
                                                      device.max_alloc_size.raw(), " B single-allocation limit"));
   }
-  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(device.device_pool, size));
-  auto memory = std::make_unique<Memory>(runtime_.get(),
-                                         MemoryDesc{{base, size}, base, MemoryKind::kDevice, device.ordinal,
-                                                    user_flags, device.device_pool});
+  const hsa::PoolId pool = DevicePool(device, options.grain);
+  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size, options.contiguous
+                                                                          ? hsa::PoolAllocFlags::kContiguous
+                                                                          : hsa::PoolAllocFlags::kStandard));
+  auto memory = std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kDevice,
+                                                                    device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
   {
