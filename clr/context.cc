@@ -150,6 +150,11 @@ bool Context::CanAccessPeer(const Device& device, const Device& peer) const {
   return path.ok() && path->access != hsa::PoolAccess::kNeverAllowed;
 }
 
+bool Context::PeerAccessEnabled(const Device& device, const Device& peer) const {
+  ScopedLock lock(&peers_mu_);
+  return peer_enabled_[peer.ordinal][device.ordinal];
+}
+
 absl::Status Context::EnablePeerAccess(const Device& device, const Device& peer) {
   if (!CanAccessPeer(device, peer)) {
     return absl::InvalidArgumentError(

@@ -139,6 +139,8 @@ class Context {
   // kInvalidArgument when CanAccessPeer is false; kAlreadyExists when already enabled; the runtime's mapping
   // errors.
   absl::Status EnablePeerAccess(const Device& device, const Device& peer);
+  // Whether `device` enabled access to `peer`'s VRAM (ROCclr's P2PAccessDevices of `peer` lists `device`).
+  bool PeerAccessEnabled(const Device& device, const Device& peer) const;
   // Stops mapping `peer`'s later allocations on `device`'s GPU; those already mapped stay mapped, as in CLR.
   // kNotFound when access was not enabled.
   absl::Status DisablePeerAccess(const Device& device, const Device& peer);

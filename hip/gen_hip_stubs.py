@@ -38,6 +38,10 @@ SKIP = {
     "hipKernelNameRefByPtr", "hipGetStreamDeviceId", "__hipGetPCH", "hipExtGetLastError",
     "hipDrvGetErrorName", "hipDrvGetErrorString", "hipRuntimeGetVersion", "hipDriverGetVersion",
     "hipMemcpy_spt",
+    # hip_memory_c_api.cc
+    "hipExtMallocWithFlags", "hipMallocHost", "hipMemAllocHost", "hipHostAlloc", "hipPointerGetAttribute",
+    "hipDrvPointerGetAttributes", "hipPointerSetAttribute", "hipMemGetAddressRange", "hipMemPtrGetInfo",
+    "hipMemcpyPeer", "hipMemcpyPeerAsync",
 }
 
 REASONS = {

@@ -151,22 +151,6 @@ hipError_t hipEventRecordWithFlags(hipEvent_t /*event*/, hipStream_t /*stream*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: pointers: not yet: issue #9
-
-hipError_t hipPointerSetAttribute(const void* /*value*/, hipPointer_attribute /*attribute*/,
-                                  hipDeviceptr_t /*ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipPointerGetAttribute(void* /*data*/, hipPointer_attribute /*attribute*/,
-                                  hipDeviceptr_t /*ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDrvPointerGetAttributes(unsigned int /*numAttributes*/,
-                                      hipPointer_attribute* /*attributes*/, void** /*data*/,
-                                      hipDeviceptr_t /*ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-
 // --- External resources: interop: no external memory or semaphores without a graphics driver
 
 hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t* /*extSem_out*/,
@@ -198,14 +182,6 @@ hipError_t hipExternalMemoryGetMappedMipmappedArray(
     const hipExternalMemoryMipmappedArrayDesc* /*mipmapDesc*/) {
   HIPMEM_UNSUPPORTED;
 }
-
-// --- Memory: allocation: not yet: issue #9
-
-hipError_t hipExtMallocWithFlags(void** /*ptr*/, size_t /*sizeBytes*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMallocHost(void** /*ptr*/, size_t /*size*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMemAllocHost(void** /*ptr*/, size_t /*size*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Managed memory: not yet: issue #9 (managed memory needs SVM in the simulated KFD)
 
@@ -340,9 +316,6 @@ hipError_t hipMemGetDefaultMemPool(hipMemPool_t* /*memPool*/, hipMemLocation* /*
 
 // --- Memory: host allocations and registration: not yet: issue #9
 
-hipError_t hipHostAlloc(void** /*ptr*/, size_t /*size*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMallocPitch(void** /*ptr*/, size_t* /*pitch*/, size_t /*width*/, size_t /*height*/) {
   HIPMEM_UNSUPPORTED;
 }
@@ -448,10 +421,6 @@ hipError_t hipMemsetD2D32Async(hipDeviceptr_t /*dst*/, size_t /*dstPitch*/, unsi
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: queries: not yet: issue #9
-
-hipError_t hipMemPtrGetInfo(void* /*ptr*/, size_t* /*size*/) { HIPMEM_UNSUPPORTED; }
-
 // --- Arrays: textures/arrays: no image support in hipmem
 
 hipError_t hipMallocArray(hipArray_t* /*array*/, const hipChannelFormatDesc* /*desc*/,
@@ -553,10 +522,6 @@ hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* /*pCopy*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* /*pCopy*/, hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipMemGetAddressRange(hipDeviceptr_t* /*pbase*/, size_t* /*psize*/,
-                                 hipDeviceptr_t /*dptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemcpyBatchAsync(void** /*dsts*/, void** /*srcs*/, size_t* /*sizes*/,
                                size_t /*count*/, hipMemcpyAttributes* /*attrs*/,
                                size_t* /*attrsIdxs*/, size_t /*numAttrs*/, size_t* /*failIdx*/,
@@ -575,17 +540,6 @@ hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms* /*p*/, hipStream_t /*strea
 hipError_t hipMipmappedArrayGetMemoryRequirements(
     hipArrayMemoryRequirements* /*memoryRequirements*/, hipMipmappedArray_t /*mipmap*/,
     hipDevice_t /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-
-// --- Peer access: not yet: issue #9 (peer copies)
-
-hipError_t hipMemcpyPeer(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
-                         int /*srcDeviceId*/, size_t /*sizeBytes*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyPeerAsync(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
-                              int /*srcDevice*/, size_t /*sizeBytes*/, hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
 
