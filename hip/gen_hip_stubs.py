@@ -41,7 +41,7 @@ SKIP = {
     # hip_memory_c_api.cc
     "hipExtMallocWithFlags", "hipMallocHost", "hipMemAllocHost", "hipHostAlloc", "hipPointerGetAttribute",
     "hipDrvPointerGetAttributes", "hipPointerSetAttribute", "hipMemGetAddressRange", "hipMemPtrGetInfo",
-    "hipMemcpyPeer", "hipMemcpyPeerAsync",
+    "hipMemcpyPeer", "hipMemcpyPeerAsync", "hipSetValidDevices", "hipDeviceGetLimit", "hipDeviceSetLimit",
 }
 
 REASONS = {

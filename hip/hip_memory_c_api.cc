@@ -1,5 +1,6 @@
-// hip* C entry points for extended allocation, pointer queries and peer copies: thin shells over
-// memory_ext.h and pointer_info.h. Each records its result as the thread's last error.
+// hip* C entry points for extended allocation, pointer queries, peer copies, valid devices and limits: thin
+// shells over memory_ext.h, pointer_info.h, Runtime and its DeviceLimits. Each records its result as the
+// thread's last error.
 #define HIP_ABI_IMPL 1  // define hipMallocHost / hipMemAllocHost without deprecation warnings
 
 #include <cstddef>
@@ -121,6 +122,25 @@ hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int s
   HIPMEM_INIT_OR_RETURN(rt);
   return Return(hipmem::hip::MemcpyPeer(rt, dst, dstDeviceId, src, srcDevice, sizeBytes,
                                         StreamHandle(reinterpret_cast<uint64_t>(stream))));
+}
+
+hipError_t hipSetValidDevices(int* device_arr, int len) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.SetValidDevices(device_arr, len));
+}
+
+hipError_t hipDeviceGetLimit(size_t* pValue, enum hipLimit_t limit) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (pValue == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<size_t> value = rt.limits().Get(rt.current_device(), static_cast<uint32_t>(limit));
+  if (!value.ok()) return Return(value.status());
+  *pValue = *value;
+  return Return(hipSuccess);
+}
+
+hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(rt.limits().Set(rt.current_device(), static_cast<uint32_t>(limit), value));
 }
 
 }  // extern "C"

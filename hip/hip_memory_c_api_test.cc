@@ -456,4 +456,57 @@ TEST_F(HipMemoryCApi, MemcpyPeerMovesDataBetweenTwoGpus) {
   EXPECT_EQ(hipFree(on1), hipSuccess);
 }
 
+// --- hipDeviceGetLimit / hipDeviceSetLimit, hipSetValidDevices ---
+
+TEST_F(HipMemoryCApi, LimitsRoundTripPerDevice) {
+  size_t value = 0;
+  ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitStackSize), hipSuccess);
+  const size_t original_stack = value;
+  ASSERT_EQ(hipDeviceSetLimit(hipLimitStackSize, 2048), hipSuccess);
+  ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitStackSize), hipSuccess);
+  EXPECT_EQ(value, 2048u);
+  EXPECT_EQ(hipDeviceSetLimit(hipLimitStackSize, 1 << 20), hipErrorInvalidValue) << "beyond 128 KiB - 4 per lane";
+  ASSERT_EQ(hipDeviceSetLimit(hipLimitMallocHeapSize, 64 << 20), hipSuccess);
+  ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitMallocHeapSize), hipSuccess);
+  EXPECT_EQ(value, 64u << 20);
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  if (count > 1) {
+    ASSERT_EQ(hipSetDevice(1), hipSuccess);
+    ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitStackSize), hipSuccess);
+    EXPECT_EQ(value, original_stack) << "limits belong to a device";
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  }
+  EXPECT_EQ(hipDeviceGetLimit(&value, hipLimitPrintfFifoSize), hipErrorUnsupportedLimit);
+  EXPECT_EQ(hipDeviceSetLimit(hipLimitPrintfFifoSize, 1 << 20), hipErrorUnsupportedLimit);
+  EXPECT_EQ(hipDeviceGetLimit(&value, hipLimitRange), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetLimit(nullptr, hipLimitStackSize), hipErrorInvalidValue);
+  ASSERT_EQ(hipDeviceSetLimit(hipLimitStackSize, original_stack), hipSuccess);
+}
+
+TEST_F(HipMemoryCApi, SetValidDevicesPicksTheFirstUnlessTheThreadChoseOne) {
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  int last = count - 1;
+  EXPECT_EQ(hipSetValidDevices(nullptr, 0), hipSuccess);
+  EXPECT_EQ(hipSetValidDevices(nullptr, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipSetValidDevices(&last, -1), hipErrorInvalidValue);
+  std::vector<int> too_many(count + 1, 0);
+  EXPECT_EQ(hipSetValidDevices(too_many.data(), count + 1), hipErrorInvalidValue);
+  int bad = count;
+  EXPECT_EQ(hipSetValidDevices(&bad, 1), hipErrorInvalidDevice);
+
+  int chosen = -1;
+  std::thread fresh([&] {
+    if (hipSetValidDevices(&last, 1) == hipSuccess) (void)hipGetDevice(&chosen);
+  });
+  fresh.join();
+  EXPECT_EQ(chosen, last) << "a thread that never called hipSetDevice starts on the first valid device";
+  // This thread called hipSetDevice(0) in SetUp: its choice stands.
+  ASSERT_EQ(hipSetValidDevices(&last, 1), hipSuccess);
+  int current = -1;
+  ASSERT_EQ(hipGetDevice(&current), hipSuccess);
+  EXPECT_EQ(current, 0);
+}
+
 }  // namespace

@@ -25,7 +25,6 @@ hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
 // --- Devices: not yet: issue #9 (valid-device lists, limits, memory pools, RDMA flush); textures:
 // no image support
 
-hipError_t hipSetValidDevices(int* /*device_arr*/, int /*len*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTarget /*target*/,
                                              enum hipFlushGPUDirectRDMAWritesScope /*scope*/) {
   HIPMEM_UNSUPPORTED;
@@ -40,8 +39,6 @@ hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
                                                int /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceGetLimit(size_t* /*pValue*/, enum hipLimit_t /*limit*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceSetLimit(enum hipLimit_t /*limit*/, size_t /*value*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Inter-process sharing: IPC: hipmem serves one process on a simulated KFD
 

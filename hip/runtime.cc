@@ -15,6 +15,9 @@ namespace hipmem::hip {
 namespace {
 
 thread_local int t_current_device = 0;
+// Whether this thread chose its device with hipSetDevice (CLR's tls.isSetDeviceCalled): hipSetValidDevices
+// then leaves it alone.
+thread_local bool t_set_device_called = false;
 
 // Every flag hipHostMalloc accepts (hip_runtime_api.h).
 constexpr uint32_t kHostMallocKnownFlags = hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |
@@ -47,7 +50,8 @@ absl::StatusOr<Runtime*> Runtime::Get() {
 Runtime::Runtime(std::unique_ptr<clr::Context> context)
     : context_(std::move(context)),
       streams_(std::make_unique<StreamTable>(*context_)),
-      device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())) {
+      device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())),
+      limits_(std::make_unique<DeviceLimits>(static_cast<int>(context_->devices().size()))) {
   for (size_t i = 0; i < context_->devices().size(); ++i) device_flags_[i] = hipDeviceScheduleSpin;
 }
 
@@ -72,6 +76,23 @@ absl::Status Runtime::SetDevice(int ordinal) {
     return InvalidDeviceError(absl::StrCat("hipSetDevice(", ordinal, "): ", device_count(), " devices"));
   }
   t_current_device = ordinal;
+  t_set_device_called = true;
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::SetValidDevices(const int* devices, int count) {
+  if (count == 0) return absl::OkStatus();  // CLR keeps its default order
+  if (devices == nullptr || count < 0 || count > device_count()) {
+    return absl::InvalidArgumentError(absl::StrCat("hipSetValidDevices(", count, " entries): ", device_count(),
+                                                   " devices"));
+  }
+  for (int i = 0; i < count; ++i) {
+    if (devices[i] < 0 || devices[i] >= device_count()) {
+      return InvalidDeviceError(absl::StrCat("hipSetValidDevices: entry ", i, " is device ", devices[i], " of ",
+                                             device_count()));
+    }
+  }
+  if (!t_set_device_called) t_current_device = devices[0];
   return absl::OkStatus();
 }
 

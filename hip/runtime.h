@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "clr/context.h"
+#include "hip/device_limits.h"
 #include "hip/streams.h"
 
 namespace hipmem::hip {
@@ -60,6 +61,12 @@ class Runtime {
   int current_device() const;
   // InvalidDeviceError for an ordinal outside [0, device_count()).
   absl::Status SetDevice(int ordinal);
+
+  // hipSetValidDevices: OK for an empty list; otherwise the calling thread's current device becomes the first
+  // entry unless it called SetDevice already (then nothing changes), as CLR does. Errors: kInvalidArgument
+  // (hipErrorInvalidValue) for a negative length or more entries than devices; InvalidDeviceError for an entry
+  // out of range.
+  absl::Status SetValidDevices(const int* devices, int count);
 
   // ROCclr's description of device `ordinal` (hipGetDeviceProperties, hipDeviceGetAttribute, ...).
   // InvalidDeviceError for an ordinal outside [0, device_count()).
@@ -156,6 +163,9 @@ class Runtime {
   // The streams and events of this runtime.
   StreamTable& streams() { return *streams_; }
 
+  // hipDeviceGetLimit / hipDeviceSetLimit values, per device.
+  DeviceLimits& limits() { return *limits_; }
+
   // hipPointerGetAttributes: unknown pointers are kUnregistered, not an error.
   PointerAttributes GetPointerAttributes(const void* ptr) const;
 
@@ -167,6 +177,7 @@ class Runtime {
   std::unique_ptr<clr::Context> context_;
   std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
   std::unique_ptr<std::atomic<uint32_t>[]> device_flags_;  // by device
+  std::unique_ptr<DeviceLimits> limits_;
 };
 
 }  // namespace hipmem::hip
