@@ -11,6 +11,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
+#include "clr/visible_devices.h"
 #include "hsa/memory.h"
 #include "hsa/pool_path.h"
 
@@ -59,9 +60,15 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
   if (cpu == nullptr) return absl::NotFoundError("no CPU agent with system memory pools");
   ASSIGN_OR_RETURN(hsa::PoolId host_pool, FindPool(*runtime, *cpu, hsa::GlobalFlags::kFineGrained));
   ASSIGN_OR_RETURN(hsa::PoolId host_coarse, FindPool(*runtime, *cpu, hsa::GlobalFlags::kCoarseGrained));
-  std::vector<Device> devices;
+  std::vector<const hsa::Agent*> gpus;
   for (const hsa::Agent& agent : runtime->agents()) {
-    if (agent.type != hsa::DeviceType::kGpu) continue;
+    if (agent.type == hsa::DeviceType::kGpu) gpus.push_back(&agent);
+  }
+  std::vector<Device> devices;
+  // HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES choose and order the agents that become devices.
+  const std::optional<std::string> visible = VisibleDevicesFromEnvironment();
+  for (size_t index : VisibleDeviceOrder(visible, gpus.size())) {
+    const hsa::Agent& agent = *gpus[index];
     ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
     ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
     const Bytes global = Percent(pool->size, settings.max_heap_percent);
@@ -78,7 +85,10 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
-  if (devices.empty()) return absl::NotFoundError("no GPU agents");
+  if (devices.empty()) {
+    return absl::NotFoundError(absl::StrCat("no GPU agents (", gpus.size(), " before HIP_VISIBLE_DEVICES / ",
+                                            "CUDA_VISIBLE_DEVICES)"));
+  }
   return std::unique_ptr<Context>(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
 }
 
