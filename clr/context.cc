@@ -60,6 +60,8 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
   if (cpu == nullptr) return absl::NotFoundError("no CPU agent with system memory pools");
   ASSIGN_OR_RETURN(hsa::PoolId host_pool, FindPool(*runtime, *cpu, hsa::GlobalFlags::kFineGrained));
   ASSIGN_OR_RETURN(hsa::PoolId host_coarse, FindPool(*runtime, *cpu, hsa::GlobalFlags::kCoarseGrained));
+  const absl::StatusOr<hsa::PoolId> host_uncached =
+      FindPool(*runtime, *cpu, hsa::GlobalFlags::kExtendedScopeFineGrained);
   std::vector<const hsa::Agent*> gpus;
   for (const hsa::Agent& agent : runtime->agents()) {
     if (agent.type == hsa::DeviceType::kGpu) gpus.push_back(&agent);
@@ -75,6 +77,7 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     ASSIGN_OR_RETURN(DeviceInfo info, DescribeDevice(*runtime, agent, vram, settings));
     devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
                              global, Percent(global, settings.single_alloc_percent), std::move(info)});
+    if (host_uncached.ok()) devices.back().host_uncached_pool = *host_uncached;
     if (absl::StatusOr<hsa::PoolId> fine = FindPool(*runtime, agent, hsa::GlobalFlags::kFineGrained); fine.ok()) {
       devices.back().fine_device_pool = *fine;
     }
@@ -212,13 +215,16 @@ absl::StatusOr<Context::PeerLink> Context::GetPeerLink(const Device& device, con
 
 absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                                  uint32_t user_flags) {
-  const hsa::PoolId pool = coherence == HostCoherence::kCoherent ? device.host_pool : device.host_coarse_pool;
+  hsa::PoolId pool = coherence == HostCoherence::kNonCoherent ? device.host_coarse_pool : device.host_pool;
+  if (coherence == HostCoherence::kUncached && device.host_uncached_pool.has_value()) pool = *device.host_uncached_pool;
   ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size));
   auto memory =
       std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kHost, device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "host memory ", size.raw(), " B at ", AddressText(base),
-        coherence == HostCoherence::kCoherent ? " (fine-grained)" : " (coarse-grained)");
+        coherence == HostCoherence::kCoherent     ? " (fine-grained)"
+        : coherence == HostCoherence::kUncached ? " (uncached)"
+                                                : " (coarse-grained)");
   return base;
 }
 

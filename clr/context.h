@@ -42,6 +42,8 @@ struct Device {
   // gpu_ext_fine_grained_segment_ (extended-scope fine-grained, uncached VRAM; none on gfx12), when the agent has them.
   std::optional<hsa::PoolId> fine_device_pool = std::nullopt;
   std::optional<hsa::PoolId> uncached_device_pool = std::nullopt;
+  // The CPU's extended-scope fine-grained system pool (uncached host memory), when it has one.
+  std::optional<hsa::PoolId> host_uncached_pool = std::nullopt;
 };
 
 // Which VRAM pool device memory comes from (ROCclr's AllocationFlags: atomics_, pseudo_fine_grain_).
@@ -56,7 +58,9 @@ struct DeviceMemoryOptions {
   bool contiguous = false;  // HSA_AMD_MEMORY_POOL_CONTIGUOUS_FLAG (hipDeviceMallocContiguous)
 };
 
-enum class HostCoherence { kCoherent, kNonCoherent };
+// kUncached: ROCclr's uncached host memory (ROCCLR_MEM_HSA_UNCACHED), from the CPU's extended-scope
+// fine-grained pool.
+enum class HostCoherence { kCoherent, kNonCoherent, kUncached };
 
 // How a copy's endpoints resolved, for tracing and for HIP's direction check.
 enum class CopyDirection { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice };
@@ -104,7 +108,8 @@ class Context {
   // kNotFound when no object contains it.
   absl::Status SetSyncMemOps(DeviceAddress address, bool sync) { return objects_.SetSyncMemOps(address, sync); }
 
-  // Allocates host memory every GPU can reach. kResourceExhausted when out of memory.
+  // Allocates host memory every GPU can reach. kResourceExhausted when out of memory; kUncached falls back to
+  // the fine-grained pool when the CPU has no extended-scope one.
   absl::StatusOr<DeviceAddress> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                           uint32_t user_flags);
 

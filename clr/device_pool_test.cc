@@ -83,6 +83,15 @@ TEST_F(DevicePoolTest, FineGrainedVramWhereTheAgentHasItElseCoarse) {
   EXPECT_EQ(Context::DevicePool(*device_, DeviceGrain::kCoarse), device_->device_pool);
 }
 
+TEST_F(DevicePoolTest, UncachedHostMemoryComesFromTheCpusExtendedScopePool) {
+  ASSERT_TRUE(device_->host_uncached_pool.has_value()) << "ROCr's CPU pools include extended-scope fine-grained";
+  EXPECT_EQ(FlagsOf(*device_->host_uncached_pool), hsa::GlobalFlags::kExtendedScopeFineGrained);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress base, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kUncached, 0));
+  EXPECT_EQ(ctx_->Find(base)->desc.pool, *device_->host_uncached_pool);
+  EXPECT_EQ(ctx_->Find(base)->desc.kind, MemoryKind::kHost);
+  EXPECT_THAT(ctx_->Free(base), IsOk());
+}
+
 TEST_F(DevicePoolTest, BufferIdsAreUniqueAndNeverReused) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress a, ctx_->AllocDevice(*device_, Bytes(4096), 0));
   const uint64_t first = ctx_->Find(a)->desc.buffer_id;

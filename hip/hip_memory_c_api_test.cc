@@ -130,6 +130,26 @@ TEST_F(HipMemoryCApi, HostAllocAliasesAllocatePinnedHostMemory) {
 }
 #pragma GCC diagnostic pop
 
+TEST_F(HipMemoryCApi, UncachedHostMemoryIsAcceptedAloneAsClrDoesOnLinux) {
+  void* p = nullptr;
+  ASSERT_EQ(hipHostAlloc(&p, 1 << 16, hipHostAllocUncached), hipSuccess);
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 0x42, 1 << 16);
+  void* device = nullptr;
+  ASSERT_EQ(hipMalloc(&device, 1 << 16), hipSuccess);
+  ASSERT_EQ(hipMemcpy(device, p, 1 << 16, hipMemcpyHostToDevice), hipSuccess);
+  std::vector<uint8_t> back(1 << 16);
+  ASSERT_EQ(hipMemcpy(back.data(), device, back.size(), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back, std::vector<uint8_t>(1 << 16, 0x42));
+  unsigned int flags = 0;
+  ASSERT_EQ(hipHostGetFlags(&flags, p), hipSuccess);
+  EXPECT_EQ(flags, static_cast<unsigned>(hipHostMallocUncached));
+  EXPECT_EQ(hipHostFree(p), hipSuccess);
+  EXPECT_EQ(hipFree(device), hipSuccess);
+  EXPECT_EQ(hipHostMalloc(&p, 64, hipHostMallocUncached | hipHostMallocCoherent), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostMalloc(&p, 64, hipHostMallocUncached | hipHostMallocNonCoherent), hipErrorInvalidValue);
+}
+
 // --- hipPointerGetAttribute (hip-tests Unit_hipPtrGetAttribute_Simple) ---
 
 template <typename T>

@@ -21,7 +21,8 @@ thread_local bool t_set_device_called = false;
 
 // Every flag hipHostMalloc accepts (hip_runtime_api.h).
 constexpr uint32_t kHostMallocKnownFlags = hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |
-                                           hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent;
+                                           hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent |
+                                           hipHostMallocUncached;
 
 bool ValidKind(MemcpyKind kind) {
   const auto raw = static_cast<uint32_t>(kind);
@@ -194,9 +195,14 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
   if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": Coherent and NonCoherent together"));
   }
+  // Uncached memory has its own coherence: CLR refuses it with either coherence flag.
+  if ((flags & hipHostMallocUncached) && (flags & (hipHostMallocCoherent | hipHostMallocNonCoherent))) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": Uncached with a coherence flag"));
+  }
   if (size == 0) return nullptr;
-  const clr::HostCoherence coherence =
-      (flags & hipHostMallocNonCoherent) ? clr::HostCoherence::kNonCoherent : clr::HostCoherence::kCoherent;
+  const clr::HostCoherence coherence = (flags & hipHostMallocUncached)      ? clr::HostCoherence::kUncached
+                                       : (flags & hipHostMallocNonCoherent) ? clr::HostCoherence::kNonCoherent
+                                                                            : clr::HostCoherence::kCoherent;
   absl::StatusOr<DeviceAddress> base = context_->AllocHost(CurrentDevice(), Bytes(size), coherence, flags);
   if (!base.ok()) return Recode(Annotate(base.status(), context), absl::StatusCode::kResourceExhausted);
   Trace(Layer::kHip, context, " -> ", AddressText(*base));

@@ -105,8 +105,8 @@ class Runtime {
   // out of VRAM.
   absl::StatusOr<void*> Malloc(size_t size);
 
-  // hipHostMalloc: nullptr for size 0; kInvalidArgument for unknown flag bits or Coherent together
-  // with NonCoherent; kResourceExhausted when out of memory.
+  // hipHostMalloc: nullptr for size 0; kInvalidArgument for unknown flag bits, Coherent together
+  // with NonCoherent, or Uncached with either; kResourceExhausted when out of memory.
   absl::StatusOr<void*> HostMalloc(size_t size, uint32_t flags);
 
   // hipFree / hipHostFree: OK for nullptr; kInvalidArgument (hipErrorInvalidValue) for a pointer
