@@ -326,6 +326,23 @@ TEST_F(HipMemoryCApi, SyncMemopsIsTheOnlySettableAttribute) {
   EXPECT_EQ(hipFree(p), hipSuccess);
 }
 
+TEST_F(HipMemoryCApi, SyncMemopsMakesADeviceCopyFinishBeforeHipMemcpyReturns) {
+  constexpr size_t kSize = 64 << 20;
+  void* a = nullptr;
+  void* b = nullptr;
+  ASSERT_EQ(hipMalloc(&a, kSize), hipSuccess);
+  ASSERT_EQ(hipMalloc(&b, kSize), hipSuccess);
+  const unsigned int one = 1;
+  ASSERT_EQ(hipPointerSetAttribute(&one, HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS, a), hipSuccess);
+  ASSERT_EQ(hipPointerSetAttribute(&one, HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS, b), hipSuccess);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(hipMemcpy(b, a, kSize, hipMemcpyDeviceToDevice), hipSuccess);
+    EXPECT_EQ(hipStreamQuery(nullptr), hipSuccess) << "the copy is done when hipMemcpy returns";
+  }
+  EXPECT_EQ(hipFree(a), hipSuccess);
+  EXPECT_EQ(hipFree(b), hipSuccess);
+}
+
 // --- hipMemGetAddressRange / hipMemPtrGetInfo (hip-tests Unit_hipMemGetAddressRange_*, Unit_hipMemPtrGetInfo_Basic) ---
 
 TEST_F(HipMemoryCApi, AddressRangeAndSizeOfAllocations) {

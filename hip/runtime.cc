@@ -250,7 +250,12 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context), absl::StatusCode::kInvalidArgument);
   RETURN_IF_ERROR(Annotate(path.status(), context));
   Trace(Layer::kHip, context, ": ", clr::CopyPathName(*path));
-  if (dst_device >= 0 && dst_device == src_device) return absl::OkStatus();
+  if (dst_device >= 0 && dst_device == src_device) {
+    // Unless both allocations asked for synchronous memory operations (HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS).
+    const std::optional<clr::MemObjRef> d = context_->Find(Address(dst));
+    const std::optional<clr::MemObjRef> s = context_->Find(Address(src));
+    if (!(d.has_value() && s.has_value() && d->desc.sync_mem_ops && s->desc.sync_mem_ops)) return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
   return Annotate(done.Wait(), context);
 }

@@ -115,7 +115,8 @@ class Runtime {
 
   // hipMemcpy: the direction and the path come from the pointer map (clr::BlitManager); `kind` is only
   // validated, and kDeviceToDeviceNoCu asks for SDMA. Queued on the null stream of the device whose memory it
-  // touches; returns when the copy is done, except a copy inside one device's memory, which may still run.
+  // touches; returns when the copy is done, except a copy inside one device's memory, which may still run unless
+  // both allocations have SYNC_MEMOPS set (hipPointerSetAttribute), as in CLR.
   // OK at once for size 0 or (dst == src with kDefault); kInvalidArgument for a null pointer, a
   // copy past the end of an allocation, or two unknown pointers with a device kind;
   // InvalidMemcpyDirectionError for a kind outside hipMemcpyKind.
