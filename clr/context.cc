@@ -11,6 +11,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
+#include "clr/visible_devices.h"
 #include "hsa/memory.h"
 #include "hsa/pool_path.h"
 
@@ -59,19 +60,38 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
   if (cpu == nullptr) return absl::NotFoundError("no CPU agent with system memory pools");
   ASSIGN_OR_RETURN(hsa::PoolId host_pool, FindPool(*runtime, *cpu, hsa::GlobalFlags::kFineGrained));
   ASSIGN_OR_RETURN(hsa::PoolId host_coarse, FindPool(*runtime, *cpu, hsa::GlobalFlags::kCoarseGrained));
-  std::vector<Device> devices;
+  const absl::StatusOr<hsa::PoolId> host_uncached =
+      FindPool(*runtime, *cpu, hsa::GlobalFlags::kExtendedScopeFineGrained);
+  std::vector<const hsa::Agent*> gpus;
   for (const hsa::Agent& agent : runtime->agents()) {
-    if (agent.type != hsa::DeviceType::kGpu) continue;
+    if (agent.type == hsa::DeviceType::kGpu) gpus.push_back(&agent);
+  }
+  std::vector<Device> devices;
+  // HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES choose and order the agents that become devices.
+  const std::optional<std::string> visible = VisibleDevicesFromEnvironment();
+  for (size_t index : VisibleDeviceOrder(visible, gpus.size())) {
+    const hsa::Agent& agent = *gpus[index];
     ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
     ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
     const Bytes global = Percent(pool->size, settings.max_heap_percent);
     ASSIGN_OR_RETURN(DeviceInfo info, DescribeDevice(*runtime, agent, vram, settings));
     devices.push_back(Device{static_cast<int>(devices.size()), agent.id, agent.name, vram, host_pool, host_coarse,
                              global, Percent(global, settings.single_alloc_percent), std::move(info)});
+    if (host_uncached.ok()) devices.back().host_uncached_pool = *host_uncached;
+    if (absl::StatusOr<hsa::PoolId> fine = FindPool(*runtime, agent, hsa::GlobalFlags::kFineGrained); fine.ok()) {
+      devices.back().fine_device_pool = *fine;
+    }
+    if (absl::StatusOr<hsa::PoolId> uncached = FindPool(*runtime, agent, hsa::GlobalFlags::kExtendedScopeFineGrained);
+        uncached.ok()) {
+      devices.back().uncached_device_pool = *uncached;
+    }
     Trace(Layer::kClr, "device ", devices.back().ordinal, " (", agent.name, "): device memory from the coarse-grained",
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
-  if (devices.empty()) return absl::NotFoundError("no GPU agents");
+  if (devices.empty()) {
+    return absl::NotFoundError(absl::StrCat("no GPU agents (", gpus.size(), " before HIP_VISIBLE_DEVICES / ",
+                                            "CUDA_VISIBLE_DEVICES)"));
+  }
   return std::unique_ptr<Context>(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
 }
 
@@ -95,15 +115,24 @@ absl::StatusOr<const Device*> Context::GetDevice(int ordinal) const {
   return &devices_[ordinal];
 }
 
-absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags) {
+hsa::PoolId Context::DevicePool(const Device& device, DeviceGrain grain) {
+  if (grain == DeviceGrain::kUncached && device.uncached_device_pool.has_value()) return *device.uncached_device_pool;
+  if (grain == DeviceGrain::kFineGrained && device.fine_device_pool.has_value()) return *device.fine_device_pool;
+  return device.device_pool;
+}
+
+absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
+                                                   DeviceMemoryOptions options) {
   if (size > device.max_alloc_size) {
     return absl::ResourceExhaustedError(absl::StrCat("device allocation of ", size.raw(), " B exceeds the ",
                                                      device.max_alloc_size.raw(), " B single-allocation limit"));
   }
-  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(device.device_pool, size));
-  auto memory = std::make_unique<Memory>(runtime_.get(),
-                                         MemoryDesc{{base, size}, base, MemoryKind::kDevice, device.ordinal,
-                                                    user_flags, device.device_pool});
+  const hsa::PoolId pool = DevicePool(device, options.grain);
+  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size, options.contiguous
+                                                                          ? hsa::PoolAllocFlags::kContiguous
+                                                                          : hsa::PoolAllocFlags::kStandard));
+  auto memory = std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kDevice,
+                                                                    device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   if (TraceEnabled()) {
     Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
@@ -134,6 +163,11 @@ bool Context::CanAccessPeer(const Device& device, const Device& peer) const {
   if (device.ordinal == peer.ordinal) return false;
   absl::StatusOr<hsa::PoolPath> path = hsa::DescribePoolPath(*runtime_, device.agent, peer.device_pool);
   return path.ok() && path->access != hsa::PoolAccess::kNeverAllowed;
+}
+
+bool Context::PeerAccessEnabled(const Device& device, const Device& peer) const {
+  ScopedLock lock(&peers_mu_);
+  return peer_enabled_[peer.ordinal][device.ordinal];
 }
 
 absl::Status Context::EnablePeerAccess(const Device& device, const Device& peer) {
@@ -183,13 +217,16 @@ absl::StatusOr<Context::PeerLink> Context::GetPeerLink(const Device& device, con
 
 absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                                  uint32_t user_flags) {
-  const hsa::PoolId pool = coherence == HostCoherence::kCoherent ? device.host_pool : device.host_coarse_pool;
+  hsa::PoolId pool = coherence == HostCoherence::kNonCoherent ? device.host_coarse_pool : device.host_pool;
+  if (coherence == HostCoherence::kUncached && device.host_uncached_pool.has_value()) pool = *device.host_uncached_pool;
   ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size));
   auto memory =
       std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kHost, device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "host memory ", size.raw(), " B at ", AddressText(base),
-        coherence == HostCoherence::kCoherent ? " (fine-grained)" : " (coarse-grained)");
+        coherence == HostCoherence::kCoherent     ? " (fine-grained)"
+        : coherence == HostCoherence::kUncached ? " (uncached)"
+                                                : " (coarse-grained)");
   return base;
 }
 

@@ -38,9 +38,29 @@ struct Device {
   Bytes global_mem_size;       // VRAM pool size x GPU_MAX_HEAP_SIZE %
   Bytes max_alloc_size;        // global_mem_size x GPU_SINGLE_ALLOC_PERCENT %
   DeviceInfo info;             // what hipGetDeviceProperties reports (device_info.h)
+  // ROCclr's gpu_fine_grained_segment_ (fine-grained VRAM: a hive, or HSA_FORCE_FINE_GRAIN_PCIE=1) and
+  // gpu_ext_fine_grained_segment_ (extended-scope fine-grained, uncached VRAM; none on gfx12), when the agent has them.
+  std::optional<hsa::PoolId> fine_device_pool = std::nullopt;
+  std::optional<hsa::PoolId> uncached_device_pool = std::nullopt;
+  // The CPU's extended-scope fine-grained system pool (uncached host memory), when it has one.
+  std::optional<hsa::PoolId> host_uncached_pool = std::nullopt;
 };
 
-enum class HostCoherence { kCoherent, kNonCoherent };
+// Which VRAM pool device memory comes from (ROCclr's AllocationFlags: atomics_, pseudo_fine_grain_).
+enum class DeviceGrain {
+  kCoarse,       // hipMalloc, hipDeviceMallocDefault
+  kFineGrained,  // hipDeviceMallocFinegrained (CL_MEM_SVM_ATOMICS)
+  kUncached,     // hipDeviceMallocUncached / Contiguous (ROCCLR_MEM_HSA_UNCACHED)
+};
+
+struct DeviceMemoryOptions {
+  DeviceGrain grain = DeviceGrain::kCoarse;
+  bool contiguous = false;  // HSA_AMD_MEMORY_POOL_CONTIGUOUS_FLAG (hipDeviceMallocContiguous)
+};
+
+// kUncached: ROCclr's uncached host memory (ROCCLR_MEM_HSA_UNCACHED), from the CPU's extended-scope
+// fine-grained pool.
+enum class HostCoherence { kCoherent, kNonCoherent, kUncached };
 
 // How a copy's endpoints resolved, for tracing and for HIP's direction check.
 enum class CopyDirection { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice };
@@ -77,9 +97,19 @@ class Context {
 
   // Allocates VRAM on `device`. kResourceExhausted when size > max_alloc_size (no driver call) or
   // the runtime is out of memory.
-  absl::StatusOr<DeviceAddress> AllocDevice(const Device& device, Bytes size, uint32_t user_flags);
+  // `options` picks the pool as ROCclr's deviceLocalAlloc does: a grain whose pool the device lacks falls back to
+  // coarse-grained VRAM.
+  absl::StatusOr<DeviceAddress> AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
+                                            DeviceMemoryOptions options = {});
+  // The pool AllocDevice takes for `grain` on `device`.
+  static hsa::PoolId DevicePool(const Device& device, DeviceGrain grain);
 
-  // Allocates host memory every GPU can reach. kResourceExhausted when out of memory.
+  // Sets the sync_mem_ops user data of the memory object containing `address` (hipPointerSetAttribute).
+  // kNotFound when no object contains it.
+  absl::Status SetSyncMemOps(DeviceAddress address, bool sync) { return objects_.SetSyncMemOps(address, sync); }
+
+  // Allocates host memory every GPU can reach. kResourceExhausted when out of memory; kUncached falls back to
+  // the fine-grained pool when the CPU has no extended-scope one.
   absl::StatusOr<DeviceAddress> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                           uint32_t user_flags);
 
@@ -114,6 +144,8 @@ class Context {
   // kInvalidArgument when CanAccessPeer is false; kAlreadyExists when already enabled; the runtime's mapping
   // errors.
   absl::Status EnablePeerAccess(const Device& device, const Device& peer);
+  // Whether `device` enabled access to `peer`'s VRAM (ROCclr's P2PAccessDevices of `peer` lists `device`).
+  bool PeerAccessEnabled(const Device& device, const Device& peer) const;
   // Stops mapping `peer`'s later allocations on `device`'s GPU; those already mapped stay mapped, as in CLR.
   // kNotFound when access was not enabled.
   absl::Status DisablePeerAccess(const Device& device, const Device& peer);

@@ -11,9 +11,19 @@ namespace hipmem::clr {
 absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
   const AddressRange range = memory->desc().range;
   ScopedLock lock(&mu_);
+  memory->set_buffer_id(next_buffer_id_);
   if (absl::Status s = objects_.Insert(range, std::move(memory)); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("memory object at ", AddressText(range.base), ": ", s.message()));
   }
+  ++next_buffer_id_;
+  return absl::OkStatus();
+}
+
+absl::Status MemObjMap::SetSyncMemOps(DeviceAddress address, bool sync) {
+  ScopedLock lock(&mu_);
+  AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
+  if (entry == nullptr) return absl::NotFoundError(absl::StrCat(AddressText(address), " is in no memory object"));
+  entry->value->set_sync_mem_ops(sync);
   return absl::OkStatus();
 }
 

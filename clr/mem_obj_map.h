@@ -29,8 +29,12 @@ struct MemObjRef {
 
 class MemObjMap {
  public:
-  // Takes ownership of `memory`. kAlreadyExists when its range overlaps an object already present.
+  // Takes ownership of `memory` and gives it the next buffer id. kAlreadyExists when its range overlaps an
+  // object already present.
   absl::Status Insert(std::unique_ptr<Memory> memory);
+
+  // Sets the sync_mem_ops user data of the object containing `address`. kNotFound when none does.
+  absl::Status SetSyncMemOps(DeviceAddress address, bool sync);
 
   // Removes and returns the object starting exactly at `base`, if it is of one of the `kinds`. kNotFound
   // when no object starts there (an interior pointer is not something one frees); kFailedPrecondition,
@@ -48,6 +52,7 @@ class MemObjMap {
  private:
   mutable absl::Mutex mu_;
   AddressRangeMap<std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_buffer_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace hipmem::clr

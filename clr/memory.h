@@ -28,6 +28,10 @@ struct MemoryDesc {
   int device;           // the owning device's ordinal (for host memory: the device current at allocation)
   uint32_t user_flags;  // the HIP flags it was allocated with, for hipPointerGetAttributes
   hsa::PoolId pool;
+  // Unique over the process lifetime, never reused (ROCclr's amd::Memory unique id); set by MemObjMap::Insert.
+  uint64_t buffer_id = 0;
+  // ROCclr's sync_mem_ops_ user data (hipPointerSetAttribute(HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)).
+  bool sync_mem_ops = false;
 };
 
 class Memory {
@@ -41,6 +45,9 @@ class Memory {
   Memory& operator=(const Memory&) = delete;
 
   const MemoryDesc& desc() const { return desc_; }
+  // For the object map, which numbers objects and keeps their mutable user data.
+  void set_buffer_id(uint64_t id) { desc_.buffer_id = id; }
+  void set_sync_mem_ops(bool sync) { desc_.sync_mem_ops = sync; }
 
   // Releases the memory now and reports the result; the object is empty afterwards.
   absl::Status Free() &&;

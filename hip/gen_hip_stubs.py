@@ -42,6 +42,10 @@ SKIP = {
     "hipMallocPitch", "hipMemAllocPitch", "hipMalloc3D", "hipMemcpy2D", "hipMemcpy2DAsync",
     "hipMemcpyParam2D", "hipMemcpyParam2DAsync", "hipMemcpy3D", "hipMemcpy3DAsync", "hipDrvMemcpy3D",
     "hipDrvMemcpy3DAsync", "hipMemset2D", "hipMemset2DAsync", "hipMemset3D", "hipMemset3DAsync",
+    # hip_memory_c_api.cc
+    "hipExtMallocWithFlags", "hipMallocHost", "hipMemAllocHost", "hipHostAlloc", "hipPointerGetAttribute",
+    "hipDrvPointerGetAttributes", "hipPointerSetAttribute", "hipMemGetAddressRange", "hipMemPtrGetInfo",
+    "hipMemcpyPeer", "hipMemcpyPeerAsync", "hipSetValidDevices", "hipDeviceGetLimit", "hipDeviceSetLimit",
 }
 
 REASONS = {

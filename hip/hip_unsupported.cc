@@ -25,7 +25,6 @@ hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
 // --- Devices: not yet: issue #9 (valid-device lists, limits, memory pools, RDMA flush); textures:
 // no image support
 
-hipError_t hipSetValidDevices(int* /*device_arr*/, int /*len*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTarget /*target*/,
                                              enum hipFlushGPUDirectRDMAWritesScope /*scope*/) {
   HIPMEM_UNSUPPORTED;
@@ -40,8 +39,6 @@ hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
                                                int /*device*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceGetLimit(size_t* /*pValue*/, enum hipLimit_t /*limit*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceSetLimit(enum hipLimit_t /*limit*/, size_t /*value*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Inter-process sharing: IPC: hipmem serves one process on a simulated KFD
 
@@ -151,22 +148,6 @@ hipError_t hipEventRecordWithFlags(hipEvent_t /*event*/, hipStream_t /*stream*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: pointers: not yet: issue #9
-
-hipError_t hipPointerSetAttribute(const void* /*value*/, hipPointer_attribute /*attribute*/,
-                                  hipDeviceptr_t /*ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipPointerGetAttribute(void* /*data*/, hipPointer_attribute /*attribute*/,
-                                  hipDeviceptr_t /*ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDrvPointerGetAttributes(unsigned int /*numAttributes*/,
-                                      hipPointer_attribute* /*attributes*/, void** /*data*/,
-                                      hipDeviceptr_t /*ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-
 // --- External resources: interop: no external memory or semaphores without a graphics driver
 
 hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t* /*extSem_out*/,
@@ -198,14 +179,6 @@ hipError_t hipExternalMemoryGetMappedMipmappedArray(
     const hipExternalMemoryMipmappedArrayDesc* /*mipmapDesc*/) {
   HIPMEM_UNSUPPORTED;
 }
-
-// --- Memory: allocation: not yet: issue #9
-
-hipError_t hipExtMallocWithFlags(void** /*ptr*/, size_t /*sizeBytes*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMallocHost(void** /*ptr*/, size_t /*size*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMemAllocHost(void** /*ptr*/, size_t /*size*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Managed memory: not yet: issue #9 (managed memory needs SVM in the simulated KFD)
 
@@ -340,9 +313,6 @@ hipError_t hipMemGetDefaultMemPool(hipMemPool_t* /*memPool*/, hipMemLocation* /*
 
 // --- Memory: host allocations and registration: not yet: issue #9
 
-hipError_t hipHostAlloc(void** /*ptr*/, size_t /*size*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipFreeHost(void* /*ptr*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Memory: copies: not yet: issue #9 (copies beyond hipMemcpy); symbols: no device code
@@ -426,10 +396,6 @@ hipError_t hipMemsetD2D32Async(hipDeviceptr_t /*dst*/, size_t /*dstPitch*/, unsi
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: queries: not yet: issue #9
-
-hipError_t hipMemPtrGetInfo(void* /*ptr*/, size_t* /*size*/) { HIPMEM_UNSUPPORTED; }
-
 // --- Arrays: textures/arrays: no image support in hipmem
 
 hipError_t hipMallocArray(hipArray_t* /*array*/, const hipChannelFormatDesc* /*desc*/,
@@ -507,10 +473,6 @@ hipError_t hipMemcpyHtoA(hipArray_t /*dstArray*/, size_t /*dstOffset*/, const vo
                          size_t /*count*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipMemGetAddressRange(hipDeviceptr_t* /*pbase*/, size_t* /*psize*/,
-                                 hipDeviceptr_t /*dptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemcpyBatchAsync(void** /*dsts*/, void** /*srcs*/, size_t* /*sizes*/,
                                size_t /*count*/, hipMemcpyAttributes* /*attrs*/,
                                size_t* /*attrsIdxs*/, size_t /*numAttrs*/, size_t* /*failIdx*/,
@@ -529,17 +491,6 @@ hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms* /*p*/, hipStream_t /*strea
 hipError_t hipMipmappedArrayGetMemoryRequirements(
     hipArrayMemoryRequirements* /*memoryRequirements*/, hipMipmappedArray_t /*mipmap*/,
     hipDevice_t /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-
-// --- Peer access: not yet: issue #9 (peer copies)
-
-hipError_t hipMemcpyPeer(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
-                         int /*srcDeviceId*/, size_t /*sizeBytes*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyPeerAsync(void* /*dst*/, int /*dstDeviceId*/, const void* /*src*/,
-                              int /*srcDevice*/, size_t /*sizeBytes*/, hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
 

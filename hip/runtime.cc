@@ -15,10 +15,14 @@ namespace hipmem::hip {
 namespace {
 
 thread_local int t_current_device = 0;
+// Whether this thread chose its device with hipSetDevice (CLR's tls.isSetDeviceCalled): hipSetValidDevices
+// then leaves it alone.
+thread_local bool t_set_device_called = false;
 
 // Every flag hipHostMalloc accepts (hip_runtime_api.h).
 constexpr uint32_t kHostMallocKnownFlags = hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |
-                                           hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent;
+                                           hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent |
+                                           hipHostMallocUncached;
 
 bool ValidKind(MemcpyKind kind) {
   const auto raw = static_cast<uint32_t>(kind);
@@ -47,7 +51,8 @@ absl::StatusOr<Runtime*> Runtime::Get() {
 Runtime::Runtime(std::unique_ptr<clr::Context> context)
     : context_(std::move(context)),
       streams_(std::make_unique<StreamTable>(*context_)),
-      device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())) {
+      device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())),
+      limits_(std::make_unique<DeviceLimits>(static_cast<int>(context_->devices().size()))) {
   for (size_t i = 0; i < context_->devices().size(); ++i) device_flags_[i] = hipDeviceScheduleSpin;
 }
 
@@ -72,6 +77,23 @@ absl::Status Runtime::SetDevice(int ordinal) {
     return InvalidDeviceError(absl::StrCat("hipSetDevice(", ordinal, "): ", device_count(), " devices"));
   }
   t_current_device = ordinal;
+  t_set_device_called = true;
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::SetValidDevices(const int* devices, int count) {
+  if (count == 0) return absl::OkStatus();  // CLR keeps its default order
+  if (devices == nullptr || count < 0 || count > device_count()) {
+    return absl::InvalidArgumentError(absl::StrCat("hipSetValidDevices(", count, " entries): ", device_count(),
+                                                   " devices"));
+  }
+  for (int i = 0; i < count; ++i) {
+    if (devices[i] < 0 || devices[i] >= device_count()) {
+      return InvalidDeviceError(absl::StrCat("hipSetValidDevices: entry ", i, " is device ", devices[i], " of ",
+                                             device_count()));
+    }
+  }
+  if (!t_set_device_called) t_current_device = devices[0];
   return absl::OkStatus();
 }
 
@@ -173,9 +195,14 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
   if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": Coherent and NonCoherent together"));
   }
+  // Uncached memory has its own coherence: CLR refuses it with either coherence flag.
+  if ((flags & hipHostMallocUncached) && (flags & (hipHostMallocCoherent | hipHostMallocNonCoherent))) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": Uncached with a coherence flag"));
+  }
   if (size == 0) return nullptr;
-  const clr::HostCoherence coherence =
-      (flags & hipHostMallocNonCoherent) ? clr::HostCoherence::kNonCoherent : clr::HostCoherence::kCoherent;
+  const clr::HostCoherence coherence = (flags & hipHostMallocUncached)      ? clr::HostCoherence::kUncached
+                                       : (flags & hipHostMallocNonCoherent) ? clr::HostCoherence::kNonCoherent
+                                                                            : clr::HostCoherence::kCoherent;
   absl::StatusOr<DeviceAddress> base = context_->AllocHost(CurrentDevice(), Bytes(size), coherence, flags);
   if (!base.ok()) return Recode(Annotate(base.status(), context), absl::StatusCode::kResourceExhausted);
   Trace(Layer::kHip, context, " -> ", AddressText(*base));
@@ -227,7 +254,12 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context()), absl::StatusCode::kInvalidArgument);
   if (!path.ok()) return Annotate(path.status(), context());
   if (TraceEnabled()) Trace(Layer::kHip, context(), ": ", clr::CopyPathName(*path));
-  if (dst_device >= 0 && dst_device == src_device) return absl::OkStatus();
+  if (dst_device >= 0 && dst_device == src_device) {
+    // Unless both allocations asked for synchronous memory operations (HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS).
+    const std::optional<clr::MemObjRef> d = context_->Find(Address(dst));
+    const std::optional<clr::MemObjRef> s = context_->Find(Address(src));
+    if (!(d.has_value() && s.has_value() && d->desc.sync_mem_ops && s->desc.sync_mem_ops)) return absl::OkStatus();
+  }
   if (absl::Status waited = stream->queue().WaitForQueued(); !waited.ok()) return Annotate(waited, context());
   return absl::OkStatus();
 }

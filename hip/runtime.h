@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "clr/context.h"
+#include "hip/device_limits.h"
 #include "hip/streams.h"
 
 namespace hipmem::hip {
@@ -61,6 +62,12 @@ class Runtime {
   // InvalidDeviceError for an ordinal outside [0, device_count()).
   absl::Status SetDevice(int ordinal);
 
+  // hipSetValidDevices: OK for an empty list; otherwise the calling thread's current device becomes the first
+  // entry unless it called SetDevice already (then nothing changes), as CLR does. Errors: kInvalidArgument
+  // (hipErrorInvalidValue) for a negative length or more entries than devices; InvalidDeviceError for an entry
+  // out of range.
+  absl::Status SetValidDevices(const int* devices, int count);
+
   // ROCclr's description of device `ordinal` (hipGetDeviceProperties, hipDeviceGetAttribute, ...).
   // InvalidDeviceError for an ordinal outside [0, device_count()).
   absl::StatusOr<const clr::DeviceInfo*> GetDeviceInfo(int ordinal) const;
@@ -98,8 +105,8 @@ class Runtime {
   // out of VRAM.
   absl::StatusOr<void*> Malloc(size_t size);
 
-  // hipHostMalloc: nullptr for size 0; kInvalidArgument for unknown flag bits or Coherent together
-  // with NonCoherent; kResourceExhausted when out of memory.
+  // hipHostMalloc: nullptr for size 0; kInvalidArgument for unknown flag bits, Coherent together
+  // with NonCoherent, or Uncached with either; kResourceExhausted when out of memory.
   absl::StatusOr<void*> HostMalloc(size_t size, uint32_t flags);
 
   // hipFree / hipHostFree: OK for nullptr; kInvalidArgument (hipErrorInvalidValue) for a pointer
@@ -108,7 +115,8 @@ class Runtime {
 
   // hipMemcpy: the direction and the path come from the pointer map (clr::BlitManager); `kind` is only
   // validated, and kDeviceToDeviceNoCu asks for SDMA. Queued on the null stream of the device whose memory it
-  // touches; returns when the copy is done, except a copy inside one device's memory, which may still run.
+  // touches; returns when the copy is done, except a copy inside one device's memory, which may still run unless
+  // both allocations have SYNC_MEMOPS set (hipPointerSetAttribute), as in CLR.
   // OK at once for size 0 or (dst == src with kDefault); kInvalidArgument for a null pointer, a
   // copy past the end of an allocation, or two unknown pointers with a device kind;
   // InvalidMemcpyDirectionError for a kind outside hipMemcpyKind.
@@ -156,6 +164,9 @@ class Runtime {
   // The streams and events of this runtime.
   StreamTable& streams() { return *streams_; }
 
+  // hipDeviceGetLimit / hipDeviceSetLimit values, per device.
+  DeviceLimits& limits() { return *limits_; }
+
   // hipPointerGetAttributes: unknown pointers are kUnregistered, not an error.
   PointerAttributes GetPointerAttributes(const void* ptr) const;
 
@@ -167,6 +178,7 @@ class Runtime {
   std::unique_ptr<clr::Context> context_;
   std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
   std::unique_ptr<std::atomic<uint32_t>[]> device_flags_;  // by device
+  std::unique_ptr<DeviceLimits> limits_;
 };
 
 }  // namespace hipmem::hip
