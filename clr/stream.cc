@@ -91,13 +91,24 @@ std::optional<uint64_t> Marker::end_tick() const {
   return tick == 0 ? std::nullopt : std::optional<uint64_t>(tick);
 }
 
-absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device) {
+absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device,
+                                                       StreamPriority priority) {
   auto health = std::make_shared<QueueHealth>();
   hsa::QueueRequest request;
   request.agent = device.agent;
   request.size = kQueuePackets;
   request.on_error = [health](const absl::Status& error, hsa::AmdQueue*) { health->Report(error); };
   ASSIGN_OR_RETURN(hsa::AmdQueue * queue, context.queues().Create(request));
+  // hsa_queue_create makes every queue at NORMAL; as CLR's acquireQueue, any other priority is set right after,
+  // before the queue carries work.
+  if (priority != StreamPriority::kNormal) {
+    const hsa::QueuePriorityLevel level =
+        priority == StreamPriority::kHigh ? hsa::QueuePriorityLevel::kHigh : hsa::QueuePriorityLevel::kLow;
+    if (absl::Status s = context.queues().SetPriority(queue, level); !s.ok()) {
+      (void)context.queues().Destroy(queue);
+      return s;
+    }
+  }
   // Markers carry the CP's timestamps (hipEventElapsedTime), as CLR turns profiling on for its queues.
   if (absl::Status s = context.queues().SetProfiling(queue, true); !s.ok()) {
     (void)context.queues().Destroy(queue);

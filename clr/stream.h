@@ -95,11 +95,17 @@ class Marker {
   hsa::AgentId agent_;
 };
 
+// ROCclr's amd::CommandQueue::Priority as a stream's queue asks for it. The AQL queue is created at the HSA
+// priority of the same name (hsa_amd_queue_priority_t), which ROCr hands the KFD as its queue priority
+// (LOW -> minimum 0, NORMAL -> 7, HIGH -> maximum 15).
+enum class StreamPriority { kLow, kNormal, kHigh };
+
 class Stream {
  public:
-  // A stream on `device` of `context`, which must outlive it. Errors: the AQL queue's and the memory's
-  // (kResourceExhausted when the device cannot take another queue).
-  static absl::StatusOr<std::unique_ptr<Stream>> Create(Context& context, const Device& device);
+  // A stream on `device` of `context`, which must outlive it, whose AQL queue runs at `priority`. Errors: the
+  // AQL queue's and the memory's (kResourceExhausted when the device cannot take another queue).
+  static absl::StatusOr<std::unique_ptr<Stream>> Create(Context& context, const Device& device,
+                                                        StreamPriority priority = StreamPriority::kNormal);
   // Waits for the work queued (as CLR's queue release does), then releases the queue.
   ~Stream();
   Stream(const Stream&) = delete;

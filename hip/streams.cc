@@ -21,6 +21,13 @@ thread_local const uint64_t t_thread_key = g_next_thread_key.fetch_add(1);
 
 std::string HandleText(uint64_t handle) { return absl::StrCat("0x", absl::Hex(handle)); }
 
+// hip::Stream::Priority (High -1, Normal 0, Low 1) to the command queue's, as hipamd maps a clamped priority.
+clr::StreamPriority QueuePriority(int priority) {
+  if (priority <= StreamTable::kGreatestPriority) return clr::StreamPriority::kHigh;
+  if (priority >= StreamTable::kLeastPriority) return clr::StreamPriority::kLow;
+  return clr::StreamPriority::kNormal;
+}
+
 }  // namespace
 
 StreamTable::StreamTable(clr::Context& context) : context_(context) {
@@ -39,7 +46,7 @@ StreamTable::~StreamTable() {
 
 absl::StatusOr<std::unique_ptr<HipStream>> StreamTable::Make(int device, uint32_t flags, int priority, bool is_null) {
   ASSIGN_OR_RETURN(const clr::Device* d, context_.GetDevice(device));
-  ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> queue, clr::Stream::Create(context_, *d));
+  ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> queue, clr::Stream::Create(context_, *d, QueuePriority(priority)));
   ASSIGN_OR_RETURN(std::unique_ptr<clr::BlitManager> blit, clr::BlitManager::Create(context_, *queue));
   return std::unique_ptr<HipStream>(
       new HipStream(device, flags, priority, is_null, std::move(queue), std::move(blit)));
