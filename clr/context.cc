@@ -72,7 +72,9 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
           " VRAM pool, host memory from the CPU's fine-grained pool; global memory ", global.raw(), " B");
   }
   if (devices.empty()) return absl::NotFoundError("no GPU agents");
-  return std::unique_ptr<Context>(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
+  std::unique_ptr<Context> context(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
+  ASSIGN_OR_RETURN(context->faults_, DeviceFaults::Create(*context->runtime_));
+  return context;
 }
 
 Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, hsa::AgentId host_agent,

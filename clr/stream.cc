@@ -37,9 +37,6 @@ constexpr Bytes kControlBytes = Bytes(kKernargOffset + uint64_t{kQueuePackets} *
 // How long a submission waits for ring space before giving up on a stalled stream.
 constexpr absl::Duration kRingWait = absl::Seconds(30);
 
-// How often a blocked wait looks at the queue's health: a halted queue never completes its signals.
-constexpr absl::Duration kHealthPeriod = absl::Milliseconds(100);
-
 absl::Status FailedCommand(hsa::SignalValue value) {
   return absl::DataLossError(absl::StrCat("a command of the stream failed on the GPU (its signal ended at ", value,
                                           ")"));
@@ -53,18 +50,21 @@ absl::Status QueueHealth::Error() const {
 }
 
 void QueueHealth::Report(const absl::Status& error) {
-  ScopedLock lock(&mu_);
-  if (error_.ok()) error_ = error;
+  {
+    ScopedLock lock(&mu_);
+    if (error_.ok()) error_ = error;
+  }
+  ScopedLock lock(&owner_mu_);
+  if (owner_ != nullptr) owner_->FailPending();
 }
 
 absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health) {
-  while (true) {
-    const hsa::SignalValue value =
-        signal.ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
-    if (value < 0) return FailedCommand(value);
-    if (value == 0) return absl::OkStatus();
-    RETURN_IF_ERROR(health.Error());
-  }
+  // No timeout: a command that can no longer complete has its signal failed by QueueHealth::Report.
+  const hsa::SignalValue value =
+      signal.ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+  if (value == 0) return absl::OkStatus();
+  RETURN_IF_ERROR(health.Error());
+  return FailedCommand(value);
 }
 
 absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(hsa::SignalRuntime& signals) {
@@ -125,7 +125,15 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
     std::memcpy((*control + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
   }
   Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
-  return std::unique_ptr<Stream>(new Stream(context, device, std::move(health), queue, *control));
+  std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *control));
+  {
+    ScopedLock lock(&health->owner_mu_);
+    health->owner_ = stream.get();
+  }
+  // A fault anywhere on the device fails this stream too (CUDA's sticky context error); the health owns the
+  // registration, so it lapses with the stream.
+  context.faults().Watch(device.agent, health, [raw = health.get()](const absl::Status& error) { raw->Report(error); });
+  return stream;
 }
 
 Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
@@ -133,7 +141,15 @@ Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHeal
     : context_(context), device_(device), health_(std::move(health)), queue_(queue), control_(control) {}
 
 Stream::~Stream() {
-  if (absl::Status s = Finish(); !s.ok()) HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
+  if (absl::Status s = Finish(); !s.ok()) {
+    HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
+    // Markers of this stream may outlive it: their waiters must not wait for work that will never run.
+    FailPending();
+  }
+  {
+    ScopedLock lock(&health_->owner_mu_);
+    health_->owner_ = nullptr;
+  }
   {
     ScopedLock lock(&mu_);
     in_flight_.clear();
@@ -142,8 +158,22 @@ Stream::~Stream() {
   if (absl::Status s = context_.runtime().Free(control_); !s.ok()) HIPMEM_LOG(kError, "stream memory: ", s.message());
 }
 
+void Stream::FailPending() {
+  ScopedLock lock(&mu_);
+  for (const InFlight& command : in_flight_) {
+    // Only a signal still pending: one the engine completed meanwhile keeps its value.
+    hsa::SignalValue value = command.done->value();
+    while (value > 0) {
+      const hsa::SignalValue before = command.done->ref().CompareExchange(value, -1, hsa::MemoryOrder::kAcqRel);
+      if (before == value) break;
+      value = before;
+    }
+  }
+}
+
 absl::Status Stream::Failure() const {
   RETURN_IF_ERROR(health_->Error());
+  RETURN_IF_ERROR(context_.faults().Error(device_.agent));
   // A failed command's signal stays negative, and the commands behind it wait forever on it.
   for (const InFlight& command : in_flight_) {
     if (const hsa::SignalValue value = command.done->value(); value < 0) return FailedCommand(value);
@@ -329,16 +359,23 @@ absl::Status Stream::HostFunction(std::function<void()> function) {
 
 absl::Status Stream::Finish() {
   while (true) {
-    std::shared_ptr<StreamSignal> last;
+    std::shared_ptr<StreamSignal> next;
     {
       ScopedLock lock(&mu_);
       RETURN_IF_ERROR(Failure());
       Retire();
-      if (in_flight_.empty() || in_flight_.back().done->value() == 0) return absl::OkStatus();
-      last = in_flight_.back().done;
+      for (const InFlight& command : in_flight_) {
+        if (command.done->value() > 0) {
+          next = command.done;
+          break;
+        }
+      }
+      if (next == nullptr) return absl::OkStatus();
     }
-    // Bounded, so a command failing earlier in the stream (whose successors then never complete) is noticed.
-    last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+    // The oldest pending command, without a timeout: it completes, completes negative (a failed command, which
+    // the next round reports; the commands behind it may never run), or is failed by FailPending when the
+    // queue halts or the device faults.
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
   }
 }
 

@@ -7,9 +7,11 @@
 // engines -- so the work runs in submission order while the host only queues it. Waits on other streams and
 // host functions are dependencies on signals too; the host blocks only in Finish and Marker::Wait.
 //
-// A command that fails on the GPU (a VM fault) completes its signal negative; Finish and Marker::Wait report
-// it as kDataLoss, as CLR reports a failed command. Thread-safe: one mutex orders submissions (CLR's queue
-// lock).
+// Failures never leave the host waiting: a command that completes its signal negative is reported as kDataLoss
+// (CLR's failed command); a queue the CP halted (the queue error callback) or a GPU memory fault on the device
+// (DeviceFaults, the HSA system event listener) makes the stream fail every pending command's signal, which
+// wakes whoever waits in Finish or Marker::Wait with that error (kAborted for a fault, sticky for the device).
+// No wait polls. Thread-safe: one mutex orders submissions (CLR's queue lock).
 #ifndef HIPMEM_CLR_STREAM_H_
 #define HIPMEM_CLR_STREAM_H_
 
@@ -56,19 +58,27 @@ class StreamSignal {
   const hsa::SignalRef ref_;
 };
 
-// What a stream's queue error callback (on the runtime's handler thread) reported.
+class Stream;
+
+// What stopped a stream's queue: its error callback (on the runtime's handler thread) or a fault of its device
+// (on the system event thread).
 class QueueHealth {
  public:
   absl::Status Error() const;
-  void Report(const absl::Status& error);  // keeps the first
+  // Keeps the first error, then fails the pending commands of the stream it belongs to, so their waiters wake.
+  void Report(const absl::Status& error);
 
  private:
-  mutable absl::Mutex mu_;
+  friend class Stream;
+  mutable absl::Mutex mu_;  // a leaf lock
   absl::Status error_ ABSL_GUARDED_BY(mu_);
+  // Held while the stream is told, so the stream can leave (Detach) only when no report is telling it.
+  absl::Mutex owner_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  Stream* owner_ ABSL_GUARDED_BY(owner_mu_) = nullptr;
 };
 
-// Blocks until `signal` completes: OK at 0; kDataLoss when it went negative (the command failed); the
-// queue's error when the queue halted first.
+// Blocks until `signal` completes: OK at 0; the queue's error when the queue halted or the device faulted;
+// kDataLoss when it went negative otherwise (the command failed).
 absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health);
 
 // A point in a stream's order: done once everything queued before it is (hipEventRecord's mark).
@@ -162,6 +172,9 @@ class Stream {
   std::vector<uint64_t> CrossEngineDeps() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Retire() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Failure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Completes every pending command's signal at -1 (QueueHealth::Report), waking their waiters.
+  friend class QueueHealth;
+  void FailPending() ABSL_LOCKS_EXCLUDED(mu_);
 
   Context& context_;
   const Device& device_;

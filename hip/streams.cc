@@ -21,6 +21,13 @@ thread_local const uint64_t t_thread_key = g_next_thread_key.fetch_add(1);
 
 std::string HandleText(uint64_t handle) { return absl::StrCat("0x", absl::Hex(handle)); }
 
+// A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h); HIP reports it as CUDA does,
+// hipErrorIllegalAddress, where CLR would have ended the process.
+absl::Status AsHip(absl::Status status) {
+  if (status.code() == absl::StatusCode::kAborted) return WithHipError(std::move(status), hipErrorIllegalAddress);
+  return status;
+}
+
 // hip::Stream::Priority (High -1, Normal 0, Low 1) to the command queue's, as hipamd maps a clamped priority.
 clr::StreamPriority QueuePriority(int priority) {
   if (priority <= StreamTable::kGreatestPriority) return clr::StreamPriority::kHigh;
@@ -169,10 +176,10 @@ absl::Status StreamTable::Synchronize(HipStream& stream) {
         if (s->blocking()) blocking.push_back(s);
       }
     }
-    for (HipStream* s : blocking) RETURN_IF_ERROR(s->queue().Finish());
+    for (HipStream* s : blocking) RETURN_IF_ERROR(AsHip(s->queue().Finish()));
     return absl::OkStatus();
   }
-  return stream.queue().Finish();
+  return AsHip(stream.queue().Finish());
 }
 
 absl::Status StreamTable::Query(HipStream& stream) {
@@ -190,7 +197,7 @@ absl::Status StreamTable::SynchronizeDevice(int device) {
   for (HipStream* s : all) {
     if (absl::Status st = s->queue().Finish(); !st.ok() && first.ok()) first = st;
   }
-  return first;
+  return AsHip(std::move(first));
 }
 
 absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
@@ -220,7 +227,9 @@ absl::Status StreamTable::DestroyEvent(EventHandle event) {
 }
 
 absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
-  ASSIGN_OR_RETURN(clr::Marker mark, stream.queue().Record());
+  absl::StatusOr<clr::Marker> recorded = stream.queue().Record();
+  if (!recorded.ok()) return AsHip(recorded.status());
+  clr::Marker mark = *std::move(recorded);
   ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   e->marker = std::move(mark);
@@ -242,7 +251,7 @@ absl::Status StreamTable::SynchronizeEvent(EventHandle event) {
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
-  return mark.has_value() ? mark->Wait() : absl::OkStatus();
+  return mark.has_value() ? AsHip(mark->Wait()) : absl::OkStatus();
 }
 
 absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32_t flags) {
@@ -255,7 +264,7 @@ absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
-  return mark.has_value() ? stream.queue().WaitFor(*mark) : absl::OkStatus();
+  return mark.has_value() ? AsHip(stream.queue().WaitFor(*mark)) : absl::OkStatus();
 }
 
 absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop) {
