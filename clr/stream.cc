@@ -331,23 +331,32 @@ absl::Status Stream::WaitFor(const Marker& marker) {
 }
 
 absl::Status Stream::HostFunction(std::function<void()> function) {
-  // The gate: work queued after the function waits on it; the handler opens it once the function returned.
+  return HostCallback([function = std::move(function)](const absl::Status&) { function(); });
+}
+
+absl::Status Stream::HostCallback(std::function<void(const absl::Status&)> callback) {
+  // The gate: work queued after the callback waits on it; the handler opens it once the callback returned.
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> gate, StreamSignal::Create(context_.signals()));
   ScopedLock lock(&mu_);
   RETURN_IF_ERROR(Failure());
   Retire();
   if (in_flight_.empty() || in_flight_.back().done->value() <= 0) {
     // Nothing pending: CLR still runs the callback on its own thread, never on the caller's.
-    RETURN_IF_ERROR(context_.signals().RunAsync([function = std::move(function), gate] {
-      function();
+    RETURN_IF_ERROR(context_.signals().RunAsync([callback = std::move(callback), gate] {
+      callback(absl::OkStatus());
       gate->ref().Store(0, hsa::MemoryOrder::kRelease);
     }));
   } else {
     std::shared_ptr<StreamSignal> after = in_flight_.back().done;
     RETURN_IF_ERROR(context_.signals().SetAsyncHandler(
         after->handle(), hsa::SignalCondition::kLt, 1,
-        [function = std::move(function), gate, after](hsa::SignalValue) {
-          function();
+        [callback = std::move(callback), gate, after, health = health_](hsa::SignalValue value) {
+          absl::Status status;
+          if (value < 0) {
+            status = health->Error();
+            if (status.ok()) status = FailedCommand(value);
+          }
+          callback(status);
           gate->ref().Store(0, hsa::MemoryOrder::kRelease);
           return false;  // once
         }));

@@ -145,6 +145,10 @@ class Stream {
   // Runs `function` on the runtime's handler thread once everything queued before it is done; work queued
   // after it waits for it to return (hipLaunchHostFunc). Errors: the handler thread's.
   absl::Status HostFunction(std::function<void()> function);
+  // The same for a callback that learns how the work before it ended (hipStreamAddCallback's status): OK, or
+  // the error that failed it (a device fault, a halted queue, a failed command), in which case it still runs,
+  // as CUDA runs a stream's callbacks with the error.
+  absl::Status HostCallback(std::function<void(const absl::Status&)> callback);
 
   // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed.
   absl::Status Finish();

@@ -225,7 +225,7 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   Trace(Layer::kHip, context, ": ", clr::CopyPathName(*path));
   if (dst_device >= 0 && dst_device == src_device) return absl::OkStatus();
   ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
-  return Annotate(done.Wait(), context);
+  return Annotate(DeviceFaultAsHip(done.Wait()), context);
 }
 
 absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, MemcpyKind kind, StreamHandle handle) {
@@ -273,7 +273,7 @@ absl::Status Runtime::Memset(void* dst, uint32_t value, uint32_t element_size, s
   Trace(Layer::kHip, context);
   if (async) return absl::OkStatus();
   ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
-  return Annotate(done.Wait(), context);
+  return Annotate(DeviceFaultAsHip(done.Wait()), context);
 }
 
 absl::Status Runtime::LaunchHostFunc(StreamHandle handle, std::function<void()> function) {

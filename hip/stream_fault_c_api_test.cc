@@ -2,6 +2,7 @@
 // hipEventSynchronize and hipDeviceSynchronize return hipErrorIllegalAddress (CUDA's sticky answer; CLR would end
 // the process) and keep returning it. HIP checks every pointer it is given, so the faulting command is queued
 // below HIP, on the stream's ROCclr queue, as a user kernel's stray store would be.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -40,6 +41,19 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
                               Bytes(kSize))
                   .ok());
   ASSERT_EQ(hipEventRecord(after, stream), hipSuccess);
+  struct Seen {
+    std::atomic<int> calls{0};
+    std::atomic<hipError_t> status{hipSuccess};
+  } seen;
+  ASSERT_EQ(hipStreamAddCallback(
+                stream,
+                [](hipStream_t, hipError_t status, void* user) {
+                  auto* seen = static_cast<Seen*>(user);
+                  seen->status.store(status);
+                  ++seen->calls;
+                },
+                &seen, 0),
+            hipSuccess);
   EXPECT_EQ(hipEventQuery(after), hipErrorNotReady);
   release.Notify();
 
@@ -50,6 +64,13 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
   EXPECT_EQ(hipStreamSynchronize(bystander), hipErrorIllegalAddress);
   EXPECT_EQ(hipDeviceSynchronize(), hipErrorIllegalAddress);
   EXPECT_EQ(hipStreamSynchronize(stream), hipErrorIllegalAddress);
+  // A callback queued behind the fault still runs, and is told of it.
+  EXPECT_EQ(seen.calls.load(), 1);
+  EXPECT_EQ(seen.status.load(), hipErrorIllegalAddress);
+  // New work on the device is refused with the same error, synchronous or not.
+  EXPECT_EQ(hipMemsetAsync(vram, 0, kSize, bystander), hipErrorIllegalAddress);
+  EXPECT_EQ(hipMemset(vram, 0, kSize), hipErrorIllegalAddress);
+  EXPECT_EQ(hipLaunchHostFunc(bystander, [](void*) {}, nullptr), hipErrorIllegalAddress);
 
   int devices = 0;
   ASSERT_EQ(hipGetDeviceCount(&devices), hipSuccess);

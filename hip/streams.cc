@@ -21,13 +21,6 @@ thread_local const uint64_t t_thread_key = g_next_thread_key.fetch_add(1);
 
 std::string HandleText(uint64_t handle) { return absl::StrCat("0x", absl::Hex(handle)); }
 
-// A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h); HIP reports it as CUDA does,
-// hipErrorIllegalAddress, where CLR would have ended the process.
-absl::Status AsHip(absl::Status status) {
-  if (status.code() == absl::StatusCode::kAborted) return WithHipError(std::move(status), hipErrorIllegalAddress);
-  return status;
-}
-
 // hip::Stream::Priority (High -1, Normal 0, Low 1) to the command queue's, as hipamd maps a clamped priority.
 clr::StreamPriority QueuePriority(int priority) {
   if (priority <= StreamTable::kGreatestPriority) return clr::StreamPriority::kHigh;
@@ -36,6 +29,11 @@ clr::StreamPriority QueuePriority(int priority) {
 }
 
 }  // namespace
+
+absl::Status DeviceFaultAsHip(absl::Status status) {
+  if (status.code() == absl::StatusCode::kAborted) return WithHipError(std::move(status), hipErrorIllegalAddress);
+  return status;
+}
 
 StreamTable::StreamTable(clr::Context& context) : context_(context) {
   ScopedLock lock(&mu_);
@@ -176,10 +174,10 @@ absl::Status StreamTable::Synchronize(HipStream& stream) {
         if (s->blocking()) blocking.push_back(s);
       }
     }
-    for (HipStream* s : blocking) RETURN_IF_ERROR(AsHip(s->queue().Finish()));
+    for (HipStream* s : blocking) RETURN_IF_ERROR(DeviceFaultAsHip(s->queue().Finish()));
     return absl::OkStatus();
   }
-  return AsHip(stream.queue().Finish());
+  return DeviceFaultAsHip(stream.queue().Finish());
 }
 
 absl::Status StreamTable::Query(HipStream& stream) {
@@ -197,7 +195,7 @@ absl::Status StreamTable::SynchronizeDevice(int device) {
   for (HipStream* s : all) {
     if (absl::Status st = s->queue().Finish(); !st.ok() && first.ok()) first = st;
   }
-  return AsHip(std::move(first));
+  return DeviceFaultAsHip(std::move(first));
 }
 
 absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
@@ -228,7 +226,7 @@ absl::Status StreamTable::DestroyEvent(EventHandle event) {
 
 absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
   absl::StatusOr<clr::Marker> recorded = stream.queue().Record();
-  if (!recorded.ok()) return AsHip(recorded.status());
+  if (!recorded.ok()) return DeviceFaultAsHip(recorded.status());
   clr::Marker mark = *std::move(recorded);
   ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
@@ -251,7 +249,7 @@ absl::Status StreamTable::SynchronizeEvent(EventHandle event) {
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
-  return mark.has_value() ? AsHip(mark->Wait()) : absl::OkStatus();
+  return mark.has_value() ? DeviceFaultAsHip(mark->Wait()) : absl::OkStatus();
 }
 
 absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32_t flags) {
@@ -264,7 +262,7 @@ absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
-  return mark.has_value() ? AsHip(stream.queue().WaitFor(*mark)) : absl::OkStatus();
+  return mark.has_value() ? DeviceFaultAsHip(stream.queue().WaitFor(*mark)) : absl::OkStatus();
 }
 
 absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop) {

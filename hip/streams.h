@@ -45,6 +45,10 @@ inline constexpr uint32_t kEventBlockingSync = 0x1;
 inline constexpr uint32_t kEventDisableTiming = 0x2;
 inline constexpr uint32_t kEventInterprocess = 0x4;
 
+// A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h): returns it tagged
+// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses unchanged.
+absl::Status DeviceFaultAsHip(absl::Status status);
+
 class HipStream {
  public:
   int device() const { return device_; }
