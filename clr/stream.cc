@@ -50,12 +50,43 @@ absl::Status QueueHealth::Error() const {
 }
 
 void QueueHealth::Report(const absl::Status& error) {
+  std::vector<Dependent> dependents;
+  bool first = false;
   {
     ScopedLock lock(&mu_);
-    if (error_.ok()) error_ = error;
+    if (error_.ok()) {
+      first = true;
+      error_ = error;
+      dependents = std::move(dependents_);
+      dependents_.clear();
+    }
   }
-  ScopedLock lock(&owner_mu_);
-  if (owner_ != nullptr) owner_->FailPending();
+  {
+    ScopedLock lock(&owner_mu_);
+    if (owner_ != nullptr) owner_->FailPending();
+  }
+  // Only the first report travels on, so streams waiting on each other in a cycle stop.
+  if (!first) return;
+  for (const Dependent& d : dependents) {
+    std::shared_ptr<StreamSignal> on = d.on.lock();
+    // A wait on a signal that completed is over; one on a failed (or still pending) signal never ends.
+    if (on == nullptr || on->value() == 0) continue;
+    if (std::shared_ptr<QueueHealth> dependent = d.health.lock()) dependent->Report(error);
+  }
+}
+
+void QueueHealth::AddDependent(const std::shared_ptr<QueueHealth>& dependent, const std::shared_ptr<StreamSignal>& on) {
+  absl::Status failed;
+  {
+    ScopedLock lock(&mu_);
+    if (error_.ok()) {
+      std::erase_if(dependents_, [](const Dependent& d) { return d.health.expired() || d.on.expired(); });
+      dependents_.push_back(Dependent{dependent, on});
+      return;
+    }
+    failed = error_;
+  }
+  if (dependent.get() != this && on->value() != 0) dependent->Report(failed);
 }
 
 absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health) {
@@ -320,6 +351,9 @@ absl::StatusOr<Marker> Stream::Record() {
 
 absl::Status Stream::WaitFor(const Marker& marker) {
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  // Before this stream's lock: when the marker's stream failed already, this one fails now, and the submission
+  // below reports it.
+  if (marker.health_ != health_) marker.health_->AddDependent(health_, marker.signal_);
   ScopedLock lock(&mu_);
   std::vector<uint64_t> deps = CrossEngineDeps();
   deps.push_back(marker.signal_->handle().raw());

@@ -65,13 +65,24 @@ class Stream;
 class QueueHealth {
  public:
   absl::Status Error() const;
-  // Keeps the first error, then fails the pending commands of the stream it belongs to, so their waiters wake.
+  // Keeps the first error, then fails the pending commands of the stream it belongs to, so their waiters wake,
+  // and passes the first error on to the dependents.
   void Report(const absl::Status& error);
+  // `dependent` (another stream's health) has queued a wait on `on`, a signal of this stream (Stream::WaitFor): a
+  // barrier on a signal this stream fails is never met, so the dependent fails with this stream unless `on`
+  // completed first (or is gone: the wait is over). Told at once when this one failed already. Call without
+  // holding the dependent stream's lock.
+  void AddDependent(const std::shared_ptr<QueueHealth>& dependent, const std::shared_ptr<StreamSignal>& on);
 
  private:
   friend class Stream;
   mutable absl::Mutex mu_;  // a leaf lock
   absl::Status error_ ABSL_GUARDED_BY(mu_);
+  struct Dependent {
+    std::weak_ptr<QueueHealth> health;
+    std::weak_ptr<StreamSignal> on;
+  };
+  std::vector<Dependent> dependents_ ABSL_GUARDED_BY(mu_);
   // Held while the stream is told, so the stream can leave (Detach) only when no report is telling it.
   absl::Mutex owner_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   Stream* owner_ ABSL_GUARDED_BY(owner_mu_) = nullptr;
@@ -97,11 +108,11 @@ class Marker {
 
  private:
   friend class Stream;
-  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<const QueueHealth> health, hsa::AgentId agent)
+  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<QueueHealth> health, hsa::AgentId agent)
       : signal_(std::move(signal)), health_(std::move(health)), agent_(agent) {}
 
   std::shared_ptr<StreamSignal> signal_;
-  std::shared_ptr<const QueueHealth> health_;
+  std::shared_ptr<QueueHealth> health_;  // its stream's
   hsa::AgentId agent_;
 };
 

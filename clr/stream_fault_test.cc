@@ -78,8 +78,12 @@ TEST_F(StreamFaultTest, EveryStreamOfTheFaultedDeviceReportsItAndADestroyedOneRe
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> faulty, Stream::Create(*ctx_, *device_));
   ASSERT_THAT(healthy->ShaderFill(vram_, 7, 4, 16), IsOk());
   ASSERT_THAT(healthy->Finish(), IsOk());
+  // Held until the mark after it is recorded: the fault may otherwise refuse the recording itself.
+  absl::Notification release;
+  ASSERT_THAT(faulty->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_THAT(faulty->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker mark, faulty->Record());
+  release.Notify();
   EXPECT_THAT(faulty->Finish(), StatusIs(absl::StatusCode::kAborted));
   // CUDA's sticky context error: the device's other streams, and streams made afterwards, fail too.
   EXPECT_THAT(healthy->Finish(), StatusIs(absl::StatusCode::kAborted));
@@ -101,6 +105,36 @@ TEST_F(StreamFaultTest, AnotherDevicesStreamsKeepWorking) {
   EXPECT_THAT(fine->Finish(), IsOk());
   EXPECT_EQ(static_cast<const uint32_t*>(host.ToPointer())[0], 0xabcdef01u);
   EXPECT_THAT(ctx_->faults().Error(other.agent), IsOk());
+}
+
+TEST_F(StreamFaultTest, AStreamOfAnotherDeviceWaitingOnTheFaultedWorkFailsInsteadOfHanging) {
+  if (ctx_->devices().size() < 2) GTEST_SKIP() << "needs two GPUs";
+  const Device& other = ctx_->devices()[1];
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> faulty, Stream::Create(*ctx_, *device_));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> waiting, Stream::Create(*ctx_, other));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> waited_earlier, Stream::Create(*ctx_, other));
+  // A wait on work of the device that completed before the fault is over: it does not fail its stream.
+  ASSERT_THAT(faulty->ShaderFill(vram_, 3, 4, 16), IsOk());
+  ASSERT_OK_AND_ASSIGN(Marker early, faulty->Record());
+  ASSERT_THAT(early.Wait(), IsOk());
+  ASSERT_THAT(waited_earlier->WaitFor(early), IsOk());
+  ASSERT_THAT(waited_earlier->Finish(), IsOk());
+
+  absl::Notification release;
+  ASSERT_THAT(faulty->HostFunction([&] { release.WaitForNotification(); }), IsOk());
+  ASSERT_THAT(faulty->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
+  ASSERT_OK_AND_ASSIGN(Marker mark, faulty->Record());
+  ASSERT_THAT(waiting->WaitFor(mark), IsOk());
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, ctx_->AllocHost(other, kSize, HostCoherence::kCoherent, 0));
+  ASSERT_THAT(waiting->ShaderFill(host, 9, 4, 16), IsOk());
+  release.Notify();
+  // Its barrier on the failed mark is never met; the failure travels to it instead.
+  EXPECT_THAT(waiting->Finish(), StatusIs(absl::StatusCode::kAborted));
+  EXPECT_THAT(waited_earlier->Finish(), IsOk());
+  ASSERT_THAT(waited_earlier->ShaderFill(host, 5, 4, 16), IsOk());
+  EXPECT_THAT(waited_earlier->Finish(), IsOk());
+  EXPECT_EQ(static_cast<const uint32_t*>(host.ToPointer())[0], 5u);
+  EXPECT_THAT(ctx_->faults().Error(other.agent), IsOk()) << "the other device itself did not fault";
 }
 
 }  // namespace

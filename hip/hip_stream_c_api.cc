@@ -183,8 +183,8 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
 
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(
-      hipmem::hip::DeviceFaultAsHip(rt.MemcpyAsync(dst, src, sizeBytes, static_cast<MemcpyKind>(kind), Handle(stream))));
+  return Return(hipmem::hip::DeviceFaultAsHip(
+      rt.MemcpyAsync(dst, src, sizeBytes, static_cast<MemcpyKind>(kind), Handle(stream))));
 }
 
 hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {

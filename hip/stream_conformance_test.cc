@@ -6,7 +6,9 @@
 //
 // A host function that blocks on a Notification stands in for a long kernel: it holds its stream (and the work
 // queued behind it) for as long as the test wants, without timing guesses. Host functions run one at a time on
-// the runtime's handler thread (as CLR's run on ROCr's), so only one may block at a time.
+// the runtime's handler thread (as CLR's run on ROCr's), so only one may block at a time. While work is held,
+// the tests look at it through queries only, never by reading memory the GPU is about to write (a race by
+// design, which ThreadSanitizer rightly reports); the order shows in the final contents.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -92,7 +94,6 @@ TEST_F(StreamConformance, TheNullStreamWaitsForBlockingStreamsButNotForNonBlocki
   ASSERT_EQ(hipMemsetAsync(host, 0x22, kSize, nullptr), hipSuccess);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(hipStreamQuery(nullptr), hipErrorNotReady);
-  EXPECT_TRUE(AllBytes(host, kSize, 0x11)) << "the null stream ran ahead of a blocking stream";
   // And a blocking stream's later work waits for the null stream's: queued now, it runs last.
   hipStream_t second = nullptr;
   ASSERT_EQ(hipStreamCreate(&second), hipSuccess);
@@ -140,7 +141,6 @@ TEST_F(StreamConformance, EachThreadHasItsOwnPerThreadStream) {
     EXPECT_EQ(hipStreamQuery(hipStreamPerThread), hipSuccess);
   });
   second.join();
-  EXPECT_FALSE(AllBytes(a, kSize, 0x5a)) << "the first thread's stream ran past its held host function";
   Release();
   first.join();
   EXPECT_EQ(hipStreamDestroy(hipStreamPerThread), hipErrorInvalidHandle);
@@ -150,12 +150,14 @@ TEST_F(StreamConformance, EachThreadHasItsOwnPerThreadStream) {
 
 TEST_F(StreamConformance, EventsOrderThreeStreamsFedFromThreeThreads) {
   constexpr int kRounds = 8;
-  unsigned char* input = Pinned();
-  unsigned char* output = Pinned();
+  // Each round carries its own data from its own input to its own output, through two device buffers every
+  // round reuses.
+  unsigned char* input = Pinned(kSize * kRounds);
+  unsigned char* output = Pinned(kSize * kRounds);
   unsigned char* stage1 = Device();
   unsigned char* stage2 = Device();
-  for (size_t i = 0; i < kSize; ++i) input[i] = static_cast<unsigned char>(i * 7 + 3);
-  std::memset(output, 0, kSize);
+  for (size_t i = 0; i < kSize * kRounds; ++i) input[i] = static_cast<unsigned char>(i * 7 + i / kSize + 3);
+  std::memset(output, 0, kSize * kRounds);
   hipStream_t streams[3] = {};
   hipEvent_t done[3][kRounds] = {};
   for (hipStream_t& s : streams) ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
@@ -183,8 +185,9 @@ TEST_F(StreamConformance, EventsOrderThreeStreamsFedFromThreeThreads) {
     std::lock_guard<std::mutex> lock(*step->mu);
     step->order->push_back(step->id);
   };
-  // Stage k of round r waits for stage k-1 of round r; each thread feeds its own stream, and learns that the
-  // event it waits for was recorded through `recorded` (enqueue order only: the GPU order comes from the waits).
+  // Stage k of round r waits for stage k-1 of round r (its data is ready) and for stage k+1 of round r-1 (the
+  // buffer it overwrites was read); each thread feeds its own stream, and learns that an event it waits for was
+  // recorded through `recorded` (enqueue order only: the GPU order comes from the waits).
   std::atomic<int> recorded[3] = {};
   auto feed = [&](int stage) {
     ASSERT_EQ(hipSetDevice(0), hipSuccess);
@@ -193,15 +196,21 @@ TEST_F(StreamConformance, EventsOrderThreeStreamsFedFromThreeThreads) {
         while (recorded[stage - 1].load() <= round) std::this_thread::yield();
         ASSERT_EQ(hipStreamWaitEvent(streams[stage], done[stage - 1][round], 0), hipSuccess);
       }
+      if (stage < 2 && round > 0) {
+        while (recorded[stage + 1].load() <= round - 1) std::this_thread::yield();
+        ASSERT_EQ(hipStreamWaitEvent(streams[stage], done[stage + 1][round - 1], 0), hipSuccess);
+      }
       switch (stage) {
         case 0:
-          ASSERT_EQ(hipMemcpyAsync(stage1, input, kSize, hipMemcpyHostToDevice, streams[0]), hipSuccess);
+          ASSERT_EQ(hipMemcpyAsync(stage1, input + kSize * round, kSize, hipMemcpyHostToDevice, streams[0]),
+                    hipSuccess);
           break;
         case 1:
           ASSERT_EQ(hipMemcpyAsync(stage2, stage1, kSize, hipMemcpyDeviceToDevice, streams[1]), hipSuccess);
           break;
         case 2:
-          ASSERT_EQ(hipMemcpyAsync(output, stage2, kSize, hipMemcpyDeviceToHost, streams[2]), hipSuccess);
+          ASSERT_EQ(hipMemcpyAsync(output + kSize * round, stage2, kSize, hipMemcpyDeviceToHost, streams[2]),
+                    hipSuccess);
           break;
       }
       ASSERT_EQ(hipLaunchHostFunc(streams[stage], record_step, steps[round * 3 + stage].get()), hipSuccess);
@@ -212,7 +221,9 @@ TEST_F(StreamConformance, EventsOrderThreeStreamsFedFromThreeThreads) {
   std::thread threads[3] = {std::thread(feed, 2), std::thread(feed, 1), std::thread(feed, 0)};
   for (std::thread& t : threads) t.join();
   for (hipStream_t s : streams) ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
-  EXPECT_EQ(std::memcmp(output, input, kSize), 0);
+  for (int round = 0; round < kRounds; ++round) {
+    EXPECT_EQ(std::memcmp(output + kSize * round, input + kSize * round, kSize), 0) << "round " << round;
+  }
   // Within a round the stages ran in order; each stream's own rounds ran in order.
   ASSERT_EQ(order.size(), size_t{3 * kRounds});
   std::vector<int> position(3 * kRounds);
@@ -293,7 +304,6 @@ TEST_F(StreamConformance, QueriesSeeABlockedHostFunctionAndTheWorkBehindIt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_EQ(hipEventQuery(before), hipSuccess);
-  EXPECT_TRUE(AllBytes(host, kSize, 0)) << "work behind the blocked host function ran";
   Release();
   ASSERT_EQ(hipEventSynchronize(after), hipSuccess);
   EXPECT_EQ(hipEventQuery(after), hipSuccess);
@@ -361,7 +371,6 @@ TEST_F(StreamConformance, AStreamWaitsForAnEventRecordedOnAnotherDevicesStream) 
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(hipStreamQuery(local), hipErrorNotReady);
   EXPECT_EQ(hipEventQuery(remote_done), hipErrorNotReady);
-  EXPECT_TRUE(AllBytes(host, kSize, 0)) << "device 0 ran ahead of the event of device 1";
   Release();
   ASSERT_EQ(hipStreamSynchronize(local), hipSuccess);
   EXPECT_EQ(hipEventQuery(remote_done), hipSuccess);

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "hip/hip_runtime.h"
 #include "hip/runtime.h"
@@ -44,13 +45,14 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
   struct Seen {
     std::atomic<int> calls{0};
     std::atomic<hipError_t> status{hipSuccess};
+    absl::Notification ran;
   } seen;
   ASSERT_EQ(hipStreamAddCallback(
                 stream,
                 [](hipStream_t, hipError_t status, void* user) {
                   auto* seen = static_cast<Seen*>(user);
                   seen->status.store(status);
-                  ++seen->calls;
+                  if (++seen->calls == 1) seen->ran.Notify();
                 },
                 &seen, 0),
             hipSuccess);
@@ -64,7 +66,9 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
   EXPECT_EQ(hipStreamSynchronize(bystander), hipErrorIllegalAddress);
   EXPECT_EQ(hipDeviceSynchronize(), hipErrorIllegalAddress);
   EXPECT_EQ(hipStreamSynchronize(stream), hipErrorIllegalAddress);
-  // A callback queued behind the fault still runs, and is told of it.
+  // A callback queued behind the fault still runs (on the handler thread, after the waits above returned), and
+  // is told of it.
+  ASSERT_TRUE(seen.ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_EQ(seen.calls.load(), 1);
   EXPECT_EQ(seen.status.load(), hipErrorIllegalAddress);
   // New work on the device is refused with the same error, synchronous or not.
