@@ -98,7 +98,7 @@ class Marker {
   // Whether the work before the mark is done (hipEventQuery). A failed command counts as done.
   bool Done() const { return signal_->value() <= 0; }
   // Blocks until it is (hipEventSynchronize). kDataLoss when a command before the mark failed; the queue's
-  // error when its queue halted.
+  // error when its queue halted or its device faulted (kAborted), or when a stream it waited on did.
   absl::Status Wait() const;
   // When the device's CP passed the mark, in its GPU clock ticks (the end stamp a profiling queue writes into
   // the barrier packet's completion signal); nullopt until then.
@@ -137,7 +137,7 @@ class Stream {
   // The device's blit copy kernel over [src, src + size) -> dst, on this stream's queue. Both ranges must be
   // reachable by the device (its VRAM, system memory the runtime mapped for it, a linked peer's VRAM). Size 0
   // queues nothing. Errors: kDeadlineExceeded when the ring stays full (a stream stalled on a dependency that
-  // never completes); a queue that failed earlier (kDataLoss).
+  // never completes); a queue that failed earlier (kDataLoss, or kAborted after a device fault).
   absl::Status ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size);
   // The blit fill kernels: `count` elements of `element_size` bytes (1, 2 or 4: hipMemsetD8/D16/D32) at `dst`,
   // each holding the low `element_size` bytes of `pattern` (little-endian, as the GPU stores them).
@@ -161,7 +161,8 @@ class Stream {
   // as CUDA runs a stream's callbacks with the error.
   absl::Status HostCallback(std::function<void(const absl::Status&)> callback);
 
-  // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed.
+  // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed; the sticky
+  // kAborted once the device took a GPU memory fault (device_faults.h); the queue's error when it halted.
   absl::Status Finish();
   // Whether everything queued is done (hipStreamQuery).
   bool Idle() const;

@@ -102,7 +102,8 @@ class StreamTable {
   // Applies the legacy default stream's rules before a command is queued on `stream`.
   absl::Status BeforeCommand(HipStream& stream);
   // hipStreamSynchronize. The null stream also waits for every blocking stream of its device (CLR's
-  // SyncAllStreams). Errors: kDataLoss when a command failed.
+  // SyncAllStreams). Errors: kDataLoss when a command failed; hipErrorIllegalAddress (sticky) after a GPU
+  // memory fault on the device.
   absl::Status Synchronize(HipStream& stream);
   // hipStreamQuery: OK when idle, kUnavailable (hipErrorNotReady) otherwise.
   absl::Status Query(HipStream& stream);
@@ -121,7 +122,8 @@ class StreamTable {
   // hipEventQuery: OK when the marked work is done (or the event was never recorded), kUnavailable
   // (hipErrorNotReady) otherwise. Errors: InvalidHandleError.
   absl::Status QueryEvent(EventHandle event);
-  // hipEventSynchronize: blocks until the marked work is done. Errors: InvalidHandleError; kDataLoss.
+  // hipEventSynchronize: blocks until the marked work is done. Errors: InvalidHandleError; kDataLoss;
+  // hipErrorIllegalAddress after a GPU memory fault.
   absl::Status SynchronizeEvent(EventHandle event);
   // hipStreamWaitEvent: work queued on `stream` afterwards waits for the event's marked work; a never-recorded
   // event is no wait. Errors: kInvalidArgument for flags other than 0; InvalidHandleError.
