@@ -43,6 +43,11 @@ absl::Status DeviceFaults::Error(hsa::AgentId agent) const {
   return it == errors_.end() ? absl::OkStatus() : it->second;
 }
 
+void DeviceFaults::Clear(hsa::AgentId agent) {
+  ScopedLock lock(&mu_);
+  errors_.erase(agent.raw());
+}
+
 void DeviceFaults::Watch(hsa::AgentId agent, std::weak_ptr<void> owner, Listener listener) {
   absl::Status error;
   {

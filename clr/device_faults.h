@@ -9,8 +9,9 @@
 //
 // The error: CLR aborts the process from its queue error callback, and ROCr aborts on a fault nobody
 // handles; a library must not end its host program. CUDA's answer is kept instead: the fault is sticky for the
-// device (every later wait, synchronize or submission on any stream of that GPU fails), reported as kAborted
-// with the faulting address, which HIP turns into hipErrorIllegalAddress. Thread-safe.
+// device (every later wait, synchronize or submission on any stream of that GPU fails) until Clear (a device
+// reset), reported as kAborted with the faulting address, which HIP turns into hipErrorIllegalAddress.
+// Thread-safe.
 #ifndef HIPMEM_CLR_DEVICE_FAULTS_H_
 #define HIPMEM_CLR_DEVICE_FAULTS_H_
 
@@ -41,6 +42,10 @@ class DeviceFaults {
 
   // The sticky error of `agent`: OK until one of its commands faulted, then kAborted naming the first fault.
   absl::Status Error(hsa::AgentId agent) const;
+
+  // Forgets `agent`'s fault (hipDeviceReset, after the streams that saw it are gone): streams made afterwards
+  // work again; those made before stay failed.
+  void Clear(hsa::AgentId agent);
 
   // Calls `listener` (once) when `agent` faults; at once, on the caller's thread, when it has faulted already.
   // The listener is dropped when `owner` expires, so a stream that goes away needs no unregistering.

@@ -427,4 +427,9 @@ bool Stream::Idle() const {
   return in_flight_.empty() || in_flight_.back().done->value() <= 0;
 }
 
+absl::Status Stream::Error() const {
+  ScopedLock lock(&mu_);
+  return Failure();
+}
+
 }  // namespace hipmem::clr

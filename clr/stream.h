@@ -166,6 +166,9 @@ class Stream {
   absl::Status Finish();
   // Whether everything queued is done (hipStreamQuery).
   bool Idle() const;
+  // The error that stopped the stream (a failed command, a halted queue, a device fault), without waiting; OK
+  // while it works.
+  absl::Status Error() const;
 
  private:
   // A command in flight: its signal, and the signals of other streams it waits on (kept alive until it is done).

@@ -106,8 +106,15 @@ absl::Status Runtime::SetDeviceFlags(int ordinal, uint32_t flags) {
 
 absl::Status Runtime::DeviceReset() {
   const clr::Device& device = CurrentDevice();
-  RETURN_IF_ERROR(streams_->SynchronizeDevice(device.ordinal));
+  // After a GPU memory fault the device's work is lost, not pending: the reset goes on and ends the sticky error,
+  // as CUDA's does, with streams made afresh.
+  const bool faulted = !context_->faults().Error(device.agent).ok();
+  if (absl::Status synced = streams_->SynchronizeDevice(device.ordinal); !synced.ok() && !faulted) return synced;
   streams_->DestroyDeviceStreams(device.ordinal);
+  if (faulted) {
+    streams_->DropFailedDefaultStreams(device.ordinal);
+    context_->faults().Clear(device.agent);
+  }
   RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
   device_flags_[device.ordinal] = hipDeviceScheduleSpin;
   Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its streams destroyed, its device memory freed");

@@ -95,6 +95,22 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
   // Destroying the faulted stream returns instead of waiting for work that will never run.
   EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
   EXPECT_EQ(hipEventDestroy(after), hipSuccess);
+
+  // hipDeviceReset ends the sticky error (CUDA's way back): the device works again, null stream included.
+  EXPECT_EQ(hipDeviceReset(), hipSuccess);
+  EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+  unsigned char* host = nullptr;
+  ASSERT_EQ(hipHostMalloc(reinterpret_cast<void**>(&host), kSize), hipSuccess);
+  EXPECT_EQ(hipMemset(host, 0x6b, kSize), hipSuccess);
+  EXPECT_EQ(host[kSize - 1], 0x6b);
+  hipStream_t fresh = nullptr;
+  ASSERT_EQ(hipStreamCreate(&fresh), hipSuccess);
+  EXPECT_EQ(hipMemsetAsync(host, 0x2c, kSize, fresh), hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(fresh), hipSuccess);
+  EXPECT_EQ(host[0], 0x2c);
+  EXPECT_EQ(hipStreamSynchronize(hipStreamPerThread), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(fresh), hipSuccess);
+  EXPECT_EQ(hipHostFree(host), hipSuccess);
 }
 
 }  // namespace

@@ -105,6 +105,26 @@ void StreamTable::DestroyDeviceStreams(int device) {
   doomed.clear();
 }
 
+void StreamTable::DropFailedDefaultStreams(int device) {
+  std::vector<std::unique_ptr<HipStream>> doomed;
+  {
+    ScopedLock lock(&mu_);
+    if (device >= 0 && static_cast<size_t>(device) < null_streams_.size() && null_streams_[device] != nullptr &&
+        !null_streams_[device]->queue().Error().ok()) {
+      doomed.push_back(std::move(null_streams_[device]));
+    }
+    for (auto it = per_thread_.begin(); it != per_thread_.end();) {
+      if (it->second != nullptr && it->second->device() == device && !it->second->queue().Error().ok()) {
+        doomed.push_back(std::move(it->second));
+        per_thread_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  doomed.clear();  // outside the table's lock, as in Destroy
+}
+
 absl::StatusOr<HipStream*> StreamTable::NullStream(int device) {
   if (device < 0 || static_cast<size_t>(device) >= null_streams_.size()) {
     return InvalidDeviceError(absl::StrCat("device ", device));

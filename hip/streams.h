@@ -112,6 +112,9 @@ class StreamTable {
   // hipDeviceReset: destroys every stream hipStreamCreate made on `device`, each after its work (the null and
   // per-thread streams stay). Their handles are dead afterwards, as after hipStreamDestroy.
   void DestroyDeviceStreams(int device);
+  // After a GPU memory fault on `device` (hipDeviceReset): drops its null and per-thread streams when they
+  // failed, so the next use makes working ones.
+  void DropFailedDefaultStreams(int device);
 
   // hipEventCreateWithFlags. Errors: kInvalidArgument for unknown flag bits.
   absl::StatusOr<EventHandle> CreateEvent(uint32_t flags);
