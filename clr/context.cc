@@ -92,7 +92,9 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     return absl::NotFoundError(absl::StrCat("no GPU agents (", gpus.size(), " before HIP_VISIBLE_DEVICES / ",
                                             "CUDA_VISIBLE_DEVICES)"));
   }
-  return std::unique_ptr<Context>(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
+  std::unique_ptr<Context> context(new Context(settings, std::move(runtime), cpu->id, std::move(devices)));
+  ASSIGN_OR_RETURN(context->faults_, DeviceFaults::Create(*context->runtime_));
+  return context;
 }
 
 Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime, hsa::AgentId host_agent,

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "clr/device_faults.h"
 #include "clr/device_info.h"
 #include "clr/mem_obj_map.h"
 #include "clr/memory.h"
@@ -92,6 +93,8 @@ class Context {
   hsa::SignalRuntime& signals() { return *signals_; }
   hsa::Copies& copies() { return *copies_; }
   hsa::Queues& queues() { return *queues_; }
+  // GPU memory faults, sticky per device (device_faults.h).
+  DeviceFaults& faults() { return *faults_; }
   // kInvalidArgument for an ordinal outside [0, devices().size()).
   absl::StatusOr<const Device*> GetDevice(int ordinal) const;
 
@@ -184,6 +187,8 @@ class Context {
   // so an allocation made while access is being enabled is mapped exactly once.
   mutable absl::Mutex peers_mu_;
   std::vector<std::vector<bool>> peer_enabled_ ABSL_GUARDED_BY(peers_mu_);
+  // Set by Create; last, so its listener thread stops before anything it reaches goes.
+  std::unique_ptr<DeviceFaults> faults_;
 };
 
 }  // namespace hipmem::clr

@@ -37,9 +37,6 @@ constexpr Bytes kControlBytes = Bytes(kKernargOffset + uint64_t{kQueuePackets} *
 // How long a submission waits for ring space before giving up on a stalled stream.
 constexpr absl::Duration kRingWait = absl::Seconds(30);
 
-// How often a blocked wait looks at the queue's health: a halted queue never completes its signals.
-constexpr absl::Duration kHealthPeriod = absl::Milliseconds(100);
-
 absl::Status FailedCommand(hsa::SignalValue value) {
   return absl::DataLossError(absl::StrCat("a command of the stream failed on the GPU (its signal ended at ", value,
                                           ")"));
@@ -53,18 +50,52 @@ absl::Status QueueHealth::Error() const {
 }
 
 void QueueHealth::Report(const absl::Status& error) {
-  ScopedLock lock(&mu_);
-  if (error_.ok()) error_ = error;
+  std::vector<Dependent> dependents;
+  bool first = false;
+  {
+    ScopedLock lock(&mu_);
+    if (error_.ok()) {
+      first = true;
+      error_ = error;
+      dependents = std::move(dependents_);
+      dependents_.clear();
+    }
+  }
+  {
+    ScopedLock lock(&owner_mu_);
+    if (owner_ != nullptr) owner_->FailPending();
+  }
+  // Only the first report travels on, so streams waiting on each other in a cycle stop.
+  if (!first) return;
+  for (const Dependent& d : dependents) {
+    std::shared_ptr<StreamSignal> on = d.on.lock();
+    // A wait on a signal that completed is over; one on a failed (or still pending) signal never ends.
+    if (on == nullptr || on->value() == 0) continue;
+    if (std::shared_ptr<QueueHealth> dependent = d.health.lock()) dependent->Report(error);
+  }
+}
+
+void QueueHealth::AddDependent(const std::shared_ptr<QueueHealth>& dependent, const std::shared_ptr<StreamSignal>& on) {
+  absl::Status failed;
+  {
+    ScopedLock lock(&mu_);
+    if (error_.ok()) {
+      std::erase_if(dependents_, [](const Dependent& d) { return d.health.expired() || d.on.expired(); });
+      dependents_.push_back(Dependent{dependent, on});
+      return;
+    }
+    failed = error_;
+  }
+  if (dependent.get() != this && on->value() != 0) dependent->Report(failed);
 }
 
 absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health) {
-  while (true) {
-    const hsa::SignalValue value =
-        signal.ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
-    if (value < 0) return FailedCommand(value);
-    if (value == 0) return absl::OkStatus();
-    RETURN_IF_ERROR(health.Error());
-  }
+  // No timeout: a command that can no longer complete has its signal failed by QueueHealth::Report.
+  const hsa::SignalValue value =
+      signal.ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+  if (value == 0) return absl::OkStatus();
+  RETURN_IF_ERROR(health.Error());
+  return FailedCommand(value);
 }
 
 absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(hsa::SignalRuntime& signals) {
@@ -91,13 +122,24 @@ std::optional<uint64_t> Marker::end_tick() const {
   return tick == 0 ? std::nullopt : std::optional<uint64_t>(tick);
 }
 
-absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device) {
+absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device,
+                                                       StreamPriority priority) {
   auto health = std::make_shared<QueueHealth>();
   hsa::QueueRequest request;
   request.agent = device.agent;
   request.size = kQueuePackets;
   request.on_error = [health](const absl::Status& error, hsa::AmdQueue*) { health->Report(error); };
   ASSIGN_OR_RETURN(hsa::AmdQueue * queue, context.queues().Create(request));
+  // hsa_queue_create makes every queue at NORMAL; as CLR's acquireQueue, any other priority is set right after,
+  // before the queue carries work.
+  if (priority != StreamPriority::kNormal) {
+    const hsa::QueuePriorityLevel level =
+        priority == StreamPriority::kHigh ? hsa::QueuePriorityLevel::kHigh : hsa::QueuePriorityLevel::kLow;
+    if (absl::Status s = context.queues().SetPriority(queue, level); !s.ok()) {
+      (void)context.queues().Destroy(queue);
+      return s;
+    }
+  }
   // Markers carry the CP's timestamps (hipEventElapsedTime), as CLR turns profiling on for its queues.
   if (absl::Status s = context.queues().SetProfiling(queue, true); !s.ok()) {
     (void)context.queues().Destroy(queue);
@@ -114,7 +156,15 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
     std::memcpy((*control + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
   }
   Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
-  return std::unique_ptr<Stream>(new Stream(context, device, std::move(health), queue, *control));
+  std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *control));
+  {
+    ScopedLock lock(&health->owner_mu_);
+    health->owner_ = stream.get();
+  }
+  // A fault anywhere on the device fails this stream too (CUDA's sticky context error); the health owns the
+  // registration, so it lapses with the stream.
+  context.faults().Watch(device.agent, health, [raw = health.get()](const absl::Status& error) { raw->Report(error); });
+  return stream;
 }
 
 Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
@@ -122,7 +172,15 @@ Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHeal
     : context_(context), device_(device), health_(std::move(health)), queue_(queue), control_(control) {}
 
 Stream::~Stream() {
-  if (absl::Status s = Finish(); !s.ok()) HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
+  if (absl::Status s = Finish(); !s.ok()) {
+    HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
+    // Markers of this stream may outlive it: their waiters must not wait for work that will never run.
+    FailPending();
+  }
+  {
+    ScopedLock lock(&health_->owner_mu_);
+    health_->owner_ = nullptr;
+  }
   {
     ScopedLock lock(&mu_);
     in_flight_.clear();
@@ -131,8 +189,22 @@ Stream::~Stream() {
   if (absl::Status s = context_.runtime().Free(control_); !s.ok()) HIPMEM_LOG(kError, "stream memory: ", s.message());
 }
 
+void Stream::FailPending() {
+  ScopedLock lock(&mu_);
+  for (const InFlight& command : in_flight_) {
+    // Only a signal still pending: one the engine completed meanwhile keeps its value.
+    hsa::SignalValue value = command.done->value();
+    while (value > 0) {
+      const hsa::SignalValue before = command.done->ref().CompareExchange(value, -1, hsa::MemoryOrder::kAcqRel);
+      if (before == value) break;
+      value = before;
+    }
+  }
+}
+
 absl::Status Stream::Failure() const {
   RETURN_IF_ERROR(health_->Error());
+  RETURN_IF_ERROR(context_.faults().Error(device_.agent));
   // A failed command's signal stays negative, and the commands behind it wait forever on it.
   for (const InFlight& command : in_flight_) {
     if (const hsa::SignalValue value = command.done->value(); value < 0) return FailedCommand(value);
@@ -301,6 +373,9 @@ absl::StatusOr<Marker> Stream::Record() {
 
 absl::Status Stream::WaitFor(const Marker& marker) {
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  // Before this stream's lock: when the marker's stream failed already, this one fails now, and the submission
+  // below reports it.
+  if (marker.health_ != health_) marker.health_->AddDependent(health_, marker.signal_);
   ScopedLock lock(&mu_);
   std::vector<uint64_t> deps = CrossEngineDeps();
   deps.push_back(marker.signal_->handle().raw());
@@ -312,23 +387,32 @@ absl::Status Stream::WaitFor(const Marker& marker) {
 }
 
 absl::Status Stream::HostFunction(std::function<void()> function) {
-  // The gate: work queued after the function waits on it; the handler opens it once the function returned.
+  return HostCallback([function = std::move(function)](const absl::Status&) { function(); });
+}
+
+absl::Status Stream::HostCallback(std::function<void(const absl::Status&)> callback) {
+  // The gate: work queued after the callback waits on it; the handler opens it once the callback returned.
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> gate, StreamSignal::Create(context_.signals()));
   ScopedLock lock(&mu_);
   RETURN_IF_ERROR(Failure());
   Retire();
   if (in_flight_.empty() || in_flight_.back().done->value() <= 0) {
     // Nothing pending: CLR still runs the callback on its own thread, never on the caller's.
-    RETURN_IF_ERROR(context_.signals().RunAsync([function = std::move(function), gate] {
-      function();
+    RETURN_IF_ERROR(context_.signals().RunAsync([callback = std::move(callback), gate] {
+      callback(absl::OkStatus());
       gate->ref().Store(0, hsa::MemoryOrder::kRelease);
     }));
   } else {
     std::shared_ptr<StreamSignal> after = in_flight_.back().done;
     RETURN_IF_ERROR(context_.signals().SetAsyncHandler(
         after->handle(), hsa::SignalCondition::kLt, 1,
-        [function = std::move(function), gate, after](hsa::SignalValue) {
-          function();
+        [callback = std::move(callback), gate, after, health = health_](hsa::SignalValue value) {
+          absl::Status status;
+          if (value < 0) {
+            status = health->Error();
+            if (status.ok()) status = FailedCommand(value);
+          }
+          callback(status);
           gate->ref().Store(0, hsa::MemoryOrder::kRelease);
           return false;  // once
         }));
@@ -340,16 +424,23 @@ absl::Status Stream::HostFunction(std::function<void()> function) {
 
 absl::Status Stream::Finish() {
   while (true) {
-    std::shared_ptr<StreamSignal> last;
+    std::shared_ptr<StreamSignal> next;
     {
       ScopedLock lock(&mu_);
       RETURN_IF_ERROR(Failure());
       Retire();
-      if (in_flight_.empty() || in_flight_.back().done->value() == 0) return absl::OkStatus();
-      last = in_flight_.back().done;
+      for (const InFlight& command : in_flight_) {
+        if (command.done->value() > 0) {
+          next = command.done;
+          break;
+        }
+      }
+      if (next == nullptr) return absl::OkStatus();
     }
-    // Bounded, so a command failing earlier in the stream (whose successors then never complete) is noticed.
-    last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
+    // The oldest pending command, without a timeout: it completes, completes negative (a failed command, which
+    // the next round reports; the commands behind it may never run), or is failed by FailPending when the
+    // queue halts or the device faults.
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
   }
 }
 
@@ -375,6 +466,11 @@ absl::Status Stream::WaitForQueued() {
 bool Stream::Idle() const {
   ScopedLock lock(&mu_);
   return in_flight_.empty() || in_flight_.back().done->value() <= 0;
+}
+
+absl::Status Stream::Error() const {
+  ScopedLock lock(&mu_);
+  return Failure();
 }
 
 }  // namespace hipmem::clr

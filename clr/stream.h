@@ -7,9 +7,11 @@
 // engines -- so the work runs in submission order while the host only queues it. Waits on other streams and
 // host functions are dependencies on signals too; the host blocks only in Finish and Marker::Wait.
 //
-// A command that fails on the GPU (a VM fault) completes its signal negative; Finish and Marker::Wait report
-// it as kDataLoss, as CLR reports a failed command. Thread-safe: one mutex orders submissions (CLR's queue
-// lock).
+// Failures never leave the host waiting: a command that completes its signal negative is reported as kDataLoss
+// (CLR's failed command); a queue the CP halted (the queue error callback) or a GPU memory fault on the device
+// (DeviceFaults, the HSA system event listener) makes the stream fail every pending command's signal, which
+// wakes whoever waits in Finish or Marker::Wait with that error (kAborted for a fault, sticky for the device).
+// No wait polls. Thread-safe: one mutex orders submissions (CLR's queue lock).
 #ifndef HIPMEM_CLR_STREAM_H_
 #define HIPMEM_CLR_STREAM_H_
 
@@ -56,19 +58,38 @@ class StreamSignal {
   const hsa::SignalRef ref_;
 };
 
-// What a stream's queue error callback (on the runtime's handler thread) reported.
+class Stream;
+
+// What stopped a stream's queue: its error callback (on the runtime's handler thread) or a fault of its device
+// (on the system event thread).
 class QueueHealth {
  public:
   absl::Status Error() const;
-  void Report(const absl::Status& error);  // keeps the first
+  // Keeps the first error, then fails the pending commands of the stream it belongs to, so their waiters wake,
+  // and passes the first error on to the dependents.
+  void Report(const absl::Status& error);
+  // `dependent` (another stream's health) has queued a wait on `on`, a signal of this stream (Stream::WaitFor): a
+  // barrier on a signal this stream fails is never met, so the dependent fails with this stream unless `on`
+  // completed first (or is gone: the wait is over). Told at once when this one failed already. Call without
+  // holding the dependent stream's lock.
+  void AddDependent(const std::shared_ptr<QueueHealth>& dependent, const std::shared_ptr<StreamSignal>& on);
 
  private:
-  mutable absl::Mutex mu_;
+  friend class Stream;
+  mutable absl::Mutex mu_;  // a leaf lock
   absl::Status error_ ABSL_GUARDED_BY(mu_);
+  struct Dependent {
+    std::weak_ptr<QueueHealth> health;
+    std::weak_ptr<StreamSignal> on;
+  };
+  std::vector<Dependent> dependents_ ABSL_GUARDED_BY(mu_);
+  // Held while the stream is told, so the stream can leave (Detach) only when no report is telling it.
+  absl::Mutex owner_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  Stream* owner_ ABSL_GUARDED_BY(owner_mu_) = nullptr;
 };
 
-// Blocks until `signal` completes: OK at 0; kDataLoss when it went negative (the command failed); the
-// queue's error when the queue halted first.
+// Blocks until `signal` completes: OK at 0; the queue's error when the queue halted or the device faulted;
+// kDataLoss when it went negative otherwise (the command failed).
 absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health);
 
 // A point in a stream's order: done once everything queued before it is (hipEventRecord's mark).
@@ -77,7 +98,7 @@ class Marker {
   // Whether the work before the mark is done (hipEventQuery). A failed command counts as done.
   bool Done() const { return signal_->value() <= 0; }
   // Blocks until it is (hipEventSynchronize). kDataLoss when a command before the mark failed; the queue's
-  // error when its queue halted.
+  // error when its queue halted or its device faulted (kAborted), or when a stream it waited on did.
   absl::Status Wait() const;
   // When the device's CP passed the mark, in its GPU clock ticks (the end stamp a profiling queue writes into
   // the barrier packet's completion signal); nullopt until then.
@@ -87,19 +108,25 @@ class Marker {
 
  private:
   friend class Stream;
-  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<const QueueHealth> health, hsa::AgentId agent)
+  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<QueueHealth> health, hsa::AgentId agent)
       : signal_(std::move(signal)), health_(std::move(health)), agent_(agent) {}
 
   std::shared_ptr<StreamSignal> signal_;
-  std::shared_ptr<const QueueHealth> health_;
+  std::shared_ptr<QueueHealth> health_;  // its stream's
   hsa::AgentId agent_;
 };
 
+// ROCclr's amd::CommandQueue::Priority as a stream's queue asks for it. The AQL queue is created at the HSA
+// priority of the same name (hsa_amd_queue_priority_t), which ROCr hands the KFD as its queue priority
+// (LOW -> minimum 0, NORMAL -> 7, HIGH -> maximum 15).
+enum class StreamPriority { kLow, kNormal, kHigh };
+
 class Stream {
  public:
-  // A stream on `device` of `context`, which must outlive it. Errors: the AQL queue's and the memory's
-  // (kResourceExhausted when the device cannot take another queue).
-  static absl::StatusOr<std::unique_ptr<Stream>> Create(Context& context, const Device& device);
+  // A stream on `device` of `context`, which must outlive it, whose AQL queue runs at `priority`. Errors: the
+  // AQL queue's and the memory's (kResourceExhausted when the device cannot take another queue).
+  static absl::StatusOr<std::unique_ptr<Stream>> Create(Context& context, const Device& device,
+                                                        StreamPriority priority = StreamPriority::kNormal);
   // Waits for the work queued (as CLR's queue release does), then releases the queue.
   ~Stream();
   Stream(const Stream&) = delete;
@@ -110,7 +137,7 @@ class Stream {
   // The device's blit copy kernel over [src, src + size) -> dst, on this stream's queue. Both ranges must be
   // reachable by the device (its VRAM, system memory the runtime mapped for it, a linked peer's VRAM). Size 0
   // queues nothing. Errors: kDeadlineExceeded when the ring stays full (a stream stalled on a dependency that
-  // never completes); a queue that failed earlier (kDataLoss).
+  // never completes); a queue that failed earlier (kDataLoss, or kAborted after a device fault).
   absl::Status ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size);
   // The blit fill kernels: `count` elements of `element_size` bytes (1, 2 or 4: hipMemsetD8/D16/D32) at `dst`,
   // each holding the low `element_size` bytes of `pattern` (little-endian, as the GPU stores them).
@@ -133,8 +160,13 @@ class Stream {
   // Runs `function` on the runtime's handler thread once everything queued before it is done; work queued
   // after it waits for it to return (hipLaunchHostFunc). Errors: the handler thread's.
   absl::Status HostFunction(std::function<void()> function);
+  // The same for a callback that learns how the work before it ended (hipStreamAddCallback's status): OK, or
+  // the error that failed it (a device fault, a halted queue, a failed command), in which case it still runs,
+  // as CUDA runs a stream's callbacks with the error.
+  absl::Status HostCallback(std::function<void(const absl::Status&)> callback);
 
-  // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed.
+  // Blocks until everything queued is done (hipStreamSynchronize). kDataLoss when a command failed; the sticky
+  // kAborted once the device took a GPU memory fault (device_faults.h); the queue's error when it halted.
   absl::Status Finish();
   // Blocks until the work queued before the call is done, without queuing a marker: the newest command's own
   // signal completes after every command before it, so a blocking hipMemcpy waits on its copy's signal rather
@@ -143,6 +175,9 @@ class Stream {
   absl::Status WaitForQueued();
   // Whether everything queued is done (hipStreamQuery).
   bool Idle() const;
+  // The error that stopped the stream (a failed command, a halted queue, a device fault), without waiting; OK
+  // while it works.
+  absl::Status Error() const;
 
  private:
   // A command in flight: its signal, and the signals of other streams it waits on (kept alive until it is done).
@@ -165,6 +200,9 @@ class Stream {
   std::vector<uint64_t> CrossEngineDeps() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Retire() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Failure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Completes every pending command's signal at -1 (QueueHealth::Report), waking their waiters.
+  friend class QueueHealth;
+  void FailPending() ABSL_LOCKS_EXCLUDED(mu_);
 
   Context& context_;
   const Device& device_;

@@ -45,7 +45,7 @@ hipError_t WithStream(hipStream_t stream, const std::function<absl::Status(Runti
 
 hipError_t Memset(void* dst, uint32_t value, uint32_t element_size, size_t count, hipStream_t stream, bool async) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.Memset(dst, value, element_size, count, Handle(stream), async));
+  return Return(hipmem::hip::DeviceFaultAsHip(rt.Memset(dst, value, element_size, count, Handle(stream), async)));
 }
 
 }  // namespace
@@ -115,7 +115,7 @@ hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device) {
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (fn == nullptr) return Return(hipErrorInvalidValue);
-  return Return(rt.LaunchHostFunc(Handle(stream), [fn, userData] { fn(userData); }));
+  return Return(hipmem::hip::DeviceFaultAsHip(rt.LaunchHostFunc(Handle(stream), [fn, userData] { fn(userData); })));
 }
 
 hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void* userData,
@@ -123,9 +123,15 @@ hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback
   HIPMEM_INIT_OR_RETURN(rt);
   // CUDA and CLR reserve the flags: they must be 0.
   if (callback == nullptr || flags != 0) return Return(hipErrorInvalidValue);
-  return Return(rt.LaunchHostFunc(Handle(stream), [stream, callback, userData] {
-    callback(stream, hipSuccess, userData);
-  }));
+  (void)rt;  // WithStream resolves the stream on it
+  // The callback learns how the work before it ended: hipSuccess, or the error (hipErrorIllegalAddress after a
+  // GPU memory fault) that failed it, as CUDA reports it.
+  return WithStream(stream, [&](Runtime& r, HipStream& s) {
+    if (absl::Status before = r.streams().BeforeCommand(s); !before.ok()) return hipmem::hip::DeviceFaultAsHip(before);
+    return hipmem::hip::DeviceFaultAsHip(s.queue().HostCallback([stream, callback, userData](const absl::Status& st) {
+      callback(stream, hipmem::hip::ToHipError(hipmem::hip::DeviceFaultAsHip(st)), userData);
+    }));
+  });
 }
 
 hipError_t hipDeviceSynchronize(void) {
@@ -177,7 +183,8 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
 
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.MemcpyAsync(dst, src, sizeBytes, static_cast<MemcpyKind>(kind), Handle(stream)));
+  return Return(hipmem::hip::DeviceFaultAsHip(
+      rt.MemcpyAsync(dst, src, sizeBytes, static_cast<MemcpyKind>(kind), Handle(stream))));
 }
 
 hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {

@@ -128,8 +128,15 @@ absl::Status Runtime::SetDeviceFlags(int ordinal, uint32_t flags) {
 
 absl::Status Runtime::DeviceReset() {
   const clr::Device& device = CurrentDevice();
-  RETURN_IF_ERROR(streams_->SynchronizeDevice(device.ordinal));
+  // After a GPU memory fault the device's work is lost, not pending: the reset goes on and ends the sticky error,
+  // as CUDA's does, with streams made afresh.
+  const bool faulted = !context_->faults().Error(device.agent).ok();
+  if (absl::Status synced = streams_->SynchronizeDevice(device.ordinal); !synced.ok() && !faulted) return synced;
   streams_->DestroyDeviceStreams(device.ordinal);
+  if (faulted) {
+    streams_->DropFailedDefaultStreams(device.ordinal);
+    context_->faults().Clear(device.agent);
+  }
   RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
   device_flags_[device.ordinal] = hipDeviceScheduleSpin;
   Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its streams destroyed, its device memory freed");
@@ -260,7 +267,9 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
     const std::optional<clr::MemObjRef> s = context_->Find(Address(src));
     if (!(d.has_value() && s.has_value() && d->desc.sync_mem_ops && s->desc.sync_mem_ops)) return absl::OkStatus();
   }
-  if (absl::Status waited = stream->queue().WaitForQueued(); !waited.ok()) return Annotate(waited, context());
+  if (absl::Status waited = DeviceFaultAsHip(stream->queue().WaitForQueued()); !waited.ok()) {
+    return Annotate(waited, context());
+  }
   return absl::OkStatus();
 }
 
@@ -312,7 +321,7 @@ absl::Status Runtime::Memset(void* dst, uint32_t value, uint32_t element_size, s
   Trace(Layer::kHip, context);
   if (async) return absl::OkStatus();
   ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
-  return Annotate(done.Wait(), context);
+  return Annotate(DeviceFaultAsHip(done.Wait()), context);
 }
 
 absl::Status Runtime::LaunchHostFunc(StreamHandle handle, std::function<void()> function) {

@@ -21,7 +21,19 @@ thread_local const uint64_t t_thread_key = g_next_thread_key.fetch_add(1);
 
 std::string HandleText(uint64_t handle) { return absl::StrCat("0x", absl::Hex(handle)); }
 
+// hip::Stream::Priority (High -1, Normal 0, Low 1) to the command queue's, as hipamd maps a clamped priority.
+clr::StreamPriority QueuePriority(int priority) {
+  if (priority <= StreamTable::kGreatestPriority) return clr::StreamPriority::kHigh;
+  if (priority >= StreamTable::kLeastPriority) return clr::StreamPriority::kLow;
+  return clr::StreamPriority::kNormal;
+}
+
 }  // namespace
+
+absl::Status DeviceFaultAsHip(absl::Status status) {
+  if (status.code() == absl::StatusCode::kAborted) return WithHipError(std::move(status), hipErrorIllegalAddress);
+  return status;
+}
 
 StreamTable::StreamTable(clr::Context& context) : context_(context) {
   ScopedLock lock(&mu_);
@@ -39,7 +51,7 @@ StreamTable::~StreamTable() {
 
 absl::StatusOr<std::unique_ptr<HipStream>> StreamTable::Make(int device, uint32_t flags, int priority, bool is_null) {
   ASSIGN_OR_RETURN(const clr::Device* d, context_.GetDevice(device));
-  ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> queue, clr::Stream::Create(context_, *d));
+  ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> queue, clr::Stream::Create(context_, *d, QueuePriority(priority)));
   ASSIGN_OR_RETURN(std::unique_ptr<clr::BlitManager> blit, clr::BlitManager::Create(context_, *queue));
   return std::unique_ptr<HipStream>(
       new HipStream(device, flags, priority, is_null, std::move(queue), std::move(blit)));
@@ -91,6 +103,26 @@ void StreamTable::DestroyDeviceStreams(int device) {
   }
   // Outside the table's lock, as in Destroy: each destructor waits for its stream's work.
   doomed.clear();
+}
+
+void StreamTable::DropFailedDefaultStreams(int device) {
+  std::vector<std::unique_ptr<HipStream>> doomed;
+  {
+    ScopedLock lock(&mu_);
+    if (device >= 0 && static_cast<size_t>(device) < null_streams_.size() && null_streams_[device] != nullptr &&
+        !null_streams_[device]->queue().Error().ok()) {
+      doomed.push_back(std::move(null_streams_[device]));
+    }
+    for (auto it = per_thread_.begin(); it != per_thread_.end();) {
+      if (it->second != nullptr && it->second->device() == device && !it->second->queue().Error().ok()) {
+        doomed.push_back(std::move(it->second));
+        per_thread_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  doomed.clear();  // outside the table's lock, as in Destroy
 }
 
 absl::StatusOr<HipStream*> StreamTable::NullStream(int device) {
@@ -162,10 +194,10 @@ absl::Status StreamTable::Synchronize(HipStream& stream) {
         if (s->blocking()) blocking.push_back(s);
       }
     }
-    for (HipStream* s : blocking) RETURN_IF_ERROR(s->queue().Finish());
+    for (HipStream* s : blocking) RETURN_IF_ERROR(DeviceFaultAsHip(s->queue().Finish()));
     return absl::OkStatus();
   }
-  return stream.queue().Finish();
+  return DeviceFaultAsHip(stream.queue().Finish());
 }
 
 absl::Status StreamTable::Query(HipStream& stream) {
@@ -183,7 +215,7 @@ absl::Status StreamTable::SynchronizeDevice(int device) {
   for (HipStream* s : all) {
     if (absl::Status st = s->queue().Finish(); !st.ok() && first.ok()) first = st;
   }
-  return first;
+  return DeviceFaultAsHip(std::move(first));
 }
 
 absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
@@ -213,7 +245,9 @@ absl::Status StreamTable::DestroyEvent(EventHandle event) {
 }
 
 absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
-  ASSIGN_OR_RETURN(clr::Marker mark, stream.queue().Record());
+  absl::StatusOr<clr::Marker> recorded = stream.queue().Record();
+  if (!recorded.ok()) return DeviceFaultAsHip(recorded.status());
+  clr::Marker mark = *std::move(recorded);
   ScopedLock lock(&mu_);
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   e->marker = std::move(mark);
@@ -235,7 +269,7 @@ absl::Status StreamTable::SynchronizeEvent(EventHandle event) {
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
-  return mark.has_value() ? mark->Wait() : absl::OkStatus();
+  return mark.has_value() ? DeviceFaultAsHip(mark->Wait()) : absl::OkStatus();
 }
 
 absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32_t flags) {
@@ -248,7 +282,7 @@ absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
-  return mark.has_value() ? stream.queue().WaitFor(*mark) : absl::OkStatus();
+  return mark.has_value() ? DeviceFaultAsHip(stream.queue().WaitFor(*mark)) : absl::OkStatus();
 }
 
 absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop) {

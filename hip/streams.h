@@ -45,6 +45,10 @@ inline constexpr uint32_t kEventBlockingSync = 0x1;
 inline constexpr uint32_t kEventDisableTiming = 0x2;
 inline constexpr uint32_t kEventInterprocess = 0x4;
 
+// A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h): returns it tagged
+// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses unchanged.
+absl::Status DeviceFaultAsHip(absl::Status status);
+
 class HipStream {
  public:
   int device() const { return device_; }
@@ -98,7 +102,8 @@ class StreamTable {
   // Applies the legacy default stream's rules before a command is queued on `stream`.
   absl::Status BeforeCommand(HipStream& stream);
   // hipStreamSynchronize. The null stream also waits for every blocking stream of its device (CLR's
-  // SyncAllStreams). Errors: kDataLoss when a command failed.
+  // SyncAllStreams). Errors: kDataLoss when a command failed; hipErrorIllegalAddress (sticky) after a GPU
+  // memory fault on the device.
   absl::Status Synchronize(HipStream& stream);
   // hipStreamQuery: OK when idle, kUnavailable (hipErrorNotReady) otherwise.
   absl::Status Query(HipStream& stream);
@@ -107,6 +112,9 @@ class StreamTable {
   // hipDeviceReset: destroys every stream hipStreamCreate made on `device`, each after its work (the null and
   // per-thread streams stay). Their handles are dead afterwards, as after hipStreamDestroy.
   void DestroyDeviceStreams(int device);
+  // After a GPU memory fault on `device` (hipDeviceReset): drops its null and per-thread streams when they
+  // failed, so the next use makes working ones.
+  void DropFailedDefaultStreams(int device);
 
   // hipEventCreateWithFlags. Errors: kInvalidArgument for unknown flag bits.
   absl::StatusOr<EventHandle> CreateEvent(uint32_t flags);
@@ -117,7 +125,8 @@ class StreamTable {
   // hipEventQuery: OK when the marked work is done (or the event was never recorded), kUnavailable
   // (hipErrorNotReady) otherwise. Errors: InvalidHandleError.
   absl::Status QueryEvent(EventHandle event);
-  // hipEventSynchronize: blocks until the marked work is done. Errors: InvalidHandleError; kDataLoss.
+  // hipEventSynchronize: blocks until the marked work is done. Errors: InvalidHandleError; kDataLoss;
+  // hipErrorIllegalAddress after a GPU memory fault.
   absl::Status SynchronizeEvent(EventHandle event);
   // hipStreamWaitEvent: work queued on `stream` afterwards waits for the event's marked work; a never-recorded
   // event is no wait. Errors: kInvalidArgument for flags other than 0; InvalidHandleError.

@@ -474,6 +474,7 @@ SimProcess SimFile::TakeSnapshot() const {
         .active = q.running(),
         .halted = q.halted(),
         .read_pointer = q.progress(),
+        .priority = q.priority,
     });
   }
   for (const sim_internal::EventState& event : events_->Snapshot()) {

@@ -234,6 +234,7 @@ struct SimQueue {
   bool active;           // ring, size and percentage non-zero: its engine runs
   bool halted;           // its engine stopped on a VM fault or a malformed packet
   uint64_t read_pointer;  // what the engine has consumed (SDMA: bytes; AQL: packets; PM4: dwords)
+  uint32_t priority = 0;  // the kernel's queue priority (0..15) from CREATE_QUEUE or the last UPDATE_QUEUE
 };
 
 struct SimProcess {
