@@ -453,14 +453,25 @@ absl::Status Stream::WaitForQueued() {
     last = in_flight_.back().done;
   }
   while (true) {
-    const hsa::SignalValue value =
-        last->ref().Wait(hsa::SignalCondition::kLt, 1, kHealthPeriod, hsa::WaitHint::kBlocked);
-    if (value < 0) return FailedCommand(value);
-    if (value == 0) return absl::OkStatus();
-    // A command failing before the newest one leaves it waiting forever: look at the stream's health.
-    ScopedLock lock(&mu_);
-    RETURN_IF_ERROR(Failure());
+    // As Finish, one pending command at a time up to `last`, so a failure before it is reported rather than
+    // leaving `last` waiting forever.
+    std::shared_ptr<StreamSignal> next;
+    {
+      ScopedLock lock(&mu_);
+      RETURN_IF_ERROR(Failure());
+      if (last->value() <= 0) break;
+      for (const InFlight& command : in_flight_) {
+        if (command.done->value() > 0) {
+          next = command.done;
+          break;
+        }
+      }
+      if (next == nullptr) break;
+    }
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
   }
+  const hsa::SignalValue value = last->value();
+  return value < 0 ? FailedCommand(value) : absl::OkStatus();
 }
 
 bool Stream::Idle() const {
