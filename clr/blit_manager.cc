@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "base/scoped_lock.h"
 #include "base/trace.h"
 #include "hsa/memory.h"
 #include "hsa/runtime.h"
@@ -149,7 +150,28 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
   return result;
 }
 
+absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma) {
+  ScopedLock lock(&mu_);
+  return CopyLocked(dst, src, size, prefer_sdma);
+}
+
 absl::Status BlitManager::Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
+  ScopedLock lock(&mu_);
+  return FillLocked(dst, pattern, element_size, count);
+}
+
+absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst, const PitchedSide& src,
+                                               const RectExtent& extent) {
+  ScopedLock lock(&mu_);
+  return CopyRectLocked(dst, src, extent);
+}
+
+absl::Status BlitManager::FillRect(const PitchedSide& dst, uint8_t value, const RectExtent& extent) {
+  ScopedLock lock(&mu_);
+  return FillRectLocked(dst, value, extent);
+}
+
+absl::Status BlitManager::FillLocked(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
   if (element_size == 0 || count > UINT64_MAX / element_size) {
     return absl::InvalidArgumentError(absl::StrCat("fill of ", count, " x ", element_size, " B: bad size"));
   }
@@ -162,8 +184,8 @@ absl::Status BlitManager::Fill(DeviceAddress dst, uint32_t pattern, uint32_t ele
   return stream_.ShaderFill(side.gpu, pattern, element_size, count);
 }
 
-absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst_address, DeviceAddress src_address, Bytes size,
-                                           bool prefer_sdma) {
+absl::StatusOr<CopyPath> BlitManager::CopyLocked(DeviceAddress dst_address, DeviceAddress src_address, Bytes size,
+                                                 bool prefer_sdma) {
   ASSIGN_OR_RETURN(const Side dst, Resolve(dst_address, size));
   ASSIGN_OR_RETURN(const Side src, Resolve(src_address, size));
   const CopyPath path = ChooseCopyPath(dst.policy, src.policy, size, prefer_sdma, context_.settings());

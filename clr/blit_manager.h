@@ -6,8 +6,8 @@
 //   - the staging ring is fine-grained system memory (rocm-systems #11617 moves CLR's there too);
 //   - a small peer copy runs the ordinary blit kernel (our kernel geometry has no workgroup limit to apply);
 //   - pinned chunks are locked and unlocked per copy: current CLR keeps no pinned-memory cache either.
-// Every copy is traced with the path it took. Not thread-safe by itself: the HIP stream that owns it orders the
-// calls (CLR holds the queue lock around a command).
+// Every copy is traced with the path it took. Thread-safe: commands from several threads take turns (CLR holds
+// the queue lock around a command), so threads sharing a stream -- the null stream above all -- may all copy.
 #ifndef HIPMEM_CLR_BLIT_MANAGER_H_
 #define HIPMEM_CLR_BLIT_MANAGER_H_
 
@@ -16,8 +16,10 @@
 #include <memory>
 #include <optional>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "clr/blit_policy.h"
 #include "clr/context.h"
@@ -89,6 +91,16 @@ class BlitManager {
  private:
   static constexpr int kStagingChunks = 4;  // CLR's kStagingPoolNumSignals
 
+  // The public entry points, under mu_.
+  absl::StatusOr<CopyPath> CopyLocked(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status FillLocked(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<CopyPath> CopyRectLocked(const PitchedSide& dst, const PitchedSide& src, const RectExtent& extent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status FillRectLocked(const PitchedSide& dst, uint8_t value, const RectExtent& extent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // A side of a copy as the engines see it.
   struct Side {
     CopySide policy;
@@ -122,8 +134,11 @@ class BlitManager {
   Stream& stream_;
   const DeviceAddress staging_;
   const Bytes chunk_;
-  std::array<std::optional<Marker>, kStagingChunks> chunk_use_;
-  int next_chunk_ = 0;
+  // One command at a time (CLR holds the queue lock around a command): threads sharing a stream, the null
+  // stream above all, take turns here, which keeps the staging ring's chunk bookkeeping below consistent.
+  absl::Mutex mu_;
+  std::array<std::optional<Marker>, kStagingChunks> chunk_use_;  // under mu_
+  int next_chunk_ = 0;                                             // under mu_
 };
 
 }  // namespace hipmem::clr

@@ -80,7 +80,7 @@ absl::StatusOr<Bytes> RectSpan(const PitchedSide& side, const RectExtent& extent
   return *span;
 }
 
-absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst_layout_in, const PitchedSide& src_layout_in,
+absl::StatusOr<CopyPath> BlitManager::CopyRectLocked(const PitchedSide& dst_layout_in, const PitchedSide& src_layout_in,
                                                const RectExtent& extent_in) {
   ASSIGN_OR_RETURN(const Bytes dst_span, CheckedSpan(dst_layout_in, extent_in));
   ASSIGN_OR_RETURN(const Bytes src_span, CheckedSpan(src_layout_in, extent_in));
@@ -89,7 +89,7 @@ absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst_layout_in,
   // At most either span (RectSpan's checks make every pitch at least the bytes before it), so it cannot overflow.
   const Bytes total =
       extent_in.empty() ? Bytes(0) : Bytes(extent_in.width.raw() * extent_in.height * extent_in.depth);
-  if (dst_span == total && src_span == total) return Copy(dst_layout_in.base, src_layout_in.base, total);
+  if (dst_span == total && src_span == total) return CopyLocked(dst_layout_in.base, src_layout_in.base, total, /*prefer_sdma=*/false);
 
   PitchedSide dst_layout = dst_layout_in;
   PitchedSide src_layout = src_layout_in;
@@ -308,7 +308,7 @@ absl::Status BlitManager::CopyRectStagedPieces(const Side& dst, const PitchedSid
   return rows.ok() ? closed : rows;
 }
 
-absl::Status BlitManager::FillRect(const PitchedSide& dst_in, uint8_t value, const RectExtent& extent_in) {
+absl::Status BlitManager::FillRectLocked(const PitchedSide& dst_in, uint8_t value, const RectExtent& extent_in) {
   ASSIGN_OR_RETURN(const Bytes span, CheckedSpan(dst_in, extent_in));
   ASSIGN_OR_RETURN(const Side side, Resolve(dst_in.base, span));
   if (side.policy.kind == CopySide::Kind::kPageable) {

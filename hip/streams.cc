@@ -72,7 +72,7 @@ absl::StatusOr<StreamHandle> StreamTable::Create(int device, uint32_t flags, int
 }
 
 absl::Status StreamTable::Destroy(StreamHandle handle) {
-  std::unique_ptr<HipStream> stream;
+  std::shared_ptr<HipStream> stream;
   {
     ScopedLock lock(&mu_);
     auto it = streams_.find(handle.raw());
@@ -83,13 +83,15 @@ absl::Status StreamTable::Destroy(StreamHandle handle) {
     stream = std::move(it->second);
     streams_.erase(it);
   }
-  // Outside the table's lock: the stream's destructor waits for its work.
+  // Outside the table's lock: wait for its work here, as the destructor would, since a thread synchronising the
+  // device may still hold the stream and run the destructor itself.
+  (void)stream->queue().Finish();
   stream.reset();
   return absl::OkStatus();
 }
 
 void StreamTable::DestroyDeviceStreams(int device) {
-  std::vector<std::unique_ptr<HipStream>> doomed;
+  std::vector<std::shared_ptr<HipStream>> doomed;
   {
     ScopedLock lock(&mu_);
     for (auto it = streams_.begin(); it != streams_.end();) {
@@ -106,7 +108,7 @@ void StreamTable::DestroyDeviceStreams(int device) {
 }
 
 void StreamTable::DropFailedDefaultStreams(int device) {
-  std::vector<std::unique_ptr<HipStream>> doomed;
+  std::vector<std::shared_ptr<HipStream>> doomed;
   {
     ScopedLock lock(&mu_);
     if (device >= 0 && static_cast<size_t>(device) < null_streams_.size() && null_streams_[device] != nullptr &&
@@ -140,7 +142,7 @@ absl::StatusOr<HipStream*> StreamTable::Resolve(StreamHandle handle, int current
   if (handle == kNullStreamHandle || handle == kLegacyStreamHandle) return NullStream(current_device);
   if (handle == kPerThreadStreamHandle) {
     const uint64_t key = (t_thread_key << 8) | static_cast<uint64_t>(current_device & 0xff);
-    std::unique_ptr<HipStream>& stream = per_thread_[key];
+    std::shared_ptr<HipStream>& stream = per_thread_[key];
     if (stream == nullptr) {
       ASSIGN_OR_RETURN(stream, Make(current_device, 0, 0, /*is_null=*/false));
     }
@@ -153,16 +155,16 @@ absl::StatusOr<HipStream*> StreamTable::Resolve(StreamHandle handle, int current
   return it->second.get();
 }
 
-std::vector<HipStream*> StreamTable::DeviceStreams(int device) {
-  std::vector<HipStream*> out;
+std::vector<std::shared_ptr<HipStream>> StreamTable::DeviceStreams(int device) {
+  std::vector<std::shared_ptr<HipStream>> out;
   if (device >= 0 && static_cast<size_t>(device) < null_streams_.size() && null_streams_[device] != nullptr) {
-    out.push_back(null_streams_[device].get());
+    out.push_back(null_streams_[device]);
   }
   for (auto& [handle, stream] : streams_) {
-    if (stream->device() == device) out.push_back(stream.get());
+    if (stream->device() == device) out.push_back(stream);
   }
   for (auto& [key, stream] : per_thread_) {
-    if (stream != nullptr && stream->device() == device) out.push_back(stream.get());
+    if (stream != nullptr && stream->device() == device) out.push_back(stream);
   }
   return out;
 }
@@ -172,8 +174,8 @@ absl::Status StreamTable::BeforeCommand(HipStream& stream) {
   ScopedLock lock(&mu_);
   if (stream.is_null()) {
     // The null stream waits for what every blocking stream of its device has queued.
-    for (HipStream* other : DeviceStreams(stream.device())) {
-      if (other == &stream || !other->blocking() || other->queue().Idle()) continue;
+    for (const std::shared_ptr<HipStream>& other : DeviceStreams(stream.device())) {
+      if (other.get() == &stream || !other->blocking() || other->queue().Idle()) continue;
       ASSIGN_OR_RETURN(clr::Marker mark, other->queue().Record());
       RETURN_IF_ERROR(stream.queue().WaitFor(mark));
     }
@@ -187,14 +189,14 @@ absl::Status StreamTable::BeforeCommand(HipStream& stream) {
 
 absl::Status StreamTable::Synchronize(HipStream& stream) {
   if (stream.is_null()) {
-    std::vector<HipStream*> blocking;
+    std::vector<std::shared_ptr<HipStream>> blocking;
     {
       ScopedLock lock(&mu_);
-      for (HipStream* s : DeviceStreams(stream.device())) {
-        if (s->blocking()) blocking.push_back(s);
+      for (std::shared_ptr<HipStream>& s : DeviceStreams(stream.device())) {
+        if (s->blocking()) blocking.push_back(std::move(s));
       }
     }
-    for (HipStream* s : blocking) RETURN_IF_ERROR(DeviceFaultAsHip(s->queue().Finish()));
+    for (const std::shared_ptr<HipStream>& s : blocking) RETURN_IF_ERROR(DeviceFaultAsHip(s->queue().Finish()));
     return absl::OkStatus();
   }
   return DeviceFaultAsHip(stream.queue().Finish());
@@ -206,13 +208,13 @@ absl::Status StreamTable::Query(HipStream& stream) {
 }
 
 absl::Status StreamTable::SynchronizeDevice(int device) {
-  std::vector<HipStream*> all;
+  std::vector<std::shared_ptr<HipStream>> all;
   {
     ScopedLock lock(&mu_);
     all = DeviceStreams(device);
   }
   absl::Status first;
-  for (HipStream* s : all) {
+  for (const std::shared_ptr<HipStream>& s : all) {
     if (absl::Status st = s->queue().Finish(); !st.ok() && first.ok()) first = st;
   }
   return DeviceFaultAsHip(std::move(first));

@@ -150,15 +150,16 @@ class StreamTable {
   absl::StatusOr<std::unique_ptr<HipStream>> Make(int device, uint32_t flags, int priority, bool is_null);
   absl::StatusOr<HipStream*> NullStream(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Event*> FindEvent(EventHandle event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The streams of `device`, null stream included.
-  std::vector<HipStream*> DeviceStreams(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The streams of `device`, null stream included. Shared, so a caller may use them after dropping the lock
+  // while another thread destroys one (the last holder runs its destructor, which waits for its work).
+  std::vector<std::shared_ptr<HipStream>> DeviceStreams(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   clr::Context& context_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<uint64_t, std::unique_ptr<HipStream>> streams_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<HipStream>> null_streams_ ABSL_GUARDED_BY(mu_);  // by device, made on first use
+  absl::flat_hash_map<uint64_t, std::shared_ptr<HipStream>> streams_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<HipStream>> null_streams_ ABSL_GUARDED_BY(mu_);  // by device, made on first use
   // hipStreamPerThread's streams, by (thread key << 8 | device), made on first use.
-  absl::flat_hash_map<uint64_t, std::unique_ptr<HipStream>> per_thread_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::shared_ptr<HipStream>> per_thread_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::unique_ptr<Event>> events_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -228,5 +228,24 @@ TEST_F(StreamTableTest, DestroyingAStreamWaitsForItsWork) {
   releaser.join();
 }
 
+// hipDeviceSynchronize (or a hipFree, which synchronises the device) on one thread and hipStreamDestroy of one of
+// the device's streams on another: the synchronising thread must not be left with a destroyed stream.
+TEST_F(StreamTableTest, DestroyingAStreamWhileTheDeviceSynchronisesIsSafe) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
+  uint32_t* word = Word();
+  absl::Notification gate;
+  Gate(*Resolve(s), gate);
+  Set(*Resolve(s), word, 5);
+  std::thread synchronizer([&] { EXPECT_THAT(table_->SynchronizeDevice(0), IsOk()); });
+  absl::SleepFor(absl::Milliseconds(20));  // let it take its list of the device's streams and block
+  std::thread destroyer([&] { EXPECT_THAT(table_->Destroy(s), IsOk()); });
+  absl::SleepFor(absl::Milliseconds(20));
+  gate.Notify();
+  destroyer.join();
+  synchronizer.join();
+  EXPECT_EQ(*word, 5u);
+  EXPECT_EQ(table_->stream_count(), 0u);
+}
+
 }  // namespace
 }  // namespace hipmem::hip
