@@ -1,5 +1,6 @@
 // Peer access through the C API on two-GPU presets: 2xmi250x (two GCDs joined by XGMI) and 2xrx7900xtx (PCIe
 // cards without a P2P path).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -118,6 +119,36 @@ TEST_F(HipPeerCApi, PcieCardsWithoutP2pAreNotPeers) {
   EXPECT_EQ(value, 0);
   ASSERT_EQ(hipDeviceGetP2PAttribute(&value, hipDevP2PAttrPerformanceRank, 0, 1), hipSuccess);
   EXPECT_EQ(value, -1);
+}
+
+// A plain hipMemcpy / hipMemcpyAsync between two devices' memory, in both directions, before any peer access is
+// enabled: CLR stages it through host memory, so it works on linked and unlinked GPUs alike.
+TEST_F(HipPeerCApi, CopiesBetweenDevicesWorkWithoutPeerAccess) {
+  constexpr size_t kSize = (size_t{5} << 20) + 123;  // several staging chunks and a tail
+  std::vector<uint8_t> in(kSize), out(kSize, 0);
+  for (size_t i = 0; i < kSize; ++i) in[i] = static_cast<uint8_t>(i * 13 + (i >> 12));
+  void* d0 = nullptr;
+  void* d1 = nullptr;
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipMalloc(&d0, kSize), hipSuccess);
+  ASSERT_EQ(hipMemcpy(d0, in.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  ASSERT_EQ(hipMalloc(&d1, kSize), hipSuccess);
+  EXPECT_EQ(hipMemcpy(d1, d0, kSize, hipMemcpyDefault), hipSuccess);
+  ASSERT_EQ(hipMemcpy(out.data(), d1, kSize, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(out, in);
+  ASSERT_EQ(hipMemset(d0, 0, kSize), hipSuccess);
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+  EXPECT_EQ(hipMemcpyAsync(d0, d1, kSize, hipMemcpyDeviceToDevice, stream), hipSuccess);
+  ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
+  std::fill(out.begin(), out.end(), 0);
+  ASSERT_EQ(hipMemcpy(out.data(), d0, kSize, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(out, in);
+  EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
+  EXPECT_EQ(hipFree(d1), hipSuccess);
+  EXPECT_EQ(hipFree(d0), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
 }
 
 }  // namespace

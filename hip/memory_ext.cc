@@ -15,33 +15,6 @@ namespace {
 
 DeviceAddress Address(const void* p) { return DeviceAddress::FromPointer(p); }
 
-// A GPU without access to the other's VRAM: CLR sends the copy through its P2P staging buffer in host
-// memory, the host waiting for each half. The same here, in GPU_STAGING_BUFFER_SIZE chunks, after the work
-// already queued on every device involved (the caller's stream may be on a third one).
-absl::Status StagedPeerCopy(Runtime& runtime, void* dst, const void* src, size_t size, absl::string_view context) {
-  clr::Context& clr = runtime.context();
-  const std::optional<clr::MemObjRef> d = clr.Find(Address(dst));
-  const std::optional<clr::MemObjRef> s = clr.Find(Address(src));
-  for (int device : {runtime.current_device(), d->desc.device, s->desc.device}) {
-    RETURN_IF_ERROR(Annotate(runtime.streams().SynchronizeDevice(device), context));
-  }
-  const Bytes chunk = std::min(Bytes(size), clr.settings().staged_xfer_size);
-  ASSIGN_OR_RETURN(DeviceAddress staging,
-                   clr.AllocHost(clr.devices()[s->desc.device], chunk, clr::HostCoherence::kCoherent, 0));
-  absl::Status result;
-  for (size_t done = 0; done < size && result.ok(); done += chunk.raw()) {
-    const size_t n = std::min<size_t>(chunk.raw(), size - done);
-    result = runtime.Memcpy(staging.ToPointer(), static_cast<const char*>(src) + done, n, MemcpyKind::kDeviceToHost);
-    if (result.ok()) {
-      result = runtime.Memcpy(static_cast<char*>(dst) + done, staging.ToPointer(), n, MemcpyKind::kHostToDevice);
-    }
-  }
-  absl::Status freed = clr.Free(staging);
-  RETURN_IF_ERROR(Annotate(result, context));
-  Trace(Layer::kHip, context, ": no peer path, staged through host memory in ", chunk.raw(), " B chunks");
-  return freed;
-}
-
 }  // namespace
 
 absl::StatusOr<void*> ExtMallocWithFlags(Runtime& runtime, size_t size, uint32_t flags) {
@@ -114,19 +87,7 @@ absl::Status MemcpyPeer(Runtime& runtime, void* dst, int dst_device, const void*
     // A device-to-device kind with two pointers HIP does not know (CLR's host-to-host check).
     return absl::InvalidArgumentError(absl::StrCat(context, ": neither pointer is memory HIP allocated"));
   }
-  const std::optional<clr::MemObjRef> d = runtime.context().Find(Address(dst));
-  const std::optional<clr::MemObjRef> s = runtime.context().Find(Address(src));
-  if (size != 0 && d.has_value() && s.has_value() && d->desc.kind == clr::MemoryKind::kDevice &&
-      s->desc.kind == clr::MemoryKind::kDevice && d->desc.device != s->desc.device) {
-    const clr::Context& clr = runtime.context();
-    const clr::Device& dst_owner = clr.devices()[d->desc.device];
-    const clr::Device& src_owner = clr.devices()[s->desc.device];
-    // The copy runs on the destination's device (MemcpyAsync), reading the source's VRAM: direct only when that
-    // device enabled access to it, as CLR checks its P2P access list before the blit, else staged.
-    if (!clr.PeerAccessEnabled(dst_owner, src_owner)) {
-      return StagedPeerCopy(runtime, dst, src, size, context);
-    }
-  }
+  // Without a peer path MemcpyAsync stages it through host memory, as CLR does.
   return runtime.MemcpyAsync(dst, src, size, MemcpyKind::kDeviceToDevice, stream);
 }
 

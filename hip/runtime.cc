@@ -1,5 +1,6 @@
 #include "hip/runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -232,6 +233,31 @@ absl::Status Runtime::Free(void* ptr) {
   return absl::OkStatus();
 }
 
+bool Runtime::NeedsPeerStaging(int dst_device, int src_device) const {
+  if (dst_device < 0 || src_device < 0 || dst_device == src_device) return false;
+  return !context_->PeerAccessEnabled(context_->devices()[dst_device], context_->devices()[src_device]);
+}
+
+absl::Status Runtime::StagedPeerCopy(void* dst, int dst_device, const void* src, int src_device, size_t size) {
+  for (int device : {current_device(), dst_device, src_device}) RETURN_IF_ERROR(streams_->SynchronizeDevice(device));
+  const Bytes chunk = std::min(Bytes(size), context_->settings().staged_xfer_size);
+  ASSIGN_OR_RETURN(DeviceAddress staging,
+                   context_->AllocHost(context_->devices()[src_device], chunk, clr::HostCoherence::kCoherent, 0));
+  absl::Status result;
+  for (size_t done = 0; done < size && result.ok(); done += chunk.raw()) {
+    const size_t n = std::min<size_t>(chunk.raw(), size - done);
+    result = Memcpy(staging.ToPointer(), static_cast<const char*>(src) + done, n, MemcpyKind::kDeviceToHost);
+    if (result.ok()) result = Memcpy(static_cast<char*>(dst) + done, staging.ToPointer(), n, MemcpyKind::kHostToDevice);
+  }
+  absl::Status freed = context_->Free(staging);
+  RETURN_IF_ERROR(result);
+  if (TraceEnabled()) {
+    Trace(Layer::kHip, "device ", src_device, " -> device ", dst_device, ": no peer path, staged through host memory in ",
+          chunk.raw(), " B chunks");
+  }
+  return freed;
+}
+
 absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind kind) {
   // Formatted only for an error or the trace: a small copy's whole cost is a few microseconds.
   auto context = [&] {
@@ -253,6 +279,9 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   // device, which CLR leaves running.
   const int dst_device = DeviceOf(dst);
   const int src_device = DeviceOf(src);
+  if (NeedsPeerStaging(dst_device, src_device)) {
+    return Annotate(StagedPeerCopy(dst, dst_device, src, src_device, size), context());
+  }
   const int device = dst_device >= 0 ? dst_device : (src_device >= 0 ? src_device : current_device());
   ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(kNullStreamHandle, device));
   RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
@@ -286,6 +315,10 @@ absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, Memcp
   if (dst == src && kind == MemcpyKind::kDefault) return absl::OkStatus();
   const int dst_device = DeviceOf(dst);
   const int src_device = DeviceOf(src);
+  if (NeedsPeerStaging(dst_device, src_device)) {
+    // CLR's staged P2P copy blocks the host whatever the call; it runs after the caller's stream's work.
+    return Annotate(StagedPeerCopy(dst, dst_device, src, src_device, size), context());
+  }
   const int memory_device = dst_device >= 0 ? dst_device : src_device;
   HipStream* target = stream;
   if (memory_device >= 0 && memory_device != stream->device()) {
@@ -314,13 +347,24 @@ absl::Status Runtime::Memset(void* dst, uint32_t value, uint32_t element_size, s
   ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(handle, current_device()));
   if (dst == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
   if (count == 0) return absl::OkStatus();
-  RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
-  absl::Status filled = stream->blit().Fill(Address(dst), value, element_size, count);
+  // Another device's memory is filled by that device, on its null stream, ordered after the caller's stream's work
+  // and before its later work (as MemcpyAsync sends a copy to the memory's device): the caller's GPU may have no
+  // path to that VRAM.
+  HipStream* target = stream;
+  if (const int owner = DeviceOf(dst); owner >= 0 && owner != stream->device()) {
+    ASSIGN_OR_RETURN(target, streams_->Resolve(kNullStreamHandle, owner));
+    ASSIGN_OR_RETURN(clr::Marker before, stream->queue().Record());
+    RETURN_IF_ERROR(target->queue().WaitFor(before));
+  }
+  RETURN_IF_ERROR(streams_->BeforeCommand(*target));
+  absl::Status filled = target->blit().Fill(Address(dst), value, element_size, count);
   if (absl::IsOutOfRange(filled)) return Recode(Annotate(filled, context), absl::StatusCode::kInvalidArgument);
   RETURN_IF_ERROR(Annotate(filled, context));
   Trace(Layer::kHip, context);
+  if (async && target == stream) return absl::OkStatus();
+  ASSIGN_OR_RETURN(clr::Marker done, target->queue().Record());
+  if (target != stream) RETURN_IF_ERROR(stream->queue().WaitFor(done));
   if (async) return absl::OkStatus();
-  ASSIGN_OR_RETURN(clr::Marker done, stream->queue().Record());
   return Annotate(DeviceFaultAsHip(done.Wait()), context);
 }
 

@@ -174,6 +174,12 @@ class Runtime {
   const clr::Device& CurrentDevice() const;
   // The device owning `ptr` when it is device memory, else -1.
   int DeviceOf(const void* ptr) const;
+  // Whether a copy between device memory of `dst_device` and `src_device` needs CLR's P2P staging: different
+  // devices, and the destination's GPU (where the copy runs) has not been given access to the source's VRAM.
+  bool NeedsPeerStaging(int dst_device, int src_device) const;
+  // That staging: through host memory in GPU_STAGING_BUFFER_SIZE chunks, the host waiting for each half, after the
+  // work already queued on every device involved (the caller's stream may be on a third one).
+  absl::Status StagedPeerCopy(void* dst, int dst_device, const void* src, int src_device, size_t size);
 
   std::unique_ptr<clr::Context> context_;
   std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
