@@ -12,9 +12,11 @@ absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
   const AddressRange range = memory->desc().range;
   ScopedLock lock(&mu_);
   memory->set_buffer_id(next_buffer_id_);
+  const Memory* indexed = memory.get();
   if (absl::Status s = objects_.Insert(range, std::move(memory)); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("memory object at ", AddressText(range.base), ": ", s.message()));
   }
+  Index(indexed);
   ++next_buffer_id_;
   return absl::OkStatus();
 }
@@ -23,7 +25,7 @@ absl::Status MemObjMap::SetSyncMemOps(DeviceAddress address, bool sync) {
   ScopedLock lock(&mu_);
   AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
   if (entry == nullptr) return absl::NotFoundError(absl::StrCat(AddressText(address), " is in no memory object"));
-  entry->value->set_sync_mem_ops(sync);
+  entry->value->set_sync_mem_ops(sync);  // the indexes point at the same object
   return absl::OkStatus();
 }
 
@@ -40,14 +42,70 @@ absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base,
   if (!entry.has_value()) {
     return absl::NotFoundError(absl::StrCat(AddressText(base), " is not the start of a memory object"));
   }
+  Unindex(entry->value.get());
   return std::move(entry->value);
+}
+
+void MemObjMap::Index(const Memory* memory) {
+  const AddressRange range = memory->desc().range;
+  if (range.size.raw() == 0) return;  // holds no address
+  if (range.size.raw() > kIndexedBytes) {
+    (void)large_.Insert(range, memory);  // cannot overlap: objects_ accepted it
+    return;
+  }
+  const uint64_t first = range.base.raw() >> kPageShift;
+  const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
+  for (uint64_t page = first; page <= last; ++page) {
+    auto [it, inserted] = pages_.try_emplace(page, memory);
+    if (!inserted) it->second = nullptr;  // shared with another small object
+  }
+}
+
+void MemObjMap::Unindex(const Memory* memory) {
+  const AddressRange range = memory->desc().range;
+  if (range.size.raw() == 0) return;
+  if (range.size.raw() > kIndexedBytes) {
+    large_.Erase(range.base);
+    return;
+  }
+  const uint64_t first = range.base.raw() >> kPageShift;
+  const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
+  for (uint64_t page = first; page <= last; ++page) {
+    auto it = pages_.find(page);
+    if (it == pages_.end()) continue;
+    if (it->second == memory) {
+      pages_.erase(it);
+    } else if (it->second == nullptr) {
+      // A shared page: it stays marked while another small object still touches it.
+      const AddressRange page_range{DeviceAddress(page << kPageShift), Bytes(uint64_t{1} << kPageShift)};
+      // (Unindex runs after objects_ let go of `memory`.)
+      const bool others = objects_.Overlaps(page_range);
+      if (!others) pages_.erase(it);
+    }
+  }
+}
+
+const Memory* MemObjMap::Lookup(DeviceAddress address) const {
+  auto contains = [address](const Memory* m) {
+    const AddressRange& r = m->desc().range;
+    return address.raw() >= r.base.raw() && address.raw() - r.base.raw() < r.size.raw();
+  };
+  if (auto it = pages_.find(address.raw() >> kPageShift); it != pages_.end()) {
+    if (it->second != nullptr && contains(it->second)) return it->second;
+    // A shared page, or a page a small object only partly covers: ask the full map.
+    const AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
+    return entry == nullptr ? nullptr : entry->value.get();
+  }
+  // No small object touches the page: only a large one can hold the address.
+  const AddressRangeMap<const Memory*>::Entry* entry = large_.Find(address);
+  return entry == nullptr ? nullptr : entry->value;
 }
 
 std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  const AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
-  if (entry == nullptr) return std::nullopt;
-  const MemoryDesc& desc = entry->value->desc();
+  const Memory* memory = Lookup(address);
+  if (memory == nullptr) return std::nullopt;
+  const MemoryDesc& desc = memory->desc();
   return MemObjRef{desc, address - desc.range.base};
 }
 

@@ -1,0 +1,123 @@
+// The address -> memory object map: interior pointers, shared pages, small and large objects, removal, against a
+// plain ordered reference.
+#include "clr/mem_obj_map.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "testing/status_matchers.h"
+
+namespace hipmem::clr {
+namespace {
+
+using ::hipmem_testing::IsOk;
+using ::hipmem_testing::StatusIs;
+
+// An object the map owns without an HSA runtime behind it (nothing to release).
+std::unique_ptr<Memory> Object(uint64_t base, uint64_t size, MemoryKind kind = MemoryKind::kDevice) {
+  const MemoryDesc desc{.range = AddressRange{DeviceAddress(base), Bytes(size)},
+                        .gpu_address = DeviceAddress(base),
+                        .kind = kind,
+                        .device = 0,
+                        .user_flags = 0,
+                        .pool = hsa::PoolId(1)};
+  return std::make_unique<Memory>(nullptr, desc);
+}
+
+std::optional<uint64_t> BaseOf(const MemObjMap& map, uint64_t address) {
+  std::optional<MemObjRef> ref = map.Find(DeviceAddress(address));
+  if (!ref.has_value()) return std::nullopt;
+  EXPECT_EQ(ref->desc.range.base.raw() + ref->offset.raw(), address);
+  return ref->desc.range.base.raw();
+}
+
+TEST(MemObjMapTest, InteriorPointersResolveAndNeighboursStayApart) {
+  MemObjMap map;
+  ASSERT_THAT(map.Insert(Object(0x100000, 256)), IsOk());        // small, part of a page
+  ASSERT_THAT(map.Insert(Object(0x100100, 0x100)), IsOk());      // the same page
+  ASSERT_THAT(map.Insert(Object(0x200000, 64 << 20)), IsOk());   // large
+  ASSERT_THAT(map.Insert(Object(0x4200800, 0x1000, MemoryKind::kRegistered)), IsOk());  // straddles the large end page
+  EXPECT_EQ(BaseOf(map, 0x100000), 0x100000u);
+  EXPECT_EQ(BaseOf(map, 0x1000ff), 0x100000u);
+  EXPECT_EQ(BaseOf(map, 0x100100), 0x100100u);
+  EXPECT_EQ(BaseOf(map, 0x100200), std::nullopt);  // the page's unused tail
+  EXPECT_EQ(BaseOf(map, 0x200000 + (33 << 20) + 5), 0x200000u);
+  EXPECT_EQ(BaseOf(map, 0x4200000 - 1), 0x200000u);
+  EXPECT_EQ(BaseOf(map, 0x4200000), std::nullopt);
+  EXPECT_EQ(BaseOf(map, 0x4200800), 0x4200800u);
+  EXPECT_EQ(BaseOf(map, 0x42017ff), 0x4200800u);
+  EXPECT_EQ(BaseOf(map, 0x4201800), std::nullopt);
+  EXPECT_THAT(map.Insert(Object(0x1000f0, 0x20)), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(map.Insert(Object(0x4000000, 0x1000)), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_EQ(map.size(), 4u);
+}
+
+TEST(MemObjMapTest, RemovalKeepsTheOtherObjectOfASharedPage) {
+  MemObjMap map;
+  ASSERT_THAT(map.Insert(Object(0x100000, 0x80)), IsOk());
+  ASSERT_THAT(map.Insert(Object(0x100080, 0x80)), IsOk());
+  EXPECT_THAT(map.Extract(DeviceAddress(0x100040), {MemoryKind::kDevice}), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(map.Extract(DeviceAddress(0x100000), {MemoryKind::kHost}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+  ASSERT_THAT(map.Extract(DeviceAddress(0x100000), {MemoryKind::kDevice}), IsOk());
+  EXPECT_EQ(BaseOf(map, 0x100010), std::nullopt);
+  EXPECT_EQ(BaseOf(map, 0x1000a0), 0x100080u);
+  ASSERT_THAT(map.Extract(DeviceAddress(0x100080), {MemoryKind::kDevice}), IsOk());
+  EXPECT_EQ(BaseOf(map, 0x1000a0), std::nullopt);
+  // The page is free again for a new object.
+  ASSERT_THAT(map.Insert(Object(0x100000, 0x1000)), IsOk());
+  EXPECT_EQ(BaseOf(map, 0x100fff), 0x100000u);
+}
+
+// Random inserts, lookups and removals of small, page-sharing and large objects agree with a plain ordered map.
+TEST(MemObjMapTest, AgreesWithAnOrderedReference) {
+  MemObjMap map;
+  std::map<uint64_t, uint64_t> reference;  // base -> size
+  std::mt19937_64 rng(7);
+  auto reference_find = [&](uint64_t a) -> std::optional<uint64_t> {
+    auto it = reference.upper_bound(a);
+    if (it == reference.begin()) return std::nullopt;
+    --it;
+    return a - it->first < it->second ? std::optional<uint64_t>(it->first) : std::nullopt;
+  };
+  constexpr uint64_t kSpace = uint64_t{1} << 30;
+  for (int step = 0; step < 20000; ++step) {
+    const int op = static_cast<int>(rng() % 3);
+    if (op == 0) {
+      const uint64_t size = (rng() % 4 == 0) ? 1 + rng() % (uint64_t{1} << 22) : 1 + rng() % 9000;
+      const uint64_t base = 0x10000000 + (rng() % kSpace) / 16 * 16;
+      const bool free = !reference_find(base).has_value() &&
+                        [&] {
+                          auto it = reference.lower_bound(base);
+                          return it == reference.end() || it->first >= base + size;
+                        }();
+      absl::Status s = map.Insert(Object(base, size));
+      ASSERT_EQ(s.ok(), free) << s;
+      if (free) reference[base] = size;
+    } else if (op == 1 && !reference.empty()) {
+      auto it = reference.lower_bound(0x10000000 + rng() % kSpace);
+      if (it == reference.end()) it = reference.begin();
+      ASSERT_THAT(map.Extract(DeviceAddress(it->first), {MemoryKind::kDevice}), IsOk());
+      reference.erase(it);
+    } else {
+      for (int i = 0; i < 8; ++i) {
+        uint64_t a = 0x10000000 + rng() % kSpace;
+        if (!reference.empty() && i % 2 == 0) {
+          auto it = reference.lower_bound(a);
+          if (it == reference.end()) it = reference.begin();
+          a = it->first + rng() % (it->second + 64);
+        }
+        ASSERT_EQ(BaseOf(map, a), reference_find(a)) << std::hex << a;
+      }
+    }
+  }
+  EXPECT_EQ(map.size(), reference.size());
+}
+
+}  // namespace
+}  // namespace hipmem::clr
