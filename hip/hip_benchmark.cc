@@ -37,15 +37,11 @@
 //                                     staging ring.
 // Exit status: 0 when every goal was met, 1 when one was missed, 2 when a benchmark failed or a child crashed.
 // Run: bazel run -c opt //hip:hip_benchmark
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -54,11 +50,11 @@
 #include <mutex>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "hip/hip_runtime_api.h"
+#include "tools/bench/baselines.h"
 #include "tools/bench/ratio_reporter.h"
 
 namespace {
@@ -134,50 +130,8 @@ void BM_GlibcMallocFree(benchmark::State& state) {
   }
 }
 
-void BM_Memcpy(benchmark::State& state) {
-  const auto size = static_cast<size_t>(state.range(0));
-  std::vector<uint8_t> src(size, 1), dst(size, 0);
-  for (auto _ : state) {
-    std::memcpy(dst.data(), src.data(), size);
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(state.iterations() * state.range(0));
-}
-
-// Two threads handing a counter back and forth through two futex words, each asleep in FUTEX_WAIT until the
-// other's FUTEX_WAKE: the kernel's cheapest pair of cross-thread wake-ups, the floor under a copy that wakes an
-// engine and is woken by its completion.
-void FutexWait(std::atomic<int32_t>& word, int32_t unwanted) {
-  while (word.load(std::memory_order_acquire) == unwanted) {
-    syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAIT_PRIVATE, unwanted, nullptr, nullptr, 0);
-  }
-}
-
-void FutexStore(std::atomic<int32_t>& word, int32_t value) {
-  word.store(value, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-void BM_FutexRoundTrip(benchmark::State& state) {
-  std::atomic<int32_t> ping{0}, pong{0};
-  std::thread partner([&] {
-    int32_t seen = 0;
-    while (true) {
-      FutexWait(ping, seen);
-      seen = ping.load(std::memory_order_acquire);
-      if (seen < 0) return;
-      FutexStore(pong, seen);
-    }
-  });
-  int32_t round = 0;
-  for (auto _ : state) {
-    ++round;
-    FutexStore(ping, round);
-    FutexWait(pong, round - 1);
-  }
-  FutexStore(ping, -1);
-  partner.join();
-}
+using ::hipmem::bench::BM_FutexRoundTrip;
+using ::hipmem::bench::BM_Memcpy;
 
 // The cheapest thing a runtime call that takes a lock can cost.
 void BM_MutexLockUnlock(benchmark::State& state) {

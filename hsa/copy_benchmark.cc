@@ -11,21 +11,16 @@
 // absolute time would not (the project's machine is shared).
 // Host buffers come from the fine-grained system pool, as rocm_bandwidth_test allocates them.
 // Run: bazel run -c opt //hsa:copy_benchmark
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
+#include "tools/bench/baselines.h"
 #include "tools/bench/ratio_reporter.h"
 
 namespace {
@@ -84,49 +79,8 @@ class Buffer {
   void* ptr_ = nullptr;
 };
 
-void BM_Memcpy(benchmark::State& state) {
-  const auto size = static_cast<size_t>(state.range(0));
-  std::vector<uint8_t> src(size, 1), dst(size, 0);
-  for (auto _ : state) {
-    std::memcpy(dst.data(), src.data(), size);
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(state.iterations() * state.range(0));
-}
-
-// Two threads handing a counter back and forth through two futex words, each side asleep in FUTEX_WAIT until
-// the other's FUTEX_WAKE: the kernel's cheapest pair of wake-ups, the floor under a copy's round trip.
-void FutexWait(std::atomic<int32_t>& word, int32_t unwanted) {
-  while (word.load(std::memory_order_acquire) == unwanted) {
-    syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAIT_PRIVATE, unwanted, nullptr, nullptr, 0);
-  }
-}
-
-void FutexStore(std::atomic<int32_t>& word, int32_t value) {
-  word.store(value, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-void BM_FutexRoundTrip(benchmark::State& state) {
-  std::atomic<int32_t> ping{0}, pong{0};
-  std::thread partner([&] {
-    int32_t seen = 0;
-    while (true) {
-      FutexWait(ping, seen);
-      seen = ping.load(std::memory_order_acquire);
-      if (seen < 0) return;
-      FutexStore(pong, seen);
-    }
-  });
-  int32_t round = 0;
-  for (auto _ : state) {
-    ++round;
-    FutexStore(ping, round);
-    FutexWait(pong, round - 1);
-  }
-  FutexStore(ping, -1);
-  partner.join();
-}
+using ::hipmem::bench::BM_FutexRoundTrip;
+using ::hipmem::bench::BM_Memcpy;
 
 enum Direction { kH2D = 0, kD2H = 1, kD2D = 2 };
 

@@ -4,18 +4,14 @@
 //   WAIT_EVENTS on the simulated KFD) vs the same round trip through two futex words (FUTEX_WAIT /
 //   FUTEX_WAKE). Both sides of both always sleep: neither spins. Each round trip is two wake-ups.
 // Run: bazel run -c opt //hsa:signal_benchmark
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <thread>
 
 #include "benchmark/benchmark.h"
 #include "hsa/hsa.h"
+#include "tools/bench/baselines.h"
 #include "tools/bench/ratio_reporter.h"
 
 namespace {
@@ -24,37 +20,7 @@ constexpr uint64_t kForever = UINT64_MAX;
 
 // ---- futex baseline ----
 
-void FutexWait(std::atomic<int32_t>& word, int32_t unwanted) {
-  while (word.load(std::memory_order_acquire) == unwanted) {
-    syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAIT_PRIVATE, unwanted, nullptr, nullptr, 0);
-  }
-}
-
-void FutexStore(std::atomic<int32_t>& word, int32_t value) {
-  word.store(value, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<int32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-void BM_FutexRoundTrip(benchmark::State& state) {
-  std::atomic<int32_t> ping{0}, pong{0};
-  std::thread partner([&] {
-    int32_t seen = 0;
-    while (true) {
-      FutexWait(ping, seen);
-      seen = ping.load(std::memory_order_acquire);
-      if (seen < 0) return;
-      FutexStore(pong, seen);
-    }
-  });
-  int32_t round = 0;
-  for (auto _ : state) {
-    ++round;
-    FutexStore(ping, round);
-    FutexWait(pong, round - 1);
-  }
-  FutexStore(ping, -1);
-  partner.join();
-}
+using ::hipmem::bench::BM_FutexRoundTrip;
 BENCHMARK(BM_FutexRoundTrip)->UseRealTime();
 
 // ---- HSA signals ----
