@@ -426,6 +426,38 @@ TEST(HipPitchedCApi, CopiesIssuedFromAnotherDeviceRunWhereTheMemoryIs) {
   ASSERT_EQ(hipSetDevice(0), hipSuccess);
 }
 
+// Without peer access the engines of neither GPU reach the other's VRAM: the rectangle is staged through host
+// memory, as CLR stages P2P copies, whichever stream it is issued on.
+TEST(HipPitchedCApi, RectanglesBetweenDevicesWithoutPeerAccessAreStaged) {
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  if (count < 2) GTEST_SKIP() << "one GPU in this preset";
+  void* on0 = nullptr;
+  void* on1 = nullptr;
+  size_t pitch0 = 0, pitch1 = 0;
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipMallocPitch(&on0, &pitch0, 300, 9), hipSuccess);
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  ASSERT_EQ(hipMallocPitch(&on1, &pitch1, 300, 9), hipSuccess);
+  const std::vector<uint8_t> src = Pattern(pitch0 * 9, 0x41);
+  const std::vector<uint8_t> before = Pattern(pitch1 * 9, 0x17);
+  ASSERT_EQ(hipMemcpy(on0, src.data(), src.size(), hipMemcpyHostToDevice), hipSuccess);
+  ASSERT_EQ(hipMemcpy(on1, before.data(), before.size(), hipMemcpyHostToDevice), hipSuccess);
+  // Rows 2..8 of device 0, columns 5..259, into device 1 at x = 40, y = 1; issued from device 1's stream.
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+  ASSERT_EQ(hipMemcpy2DAsync(static_cast<char*>(on1) + pitch1 + 40, pitch1, static_cast<char*>(on0) + 2 * pitch0 + 5,
+                             pitch0, 255, 7, hipMemcpyDeviceToDevice, stream),
+            hipSuccess);
+  ASSERT_EQ(hipStreamSynchronize(stream), hipSuccess);
+  EXPECT_EQ(ReadBack(on1, before.size()),
+            Expected(before, Box{pitch1 + 40, pitch1, 0}, src, Box{2 * pitch0 + 5, pitch0, 0}, 255, 7));
+  EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
+  EXPECT_EQ(hipFree(on0), hipSuccess);
+  EXPECT_EQ(hipFree(on1), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+}
+
 TEST(HipPitchedCApi, PeerRectanglesReachTheOtherDevicesMemory) {
   int count = 0;
   ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);

@@ -95,6 +95,32 @@ absl::StatusOr<PitchedAllocation> MallocPitch(Runtime& runtime, size_t width, si
   return PitchedAllocation{*ptr, static_cast<size_t>(pitch->raw())};
 }
 
+namespace {
+
+// A rectangle between two devices' memory without a peer path (MemcpyRect), synchronous whatever the call, as
+// CLR's staged P2P copies are.
+absl::Status StagedPeerRect(Runtime& runtime, const RectCopy& copy, StreamHandle handle, int src_device) {
+  const size_t slice = copy.width * copy.height;
+  if (copy.depth != 0 && slice > SIZE_MAX / copy.depth) return absl::InvalidArgumentError("the extent overflows");
+  clr::Context& clr = runtime.context();
+  ASSIGN_OR_RETURN(DeviceAddress staging, clr.AllocHost(clr.devices()[src_device], Bytes(slice * copy.depth),
+                                                         clr::HostCoherence::kCoherent, 0));
+  const RectSide packed{staging.ToPointer(), copy.width, slice};
+  absl::Status result = MemcpyRect(
+      runtime, RectCopy{packed, copy.src, copy.width, copy.height, copy.depth, MemcpyKind::kDeviceToHost}, handle,
+      /*async=*/false);
+  if (result.ok()) {
+    result = MemcpyRect(runtime,
+                        RectCopy{copy.dst, packed, copy.width, copy.height, copy.depth, MemcpyKind::kHostToDevice},
+                        handle, /*async=*/false);
+  }
+  absl::Status freed = clr.Free(staging);
+  RETURN_IF_ERROR(result);
+  return freed;
+}
+
+}  // namespace
+
 absl::Status MemcpyRect(Runtime& runtime, const RectCopy& copy, StreamHandle handle, bool async) {
   const std::string context =
       absl::StrCat(async ? "hipMemcpy3DAsync(" : "hipMemcpy3D(", AddressText(copy.dst.ptr), " pitch ", copy.dst.pitch,
@@ -119,6 +145,13 @@ absl::Status MemcpyRect(Runtime& runtime, const RectCopy& copy, StreamHandle han
   if (!dst_known && !src_known && copy.kind != MemcpyKind::kHostToHost && copy.kind != MemcpyKind::kDefault) {
     // As hipMemcpy: the (simulated) device cannot reach pageable memory it was told is device memory.
     return absl::InvalidArgumentError(absl::StrCat(context, ": neither pointer is device-accessible"));
+  }
+
+  // Between two devices' memory without a peer path: CLR's P2P staging, here the rectangle packed into pinned
+  // host memory by the source's device, then unpacked by the destination's, the host waiting for both.
+  if (const int from = DeviceOf(runtime, copy.src.ptr), to = DeviceOf(runtime, copy.dst.ptr);
+      runtime.NeedsPeerStaging(to, from)) {
+    return Annotate(StagedPeerRect(runtime, copy, handle, from), context);
   }
 
   // On the device whose memory it touches, ordered with the caller's stream both ways (as MemcpyAsync).

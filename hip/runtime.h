@@ -122,6 +122,11 @@ class Runtime {
   // InvalidMemcpyDirectionError for a kind outside hipMemcpyKind.
   absl::Status Memcpy(void* dst, const void* src, size_t size, MemcpyKind kind);
 
+  // Whether a copy between device memory of `dst_device` and `src_device` needs CLR's P2P staging: different
+  // devices, and the destination's GPU (where the copy runs) has not been given access to the source's VRAM.
+  bool NeedsPeerStaging(int dst_device, int src_device) const;
+  // (Memcpy and MemcpyAsync stage such copies themselves; the 2D/3D copies ask.) -1 for either: false.
+
   // hipMemcpyAsync: as Memcpy, queued on `stream` (a copy touching another device's memory goes to that
   // device's null stream, ordered after `stream`'s work and before its later work, as CLR sends it there).
   // Returns once queued, except what touches pageable memory (clr::BlitManager::Copy). Errors: Memcpy's;
@@ -174,9 +179,6 @@ class Runtime {
   const clr::Device& CurrentDevice() const;
   // The device owning `ptr` when it is device memory, else -1.
   int DeviceOf(const void* ptr) const;
-  // Whether a copy between device memory of `dst_device` and `src_device` needs CLR's P2P staging: different
-  // devices, and the destination's GPU (where the copy runs) has not been given access to the source's VRAM.
-  bool NeedsPeerStaging(int dst_device, int src_device) const;
   // That staging: through host memory in GPU_STAGING_BUFFER_SIZE chunks, the host waiting for each half, after the
   // work already queued on every device involved (the caller's stream may be on a third one).
   absl::Status StagedPeerCopy(void* dst, int dst_device, const void* src, int src_device, size_t size);
