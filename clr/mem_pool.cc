@@ -83,6 +83,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
   if (chosen != free_.end()) {
     const FreeBlock block = std::move(chosen->second);
     free_.erase(chosen);
+    free_index_.erase(block.base.raw());
     free_bytes_ -= block.size;
     NoteBusy(block.base, block.size);
     if (TraceEnabled()) {
@@ -141,12 +142,18 @@ absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
   busy_bytes_ -= size;
   free_bytes_ += size;
   free_.emplace(std::make_pair(size.raw(), base.raw()), FreeBlock{base, size, stream, std::move(marker), tick});
+  free_index_.emplace(base.raw(), size);
   return absl::OkStatus();
 }
 
 bool MemoryPool::OwnsBusy(DeviceAddress address) const {
   ScopedLock lock(&mu_);
   return busy_.contains(address.raw());
+}
+
+bool MemoryPool::Holds(DeviceAddress address) const {
+  ScopedLock lock(&mu_);
+  return busy_.contains(address.raw()) || free_index_.contains(address.raw());
 }
 
 void MemoryPool::AddSafeStream(const Stream& waiter, const Stream& origin, uint64_t event_tick) {
@@ -167,6 +174,7 @@ absl::Status MemoryPool::ReleaseLocked(Bytes keep) {
       continue;
     }
     free_bytes_ -= it->second.size;
+    free_index_.erase(it->second.base.raw());
     it = free_.erase(it);
   }
   return first;
@@ -184,6 +192,7 @@ absl::Status MemoryPool::TrimLocked(Bytes keep) {
       continue;
     }
     free_bytes_ -= it->second.size;
+    free_index_.erase(it->second.base.raw());
     it = free_.erase(it);
   }
   return first;

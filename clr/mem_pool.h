@@ -89,6 +89,9 @@ class MemoryPool {
 
   // Whether `address` is the start of a busy block of this pool.
   bool OwnsBusy(DeviceAddress address) const;
+  // Whether `address` is the start of any block of this pool, busy or free (a free one is the pool's, not the
+  // caller's: hipFree of it is a double free).
+  bool Holds(DeviceAddress address) const;
 
   // hipStreamWaitEvent on an event recorded on `origin` at `event_tick`: work queued on `waiter` from now on runs
   // after everything `origin` had queued before the event, so blocks freed on `origin` before it are safe there.
@@ -150,6 +153,7 @@ class MemoryPool {
   // Free blocks by (size, base): a walk from lower_bound(size) finds the smallest fits first.
   std::map<std::pair<uint64_t, uint64_t>, FreeBlock> free_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, Bytes> busy_ ABSL_GUARDED_BY(mu_);  // base -> size
+  absl::flat_hash_map<uint64_t, Bytes> free_index_ ABSL_GUARDED_BY(mu_);  // base -> size, the blocks in free_
   Bytes free_bytes_ ABSL_GUARDED_BY(mu_);
   Bytes busy_bytes_ ABSL_GUARDED_BY(mu_);
   Bytes reserved_high_ ABSL_GUARDED_BY(mu_);

@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
 #include "hip/c_shell.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
@@ -74,7 +76,10 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream) {
-  return WithStream(stream, [](Runtime& rt, HipStream& s) { return rt.streams().Synchronize(s); });
+  return WithStream(stream, [](Runtime& rt, HipStream& s) {
+    RETURN_IF_ERROR(rt.streams().Synchronize(s));
+    return rt.pools().ReleaseFreed();  // CLR's ReleaseFreedMemory on a stream synchronisation
+  });
 }
 
 hipError_t hipStreamQuery(hipStream_t stream) {
@@ -84,7 +89,11 @@ hipError_t hipStreamQuery(hipStream_t stream) {
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
   return WithStream(stream, [&](Runtime& rt, HipStream& s) {
     if (absl::Status before = rt.streams().BeforeCommand(s); !before.ok()) return before;
-    return rt.streams().WaitEvent(s, Handle(event), flags);
+    absl::StatusOr<std::optional<StreamTable::EventMark>> mark = rt.streams().WaitEventMark(s, Handle(event), flags);
+    if (!mark.ok()) return mark.status();
+    // CLR's AddSafeStream: blocks freed on the event's stream before its mark may now go to `s`.
+    if (mark->has_value()) rt.pools().AddSafeStream(s.queue(), *(*mark)->origin, (*mark)->tick);
+    return absl::OkStatus();
   });
 }
 
@@ -136,7 +145,8 @@ hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback
 
 hipError_t hipDeviceSynchronize(void) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().SynchronizeDevice(rt.current_device()));
+  absl::Status synced = rt.streams().SynchronizeDevice(rt.current_device());
+  return Return(synced.ok() ? rt.pools().ReleaseFreed() : synced);
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
@@ -164,7 +174,8 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 
 hipError_t hipEventSynchronize(hipEvent_t event) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().SynchronizeEvent(Handle(event)));
+  absl::Status synced = rt.streams().SynchronizeEvent(Handle(event));
+  return Return(synced.ok() ? rt.pools().ReleaseFreed() : synced);
 }
 
 hipError_t hipEventQuery(hipEvent_t event) {
