@@ -51,6 +51,8 @@ MemoryPool::Reuse MemoryPool::Classify(const FreeBlock& block, const Stream& str
   // CLR's 12.5% slack: a much larger block is kept for streams that are safe without a completion check.
   if (block.size.raw() - size.raw() > size.raw() / 8) return Reuse::kNo;
   if (policy_.allow_opportunistic && Completed(block)) return Reuse::kSafe;
+  // Freed on an idle stream: an internal dependency would have nothing to wait for.
+  if (!block.marker.has_value()) return policy_.allow_internal_dependencies ? Reuse::kSafe : Reuse::kNo;
   if (policy_.allow_internal_dependencies) return Reuse::kAfterWait;
   return Reuse::kNo;
 }
@@ -118,32 +120,40 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
 }
 
 absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
+  std::optional<Marker> marker;
   {
     ScopedLock lock(&mu_);
     if (!busy_.contains(base.raw())) {
       return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
     }
+    // An idle stream needs no mark: nothing queued before the free can still touch the block, and the pool hit
+    // stays clear of the queue (one lock).
+    if (stream == nullptr || stream->Idle()) {
+      FreeLocked(base, stream, std::nullopt);
+      return absl::OkStatus();
+    }
   }
-  // Recorded before the lock: a mark may wait for room on the stream's ring.
-  std::optional<Marker> marker;
-  if (stream != nullptr) {
-    ASSIGN_OR_RETURN(Marker mark, stream->Record());
-    marker = std::move(mark);
-  }
-  const uint64_t tick = NextPoolOrderTick();
+  // Recorded outside the lock: a mark may wait for room on the stream's ring.
+  ASSIGN_OR_RETURN(marker, stream->Record());
   ScopedLock lock(&mu_);
-  auto it = busy_.find(base.raw());
   // Another thread freed it meanwhile: a double free, reported as an unknown block.
-  if (it == busy_.end()) {
+  if (!busy_.contains(base.raw())) {
     return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
   }
+  FreeLocked(base, stream, std::move(marker));
+  return absl::OkStatus();
+}
+
+void MemoryPool::FreeLocked(DeviceAddress base, const Stream* stream, std::optional<Marker> marker) {
+  // Ticked after the mark: an event recorded later on `stream` ticks above it (NextPoolOrderTick).
+  const uint64_t tick = NextPoolOrderTick();
+  auto it = busy_.find(base.raw());
   const Bytes size = it->second;
   busy_.erase(it);
   busy_bytes_ -= size;
   free_bytes_ += size;
   free_.emplace(std::make_pair(size.raw(), base.raw()), FreeBlock{base, size, stream, std::move(marker), tick});
   free_index_.emplace(base.raw(), size);
-  return absl::OkStatus();
 }
 
 bool MemoryPool::OwnsBusy(DeviceAddress address) const {

@@ -127,7 +127,7 @@ class MemoryPool {
     DeviceAddress base;
     Bytes size;
     const Stream* stream;           // the freeing stream; nullptr: freed synchronously, safe everywhere
-    std::optional<Marker> marker;   // the free's mark on `stream`
+    std::optional<Marker> marker;   // the free's mark on `stream`; none when `stream` was idle at the free
     uint64_t tick;                  // NextPoolOrderTick after the mark
   };
   // How a free block may go to the allocating stream.
@@ -143,6 +143,9 @@ class MemoryPool {
   // The GPUs besides the owner that must reach a block: the pool's access list and the context's peers.
   std::vector<hsa::AgentId> PeerAgentsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void NoteBusy(DeviceAddress base, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves busy block `base` to the free heap.
+  void FreeLocked(DeviceAddress base, const Stream* stream, std::optional<Marker> marker)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Context& context_;       // Not owned; must outlive this.
   const Device& device_;   // Not owned; must outlive this.

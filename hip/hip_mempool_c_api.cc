@@ -43,12 +43,8 @@ hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle>
     *dev_ptr = nullptr;
     return Return(hipSuccess);
   }
-  if (!pool.has_value()) {
-    absl::StatusOr<MemPoolHandle> current = rt.pools().CurrentPool((*s)->device());
-    if (!current.ok()) return Return(current.status());
-    pool = *current;
-  }
-  absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> p = rt.pools().Find(*pool);
+  absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> p =
+      pool.has_value() ? rt.pools().Find(*pool) : rt.pools().CurrentPoolOf((*s)->device());
   if (!p.ok()) return Return(p.status());
   if (absl::Status before = rt.streams().BeforeCommand(**s); !before.ok()) return Return(before);
   absl::StatusOr<hipmem::DeviceAddress> base = (*p)->Allocate(Bytes(size), (*s)->queue());
@@ -75,11 +71,11 @@ hipError_t hipFreeAsync(void* dev_ptr, hipStream_t stream) {
   absl::StatusOr<HipStream*> s = rt.streams().Resolve(Handle(stream), rt.current_device());
   if (!s.ok()) return Return(s.status());
   if (dev_ptr == nullptr) return Return(hipSuccess);
-  if (!rt.pools().Owns(dev_ptr)) return Return(rt.Free(dev_ptr));  // CLR: not pool memory, a synchronous free
   if (absl::Status before = rt.streams().BeforeCommand(**s); !before.ok()) return Return(before);
   absl::Status freed = rt.pools().Free(dev_ptr, &(*s)->queue());
-  // Freed by another thread in between: as hipFree of an unknown pointer.
-  if (absl::IsNotFound(freed)) return Return(hipErrorInvalidValue);
+  // CLR: memory no pool holds as a busy block gets a synchronous free (an unknown or already-freed pointer:
+  // hipErrorInvalidValue).
+  if (absl::IsNotFound(freed)) return Return(rt.Free(dev_ptr));
   return Return(hipmem::hip::DeviceFaultAsHip(freed));
 }
 

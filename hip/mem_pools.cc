@@ -78,6 +78,18 @@ absl::Status PoolTable::SetCurrentPool(int device, MemPoolHandle pool) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<clr::MemoryPool>> PoolTable::CurrentPoolOf(int device) {
+  if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("hipMallocAsync: device ", device, " out of range"));
+  }
+  ScopedLock lock(&mu_);
+  if (current_[device] != nullptr) {
+    auto it = created_.find(HandleOf(current_[device]).raw());
+    if (it != created_.end()) return it->second;
+  }
+  return DefaultLocked(device);
+}
+
 absl::StatusOr<MemPoolHandle> PoolTable::Create(int device, std::optional<Bytes> max_size) {
   if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
     return absl::InvalidArgumentError(absl::StrCat("hipMemPoolCreate: device ", device, " out of range"));
@@ -125,11 +137,24 @@ absl::StatusOr<std::shared_ptr<clr::MemoryPool>> PoolTable::Find(MemPoolHandle h
 
 absl::Status PoolTable::Free(void* ptr, clr::Stream* stream) {
   const DeviceAddress base = DeviceAddress::FromPointer(ptr);
-  for (const std::shared_ptr<clr::MemoryPool>& pool : All()) {
-    if (!pool->OwnsBusy(base)) continue;
-    return pool->Free(base, stream);
+  std::shared_ptr<clr::MemoryPool> owner;
+  {
+    // Searched in place: the hit path (hipMallocAsync + hipFreeAsync) makes no copy of the table.
+    ScopedLock lock(&mu_);
+    for (auto it = defaults_.begin(); owner == nullptr && it != defaults_.end(); ++it) {
+      if (*it != nullptr && (*it)->OwnsBusy(base)) owner = *it;
+    }
+    for (auto it = created_.begin(); owner == nullptr && it != created_.end(); ++it) {
+      if (it->second->OwnsBusy(base)) owner = it->second;
+    }
+    for (auto it = retired_.begin(); owner == nullptr && it != retired_.end(); ++it) {
+      if ((*it)->OwnsBusy(base)) owner = *it;
+    }
   }
-  return absl::NotFoundError(absl::StrCat("hipFreeAsync(", AddressText(base), "): not pool memory"));
+  if (owner == nullptr) {
+    return absl::NotFoundError(absl::StrCat("hipFreeAsync(", AddressText(base), "): not pool memory"));
+  }
+  return owner->Free(base, stream);
 }
 
 bool PoolTable::Owns(const void* ptr) {

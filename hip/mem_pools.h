@@ -58,6 +58,8 @@ class PoolTable {
   // hipDeviceGetMemPool: the pool hipMallocAsync takes from on `device`. kInvalidArgument for an ordinal out of
   // range (CLR's answer here).
   absl::StatusOr<MemPoolHandle> CurrentPool(int device);
+  // The pool CurrentPool names, in one lookup (the hipMallocAsync hit path). kInvalidArgument as CurrentPool.
+  absl::StatusOr<std::shared_ptr<clr::MemoryPool>> CurrentPoolOf(int device);
   // hipDeviceSetMemPool. Errors: kInvalidArgument for an ordinal out of range or an unknown pool;
   // InvalidDeviceError for a pool of another device.
   absl::Status SetCurrentPool(int device, MemPoolHandle pool);
