@@ -179,6 +179,18 @@ TEST_F(MemPoolTest, MuchLargerBlocksAreReusedOnlyOnSafeStreams) {
   EXPECT_EQ(pool_->usage().used_current, kSize + Bytes::KiB(8));
 }
 
+TEST_F(MemPoolTest, FreeOnAnIdleStreamNeedsNoWaitButStillHonoursTheAttributes) {
+  const DeviceAddress a = Alloc(*s1_);
+  ASSERT_THAT(s1_->Finish(), IsOk());
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());  // nothing queued before it: no mark
+  pool_->set_policy(Only(true, false, false));
+  EXPECT_NE(Alloc(*s2_), a) << "neither opportunistic nor internal reuse allowed";
+  pool_->set_policy(Only(false, false, true));
+  EXPECT_EQ(Alloc(*s2_), a);
+  ASSERT_OK_AND_ASSIGN(Marker after, s2_->Record());
+  EXPECT_THAT(after.Wait(), IsOk());
+}
+
 TEST_F(MemPoolTest, SynchronousFreeIsReusableAnywhere) {
   pool_->set_policy(Only(false, false, false));
   const DeviceAddress a = Alloc(*s1_);
