@@ -119,22 +119,23 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
   return *base;
 }
 
-absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
-  std::optional<Marker> marker;
-  {
-    ScopedLock lock(&mu_);
-    if (!busy_.contains(base.raw())) {
-      return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
-    }
-    // An idle stream needs no mark: nothing queued before the free can still touch the block, and the pool hit
-    // stays clear of the queue (one lock).
-    if (stream == nullptr || stream->Idle()) {
-      FreeLocked(base, stream, std::nullopt);
-      return absl::OkStatus();
-    }
+absl::StatusOr<bool> MemoryPool::FreeIfIdle(DeviceAddress base, const Stream* stream) {
+  ScopedLock lock(&mu_);
+  if (!busy_.contains(base.raw())) {
+    return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
   }
+  // An idle stream needs no mark: nothing queued before the free can still touch the block, and the pool hit
+  // stays clear of the queue (one lock).
+  if (stream != nullptr && !stream->Idle()) return false;
+  FreeLocked(base, stream, std::nullopt);
+  return true;
+}
+
+absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
+  ASSIGN_OR_RETURN(const bool freed, FreeIfIdle(base, stream));
+  if (freed) return absl::OkStatus();
   // Recorded outside the lock: a mark may wait for room on the stream's ring.
-  ASSIGN_OR_RETURN(marker, stream->Record());
+  ASSIGN_OR_RETURN(Marker marker, stream->Record());
   ScopedLock lock(&mu_);
   // Another thread freed it meanwhile: a double free, reported as an unknown block.
   if (!busy_.contains(base.raw())) {

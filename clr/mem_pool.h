@@ -86,6 +86,9 @@ class MemoryPool {
   // Errors: kNotFound when `base` is not a busy block of this pool; the stream's Record errors (the block stays
   // busy).
   absl::Status Free(DeviceAddress base, Stream* stream);
+  // The part of Free that needs no mark: frees `base` and returns true when `stream` is null or idle, returns
+  // false (nothing changed) when the free needs a mark on `stream`. kNotFound as Free.
+  absl::StatusOr<bool> FreeIfIdle(DeviceAddress base, const Stream* stream);
 
   // Whether `address` is the start of a busy block of this pool.
   bool OwnsBusy(DeviceAddress address) const;

@@ -139,16 +139,29 @@ absl::Status PoolTable::Free(void* ptr, clr::Stream* stream) {
   const DeviceAddress base = DeviceAddress::FromPointer(ptr);
   std::shared_ptr<clr::MemoryPool> owner;
   {
-    // Searched in place: the hit path (hipMallocAsync + hipFreeAsync) makes no copy of the table.
+    // Searched in place, and a free on an idle stream done in place: the hit path (hipMallocAsync +
+    // hipFreeAsync) takes one lock of the table and one of the pool.
     ScopedLock lock(&mu_);
-    for (auto it = defaults_.begin(); owner == nullptr && it != defaults_.end(); ++it) {
-      if (*it != nullptr && (*it)->OwnsBusy(base)) owner = *it;
+    auto try_pool = [&](const std::shared_ptr<clr::MemoryPool>& pool) -> std::optional<absl::Status> {
+      if (pool == nullptr) return std::nullopt;
+      absl::StatusOr<bool> freed = pool->FreeIfIdle(base, stream);
+      if (absl::IsNotFound(freed.status())) return std::nullopt;
+      if (!freed.ok()) return freed.status();
+      if (*freed) return absl::OkStatus();
+      owner = pool;  // needs a mark: recorded outside the table's lock
+      return absl::OkStatus();
+    };
+    for (const auto& p : defaults_) {
+      if (std::optional<absl::Status> done = try_pool(p); done.has_value()) {
+        if (owner == nullptr) return *done;
+        break;
+      }
     }
     for (auto it = created_.begin(); owner == nullptr && it != created_.end(); ++it) {
-      if (it->second->OwnsBusy(base)) owner = it->second;
+      if (std::optional<absl::Status> done = try_pool(it->second); done.has_value() && owner == nullptr) return *done;
     }
     for (auto it = retired_.begin(); owner == nullptr && it != retired_.end(); ++it) {
-      if ((*it)->OwnsBusy(base)) owner = *it;
+      if (std::optional<absl::Status> done = try_pool(*it); done.has_value() && owner == nullptr) return *done;
     }
   }
   if (owner == nullptr) {
