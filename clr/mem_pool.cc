@@ -174,6 +174,13 @@ void MemoryPool::AddSafeStream(const Stream& waiter, const Stream& origin, uint6
   tick = std::max(tick, event_tick);
 }
 
+void MemoryPool::ForgetStream(const Stream* stream) {
+  ScopedLock lock(&mu_);
+  absl::erase_if(safe_, [stream](const auto& entry) {
+    return entry.first.first == stream || entry.first.second == stream;
+  });
+}
+
 absl::Status MemoryPool::ReleaseLocked(Bytes keep) {
   absl::Status first;
   for (auto it = free_.end(); it != free_.begin() && free_bytes_ > keep;) {

@@ -99,6 +99,9 @@ class MemoryPool {
   // hipStreamWaitEvent on an event recorded on `origin` at `event_tick`: work queued on `waiter` from now on runs
   // after everything `origin` had queued before the event, so blocks freed on `origin` before it are safe there.
   void AddSafeStream(const Stream& waiter, const Stream& origin, uint64_t event_tick);
+  // Drops what AddSafeStream learnt about a stream being destroyed, so the table stays as small as the live
+  // streams. Keeping it would be safe too: a destroyed stream finished its work, waits included.
+  void ForgetStream(const Stream* stream);
 
   // Gives back completed free blocks, largest first, until the free heap holds at most the release threshold
   // (CLR's ReleaseFreedMemory). Returns the first Context::Free error after trying the others.

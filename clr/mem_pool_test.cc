@@ -159,6 +159,18 @@ TEST_F(MemPoolTest, EventRecordedBeforeTheFreeDoesNotMakeTheWaiterSafe) {
   ASSERT_THAT(s2_->Finish(), IsOk());
 }
 
+TEST_F(MemPoolTest, ForgettingAStreamDropsItsEventEdges) {
+  pool_->set_policy(Only(true, false, false));
+  Hold(*s1_);
+  const DeviceAddress a = Alloc(*s1_);
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  EventEdge(*s1_, *s2_);
+  pool_->ForgetStream(s2_.get());
+  EXPECT_NE(Alloc(*s2_), a);
+  Open();
+  ASSERT_THAT(s2_->Finish(), IsOk());
+}
+
 TEST_F(MemPoolTest, EventDependenciesOffIgnoresTheEdge) {
   pool_->set_policy(Only(false, false, false));
   Hold(*s1_);

@@ -72,7 +72,14 @@ hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPrio
 
 hipError_t hipStreamDestroy(hipStream_t stream) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().Destroy(Handle(stream)));
+  // Only a created stream can be destroyed: resolving the null or per-thread handle would make one.
+  const bool created = Handle(stream).raw() > hipmem::hip::kPerThreadStreamHandle.raw();
+  absl::StatusOr<HipStream*> s =
+      created ? rt.streams().Resolve(Handle(stream), rt.current_device()) : absl::StatusOr<HipStream*>(nullptr);
+  const hipmem::clr::Stream* queue = s.ok() && *s != nullptr ? &(*s)->queue() : nullptr;
+  absl::Status destroyed = rt.streams().Destroy(Handle(stream));
+  if (destroyed.ok() && queue != nullptr) rt.pools().ForgetStream(queue);  // compared only: it is gone
+  return Return(destroyed);
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream) {

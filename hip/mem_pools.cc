@@ -190,6 +190,10 @@ void PoolTable::AddSafeStream(const clr::Stream& waiter, const clr::Stream& orig
   for (const std::shared_ptr<clr::MemoryPool>& pool : All()) pool->AddSafeStream(waiter, origin, event_tick);
 }
 
+void PoolTable::ForgetStream(const clr::Stream* stream) {
+  for (const std::shared_ptr<clr::MemoryPool>& pool : All()) pool->ForgetStream(stream);
+}
+
 absl::Status PoolTable::ReleaseFreed() {
   absl::Status first;
   for (const std::shared_ptr<clr::MemoryPool>& pool : All()) first.Update(pool->ReleaseFreed());

@@ -84,6 +84,8 @@ class PoolTable {
 
   // hipStreamWaitEvent: see clr::MemoryPool::AddSafeStream; applied to every pool.
   void AddSafeStream(const clr::Stream& waiter, const clr::Stream& origin, uint64_t event_tick);
+  // hipStreamDestroy: see clr::MemoryPool::ForgetStream; `stream` is only compared, never used.
+  void ForgetStream(const clr::Stream* stream);
   // Stream, event and device synchronisation: every pool gives back completed free blocks above its release
   // threshold. Returns the first error after trying them all.
   absl::Status ReleaseFreed();
