@@ -3,6 +3,7 @@
 // export/import) exercise it: behaviour and error codes a HIP program relies on.
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -362,6 +363,38 @@ TEST_F(HipMemPoolCApi, PeersGainAccessToHeldAndNewBlocks) {
   ASSERT_EQ(hipMemPoolSetAccess(peer_pool, &back, 1), hipSuccess);
   EXPECT_EQ(hipDeviceSetMemPool(0, peer_pool), hipErrorInvalidDevice) << "a pool serves its own device";
   ASSERT_EQ(hipFreeAsync(held, nullptr), hipSuccess);
+}
+
+TEST_F(HipMemPoolCApi, ThreadsShareOnePoolSafely) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 200;
+  std::vector<std::thread> threads;
+  std::vector<int> failures(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &failures] {
+      hipStream_t s = nullptr;
+      if (hipStreamCreate(&s) != hipSuccess) {
+        ++failures[t];
+        return;
+      }
+      std::vector<unsigned char> out(4096);
+      for (int r = 0; r < kRounds; ++r) {
+        void* p = nullptr;
+        const unsigned char pattern = static_cast<unsigned char>(t * 50 + r % 50 + 1);
+        if (hipMallocAsync(&p, 4096, s) != hipSuccess || hipMemsetAsync(p, pattern, 4096, s) != hipSuccess ||
+            hipMemcpyAsync(out.data(), p, 4096, hipMemcpyDeviceToHost, s) != hipSuccess ||
+            hipFreeAsync(p, s) != hipSuccess || hipStreamSynchronize(s) != hipSuccess) {
+          ++failures[t];
+          break;
+        }
+        if (out != std::vector<unsigned char>(4096, pattern)) ++failures[t];
+      }
+      if (hipStreamDestroy(s) != hipSuccess) ++failures[t];
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(kThreads, 0));
+  EXPECT_EQ(Attr(pool_, hipMemPoolAttrUsedMemCurrent), 0u);
 }
 
 TEST_F(HipMemPoolCApi, ExportAndImportAreNotSupportedAfterArgumentChecks) {
