@@ -126,6 +126,22 @@ TEST_F(HipMemPoolCApi, SameStreamReuseAccountingAndReleaseOnSynchronize) {
   EXPECT_EQ(Attr(pool_, hipMemPoolAttrUsedMemHigh), kSize);
 }
 
+TEST_F(HipMemPoolCApi, EventSynchronizeReleasesFreedMemoryAboveTheThreshold) {
+  HeldStream held;  // the free's work is pending until the event's mark passes
+  hipEvent_t done = nullptr;
+  ASSERT_EQ(hipEventCreate(&done), hipSuccess);
+  void* a = nullptr;
+  ASSERT_EQ(hipMallocAsync(&a, kSize, held.get()), hipSuccess);
+  ASSERT_EQ(hipFreeAsync(a, held.get()), hipSuccess);
+  ASSERT_EQ(hipEventRecord(done, held.get()), hipSuccess);
+  ASSERT_EQ(hipMemPoolTrimTo(pool_, 0), hipSuccess);
+  EXPECT_EQ(Attr(pool_, hipMemPoolAttrReservedMemCurrent), kSize) << "pending work keeps the block";
+  held.Open();
+  ASSERT_EQ(hipEventSynchronize(done), hipSuccess);
+  EXPECT_EQ(Attr(pool_, hipMemPoolAttrReservedMemCurrent), 0u);
+  EXPECT_EQ(hipEventDestroy(done), hipSuccess);
+}
+
 TEST_F(HipMemPoolCApi, ReleaseThresholdKeepsMemoryAcrossSynchronize) {
   uint64_t threshold = UINT64_MAX;
   ASSERT_EQ(hipMemPoolSetAttribute(pool_, hipMemPoolAttrReleaseThreshold, &threshold), hipSuccess);
