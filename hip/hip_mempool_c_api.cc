@@ -46,7 +46,8 @@ hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle>
   absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> p =
       pool.has_value() ? rt.pools().Find(*pool) : rt.pools().CurrentPoolOf((*s)->device());
   if (!p.ok()) return Return(p.status());
-  if (absl::Status before = rt.streams().BeforeCommand(**s); !before.ok()) return Return(before);
+  // No legacy-stream ordering here: an allocation queues no work of its own (at most a wait on an earlier free),
+  // and the commands that use the block apply it when they are queued.
   absl::StatusOr<hipmem::DeviceAddress> base = (*p)->Allocate(Bytes(size), (*s)->queue());
   if (!base.ok()) return Return(hipmem::hip::DeviceFaultAsHip(base.status()));
   *dev_ptr = base->ToPointer();
