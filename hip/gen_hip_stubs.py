@@ -25,6 +25,12 @@ SKIP = {
     "hipMemsetAsync", "hipMemsetD8", "hipMemsetD8Async", "hipMemsetD16", "hipMemsetD16Async",
     "hipMemsetD32", "hipMemsetD32Async", "hipHostRegister", "hipHostUnregister",
     "hipHostGetDevicePointer", "hipHostGetFlags",
+    # hip_mempool_c_api.cc
+    "hipMallocAsync", "hipFreeAsync", "hipMallocFromPoolAsync", "hipDeviceGetDefaultMemPool",
+    "hipDeviceGetMemPool", "hipDeviceSetMemPool", "hipMemPoolCreate", "hipMemPoolDestroy",
+    "hipMemPoolTrimTo", "hipMemPoolSetAttribute", "hipMemPoolGetAttribute", "hipMemPoolSetAccess",
+    "hipMemPoolGetAccess", "hipMemPoolExportToShareableHandle", "hipMemPoolImportFromShareableHandle",
+    "hipMemPoolExportPointer", "hipMemPoolImportPointer",
     # hip_device_c_api.cc
     "hipInit", "hipDeviceGet", "hipGetDevicePropertiesR0600", "hipDeviceGetAttribute",
     "hipDeviceGetName", "hipDeviceGetPCIBusId", "hipDeviceGetByPCIBusId", "hipDeviceGetUuid",

@@ -118,8 +118,10 @@ TEST(HipRuntimeHeadersTest, CxxOverloadsInstantiateAndReachTheCApi) {
   EXPECT_GE(pitch, 64u);
   EXPECT_EQ(hipFree(pitched), hipSuccess);
   int* async = nullptr;
-  EXPECT_EQ(hipMallocAsync(&async, 64, nullptr), hipErrorNotSupported);
-  EXPECT_EQ(hipMallocFromPoolAsync(&async, 64, nullptr, nullptr), hipErrorNotSupported);
+  ASSERT_EQ(hipMallocAsync(&async, 64, nullptr), hipSuccess);  // implemented (hip/mem_pools.h)
+  EXPECT_NE(async, nullptr);
+  EXPECT_EQ(hipFreeAsync(async, nullptr), hipSuccess);
+  EXPECT_EQ(hipMallocFromPoolAsync(&async, 64, nullptr, nullptr), hipErrorInvalidValue);  // typed, null pool
   char* host_alloc = nullptr;
   ASSERT_EQ(hipHostAlloc(&host_alloc, 64), hipSuccess);  // implemented: the typed overload reaches it
   EXPECT_NE(host_alloc, nullptr);

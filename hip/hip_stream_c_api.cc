@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
 #include "hip/c_shell.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
@@ -70,11 +72,21 @@ hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPrio
 
 hipError_t hipStreamDestroy(hipStream_t stream) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().Destroy(Handle(stream)));
+  // Only a created stream can be destroyed: resolving the null or per-thread handle would make one.
+  const bool created = Handle(stream).raw() > hipmem::hip::kPerThreadStreamHandle.raw();
+  absl::StatusOr<HipStream*> s =
+      created ? rt.streams().Resolve(Handle(stream), rt.current_device()) : absl::StatusOr<HipStream*>(nullptr);
+  const hipmem::clr::Stream* queue = s.ok() && *s != nullptr ? &(*s)->queue() : nullptr;
+  absl::Status destroyed = rt.streams().Destroy(Handle(stream));
+  if (destroyed.ok() && queue != nullptr) rt.pools().ForgetStream(queue);  // compared only: it is gone
+  return Return(destroyed);
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream) {
-  return WithStream(stream, [](Runtime& rt, HipStream& s) { return rt.streams().Synchronize(s); });
+  return WithStream(stream, [](Runtime& rt, HipStream& s) {
+    RETURN_IF_ERROR(rt.streams().Synchronize(s));
+    return rt.pools().ReleaseFreed();  // CLR's ReleaseFreedMemory on a stream synchronisation
+  });
 }
 
 hipError_t hipStreamQuery(hipStream_t stream) {
@@ -84,7 +96,11 @@ hipError_t hipStreamQuery(hipStream_t stream) {
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
   return WithStream(stream, [&](Runtime& rt, HipStream& s) {
     if (absl::Status before = rt.streams().BeforeCommand(s); !before.ok()) return before;
-    return rt.streams().WaitEvent(s, Handle(event), flags);
+    absl::StatusOr<std::optional<StreamTable::EventMark>> mark = rt.streams().WaitEventMark(s, Handle(event), flags);
+    if (!mark.ok()) return mark.status();
+    // CLR's AddSafeStream: blocks freed on the event's stream before its mark may now go to `s`.
+    if (mark->has_value()) rt.pools().AddSafeStream(s.queue(), *(*mark)->origin, (*mark)->tick);
+    return absl::OkStatus();
   });
 }
 
@@ -136,7 +152,8 @@ hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback
 
 hipError_t hipDeviceSynchronize(void) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().SynchronizeDevice(rt.current_device()));
+  absl::Status synced = rt.streams().SynchronizeDevice(rt.current_device());
+  return Return(synced.ok() ? rt.pools().ReleaseFreed() : synced);
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
@@ -164,7 +181,8 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 
 hipError_t hipEventSynchronize(hipEvent_t event) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().SynchronizeEvent(Handle(event)));
+  absl::Status synced = rt.streams().SynchronizeEvent(Handle(event));
+  return Return(synced.ok() ? rt.pools().ReleaseFreed() : synced);
 }
 
 hipError_t hipEventQuery(hipEvent_t event) {

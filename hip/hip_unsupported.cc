@@ -29,11 +29,6 @@ hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTar
                                              enum hipFlushGPUDirectRDMAWritesScope /*scope*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t* /*mem_pool*/, int /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDeviceSetMemPool(int /*device*/, hipMemPool_t /*mem_pool*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipDeviceGetMemPool(hipMemPool_t* /*mem_pool*/, int /*device*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
                                                const hipChannelFormatDesc* /*desc*/,
                                                int /*device*/) {
@@ -250,54 +245,6 @@ hipError_t hipStreamAttachMemAsync(hipStream_t /*stream*/, void* /*dev_ptr*/, si
 
 // --- Stream-ordered allocator and memory pools: not yet: issue #9 (memory pools)
 
-hipError_t hipMallocAsync(void** /*dev_ptr*/, size_t /*size*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipFreeAsync(void* /*dev_ptr*/, hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMemPoolTrimTo(hipMemPool_t /*mem_pool*/, size_t /*min_bytes_to_hold*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolSetAttribute(hipMemPool_t /*mem_pool*/, hipMemPoolAttr /*attr*/,
-                                  void* /*value*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolGetAttribute(hipMemPool_t /*mem_pool*/, hipMemPoolAttr /*attr*/,
-                                  void* /*value*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolSetAccess(hipMemPool_t /*mem_pool*/, const hipMemAccessDesc* /*desc_list*/,
-                               size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolGetAccess(hipMemAccessFlags* /*flags*/, hipMemPool_t /*mem_pool*/,
-                               hipMemLocation* /*location*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolCreate(hipMemPool_t* /*mem_pool*/, const hipMemPoolProps* /*pool_props*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolDestroy(hipMemPool_t /*mem_pool*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipMallocFromPoolAsync(void** /*dev_ptr*/, size_t /*size*/, hipMemPool_t /*mem_pool*/,
-                                  hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolExportToShareableHandle(void* /*shared_handle*/, hipMemPool_t /*mem_pool*/,
-                                             hipMemAllocationHandleType /*handle_type*/,
-                                             unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t* /*mem_pool*/, void* /*shared_handle*/,
-                                               hipMemAllocationHandleType /*handle_type*/,
-                                               unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData* /*export_data*/, void* /*dev_ptr*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPoolImportPointer(void** /*dev_ptr*/, hipMemPool_t /*mem_pool*/,
-                                   hipMemPoolPtrExportData* /*export_data*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemSetMemPool(hipMemLocation* /*location*/, hipMemAllocationType /*type*/,
                             hipMemPool_t /*pool*/) {
   HIPMEM_UNSUPPORTED;

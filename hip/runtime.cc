@@ -53,12 +53,14 @@ Runtime::Runtime(std::unique_ptr<clr::Context> context)
     : context_(std::move(context)),
       streams_(std::make_unique<StreamTable>(*context_)),
       device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())),
-      limits_(std::make_unique<DeviceLimits>(static_cast<int>(context_->devices().size()))) {
+      limits_(std::make_unique<DeviceLimits>(static_cast<int>(context_->devices().size()))),
+      pools_(std::make_unique<PoolTable>(*context_)) {
   for (size_t i = 0; i < context_->devices().size(); ++i) device_flags_[i] = hipDeviceScheduleSpin;
 }
 
 Runtime::~Runtime() {
   streams_.reset();  // streams finish their work before the context goes
+  pools_.reset();    // then the pools give their blocks back
 }
 
 int Runtime::DeviceOf(const void* ptr) const {
@@ -138,6 +140,7 @@ absl::Status Runtime::DeviceReset() {
     streams_->DropFailedDefaultStreams(device.ordinal);
     context_->faults().Clear(device.agent);
   }
+  pools_->DropDevice(device.ordinal);  // its pools' blocks go with the rest of the device's memory
   RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
   device_flags_[device.ordinal] = hipDeviceScheduleSpin;
   Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its streams destroyed, its device memory freed");
@@ -219,6 +222,19 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
 
 absl::Status Runtime::Free(void* ptr) {
   if (ptr == nullptr) return absl::OkStatus();
+  if (pools_->Owns(ptr)) {
+    // Pool memory goes back to its pool after the device's work, reusable on any stream (CLR's FreeMemory
+    // without an event).
+    const int device = DeviceOf(ptr);
+    if (device >= 0) RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(device), "hipFree"));
+    absl::Status freed = pools_->Free(ptr, nullptr);
+    // Another thread's free won the race: a double free, hipErrorInvalidValue as for any unknown pointer.
+    return absl::IsNotFound(freed) ? Recode(freed, absl::StatusCode::kInvalidArgument) : freed;
+  }
+  if (pools_->Holds(ptr)) {
+    // A block already back in its pool: the pool owns it now.
+    return absl::InvalidArgumentError(absl::StrCat("hipFree(", AddressText(ptr), "): freed already (in a memory pool)"));
+  }
   // CLR's hipFree synchronises the owning device's streams first: queued work may still use the memory.
   if (const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr)); ref.has_value()) {
     RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "clr/context.h"
 #include "hip/device_limits.h"
+#include "hip/mem_pools.h"
 #include "hip/streams.h"
 
 namespace hipmem::hip {
@@ -169,6 +170,9 @@ class Runtime {
   // The streams and events of this runtime.
   StreamTable& streams() { return *streams_; }
 
+  // The stream-ordered memory pools (hipMallocAsync).
+  PoolTable& pools() { return *pools_; }
+
   // hipDeviceGetLimit / hipDeviceSetLimit values, per device.
   DeviceLimits& limits() { return *limits_; }
 
@@ -187,6 +191,7 @@ class Runtime {
   std::unique_ptr<StreamTable> streams_;  // destroyed first (~Runtime)
   std::unique_ptr<std::atomic<uint32_t>[]> device_flags_;  // by device
   std::unique_ptr<DeviceLimits> limits_;
+  std::unique_ptr<PoolTable> pools_;  // destroyed after streams_ (~Runtime), before context_
 };
 
 }  // namespace hipmem::hip

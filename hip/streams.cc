@@ -8,6 +8,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
+#include "clr/mem_pool.h"
 #include "hip/hip_error.h"
 
 namespace hipmem::hip {
@@ -247,6 +248,8 @@ absl::Status StreamTable::DestroyEvent(EventHandle event) {
 }
 
 absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
+  // Taken before the mark, so a pool free ticked below it was queued before the mark (clr/mem_pool.h).
+  const uint64_t tick = clr::NextPoolOrderTick();
   absl::StatusOr<clr::Marker> recorded = stream.queue().Record();
   if (!recorded.ok()) return DeviceFaultAsHip(recorded.status());
   clr::Marker mark = *std::move(recorded);
@@ -254,6 +257,7 @@ absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   e->marker = std::move(mark);
   e->end_ns.reset();
+  e->mark = EventMark{&stream.queue(), tick};
   return absl::OkStatus();
 }
 
@@ -275,16 +279,25 @@ absl::Status StreamTable::SynchronizeEvent(EventHandle event) {
 }
 
 absl::Status StreamTable::WaitEvent(HipStream& stream, EventHandle event, uint32_t flags) {
+  return WaitEventMark(stream, event, flags).status();
+}
+
+absl::StatusOr<std::optional<StreamTable::EventMark>> StreamTable::WaitEventMark(HipStream& stream, EventHandle event,
+                                                                                uint32_t flags) {
   if (flags != 0) {
     return absl::InvalidArgumentError(absl::StrCat("hipStreamWaitEvent: flags 0x", absl::Hex(flags), " (must be 0)"));
   }
   std::optional<clr::Marker> mark;
+  std::optional<EventMark> where;
   {
     ScopedLock lock(&mu_);
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
+    where = e->mark;
   }
-  return mark.has_value() ? DeviceFaultAsHip(stream.queue().WaitFor(*mark)) : absl::OkStatus();
+  if (!mark.has_value()) return std::optional<EventMark>();
+  RETURN_IF_ERROR(DeviceFaultAsHip(stream.queue().WaitFor(*mark)));
+  return where;
 }
 
 absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop) {

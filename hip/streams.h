@@ -131,6 +131,14 @@ class StreamTable {
   // hipStreamWaitEvent: work queued on `stream` afterwards waits for the event's marked work; a never-recorded
   // event is no wait. Errors: kInvalidArgument for flags other than 0; InvalidHandleError.
   absl::Status WaitEvent(HipStream& stream, EventHandle event, uint32_t flags);
+  // Where an event's mark was recorded: its stream and the pool order tick taken just before (clr/mem_pool.h).
+  struct EventMark {
+    const clr::Stream* origin;
+    uint64_t tick;
+  };
+  // WaitEvent, returning the mark waited on (nullopt for a never-recorded event), so the memory pools can hand
+  // `stream` the blocks freed on its origin before it (PoolTable::AddSafeStream).
+  absl::StatusOr<std::optional<EventMark>> WaitEventMark(HipStream& stream, EventHandle event, uint32_t flags);
   // hipEventElapsedTime: milliseconds from `start`'s mark to `stop`'s, from the CP's timestamps. Errors:
   // InvalidHandleError for an unknown event, one created with hipEventDisableTiming, or one never recorded;
   // kUnavailable (hipErrorNotReady) while either mark is pending.
@@ -145,6 +153,7 @@ class StreamTable {
     // The mark's time in system nanoseconds, converted once (as CLR stores each command's timestamps), so
     // every elapsed time between two events agrees with the others.
     std::optional<uint64_t> end_ns;
+    std::optional<EventMark> mark;  // where `marker` was recorded
   };
 
   absl::StatusOr<std::unique_ptr<HipStream>> Make(int device, uint32_t flags, int priority, bool is_null);
