@@ -39,7 +39,6 @@ TEST(SimIoctlTest, UnknownOrUnsimulatedNrIsEnotty) {
   constexpr Row kRows[] = {
       {"nr 0, below AMDKFD_COMMAND_START", 0x00},
       {"CRIU_OP, not simulated", 0x22},
-      {"SVM, not simulated yet", 0x20},
       {"AMDKFD_COMMAND_END", 0x27},
       {"DKMS range, not simulated (cross-memory copy)", 0x83},
       {"AMDKFD_COMMAND_END_2", 0x86},
