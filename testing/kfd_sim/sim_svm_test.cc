@@ -336,6 +336,18 @@ TEST_F(SimSvmTest, PrefetchMovesTheVramAccountingAndACpuTouchBringsTheRangeBack)
   }
 }
 
+TEST_F(SimSvmTest, PrefetchOfPagesNeverTouchedMovesZeroes) {
+  Open();
+  UserPages mem(Bytes(8 * kPage));
+  const uint64_t before = Available(*file_, gpu_);
+  ASSERT_EQ(Set(*file_, mem.address(), 8 * kPage, {Attr(AttrType::kGranularity, 0x3f), Attr(AttrType::kPrefetchLoc, gpu_)}),
+            0);
+  if (!MigrationWorks(*sim_)) GTEST_SKIP() << "no userfaultfd here: ranges stay in system memory";
+  EXPECT_EQ(Available(*file_, gpu_), before - 8 * kPage);
+  EXPECT_EQ(reinterpret_cast<const char*>(mem.address())[5 * kPage], 0);
+  EXPECT_EQ(Available(*file_, gpu_), before);
+}
+
 TEST_F(SimSvmTest, PrefetchBetweenGpusMovesTheAccountingAcross) {
   Open(Mi300xTopology(2));
   const uint32_t gpu1 = sim_->topology().gpus[1].gpu_id;

@@ -380,11 +380,12 @@ bool SvmSpace::MigrateToVram(uint64_t start, Range& r, size_t gpu, const char* w
       handler.Add(this, weak_from_this());
       registered_with_handler_ = true;
     }
-    // Registered before the copy, so no page can appear between the copy and the drop without our knowing.
+    // Copied before registering: reading a page never touched would otherwise be a MISSING fault that only this
+    // thread, which holds the ranges, could serve. A store between the copy and the drop is lost (svm_space.h).
     void* cpu = reinterpret_cast<void*>(static_cast<uintptr_t>(start));
-    const int error = handler.Register(start, bytes);
-    if (error != 0 || !CopyFromUser(view, start, bytes) || madvise(cpu, bytes, MADV_DONTNEED) != 0 ||
-        AnyResident(start, bytes)) {
+    const bool copied = CopyFromUser(view, start, bytes);
+    const int error = copied ? handler.Register(start, bytes) : EFAULT;
+    if (error != 0 || madvise(cpu, bytes, MADV_DONTNEED) != 0 || AnyResident(start, bytes)) {
       if (error == 0) handler.Unregister(start, bytes);
       shared_->ReleaseVram(gpu, Bytes(bytes));
       Log(absl::StrCat(what, " (", why, "): not private anonymous memory userfaultfd can watch",
