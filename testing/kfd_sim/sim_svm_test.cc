@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -445,6 +446,27 @@ TEST_F(SimSvmTest, SdmaCopyReadsAndWritesARangeLivingInVram) {
   EXPECT_EQ(reinterpret_cast<unsigned char*>(svm.address())[2 * kPage + 255], 0x2d);
   EXPECT_EQ(reinterpret_cast<unsigned char*>(svm.address())[2 * kPage + 256], 0x44);
   EXPECT_EQ(Available(*file_, gpu_), before);
+}
+
+// Only under sim_svm_no_uffd_test (HIPMEM_SIM_SVM_NO_UFFD=1, as on a host without userfaultfd): nothing can bring a
+// range back on a CPU touch, so ranges stay in system memory; a prefetch records its location and moves nothing,
+// the log says why once, and the GPU still reaches the range where it is.
+TEST_F(SimSvmTest, WithoutUserfaultfdRangesStayInSystemMemoryAndGpusReachThemThere) {
+  if (std::getenv("HIPMEM_SIM_SVM_NO_UFFD") == nullptr) GTEST_SKIP() << "runs in sim_svm_no_uffd_test";
+  Open();
+  CreateSdmaQueue();
+  const Buffer dst = NewBuffer(Bytes(kPage));
+  UserPages svm(Bytes(4 * kPage));
+  std::memset(reinterpret_cast<void*>(svm.address()), 0x77, 4 * kPage);
+  const uint64_t before = Available(*file_, gpu_);
+  ASSERT_EQ(Set(*file_, svm.address(), 4 * kPage, {Attr(AttrType::kAccess, gpu_), Attr(AttrType::kPrefetchLoc, gpu_)}),
+            0);
+  EXPECT_EQ(Get(*file_, svm.address(), 4 * kPage, AttrType::kPrefetchLoc), gpu_);
+  EXPECT_EQ(Available(*file_, gpu_), before);
+  EXPECT_THAT(hipmem_testing::WaitForLogLine(*sim_, {"ranges stay in system memory"}),
+              HasSubstr("HIPMEM_SIM_SVM_NO_UFFD=1"));
+  ASSERT_TRUE(Copy(dst.va, svm.address() + kPage, 64));
+  EXPECT_EQ(static_cast<unsigned char>(dst.cpu[63]), 0x77);
 }
 
 }  // namespace
