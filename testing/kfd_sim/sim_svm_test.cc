@@ -295,6 +295,19 @@ TEST_F(SimSvmTest, RangesAndBuffersRefuseEachOthersAddresses) {
   EXPECT_EQ(Alloc(*file_, gpu_, mem.address(), Bytes(kPage), hipmem_testing::kVramFlags).ret, -EADDRINUSE);
 }
 
+TEST_F(SimSvmTest, MemoryTheGpuCouldNotWriteIsNeverMapped) {
+  Open();
+  CreateSdmaQueue();
+  const Buffer src = NewBuffer(Bytes(kPage));
+  UserPages mem(Bytes(2 * kPage));
+  ASSERT_EQ(mprotect(reinterpret_cast<void*>(mem.address()), 2 * kPage, PROT_READ), 0);
+  // XNACK off: mapping it at SET_ATTR fails as hmm_range_fault would.
+  EXPECT_EQ(Set(*file_, mem.address(), 2 * kPage, {Attr(AttrType::kAccess, gpu_)}), -EFAULT);
+  // The GPU's store is a VM fault, not a crash of the process.
+  EXPECT_FALSE(Copy(mem.address(), src.va, 64));
+  hipmem_testing::WaitForLogLine(*sim_, {"VM fault", absl::StrCat("address 0x", absl::Hex(mem.address()))});
+}
+
 TEST_F(SimSvmTest, RangesBelongToTheirProcess) {
   Open();
   std::unique_ptr<SimFile> other = sim_->Open();

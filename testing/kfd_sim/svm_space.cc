@@ -47,6 +47,24 @@ bool CpuRangeMapped(uint64_t start, uint64_t bytes) {
   return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), bytes, MS_ASYNC) == 0 || errno != ENOMEM;
 }
 
+// Faults in [start, start + bytes) for writing, as hmm_range_fault does before the kernel maps system memory into
+// a GPU: returns false when a page cannot be written (PROT_NONE or read-only memory), which then stays unmapped, so
+// an engine never stores to memory that would crash the process. The kernel answers EINVAL both for memory it
+// cannot write and, before 5.14, for the advice itself, so support is probed once on a page known to be writable;
+// without it nothing is checked.
+bool PopulateForGpu(uint64_t start, uint64_t bytes) {
+  static const bool supported = [] {
+    alignas(4096) static char probe_page[4096];
+    return madvise(probe_page, sizeof(probe_page), MADV_POPULATE_WRITE) == 0;
+  }();
+  if (!supported) return true;
+  int r;
+  do {
+    r = madvise(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), bytes, MADV_POPULATE_WRITE);
+  } while (r != 0 && errno == EINTR);
+  return r == 0;
+}
+
 // Returns whether any page of the range is still resident after MADV_DONTNEED: it is then not private anonymous
 // memory (a shared mapping keeps its page cache), which MISSING faults cannot bring back. Errors count as resident.
 bool AnyResident(uint64_t start, uint64_t bytes) {
@@ -429,6 +447,7 @@ int SvmSpace::SetAttr(uint64_t start, uint64_t size, std::span<const kfd_uapi::S
   SplitAt(end);
   FillHoles(start, end);
   bool prefetch = false;
+  int result = 0;
   for (auto it = ranges_.lower_bound(start); it != ranges_.end() && it->first < end; ++it) {
     Attributes& a = it->second.attrs;
     for (const kfd_uapi::SvmAttribute& attr : attrs) {
@@ -469,11 +488,17 @@ int SvmSpace::SetAttr(uint64_t start, uint64_t size, std::span<const kfd_uapi::S
     }
     // GPUs that lost access lose their mapping; the validate-and-map rule adds the rest.
     const uint64_t allowed = r.attrs.access | r.attrs.in_place;
-    r.mapped.bits.store((r.mapped.bits.load(std::memory_order_relaxed) & allowed) | MappingsFor(r),
-                        std::memory_order_relaxed);
+    const uint64_t old_bits = r.mapped.bits.load(std::memory_order_relaxed);
+    uint64_t bits = (old_bits & allowed) | MappingsFor(r);
+    // svm_range_validate_and_map faults system memory in before mapping it; memory that cannot be is -EFAULT.
+    if ((bits & ~old_bits) != 0 && !r.vram_gpu && !PopulateForGpu(it->first, r.end - it->first)) {
+      bits &= old_bits;
+      result = -EFAULT;
+    }
+    r.mapped.bits.store(bits, std::memory_order_relaxed);
   }
   MergeAround(start, end);
-  return 0;
+  return result;
 }
 
 int SvmSpace::GetAttr(uint64_t start, uint64_t size, std::span<kfd_uapi::SvmAttribute> attrs) {
@@ -625,7 +650,7 @@ std::optional<GpuMemory::Span> SvmSpace::TranslateForGpu(size_t gpu, uint64_t va
     // Not in this GPU's page table: under XNACK a retry fault the kernel resolves (svm_range_restore_pages) if the
     // GPU may access the range and reach where it lives; otherwise a VM fault.
     if (!xnack_.load(std::memory_order_relaxed) || ((r.attrs.access | r.attrs.in_place) & bit) == 0 ||
-        !Reaches(gpu, r)) {
+        !Reaches(gpu, r) || (!r.vram_gpu && !PopulateForGpu(it->first, r.end - it->first))) {
       return std::nullopt;
     }
     if ((r.mapped.bits.fetch_or(bit, std::memory_order_acq_rel) & bit) == 0) {

@@ -35,7 +35,10 @@
 // NO_ACCESS, or one that cannot reach the VRAM the range lives in, faults for good either way. A migration
 // leaves the mappings the rule above gives, so under XNACK the other GPUs fault again, as after the kernel's
 // eviction. A VA in no range at all is a VM fault (the kernel, under XNACK, makes a range for any valid CPU
-// address a GPU touches).
+// address a GPU touches). Mapping system memory faults it in for writing first (MADV_POPULATE_WRITE, as the kernel's
+// hmm_range_fault): PROT_NONE or read-only memory is not mapped (SET_ATTR -EFAULT; under XNACK a VM fault), so an
+// engine never stores where the process would crash. Deliberately, read-only memory is refused even for a GPU_RO
+// range (the simulated engines do not enforce GPU_RO), and a protection changed after mapping is not noticed.
 #ifndef HIPMEM_TESTING_KFD_SIM_SVM_SPACE_H_
 #define HIPMEM_TESTING_KFD_SIM_SVM_SPACE_H_
 
@@ -134,7 +137,8 @@ class SvmSpace final : public SvmTranslator, public std::enable_shared_from_this
   static int CheckRange(uint64_t start, uint64_t size);
   // SET_ATTR over [start, start + size), checked already (alignment, non-zero size, CheckSetAttrs, CheckRange):
   // applies `attrs` in order to every range there (making and splitting ranges as needed), migrates on a
-  // PREFETCH_LOC, updates the GPU mappings. Returns 0.
+  // PREFETCH_LOC, updates the GPU mappings. Returns 0, or -EFAULT when system memory a GPU should map cannot be
+  // written (the attributes stay applied, that GPU unmapped).
   int SetAttr(uint64_t start, uint64_t size, std::span<const kfd_uapi::SvmAttribute> attrs);
   // GET_ATTR over [start, start + size), range checked already: fills in `attrs` (an ACCESS query's type becomes
   // the answer). Returns 0, or -EINVAL (ACCESS_IN_PLACE, NO_ACCESS or an unknown type asked; an ACCESS query's
