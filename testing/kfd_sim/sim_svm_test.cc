@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/aliased_memory_sync.h"
 #include "gmock/gmock.h"
 #include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
@@ -151,7 +152,12 @@ class SimSvmTest : public ::testing::Test {
     while (std::chrono::steady_clock::now() < deadline) {
       const uint64_t rptr =
           std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers_.cpu)).load(std::memory_order_acquire);
-      if (rptr == wptr_) return true;
+      if (rptr == wptr_) {
+        // The engine published before its write-back; its stores into SVM memory land at the very addresses this
+        // thread reads next, so ThreadSanitizer needs the edge the hardware's ordering gives.
+        ObserveThroughAliases();
+        return true;
+      }
       if (hipmem_testing::OnlyQueue(*sim_).halted) return false;
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
