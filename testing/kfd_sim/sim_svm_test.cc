@@ -138,13 +138,19 @@ class SimSvmTest : public ::testing::Test {
     doorbell_offset_ = args.doorbell_offset;
   }
 
-  // Submits one COPY_LINEAR and waits until the engine consumed it (true) or halted (false).
-  bool Copy(uint64_t dst, uint64_t src, uint32_t bytes) {
-    const sdma::CopyLinear packet = sdma::MakeCopy(dst, src, bytes);
+  template <typename Packet>
+  void Push(const Packet& packet) {
     for (size_t i = 0; i < sizeof(packet); i += 4) {
       std::memcpy(ring_.cpu + (wptr_ + i) % kRingBytes, reinterpret_cast<const char*>(&packet) + i, 4);
     }
     wptr_ += sizeof(packet);
+  }
+
+  // Submits one COPY_LINEAR, then a FENCE (as a runtime completes a copy: the engine publishes what it did before
+  // it runs the fence), and waits until the engine consumed both (true) or halted (false).
+  bool Copy(uint64_t dst, uint64_t src, uint32_t bytes) {
+    Push(sdma::MakeCopy(dst, src, bytes));
+    Push(sdma::MakeFence(pointers_.va + 64, static_cast<uint32_t>(wptr_)));
     auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() +
                                              (doorbell_offset_ & (hipmem_testing::kDoorbellSlice.raw() - 1)));
     RingDoorbell(word, wptr_);
@@ -392,6 +398,25 @@ TEST_F(SimSvmTest, PrefetchBetweenGpusMovesTheAccountingAcross) {
   std::unique_ptr<SimFile> next = sim_->Open();
   EXPECT_EQ(Available(*next, gpu1), before1);
   EXPECT_EQ(reinterpret_cast<unsigned char*>(mem.address())[0], 0x3c) << "the data came back at close";
+}
+
+// Two KFD processes of one OS process with ranges over the same memory: the second one's migration reads pages the
+// first moved to VRAM, a CPU fault that only the first can serve while the second holds its own ranges.
+TEST_F(SimSvmTest, AnotherProcessMigratingMemoryInVramWaitsForItToComeBack) {
+  Open();
+  std::unique_ptr<SimFile> other = sim_->Open();
+  AcquireAllVms(*sim_, *other);
+  UserPages mem(Bytes(8 * kPage));
+  std::memset(reinterpret_cast<void*>(mem.address()), 0x21, 8 * kPage);
+  const uint64_t before = Available(*file_, gpu_);
+  ASSERT_EQ(Set(*file_, mem.address(), 8 * kPage, {Attr(AttrType::kGranularity, 0x3f), Attr(AttrType::kPrefetchLoc, gpu_)}),
+            0);
+  if (!MigrationWorks(*sim_)) GTEST_SKIP() << "no userfaultfd here: ranges stay in system memory";
+  ASSERT_EQ(Set(*other, mem.address(), 8 * kPage, {Attr(AttrType::kGranularity, 0x3f), Attr(AttrType::kPrefetchLoc, gpu_)}),
+            0);
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(mem.address())[7 * kPage], 0x21) << sim_->Dmesg();
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(mem.address())[0], 0x21);
+  EXPECT_EQ(Available(*file_, gpu_), before) << "both copies came back";
 }
 
 TEST_F(SimSvmTest, PrefetchBeyondFreeVramLeavesTheRangeInSystemMemory) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -204,18 +205,27 @@ class CpuFaultHandler {
           if (std::shared_ptr<SvmSpace> space = weak.lock()) spaces.push_back(std::move(space));
         }
       }
+      // A space whose lock is taken is asked again after the others: its holder may be the very thread that
+      // faulted (an ioctl of one KFD process copying memory another process's range moved to VRAM), which only
+      // the owner of the page can release. A holder that did not fault lets go by itself.
       bool handled = false;
-      for (const std::shared_ptr<SvmSpace>& space : spaces) {
-        if (space->HandleCpuFault(page)) {
-          handled = true;
-          break;
+      for (;;) {
+        bool busy = false;
+        for (const std::shared_ptr<SvmSpace>& space : spaces) {
+          const SvmSpace::FaultAnswer answer = space->HandleCpuFault(page);
+          handled = answer == SvmSpace::FaultAnswer::kHandled;
+          if (handled) break;
+          busy = busy || answer == SvmSpace::FaultAnswer::kBusy;
         }
+        if (handled || !busy) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
       }
       spaces.clear();  // may be the last owner of a closing process's space; its destructor needs nothing of ours
       if (!handled) {
-        // No range claims it (its process is gone): give it a zero page rather than leave the toucher blocked.
-        uffdio_zeropage zero{.range = {.start = page, .len = kPage}, .mode = 0, .zeropage = 0};
-        ioctl(uffd_, UFFDIO_ZEROPAGE, &zero);
+        // No range has it in VRAM: it came back already, or this is a stale message for a page since dropped
+        // again by another migration (a zero page here would overwrite what that migration keeps). Waking is
+        // all it takes: a toucher whose page is still missing faults again and is asked about again. A space
+        // brings its ranges back before it goes, so no page stays registered and missing with no one to ask.
         Wake(page);
       }
     }
@@ -432,8 +442,11 @@ bool SvmSpace::MigrateToSystem(uint64_t start, Range& r, const char* why) {
   r.pages.reset();
   r.pages_offset = 0;
   r.mapped.bits.store(MappingsFor(r), std::memory_order_relaxed);
-  handler.Wake(start, bytes);
+  // Unregistered before the wake (which UFFDIO_WAKE does whether or not the range is still registered): a toucher
+  // that runs on may register the same pages again (another KFD process migrating them), which a later
+  // unregister of ours would silently undo, leaving its dropped pages to read as zeroes.
   handler.Unregister(start, bytes);
+  handler.Wake(start, bytes);
   Log(absl::StrCat("migrated ", RangeText(start, r.end), " -> system memory from VRAM of gpu_id=0x",
                    absl::Hex(gpus_[gpu].gpu_id), " (", why, ")",
                    error != 0 ? absl::StrCat(": its CPU pages are gone (", ErrnoText(error), ")") : std::string()));
@@ -614,18 +627,16 @@ std::vector<SvmRangeInfo> SvmSpace::Ranges() const {
   return out;
 }
 
-bool SvmSpace::HandleCpuFault(uint64_t page) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+SvmSpace::FaultAnswer SvmSpace::HandleCpuFault(uint64_t page) {
+  std::unique_lock<std::shared_mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return FaultAnswer::kBusy;
   auto it = ranges_.upper_bound(page);
-  if (it == ranges_.begin()) return false;
+  if (it == ranges_.begin()) return FaultAnswer::kNotMine;
   --it;
-  if (page >= it->second.end) return false;
-  if (!it->second.vram_gpu) {
-    // Brought back already (a prefetch, or another thread's fault on the same granule): just wake the toucher.
-    lock.unlock();
-    CpuFaultHandler::Get().Wake(page);
-    return true;
-  }
+  // In system memory here: brought back already (a prefetch, another thread's fault on the same granule), or the
+  // page is another KFD process's range in VRAM. Its owner, or the handler's fallback (which leaves a present page
+  // alone and wakes the toucher), answers.
+  if (page >= it->second.end || !it->second.vram_gpu) return FaultAnswer::kNotMine;
   // svm_migrate_to_ram: the granule around the address, within the range.
   const uint64_t granule = uint64_t{1} << std::min<uint64_t>(it->second.attrs.granularity + 12, 62);
   const uint64_t block_start = std::max(it->first, page & ~(granule - 1));
@@ -635,7 +646,7 @@ bool SvmSpace::HandleCpuFault(uint64_t page) {
   auto block = ranges_.find(block_start);
   MigrateToSystem(block_start, block->second, "CPU fault");
   MergeAround(block_start, block_end);
-  return true;
+  return FaultAnswer::kHandled;
 }
 
 std::optional<GpuMemory::Span> SvmSpace::TranslateForGpu(size_t gpu, uint64_t va, uint64_t bytes) {

@@ -152,9 +152,11 @@ class SvmSpace final : public SvmTranslator, public std::enable_shared_from_this
   // Returns every range, ascending.
   std::vector<SvmRangeInfo> Ranges() const;
 
-  // The CPU-fault handler: if `page` lies in one of this process's ranges, brings its granule back from VRAM
-  // (or, when it is back already, wakes the waiters) and returns true.
-  bool HandleCpuFault(uint64_t page);
+  // The CPU-fault handler: if `page` lies in one of this process's ranges living in VRAM, brings its granule back
+  // and wakes the toucher: kHandled. kNotMine: no range here has it in VRAM. kBusy: the ranges are locked (an ioctl
+  // or an engine scope), ask again later; never waits for the lock, whose holder may be the toucher itself.
+  enum class FaultAnswer { kHandled, kNotMine, kBusy };
+  FaultAnswer HandleCpuFault(uint64_t page);
 
   // SvmTranslator.
   void BeginGpuAccess() override { mu_.lock_shared(); }
