@@ -226,8 +226,8 @@ TEST(SimulatorTest, DefaultTopologyIsOneMi300x) {
   EXPECT_EQ(gpu.name, "gfx942");
   EXPECT_EQ(gpu.gfx_target_version, 90402u);
   EXPECT_EQ(gpu.vram_bytes, (uint64_t{192} << 30) - (uint64_t{16} << 20));  // less amdgpu's 16 MiB
-  // The simulated KFD has no AMDKFD_IOC_SVM, so it must not advertise SVMAPISupported.
-  EXPECT_EQ(gpu.capability & (1u << 27), 0u) << "SVMAPISupported";
+  // The simulated KFD implements AMDKFD_IOC_SVM, so it advertises SVMAPISupported as a GFX9+ dGPU does.
+  EXPECT_NE(gpu.capability & (1u << 27), 0u) << "SVMAPISupported";
 }
 
 }  // namespace
