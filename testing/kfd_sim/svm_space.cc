@@ -351,7 +351,9 @@ void SvmSpace::MergeAround(uint64_t start, uint64_t end) {
     if (a.end == next->first && !a.vram_gpu && !b.vram_gpu && a.attrs == b.attrs &&
         a.mapped.bits.load(std::memory_order_relaxed) == b.mapped.bits.load(std::memory_order_relaxed)) {
       a.end = b.end;
+      const uint64_t kept = it->first;
       ranges_.erase(next);
+      it = ranges_.find(kept);  // an erase invalidates every iterator of a btree
     } else {
       it = next;
     }
