@@ -1,6 +1,7 @@
 // Node capability bits, as hsaKmtGetNodeProperties reports them, promise nothing hipmem lacks: on every
-// simulated machine no node advertises the SVM API, debugger support or RAS event notification. kfdtest
-// and ROCr decide on these bits whether to run SVM, debugger and RAS paths, which would fail here.
+// simulated machine no node advertises debugger support or RAS event notification, and every GPU node advertises
+// the SVM API, which the simulated KFD implements. kfdtest and ROCr decide on these bits whether to run SVM,
+// debugger and RAS paths.
 //
 // The simulated machine is chosen once per process (HIPMEM_SIM_PRESET, read by the first hsaKmtOpenKFD),
 // so the test re-runs this binary once per preset, each child checking the machine it was given.
@@ -25,7 +26,8 @@ constexpr char kChildEnv[] = "HIPMEM_CAPABILITY_TEST_CHILD";
 // The bits hipmem cannot back, with the reason the simulated KFD clears them (testing/kfd_sim/presets.cc).
 void ExpectNoUnsupportedCapability(HSAuint32 node, const HsaNodeProperties& p) {
   SCOPED_TRACE(testing::Message() << "node " << node << ", capability 0x" << std::hex << p.Capability.Value);
-  EXPECT_EQ(p.Capability.ui32.SVMAPISupported, 0u) << "no AMDKFD_IOC_SVM";
+  // AMDKFD_IOC_SVM works on every GPU (hsaKmtSVMSetAttr/GetAttr); the CPU node has no such bit.
+  EXPECT_EQ(p.Capability.ui32.SVMAPISupported, p.NumFComputeCores != 0 ? 1u : 0u) << "AMDKFD_IOC_SVM on GPUs";
   EXPECT_EQ(p.Capability.ui32.DebugTrapSupported, 0u) << "no AMDKFD_IOC_DBG_TRAP";
   EXPECT_EQ(p.Capability.ui32.DebugSupportedFirmware, 0u) << "no debugger firmware";
   EXPECT_EQ(p.Capability.ui32.WaveLaunchTrapOverrideSupported, 0u) << "no debugger";

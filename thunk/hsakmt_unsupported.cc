@@ -86,15 +86,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStop(HSAuint32, HsaPcSamplingTraceId) { 
 // SMI events: the simulated KFD raises none (no thermal throttling, resets, migrations or evictions).
 HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32, int* fd) { return Unsupported({fd}); }
 
-// SVM arrives with the stream-ordered pools / managed memory issue; until then nodes advertise no
-// SVMAPISupported, so callers take the non-SVM paths.
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE* attrs) {
-  return Unsupported({attrs});
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE* attrs) {
-  return Unsupported({attrs});
-}
-
 // Queue introspection: the simulator keeps no CWSR context save area and runs no Southern Islands.
 HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID, HsaQueueReport* QueueReport) {
   return Unsupported({QueueReport});

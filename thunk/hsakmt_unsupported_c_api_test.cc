@@ -30,7 +30,6 @@ struct Outs {
   HsaEvent* watch_event[1] = {nullptr};
   HsaClockCounters clocks{};
   HsaGpuTileConfig tile_config{};
-  HSA_SVM_ATTRIBUTE svm_attr{};
   HsaPcSamplingInfo pc_info{};
   HsaPcSamplingTraceId pc_trace = 0;
   HsaAMDGPUDeviceHandle device = nullptr;
@@ -75,8 +74,6 @@ std::vector<Call> AllCalls() {
       {"hsaKmtPcSamplingStart", [](Outs&) { return hsaKmtPcSamplingStart(1, 1); }},
       {"hsaKmtPcSamplingStop", [](Outs&) { return hsaKmtPcSamplingStop(1, 1); }},
       {"hsaKmtOpenSMI", [](Outs& o) { return hsaKmtOpenSMI(1, &o.fd); }},
-      {"hsaKmtSVMSetAttr", [](Outs& o) { return hsaKmtSVMSetAttr(&o.u64, 4096, 1, &o.svm_attr); }},
-      {"hsaKmtSVMGetAttr", [](Outs& o) { return hsaKmtSVMGetAttr(&o.u64, 4096, 1, &o.svm_attr); }},
       {"hsaKmtReportQueue", [](Outs& o) { return hsaKmtReportQueue(1, &o.queue_report); }},
       {"hsaKmtGetQueueInfo", [](Outs& o) { return hsaKmtGetQueueInfo(1, &o.queue_info); }},
       {"hsaKmtMapGraphicHandle", [](Outs& o) { return hsaKmtMapGraphicHandle(1, 1, 1, 0, 4096, &o.u64); }},
@@ -103,7 +100,6 @@ std::vector<Call> NullOutputCalls() {
       {"hsaKmtPcSamplingCreate", [](Outs& o) { return hsaKmtPcSamplingCreate(1, &o.pc_info, nullptr); }},
       {"hsaKmtOpenSMI", [](Outs&) { return hsaKmtOpenSMI(1, nullptr); }},
       {"hsaKmtGetQueueInfo", [](Outs&) { return hsaKmtGetQueueInfo(1, nullptr); }},
-      {"hsaKmtSVMGetAttr", [](Outs& o) { return hsaKmtSVMGetAttr(&o.u64, 4096, 1, nullptr); }},
       {"hsaKmtGetClockCounters", [](Outs&) { return hsaKmtGetClockCounters(1, nullptr); }},
   };
 }

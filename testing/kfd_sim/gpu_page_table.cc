@@ -21,11 +21,29 @@ thread_local std::vector<DoorbellWords> scope_doorbells;
 
 }  // namespace
 
+void GpuPageTable::BeginAccess() {
+  mu_.lock_shared();
+  // Lock order: this table, then the SVM ranges (the SVM side never waits for a page table while it holds them).
+  if (svm_ != nullptr) svm_->BeginGpuAccess();
+}
+
 void GpuPageTable::EndAccess() {
   // Before the scope closes: an unmap waits for it, so the slice is still mapped.
   for (const DoorbellWords& words : scope_doorbells) NotifyDoorbellStores(words.first, words.count);
   scope_doorbells.clear();
+  if (svm_ != nullptr) svm_->EndGpuAccess();
   mu_.unlock_shared();
+}
+
+void GpuPageTable::AttachSvm(SvmTranslator* svm, size_t gpu_index) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  svm_ = svm;
+  svm_gpu_index_ = gpu_index;
+}
+
+bool GpuPageTable::Overlaps(AddressRange range) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return mappings_.Overlaps(range);
 }
 
 absl::Status GpuPageTable::Map(AddressRange range, uint64_t handle, PageSource source) {
@@ -58,7 +76,9 @@ size_t GpuPageTable::size() const {
 std::optional<GpuMemory::Span> GpuPageTable::Translate(uint64_t va, uint64_t bytes) {
   // The caller holds an access scope (mu_ shared).
   const AddressRangeMap<Mapping>::Entry* found = mappings_.Find(DeviceAddress(va));
-  if (found == nullptr) return std::nullopt;
+  if (found == nullptr) {
+    return svm_ != nullptr ? svm_->TranslateForGpu(svm_gpu_index_, va, bytes) : std::nullopt;
+  }
   const AddressRange range = found->range;
   const Mapping& entry = found->value;
   const uint64_t offset = va - range.base.raw();

@@ -15,6 +15,7 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
 #define HIPMEM_TESTING_KFD_SIM_GPU_PAGE_TABLE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,6 +37,18 @@ struct PageSource {
   bool doorbell = false;           // `pages` is a doorbell slice: a store rings
 };
 
+// The process's shared-virtual-memory ranges as one GPU's page table sees them (svm_space.h): what a VA that no
+// buffer maps translates to. An engine's access scope holds the SVM side's access too, so a migration waits for
+// it as an unmap does. Thread-safe.
+class SvmTranslator {
+ public:
+  virtual ~SvmTranslator() = default;
+  virtual void BeginGpuAccess() = 0;
+  virtual void EndGpuAccess() = 0;
+  // Returns the host bytes behind `va` for GPU `gpu_index`, or nullopt (a VM fault). Inside an access scope.
+  virtual std::optional<GpuMemory::Span> TranslateForGpu(size_t gpu_index, uint64_t va, uint64_t bytes) = 0;
+};
+
 // Thread-safe: Map/Unmap/queries may run concurrently with engines' Translate.
 class GpuPageTable final : public GpuMemory {
  public:
@@ -47,12 +60,18 @@ class GpuPageTable final : public GpuMemory {
   absl::Status Unmap(AddressRange range, uint64_t handle);
 
   bool Covers(AddressRange range) const;
+  // Returns whether any buffer mapping shares a byte with `range`.
+  bool Overlaps(AddressRange range) const;
   size_t size() const;
+
+  // Sends the VAs no buffer maps to `svm` as GPU `gpu_index` (SVM: GPU VA == CPU VA). Not owned; must outlive
+  // every later access scope, or be detached (null) first. Waits for open access scopes.
+  void AttachSvm(SvmTranslator* svm, size_t gpu_index);
 
   std::optional<Span> Translate(uint64_t va, uint64_t bytes) override;
 
  protected:
-  void BeginAccess() override { mu_.lock_shared(); }
+  void BeginAccess() override;
   // Announces the doorbells the scope may have written, then lets changes in.
   void EndAccess() override;
 
@@ -66,6 +85,8 @@ class GpuPageTable final : public GpuMemory {
   // waits must be visible to ThreadSanitizer, and engines lock it through the GpuMemory hooks.)
   mutable std::shared_mutex mu_;
   AddressRangeMap<Mapping> mappings_;
+  SvmTranslator* svm_ = nullptr;  // guarded by mu_; not owned
+  size_t svm_gpu_index_ = 0;      // guarded by mu_
 };
 
 }  // namespace hipmem::kfd_sim

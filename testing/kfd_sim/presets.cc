@@ -49,20 +49,21 @@ constexpr uint32_t kCapDoorbellTypeShift = 12;  // 2-bit field: 2 = GFX9+ doorbe
 constexpr uint32_t kCapAqlQueueDoubleMap = 1u << 14;
 constexpr uint32_t kCapMemEdcSupported = 1u << 20;
 constexpr uint32_t kCapSramEdcSupported = 1u << 26;
+constexpr uint32_t kCapSvmApiSupported = 1u << 27;
 
 // The simulated KFD advertises only what it and the thunk implement, as a kernel built without a feature
 // (CONFIG_HSA_AMD_SVM off, no debugger-capable firmware) clears the bit; real parts set more:
-//   - no SVMAPISupported (bit 27): AMDKFD_IOC_SVM is not simulated; SVM arrives with the stream-ordered
-//     pools / managed memory work. ROCr and kfdtest take their non-SVM paths on this bit.
 //   - no debugger bits: WatchPointsSupported/TotalBits (7, 8-11), DebugTrapSupported (15), WaveLaunchTrap
 //     Override (16), WaveLaunchMode (17), PreciseMemoryOperations (18), DebugSupportedFirmware (29),
 //     PreciseALUOperations (30). There is no AMDKFD_IOC_DBG_TRAP, trap handler or halting wave to back them.
 //   - no RASEventNotify (21): the simulated GPU raises no RAS events.
 // Kept, because they hold: GFX9+ doorbells and the AQL ring double map (the simulator implements
-// AQL_QUEUE_MEM), and EDC on HBM/SRAM, which describes the memory and promises no API.
+// AQL_QUEUE_MEM), SVMAPISupported (bit 27: AMDKFD_IOC_SVM is simulated, svm_space.h; every GFX9+ dGPU of a kernel
+// with CONFIG_HSA_AMD_SVM sets it, kfd_topology.c), and EDC on HBM/SRAM, which describes the memory and promises
+// no API.
 //
-// What a GFX11 dGPU reports here: GFX9+ doorbells and the AQL double map; no EDC on a Radeon.
-constexpr uint32_t kRdnaCapability = (2u << kCapDoorbellTypeShift) | kCapAqlQueueDoubleMap;
+// What a GFX11 dGPU reports here: GFX9+ doorbells, the AQL double map and the SVM API; no EDC on a Radeon.
+constexpr uint32_t kRdnaCapability = (2u << kCapDoorbellTypeShift) | kCapAqlQueueDoubleMap | kCapSvmApiSupported;
 // An Instinct part adds HBM and SRAM EDC.
 constexpr uint32_t kCdnaCapability = kRdnaCapability | kCapMemEdcSupported | kCapSramEdcSupported;
 

@@ -186,6 +186,7 @@ int SetXnackMode(IoctlContext& c, uapi::SetXnackModeArgs& args) {
     }
   }
   c.process.xnack_enabled = enable;
+  if (c.process.svm != nullptr) c.process.svm->SetXnack(enable);
   c.log.Write(SimLogLevel::kInfo,
               absl::StrCat("kfd_sim: process ", c.process_id, ": XNACK ", enable ? "enabled" : "disabled"));
   return 0;

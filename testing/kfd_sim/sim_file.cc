@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "kfd_uapi/kfd_svm.h"
 #include "base/scoped_lock.h"
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
@@ -74,6 +75,8 @@ struct IoctlEntry {
   // Set instead of `handler` for an ioctl that may sleep (WAIT_EVENTS): it runs without the world and
   // process locks, so other threads' ioctls, Open() and Snapshot() proceed meanwhile.
   int (*sleeping_handler)(EventTable&, std::byte* kdata) = nullptr;
+  // Set instead of `handler` for a variable-sized request (SVM): it also gets the bytes copied in.
+  int (*sized_handler)(IoctlContext&, std::byte* kdata, uint32_t size) = nullptr;
 };
 
 // Builds the entry for `kDescriptor` from a handler typed by the descriptor's own Args, so pairing a
@@ -150,6 +153,9 @@ constexpr std::array<IoctlEntry, uapi::kCommandEnd> BuildIoctlTable() {
        }) {
     table[nr] = entry;
   }
+  table[uapi::kSvm.nr] = IoctlEntry{.direction = uapi::kSvm.direction,
+                                    .kernel_size = sizeof(uapi::SvmArgs),
+                                    .sized_handler = &si::Svm};
   return table;
 }
 
@@ -245,7 +251,7 @@ int SimFile::DispatchIoctl(unsigned long request, void* arg) {
   if (found == nullptr) return -ENOTTY;
   const IoctlEntry& entry = *found;
   // The kernel has a handler for every nr in range; the ones not simulated yet are unknown to the caller.
-  if (entry.handler == nullptr && entry.sleeping_handler == nullptr) return -ENOTTY;
+  if (entry.handler == nullptr && entry.sleeping_handler == nullptr && entry.sized_handler == nullptr) return -ENOTTY;
   // Only the process that opened /dev/kfd may use it; a forked child must open its own.
   if (CurrentPid() != opener_pid_) return -EBADF;
 
@@ -270,7 +276,7 @@ int SimFile::DispatchIoctl(unsigned long request, void* arg) {
     ScopedReaderLock world(&sim_->world_mu_);
     ScopedLock lock(&mu_);
     IoctlContext c{sim_->topology_, *sim_->shared_, *state_, *events_, *this, sim_->log_, id_};
-    ret = entry.handler(c, kdata_ptr);
+    ret = entry.sized_handler != nullptr ? entry.sized_handler(c, kdata_ptr, asize) : entry.handler(c, kdata_ptr);
   }
   // Copied back even when the handler failed: MAP/UNMAP report their progress in n_success.
   if (copy_out && !CopyToUser(user, kdata_ptr, usize)) ret = -EFAULT;

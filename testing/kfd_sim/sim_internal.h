@@ -33,6 +33,7 @@
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/sim_log.h"
 #include "testing/kfd_sim/simulator.h"
+#include "testing/kfd_sim/svm_space.h"
 
 namespace hipmem::kfd_sim::sim_internal {
 
@@ -125,6 +126,12 @@ enum class RuntimeState { kDisabled, kEnabled };
 // Everything one KFD process owns.
 struct ProcessState {
   explicit ProcessState(size_t gpu_count) : devices(gpu_count) {}
+  // The SVM ranges' VRAM comes back with the process, whoever holds them last.
+  ~ProcessState() {
+    if (svm != nullptr) svm->Close();
+  }
+  ProcessState(const ProcessState&) = delete;
+  ProcessState& operator=(const ProcessState&) = delete;
 
   std::vector<size_t> render_nodes;            // token - kFirstRenderToken -> GPU index
   std::vector<ProcessDevice> devices;          // by GPU index
@@ -140,6 +147,9 @@ struct ProcessState {
   bool runtime_ttmp_setup = false;
   // The file GTT buffers take their pages from, made on first use.
   std::shared_ptr<PageFile> system_file;
+  // The SVM ranges (AMDKFD_IOC_SVM), made on first use and attached to every page table then. Last: gone first,
+  // bringing VRAM-resident ranges back while the page tables still exist.
+  std::shared_ptr<SvmSpace> svm;
 };
 
 using BoMap = absl::btree_map<uint64_t, Bo>;
@@ -249,6 +259,11 @@ int SetCuMask(IoctlContext& c, uapi::SetCuMaskArgs& args);
 int AllocQueueGws(IoctlContext& c, uapi::AllocQueueGwsArgs& args);
 int SetXnackMode(IoctlContext& c, uapi::SetXnackModeArgs& args);
 int RuntimeEnable(IoctlContext& c, uapi::RuntimeEnableArgs& args);
+
+// sim_svm_ioctls.cc: AMDKFD_IOC_SVM, whose attributes follow its header (`size`: the bytes copied in, >= 24).
+int Svm(IoctlContext& c, std::byte* kdata, uint32_t size);
+// Returns the process's SVM ranges, making them on first use.
+SvmSpace& SvmOf(IoctlContext& c);
 
 }  // namespace hipmem::kfd_sim::sim_internal
 

@@ -39,7 +39,6 @@ TEST(SimIoctlTest, UnknownOrUnsimulatedNrIsEnotty) {
   constexpr Row kRows[] = {
       {"nr 0, below AMDKFD_COMMAND_START", 0x00},
       {"CRIU_OP, not simulated", 0x22},
-      {"SVM, not simulated yet", 0x20},
       {"AMDKFD_COMMAND_END", 0x27},
       {"DKMS range, not simulated (cross-memory copy)", 0x83},
       {"AMDKFD_COMMAND_END_2", 0x86},
@@ -227,8 +226,8 @@ TEST(SimulatorTest, DefaultTopologyIsOneMi300x) {
   EXPECT_EQ(gpu.name, "gfx942");
   EXPECT_EQ(gpu.gfx_target_version, 90402u);
   EXPECT_EQ(gpu.vram_bytes, (uint64_t{192} << 30) - (uint64_t{16} << 20));  // less amdgpu's 16 MiB
-  // The simulated KFD has no AMDKFD_IOC_SVM, so it must not advertise SVMAPISupported.
-  EXPECT_EQ(gpu.capability & (1u << 27), 0u) << "SVMAPISupported";
+  // The simulated KFD implements AMDKFD_IOC_SVM, so it advertises SVMAPISupported as a GFX9+ dGPU does.
+  EXPECT_NE(gpu.capability & (1u << 27), 0u) << "SVMAPISupported";
 }
 
 }  // namespace

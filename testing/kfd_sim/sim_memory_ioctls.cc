@@ -305,6 +305,8 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   const VaCheck checked = CheckNewBufferVa(device, args.va_addr, size, *domain == Domain::kVram);
   if (checked.error != 0) return checked.error;
   const std::optional<AddressRange> va = checked.va;
+  // svm_range_check_vm's other side: a buffer may not take a VA an SVM range holds.
+  if (va && c.process.svm != nullptr && c.process.svm->Overlaps(*va)) return -EADDRINUSE;
 
   // idr_alloc failing (our idr space has wrapped).
   if (c.process.next_idr == 0) return -EFAULT;

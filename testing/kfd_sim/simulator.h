@@ -14,7 +14,9 @@
 // as the amdgpu-DKMS amdkfd does (mainline has no such ioctls), IPC share handles (IPC_EXPORT_HANDLE,
 // IPC_IMPORT_HANDLE, nr 0x80/0x81): between the KFD processes of one simulator through its table, and between OS
 // processes (each with its own simulator, e.g. after fork) through the exporter's IPC socket (ipc_socket.h), the
-// importer mapping the exporter's pages. Every other ioctl answers -ENOTTY.
+// importer mapping the exporter's pages. SVM (AMDKFD_IOC_SVM SET_ATTR/GET_ATTR over the process's own memory, with
+// migration between system memory and VRAM and per-GPU mappings the engines translate through; svm_space.h says
+// how, and where it departs from kfd_svm.c). Every other ioctl answers -ENOTTY.
 // Queues: an AQL queue runs on a simulated compute CP; an SDMA queue (SDMA, SDMA_XGMI, SDMA_BY_ENG_ID) on its own engine
 // (engines/sdma_engine.h) that reads the ring through this process's GPU page table, sleeps until its
 // doorbell (engines/doorbell.h) rings, raises the queue's event on a TRAP packet and a memory-exception
