@@ -9,9 +9,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "hip/c_shell.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
@@ -32,6 +37,41 @@ using hipmem::hip::StreamHandle;
 StreamHandle Handle(hipStream_t stream) { return StreamHandle(reinterpret_cast<uint64_t>(stream)); }
 MemPoolHandle Handle(hipMemPool_t pool) { return MemPoolHandle(reinterpret_cast<uint64_t>(pool)); }
 hipMemPool_t ToC(MemPoolHandle pool) { return reinterpret_cast<hipMemPool_t>(pool.raw()); }
+
+// The peers a pool granted hipMemAccessFlagsProtRead, as (pool handle, device). The KFD maps a peer's VRAM
+// read-write, so the pool only knows whether a peer reaches it; this keeps which grants asked for read-only so
+// hipMemPoolGetAccess reports the flags it was given, as CLR does. Every grant and revoke rewrites the entry and
+// only hipMemPoolSetAccess grants access, so a handle reused after hipMemPoolDestroy never shows a stale entry.
+// Thread-safe.
+class ReadOnlyGrants {
+ public:
+  void Set(MemPoolHandle pool, int device, bool read_only) {
+    hipmem::ScopedLock lock(&mu_);
+    if (read_only) {
+      grants_.insert({pool.raw(), device});
+    } else {
+      grants_.erase(std::make_pair(pool.raw(), device));
+    }
+  }
+  bool ReadOnly(MemPoolHandle pool, int device) const {
+    hipmem::ScopedLock lock(&mu_);
+    return grants_.contains(std::make_pair(pool.raw(), device));
+  }
+  void Forget(MemPoolHandle pool) {
+    hipmem::ScopedLock lock(&mu_);
+    absl::erase_if(grants_, [pool](const std::pair<uint64_t, int>& g) { return g.first == pool.raw(); });
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<std::pair<uint64_t, int>> grants_ ABSL_GUARDED_BY(mu_);
+};
+
+// Leaked on purpose: C entry points may run during static destruction.
+ReadOnlyGrants& Grants() {
+  static ReadOnlyGrants* grants = new ReadOnlyGrants();
+  return *grants;
+}
 
 // Allocates `size` bytes from `pool` (the stream's device's current pool when nullopt) for work on `stream`.
 hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle> pool, hipStream_t stream) {
@@ -124,7 +164,9 @@ hipError_t hipMemPoolCreate(hipMemPool_t* mem_pool, const hipMemPoolProps* pool_
 hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
-  return Return(rt.pools().Destroy(Handle(mem_pool)));
+  absl::Status destroyed = rt.pools().Destroy(Handle(mem_pool));
+  if (destroyed.ok()) Grants().Forget(Handle(mem_pool));
+  return Return(destroyed);
 }
 
 hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold) {
@@ -173,6 +215,7 @@ hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc* de
     absl::Status set = (*pool)->SetPeerAccess(rt.context().devices()[d.location.id],
                                               d.flags != hipMemAccessFlagsProtNone);
     if (!set.ok()) return Return(set);
+    Grants().Set(Handle(mem_pool), d.location.id, d.flags == hipMemAccessFlagsProtRead);
   }
   return Return(hipSuccess);
 }
@@ -185,8 +228,12 @@ hipError_t hipMemPoolGetAccess(hipMemAccessFlags* flags, hipMemPool_t mem_pool, 
   }
   absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> pool = rt.pools().Find(Handle(mem_pool));
   if (!pool.ok()) return Return(pool.status());
-  *flags = (*pool)->PeerAccess(rt.context().devices()[location->id]) ? hipMemAccessFlagsProtReadWrite
-                                                                      : hipMemAccessFlagsProtNone;
+  if (!(*pool)->PeerAccess(rt.context().devices()[location->id])) {
+    *flags = hipMemAccessFlagsProtNone;
+  } else {
+    *flags = Grants().ReadOnly(Handle(mem_pool), location->id) ? hipMemAccessFlagsProtRead
+                                                               : hipMemAccessFlagsProtReadWrite;
+  }
   return Return(hipSuccess);
 }
 
