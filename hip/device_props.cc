@@ -103,8 +103,10 @@ hipDeviceProp_t DeviceProperties(const clr::DeviceInfo& info) {
   p.canUseHostPointerForRegisteredMem = info.apu ? 1 : 0;
   p.integrated = info.apu ? 1 : 0;
   p.hostRegisterSupported = 1;
-  // Stream-ordered pools and IPC are not implemented in hipmem yet (upstream reports 1 for both on Linux).
-  p.memoryPoolsSupported = 0;
+  // Stream-ordered pools exist (hip/mem_pools.h), as upstream reports on Linux; hip-tests skip every pool case
+  // without it. No shareable handle type: export needs a second process, which the simulated KFD does not serve
+  // (upstream reports hipMemHandleTypePosixFileDescriptor). IPC is not implemented yet.
+  p.memoryPoolsSupported = 1;
   p.memoryPoolSupportedHandleTypes = 0;
   p.ipcEventSupported = 0;
   p.globalL1CacheSupported = 1;

@@ -160,6 +160,17 @@ class MemPoolConformance : public ::testing::Test {
 
 // --- hipMemPoolSetGetAttribute -------------------------------------------------------------------------------
 
+TEST_F(MemPoolConformance, EveryDeviceReportsPoolSupport) {
+  for (int d = 0; d < devices_; ++d) {
+    int supported = 0;
+    ASSERT_EQ(hipDeviceGetAttribute(&supported, hipDeviceAttributeMemoryPoolsSupported, d), hipSuccess);
+    EXPECT_EQ(supported, 1) << "device " << d << ": hip-tests skip every pool case without it";
+    hipDeviceProp_t prop;
+    ASSERT_EQ(hipGetDeviceProperties(&prop, d), hipSuccess);
+    EXPECT_EQ(prop.memoryPoolsSupported, 1);
+  }
+}
+
 TEST_F(MemPoolConformance, EveryPoolStartsAtClrDefaultsAndRoundTripsEachAttribute) {
   for (int d = 0; d < devices_; ++d) {
     CreatedPool created(d);
