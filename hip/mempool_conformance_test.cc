@@ -10,6 +10,7 @@
 //   - a destroyed or foreign pool handle is hipErrorInvalidValue everywhere (CLR dereferences it);
 //   - export and import answer hipErrorNotSupported after CLR's argument checks (one process on the simulator).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -558,6 +559,35 @@ TEST_F(MemPoolConformance, DestroyedAndForeignPoolHandlesAreRefused) {
   hipMemPool_t current = nullptr;
   ASSERT_EQ(hipDeviceGetMemPool(&current, 0), hipSuccess);
   EXPECT_EQ(current, DefaultPool(0)) << "a refused set leaves the current pool";
+}
+
+// A pool destroyed while a freed block's earlier work is still queued keeps the block until that work is done:
+// hipMemPoolDestroy returns only then (CLR's pool destructor waits the same way), so the work never lands in memory
+// the device has handed to someone else.
+TEST_F(MemPoolConformance, DestroyWaitsForWorkQueuedBeforeAFree) {
+  hipMemPoolProps props = PinnedProps(0);
+  hipMemPool_t pool = nullptr;
+  ASSERT_EQ(hipMemPoolCreate(&pool, &props), hipSuccess);
+  hipStream_t s = nullptr;
+  ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+  absl::Notification gate;
+  ASSERT_EQ(hipLaunchHostFunc(
+                s, [](void* g) { static_cast<absl::Notification*>(g)->WaitForNotification(); }, &gate),
+            hipSuccess);
+  void* p = nullptr;
+  ASSERT_EQ(hipMallocFromPoolAsync(&p, 1 << 20, pool, s), hipSuccess);
+  ASSERT_EQ(hipMemsetAsync(p, 0x5a, 1 << 20, s), hipSuccess);
+  ASSERT_EQ(hipFreeAsync(p, s), hipSuccess);
+  EXPECT_EQ(hipStreamQuery(s), hipErrorNotReady);
+  std::thread opener([&gate] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gate.Notify();
+  });
+  ASSERT_EQ(hipMemPoolDestroy(pool), hipSuccess);
+  EXPECT_EQ(hipStreamQuery(s), hipSuccess) << "the destroy waited for the work queued before the free";
+  opener.join();
+  EXPECT_EQ(hipMemPoolDestroy(pool), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
 }
 
 // hipMemPoolCreate_DeviceTest "Accessibility": device 0's pool serves an allocation made while device 1 is
