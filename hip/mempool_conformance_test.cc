@@ -966,6 +966,76 @@ TEST_F(MemPoolConformance, FreeAsyncOfHipMallocMemoryIsImmediateOnEveryStream) {
   }
 }
 
+// hipMallocAsync_StreamEvent_CrissCross without kernels: each stream allocates and fills its buffer, the streams
+// wait on each other's events, each then reads and frees the other's buffer.
+TEST_F(MemPoolConformance, CrissCrossedStreamsUseAndFreeEachOthersBlocks) {
+  constexpr size_t kBytes = 1 << 20;
+  hipStream_t s[2] = {};
+  hipEvent_t ev[2] = {};
+  void* buf[2] = {};
+  std::vector<std::vector<uint8_t>> in(2, std::vector<uint8_t>(kBytes)), out(2, std::vector<uint8_t>(kBytes, 0));
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_EQ(hipStreamCreate(&s[k]), hipSuccess);
+    ASSERT_EQ(hipEventCreate(&ev[k]), hipSuccess);
+    for (size_t i = 0; i < kBytes; ++i) in[k][i] = static_cast<uint8_t>(i * (2 * k + 3));
+    ASSERT_EQ(hipMallocAsync(&buf[k], kBytes, s[k]), hipSuccess);
+    ASSERT_EQ(hipMemcpyAsync(buf[k], in[k].data(), kBytes, hipMemcpyHostToDevice, s[k]), hipSuccess);
+  }
+  for (int k = 0; k < 2; ++k) ASSERT_EQ(hipEventRecord(ev[k], s[k]), hipSuccess);
+  ASSERT_EQ(hipStreamWaitEvent(s[1], ev[0], 0), hipSuccess);
+  ASSERT_EQ(hipStreamWaitEvent(s[0], ev[1], 0), hipSuccess);
+  for (int k = 0; k < 2; ++k) {
+    const int other = 1 - k;
+    ASSERT_EQ(hipMemcpyAsync(out[other].data(), buf[other], kBytes, hipMemcpyDeviceToHost, s[k]), hipSuccess);
+    ASSERT_EQ(hipFreeAsync(buf[other], s[k]), hipSuccess);
+  }
+  for (int k = 0; k < 2; ++k) ASSERT_EQ(hipStreamSynchronize(s[k]), hipSuccess);
+  EXPECT_EQ(out, in);
+  EXPECT_EQ(Attr(DefaultPool(0), hipMemPoolAttrUsedMemCurrent), 0u);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(hipEventDestroy(ev[k]), hipSuccess);
+    EXPECT_EQ(hipStreamDestroy(s[k]), hipSuccess);
+  }
+}
+
+// hipMallocAsync_Multidevice_Concurrent without kernels: one thread per device, each on its own stream and its
+// device's default pool, at the same time.
+TEST_F(MemPoolConformance, DevicesAllocateConcurrentlyFromTheirOwnPools) {
+  constexpr size_t kBytes = 256 << 10;
+  constexpr int kRounds = 20;
+  std::vector<int> failures(devices_, 0);
+  std::vector<std::thread> threads;
+  for (int d = 0; d < devices_; ++d) {
+    threads.emplace_back([d, &failures] {
+      hipStream_t s = nullptr;
+      if (hipSetDevice(d) != hipSuccess || hipStreamCreate(&s) != hipSuccess) {
+        ++failures[d];
+        return;
+      }
+      std::vector<uint8_t> out(kBytes);
+      for (int r = 0; r < kRounds; ++r) {
+        const uint8_t pattern = static_cast<uint8_t>(d * 100 + r + 1);
+        void* a = nullptr;
+        void* b = nullptr;
+        hipPointerAttribute_t attr;
+        if (hipMallocAsync(&a, kBytes, s) != hipSuccess || hipMallocAsync(&b, kBytes, s) != hipSuccess ||
+            hipPointerGetAttributes(&attr, a) != hipSuccess || attr.device != d ||
+            hipMemsetAsync(a, pattern, kBytes, s) != hipSuccess ||
+            hipMemcpyAsync(b, a, kBytes, hipMemcpyDeviceToDevice, s) != hipSuccess ||
+            hipMemcpyAsync(out.data(), b, kBytes, hipMemcpyDeviceToHost, s) != hipSuccess ||
+            hipFreeAsync(a, s) != hipSuccess || hipFreeAsync(b, s) != hipSuccess ||
+            hipStreamSynchronize(s) != hipSuccess || out != std::vector<uint8_t>(kBytes, pattern)) {
+          ++failures[d];
+        }
+      }
+      if (hipStreamDestroy(s) != hipSuccess) ++failures[d];
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(devices_, 0));
+  for (int d = 0; d < devices_; ++d) EXPECT_EQ(Attr(DefaultPool(d), hipMemPoolAttrUsedMemCurrent), 0u) << d;
+}
+
 // hipMallocFromPoolAsync's multi-stream sync: made on one stream, used on a second, freed on a third, each ordered
 // by an event.
 TEST_F(MemPoolConformance, AllocUseAndFreeOnThreeStreamsOrderedByEvents) {
