@@ -32,6 +32,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "base/aliased_memory_sync.h"
+
 namespace hipmem::gpu_abi::aql {
 
 inline constexpr uint32_t kPacketBytes = 64;
@@ -172,6 +174,9 @@ void WritePacket(void* slot, const Packet& packet) {
   std::memcpy(bytes + 4, reinterpret_cast<const unsigned char*>(&packet) + 4, kPacketBytes - 4);
   uint32_t header_and_setup = 0;
   std::memcpy(&header_and_setup, &packet, sizeof(header_and_setup));
+  // The CP may fetch a published slot before the doorbell rings for it, through its own mapping of the ring: the
+  // header's release store is the edge then, and ThreadSanitizer keys it by this mapping's address only.
+  PublishThroughAliases();
   std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(slot)).store(header_and_setup, std::memory_order_release);
 }
 

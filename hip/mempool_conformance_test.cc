@@ -1126,13 +1126,12 @@ TEST_F(MemPoolConformance, ThreadsShareACreatedPoolThatKeepsItsBlocks) {
       }
       std::vector<uint8_t> in(kBytes), out(kBytes);
       for (int r = 0; r < kRounds && failures[t] == 0; ++r) {
-        const uint8_t pattern = static_cast<uint8_t>(t * 61 + r * 7 + 1);
-        std::fill(in.begin(), in.end(), pattern);
+        for (size_t i = 0; i < kBytes; ++i) in[i] = static_cast<uint8_t>(t * 61 + r * 7 + i);
         void* a = nullptr;
         void* b = nullptr;
         if (hipMallocFromPoolAsync(&a, kBytes, shared, s) != hipSuccess ||
             hipMallocFromPoolAsync(&b, kBytes, shared, s) != hipSuccess ||
-            hipMemsetAsync(a, pattern, kBytes, s) != hipSuccess ||
+            hipMemcpyAsync(a, in.data(), kBytes, hipMemcpyHostToDevice, s) != hipSuccess ||
             hipMemcpyAsync(b, a, kBytes, hipMemcpyDeviceToDevice, s) != hipSuccess ||
             hipMemcpyAsync(out.data(), b, kBytes, hipMemcpyDeviceToHost, s) != hipSuccess ||
             hipFreeAsync(a, s) != hipSuccess || hipFreeAsync(b, s) != hipSuccess ||

@@ -321,6 +321,9 @@ ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
     // Acquire: a header the producer released makes the rest of its packet visible.
     header_and_setup = std::atomic_ref<uint32_t>(*header_word).load(std::memory_order_acquire);
     if (aql::TypeOf(static_cast<uint16_t>(header_and_setup)) == PacketType::kInvalid) return Outcome::kNotReady;
+    // A slot read ahead of its doorbell: pair with the producer's publish (aql::WritePacket), which ThreadSanitizer
+    // cannot match to this mapping's load.
+    ObserveThroughAliases();
     std::memcpy(raw, &header_and_setup, sizeof(header_and_setup));
     if (std::optional<uint64_t> fault = ReadGpu(memory_, slot_va + 4, raw + 4, aql::kPacketBytes - 4)) {
       return Fault(*fault);
