@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -678,6 +679,44 @@ TEST_P(KfdtestSvmTest, GpuTouchOfANoAccessRangeFaultsEvenWithXnack) {
   EXPECT_EQ(p[0], 0);
   EXPECT_EQ(queue.Destroy(), HSAKMT_STATUS_SUCCESS);
   munmap(p, kBuf);
+}
+
+// ---- KFDSVMEvictTest.BasicTest (one process, 16 × 64 MiB; upstream forks 4 processes holding VRAM + up to RAM/3
+// between them) ----
+
+// The kB this process holds of shared memory (the simulator's VRAM page files are memfds it maps).
+HSAuint64 ResidentSharedKiB() {
+  FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return 0;
+  char line[256];
+  HSAuint64 kib = 0;
+  while (std::fgets(line, sizeof(line), status) != nullptr) {
+    if (std::sscanf(line, "RssShmem: %lu kB", &kib) == 1) break;
+  }
+  std::fclose(status);
+  return kib;
+}
+
+// Upstream's ranges are registered with the GPU as location and never touched; VRAM + RAM/3 of them must all
+// register. Migrating memory nobody wrote must then cost VRAM, not host memory, or the host runs out first.
+TEST_P(KfdtestSvmTest, RangesNeverTouchedMoveToVramWithoutTakingHostMemory) {
+  constexpr HSAuint64 kBuf = 64 << 20;
+  constexpr int kCount = 16;
+  const HSAuint64 before = Available(node_);
+  const HSAuint64 shared_before = ResidentSharedKiB();
+  std::vector<void*> bufs;
+  for (int i = 0; i < kCount; ++i) {
+    void* p = Anonymous(kBuf);
+    ASSERT_NE(p, nullptr);
+    bufs.push_back(p);
+    ASSERT_EQ(RegisterRange(node_, p, kBuf, node_, 0), HSAKMT_STATUS_SUCCESS) << "range " << i;
+  }
+  EXPECT_EQ(Available(node_), before - kCount * kBuf) << "all of them live in VRAM";
+  EXPECT_LT(ResidentSharedKiB(), shared_before + (kBuf >> 10))
+      << "1 GiB of zeroes in VRAM took host memory";
+  // Still zeroes, and the CPU brings one back on a touch.
+  EXPECT_EQ(static_cast<char*>(bufs[3])[kBuf - 1], 0);
+  for (void* p : bufs) munmap(p, kBuf);
 }
 
 // kfdtest's TEST_P values: XNACK off (0) and on (1).
