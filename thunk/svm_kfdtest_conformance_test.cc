@@ -5,7 +5,9 @@
 // write the range, an SDMA copy does, rung through a plain doorbell store as kfdtest's SDMAQueue rings it.
 // Sizes upstream picks for real hardware (1 GiB, 256 MiB, 64 MiB) are smaller here; each test says so.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -679,6 +681,37 @@ TEST_P(KfdtestSvmTest, GpuTouchOfANoAccessRangeFaultsEvenWithXnack) {
   EXPECT_EQ(p[0], 0);
   EXPECT_EQ(queue.Destroy(), HSAKMT_STATUS_SUCCESS);
   munmap(p, kBuf);
+}
+
+// ---- KFDSVMRangeTest.EvictSystemRangeTest, its SDMA half (the CopyDword dispatches are out) ----
+
+// Queues made before a fork that turns the range's pages copy-on-write; the parent's store then gives it a page of
+// its own, which the GPU must reach (the kernel's MMU notifier remaps it), not the copy the child keeps. Upstream
+// uses the stack and a child spinning without calls; here the range is mmap'd memory, so the child may sleep.
+TEST_P(KfdtestSvmTest, SdmaWritesThePageTheParentOwnsAfterForkMadeItCopyOnWrite) {
+  SvmRange range(kPageBytes, node_);
+  auto* word = range.As<HSAuint32>();
+  SdmaQueue queue = NewSdmaQueue(node_);
+  ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
+  queue.Place(sdma::MakeWrite<1>(reinterpret_cast<uint64_t>(word), {0x12345678u}));
+  ASSERT_EQ(queue.Run(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(*word, 0x12345678u);
+
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    for (;;) pause();  // until the parent's SIGTERM
+  }
+  *word = 0xdeadbeef;  // copy-on-write: the parent's own page from here on
+  ASSERT_EQ(kill(child, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+
+  queue.Place(sdma::MakeWrite<1>(reinterpret_cast<uint64_t>(word), {0xD0BED0BEu}));
+  ASSERT_EQ(queue.Run(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(*word, 0xD0BED0BEu);
+  EXPECT_EQ(queue.Destroy(), HSAKMT_STATUS_SUCCESS);
 }
 
 // ---- KFDSVMEvictTest.BasicTest (one process, 16 × 64 MiB; upstream forks 4 processes holding VRAM + up to RAM/3
