@@ -4,10 +4,12 @@
 #include "tools/sim_view.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -16,10 +18,14 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "testing/status_matchers.h"
+#include "thunk/device_controls.h"
+#include "thunk/kfd.h"
+#include "thunk/svm.h"
 
 namespace hipmem::tools {
 namespace {
 
+using ::hipmem_testing::IsOk;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -98,6 +104,42 @@ TEST_F(SimViewTest, InfoSectionShowsTheBufferAndQueueACopyMade) {
 
   EXPECT_EQ(hsa_amd_memory_pool_free(device), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_amd_memory_pool_free(host), HSA_STATUS_SUCCESS);
+}
+
+// A KFD process of its own (as a second library in the application would open) gives a piece of its memory SVM
+// attributes with XNACK on: the section lists the range under that process with where it lives and who maps it.
+TEST_F(SimViewTest, InfoSectionShowsAProcesssSvmRangesWithTheirLocationAndMappings) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<thunk::Kfd> kfd, thunk::Kfd::Open());
+  ASSERT_THAT(thunk::SetXnackMode(*kfd, true), IsOk());
+  ASSERT_OK_AND_ASSIGN(const thunk::NodeProperties* gpu, kfd->Node(thunk::NodeId(1)));
+  ASSERT_TRUE(gpu->gpu_id.has_value());
+  const std::string gpu_id = absl::StrCat("0x", absl::Hex(gpu->gpu_id->raw()));
+  constexpr size_t kBytes = 64 << 10;
+  void* mem = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  const DeviceAddress start(reinterpret_cast<uintptr_t>(mem));
+  const thunk::SvmAttribute attrs[] = {{thunk::SvmAttrType::kAccessInPlace, 1}, {thunk::SvmAttrType::kPrefetchLoc, 1}};
+  ASSERT_THAT(thunk::SvmSetAttr(*kfd, start, Bytes(kBytes), attrs), IsOk());
+
+  ASSERT_OK_AND_ASSIGN(const std::string info, SimulatorSection());
+  ASSERT_OK_AND_ASSIGN(const std::string dmesg, SimulatorDmesg());
+  // Without userfaultfd the simulator keeps ranges in system memory (and says so once in its log).
+  const bool in_vram = dmesg.find("ranges stay in system memory") == std::string::npos;
+  EXPECT_THAT(info, HasSubstr("XNACK:                   on")) << info;
+  EXPECT_THAT(info, HasSubstr("SVM ranges:              1\n")) << info;
+  EXPECT_THAT(info, HasSubstr(absl::StrCat("    svm ", absl::StrCat("0x", absl::Hex(start.raw())))));
+  EXPECT_THAT(info, HasSubstr("size 64 KiB"));
+  EXPECT_THAT(info, HasSubstr(in_vram ? absl::StrCat(" in VRAM ", gpu_id) : std::string(" in system "))) << info;
+  EXPECT_THAT(info, HasSubstr(absl::StrCat("mapped on ", gpu_id))) << info;
+  EXPECT_THAT(info, HasSubstr(absl::StrCat("preferred none prefetch ", gpu_id))) << info;
+
+  // Back in system memory and no longer anyone's to map: the line follows.
+  const thunk::SvmAttribute back[] = {{thunk::SvmAttrType::kNoAccess, 1}, {thunk::SvmAttrType::kPrefetchLoc, 0}};
+  ASSERT_THAT(thunk::SvmSetAttr(*kfd, start, Bytes(kBytes), back), IsOk());
+  ASSERT_OK_AND_ASSIGN(const std::string after, SimulatorSection());
+  EXPECT_THAT(after, HasSubstr("in system        mapped on none     preferred none prefetch system")) << after;
+  kfd.reset();
+  munmap(mem, kBytes);
 }
 
 TEST_F(SimViewTest, ShuttingTheRuntimeDownClosesItsProcessInTheLog) {

@@ -466,7 +466,8 @@ SimProcess SimFile::TakeSnapshot() const {
                      .events = {},
                      .queues = {},
                      .xnack_enabled = state_->xnack_enabled,
-                     .sh_hidden_private_base = {}};
+                     .sh_hidden_private_base = {},
+                     .svm_ranges = {}};
   for (const ProcessDevice& device : state_->devices) {
     process.sh_hidden_private_base.push_back(device.sh_hidden_private_base);
   }
@@ -504,6 +505,20 @@ SimProcess SimFile::TakeSnapshot() const {
     };
     for (size_t gpu : bo.mapped_on) info.mapped_gpu_ids.push_back(sim_->topology_.gpus[gpu].gpu_id);
     process.bos.push_back(std::move(info));
+  }
+  if (state_->svm != nullptr) {
+    for (const SvmRangeInfo& r : state_->svm->Ranges()) {
+      SimSvmRange range{.start = r.range.base,
+                        .size = r.range.size,
+                        .location = r.vram_gpu ? sim_->topology_.gpus[*r.vram_gpu].gpu_id : 0,
+                        .mapped_gpu_ids = {},
+                        .preferred_loc = r.preferred_loc,
+                        .prefetch_loc = r.prefetch_loc};
+      for (size_t gpu = 0; gpu < sim_->topology_.gpus.size() && gpu < 64; ++gpu) {
+        if ((r.mapped >> gpu) & 1) range.mapped_gpu_ids.push_back(sim_->topology_.gpus[gpu].gpu_id);
+      }
+      process.svm_ranges.push_back(std::move(range));
+    }
   }
   return process;
 }

@@ -22,6 +22,7 @@
 #include "base/units.h"
 #include "base/scoped_lock.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "kfd_uapi/kfd_svm.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/sim_log.h"
 #include "testing/kfd_sim/sysfs_writer.h"
@@ -143,6 +144,13 @@ bool IsSdmaQueue(kfd_uapi::QueueType type) {
          type == kfd_uapi::QueueType::kSdmaByEngineId;
 }
 
+// An SVM location attribute: a gpu_id, "system" or "none" (never set, or the ranges disagree).
+std::string SvmLocationText(uint32_t location) {
+  if (location == kfd_uapi::kSvmLocationSysmem) return "system";
+  if (location == kfd_uapi::kSvmLocationUndefined) return "none";
+  return GpuIdText(location);
+}
+
 void AppendProcess(const SimProcess& process, std::string& out) {
   absl::StrAppend(&out, "Process ", process.id, "\n");
   absl::StrAppend(&out, absl::StrFormat("  %-25s%s\n", "XNACK:", process.xnack_enabled ? "on" : "off"));
@@ -155,6 +163,16 @@ void AppendProcess(const SimProcess& process, std::string& out) {
                               GpuIdText(bo.gpu_id), bo.va.raw() == 0 ? "none" : AddressText(bo.va),
                               SizeText(bo.size), mapped.empty() ? "none" : absl::StrJoin(mapped, ","),
                               AllocFlagsText(bo.flags)));
+  }
+  absl::StrAppend(&out, absl::StrFormat("  %-25s%d\n", "SVM ranges:", process.svm_ranges.size()));
+  for (const SimSvmRange& r : process.svm_ranges) {
+    std::vector<std::string> mapped;
+    for (uint32_t gpu : r.mapped_gpu_ids) mapped.push_back(GpuIdText(gpu));
+    absl::StrAppend(&out, absl::StrFormat("    svm %-16s size %-9s in %-13s mapped on %-8s preferred %s prefetch %s\n",
+                                          AddressText(r.start), SizeText(r.size),
+                                          r.location == 0 ? "system" : absl::StrCat("VRAM ", GpuIdText(r.location)),
+                                          mapped.empty() ? "none" : absl::StrJoin(mapped, ","),
+                                          SvmLocationText(r.preferred_loc), SvmLocationText(r.prefetch_loc)));
   }
   absl::StrAppend(&out, absl::StrFormat("  %-25s%d\n", "Queues:", process.queues.size()));
   for (const SimQueue& q : process.queues) {

@@ -239,6 +239,16 @@ struct SimQueue {
   uint32_t priority = 0;  // the kernel's queue priority (0..15) from CREATE_QUEUE or the last UPDATE_QUEUE
 };
 
+// One SVM range of a process (AMDKFD_IOC_SVM SET_ATTR made it; svm_space.h).
+struct SimSvmRange {
+  DeviceAddress start;  // GPU VA == CPU VA
+  Bytes size;
+  uint32_t location;  // the gpu_id whose VRAM holds it; 0: system memory
+  std::vector<uint32_t> mapped_gpu_ids;  // GPUs whose page table maps it, in topology order
+  uint32_t preferred_loc;  // a gpu_id, kSvmLocationSysmem (0) or kSvmLocationUndefined
+  uint32_t prefetch_loc;   // likewise
+};
+
 struct SimProcess {
   uint64_t id;               // 1, 2, ... in Open() order; not an OS pid
   std::vector<SimBo> bos;    // ascending handle
@@ -248,6 +258,7 @@ struct SimProcess {
   // Per GPU, topology order: SET_SCRATCH_BACKING_VA's last va_addr (the scratch backing address >> 16), 0 if never
   // set.
   std::vector<uint64_t> sh_hidden_private_base;
+  std::vector<SimSvmRange> svm_ranges;  // ascending start
 };
 
 struct SimGpuUsage {
@@ -268,7 +279,8 @@ struct SimSnapshot {
 const char* QueueTypeName(kfd_uapi::QueueType type);
 
 // Renders `snapshot` for people: one block per process listing its buffers (handle, GPU, VA, size, domain
-// and flags, GPUs mapping it), queues (id, GPU, type, ring, state, read pointer) and events, then VRAM use
+// and flags, GPUs mapping it), SVM ranges (start, size, where the pages live, GPUs mapping it, preferred and
+// prefetch location), queues (id, GPU, type, ring, state, read pointer) and events, then VRAM use
 // per GPU and system memory use. Lines are indented by two spaces per level; the layout is stable
 // (`hipmem info` prints it).
 std::string FormatSnapshot(const SimSnapshot& snapshot);

@@ -81,6 +81,31 @@ bool AnyResident(uint64_t start, uint64_t bytes) {
   return false;
 }
 
+// Gives back the pages of `view` (a MAP_SHARED mapping of a VRAM page file, page-aligned) that hold only zeroes,
+// which then read as zeroes from the file's holes. A migration to VRAM copies memory the process never wrote as
+// zeroes, and kfdtest's KFDSVMEvictTest registers VRAM plus a third of RAM of such ranges: without this the host's
+// memory, not the simulated VRAM, runs out first. The scan stops at a page's first non-zero byte, so pages with
+// data cost little more than the copy already did.
+void DropZeroPages(std::byte* view, uint64_t bytes) {
+  static const std::byte kZeroPage[kPage] = {};
+  uint64_t run_start = 0;
+  uint64_t run_bytes = 0;
+  const auto flush = [&] {
+    // MADV_REMOVE frees the file's pages behind a shared mapping; a failure only keeps the zeroes resident.
+    if (run_bytes != 0) madvise(view + run_start, run_bytes, MADV_REMOVE);
+    run_bytes = 0;
+  };
+  for (uint64_t at = 0; at < bytes; at += kPage) {
+    if (std::memcmp(view + at, kZeroPage, kPage) == 0) {
+      if (run_bytes == 0) run_start = at;
+      run_bytes += kPage;
+    } else {
+      flush();
+    }
+  }
+  flush();
+}
+
 // The process-wide userfaultfd that brings VRAM-resident SVM pages back when the CPU touches them (svm_space.h),
 // and its handler thread, which sleeps in read() until a fault arrives. Made on first use and never destroyed:
 // a fault may arrive at any time while a registered range exists. Thread-safe.
@@ -414,6 +439,7 @@ bool SvmSpace::MigrateToVram(uint64_t start, Range& r, size_t gpu, const char* w
     // thread, which holds the ranges, could serve. A store between the copy and the drop is lost (svm_space.h).
     void* cpu = reinterpret_cast<void*>(static_cast<uintptr_t>(start));
     const bool copied = CopyFromUser(view, start, bytes);
+    if (copied) DropZeroPages(view, bytes);
     const int error = copied ? handler.Register(start, bytes) : EFAULT;
     if (error != 0 || madvise(cpu, bytes, MADV_DONTNEED) != 0 || AnyResident(start, bytes)) {
       if (error == 0) handler.Unregister(start, bytes);
