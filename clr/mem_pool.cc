@@ -25,36 +25,69 @@ MemoryPool::MemoryPool(Context& context, const Device& device, std::optional<Byt
 
 MemoryPool::~MemoryPool() {
   ScopedLock lock(&mu_);
-  for (auto& [key, block] : free_) {
-    // Work queued before the free may still touch the block: the device keeps it until that work is done.
-    if (block.marker.has_value()) (void)block.marker->Wait();
-    if (absl::Status s = context_.Free(block.base); !s.ok()) {
-      HIPMEM_LOG(kError, "~MemoryPool: freeing ", AddressText(block.base), ": ", s.message());
+  for (const auto& [key, fences] : free_) {
+    // Work queued before a free may still touch the range: the device keeps its segment until that work is done.
+    for (const Fence& f : fences) {
+      if (f.marker.has_value()) (void)f.marker->Wait();
     }
   }
-  for (const auto& [base, size] : busy_) {
+  for (const auto& [base, size] : segments_) {
     if (absl::Status s = context_.Free(DeviceAddress(base)); !s.ok()) {
       HIPMEM_LOG(kError, "~MemoryPool: freeing ", AddressText(DeviceAddress(base)), ": ", s.message());
     }
   }
 }
 
-bool MemoryPool::Completed(const FreeBlock& block) { return !block.marker.has_value() || block.marker->Done(); }
-
-MemoryPool::Reuse MemoryPool::Classify(const FreeBlock& block, const Stream& stream, Bytes size) const {
-  // Same stream: the new owner's work is queued behind the free. No stream: freed after a device synchronisation.
-  if (block.stream == nullptr || block.stream == &stream) return Reuse::kSafe;
-  if (policy_.follow_event_dependencies) {
-    auto it = safe_.find(std::make_pair(&stream, block.stream));
-    if (it != safe_.end() && it->second > block.tick) return Reuse::kSafe;
+bool MemoryPool::Completed(const Fences& fences) {
+  for (const Fence& f : fences) {
+    if (f.marker.has_value() && !f.marker->Done()) return false;
   }
-  // CLR's 12.5% slack: a much larger block is kept for streams that are safe without a completion check.
-  if (block.size.raw() - size.raw() > size.raw() / 8) return Reuse::kNo;
-  if (policy_.allow_opportunistic && Completed(block)) return Reuse::kSafe;
+  return true;
+}
+
+void MemoryPool::MergeFences(Fences& into, Fences&& from) {
+  for (Fence& f : from) {
+    auto same = std::find_if(into.begin(), into.end(), [&f](const Fence& g) { return g.stream == f.stream; });
+    if (same == into.end()) {
+      into.push_back(std::move(f));
+    } else if (f.tick > same->tick) {
+      // Later on the same stream: its mark completes after the earlier one's, and an event following it
+      // follows the earlier free too.
+      *same = std::move(f);
+    }
+  }
+}
+
+MemoryPool::Reuse MemoryPool::ClassifyFence(const Fence& fence, const Stream& stream) const {
+  // Same stream: the new owner's work is queued behind the free.
+  if (fence.stream == &stream) return Reuse::kSafe;
+  if (policy_.follow_event_dependencies) {
+    auto it = safe_.find(std::make_pair(&stream, fence.stream));
+    if (it != safe_.end() && it->second > fence.tick) return Reuse::kSafe;
+  }
+  if (policy_.allow_opportunistic && (!fence.marker.has_value() || fence.marker->Done())) return Reuse::kSafe;
   // Freed on an idle stream: an internal dependency would have nothing to wait for.
-  if (!block.marker.has_value()) return policy_.allow_internal_dependencies ? Reuse::kSafe : Reuse::kNo;
+  if (!fence.marker.has_value()) return policy_.allow_internal_dependencies ? Reuse::kSafe : Reuse::kNo;
   if (policy_.allow_internal_dependencies) return Reuse::kAfterWait;
   return Reuse::kNo;
+}
+
+MemoryPool::Reuse MemoryPool::Classify(const Fences& fences, const Stream& stream,
+                                       std::vector<const Marker*>* waits) const {
+  Reuse verdict = Reuse::kSafe;
+  for (const Fence& f : fences) {
+    switch (ClassifyFence(f, stream)) {
+      case Reuse::kNo:
+        return Reuse::kNo;
+      case Reuse::kAfterWait:
+        verdict = Reuse::kAfterWait;
+        if (waits != nullptr) waits->push_back(&*f.marker);
+        break;
+      case Reuse::kSafe:
+        break;
+    }
+  }
+  return verdict;
 }
 
 void MemoryPool::NoteBusy(DeviceAddress base, Bytes size) {
@@ -64,13 +97,18 @@ void MemoryPool::NoteBusy(DeviceAddress base, Bytes size) {
   reserved_high_ = std::max(reserved_high_, busy_bytes_ + free_bytes_);
 }
 
-absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
-  if (size.is_zero()) return absl::InvalidArgumentError("MemoryPool::Allocate: size 0");
+absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stream) {
+  if (requested.is_zero()) return absl::InvalidArgumentError("MemoryPool::Allocate: size 0");
+  const std::optional<Bytes> rounded = AlignUp(requested, kGranule);
+  if (!rounded.has_value()) {
+    return absl::ResourceExhaustedError(absl::StrCat("MemoryPool::Allocate(size=", requested.raw(), "): too large"));
+  }
+  const Bytes size = *rounded;
   ScopedLock lock(&mu_);
   auto chosen = free_.end();
   auto after_wait = free_.end();
   for (auto it = free_.lower_bound({size.raw(), 0}); it != free_.end(); ++it) {
-    const Reuse reuse = Classify(it->second, stream, size);
+    const Reuse reuse = Classify(it->second, stream, nullptr);
     if (reuse == Reuse::kSafe) {
       chosen = it;
       break;
@@ -78,21 +116,35 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
     if (reuse == Reuse::kAfterWait && after_wait == free_.end()) after_wait = it;
   }
   if (chosen == free_.end() && after_wait != free_.end()) {
-    // The allocating stream's later work waits on the GPU for the free's mark; the host goes on.
-    RETURN_IF_ERROR(stream.WaitFor(*after_wait->second.marker));
+    // The allocating stream's later work waits on the GPU for the frees' marks; the host goes on.
+    std::vector<const Marker*> waits;
+    (void)Classify(after_wait->second, stream, &waits);
+    for (const Marker* m : waits) RETURN_IF_ERROR(stream.WaitFor(*m));
     chosen = after_wait;
   }
   if (chosen != free_.end()) {
-    const FreeBlock block = std::move(chosen->second);
+    const uint64_t base = chosen->first.second;
+    const Bytes whole(chosen->first.first);
+    Fences fences = std::move(chosen->second);
     free_.erase(chosen);
-    free_index_.erase(block.base.raw());
-    free_bytes_ -= block.size;
-    NoteBusy(block.base, block.size);
-    if (TraceEnabled()) {
-      Trace(Layer::kClr, "pool of device ", device_.ordinal, ": reuse ", block.size.raw(), " B at ",
-            AddressText(block.base), " for ", size.raw(), " B");
+    free_bytes_ -= whole;
+    auto range = ranges_.find(base);
+    range->second.busy = true;
+    if (whole > size) {
+      // Split: the front goes out (so an exact reuse returns the same address), the rest stays free with the
+      // same history. Both sizes are multiples of kGranule.
+      range->second.size = size;
+      const uint64_t rest = base + size.raw();
+      ranges_.emplace_hint(std::next(range), rest, Range{range->second.segment, whole - size, false});
+      free_.emplace(std::make_pair((whole - size).raw(), rest), std::move(fences));
+      free_bytes_ += whole - size;
     }
-    return block.base;
+    NoteBusy(DeviceAddress(base), size);
+    if (TraceEnabled()) {
+      Trace(Layer::kClr, "pool of device ", device_.ordinal, ": reuse ", size.raw(), " B of ", whole.raw(),
+            " B at ", AddressText(DeviceAddress(base)));
+    }
+    return DeviceAddress(base);
   }
   const std::string what = absl::StrCat("MemoryPool::Allocate(size=", size.raw(), ", device=", device_.ordinal, ")");
   if (max_size_.has_value()) {
@@ -104,7 +156,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
   }
   absl::StatusOr<DeviceAddress> base = context_.AllocDevice(device_, size, 0);
   if (absl::IsResourceExhausted(base.status()) && !free_.empty()) {
-    // Out of VRAM: cached blocks whose work is done go back to the device first.
+    // Out of VRAM: cached segments whose work is done go back to the device first.
     RETURN_IF_ERROR(ReleaseLocked(Bytes(0)));
     base = context_.AllocDevice(device_, size, 0);
   }
@@ -115,6 +167,8 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes size, Stream& stream) {
       return Annotate(granted, what);
     }
   }
+  segments_.emplace(base->raw(), size);
+  ranges_.emplace(base->raw(), Range{base->raw(), size, true});
   NoteBusy(*base, size);
   return *base;
 }
@@ -124,7 +178,7 @@ absl::StatusOr<bool> MemoryPool::FreeIfIdle(DeviceAddress base, const Stream* st
   if (!busy_.contains(base.raw())) {
     return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
   }
-  // An idle stream needs no mark: nothing queued before the free can still touch the block, and the pool hit
+  // An idle stream needs no mark: nothing queued before the free can still touch the range, and the pool hit
   // stays clear of the queue (one lock).
   if (stream != nullptr && !stream->Idle()) return false;
   FreeLocked(base, stream, std::nullopt);
@@ -148,13 +202,37 @@ absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
 void MemoryPool::FreeLocked(DeviceAddress base, const Stream* stream, std::optional<Marker> marker) {
   // Ticked after the mark: an event recorded later on `stream` ticks above it (NextPoolOrderTick).
   const uint64_t tick = NextPoolOrderTick();
-  auto it = busy_.find(base.raw());
-  const Bytes size = it->second;
-  busy_.erase(it);
+  auto busy = busy_.find(base.raw());
+  const Bytes size = busy->second;
+  busy_.erase(busy);
   busy_bytes_ -= size;
   free_bytes_ += size;
-  free_.emplace(std::make_pair(size.raw(), base.raw()), FreeBlock{base, size, stream, std::move(marker), tick});
-  free_index_.emplace(base.raw(), size);
+  Fences fences;
+  // A synchronous free (no stream) follows a device synchronisation: it leaves nothing to wait for.
+  if (stream != nullptr) fences.push_back(Fence{stream, std::move(marker), tick});
+  auto range = ranges_.find(base.raw());
+  range->second.busy = false;
+  const uint64_t segment = range->second.segment;
+  // Coalesce with the free neighbours in the same segment (segments are separate device allocations).
+  if (auto next = std::next(range); next != ranges_.end() && !next->second.busy && next->second.segment == segment) {
+    auto entry = free_.find({next->second.size.raw(), next->first});
+    MergeFences(fences, std::move(entry->second));
+    free_.erase(entry);
+    range->second.size += next->second.size;
+    ranges_.erase(next);
+  }
+  if (range != ranges_.begin()) {
+    auto prev = std::prev(range);
+    if (!prev->second.busy && prev->second.segment == segment) {
+      auto entry = free_.find({prev->second.size.raw(), prev->first});
+      MergeFences(fences, std::move(entry->second));
+      free_.erase(entry);
+      prev->second.size += range->second.size;
+      ranges_.erase(range);
+      range = prev;
+    }
+  }
+  free_.emplace(std::make_pair(range->second.size.raw(), range->first), std::move(fences));
 }
 
 bool MemoryPool::OwnsBusy(DeviceAddress address) const {
@@ -164,7 +242,10 @@ bool MemoryPool::OwnsBusy(DeviceAddress address) const {
 
 bool MemoryPool::Holds(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  return busy_.contains(address.raw()) || free_index_.contains(address.raw());
+  auto it = segments_.upper_bound(address.raw());
+  if (it == segments_.begin()) return false;
+  --it;
+  return address.raw() - it->first < it->second.raw();
 }
 
 void MemoryPool::AddSafeStream(const Stream& waiter, const Stream& origin, uint64_t event_tick) {
@@ -181,19 +262,27 @@ void MemoryPool::ForgetStream(const Stream* stream) {
   });
 }
 
+bool MemoryPool::WholeSegment(uint64_t base, uint64_t size) const {
+  auto it = segments_.find(base);
+  return it != segments_.end() && it->second.raw() == size;
+}
+
+absl::Status MemoryPool::FreeSegmentLocked(std::map<std::pair<uint64_t, uint64_t>, Fences>::iterator& it) {
+  const uint64_t base = it->first.second;
+  RETURN_IF_ERROR(context_.Free(DeviceAddress(base)));
+  free_bytes_ -= Bytes(it->first.first);
+  segments_.erase(base);
+  ranges_.erase(base);
+  it = free_.erase(it);
+  return absl::OkStatus();
+}
+
 absl::Status MemoryPool::ReleaseLocked(Bytes keep) {
   absl::Status first;
   for (auto it = free_.end(); it != free_.begin() && free_bytes_ > keep;) {
     --it;
-    if (!Completed(it->second)) continue;
-    absl::Status s = context_.Free(it->second.base);
-    if (!s.ok()) {
-      if (first.ok()) first = s;
-      continue;
-    }
-    free_bytes_ -= it->second.size;
-    free_index_.erase(it->second.base.raw());
-    it = free_.erase(it);
+    if (!WholeSegment(it->first.second, it->first.first) || !Completed(it->second)) continue;
+    if (absl::Status s = FreeSegmentLocked(it); !s.ok() && first.ok()) first = s;
   }
   return first;
 }
@@ -202,16 +291,10 @@ absl::Status MemoryPool::TrimLocked(Bytes keep) {
   absl::Status first;
   for (auto it = free_.end(); it != free_.begin();) {
     --it;
+    if (!WholeSegment(it->first.second, it->first.first) || !Completed(it->second)) continue;
     // CUDA's guarantee: the pool still reserves at least `keep` bytes afterwards.
-    if (!Completed(it->second) || busy_bytes_ + free_bytes_ < keep + it->second.size) continue;
-    absl::Status s = context_.Free(it->second.base);
-    if (!s.ok()) {
-      if (first.ok()) first = s;
-      continue;
-    }
-    free_bytes_ -= it->second.size;
-    free_index_.erase(it->second.base.raw());
-    it = free_.erase(it);
+    if (busy_bytes_ + free_bytes_ < keep + Bytes(it->first.first)) continue;
+    if (absl::Status s = FreeSegmentLocked(it); !s.ok() && first.ok()) first = s;
   }
   return first;
 }
@@ -277,11 +360,8 @@ absl::Status MemoryPool::SetPeerAccess(const Device& peer, bool enabled) {
   }
   access_[peer.ordinal] = true;
   const std::vector<hsa::AgentId> agents = PeerAgentsLocked();
-  std::vector<DeviceAddress> blocks;
-  for (const auto& [base, size] : busy_) blocks.push_back(DeviceAddress(base));
-  for (const auto& [key, block] : free_) blocks.push_back(block.base);
-  for (DeviceAddress base : blocks) {
-    if (absl::Status granted = context_.runtime().memory().AllowAccess(agents, base); !granted.ok()) {
+  for (const auto& [base, size] : segments_) {
+    if (absl::Status granted = context_.runtime().memory().AllowAccess(agents, DeviceAddress(base)); !granted.ok()) {
       access_[peer.ordinal] = false;
       return Annotate(granted, what);
     }
