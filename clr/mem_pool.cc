@@ -147,6 +147,23 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
     return DeviceAddress(base);
   }
   const std::string what = absl::StrCat("MemoryPool::Allocate(size=", size.raw(), ", device=", device_.ordinal, ")");
+  // A miss: every free segment this stream could take is too small (else the walk above would have split it).
+  // CUDA's pool maps physical pages into whatever range a request needs, so idle cached memory never makes a
+  // miss grow the pool; with one device allocation per segment, the nearest equivalent is to give back such
+  // segments, largest first, until they add up to the new one, so reserved memory changes shape instead of
+  // growing. Only segments whose frees completed (the device may hand their memory to anyone) and that the
+  // reuse rules let this stream take (so no attribute is bypassed).
+  Bytes released;
+  for (auto it = free_.end(); it != free_.begin() && released < size;) {
+    --it;
+    if (!WholeSegment(it->first.second, it->first.first) || !Completed(it->second) ||
+        Classify(it->second, stream, nullptr) != Reuse::kSafe) {
+      continue;
+    }
+    const Bytes segment(it->first.first);
+    // A failed device free leaves the segment cached: the miss just grows the pool.
+    if (FreeSegmentLocked(it).ok()) released += segment;
+  }
   if (max_size_.has_value()) {
     if (busy_bytes_ + free_bytes_ + size > *max_size_) RETURN_IF_ERROR(ReleaseLocked(Bytes(0)));
     if (busy_bytes_ + free_bytes_ + size > *max_size_) {

@@ -253,6 +253,24 @@ TEST_F(MemPoolTest, CoalescedRangeIsOnlyAsReusableAsItsLeastSafePart) {
   EXPECT_EQ(Alloc(*s1_, kSize + kSize), big) << "opportunistic once s2's free completed";
 }
 
+TEST_F(MemPoolTest, AMissTradesCompletedFreeSegmentsInsteadOfGrowing) {
+  const DeviceAddress a = Alloc(*s1_, kSize);
+  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(32));
+  Hold(*s2_);
+  const DeviceAddress pending = Alloc(*s2_, Bytes::KiB(16));
+  ASSERT_THAT(pool_->Free(pending, s2_.get()), IsOk());  // behind the held s2: must stay
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  ASSERT_THAT(pool_->Free(b, s1_.get()), IsOk());
+  ASSERT_THAT(s1_->Finish(), IsOk());
+  // Neither free segment fits 96 KiB; both completed, so they go back as the new segment comes.
+  Alloc(*s1_, Bytes::KiB(96));
+  EXPECT_EQ(Reserved(), Bytes::KiB(96) + Bytes::KiB(16));
+  EXPECT_EQ(pool_->usage().reserved_high, kSize + Bytes::KiB(48)) << "never more than before the miss";
+  EXPECT_EQ(pool_->free_block_count(), 1u) << "the pending segment stays";
+  Open();
+  ASSERT_THAT(s2_->Finish(), IsOk());
+}
+
 TEST_F(MemPoolTest, HoldsEveryAddressInsideItsSegments) {
   const DeviceAddress a = Alloc(*s1_, kSize);
   EXPECT_TRUE(pool_->OwnsBusy(a));
