@@ -115,6 +115,16 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
     }
     if (reuse == Reuse::kAfterWait && after_wait == free_.end()) after_wait = it;
   }
+  // A completed, wholly free segment over twice the request is not split: the miss below gives back smaller free
+  // segments for a segment of the request's own size and, when they fall short, this one too. Splitting it is
+  // how a training loop's shifting sizes scatter activations over the large segments until a large request
+  // misses with the pool's free bytes in pieces.
+  auto oversized = free_.end();
+  if (chosen != free_.end() && chosen->first.first / 2 > size.raw() &&
+      WholeSegment(chosen->first.second, chosen->first.first) && Completed(chosen->second)) {
+    oversized = chosen;
+    chosen = after_wait = free_.end();
+  }
   if (chosen == free_.end() && after_wait != free_.end()) {
     // The allocating stream's later work waits on the GPU for the frees' marks; the host goes on.
     std::vector<const Marker*> waits;
@@ -147,14 +157,14 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
     return DeviceAddress(base);
   }
   const std::string what = absl::StrCat("MemoryPool::Allocate(size=", size.raw(), ", device=", device_.ordinal, ")");
-  // A miss: every free segment this stream could take is too small (else the walk above would have split it).
+  // A miss: every free range this stream could take is too small, or oversized (see above).
   // CUDA's pool maps physical pages into whatever range a request needs, so idle cached memory never makes a
-  // miss grow the pool; with one device allocation per segment, the nearest equivalent is to give back such
-  // segments, largest first, until they add up to the new one, so reserved memory changes shape instead of
-  // growing. Only segments whose frees completed (the device may hand their memory to anyone) and that the
-  // reuse rules let this stream take (so no attribute is bypassed).
+  // miss grow the pool; with one device allocation per segment, the nearest equivalent is to give back wholly
+  // free segments smaller than the request, largest first, until they add up to the new one, so reserved memory
+  // changes shape instead of growing. Only segments whose frees completed (the device may hand their memory to
+  // anyone) and that the reuse rules let this stream take (so no attribute is bypassed).
   Bytes released;
-  for (auto it = free_.end(); it != free_.begin() && released < size;) {
+  for (auto it = free_.lower_bound({size.raw(), 0}); it != free_.begin() && released < size;) {
     --it;
     if (!WholeSegment(it->first.second, it->first.first) || !Completed(it->second) ||
         Classify(it->second, stream, nullptr) != Reuse::kSafe) {
@@ -164,6 +174,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
     // A failed device free leaves the segment cached: the miss just grows the pool.
     if (FreeSegmentLocked(it).ok()) released += segment;
   }
+  if (released < size && oversized != free_.end()) (void)FreeSegmentLocked(oversized);
   if (max_size_.has_value()) {
     if (busy_bytes_ + free_bytes_ + size > *max_size_) RETURN_IF_ERROR(ReleaseLocked(Bytes(0)));
     if (busy_bytes_ + free_bytes_ + size > *max_size_) {

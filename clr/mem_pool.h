@@ -24,7 +24,14 @@
 // stream may take without a wait (else the smallest it may take after one), and splits it, the rest staying free
 // with the same fences; a range given back coalesces with free neighbours of its segment, the merged range
 // carrying the fences of both (one per stream, the latest, which orders after the earlier ones). Since nothing is
-// pinned, CLR's 9/8 rule has no purpose and is gone.
+// pinned, CLR's 9/8 rule has no purpose and is gone. CUDA's pool maps physical pages into whatever range a request
+// needs, so idle cached memory never makes it grow; with one device allocation per segment the nearest
+// equivalent is reshaping: a miss first gives back wholly free segments smaller than the request, largest first,
+// until they add up to it, and a wholly free segment over twice the request is not split but joins them (given
+// back when they fall short), so a new segment of the request's size takes their place. Only segments whose
+// frees completed (the device may hand their memory to anyone) and that the reuse rules let the stream take (no
+// attribute is bypassed). With the release threshold at UINT64_MAX, as PyTorch sets it, this trades device
+// allocations on a miss for a footprint close to the live bytes (pool_trace_benchmark).
 //
 // Accounting is exact: ReservedMem is the bytes of every segment held from the device, UsedMem the bytes of the
 // busy ranges, each a request rounded up to 256 B. A segment goes back to the device (Context::Free) only whole

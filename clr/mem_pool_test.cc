@@ -187,11 +187,11 @@ TEST_F(MemPoolTest, LargerFreeRangesAreSplitAndTheRestStaysFree) {
   ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
   ASSERT_THAT(s1_->Finish(), IsOk());
   // Completed, so another stream may take it; only the request's bytes leave the free range.
-  const DeviceAddress a = Alloc(*s2_, Bytes::KiB(8));
+  const DeviceAddress a = Alloc(*s2_, Bytes::KiB(40));
   EXPECT_EQ(a, big);
-  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(8));
-  EXPECT_EQ(b, big + Bytes::KiB(8));
-  EXPECT_EQ(pool_->usage().used_current, Bytes::KiB(16));
+  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(16));
+  EXPECT_EQ(b, big + Bytes::KiB(40));
+  EXPECT_EQ(pool_->usage().used_current, Bytes::KiB(56));
   EXPECT_EQ(Reserved(), kSize);
   EXPECT_EQ(pool_->free_block_count(), 1u);
   // A request larger than what is left gets its own segment.
@@ -216,10 +216,12 @@ TEST_F(MemPoolTest, RequestsRoundToTheGranuleAndKeepItsAlignment) {
 }
 
 TEST_F(MemPoolTest, FreedNeighboursCoalesceAndTheWholeSegmentGoesBack) {
+  Hold(*s1_);  // pending frees: the segment is split, not given back (see the reshaping tests)
   const DeviceAddress big = Alloc(*s1_, kSize);
   ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
   std::vector<DeviceAddress> parts;
   for (int i = 0; i < 4; ++i) parts.push_back(Alloc(*s1_, Bytes::KiB(16)));
+  EXPECT_EQ(parts[0], big);
   EXPECT_EQ(pool_->free_block_count(), 0u);
   EXPECT_EQ(Reserved(), kSize);
   // Freed out of order: each joins its free neighbours.
@@ -229,6 +231,7 @@ TEST_F(MemPoolTest, FreedNeighboursCoalesceAndTheWholeSegmentGoesBack) {
   EXPECT_EQ(pool_->free_block_count(), 1u);
   EXPECT_EQ(Alloc(*s1_, kSize), big) << "the whole segment is one range again";
   ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
+  Open();
   ASSERT_THAT(s1_->Finish(), IsOk());
   ASSERT_THAT(pool_->TrimTo(Bytes(0)), IsOk());
   EXPECT_EQ(Reserved(), Bytes(0));
@@ -269,6 +272,33 @@ TEST_F(MemPoolTest, AMissTradesCompletedFreeSegmentsInsteadOfGrowing) {
   EXPECT_EQ(pool_->free_block_count(), 1u) << "the pending segment stays";
   Open();
   ASSERT_THAT(s2_->Finish(), IsOk());
+}
+
+TEST_F(MemPoolTest, AWhollyFreeSegmentOverTwiceTheRequestIsReshapedNotSplit) {
+  const DeviceAddress big = Alloc(*s1_, Bytes::KiB(256));
+  const DeviceAddress a = Alloc(*s1_, Bytes::KiB(32));
+  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(32));
+  for (DeviceAddress p : {big, a, b}) ASSERT_THAT(pool_->Free(p, s1_.get()), IsOk());
+  ASSERT_THAT(s1_->Finish(), IsOk());
+  // 64 KiB: a and b go back for a segment of its own; the 256 KiB one stays whole for a request its size.
+  const DeviceAddress c = Alloc(*s1_, kSize);
+  EXPECT_NE(c, big);
+  EXPECT_EQ(Reserved(), Bytes::KiB(256) + kSize);
+  EXPECT_EQ(pool_->usage().reserved_high, Bytes::KiB(320)) << "the trade did not grow the pool";
+  // Nothing smaller left to give back: the 256 KiB segment goes for one of 64 KiB.
+  Alloc(*s1_, kSize);
+  EXPECT_EQ(Reserved(), kSize + kSize);
+  EXPECT_EQ(pool_->free_block_count(), 0u);
+}
+
+TEST_F(MemPoolTest, AnOversizedSegmentStillPendingIsSplitNotGivenBack) {
+  Hold(*s1_);
+  const DeviceAddress big = Alloc(*s1_, Bytes::KiB(256));
+  ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
+  EXPECT_EQ(Alloc(*s1_, kSize), big) << "the device cannot take it back while work may touch it";
+  EXPECT_EQ(Reserved(), Bytes::KiB(256));
+  Open();
+  ASSERT_THAT(s1_->Finish(), IsOk());
 }
 
 TEST_F(MemPoolTest, HoldsEveryAddressInsideItsSegments) {

@@ -10,7 +10,7 @@ echo "$out"
 if ((status > 1)); then echo "pool_trace_benchmark exited with status $status" >&2; exit 1; fi
 if grep -q "ERROR OCCURRED" <<<"$out"; then echo "a replay failed" >&2; exit 1; fi
 lines=$(grep -c "^pool_trace: BM_PoolTrace/.* reserved/live = " <<<"$out")
-if ((lines != 6)); then echo "expected 6 ratios, found $lines" >&2; exit 1; fi
+if ((lines != 8)); then echo "expected 8 ratios, found $lines" >&2; exit 1; fi
 bad=$(grep "^pool_trace: BM_PoolTrace/.* reserved/live = " <<<"$out" |
       awk '{ r = $NF; if (!(r ~ /^[0-9]+(\.[0-9]+)?$/) || r + 0 < 1) print }')
 if [[ -n "$bad" ]]; then echo "ratio not finite or below 1: $bad" >&2; exit 1; fi
