@@ -90,8 +90,8 @@ MemoryPool::Reuse MemoryPool::Classify(const Fences& fences, const Stream& strea
   return verdict;
 }
 
-void MemoryPool::NoteBusy(DeviceAddress base, Bytes size) {
-  busy_.emplace(base.raw(), size);
+void MemoryPool::NoteBusy(Bytes size) {
+  ++busy_count_;
   busy_bytes_ += size;
   used_high_ = std::max(used_high_, busy_bytes_);
   reserved_high_ = std::max(reserved_high_, busy_bytes_ + free_bytes_);
@@ -135,21 +135,24 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
   if (chosen != free_.end()) {
     const uint64_t base = chosen->first.second;
     const Bytes whole(chosen->first.first);
-    Fences fences = std::move(chosen->second);
-    free_.erase(chosen);
+    FreeMap::node_type node = free_.extract(chosen);
     free_bytes_ -= whole;
     auto range = ranges_.find(base);
     range->second.busy = true;
     if (whole > size) {
       // Split: the front goes out (so an exact reuse returns the same address), the rest stays free with the
-      // same history. Both sizes are multiples of kGranule.
+      // same history (the node keeps its fences). Both sizes are multiples of kGranule.
       range->second.size = size;
       const uint64_t rest = base + size.raw();
       ranges_.emplace_hint(std::next(range), rest, Range{range->second.segment, whole - size, false});
-      free_.emplace(std::make_pair((whole - size).raw(), rest), std::move(fences));
+      node.key() = std::make_pair((whole - size).raw(), rest);
+      free_.insert(std::move(node));
       free_bytes_ += whole - size;
+    } else {
+      node.mapped().clear();
+      spare_ = std::move(node);
     }
-    NoteBusy(DeviceAddress(base), size);
+    NoteBusy(size);
     if (TraceEnabled()) {
       Trace(Layer::kClr, "pool of device ", device_.ordinal, ": reuse ", size.raw(), " B of ", whole.raw(),
             " B at ", AddressText(DeviceAddress(base)));
@@ -197,19 +200,20 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
   }
   segments_.emplace(base->raw(), size);
   ranges_.emplace(base->raw(), Range{base->raw(), size, true});
-  NoteBusy(*base, size);
+  NoteBusy(size);
   return *base;
 }
 
 absl::StatusOr<bool> MemoryPool::FreeIfIdle(DeviceAddress base, const Stream* stream) {
   ScopedLock lock(&mu_);
-  if (!busy_.contains(base.raw())) {
+  auto range = ranges_.find(base.raw());
+  if (range == ranges_.end() || !range->second.busy) {
     return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
   }
   // An idle stream needs no mark: nothing queued before the free can still touch the range, and the pool hit
   // stays clear of the queue (one lock).
   if (stream != nullptr && !stream->Idle()) return false;
-  FreeLocked(base, stream, std::nullopt);
+  FreeLocked(range, stream, std::nullopt);
   return true;
 }
 
@@ -220,26 +224,28 @@ absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
   ASSIGN_OR_RETURN(Marker marker, stream->Record());
   ScopedLock lock(&mu_);
   // Another thread freed it meanwhile: a double free, reported as an unknown block.
-  if (!busy_.contains(base.raw())) {
+  auto range = ranges_.find(base.raw());
+  if (range == ranges_.end() || !range->second.busy) {
     return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
   }
-  FreeLocked(base, stream, std::move(marker));
+  FreeLocked(range, stream, std::move(marker));
   return absl::OkStatus();
 }
 
-void MemoryPool::FreeLocked(DeviceAddress base, const Stream* stream, std::optional<Marker> marker) {
-  // Ticked after the mark: an event recorded later on `stream` ticks above it (NextPoolOrderTick).
-  const uint64_t tick = NextPoolOrderTick();
-  auto busy = busy_.find(base.raw());
-  const Bytes size = busy->second;
-  busy_.erase(busy);
+void MemoryPool::FreeLocked(std::map<uint64_t, Range>::iterator range, const Stream* stream, std::optional<Marker> marker) {
+  const Bytes size = range->second.size;
   busy_bytes_ -= size;
   free_bytes_ += size;
-  Fences fences;
-  // A synchronous free (no stream) follows a device synchronisation: it leaves nothing to wait for.
-  if (stream != nullptr) fences.push_back(Fence{stream, std::move(marker), tick});
-  auto range = ranges_.find(base.raw());
+  --busy_count_;
   range->second.busy = false;
+  // The range's entry in free_: the spare node when there is one, so the hit path allocates nothing; its fences
+  // are filled in place.
+  FreeMap::node_type node = spare_.empty() ? FreeMap::node_type() : std::move(spare_);
+  Fences fences_storage;
+  Fences& fences = node.empty() ? fences_storage : node.mapped();
+  // A synchronous free (no stream) follows a device synchronisation: it leaves nothing to wait for. Ticked after
+  // the mark: an event recorded later on `stream` ticks above it (NextPoolOrderTick).
+  if (stream != nullptr) fences.push_back(Fence{stream, std::move(marker), NextPoolOrderTick()});
   const uint64_t segment = range->second.segment;
   // Coalesce with the free neighbours in the same segment (segments are separate device allocations).
   if (auto next = std::next(range); next != ranges_.end() && !next->second.busy && next->second.segment == segment) {
@@ -260,12 +266,19 @@ void MemoryPool::FreeLocked(DeviceAddress base, const Stream* stream, std::optio
       range = prev;
     }
   }
-  free_.emplace(std::make_pair(range->second.size.raw(), range->first), std::move(fences));
+  const std::pair<uint64_t, uint64_t> key(range->second.size.raw(), range->first);
+  if (node.empty()) {
+    free_.emplace(key, std::move(fences_storage));
+  } else {
+    node.key() = key;
+    free_.insert(std::move(node));
+  }
 }
 
 bool MemoryPool::OwnsBusy(DeviceAddress address) const {
   ScopedLock lock(&mu_);
-  return busy_.contains(address.raw());
+  auto range = ranges_.find(address.raw());
+  return range != ranges_.end() && range->second.busy;
 }
 
 bool MemoryPool::Holds(DeviceAddress address) const {
@@ -295,7 +308,7 @@ bool MemoryPool::WholeSegment(uint64_t base, uint64_t size) const {
   return it != segments_.end() && it->second.raw() == size;
 }
 
-absl::Status MemoryPool::FreeSegmentLocked(std::map<std::pair<uint64_t, uint64_t>, Fences>::iterator& it) {
+absl::Status MemoryPool::FreeSegmentLocked(FreeMap::iterator& it) {
   const uint64_t base = it->first.second;
   RETURN_IF_ERROR(context_.Free(DeviceAddress(base)));
   free_bytes_ -= Bytes(it->first.first);
@@ -409,7 +422,7 @@ size_t MemoryPool::free_block_count() const {
 
 size_t MemoryPool::busy_block_count() const {
   ScopedLock lock(&mu_);
-  return busy_.size();
+  return busy_count_;
 }
 
 }  // namespace hipmem::clr

@@ -50,6 +50,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -159,7 +160,9 @@ class MemoryPool {
     std::optional<Marker> marker;  // the free's mark on `stream`; none when `stream` was idle at the free
     uint64_t tick;                 // NextPoolOrderTick after the mark
   };
-  using Fences = std::vector<Fence>;  // at most one per stream; empty: safe everywhere
+  // At most one per stream; empty: safe everywhere. Inline: a free on the hit path allocates nothing.
+  using Fences = absl::InlinedVector<Fence, 2>;
+  using FreeMap = std::map<std::pair<uint64_t, uint64_t>, Fences>;
   struct Range {
     uint64_t segment;  // base of the segment holding it
     Bytes size;
@@ -182,15 +185,15 @@ class MemoryPool {
   // `keep`.
   absl::Status TrimLocked(Bytes keep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Gives back free range `it`, a whole segment, to the device.
-  absl::Status FreeSegmentLocked(std::map<std::pair<uint64_t, uint64_t>, Fences>::iterator& it)
+  absl::Status FreeSegmentLocked(FreeMap::iterator& it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether free range (size, base) is a whole segment.
   bool WholeSegment(uint64_t base, uint64_t size) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The GPUs besides the owner that must reach a segment: the pool's access list and the context's peers.
   std::vector<hsa::AgentId> PeerAgentsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void NoteBusy(DeviceAddress base, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void NoteBusy(Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves busy range `base` to the free ranges, coalescing it with free neighbours.
-  void FreeLocked(DeviceAddress base, const Stream* stream, std::optional<Marker> marker)
+  void FreeLocked(std::map<uint64_t, Range>::iterator range, const Stream* stream, std::optional<Marker> marker)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Context& context_;       // Not owned; must outlive this.
@@ -203,8 +206,10 @@ class MemoryPool {
   // Every range of every segment by base; a segment's ranges tile it.
   std::map<uint64_t, Range> ranges_ ABSL_GUARDED_BY(mu_);
   // Free ranges by (size, base) with their fences: a walk from lower_bound(size) meets the best fits first.
-  std::map<std::pair<uint64_t, uint64_t>, Fences> free_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, Bytes> busy_ ABSL_GUARDED_BY(mu_);  // base -> size: the busy ranges
+  FreeMap free_ ABSL_GUARDED_BY(mu_);
+  // A node of free_ the last exact reuse left, for the next free to fill: the hit path allocates nothing.
+  FreeMap::node_type spare_ ABSL_GUARDED_BY(mu_);
+  size_t busy_count_ ABSL_GUARDED_BY(mu_) = 0;
   Bytes free_bytes_ ABSL_GUARDED_BY(mu_);
   Bytes busy_bytes_ ABSL_GUARDED_BY(mu_);
   Bytes reserved_high_ ABSL_GUARDED_BY(mu_);
