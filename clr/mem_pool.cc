@@ -97,6 +97,52 @@ void MemoryPool::NoteBusy(Bytes size) {
   reserved_high_ = std::max(reserved_high_, busy_bytes_ + free_bytes_);
 }
 
+bool MemoryPool::OversizedLocked(FreeMap::iterator it, Bytes size) const {
+  return it->first.first / 2 > size.raw() && WholeSegment(it->first.second, it->first.first) &&
+         Completed(it->second);
+}
+
+DeviceAddress MemoryPool::TakeLocked(FreeMap::iterator chosen, Bytes size) {
+  const uint64_t base = chosen->first.second;
+  const Bytes whole(chosen->first.first);
+  FreeMap::node_type node = free_.extract(chosen);
+  free_bytes_ -= whole;
+  auto range = ranges_.find(base);
+  range->second.busy = true;
+  if (whole > size) {
+    // Split: the front goes out (so an exact reuse returns the same address), the rest stays free with the
+    // same history (the node keeps its fences). Both sizes are multiples of kGranule.
+    range->second.size = size;
+    const uint64_t rest = base + size.raw();
+    ranges_.emplace_hint(std::next(range), rest, Range{range->second.segment, whole - size, false});
+    node.key() = std::make_pair((whole - size).raw(), rest);
+    free_.insert(std::move(node));
+    free_bytes_ += whole - size;
+  } else {
+    node.mapped().clear();
+    spare_ = std::move(node);
+  }
+  NoteBusy(size);
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "pool of device ", device_.ordinal, ": reuse ", size.raw(), " B of ", whole.raw(), " B at ",
+          AddressText(DeviceAddress(base)));
+  }
+  return DeviceAddress(base);
+}
+
+std::optional<DeviceAddress> MemoryPool::TryAllocateCached(Bytes requested, const Stream& stream) {
+  const std::optional<Bytes> size = AlignUp(requested, kGranule);
+  if (requested.is_zero() || !size.has_value()) return std::nullopt;
+  ScopedLock lock(&mu_);
+  // Allocate's choice, as long as it is a range taken as it is.
+  for (auto it = free_.lower_bound({size->raw(), 0}); it != free_.end(); ++it) {
+    if (Classify(it->second, stream, nullptr) != Reuse::kSafe) continue;
+    if (OversizedLocked(it, *size)) return std::nullopt;
+    return TakeLocked(it, *size);
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stream) {
   if (requested.is_zero()) return absl::InvalidArgumentError("MemoryPool::Allocate: size 0");
   const std::optional<Bytes> rounded = AlignUp(requested, kGranule);
@@ -120,8 +166,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
   // how a training loop's shifting sizes scatter activations over the large segments until a large request
   // misses with the pool's free bytes in pieces.
   auto oversized = free_.end();
-  if (chosen != free_.end() && chosen->first.first / 2 > size.raw() &&
-      WholeSegment(chosen->first.second, chosen->first.first) && Completed(chosen->second)) {
+  if (chosen != free_.end() && OversizedLocked(chosen, size)) {
     oversized = chosen;
     chosen = after_wait = free_.end();
   }
@@ -132,33 +177,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
     for (const Marker* m : waits) RETURN_IF_ERROR(stream.WaitFor(*m));
     chosen = after_wait;
   }
-  if (chosen != free_.end()) {
-    const uint64_t base = chosen->first.second;
-    const Bytes whole(chosen->first.first);
-    FreeMap::node_type node = free_.extract(chosen);
-    free_bytes_ -= whole;
-    auto range = ranges_.find(base);
-    range->second.busy = true;
-    if (whole > size) {
-      // Split: the front goes out (so an exact reuse returns the same address), the rest stays free with the
-      // same history (the node keeps its fences). Both sizes are multiples of kGranule.
-      range->second.size = size;
-      const uint64_t rest = base + size.raw();
-      ranges_.emplace_hint(std::next(range), rest, Range{range->second.segment, whole - size, false});
-      node.key() = std::make_pair((whole - size).raw(), rest);
-      free_.insert(std::move(node));
-      free_bytes_ += whole - size;
-    } else {
-      node.mapped().clear();
-      spare_ = std::move(node);
-    }
-    NoteBusy(size);
-    if (TraceEnabled()) {
-      Trace(Layer::kClr, "pool of device ", device_.ordinal, ": reuse ", size.raw(), " B of ", whole.raw(),
-            " B at ", AddressText(DeviceAddress(base)));
-    }
-    return DeviceAddress(base);
-  }
+  if (chosen != free_.end()) return TakeLocked(chosen, size);
   const std::string what = absl::StrCat("MemoryPool::Allocate(size=", size.raw(), ", device=", device_.ordinal, ")");
   // A miss: every free range this stream could take is too small, or oversized (see above).
   // CUDA's pool maps physical pages into whatever range a request needs, so idle cached memory never makes a

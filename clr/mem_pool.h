@@ -105,6 +105,11 @@ class MemoryPool {
   // (the range stays free).
   absl::StatusOr<DeviceAddress> Allocate(Bytes size, Stream& stream);
 
+  // The part of Allocate that needs neither the device nor a wait: the range Allocate would carve when it is
+  // one `stream` may take as it is; nullopt when Allocate would do anything else (a miss, a reshape, a wait, a
+  // bad size). For a caller that holds a lock of its own across it (PoolTable's hit path).
+  std::optional<DeviceAddress> TryAllocateCached(Bytes size, const Stream& stream);
+
   // hipFreeAsync: `base` returns to the free ranges, reusable once work queued on `stream` before now is done.
   // Without a stream (hipFree of pool memory, after the caller synchronised the device) it is reusable anywhere.
   // Errors: kNotFound when `base` is not a busy block of this pool; the stream's Record errors (the block stays
@@ -192,6 +197,12 @@ class MemoryPool {
   // The GPUs besides the owner that must reach a segment: the pool's access list and the context's peers.
   std::vector<hsa::AgentId> PeerAgentsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void NoteBusy(Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The first free range of at least `size` that `stream` may take without a wait, or free_.end().
+  FreeMap::iterator FirstSafeLocked(Bytes size, const Stream& stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether free range `it` is a completed, wholly free segment over twice `size`: Allocate reshapes it.
+  bool OversizedLocked(FreeMap::iterator it, Bytes size) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands out the front `size` bytes of free range `chosen`, the rest staying free.
+  DeviceAddress TakeLocked(FreeMap::iterator chosen, Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves busy range `base` to the free ranges, coalescing it with free neighbours.
   void FreeLocked(std::map<uint64_t, Range>::iterator range, const Stream* stream, std::optional<Marker> marker)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -301,6 +301,22 @@ TEST_F(MemPoolTest, AnOversizedSegmentStillPendingIsSplitNotGivenBack) {
   ASSERT_THAT(s1_->Finish(), IsOk());
 }
 
+TEST_F(MemPoolTest, TryAllocateCachedServesOnlyWhatAllocateTakesAsItIs) {
+  EXPECT_EQ(pool_->TryAllocateCached(kSize, *s1_), std::nullopt) << "a miss is Allocate's";
+  EXPECT_EQ(Reserved(), Bytes(0));
+  EXPECT_EQ(pool_->TryAllocateCached(Bytes(0), *s1_), std::nullopt);
+  const DeviceAddress a = Alloc(*s1_);
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  EXPECT_EQ(pool_->TryAllocateCached(kSize, *s1_), a);
+  Hold(*s1_);
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  EXPECT_EQ(pool_->TryAllocateCached(kSize, *s2_), std::nullopt) << "s2 would need a wait";
+  EXPECT_EQ(pool_->free_block_count(), 1u);
+  EXPECT_EQ(Alloc(*s2_), a);
+  Open();
+  ASSERT_THAT(s2_->Finish(), IsOk());
+}
+
 TEST_F(MemPoolTest, HoldsEveryAddressInsideItsSegments) {
   const DeviceAddress a = Alloc(*s1_, kSize);
   EXPECT_TRUE(pool_->OwnsBusy(a));
