@@ -36,8 +36,8 @@
 // Accounting is exact: ReservedMem is the bytes of every segment held from the device, UsedMem the bytes of the
 // busy ranges, each a request rounded up to 256 B. A segment goes back to the device (Context::Free) only whole
 // and free with every fence's marker done: on ReleaseFreed (stream, event and device synchronisation) down to the
-// release threshold, on TrimTo, and when a new segment would exceed the pool's maximum size or the device's
-// memory. Thread-safe: one mutex guards the ranges; streams are only identified by address and used for
+// release threshold, on TrimTo, on a miss (reshaping, above), and when a new segment would exceed the pool's
+// maximum size or the device's memory. Thread-safe: one mutex guards the ranges; streams are only identified by address and used for
 // Record/WaitFor while the caller holds them alive.
 #ifndef HIPMEM_CLR_MEM_POOL_H_
 #define HIPMEM_CLR_MEM_POOL_H_
