@@ -182,13 +182,150 @@ TEST_F(MemPoolTest, EventDependenciesOffIgnoresTheEdge) {
   ASSERT_THAT(s2_->Finish(), IsOk());
 }
 
-TEST_F(MemPoolTest, MuchLargerBlocksAreReusedOnlyOnSafeStreams) {
+TEST_F(MemPoolTest, LargerFreeRangesAreSplitAndTheRestStaysFree) {
   const DeviceAddress big = Alloc(*s1_, kSize);
   ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
   ASSERT_THAT(s1_->Finish(), IsOk());
-  EXPECT_NE(Alloc(*s2_, Bytes::KiB(8)), big);  // completed, but 8x the request: not opportunistic
-  EXPECT_EQ(Alloc(*s1_, Bytes::KiB(8)), big);  // its own stream takes it
-  EXPECT_EQ(pool_->usage().used_current, kSize + Bytes::KiB(8));
+  // Completed, so another stream may take it; only the request's bytes leave the free range.
+  const DeviceAddress a = Alloc(*s2_, Bytes::KiB(40));
+  EXPECT_EQ(a, big);
+  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(16));
+  EXPECT_EQ(b, big + Bytes::KiB(40));
+  EXPECT_EQ(pool_->usage().used_current, Bytes::KiB(56));
+  EXPECT_EQ(Reserved(), kSize);
+  EXPECT_EQ(pool_->free_block_count(), 1u);
+  // A request larger than what is left gets its own segment.
+  const DeviceAddress c = Alloc(*s1_, Bytes::KiB(56));
+  EXPECT_EQ(Reserved(), kSize + Bytes::KiB(56));
+  ASSERT_THAT(pool_->Free(c, s1_.get()), IsOk());
+  ASSERT_THAT(pool_->Free(a, s2_.get()), IsOk());
+  ASSERT_THAT(pool_->Free(b, s1_.get()), IsOk());
+}
+
+TEST_F(MemPoolTest, RequestsRoundToTheGranuleAndKeepItsAlignment) {
+  const DeviceAddress a = Alloc(*s1_, Bytes(1));
+  const DeviceAddress b = Alloc(*s1_, Bytes(300));
+  EXPECT_EQ(pool_->usage().used_current, MemoryPool::kGranule + MemoryPool::kGranule + MemoryPool::kGranule);
+  ASSERT_THAT(pool_->Free(b, s1_.get()), IsOk());
+  const DeviceAddress c = Alloc(*s1_, Bytes(100));  // carved from b's 512 B
+  EXPECT_EQ(c, b);
+  const DeviceAddress d = Alloc(*s1_, Bytes(200));  // the rest of it
+  EXPECT_EQ(d, b + MemoryPool::kGranule);
+  for (DeviceAddress p : {a, b, c, d}) EXPECT_EQ(p.raw() % MemoryPool::kGranule.raw(), 0u);
+  EXPECT_EQ(Reserved(), Bytes(768));
+}
+
+TEST_F(MemPoolTest, FreedNeighboursCoalesceAndTheWholeSegmentGoesBack) {
+  Hold(*s1_);  // pending frees: the segment is split, not given back (see the reshaping tests)
+  const DeviceAddress big = Alloc(*s1_, kSize);
+  ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
+  std::vector<DeviceAddress> parts;
+  for (int i = 0; i < 4; ++i) parts.push_back(Alloc(*s1_, Bytes::KiB(16)));
+  EXPECT_EQ(parts[0], big);
+  EXPECT_EQ(pool_->free_block_count(), 0u);
+  EXPECT_EQ(Reserved(), kSize);
+  // Freed out of order: each joins its free neighbours.
+  for (int i : {1, 3, 0}) ASSERT_THAT(pool_->Free(parts[i], s1_.get()), IsOk());
+  EXPECT_EQ(pool_->free_block_count(), 2u);
+  ASSERT_THAT(pool_->Free(parts[2], s1_.get()), IsOk());
+  EXPECT_EQ(pool_->free_block_count(), 1u);
+  EXPECT_EQ(Alloc(*s1_, kSize), big) << "the whole segment is one range again";
+  ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
+  Open();
+  ASSERT_THAT(s1_->Finish(), IsOk());
+  ASSERT_THAT(pool_->TrimTo(Bytes(0)), IsOk());
+  EXPECT_EQ(Reserved(), Bytes(0));
+}
+
+TEST_F(MemPoolTest, CoalescedRangeIsOnlyAsReusableAsItsLeastSafePart) {
+  pool_->set_policy(Only(false, true, false));
+  const DeviceAddress big = Alloc(*s1_, kSize + kSize);
+  ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
+  const DeviceAddress x = Alloc(*s1_, kSize);
+  const DeviceAddress y = Alloc(*s1_, kSize);
+  ASSERT_EQ(y, x + kSize);
+  Hold(*s2_);
+  ASSERT_THAT(pool_->Free(x, s2_.get()), IsOk());  // pending behind the held s2
+  ASSERT_THAT(pool_->Free(y, s1_.get()), IsOk());  // s1 is idle: nothing to wait for
+  EXPECT_EQ(pool_->free_block_count(), 1u);
+  // s1 may take y's half alone, but the merged range carries s2's pending free: it is not s1's yet.
+  const DeviceAddress z = Alloc(*s1_, Bytes::KiB(8));
+  EXPECT_TRUE(z.raw() < big.raw() || z.raw() >= (big + kSize + kSize).raw());
+  Open();
+  ASSERT_THAT(s2_->Finish(), IsOk());
+  EXPECT_EQ(Alloc(*s1_, kSize + kSize), big) << "opportunistic once s2's free completed";
+}
+
+TEST_F(MemPoolTest, AMissTradesCompletedFreeSegmentsInsteadOfGrowing) {
+  const DeviceAddress a = Alloc(*s1_, kSize);
+  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(32));
+  Hold(*s2_);
+  const DeviceAddress pending = Alloc(*s2_, Bytes::KiB(16));
+  ASSERT_THAT(pool_->Free(pending, s2_.get()), IsOk());  // behind the held s2: must stay
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  ASSERT_THAT(pool_->Free(b, s1_.get()), IsOk());
+  ASSERT_THAT(s1_->Finish(), IsOk());
+  // Neither free segment fits 96 KiB; both completed, so they go back as the new segment comes.
+  Alloc(*s1_, Bytes::KiB(96));
+  EXPECT_EQ(Reserved(), Bytes::KiB(96) + Bytes::KiB(16));
+  EXPECT_EQ(pool_->usage().reserved_high, kSize + Bytes::KiB(48)) << "never more than before the miss";
+  EXPECT_EQ(pool_->free_block_count(), 1u) << "the pending segment stays";
+  Open();
+  ASSERT_THAT(s2_->Finish(), IsOk());
+}
+
+TEST_F(MemPoolTest, AWhollyFreeSegmentOverTwiceTheRequestIsReshapedNotSplit) {
+  const DeviceAddress big = Alloc(*s1_, Bytes::KiB(256));
+  const DeviceAddress a = Alloc(*s1_, Bytes::KiB(32));
+  const DeviceAddress b = Alloc(*s1_, Bytes::KiB(32));
+  for (DeviceAddress p : {big, a, b}) ASSERT_THAT(pool_->Free(p, s1_.get()), IsOk());
+  ASSERT_THAT(s1_->Finish(), IsOk());
+  // 64 KiB: a and b go back for a segment of its own; the 256 KiB one stays whole for a request its size.
+  const DeviceAddress c = Alloc(*s1_, kSize);
+  EXPECT_NE(c, big);
+  EXPECT_EQ(Reserved(), Bytes::KiB(256) + kSize);
+  EXPECT_EQ(pool_->usage().reserved_high, Bytes::KiB(320)) << "the trade did not grow the pool";
+  // Nothing smaller left to give back: the 256 KiB segment goes for one of 64 KiB.
+  Alloc(*s1_, kSize);
+  EXPECT_EQ(Reserved(), kSize + kSize);
+  EXPECT_EQ(pool_->free_block_count(), 0u);
+}
+
+TEST_F(MemPoolTest, AnOversizedSegmentStillPendingIsSplitNotGivenBack) {
+  Hold(*s1_);
+  const DeviceAddress big = Alloc(*s1_, Bytes::KiB(256));
+  ASSERT_THAT(pool_->Free(big, s1_.get()), IsOk());
+  EXPECT_EQ(Alloc(*s1_, kSize), big) << "the device cannot take it back while work may touch it";
+  EXPECT_EQ(Reserved(), Bytes::KiB(256));
+  Open();
+  ASSERT_THAT(s1_->Finish(), IsOk());
+}
+
+TEST_F(MemPoolTest, TryAllocateCachedServesOnlyWhatAllocateTakesAsItIs) {
+  EXPECT_EQ(pool_->TryAllocateCached(kSize, *s1_), std::nullopt) << "a miss is Allocate's";
+  EXPECT_EQ(Reserved(), Bytes(0));
+  EXPECT_EQ(pool_->TryAllocateCached(Bytes(0), *s1_), std::nullopt);
+  const DeviceAddress a = Alloc(*s1_);
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  EXPECT_EQ(pool_->TryAllocateCached(kSize, *s1_), a);
+  Hold(*s1_);
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  EXPECT_EQ(pool_->TryAllocateCached(kSize, *s2_), std::nullopt) << "s2 would need a wait";
+  EXPECT_EQ(pool_->free_block_count(), 1u);
+  EXPECT_EQ(Alloc(*s2_), a);
+  Open();
+  ASSERT_THAT(s2_->Finish(), IsOk());
+}
+
+TEST_F(MemPoolTest, HoldsEveryAddressInsideItsSegments) {
+  const DeviceAddress a = Alloc(*s1_, kSize);
+  EXPECT_TRUE(pool_->OwnsBusy(a));
+  EXPECT_FALSE(pool_->OwnsBusy(a + Bytes(256)));
+  EXPECT_TRUE(pool_->Holds(a + Bytes(256)));
+  EXPECT_TRUE(pool_->Holds(a + kSize - Bytes(1)));
+  EXPECT_FALSE(pool_->Holds(a + kSize + Bytes::MiB(64)));
+  ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
+  EXPECT_TRUE(pool_->Holds(a)) << "a freed range is still the pool's";
 }
 
 TEST_F(MemPoolTest, FreeOnAnIdleStreamNeedsNoWaitButStillHonoursTheAttributes) {
@@ -268,14 +405,14 @@ TEST_F(MemPoolTest, TrimKeepsAtLeastTheRequestedBytes) {
 TEST_F(MemPoolTest, MaximumSizeBoundsReservedAndReleasesCompletedBlocksFirst) {
   pool_ = std::make_unique<MemoryPool>(*ctx_, *device_, kSize + kSize);
   const DeviceAddress a = Alloc(*s1_);
-  Alloc(*s1_);
-  EXPECT_THAT(pool_->Allocate(Bytes(1), *s1_), StatusIs(absl::StatusCode::kResourceExhausted));
+  Alloc(*s1_, Bytes::KiB(32));
+  EXPECT_THAT(pool_->Allocate(kSize, *s1_), StatusIs(absl::StatusCode::kResourceExhausted));
   ASSERT_THAT(pool_->Free(a, s1_.get()), IsOk());
   ASSERT_THAT(s1_->Finish(), IsOk());
-  // A different size misses the cache; the completed 64 KiB block goes back to make room.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress c, pool_->Allocate(Bytes::KiB(32), *s2_));
+  // A larger size misses the cache; the completed 64 KiB segment goes back to make room.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress c, pool_->Allocate(Bytes::KiB(96), *s2_));
   (void)c;
-  EXPECT_EQ(Reserved(), kSize + Bytes::KiB(32));
+  EXPECT_EQ(Reserved(), Bytes::KiB(32) + Bytes::KiB(96));
 }
 
 TEST_F(MemPoolTest, PeerAccessMapsHeldAndNewBlocks) {

@@ -83,12 +83,16 @@ hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle>
     *dev_ptr = nullptr;
     return Return(hipSuccess);
   }
-  absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> p =
-      pool.has_value() ? rt.pools().Find(*pool) : rt.pools().CurrentPoolOf((*s)->device());
-  if (!p.ok()) return Return(p.status());
   // No legacy-stream ordering here: an allocation queues no work of its own (at most a wait on an earlier free),
   // and the commands that use the block apply it when they are queued.
-  absl::StatusOr<hipmem::DeviceAddress> base = (*p)->Allocate(Bytes(size), (*s)->queue());
+  absl::StatusOr<hipmem::DeviceAddress> base;
+  if (pool.has_value()) {
+    absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> p = rt.pools().Find(*pool);
+    if (!p.ok()) return Return(p.status());
+    base = (*p)->Allocate(Bytes(size), (*s)->queue());
+  } else {
+    base = rt.pools().AllocateFromCurrent((*s)->device(), Bytes(size), (*s)->queue());
+  }
   if (!base.ok()) return Return(hipmem::hip::DeviceFaultAsHip(base.status()));
   *dev_ptr = base->ToPointer();
   return Return(hipSuccess);

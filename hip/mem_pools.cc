@@ -78,16 +78,38 @@ absl::Status PoolTable::SetCurrentPool(int device, MemPoolHandle pool) {
   return absl::OkStatus();
 }
 
+const std::shared_ptr<clr::MemoryPool>& PoolTable::CurrentLocked(int device) {
+  if (current_[device] != nullptr) {
+    auto it = created_.find(HandleOf(current_[device]).raw());
+    if (it != created_.end()) return it->second;
+  }
+  std::shared_ptr<clr::MemoryPool>& pool = defaults_[device];
+  if (pool == nullptr) pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
+  return pool;
+}
+
 absl::StatusOr<std::shared_ptr<clr::MemoryPool>> PoolTable::CurrentPoolOf(int device) {
   if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
     return absl::InvalidArgumentError(absl::StrCat("hipMallocAsync: device ", device, " out of range"));
   }
   ScopedLock lock(&mu_);
-  if (current_[device] != nullptr) {
-    auto it = created_.find(HandleOf(current_[device]).raw());
-    if (it != created_.end()) return it->second;
+  return CurrentLocked(device);
+}
+
+absl::StatusOr<DeviceAddress> PoolTable::AllocateFromCurrent(int device, Bytes size, clr::Stream& stream) {
+  if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("hipMallocAsync: device ", device, " out of range"));
   }
-  return DefaultLocked(device);
+  std::shared_ptr<clr::MemoryPool> pool;
+  {
+    ScopedLock lock(&mu_);
+    const std::shared_ptr<clr::MemoryPool>& current = CurrentLocked(device);
+    // The table's lock keeps the pool alive while it serves a hit (Destroy takes the lock first).
+    if (std::optional<DeviceAddress> hit = current->TryAllocateCached(size, stream); hit.has_value()) return *hit;
+    pool = current;
+  }
+  // A miss may allocate from the device: outside the table's lock.
+  return pool->Allocate(size, stream);
 }
 
 absl::StatusOr<MemPoolHandle> PoolTable::Create(int device, std::optional<Bytes> max_size) {

@@ -60,6 +60,10 @@ class PoolTable {
   absl::StatusOr<MemPoolHandle> CurrentPool(int device);
   // The pool CurrentPool names, in one lookup (the hipMallocAsync hit path). kInvalidArgument as CurrentPool.
   absl::StatusOr<std::shared_ptr<clr::MemoryPool>> CurrentPoolOf(int device);
+  // hipMallocAsync from `device`'s current pool: CurrentPoolOf + clr::MemoryPool::Allocate, with a pool hit served
+  // under the table's lock (no reference to the pool taken: one lock and no shared count on the hit path).
+  // Errors: CurrentPoolOf's and Allocate's.
+  absl::StatusOr<DeviceAddress> AllocateFromCurrent(int device, Bytes size, clr::Stream& stream);
   // hipDeviceSetMemPool. Errors: kInvalidArgument for an ordinal out of range or an unknown pool;
   // InvalidDeviceError for a pool of another device.
   absl::Status SetCurrentPool(int device, MemPoolHandle pool);
@@ -101,6 +105,8 @@ class PoolTable {
 
  private:
   std::shared_ptr<clr::MemoryPool> DefaultLocked(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The pool CurrentPoolOf names, as held by the table.
+  const std::shared_ptr<clr::MemoryPool>& CurrentLocked(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<std::shared_ptr<clr::MemoryPool>> AllLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<std::shared_ptr<clr::MemoryPool>> All() const;
 
