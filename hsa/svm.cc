@@ -308,7 +308,8 @@ absl::Status Svm::PrefetchAsync(DeviceAddress ptr, Bytes size, AgentId agent,
                                 std::span<const SignalRef> dependencies, std::optional<SignalRef> completion) {
   ASSIGN_OR_RETURN(const PageRange range, Widen("hsa_amd_svm_prefetch_async", ptr, size));
   ASSIGN_OR_RETURN(const uint32_t node, NodeOfAgent(agent));
-  Prefetch prefetch{range.start, range.end, node, {dependencies.begin(), dependencies.end()}, std::move(completion)};
+  QueuedPrefetch prefetch{range.start, range.end, node, {dependencies.begin(), dependencies.end()},
+                          std::move(completion)};
   absl::MutexLock lock(&mu_);
   if (stopping_) return absl::FailedPreconditionError("hsa_amd_svm_prefetch_async: the runtime is shutting down");
   queued_.push_back(std::move(prefetch));
@@ -316,9 +317,24 @@ absl::Status Svm::PrefetchAsync(DeviceAddress ptr, Bytes size, AgentId agent,
   return absl::OkStatus();
 }
 
+absl::Status Svm::Prefetch(DeviceAddress ptr, Bytes size, AgentId agent) {
+  ASSIGN_OR_RETURN(const PageRange range, Widen("hsa_amd_svm_prefetch", ptr, size));
+  ASSIGN_OR_RETURN(const uint32_t node, NodeOfAgent(agent));
+  const SvmAttribute migrate[] = {{SvmAttrType::kPrefetchLoc, node}};
+  return KfdRefused(
+      thunk::SvmSetAttr(KfdOf(runtime_), DeviceAddress(range.start), Bytes(range.end - range.start), migrate));
+}
+
+absl::Status ReleaseSvmRange(Runtime& runtime, DeviceAddress ptr, Bytes size) {
+  ASSIGN_OR_RETURN(const PageRange range, Widen("ReleaseSvmRange", ptr, size));
+  const SvmAttribute to_system[] = {{SvmAttrType::kPrefetchLoc, 0}};
+  return KfdRefused(
+      thunk::SvmSetAttr(KfdOf(runtime), DeviceAddress(range.start), Bytes(range.end - range.start), to_system));
+}
+
 void Svm::Loop() {
   for (;;) {
-    std::list<Prefetch>::iterator ready;
+    std::list<QueuedPrefetch>::iterator ready;
     std::optional<SignalRef> late;  // a dependency to sleep on when nothing is ready
     {
       absl::MutexLock lock(&mu_);

@@ -68,6 +68,11 @@ struct SvmRangeAttributes {
   std::vector<SvmAgentAccess> access;         // one per queried agent, in query order
 };
 
+// Moves the pages covering [ptr, ptr + size) back to system memory, returning any VRAM they hold, before their
+// owner unmaps them (the kernel drops an unmapped range itself; this keeps the accounting right without relying
+// on that). Errors: as Svm::SetAttributes' range and KFD errors.
+absl::Status ReleaseSvmRange(Runtime& runtime, DeviceAddress ptr, Bytes size);
+
 class Svm {
  public:
   // Starts the prefetch worker for `runtime`, which must outlive this.
@@ -105,8 +110,13 @@ class Svm {
   absl::Status PrefetchAsync(DeviceAddress ptr, Bytes size, AgentId agent, std::span<const SignalRef> dependencies,
                              std::optional<SignalRef> completion);
 
+  // Migrates the pages covering [ptr, ptr + size) to `agent` on the calling thread (for a caller that orders the
+  // migration itself, such as a stream's host function). Errors: PrefetchAsync's, and the KFD's refusal
+  // (HSA_STATUS_ERROR).
+  absl::Status Prefetch(DeviceAddress ptr, Bytes size, AgentId agent);
+
  private:
-  struct Prefetch {
+  struct QueuedPrefetch {
     uint64_t start;
     uint64_t end;
     uint32_t node;  // thunk node, 0 for system memory
@@ -129,7 +139,7 @@ class Svm {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Queued and running prefetches, in submission order; a running one stays until the KFD has answered, so
   // PREFETCH_LOCATION never reads a stale location in between.
-  std::list<Prefetch> queued_ ABSL_GUARDED_BY(mu_);
+  std::list<QueuedPrefetch> queued_ ABSL_GUARDED_BY(mu_);
   std::thread worker_;
 };
 
