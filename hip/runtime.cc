@@ -448,6 +448,11 @@ PointerAttributes Runtime::GetPointerAttributes(const void* ptr) const {
   if (!ref.has_value()) return attributes;
   const bool host = ref->desc.kind != clr::MemoryKind::kDevice;
   attributes.type = host ? MemoryType::kHost : MemoryType::kDevice;
+  if (ref->desc.kind == clr::MemoryKind::kManaged) {
+    // CLR: a fine-grained SVM buffer with ALLOC_HOST_PTR (hipMallocManaged) is managed, reachable both ways.
+    attributes.type = MemoryType::kManaged;
+    attributes.is_managed = true;
+  }
   attributes.device = ref->desc.device;
   // Where the GPUs see it: the same address, except for registered memory (its lock's GPU address).
   attributes.device_pointer = (ref->desc.gpu_address + ref->offset).ToPointer();
