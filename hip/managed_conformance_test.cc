@@ -161,6 +161,45 @@ TEST(ManagedConformance, PrefetchIsStreamOrdered) {
   EXPECT_EQ(hipFree(p), hipSuccess);
 }
 
+TEST(ManagedConformance, FreeWaitsForAPrefetchQueuedOnAnotherDevice) {
+  if (DeviceCount() < 2) GTEST_SKIP() << "one GPU in this preset";
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  size_t free_before = 0;
+  size_t total = 0;
+  ASSERT_EQ(hipMemGetInfo(&free_before, &total), hipSuccess);
+  hipStream_t stream = nullptr;
+  ASSERT_EQ(hipStreamCreate(&stream), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  void* p = nullptr;
+  ASSERT_EQ(hipMallocManaged(&p, kSize), hipSuccess);
+  std::memset(p, 3, kSize);
+  std::atomic<bool> open{false};
+  ASSERT_EQ(hipLaunchHostFunc(
+                stream,
+                [](void* g) {
+                  while (!static_cast<std::atomic<bool>*>(g)->load()) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  }
+                },
+                &open),
+            hipSuccess);
+  ASSERT_EQ(hipMemPrefetchAsync(p, kSize, 1, stream), hipSuccess);
+  std::thread opener([&open] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    open = true;
+  });
+  // Allocated with device 0 current, prefetched on device 1's stream: the free waits for that prefetch.
+  EXPECT_EQ(hipFree(p), hipSuccess);
+  EXPECT_TRUE(open.load()) << "hipFree returned before the prefetch queued ahead of it could run";
+  opener.join();
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  size_t free_after = 0;
+  ASSERT_EQ(hipMemGetInfo(&free_after, &total), hipSuccess);
+  EXPECT_EQ(free_after, free_before) << "the prefetched range's VRAM came back with the free";
+  EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+}
+
 TEST(ManagedConformance, AdviceReadsBackThroughRangeAttributes) {
   const int n = DeviceCount();
   void* p = nullptr;

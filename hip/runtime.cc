@@ -237,7 +237,14 @@ absl::Status Runtime::Free(void* ptr) {
   }
   // CLR's hipFree synchronises the owning device's streams first: queued work may still use the memory.
   if (const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr)); ref.has_value()) {
-    RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));
+    if (ref->desc.kind == clr::MemoryKind::kManaged) {
+      // Every device's streams may hold a prefetch of managed memory (it runs on the target device's stream).
+      for (const clr::Device& device : context_->devices()) {
+        RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(device.ordinal), "hipFree"));
+      }
+    } else {
+      RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));
+    }
   }
   absl::Status s = context_->Free(Address(ptr));
   // Unknown, interior, freed, or registered memory (hipHostUnregister releases that): hipErrorInvalidValue.
