@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "base/units.h"
@@ -53,7 +54,7 @@ clr::ManagedMemory& ManagedOf(Runtime& runtime) {
   // One per runtime, never destroyed: the runtime is not either (Runtime::Get), and prefetches may still run
   // during static destruction.
   static auto* const managed = new absl::flat_hash_map<Runtime*, clr::ManagedMemory*>();
-  absl::MutexLock lock(&g_mu);
+  ScopedLock lock(&g_mu);
   clr::ManagedMemory*& slot = (*managed)[&runtime];
   if (slot == nullptr) slot = new clr::ManagedMemory(runtime.context());
   return *slot;

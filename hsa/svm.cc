@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <utility>
@@ -86,9 +87,9 @@ Svm::Svm(Runtime& runtime) : runtime_(runtime) {}
 
 Svm::~Svm() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    cv_.SignalAll();
+    cv_.notify_all();
   }
   if (worker_.joinable()) worker_.join();
 }
@@ -277,7 +278,7 @@ absl::StatusOr<std::optional<uint32_t>> Svm::PrefetchNode(uint64_t start, uint64
     return true;
   };
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     for (auto it = queued_.rbegin(); it != queued_.rend() && !uncovered.empty(); ++it) {
       std::vector<PageRange> rest;
       for (const PageRange& hole : uncovered) {
@@ -308,12 +309,16 @@ absl::Status Svm::PrefetchAsync(DeviceAddress ptr, Bytes size, AgentId agent,
                                 std::span<const SignalRef> dependencies, std::optional<SignalRef> completion) {
   ASSIGN_OR_RETURN(const PageRange range, Widen("hsa_amd_svm_prefetch_async", ptr, size));
   ASSIGN_OR_RETURN(const uint32_t node, NodeOfAgent(agent));
-  QueuedPrefetch prefetch{range.start, range.end, node, {dependencies.begin(), dependencies.end()},
-                          std::move(completion)};
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return absl::FailedPreconditionError("hsa_amd_svm_prefetch_async: the runtime is shutting down");
-  queued_.push_back(std::move(prefetch));
-  cv_.Signal();
+  // Built in place: moving a whole QueuedPrefetch trips GCC 12's -Wmaybe-uninitialized on the optional signal at -O1.
+  QueuedPrefetch& prefetch = queued_.emplace_back();
+  prefetch.start = range.start;
+  prefetch.end = range.end;
+  prefetch.node = node;
+  prefetch.dependencies.assign(dependencies.begin(), dependencies.end());
+  prefetch.completion = std::move(completion);
+  cv_.notify_one();
   return absl::OkStatus();
 }
 
@@ -337,8 +342,8 @@ void Svm::Loop() {
     std::list<QueuedPrefetch>::iterator ready;
     std::optional<SignalRef> late;  // a dependency to sleep on when nothing is ready
     {
-      absl::MutexLock lock(&mu_);
-      while (!stopping_ && queued_.empty()) cv_.Wait(&mu_);
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queued_.empty(); });
       if (stopping_) return;
       ready = queued_.end();
       for (auto it = queued_.begin(); it != queued_.end(); ++it) {
@@ -363,7 +368,7 @@ void Svm::Loop() {
                                                   Bytes(ready->end - ready->start), migrate);
     std::optional<SignalRef> completion;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       completion = std::move(ready->completion);
       queued_.erase(ready);
     }

@@ -12,18 +12,18 @@
 #ifndef HIPMEM_HSA_SVM_H_
 #define HIPMEM_HSA_SVM_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
@@ -117,9 +117,9 @@ class Svm {
 
  private:
   struct QueuedPrefetch {
-    uint64_t start;
-    uint64_t end;
-    uint32_t node;  // thunk node, 0 for system memory
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint32_t node = 0;  // thunk node, 0 for system memory
     std::vector<SignalRef> dependencies;
     std::optional<SignalRef> completion;
   };
@@ -134,12 +134,14 @@ class Svm {
 
   Runtime& runtime_;  // Not owned; must outlive this.
 
-  absl::Mutex mu_;
-  absl::CondVar cv_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // std::mutex rather than absl::Mutex: ThreadSanitizer sees the standard library's locks and condition variable
+  // (Debian's Abseil is not instrumented, base/scoped_lock.h).
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;  // guarded by mu_
   // Queued and running prefetches, in submission order; a running one stays until the KFD has answered, so
-  // PREFETCH_LOCATION never reads a stale location in between.
-  std::list<QueuedPrefetch> queued_ ABSL_GUARDED_BY(mu_);
+  // PREFETCH_LOCATION never reads a stale location in between. Guarded by mu_.
+  std::list<QueuedPrefetch> queued_;
   std::thread worker_;
 };
 
