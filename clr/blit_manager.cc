@@ -56,7 +56,8 @@ absl::StatusOr<BlitManager::Side> BlitManager::Resolve(DeviceAddress address, By
     ASSIGN_OR_RETURN(const Device* device, context_.GetDevice(ref->desc.device));
     return Side{{CopySide::Kind::kDevice, ref->desc.device}, address, gpu, device->agent};
   }
-  return Side{{CopySide::Kind::kHostDirect}, address, gpu, context_.host_agent()};
+  return Side{{CopySide::Kind::kHostDirect}, address, gpu, context_.host_agent(),
+              ref->desc.kind == MemoryKind::kManaged};
 }
 
 absl::StatusOr<DeviceAddress> BlitManager::Staging(int index) {
@@ -188,7 +189,10 @@ absl::StatusOr<CopyPath> BlitManager::CopyLocked(DeviceAddress dst_address, Devi
                                                  bool prefer_sdma) {
   ASSIGN_OR_RETURN(const Side dst, Resolve(dst_address, size));
   ASSIGN_OR_RETURN(const Side src, Resolve(src_address, size));
-  const CopyPath path = ChooseCopyPath(dst.policy, src.policy, size, prefer_sdma, context_.settings());
+  CopyPath path = ChooseCopyPath(dst.policy, src.policy, size, prefer_sdma, context_.settings());
+  // ROCr's SDMA path pins host memory it does not know (USERPTR), which the KFD refuses over an SVM range; every
+  // GPU maps managed memory already, so the blit kernel reaches it where it lives.
+  if (path == CopyPath::kSdma && (dst.managed || src.managed)) path = CopyPath::kShaderCopy;
   if (TraceEnabled()) {
     Trace(Layer::kClr, "blit ", size.raw(), " B ", AddressText(src_address), " -> ", AddressText(dst_address), ": ",
           CopyPathName(path));

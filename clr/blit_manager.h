@@ -107,6 +107,7 @@ class BlitManager {
     DeviceAddress host;   // the caller's address
     DeviceAddress gpu;    // where the GPUs reach it (registered memory differs)
     hsa::AgentId agent;   // its owner (the CPU agent for host memory)
+    bool managed = false;  // a managed (SVM) buffer: GPUs reach it through their page tables, not ROCr's pins
   };
 
   BlitManager(Context& context, Stream& stream, DeviceAddress staging);

@@ -233,7 +233,8 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
 }
 
 absl::Status Context::Free(DeviceAddress base) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory, objects_.Extract(base, {MemoryKind::kDevice, MemoryKind::kHost}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory,
+                   objects_.Extract(base, {MemoryKind::kDevice, MemoryKind::kHost, MemoryKind::kManaged}));
   return std::move(*memory).Free();
 }
 

@@ -116,6 +116,10 @@ class Context {
   absl::StatusOr<DeviceAddress> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                           uint32_t user_flags);
 
+  // Records a memory object made outside the context (a managed buffer, clr/svm.h). kAlreadyExists when it overlaps
+  // one already known.
+  absl::Status Adopt(std::unique_ptr<Memory> memory) { return objects_.Insert(std::move(memory)); }
+
   // Frees the allocation starting at `base`. kNotFound for any other address (unknown, interior, freed);
   // kFailedPrecondition for registered memory (UnregisterHost releases it).
   absl::Status Free(DeviceAddress base);

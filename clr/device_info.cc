@@ -130,10 +130,11 @@ absl::StatusOr<DeviceInfo> DescribeDevice(hsa::Runtime& runtime, const hsa::Agen
 
   info.large_bar = d.large_bar;
   info.ecc_enabled = false;
-  // HMM (SVM ranges, XNACK page-fault retry) is not in the simulated KFD: managed memory is unsupported.
-  info.managed_memory = false;
-  info.pageable_memory_access = false;
   info.xnack_enabled = d.isa->xnack == hsa::FeatureState::kOn;
+  // ROCclr's hmmSupported_ (the KFD's SVM API, which every simulated GPU has: managed memory) and
+  // hmmCpuMemoryAccessible_ (XNACK on: the GPU reaches any CPU page, migrating or mapping it on a fault).
+  info.managed_memory = true;
+  info.pageable_memory_access = info.xnack_enabled;
   info.coherent_host_access = d.coherent_host_access;
   info.apu = d.apu;
   return info;

@@ -73,8 +73,8 @@ struct DeviceInfo {
   // Capabilities, as this machine really has them.
   bool large_bar = false;            // the CPU reaches all of VRAM
   bool ecc_enabled = false;          // ROCclr reports no error correction
-  bool managed_memory = false;       // HMM/SVM: not modelled by the simulated KFD yet
-  bool pageable_memory_access = false;
+  bool managed_memory = false;       // HMM/SVM ranges (hipMallocManaged)
+  bool pageable_memory_access = false;  // XNACK on: GPUs reach any CPU page
   bool xnack_enabled = false;
   bool coherent_host_access = false;
   bool apu = false;

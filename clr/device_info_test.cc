@@ -70,7 +70,8 @@ TEST(DeviceInfoTest, Mi300xMatchesTheRealGpu) {
   EXPECT_EQ(info.global_mem_size, info.vram_size) << "GPU_MAX_HEAP_SIZE defaults to 100";
   EXPECT_TRUE(info.large_bar);
   EXPECT_FALSE(info.ecc_enabled) << "ROCclr reports no error correction";
-  EXPECT_FALSE(info.managed_memory) << "the simulated KFD has no SVM yet";
+  EXPECT_TRUE(info.managed_memory) << "the simulated KFD has SVM ranges";
+  EXPECT_EQ(info.pageable_memory_access, info.xnack_enabled) << "pageable access needs XNACK";
   EXPECT_NE(UuidText(info).substr(0, 2), "XX") << "an MI300X has a unique id";
 }
 

@@ -2,14 +2,27 @@
 
 #include <utility>
 
+#include <sys/mman.h>
+
 #include "base/log.h"
 #include "hsa/memory.h"
+#include "hsa/svm.h"
 
 namespace hipmem::clr {
 
 namespace {
 
 absl::Status Release(hsa::Runtime& runtime, const MemoryDesc& desc) {
+  if (desc.kind == MemoryKind::kManaged) {
+    // VRAM the range holds goes back first. The address space then stays reserved (PROT_NONE, no pages): the
+    // simulated KFD, unlike the kernel's MMU notifier, keeps an SVM range after munmap, and a later GPU allocation
+    // landing on that address would be refused as overlapping it (-EADDRINUSE).
+    absl::Status released = hsa::ReleaseSvmRange(runtime, desc.range.base, desc.range.size);
+    void* p = mmap(desc.range.base.ToPointer(), desc.range.size.raw(), PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED && released.ok()) released = absl::InternalError("releasing a managed buffer: mmap failed");
+    return released;
+  }
   if (desc.kind == MemoryKind::kRegistered) return runtime.memory().Unlock(desc.range.base.ToPointer());
   return runtime.Free(desc.range.base);
 }

@@ -18,6 +18,7 @@ enum class MemoryKind {
   kDevice,  // VRAM of one GPU (hipMalloc)
   kHost,    // pinned system memory every GPU can reach (hipHostMalloc)
   kRegistered,  // the caller's memory, locked for the GPUs (hipHostRegister)
+  kManaged,     // a managed (SVM) buffer: the process's memory every GPU may map and migrate (clr/svm.h)
 };
 
 // The copyable description of a memory object, what a pointer lookup returns.

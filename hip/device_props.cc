@@ -93,9 +93,10 @@ hipDeviceProp_t DeviceProperties(const clr::DeviceInfo& info) {
   p.streamPrioritiesSupported = 1;
   p.asyncEngineCount = kAsyncQueues;
   p.deviceOverlap = 1;
-  // HMM: managed and pageable access need SVM, which the simulated KFD does not have.
+  // HMM: managed memory with the KFD's SVM; the GPU and CPU touching it at once, and pageable memory, only when
+  // XNACK lets the GPU retry its faults (ROCclr's hmmCpuMemoryAccessible_).
   p.managedMemory = info.managed_memory ? 1 : 0;
-  p.concurrentManagedAccess = p.managedMemory;
+  p.concurrentManagedAccess = info.pageable_memory_access ? 1 : 0;
   p.directManagedMemAccessFromHost = 0;
   p.unifiedAddressing = 0;  // ROCclr's hmmDirectHostAccess_: no XNACK-on APU here
   p.pageableMemoryAccess = info.pageable_memory_access ? 1 : 0;

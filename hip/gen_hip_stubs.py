@@ -25,6 +25,9 @@ SKIP = {
     "hipMemsetAsync", "hipMemsetD8", "hipMemsetD8Async", "hipMemsetD16", "hipMemsetD16Async",
     "hipMemsetD32", "hipMemsetD32Async", "hipHostRegister", "hipHostUnregister",
     "hipHostGetDevicePointer", "hipHostGetFlags",
+    # hip_managed_c_api.cc
+    "hipMallocManaged", "hipMemAdvise", "hipMemAdvise_v2", "hipMemPrefetchAsync", "hipMemPrefetchAsync_v2",
+    "hipMemRangeGetAttribute", "hipMemRangeGetAttributes", "hipStreamAttachMemAsync",
     # hip_mempool_c_api.cc
     "hipMallocAsync", "hipFreeAsync", "hipMallocFromPoolAsync", "hipDeviceGetDefaultMemPool",
     "hipDeviceGetMemPool", "hipDeviceSetMemPool", "hipMemPoolCreate", "hipMemPoolDestroy",

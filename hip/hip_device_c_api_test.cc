@@ -47,7 +47,7 @@ TEST(HipDeviceCApi, PropertiesAgreeWithAttributes) {
     EXPECT_EQ(Attribute(hipDeviceAttributeComputeCapabilityMajor, d), p.major);
     EXPECT_EQ(Attribute(hipDeviceAttributePciBusId, d), p.pciBusID);
     EXPECT_EQ(Attribute(hipDeviceAttributeIsLargeBar, d), p.isLargeBar);
-    EXPECT_EQ(Attribute(hipDeviceAttributeManagedMemory, d), 0) << "managed memory is not supported yet";
+    EXPECT_EQ(Attribute(hipDeviceAttributeManagedMemory, d), 1) << "the simulated KFD has SVM ranges";
     EXPECT_EQ(Attribute(hipDeviceAttributeHostRegisterSupported, d), 1);
     EXPECT_EQ(Attribute(hipDeviceAttributeUnifiedAddressing, d), 1);
     EXPECT_EQ(Attribute(hipDeviceAttributeMaxBlocksPerMultiProcessor, d), p.maxThreadsPerMultiProcessor / p.warpSize);

@@ -111,7 +111,9 @@ TEST(HipRuntimeHeadersTest, CxxOverloadsInstantiateAndReachTheCApi) {
   EXPECT_EQ(hipGetSymbolSize(&symbol_size, g_symbol_shadow), hipErrorNotSupported);
 
   double* managed = nullptr;
-  EXPECT_EQ(hipMallocManaged(&managed, 64), hipErrorNotSupported);
+  ASSERT_EQ(hipMallocManaged(&managed, 64), hipSuccess);  // implemented (hip/managed.h), typed
+  managed[7] = 1.5;
+  EXPECT_EQ(hipFree(managed), hipSuccess);
   float* pitched = nullptr;
   size_t pitch = 0;
   ASSERT_EQ(hipMallocPitch(&pitched, &pitch, 64, 4), hipSuccess);  // implemented (hip/pitched.h)

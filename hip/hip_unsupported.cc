@@ -177,18 +177,6 @@ hipError_t hipExternalMemoryGetMappedMipmappedArray(
 
 // --- Managed memory: not yet: issue #9 (managed memory needs SVM in the simulated KFD)
 
-hipError_t hipMallocManaged(void** /*dev_ptr*/, size_t /*size*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPrefetchAsync(const void* /*dev_ptr*/, size_t /*count*/, int /*device*/,
-                               hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemPrefetchAsync_v2(const void* /*dev_ptr*/, size_t /*count*/,
-                                  hipMemLocation /*location*/, unsigned int /*flags*/,
-                                  hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipMemPrefetchBatchAsync(void** /*dev_ptrs*/, size_t* /*sizes*/, size_t /*count*/,
                                     hipMemLocation* /*prefetch_locs*/,
                                     size_t* /*prefetch_loc_idxs*/, size_t /*num_prefetch_locs*/,
@@ -218,28 +206,6 @@ hipError_t hipDrvMemDiscardAndPrefetchBatchAsync(hipDeviceptr_t* /*dptrs*/, size
                                                  size_t /*numPrefetchLocs*/,
                                                  unsigned long long /*flags*/,
                                                  hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemAdvise_v2(const void* /*dev_ptr*/, size_t /*count*/, hipMemoryAdvise /*advice*/,
-                           hipMemLocation /*location*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemAdvise(const void* /*dev_ptr*/, size_t /*count*/, hipMemoryAdvise /*advice*/,
-                        int /*device*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemRangeGetAttribute(void* /*data*/, size_t /*data_size*/,
-                                   hipMemRangeAttribute /*attribute*/, const void* /*dev_ptr*/,
-                                   size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemRangeGetAttributes(void** /*data*/, size_t* /*data_sizes*/,
-                                    hipMemRangeAttribute* /*attributes*/, size_t /*num_attributes*/,
-                                    const void* /*dev_ptr*/, size_t /*count*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipStreamAttachMemAsync(hipStream_t /*stream*/, void* /*dev_ptr*/, size_t /*length*/,
-                                   unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
 

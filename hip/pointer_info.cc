@@ -13,6 +13,7 @@ namespace {
 // hipMemoryType values.
 constexpr uint32_t kMemoryTypeHost = 1;
 constexpr uint32_t kMemoryTypeDevice = 2;
+constexpr uint32_t kMemoryTypeManaged = 3;  // hipMemoryTypeManaged
 constexpr int32_t kInvalidDeviceId = -2;  // hipInvalidDeviceId
 
 PointerAttributeAnswer Fail(PointerAttributeValue written, uint32_t attribute, const void* ptr,
@@ -46,6 +47,7 @@ PointerAttributeAnswer GetPointerAttribute(const Runtime& runtime, uint32_t attr
     case PointerAttribute::kMemoryType:
       // Not an allocation: CLR then looks for a hipArray, which hipmem has none of.
       if (!ref.has_value()) return Fail(uint32_t{0}, attribute, ptr, kUnknown);
+      if (ref->desc.kind == clr::MemoryKind::kManaged) return {kMemoryTypeManaged, absl::OkStatus()};
       return {host ? kMemoryTypeHost : kMemoryTypeDevice, absl::OkStatus()};
     case PointerAttribute::kDevicePointer:
       if (!ref.has_value()) return Fail(static_cast<void*>(nullptr), attribute, ptr, kUnknown);
@@ -61,9 +63,8 @@ PointerAttributeAnswer GetPointerAttribute(const Runtime& runtime, uint32_t attr
       if (!ref.has_value()) return Fail(uint32_t{0}, attribute, ptr, kUnknown);
       return {static_cast<uint32_t>(ref->desc.buffer_id), absl::OkStatus()};
     case PointerAttribute::kIsManaged:
-      // hipmem has no managed memory yet (hipMallocManaged is unsupported).
       if (!ref.has_value()) return Fail(false, attribute, ptr, kUnknown);
-      return {false, absl::OkStatus()};
+      return {ref->desc.kind == clr::MemoryKind::kManaged, absl::OkStatus()};
     case PointerAttribute::kDeviceOrdinal:
       if (!ref.has_value()) return Fail(kInvalidDeviceId, attribute, ptr, kUnknown);
       return {static_cast<int32_t>(ref->desc.device), absl::OkStatus()};

@@ -237,7 +237,14 @@ absl::Status Runtime::Free(void* ptr) {
   }
   // CLR's hipFree synchronises the owning device's streams first: queued work may still use the memory.
   if (const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr)); ref.has_value()) {
-    RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));
+    if (ref->desc.kind == clr::MemoryKind::kManaged) {
+      // Every device's streams may hold a prefetch of managed memory (it runs on the target device's stream).
+      for (const clr::Device& device : context_->devices()) {
+        RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(device.ordinal), "hipFree"));
+      }
+    } else {
+      RETURN_IF_ERROR(Annotate(streams_->SynchronizeDevice(ref->desc.device), "hipFree"));
+    }
   }
   absl::Status s = context_->Free(Address(ptr));
   // Unknown, interior, freed, or registered memory (hipHostUnregister releases that): hipErrorInvalidValue.
@@ -448,6 +455,11 @@ PointerAttributes Runtime::GetPointerAttributes(const void* ptr) const {
   if (!ref.has_value()) return attributes;
   const bool host = ref->desc.kind != clr::MemoryKind::kDevice;
   attributes.type = host ? MemoryType::kHost : MemoryType::kDevice;
+  if (ref->desc.kind == clr::MemoryKind::kManaged) {
+    // CLR: a fine-grained SVM buffer with ALLOC_HOST_PTR (hipMallocManaged) is managed, reachable both ways.
+    attributes.type = MemoryType::kManaged;
+    attributes.is_managed = true;
+  }
   attributes.device = ref->desc.device;
   // Where the GPUs see it: the same address, except for registered memory (its lock's GPU address).
   attributes.device_pointer = (ref->desc.gpu_address + ref->offset).ToPointer();

@@ -280,10 +280,7 @@ absl::Status WriteTopologySystemInfo(uint32_t attribute, void* value) {
       WriteExtensionMask(value);
       return absl::OkStatus();
     case HSA_AMD_SYSTEM_INFO_BUILD_VERSION: return Put<const char*>(value, "hipmem");
-    // No SVM at this layer yet: the KFD and the thunk have AMDKFD_IOC_SVM, but hsa_amd_svm_* are not implemented
-    // (issue #10), so a client must not plan on them.
-    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: return Put<bool>(value, false);
-    case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT: return Put<bool>(value, false);
+    // HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED and _ACCESSIBLE_BY_DEFAULT need the runtime: c_abi.cc answers them (svm.h).
     // ROCr enables MWAITX waits only under HSA_ENABLE_MWAITX=1; this runtime's waits sleep on KFD events.
     case HSA_AMD_SYSTEM_INFO_MWAITX_ENABLED: return Put<bool>(value, false);
     // hsa_amd_portable_export_dmabuf is not modelled at this layer (hsa_unsupported.cc), so a client must not

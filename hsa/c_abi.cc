@@ -29,6 +29,7 @@ Copies* g_copies ABSL_GUARDED_BY(g_mu) = nullptr;
 Queues* g_queues ABSL_GUARDED_BY(g_mu) = nullptr;
 AgentSettings* g_agent_settings ABSL_GUARDED_BY(g_mu) = nullptr;
 SystemEvents* g_system_events ABSL_GUARDED_BY(g_mu) = nullptr;  // made on first use
+Svm* g_svm ABSL_GUARDED_BY(g_mu) = nullptr;                      // made on first use
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 
 template <typename T>
@@ -73,6 +74,7 @@ absl::Status ReleaseSharedRuntime() {
   std::unique_ptr<Copies> copies;
   std::unique_ptr<Queues> queues;
   std::unique_ptr<SystemEvents> system_events;
+  std::unique_ptr<Svm> svm;
   {
     ScopedLock lock(&g_mu);
     if (g_runtime == nullptr) return NotInitializedError("hsa_shut_down before hsa_init");
@@ -83,7 +85,9 @@ absl::Status ReleaseSharedRuntime() {
     queues.reset(std::exchange(g_queues, nullptr));
     delete std::exchange(g_agent_settings, nullptr);  // holds no resources; before the runtime it refers to
     system_events.reset(std::exchange(g_system_events, nullptr));
+    svm.reset(std::exchange(g_svm, nullptr));
   }
+  svm.reset();  // its worker may be migrating through the runtime's KFD and signalling
   system_events.reset();  // no handler runs once the runtime starts going away
   queues.reset();  // their CPs may still touch signals and memory of the ones below
   copies.reset();  // its queues hold signals and memory of the two below
@@ -125,6 +129,13 @@ absl::StatusOr<SystemEvents*> SharedSystemEvents() {
   return g_system_events;
 }
 
+absl::StatusOr<Svm*> SharedSvm() {
+  ScopedLock lock(&g_mu);
+  if (g_runtime == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
+  if (g_svm == nullptr) g_svm = Svm::Create(*g_runtime).release();
+  return g_svm;
+}
+
 absl::StatusOr<Copies*> SharedCopies() {
   ScopedLock lock(&g_mu);
   if (g_copies == nullptr) return NotInitializedError("the HSA runtime is not initialised (call hsa_init)");
@@ -144,6 +155,16 @@ absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
     case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: return Write<uint64_t>(value, UINT64_MAX);
     case HSA_SYSTEM_INFO_ENDIANNESS: return Write(value, HSA_ENDIANNESS_LITTLE);
     case HSA_SYSTEM_INFO_MACHINE_MODEL: return Write(value, HSA_MACHINE_MODEL_LARGE);
+    // Answered by the runtime's SVM (svm.h): what the KFD advertises and the process's XNACK mode.
+    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: {
+      ASSIGN_OR_RETURN(Svm * svm, SharedSvm());
+      return Write<bool>(value, svm->Supported());
+    }
+    case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT: {
+      ASSIGN_OR_RETURN(Svm * svm, SharedSvm());
+      ASSIGN_OR_RETURN(const bool accessible, svm->AccessibleByDefault());
+      return Write<bool>(value, accessible);
+    }
     default: return WriteTopologySystemInfo(attribute, value);
   }
 }

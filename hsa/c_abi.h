@@ -16,6 +16,7 @@
 #include "hsa/queue.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
+#include "hsa/svm.h"
 #include "hsa/system_events.h"
 
 namespace hipmem::hsa {
@@ -41,6 +42,9 @@ absl::StatusOr<AgentSettings*> SharedAgentSettings();
 // The shared runtime's GPU memory fault listener, started on first use and stopped first at the last
 // hsa_shut_down. NotInitializedError before hsa_init; SystemEvents::Create's errors.
 absl::StatusOr<SystemEvents*> SharedSystemEvents();
+// The shared runtime's SVM attributes and prefetch worker (svm.h), started on first use and stopped first at the
+// last hsa_shut_down. NotInitializedError before hsa_init.
+absl::StatusOr<Svm*> SharedSvm();
 
 // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: system timestamps, and the timeouts of signal waits, count
 // nanoseconds (the KFD's GET_CLOCK_COUNTERS reports system_clock_freq = 1 GHz, which ROCr passes on).

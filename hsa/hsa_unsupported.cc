@@ -49,16 +49,7 @@ using hipmem::hsa::NotYetImplemented;
 extern "C" {
 
 
-// Not yet implemented, TODO(#10): SVM ranges.
-hsa_status_t hsa_amd_svm_attributes_set(void*, size_t, hsa_amd_svm_attribute_pair_t*, size_t) {
-  return NotYetImplemented();
-}
-hsa_status_t hsa_amd_svm_attributes_get(void*, size_t, hsa_amd_svm_attribute_pair_t*, size_t) {
-  return NotYetImplemented();
-}
-hsa_status_t hsa_amd_svm_prefetch_async(void*, size_t, hsa_agent_t, uint32_t, const hsa_signal_t*, hsa_signal_t) {
-  return NotYetImplemented();
-}
+// Not yet implemented, TODO(#10): discarding SVM ranges (the rest of SVM: hsa_svm_c_api.cc).
 hsa_status_t HSA_API hsa_amd_svm_discard_batch_async(void**, size_t*, uint32_t, uint32_t, const hsa_signal_t*,
                                                      hsa_signal_t) {
   return NotYetImplemented();

@@ -18,6 +18,7 @@
 #include "hsa/memory.h"
 #include "hsa/topology.h"
 #include "hsa/visible_devices.h"
+#include "thunk/device_controls.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -118,6 +119,13 @@ absl::StatusOr<std::unique_ptr<Runtime>> KfdBinding::CreateRuntime(std::unique_p
     pools.push_back(std::move(pool));
     binding->pools.push_back(PoolBinding{node, kmt});
   };
+  // HSA_XNACK=1 (or 0) puts the process in (or out of) XNACK mode before any queue exists, as ROCr does at load.
+  // A GPU that cannot switch per process refuses; ROCr then runs on in the kernel's mode, and so does this.
+  if (const char* xnack = std::getenv("HSA_XNACK"); xnack != nullptr && *xnack != '\0') {
+    if (absl::Status s = thunk::SetXnackMode(*kfd, EnvUint64("HSA_XNACK", 0) == 1); !s.ok()) {
+      HIPMEM_LOG(kWarning, "HSA_XNACK=", xnack, ": the KFD keeps its XNACK mode: ", s.message());
+    }
+  }
   const std::string cpu_model_name = CpuModelName();
   for (const thunk::NodeProperties* surfaced : SurfacedNodes(kfd->topology())) {
     const thunk::NodeProperties& node = *surfaced;
