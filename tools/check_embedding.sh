@@ -7,7 +7,7 @@ client=$(mktemp -d)
 trap 'cd "$client" && bazel shutdown >/dev/null 2>&1; rm -rf "$client"' EXIT
 cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hip_client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" \
    "$repo/tools/embedding/rocr_client.c" "$client/"
-cp "$repo/tools/embedding/pool_client.cc" "$client/"
+cp "$repo/tools/embedding/pool_client.cc" "$repo/tools/embedding/managed_client.cc" "$client/"
 cd "$client"
 cat > WORKSPACE <<WS
 workspace(name = "client")
@@ -22,12 +22,13 @@ cat > BUILD <<'B'
 cc_binary(name = "client", srcs = ["client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "hip_client", srcs = ["hip_client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "pool_client", srcs = ["pool_client.cc"], deps = ["@hipmem//hip:hipmem"])
+cc_binary(name = "managed_client", srcs = ["managed_client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "hsa_client", srcs = ["hsa_client.cc"], deps = ["@hipmem//hsa:hsa_runtime64"])
 cc_binary(name = "hsakmt_client", srcs = ["hsakmt_client.c"], deps = ["@hipmem//thunk:hsakmt"])
 cc_binary(name = "rocr_client", srcs = ["rocr_client.c"], deps = ["@hipmem//hsa:hsa_runtime64"])
 B
 export HIPMEM_KFD_BACKEND=sim
-if ! bazel build --noshow_progress //:client //:hip_client //:pool_client //:hsa_client //:hsakmt_client //:rocr_client >build.log 2>&1; then
+if ! bazel build --noshow_progress //:client //:hip_client //:pool_client //:managed_client //:hsa_client //:hsakmt_client //:rocr_client >build.log 2>&1; then
   cat build.log >&2
   exit 1
 fi
@@ -66,4 +67,17 @@ for preset in mi300x:1 2xmi250x:2 rx7900xtx:1; do
     exit 1
   fi
 done
-echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client, hip_client and pool_client on mi300x, 2xmi250x, rx7900xtx)"
+# An application-style managed-memory program: advice read back, prefetch to every GPU and back on streams with the
+# engines and the CPU touching the same pages, VRAM accounting, bad input; also with XNACK on where it exists.
+for preset in mi300x:1 2xmi250x:2 rx7900xtx:1 mi300x/xnack:1; do
+  name=${preset%%:*}
+  xnack=0
+  [[ $name == */xnack ]] && xnack=1 && name=${name%/xnack}
+  if ! HSA_XNACK=$xnack HIPMEM_SIM_PRESET=$name ./bazel-bin/managed_client >managed.log 2>&1 ||
+     ! grep -q "managed client: ${preset##*:} GPU(s) OK" managed.log; then
+    echo "managed_client on ${preset%%:*}:" >&2
+    cat managed.log >&2
+    exit 1
+  fi
+done
+echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client, hip_client, pool_client and managed_client on mi300x, 2xmi250x, rx7900xtx)"
