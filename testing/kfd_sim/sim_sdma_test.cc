@@ -20,6 +20,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/presets.h"
+#include "testing/kfd_sim/raw_sdma_fixture.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
 
@@ -28,19 +29,9 @@ namespace {
 
 namespace uapi = ::hipmem::kfd_uapi;
 namespace sdma = ::hipmem::gpu_abi::sdma;
-using ::hipmem_testing::AcquireAllVms;
-using ::hipmem_testing::Alloc;
 using ::hipmem_testing::Ioctl;
 using ::hipmem_testing::kTestVa;
-using ::hipmem_testing::MakeSimulator;
-using ::hipmem_testing::Map;
-using ::hipmem_testing::Reservation;
-using AllocMemFlags = ::hipmem::kfd_uapi::AllocMemFlags;
-
-constexpr AllocMemFlags kGtt = hipmem_testing::kQueueGttFlags;
-using ::hipmem_testing::kDoorbellFlags;
 using ::hipmem_testing::kDoorbellSlice;
-constexpr uint32_t kRingBytes = 4096;
 
 uint64_t ClockNs(clockid_t id) {
   timespec ts{};
@@ -54,84 +45,13 @@ Topology Preset(const std::string& name) {
   return topology.ok() ? *std::move(topology) : DefaultTopology();
 }
 
-// One GTT buffer: GPU-mapped at `va`, CPU-mapped at `cpu`.
-struct Buffer {
-  uint64_t va = 0;
-  char* cpu = nullptr;
-  std::unique_ptr<Reservation> reservation;
-};
-
-class SimSdmaTest : public ::testing::Test {
+class SimSdmaTest : public hipmem_testing::RawSdmaFixture {
  protected:
-  void Open(Topology topology) {
-    file_.reset();
-    sim_ = MakeSimulator(std::move(topology));
-    file_ = sim_->Open();
-    fds_ = AcquireAllVms(*sim_, *file_);
-    gpu_ = sim_->topology().gpus[0].gpu_id;
-  }
-
   uapi::GetClockCountersArgs Clocks(uint32_t gpu_id) {
     uapi::GetClockCountersArgs args{};
     args.gpu_id = gpu_id;
     EXPECT_EQ(Ioctl(*file_, uapi::kGetClockCounters, args), 0);
     return args;
-  }
-
-  Buffer NewBuffer(Bytes size) {
-    Buffer b;
-    b.va = next_va_;
-    next_va_ += size.raw() + Bytes::MiB(2).raw();
-    const hipmem_testing::AllocResult r = Alloc(*file_, gpu_, b.va, size, kGtt);
-    EXPECT_EQ(r.ret, 0);
-    EXPECT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
-    b.reservation = std::make_unique<Reservation>(size);
-    EXPECT_EQ(file_->MmapBo(fds_[0], b.reservation->addr(), size.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
-    b.cpu = b.reservation->bytes();
-    return b;
-  }
-
-  // An SDMA queue as libhsakmt builds one: the doorbell slice, a ring, the read/write pointers.
-  void CreateSdmaQueue() {
-    const hipmem_testing::AllocResult r = Alloc(*file_, gpu_, next_va_, kDoorbellSlice, kDoorbellFlags);
-    ASSERT_EQ(r.ret, 0);
-    next_va_ += Bytes::MiB(2).raw();
-    ASSERT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
-    doorbells_ = std::make_unique<Reservation>(kDoorbellSlice);
-    ASSERT_EQ(file_->MmapKfd(doorbells_->addr(), kDoorbellSlice.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
-    ring_ = NewBuffer(Bytes(kRingBytes));
-    pointers_ = NewBuffer(Bytes::KiB(4));
-    uapi::CreateQueueArgs args{};
-    args.ring_base_address = ring_.va;
-    args.write_pointer_address = pointers_.va + 8;
-    args.read_pointer_address = pointers_.va;
-    args.ring_size = kRingBytes;
-    args.gpu_id = gpu_;
-    args.queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma);
-    args.queue_percentage = 100;
-    args.queue_priority = 7;
-    ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
-    doorbell_offset_ = args.doorbell_offset;
-    queue_id_ = args.queue_id;
-  }
-
-  template <typename Packet>
-  void Push(const Packet& packet) {
-    for (size_t i = 0; i < sizeof(Packet); i += 4) {
-      std::memcpy(ring_.cpu + (wptr_ + i) % kRingBytes, reinterpret_cast<const char*>(&packet) + i, 4);
-    }
-    wptr_ += sizeof(Packet);
-  }
-
-  // Rings the doorbell with the write pointer.
-  void Submit() {
-    auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() + (doorbell_offset_ & (kDoorbellSlice.raw() - 1)));
-    RingDoorbell(word, wptr_);
-  }
-
-  // The engine's read pointer write-back.
-  uint64_t Rptr() const {
-    return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers_.cpu)).load(std::memory_order_acquire);
   }
 
   // Waits (up to 10 s) until the engine's read pointer reaches the write pointer, as kfdtest's
@@ -152,18 +72,6 @@ class SimSdmaTest : public ::testing::Test {
   }
 
   SimQueue OnlyQueue() { return hipmem_testing::OnlyQueue(*sim_); }
-
-
-  std::unique_ptr<Simulator> sim_;
-  std::unique_ptr<SimFile> file_;
-  std::vector<int> fds_;
-  uint32_t gpu_ = 0;
-  uint64_t next_va_ = kTestVa;
-  std::unique_ptr<Reservation> doorbells_;
-  uint64_t doorbell_offset_ = 0;
-  uint32_t queue_id_ = 0;
-  Buffer ring_, pointers_;
-  uint64_t wptr_ = 0;
 };
 
 TEST_F(SimSdmaTest, GpuClockAdvancesAtThePresetsRate) {

@@ -23,6 +23,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "kfd_uapi/kfd_svm.h"
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/raw_sdma_fixture.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
 
@@ -35,16 +36,12 @@ using ::hipmem_testing::AcquireAllVms;
 using ::hipmem_testing::Alloc;
 using ::hipmem_testing::Available;
 using ::hipmem_testing::Ioctl;
-using ::hipmem_testing::kTestVa;
-using ::hipmem_testing::MakeSimulator;
 using ::hipmem_testing::Map;
-using ::hipmem_testing::Reservation;
 using ::hipmem_testing::UserPages;
 using ::testing::HasSubstr;
 using AttrType = uapi::SvmAttrType;
 
 constexpr uint64_t kPage = 4096;
-constexpr uint32_t kRingBytes = 4096;
 constexpr uint32_t kDefaultFlags = uapi::ToRaw(uapi::SvmFlags::kHostAccess) | uapi::ToRaw(uapi::SvmFlags::kCoherent);
 
 uapi::SvmAttribute Attr(AttrType type, uint32_t value = 0) { return {.type = uapi::ToRaw(type), .value = value}; }
@@ -84,81 +81,19 @@ bool MigrationWorks(const Simulator& sim) {
   return true;
 }
 
-class SimSvmTest : public ::testing::Test {
+class SimSvmTest : public hipmem_testing::RawSdmaFixture {
  protected:
-  void Open(Topology topology = DefaultTopology()) {
-    file_.reset();
-    sim_ = MakeSimulator(std::move(topology));
-    file_ = sim_->Open();
-    fds_ = AcquireAllVms(*sim_, *file_);
-    gpu_ = sim_->topology().gpus[0].gpu_id;
-  }
-
-  // A GTT buffer GPU-mapped at `va` and CPU-mapped at `cpu`.
-  struct Buffer {
-    uint64_t va = 0;
-    char* cpu = nullptr;
-    std::unique_ptr<Reservation> reservation;
-  };
-  Buffer NewBuffer(Bytes size) {
-    Buffer b;
-    b.va = next_va_;
-    next_va_ += size.raw() + Bytes::MiB(2).raw();
-    const hipmem_testing::AllocResult r = Alloc(*file_, gpu_, b.va, size, hipmem_testing::kQueueGttFlags);
-    EXPECT_EQ(r.ret, 0);
-    EXPECT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
-    b.reservation = std::make_unique<Reservation>(size);
-    EXPECT_EQ(file_->MmapBo(fds_[0], b.reservation->addr(), size.raw(), PROT_READ | PROT_WRITE, r.mmap_offset), 0);
-    b.cpu = b.reservation->bytes();
-    return b;
-  }
-
-  void CreateSdmaQueue() {
-    const hipmem_testing::AllocResult r =
-        Alloc(*file_, gpu_, next_va_, hipmem_testing::kDoorbellSlice, hipmem_testing::kDoorbellFlags);
-    ASSERT_EQ(r.ret, 0);
-    next_va_ += Bytes::MiB(2).raw();
-    ASSERT_EQ(Map(*file_, r.handle, {gpu_}).ret, 0);
-    doorbells_ = std::make_unique<Reservation>(hipmem_testing::kDoorbellSlice);
-    ASSERT_EQ(file_->MmapKfd(doorbells_->addr(), hipmem_testing::kDoorbellSlice.raw(), PROT_READ | PROT_WRITE,
-                             r.mmap_offset),
-              0);
-    ring_ = NewBuffer(Bytes(kRingBytes));
-    pointers_ = NewBuffer(Bytes::KiB(4));
-    uapi::CreateQueueArgs args{};
-    args.ring_base_address = ring_.va;
-    args.write_pointer_address = pointers_.va + 8;
-    args.read_pointer_address = pointers_.va;
-    args.ring_size = kRingBytes;
-    args.gpu_id = gpu_;
-    args.queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma);
-    args.queue_percentage = 100;
-    args.queue_priority = 7;
-    ASSERT_EQ(Ioctl(*file_, uapi::kCreateQueue, args), 0);
-    doorbell_offset_ = args.doorbell_offset;
-  }
-
-  template <typename Packet>
-  void Push(const Packet& packet) {
-    for (size_t i = 0; i < sizeof(packet); i += 4) {
-      std::memcpy(ring_.cpu + (wptr_ + i) % kRingBytes, reinterpret_cast<const char*>(&packet) + i, 4);
-    }
-    wptr_ += sizeof(packet);
-  }
+  void Open(Topology topology = DefaultTopology()) { RawSdmaFixture::Open(std::move(topology)); }
 
   // Submits one COPY_LINEAR, then a FENCE (as a runtime completes a copy: the engine publishes what it did before
   // it runs the fence), and waits until the engine consumed both (true) or halted (false).
   bool Copy(uint64_t dst, uint64_t src, uint32_t bytes) {
     Push(sdma::MakeCopy(dst, src, bytes));
     Push(sdma::MakeFence(pointers_.va + 64, static_cast<uint32_t>(wptr_)));
-    auto* word = reinterpret_cast<uint64_t*>(doorbells_->bytes() +
-                                             (doorbell_offset_ & (hipmem_testing::kDoorbellSlice.raw() - 1)));
-    RingDoorbell(word, wptr_);
+    Submit();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < deadline) {
-      const uint64_t rptr =
-          std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(pointers_.cpu)).load(std::memory_order_acquire);
-      if (rptr == wptr_) {
+      if (Rptr() == wptr_) {
         // The engine published before its write-back; its stores into SVM memory land at the very addresses this
         // thread reads next, so ThreadSanitizer needs the edge the hardware's ordering gives.
         ObserveThroughAliases();
@@ -170,16 +105,6 @@ class SimSvmTest : public ::testing::Test {
     ADD_FAILURE() << "the copy neither finished nor halted the queue";
     return false;
   }
-
-  std::unique_ptr<Simulator> sim_;
-  std::unique_ptr<SimFile> file_;
-  std::vector<int> fds_;
-  uint32_t gpu_ = 0;
-  uint64_t next_va_ = kTestVa;
-  std::unique_ptr<Reservation> doorbells_;
-  uint64_t doorbell_offset_ = 0;
-  Buffer ring_, pointers_;
-  uint64_t wptr_ = 0;
 };
 
 TEST_F(SimSvmTest, SetAttrThenGetAttrReadsEveryAttributeBack) {
