@@ -258,12 +258,18 @@ TEST_F(SvmTest, LatePrefetchDoesNotHoldBackAReadyOne) {
 }
 
 TEST_F(SvmTest, FailedMigrationSetsTheCompletionNegative) {
-  void* hole = mmap(nullptr, kRange.raw(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(hole, MAP_FAILED);
-  munmap(hole, kRange.raw());
+  // The KFD refuses SVM attributes over a GPU buffer (-EADDRINUSE), so migrating one fails on the worker. (Not an
+  // unmapped hole: the address space may be reused by any thread before the prefetch runs.)
+  std::optional<PoolId> vram;
+  for (const Agent& agent : runtime_->agents()) {
+    if (agent.id == gpus_[0] && !agent.pools.empty()) vram = agent.pools[0];
+  }
+  ASSERT_TRUE(vram.has_value());
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress buffer, runtime_->Allocate(*vram, kRange));
   SignalRef done = NewSignal(1);
-  ASSERT_THAT(svm_->PrefetchAsync(DeviceAddress::FromPointer(hole), kRange, gpus_[0], {}, done), IsOk());
+  ASSERT_THAT(svm_->PrefetchAsync(buffer, kRange, gpus_[0], {}, done), IsOk());
   EXPECT_EQ(done.Wait(SignalCondition::kLt, 0, kPatience, WaitHint::kBlocked), -1);
+  EXPECT_THAT(runtime_->Free(buffer), IsOk());
 }
 
 }  // namespace
