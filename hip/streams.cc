@@ -20,6 +20,21 @@ constexpr uint32_t kKnownEventFlags = kEventBlockingSync | kEventDisableTiming |
 std::atomic<uint64_t> g_next_thread_key{1};
 thread_local const uint64_t t_thread_key = g_next_thread_key.fetch_add(1);
 
+// StreamTable::generation_ values: never reused, so a thread's remembered resolution can only match the table,
+// and the table state, it came from.
+std::atomic<uint64_t> g_next_generation{1};
+uint64_t FreshGeneration() { return g_next_generation.fetch_add(1, std::memory_order_relaxed); }
+
+// The last stream this thread resolved (StreamTable::Resolve's fast path: the pool hit and every stream-ordered
+// call resolve a handle, and the table's lock was a fifth of a pool hit's cost).
+struct Resolution {
+  uint64_t generation = 0;
+  uint64_t handle = 0;
+  int device = -1;
+  HipStream* stream = nullptr;
+};
+thread_local Resolution t_resolution;
+
 std::string HandleText(uint64_t handle) { return absl::StrCat("0x", absl::Hex(handle)); }
 
 // hip::Stream::Priority (High -1, Normal 0, Low 1) to the command queue's, as hipamd maps a clamped priority.
@@ -36,7 +51,7 @@ absl::Status DeviceFaultAsHip(absl::Status status) {
   return status;
 }
 
-StreamTable::StreamTable(clr::Context& context) : context_(context) {
+StreamTable::StreamTable(clr::Context& context) : context_(context), generation_(FreshGeneration()) {
   ScopedLock lock(&mu_);
   null_streams_.resize(context.devices().size());
 }
@@ -44,6 +59,7 @@ StreamTable::StreamTable(clr::Context& context) : context_(context) {
 StreamTable::~StreamTable() {
   // Events first (their markers hold stream signals), then every stream; each stream finishes its work.
   ScopedLock lock(&mu_);
+  ForgetResolutions();
   events_.clear();
   streams_.clear();
   per_thread_.clear();
@@ -83,6 +99,7 @@ absl::Status StreamTable::Destroy(StreamHandle handle) {
     }
     stream = std::move(it->second);
     streams_.erase(it);
+    ForgetResolutions();
   }
   // Outside the table's lock: wait for its work here, as the destructor would, since a thread synchronising the
   // device may still hold the stream and run the destructor itself.
@@ -103,6 +120,7 @@ void StreamTable::DestroyDeviceStreams(int device) {
         ++it;
       }
     }
+    ForgetResolutions();
   }
   // Outside the table's lock, as in Destroy: each destructor waits for its stream's work.
   doomed.clear();
@@ -124,6 +142,7 @@ void StreamTable::DropFailedDefaultStreams(int device) {
         ++it;
       }
     }
+    ForgetResolutions();
   }
   doomed.clear();  // outside the table's lock, as in Destroy
 }
@@ -138,8 +157,23 @@ absl::StatusOr<HipStream*> StreamTable::NullStream(int device) {
   return null_streams_[device].get();
 }
 
+void StreamTable::ForgetResolutions() { generation_.store(FreshGeneration(), std::memory_order_release); }
+
 absl::StatusOr<HipStream*> StreamTable::Resolve(StreamHandle handle, int current_device) {
+  // As after the locked lookup, the stream stays alive only while nobody destroys it concurrently (the caller's
+  // rule); the remembered answer is exactly what the lookup would return while no stream has left the table.
+  const Resolution& last = t_resolution;
+  if (last.stream != nullptr && last.handle == handle.raw() && last.device == current_device &&
+      last.generation == generation_.load(std::memory_order_acquire)) {
+    return last.stream;
+  }
   ScopedLock lock(&mu_);
+  ASSIGN_OR_RETURN(HipStream* const stream, ResolveLocked(handle, current_device));
+  t_resolution = {generation_.load(std::memory_order_relaxed), handle.raw(), current_device, stream};
+  return stream;
+}
+
+absl::StatusOr<HipStream*> StreamTable::ResolveLocked(StreamHandle handle, int current_device) {
   if (handle == kNullStreamHandle || handle == kLegacyStreamHandle) return NullStream(current_device);
   if (handle == kPerThreadStreamHandle) {
     const uint64_t key = (t_thread_key << 8) | static_cast<uint64_t>(current_device & 0xff);

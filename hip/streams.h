@@ -12,6 +12,7 @@
 #ifndef HIPMEM_HIP_STREAMS_H_
 #define HIPMEM_HIP_STREAMS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -164,7 +165,15 @@ class StreamTable {
   std::vector<std::shared_ptr<HipStream>> DeviceStreams(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   clr::Context& context_;
+  // A stream left the table: no thread may use its cached resolution (Resolve) any more.
+  void ForgetResolutions() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<HipStream*> ResolveLocked(StreamHandle handle, int current_device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
+  // A process-wide fresh number, renewed whenever a stream leaves the table. Each thread remembers the last
+  // stream it resolved with the number current then, and trusts that memory only while the number is unchanged:
+  // a handle (a freed stream's address) may name another stream later.
+  std::atomic<uint64_t> generation_;
   absl::flat_hash_map<uint64_t, std::shared_ptr<HipStream>> streams_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<HipStream>> null_streams_ ABSL_GUARDED_BY(mu_);  // by device, made on first use
   // hipStreamPerThread's streams, by (thread key << 8 | device), made on first use.
