@@ -70,6 +70,20 @@ TEST_F(StreamTableTest, HandlesAreCheckedAgainstTheLiveStreams) {
   EXPECT_NE(Resolve(kPerThreadStreamHandle), Resolve(kNullStreamHandle));
 }
 
+// A thread that just resolved a handle must not keep answering with that stream once a reset destroyed it, and a
+// new stream (possibly at the same address, hence the same handle) resolves to itself.
+TEST_F(StreamTableTest, AHandleResolvedJustBeforeAResetIsRefusedAfterIt) {
+  ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
+  ASSERT_OK_AND_ASSIGN(HipStream * before, table_->Resolve(s, 0));
+  EXPECT_EQ(before->device(), 0);
+  table_->DestroyDeviceStreams(0);
+  EXPECT_EQ(ToHipError(table_->Resolve(s, 0).status()), hipErrorContextIsDestroyed);
+  ASSERT_OK_AND_ASSIGN(StreamHandle again, table_->Create(0, kStreamNonBlocking, 0));
+  ASSERT_OK_AND_ASSIGN(HipStream * after, table_->Resolve(again, 0));
+  EXPECT_FALSE(after->blocking()) << "the new stream, not a remembered old one";
+  EXPECT_THAT(table_->Destroy(again), IsOk());
+}
+
 TEST_F(StreamTableTest, PrioritiesAreClampedToTheRange) {
   ASSERT_OK_AND_ASSIGN(StreamHandle high, table_->Create(0, 0, -100));
   ASSERT_OK_AND_ASSIGN(StreamHandle low, table_->Create(0, 0, 100));
