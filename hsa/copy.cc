@@ -687,21 +687,38 @@ absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::spa
 absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size) {
   std::shared_ptr<GpuAccess> pin;  // declared before the lock: a last reference dropped here unpins after it
   ScopedLock lock(&pins_mu_);
+  const uint64_t start = address.raw();
+  const uint64_t end = start + size.raw();
+  // A pin whose last operation just finished is unpinned by its deleter, which waits for this lock. Until then the
+  // thunk still sees the memory as registered, and an Acquire would only map it, relying on a registration about
+  // to go: the copy would then fault on the engine. So wait until no overlapping pin is in that state.
+  const auto unpinning = [this, start, end]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(pins_mu_) {
+    auto it = pins_.upper_bound(start);
+    if (it != pins_.begin()) --it;
+    for (; it != pins_.end() && it->first < end; ++it) {
+      if (it->first + it->second.size > start && it->second.pin.expired()) return true;
+    }
+    return false;
+  };
+  const auto settled = [&unpinning]() { return !unpinning(); };
+  pins_mu_.Await(absl::Condition(&settled));
   // Host memory a queued operation pinned stays pinned for this one too: otherwise the first to finish would
   // unpin it under the other. The thunk sees it as registered, so the Acquire below only maps it.
-  auto it = pins_.upper_bound(address.raw());
+  auto it = pins_.upper_bound(start);
   if (it != pins_.begin()) {
     --it;
-    if (address.raw() + size.raw() <= it->first + it->second.size) pin = it->second.pin.lock();
+    if (end <= it->first + it->second.size) pin = it->second.pin.lock();
   }
   ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), gpu, address, size));
   if (pin != nullptr || !access.pinned()) return Hold{std::move(pin), std::move(access)};
-  // Unpinning takes the table's lock, so an Acquire never sees a registration that is going away.
-  pin = std::shared_ptr<GpuAccess>(new GpuAccess(std::move(access)), [this](GpuAccess* a) {
+  // Unpinning takes the table's lock, so an Acquire never sees a registration that is going away; it also drops
+  // the entry, so an expired entry always means an unpin still to come.
+  pin = std::shared_ptr<GpuAccess>(new GpuAccess(std::move(access)), [this, start](GpuAccess* a) {
     ScopedLock unpin_lock(&pins_mu_);
     delete a;
+    if (auto entry = pins_.find(start); entry != pins_.end() && entry->second.pin.expired()) pins_.erase(entry);
   });
-  pins_.insert_or_assign(address.raw(), PinEntry{size.raw(), pin});
+  pins_.insert_or_assign(start, PinEntry{size.raw(), pin});
   return Hold{std::move(pin), std::nullopt};
 }
 

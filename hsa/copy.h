@@ -271,7 +271,8 @@ class Copies {
   absl::flat_hash_map<uint64_t, ClockSample> clock_origin_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex pins_mu_;
-  // Host memory pinned for queued operations, by start address (expired entries are overwritten).
+  // Host memory pinned for queued operations, by start address. An entry whose pin expired is being unpinned:
+  // its deleter erases it.
   std::map<uint64_t, PinEntry> pins_ ABSL_GUARDED_BY(pins_mu_);
 };
 
