@@ -701,13 +701,20 @@ absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Byt
     return false;
   };
   const auto settled = [&unpinning]() { return !unpinning(); };
-  pins_mu_.Await(absl::Condition(&settled));
   // Host memory a queued operation pinned stays pinned for this one too: otherwise the first to finish would
-  // unpin it under the other. The thunk sees it as registered, so the Acquire below only maps it.
-  auto it = pins_.upper_bound(start);
-  if (it != pins_.begin()) {
-    --it;
-    if (end <= it->first + it->second.size) pin = it->second.pin.lock();
+  // unpin it under the other. The thunk sees it as registered, so the Acquire below only maps it. The last
+  // holder drops its reference without this lock, so a pin seen alive a moment ago may be dying now: look again.
+  for (bool dying = true; dying;) {
+    pins_mu_.Await(absl::Condition(&settled));
+    dying = false;
+    auto it = pins_.upper_bound(start);
+    if (it != pins_.begin()) {
+      --it;
+      if (end <= it->first + it->second.size) {
+        pin = it->second.pin.lock();
+        dying = pin == nullptr;
+      }
+    }
   }
   ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), gpu, address, size));
   if (pin != nullptr || !access.pinned()) return Hold{std::move(pin), std::move(access)};
