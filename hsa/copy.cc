@@ -700,21 +700,26 @@ absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Byt
     }
     return false;
   };
-  const auto settled = [&unpinning]() { return !unpinning(); };
   // Host memory a queued operation pinned stays pinned for this one too: otherwise the first to finish would
   // unpin it under the other. The thunk sees it as registered, so the Acquire below only maps it. The last
   // holder drops its reference without this lock, so a pin seen alive a moment ago may be dying now: look again.
-  for (bool dying = true; dying;) {
-    pins_mu_.Await(absl::Condition(&settled));
-    dying = false;
-    auto it = pins_.upper_bound(start);
-    if (it != pins_.begin()) {
-      --it;
-      if (end <= it->first + it->second.size) {
-        pin = it->second.pin.lock();
-        dying = pin == nullptr;
+  // The wait is a deregistration ioctl long; the lock is let go meanwhile so the deleter can run. (Not Await:
+  // the releasing thread would evaluate the condition, which ThreadSanitizer does not see as under the lock.)
+  for (bool dying = unpinning(); true; dying = unpinning()) {
+    if (!dying) {
+      auto it = pins_.upper_bound(start);
+      if (it != pins_.begin()) {
+        --it;
+        if (end <= it->first + it->second.size) {
+          pin = it->second.pin.lock();
+          dying = pin == nullptr;
+        }
       }
+      if (!dying) break;
     }
+    pins_mu_.Unlock();
+    std::this_thread::yield();
+    pins_mu_.Lock();
   }
   ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), gpu, address, size));
   if (pin != nullptr || !access.pinned()) return Hold{std::move(pin), std::move(access)};
