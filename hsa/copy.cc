@@ -717,9 +717,12 @@ absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Byt
       }
       if (!dying) break;
     }
+    // As ScopedLock does, so ThreadSanitizer sees the uninstrumented mutex let go and taken again.
+    scoped_lock_internal::BeforeUnlock(&pins_mu_);
     pins_mu_.Unlock();
     std::this_thread::yield();
     pins_mu_.Lock();
+    scoped_lock_internal::AfterLock(&pins_mu_);
   }
   ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), gpu, address, size));
   if (pin != nullptr || !access.pinned()) return Hold{std::move(pin), std::move(access)};
