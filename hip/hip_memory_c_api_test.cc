@@ -502,7 +502,13 @@ TEST_F(HipMemoryCApi, LimitsRoundTripPerDevice) {
   ASSERT_EQ(hipDeviceSetLimit(hipLimitStackSize, 2048), hipSuccess);
   ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitStackSize), hipSuccess);
   EXPECT_EQ(value, 2048u);
-  EXPECT_EQ(hipDeviceSetLimit(hipLimitStackSize, 1 << 20), hipErrorInvalidValue) << "beyond 128 KiB - 4 per lane";
+  EXPECT_EQ(hipDeviceSetLimit(hipLimitStackSize, 4 << 20), hipErrorInvalidValue) << "beyond every ISA's ceiling";
+  ASSERT_EQ(hipDeviceSetLimit(hipLimitStackSize, 1025), hipSuccess);
+  ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitStackSize), hipSuccess);
+  EXPECT_EQ(value, 1040u) << "ROCclr keeps the stack size rounded up to 16 bytes";
+  size_t total = 0;
+  ASSERT_EQ(hipMemGetInfo(&value, &total), hipSuccess);
+  EXPECT_EQ(hipDeviceSetLimit(hipLimitMallocHeapSize, total), hipErrorInvalidValue) << "the heap stays below memory";
   ASSERT_EQ(hipDeviceSetLimit(hipLimitMallocHeapSize, 64 << 20), hipSuccess);
   ASSERT_EQ(hipDeviceGetLimit(&value, hipLimitMallocHeapSize), hipSuccess);
   EXPECT_EQ(value, 64u << 20);
@@ -517,6 +523,9 @@ TEST_F(HipMemoryCApi, LimitsRoundTripPerDevice) {
   EXPECT_EQ(hipDeviceGetLimit(&value, hipLimitPrintfFifoSize), hipErrorUnsupportedLimit);
   EXPECT_EQ(hipDeviceSetLimit(hipLimitPrintfFifoSize, 1 << 20), hipErrorUnsupportedLimit);
   EXPECT_EQ(hipDeviceGetLimit(&value, hipLimitRange), hipErrorInvalidValue);
+  // hip-tests' Unit_hipDevice{Get,Set}Limit_Negative_Parameters on AMD: -1 reads as a negative int, not past the range.
+  EXPECT_EQ(hipDeviceGetLimit(&value, static_cast<hipLimit_t>(-1)), hipErrorUnsupportedLimit);
+  EXPECT_EQ(hipDeviceSetLimit(static_cast<hipLimit_t>(-1), 1024), hipErrorUnsupportedLimit);
   EXPECT_EQ(hipDeviceGetLimit(nullptr, hipLimitStackSize), hipErrorInvalidValue);
   ASSERT_EQ(hipDeviceSetLimit(hipLimitStackSize, original_stack), hipSuccess);
 }

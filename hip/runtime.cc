@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -49,11 +50,24 @@ absl::StatusOr<Runtime*> Runtime::Get() {
   return *runtime;
 }
 
+namespace {
+
+// What each device allows hipDeviceSetLimit: ROCclr's stack ceiling for its ISA and its global memory size.
+std::vector<DeviceLimits::Bounds> LimitBounds(const clr::Context& context) {
+  std::vector<DeviceLimits::Bounds> bounds;
+  for (const clr::Device& d : context.devices()) {
+    bounds.push_back({DeviceLimits::MaxStackSizeFor(d.info.gfx_major), d.global_mem_size.raw()});
+  }
+  return bounds;
+}
+
+}  // namespace
+
 Runtime::Runtime(std::unique_ptr<clr::Context> context)
     : context_(std::move(context)),
       streams_(std::make_unique<StreamTable>(*context_)),
       device_flags_(std::make_unique<std::atomic<uint32_t>[]>(context_->devices().size())),
-      limits_(std::make_unique<DeviceLimits>(static_cast<int>(context_->devices().size()))),
+      limits_(std::make_unique<DeviceLimits>(LimitBounds(*context_))),
       pools_(std::make_unique<PoolTable>(*context_)) {
   for (size_t i = 0; i < context_->devices().size(); ++i) device_flags_[i] = hipDeviceScheduleSpin;
 }
