@@ -53,7 +53,7 @@ SKIP = {
     "hipDrvMemcpy3DAsync", "hipMemset2D", "hipMemset2DAsync", "hipMemset3D", "hipMemset3DAsync",
     # hip_memory_c_api.cc
     "hipExtMallocWithFlags", "hipMallocHost", "hipMemAllocHost", "hipHostAlloc", "hipPointerGetAttribute",
-    "hipDrvPointerGetAttributes", "hipPointerSetAttribute", "hipMemGetAddressRange", "hipMemPtrGetInfo",
+    "hipDrvPointerGetAttributes", "hipPointerSetAttribute", "hipMemGetAddressRange", "hipMemGetHandleForAddressRange", "hipMemPtrGetInfo",
     "hipMemcpyPeer", "hipMemcpyPeerAsync", "hipSetValidDevices", "hipDeviceGetLimit", "hipDeviceSetLimit",
 }
 

@@ -92,6 +92,13 @@ hipError_t hipPointerSetAttribute(const void* value, hipPointer_attribute attrib
                                                  *static_cast<const unsigned int*>(value), ptr));
 }
 
+hipError_t hipMemGetHandleForAddressRange(void* handle, hipDeviceptr_t dptr, size_t size,
+                                          hipMemRangeHandleType handleType, unsigned long long flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(hipmem::hip::GetHandleForAddressRange(rt, handle, dptr, size, static_cast<uint32_t>(handleType),
+                                                      flags));
+}
+
 hipError_t hipMemGetAddressRange(hipDeviceptr_t* pbase, size_t* psize, hipDeviceptr_t dptr) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (pbase == nullptr || psize == nullptr) return Return(hipErrorInvalidValue);

@@ -250,6 +250,31 @@ TEST_F(HipMemoryCApi, HostAndRegisteredMemoryAttributes) {
   std::free(user);
 }
 
+// hip-tests' Unit_hipPointerGetAttributes_GpuIter_Unregistered_Memory and _Negative: memory HIP never returned
+// (stack, malloc, mmap, and null itself in current hipamd) is success with type Unregistered; only a null
+// attributes pointer is refused.
+TEST_F(HipMemoryCApi, PointerGetAttributesOfUnknownMemoryIsUnregistered) {
+  int on_stack = 0;
+  std::vector<int> heap(16);
+  for (const void* p : {static_cast<const void*>(&on_stack), static_cast<const void*>(heap.data()),
+                        static_cast<const void*>(nullptr)}) {
+    SCOPED_TRACE(p);
+    hipPointerAttribute_t a;
+    std::memset(&a, 0x5a, sizeof(a));
+    ASSERT_EQ(hipPointerGetAttributes(&a, p), hipSuccess);
+    EXPECT_EQ(a.type, hipMemoryTypeUnregistered);
+    EXPECT_EQ(a.device, hipInvalidDeviceId);
+    EXPECT_EQ(a.devicePointer, nullptr);
+    EXPECT_EQ(a.hostPointer, nullptr);
+    EXPECT_EQ(a.isManaged, 0);
+    EXPECT_EQ(a.allocationFlags, 0u);
+  }
+  void* p = nullptr;
+  ASSERT_EQ(hipMalloc(&p, 64), hipSuccess);
+  EXPECT_EQ(hipPointerGetAttributes(nullptr, p), hipErrorInvalidValue);
+  EXPECT_EQ(hipFree(p), hipSuccess);
+}
+
 TEST_F(HipMemoryCApi, UnknownMemoryFailsWithClrDefaults) {
   int on_stack = 0;
   unsigned int type = 7;
@@ -271,6 +296,33 @@ TEST_F(HipMemoryCApi, UnknownMemoryFailsWithClrDefaults) {
   EXPECT_EQ(Get(&value, static_cast<hipPointer_attribute>(99), &on_stack), hipErrorInvalidValue);
   EXPECT_EQ(hipPointerGetAttribute(nullptr, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, &on_stack), hipErrorInvalidValue);
   EXPECT_EQ(hipPointerGetAttribute(&value, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, nullptr), hipErrorInvalidValue);
+}
+
+// --- hipMemGetHandleForAddressRange (hip-tests Unit_hipMemGetHandleForAddressRange_Negative, not gated on VMM) ---
+
+TEST_F(HipMemoryCApi, HandleForAddressRangeRefusesBadRangesAsInvalidValue) {
+  constexpr size_t kBytes = 10 * sizeof(int);
+  void* d = nullptr;
+  ASSERT_EQ(hipMalloc(&d, kBytes), hipSuccess);
+  int fd = -1;
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, nullptr, kBytes, hipMemRangeHandleTypeDmaBufFd, 0),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, d, 0, hipMemRangeHandleTypeDmaBufFd, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, d, kBytes, static_cast<hipMemRangeHandleType>(-1), 0),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, d, kBytes, hipMemRangeHandleTypeDmaBufFd, 0xFF),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipMemGetHandleForAddressRange(nullptr, d, kBytes, hipMemRangeHandleTypeDmaBufFd, 0),
+            hipErrorInvalidValue);
+  std::vector<int> host(10);
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, host.data(), kBytes, hipMemRangeHandleTypeDmaBufFd, 0),
+            hipErrorInvalidValue);
+  // A valid request: the export itself is not modelled (DMABUF_SUPPORTED is false), so no fd comes back.
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, d, kBytes, hipMemRangeHandleTypeDmaBufFd, 0), hipErrorNotSupported);
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+  EXPECT_EQ(hipMemGetHandleForAddressRange(&fd, d, kBytes, hipMemRangeHandleTypeDmaBufFd, 0), hipErrorInvalidValue)
+      << "freed memory";
 }
 
 // --- hipDrvPointerGetAttributes (hip-tests Unit_hipDrvPtrGetAttributes_Negative / _Functional) ---

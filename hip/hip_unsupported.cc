@@ -652,11 +652,6 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG* /*config*/, hipFunction
                                 void** /*params*/, void** /*extra*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipMemGetHandleForAddressRange(void* /*handle*/, hipDeviceptr_t /*dptr*/,
-                                          size_t /*size*/, hipMemRangeHandleType /*handleType*/,
-                                          unsigned long long /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Occupancy: modules/kernels: hipmem runs no user ISA
 

@@ -1,6 +1,7 @@
 #include "hip/pointer_info.h"
 
 #include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "clr/context.h"
@@ -105,6 +106,24 @@ absl::Status SetPointerAttribute(Runtime& runtime, uint32_t attribute, uint32_t 
   absl::Status set = runtime.context().SetSyncMemOps(DeviceAddress::FromPointer(ptr), value == 1);
   if (absl::IsNotFound(set)) return InvalidDevicePointerError(absl::StrCat(context, ": ", set.message()));
   return set;
+}
+
+absl::Status GetHandleForAddressRange(const Runtime& runtime, const void* handle, const void* dptr, size_t size,
+                                      uint32_t handle_type, unsigned long long flags) {
+  constexpr uint32_t kDmaBufFd = 1;  // hipMemRangeHandleTypeDmaBufFd
+  const std::string context = absl::StrCat("hipMemGetHandleForAddressRange(", AddressText(dptr), ", size=", size,
+                                           ", type=", handle_type, ", flags=", flags, ")");
+  if (handle == nullptr || dptr == nullptr || size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": null handle or address, or size 0"));
+  }
+  if (handle_type != kDmaBufFd) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": only hipMemRangeHandleTypeDmaBufFd"));
+  }
+  if (flags != 0) return absl::InvalidArgumentError(absl::StrCat(context, ": no flags are defined"));
+  if (!runtime.context().Find(DeviceAddress::FromPointer(dptr)).has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(context, ": no HIP allocation there"));
+  }
+  return absl::UnimplementedError(absl::StrCat(context, ": dma-buf export is not modelled (DMABUF_SUPPORTED is false)"));
 }
 
 }  // namespace hipmem::hip

@@ -6,6 +6,7 @@
 #ifndef HIPMEM_HIP_POINTER_INFO_H_
 #define HIPMEM_HIP_POINTER_INFO_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <variant>
 
@@ -61,6 +62,16 @@ void* DeviceContextHandle(const Runtime& runtime, int ordinal);
 // kInvalidArgument (hipErrorInvalidValue) for another attribute or value; InvalidDevicePointerError when HIP
 // knows no allocation at `ptr`.
 absl::Status SetPointerAttribute(Runtime& runtime, uint32_t attribute, uint32_t value, const void* ptr);
+
+// hipMemGetHandleForAddressRange: a dma-buf fd for [dptr, dptr + size). Follows hipamd's checks
+// (hip_memory.cpp, hipMemGetHandleForAddressRange, then amd::Device::GetHandleForAddressRange in device.cpp):
+// kInvalidArgument (hipErrorInvalidValue) for a null `handle` or `dptr`, size 0, a handle type other than
+// hipMemRangeHandleTypeDmaBufFd, nonzero flags, or a `dptr` inside no HIP allocation (freed or plain host memory),
+// as hip-tests' Unit_hipMemGetHandleForAddressRange_Negative expects. A valid range fails kUnimplemented
+// (hipErrorNotSupported): hipmem does not model dma-buf export and its system reports DMABUF_SUPPORTED false
+// (upstream on such a system fails the export inside ROCr and answers hipErrorInvalidValue).
+absl::Status GetHandleForAddressRange(const Runtime& runtime, const void* handle, const void* dptr, size_t size,
+                                      uint32_t handle_type, unsigned long long flags);
 
 }  // namespace hipmem::hip
 
