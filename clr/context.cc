@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "clr/visible_devices.h"
+#include "hsa/agent_info.h"
 #include "hsa/memory.h"
 #include "hsa/pool_path.h"
 
@@ -67,9 +68,15 @@ absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Ru
     if (agent.type == hsa::DeviceType::kGpu) gpus.push_back(&agent);
   }
   std::vector<Device> devices;
-  // HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES choose and order the agents that become devices.
+  // HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES choose and order the agents that become devices, by index or by
+  // UUID (the agent's HSA_AMD_AGENT_INFO_UUID string).
+  std::vector<std::string> uuids;
+  for (const hsa::Agent* gpu : gpus) {
+    ASSIGN_OR_RETURN(const hsa::AgentDescription d, hsa::DescribeRuntimeAgent(*runtime, *gpu));
+    uuids.push_back(d.uuid);
+  }
   const std::optional<std::string> visible = VisibleDevicesFromEnvironment();
-  for (size_t index : VisibleDeviceOrder(visible, gpus.size())) {
+  for (size_t index : VisibleDeviceOrder(visible, uuids)) {
     const hsa::Agent& agent = *gpus[index];
     ASSIGN_OR_RETURN(hsa::PoolId vram, FindPool(*runtime, agent, hsa::GlobalFlags::kCoarseGrained));
     ASSIGN_OR_RETURN(const hsa::MemoryPool* pool, runtime->GetPool(vram));
