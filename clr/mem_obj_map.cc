@@ -25,7 +25,8 @@ absl::Status MemObjMap::SetSyncMemOps(DeviceAddress address, bool sync) {
   ScopedLock lock(&mu_);
   AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
   if (entry == nullptr) return absl::NotFoundError(absl::StrCat(AddressText(address), " is in no memory object"));
-  entry->value->set_sync_mem_ops(sync);  // the indexes point at the same object
+  entry->value->set_sync_mem_ops(sync);  // the ordered indexes point at the same object
+  Reindex(entry->value.get());            // the page index holds a copy
   return absl::OkStatus();
 }
 
@@ -55,10 +56,7 @@ void MemObjMap::Index(const Memory* memory) {
   }
   const uint64_t first = range.base.raw() >> kPageShift;
   const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
-  for (uint64_t page = first; page <= last; ++page) {
-    auto [it, inserted] = pages_.try_emplace(page, memory);
-    if (!inserted) it->second = nullptr;  // shared with another small object
-  }
+  for (uint64_t page = first; page <= last; ++page) pages_.Add(page, *memory);  // marked shared if another has it
 }
 
 void MemObjMap::Unindex(const Memory* memory) {
@@ -71,28 +69,32 @@ void MemObjMap::Unindex(const Memory* memory) {
   const uint64_t first = range.base.raw() >> kPageShift;
   const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
   for (uint64_t page = first; page <= last; ++page) {
-    auto it = pages_.find(page);
-    if (it == pages_.end()) continue;
-    if (it->second == memory) {
-      pages_.erase(it);
-    } else if (it->second == nullptr) {
+    const PointerIndex::Entry* entry = pages_.Find(page);
+    if (entry == nullptr) continue;
+    if (entry->Describes(*memory)) {
+      pages_.Erase(page);
+    } else if (entry->shared()) {
       // A shared page: it stays marked while another small object still touches it.
       const AddressRange page_range{DeviceAddress(page << kPageShift), Bytes(uint64_t{1} << kPageShift)};
       // (Unindex runs after objects_ let go of `memory`.)
       const bool others = objects_.Overlaps(page_range);
-      if (!others) pages_.erase(it);
+      if (!others) pages_.Erase(page);
     }
   }
 }
 
+void MemObjMap::Reindex(const Memory* memory) {
+  const AddressRange range = memory->desc().range;
+  if (range.size.raw() == 0 || range.size.raw() > kIndexedBytes) return;
+  const uint64_t first = range.base.raw() >> kPageShift;
+  const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
+  for (uint64_t page = first; page <= last; ++page) pages_.Refresh(page, *memory);
+}
+
 const Memory* MemObjMap::Lookup(DeviceAddress address) const {
-  auto contains = [address](const Memory* m) {
-    const AddressRange& r = m->desc().range;
-    return address.raw() >= r.base.raw() && address.raw() - r.base.raw() < r.size.raw();
-  };
-  if (auto it = pages_.find(address.raw() >> kPageShift); it != pages_.end()) {
-    if (it->second != nullptr && contains(it->second)) return it->second;
-    // A shared page, or a page a small object only partly covers: ask the full map.
+  if (pages_.Find(address.raw() >> kPageShift) != nullptr) {
+    // A shared page, or a page a small object only partly covers (Find answers a sole object's own
+    // addresses from the slot): ask the full map.
     const AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
     return entry == nullptr ? nullptr : entry->value.get();
   }
@@ -103,6 +105,11 @@ const Memory* MemObjMap::Lookup(DeviceAddress address) const {
 
 std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
   ScopedLock lock(&mu_);
+  // The common case in one cache line: a small object alone on its page, described by the page's slot.
+  if (const PointerIndex::Entry* entry = pages_.Find(address.raw() >> kPageShift);
+      entry != nullptr && entry->Contains(address)) {
+    return MemObjRef{entry->desc(), address - entry->base()};
+  }
   const Memory* memory = Lookup(address);
   if (memory == nullptr) return std::nullopt;
   const MemoryDesc& desc = memory->desc();

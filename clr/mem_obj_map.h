@@ -7,7 +7,9 @@
 // indexed by 4 KiB page in a hash table and larger ones sit in a second ordered map of their own, so a lookup
 // costs one hash probe (plus a search among the large objects only), not a walk down a tree of every allocation:
 // hipPointerGetAttributes and every copy's classification stay flat from 10^3 to 10^6 live allocations
-// (issue #9 §5). A page two small objects share is marked and resolved through the full map.
+// (issue #9 §5). A page two small objects share is marked and resolved through the full map. The page index
+// (clr/pointer_index.h) keeps a copy of each small object's description in its slot, so resolving one reads
+// one cache line.
 #ifndef HIPMEM_CLR_MEM_OBJ_MAP_H_
 #define HIPMEM_CLR_MEM_OBJ_MAP_H_
 
@@ -18,13 +20,13 @@
 #include <optional>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "base/address_range_map.h"
 #include "base/units.h"
 #include "clr/memory.h"
+#include "clr/pointer_index.h"
 
 namespace hipmem::clr {
 
@@ -62,12 +64,13 @@ class MemObjMap {
 
   void Index(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unindex(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Reindex(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // its mutable user data changed
   const Memory* Lookup(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   AddressRangeMap<std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);  // every object, owned
-  // Page number -> the one small object touching that page, or nullptr when several do (see objects_).
-  absl::flat_hash_map<uint64_t, const Memory*> pages_ ABSL_GUARDED_BY(mu_);
+  // Page number -> the one small object touching that page, or the mark that several do (see objects_).
+  PointerIndex pages_ ABSL_GUARDED_BY(mu_);
   AddressRangeMap<const Memory*> large_ ABSL_GUARDED_BY(mu_);  // the objects above kIndexedBytes
   uint64_t next_buffer_id_ ABSL_GUARDED_BY(mu_) = 1;
 };

