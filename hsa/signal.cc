@@ -31,8 +31,9 @@ struct SignalAccess {
 
 namespace {
 
-// How long an ACTIVE wait spins before it sleeps: ROCr's kMaxElapsed polling window.
-constexpr absl::Duration kActiveSpin = absl::Microseconds(200);
+// How long a BLOCKED wait looks at the value before it sleeps: ROCr's kMaxElapsed polling window
+// (InterruptSignal::WaitRelaxed), "a few times a null kernel's latency". An ACTIVE wait never sleeps.
+constexpr absl::Duration kBlockedSpin = absl::Microseconds(200);
 // The naps of a wait on a signal without an event double from the first to the last (ROCr's async loop
 // polls event-less signals the same way: 20 us up to 2 ms).
 constexpr absl::Duration kFirstNap = absl::Microseconds(20);
@@ -76,15 +77,16 @@ void Wake(const SignalCore& core) {
 }
 
 // One thread's wait on some signals: it counts as their waiter for its lifetime (so changes set their
-// events), and sleeps between looks at their values. ROCr's WaitRelaxed / WaitMultiple loop, without the
-// blocked wait's initial spin. Thread-compatible (one per waiting call).
+// events), and looks at their values, yielding, until its spin ends (kBlockedSpin for a BLOCKED wait, the
+// deadline for an ACTIVE one), then sleeps between looks. ROCr's WaitRelaxed / WaitMultiple loop.
+// Thread-compatible (one per waiting call).
 class WaitSession {
  public:
   WaitSession(std::span<SignalCore* const> cores, absl::Duration timeout, WaitHint hint)
       : cores_(cores.begin(), cores.end()) {
     const absl::Time now = absl::Now();
     deadline_ = timeout == absl::InfiniteDuration() ? absl::InfiniteFuture() : now + timeout;
-    if (hint == WaitHint::kActive) spin_until_ = std::min(now + kActiveSpin, deadline_);
+    spin_until_ = hint == WaitHint::kActive ? deadline_ : std::min(now + kBlockedSpin, deadline_);
     for (SignalCore* core : cores_) {
       core->waiters.fetch_add(1, std::memory_order_seq_cst);
       // Before the first look at the value: an age another wait saw then holds only sets that came before

@@ -7,12 +7,10 @@
 // where the KFD has them); a host change of the value sets the event when a thread waits (ROCr's
 // InterruptSignal::SetEvent). A default signal has no event and is polled, napping between looks.
 //
-// Where this differs from ROCr, on purpose: a BLOCKED wait goes to sleep right after its first look
-// instead of spinning 200 us first, and an ACTIVE wait spins (yielding) for at most those 200 us before it
-// sleeps too, since a spinning thread starves the simulated engines on a small machine (measured on the
-// project's loaded 2-core host: ROCr's 200 us kMaxElapsed spin before hsaKmtWaitOnEvent_Ext made the 4 KiB
-// async copy round trip no faster when yielding, and up to 4x slower when busy); waits read the
-// value with acquire semantics whatever the variant (stronger than relaxed, which is allowed).
+// Waits follow ROCr: a BLOCKED wait looks at the value for 200 us (kMaxElapsed) before it sleeps, and an ACTIVE
+// wait never sleeps. Where this differs from ROCr, on purpose: a spinning wait yields the CPU between looks, so
+// that on a small, busy host the engine it waits for still runs; and waits read the value with acquire semantics
+// whatever the variant (stronger than relaxed, which is allowed).
 #ifndef HIPMEM_HSA_SIGNAL_H_
 #define HIPMEM_HSA_SIGNAL_H_
 
