@@ -89,10 +89,13 @@ void QueueHealth::AddDependent(const std::shared_ptr<QueueHealth>& dependent, co
   if (dependent.get() != this && on->value() != 0) dependent->Report(failed);
 }
 
-absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health) {
+hsa::WaitHint WaitHintOf(const Context& context, const Device& device) {
+  return context.ActiveWait(device.ordinal) ? hsa::WaitHint::kActive : hsa::WaitHint::kBlocked;
+}
+
+absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health, hsa::WaitHint hint) {
   // No timeout: a command that can no longer complete has its signal failed by QueueHealth::Report.
-  const hsa::SignalValue value =
-      signal.ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+  const hsa::SignalValue value = signal.ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hint);
   if (value == 0) return absl::OkStatus();
   RETURN_IF_ERROR(health.Error());
   return FailedCommand(value);
@@ -167,7 +170,7 @@ StreamSignal::~StreamSignal() {
   if (absl::Status s = signals_.DestroySignal(handle_); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
 }
 
-absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_); }
+absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_)); }
 
 std::optional<uint64_t> Marker::end_tick() const {
   if (signal_->value() != 0) return std::nullopt;
@@ -428,7 +431,7 @@ absl::StatusOr<Marker> Stream::Record() {
     aql::WritePacket(packet_slot, aql::MakeBarrierAnd(none, done->handle().raw()));
   };
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
-  return Marker(std::move(done), health_, device_.agent);
+  return Marker(std::move(done), health_, context_, device_);
 }
 
 absl::Status Stream::WaitFor(const Marker& marker) {
@@ -500,7 +503,7 @@ absl::Status Stream::Finish() {
     // The oldest pending command, without a timeout: it completes, completes negative (a failed command, which
     // the next round reports; the commands behind it may never run), or is failed by FailPending when the
     // queue halts or the device faults.
-    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHintOf(context_, device_));
   }
 }
 
@@ -528,7 +531,7 @@ absl::Status Stream::WaitForQueued() {
       }
       if (next == nullptr) break;
     }
-    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHintOf(context_, device_));
   }
   const hsa::SignalValue value = last->value();
   return value < 0 ? FailedCommand(value) : absl::OkStatus();

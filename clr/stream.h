@@ -121,8 +121,11 @@ class QueueHealth {
 };
 
 // Blocks until `signal` completes: OK at 0; the queue's error when the queue halted or the device faulted;
-// kDataLoss when it went negative otherwise (the command failed).
-absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health);
+// kDataLoss when it went negative otherwise (the command failed). `hint` is the device's (WaitHintOf).
+absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health, hsa::WaitHint hint);
+
+// How the host waits for `device`'s work (Context::ActiveWait), as ROCclr's WaitForSignal asks ROCr.
+hsa::WaitHint WaitHintOf(const Context& context, const Device& device);
 
 // A point in a stream's order: done once everything queued before it is (hipEventRecord's mark).
 class Marker {
@@ -140,11 +143,15 @@ class Marker {
 
  private:
   friend class Stream;
-  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<QueueHealth> health, hsa::AgentId agent)
-      : signal_(std::move(signal)), health_(std::move(health)), agent_(agent) {}
+  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<QueueHealth> health, const Context& context,
+         const Device& device)
+      : signal_(std::move(signal)), health_(std::move(health)), context_(&context), device_(&device),
+        agent_(device.agent) {}
 
   std::shared_ptr<StreamSignal> signal_;
   std::shared_ptr<QueueHealth> health_;  // its stream's
+  const Context* context_;  // not owned; outlives the marker
+  const Device* device_;    // the stream's, in context_
   hsa::AgentId agent_;
 };
 
