@@ -113,7 +113,11 @@ Context::Context(const Settings& settings, std::unique_ptr<hsa::Runtime> runtime
       queues_(std::make_unique<hsa::Queues>(*runtime_, *signals_)),
       copies_(hsa::Copies::Create(*runtime_, signals_->allocator())),
       devices_(std::move(devices)),
-      peer_enabled_(devices_.size(), std::vector<bool>(devices_.size(), false)) {}
+      active_wait_(std::make_unique<std::atomic<bool>[]>(devices_.size())),
+      peer_enabled_(devices_.size(), std::vector<bool>(devices_.size(), false)) {
+  // hipDeviceScheduleSpin, the scheduling mode a HIP device starts in, waits actively.
+  for (size_t i = 0; i < devices_.size(); ++i) active_wait_[i].store(true, std::memory_order_relaxed);
+}
 
 Context::~Context() = default;  // objects_ (and every Memory in it) goes before copies_, signals_ and runtime_
 

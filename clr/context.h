@@ -7,6 +7,7 @@
 #ifndef HIPMEM_CLR_CONTEXT_H_
 #define HIPMEM_CLR_CONTEXT_H_
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +96,11 @@ class Context {
   hsa::Queues& queues() { return *queues_; }
   // GPU memory faults, sticky per device (device_faults.h).
   DeviceFaults& faults() { return *faults_; }
+  // How the host waits for `device`'s work: looking at the signal until it changes (true, an ACTIVE HSA wait) or
+  // asleep on its event (false, BLOCKED). ROCclr's Device::ActiveWait, which hipSetDeviceFlags' scheduling mode
+  // sets; true until then. `ordinal` must be a device's.
+  bool ActiveWait(int ordinal) const { return active_wait_[ordinal].load(std::memory_order_relaxed); }
+  void SetActiveWait(int ordinal, bool active) { active_wait_[ordinal].store(active, std::memory_order_relaxed); }
   // kInvalidArgument for an ordinal outside [0, devices().size()).
   absl::StatusOr<const Device*> GetDevice(int ordinal) const;
 
@@ -186,6 +192,7 @@ class Context {
   const std::unique_ptr<hsa::Queues> queues_;  // the streams' AQL queues (their signals: signals_)
   const std::unique_ptr<hsa::Copies> copies_;
   const std::vector<Device> devices_;
+  const std::unique_ptr<std::atomic<bool>[]> active_wait_;  // per device, see ActiveWait
   MemObjMap objects_;
   // peer_enabled_[owner][accessor]: whether `accessor` enabled access to `owner`'s VRAM. Held across the grants
   // so an allocation made while access is being enabled is mapped exactly once.

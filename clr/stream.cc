@@ -89,30 +89,88 @@ void QueueHealth::AddDependent(const std::shared_ptr<QueueHealth>& dependent, co
   if (dependent.get() != this && on->value() != 0) dependent->Report(failed);
 }
 
-absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health) {
+hsa::WaitHint WaitHintOf(const Context& context, const Device& device) {
+  return context.ActiveWait(device.ordinal) ? hsa::WaitHint::kActive : hsa::WaitHint::kBlocked;
+}
+
+absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health, hsa::WaitHint hint) {
   // No timeout: a command that can no longer complete has its signal failed by QueueHealth::Report.
-  const hsa::SignalValue value =
-      signal.ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+  const hsa::SignalValue value = signal.ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hint);
   if (value == 0) return absl::OkStatus();
   RETURN_IF_ERROR(health.Error());
   return FailedCommand(value);
 }
 
-absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(hsa::SignalRuntime& signals) {
+SignalPool::~SignalPool() {
+  ScopedLock lock(&mu_);
+  for (const auto& [handle, ref] : idle_) {
+    if (absl::Status s = signals_.DestroySignal(handle); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
+  }
+}
+
+std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> SignalPool::Take() {
+  std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> signal;
+  {
+    ScopedLock lock(&mu_);
+    if (idle_.empty()) return std::nullopt;
+    signal = std::move(idle_.back());
+    idle_.pop_back();
+  }
+  // Release: the reset is ordered before the packet that carries the signal is published.
+  signal->second.Store(1, hsa::MemoryOrder::kRelease);
+  return signal;
+}
+
+void SignalPool::Give(hsa::SignalHandle handle, hsa::SignalRef ref) {
+  {
+    ScopedLock lock(&mu_);
+    if (idle_.size() < kMaxIdle) {
+      idle_.emplace_back(handle, std::move(ref));
+      return;
+    }
+  }
+  if (absl::Status s = signals_.DestroySignal(handle); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
+}
+
+namespace {
+
+// A new HSA signal at 1 and its reference.
+absl::StatusOr<std::pair<hsa::SignalHandle, hsa::SignalRef>> NewSignal(hsa::SignalRuntime& signals) {
   ASSIGN_OR_RETURN(hsa::SignalHandle handle, signals.CreateSignal(1, {}));
   absl::StatusOr<hsa::SignalRef> ref = signals.Find(handle);
   if (!ref.ok()) {
     (void)signals.DestroySignal(handle);
     return ref.status();
   }
-  return std::shared_ptr<StreamSignal>(new StreamSignal(signals, handle, *std::move(ref)));
+  return std::make_pair(handle, *std::move(ref));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(hsa::SignalRuntime& signals) {
+  ASSIGN_OR_RETURN(auto signal, NewSignal(signals));
+  return std::shared_ptr<StreamSignal>(new StreamSignal(signals, nullptr, signal.first, std::move(signal.second)));
+}
+
+absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(const std::shared_ptr<SignalPool>& pool) {
+  std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> signal = pool->Take();
+  if (!signal.has_value()) {
+    ASSIGN_OR_RETURN(signal, NewSignal(pool->signals()));
+  }
+  return std::shared_ptr<StreamSignal>(
+      new StreamSignal(pool->signals(), pool, signal->first, std::move(signal->second)));
 }
 
 StreamSignal::~StreamSignal() {
+  // Only a completed signal is reused: one that failed or never ran may still be changed by whoever failed it.
+  if (pool_ != nullptr && value() == 0) {
+    pool_->Give(handle_, ref_);
+    return;
+  }
   if (absl::Status s = signals_.DestroySignal(handle_); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
 }
 
-absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_); }
+absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_)); }
 
 std::optional<uint64_t> Marker::end_tick() const {
   if (signal_->value() != 0) return std::nullopt;
@@ -169,7 +227,12 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
 
 Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
                DeviceAddress control)
-    : context_(context), device_(device), health_(std::move(health)), queue_(queue), control_(control) {}
+    : context_(context),
+      device_(device),
+      health_(std::move(health)),
+      queue_(queue),
+      control_(control),
+      signal_pool_(std::make_shared<SignalPool>(context.signals())) {}
 
 Stream::~Stream() {
   if (absl::Status s = Finish(); !s.ok()) {
@@ -262,7 +325,7 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
 
 absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint64_t src_or_pattern, Bytes size) {
   if (size.is_zero()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   ScopedLock lock(&mu_);
   auto write = [&](uint64_t index, void* packet_slot) {
     const DeviceAddress kernarg = control_ + Bytes(kKernargOffset + (index % kQueuePackets) * kKernargSlot);
@@ -359,7 +422,7 @@ absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::Pit
 }
 
 absl::StatusOr<Marker> Stream::Record() {
-  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   ScopedLock lock(&mu_);
   // A barrier-AND with the barrier bit completes after every packet before it; the cross-engine dependency
   // covers work that ran elsewhere.
@@ -368,11 +431,11 @@ absl::StatusOr<Marker> Stream::Record() {
     aql::WritePacket(packet_slot, aql::MakeBarrierAnd(none, done->handle().raw()));
   };
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
-  return Marker(std::move(done), health_, device_.agent);
+  return Marker(std::move(done), health_, context_, device_);
 }
 
 absl::Status Stream::WaitFor(const Marker& marker) {
-  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   // Before this stream's lock: when the marker's stream failed already, this one fails now, and the submission
   // below reports it.
   if (marker.health_ != health_) marker.health_->AddDependent(health_, marker.signal_);
@@ -440,7 +503,7 @@ absl::Status Stream::Finish() {
     // The oldest pending command, without a timeout: it completes, completes negative (a failed command, which
     // the next round reports; the commands behind it may never run), or is failed by FailPending when the
     // queue halts or the device faults.
-    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHintOf(context_, device_));
   }
 }
 
@@ -468,7 +531,7 @@ absl::Status Stream::WaitForQueued() {
       }
       if (next == nullptr) break;
     }
-    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), hsa::WaitHint::kBlocked);
+    next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHintOf(context_, device_));
   }
   const hsa::SignalValue value = last->value();
   return value < 0 ? FailedCommand(value) : absl::OkStatus();

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -34,12 +35,41 @@
 
 namespace hipmem::clr {
 
-// One signal a stream made, destroyed when the last holder lets go (a stream's in-flight list, a marker, a
-// command that waits on it).
+// Completion signals a stream's AQL packets may reuse, as ROCclr's VirtualGPU keeps a pool of them instead of making
+// one per command: creating and destroying an HSA signal costs more than the command it ends (a KFD event taken and
+// given back, the allocator's lock twice). Only signals the CP alone completes come back here: one an SDMA copy or a
+// host callback completes may still be watched by another thread after it reached 0 (hsa::Copies' pin release,
+// the callback handler). Thread-safe; shared by the stream and its signals, so it lives while either does.
+class SignalPool {
+ public:
+  // `signals` must outlive the pool.
+  explicit SignalPool(hsa::SignalRuntime& signals) : signals_(signals) {}
+  ~SignalPool();  // destroys the idle signals
+  SignalPool(const SignalPool&) = delete;
+  SignalPool& operator=(const SignalPool&) = delete;
+
+  hsa::SignalRuntime& signals() const { return signals_; }
+  // An idle signal set back to 1, if there is one.
+  std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> Take();
+  // Keeps a signal that completed (value 0) for a later Take; destroys it when the pool is full.
+  void Give(hsa::SignalHandle handle, hsa::SignalRef ref);
+
+ private:
+  static constexpr size_t kMaxIdle = 64;
+  hsa::SignalRuntime& signals_;
+  absl::Mutex mu_;
+  std::vector<std::pair<hsa::SignalHandle, hsa::SignalRef>> idle_ ABSL_GUARDED_BY(mu_);
+};
+
+// One signal a stream made, destroyed (or given back to its pool) when the last holder lets go (a stream's in-flight
+// list, a marker, a command that waits on it).
 class StreamSignal {
  public:
   // A signal at 1 from `signals`, which must outlive it.
   static absl::StatusOr<std::shared_ptr<StreamSignal>> Create(hsa::SignalRuntime& signals);
+  // A signal at 1 from `pool`, given back to it when the last holder lets go if it completed (value 0): for a
+  // command only the CP completes.
+  static absl::StatusOr<std::shared_ptr<StreamSignal>> Create(const std::shared_ptr<SignalPool>& pool);
   ~StreamSignal();
   StreamSignal(const StreamSignal&) = delete;
   StreamSignal& operator=(const StreamSignal&) = delete;
@@ -50,10 +80,12 @@ class StreamSignal {
   hsa::SignalValue value() const { return ref_.Load(hsa::MemoryOrder::kAcquire); }
 
  private:
-  StreamSignal(hsa::SignalRuntime& signals, hsa::SignalHandle handle, hsa::SignalRef ref)
-      : signals_(signals), handle_(handle), ref_(std::move(ref)) {}
+  StreamSignal(hsa::SignalRuntime& signals, std::shared_ptr<SignalPool> pool, hsa::SignalHandle handle,
+               hsa::SignalRef ref)
+      : signals_(signals), pool_(std::move(pool)), handle_(handle), ref_(std::move(ref)) {}
 
   hsa::SignalRuntime& signals_;
+  const std::shared_ptr<SignalPool> pool_;  // null: destroyed with this
   const hsa::SignalHandle handle_;
   const hsa::SignalRef ref_;
 };
@@ -89,8 +121,11 @@ class QueueHealth {
 };
 
 // Blocks until `signal` completes: OK at 0; the queue's error when the queue halted or the device faulted;
-// kDataLoss when it went negative otherwise (the command failed).
-absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health);
+// kDataLoss when it went negative otherwise (the command failed). `hint` is the device's (WaitHintOf).
+absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health, hsa::WaitHint hint);
+
+// How the host waits for `device`'s work (Context::ActiveWait), as ROCclr's WaitForSignal asks ROCr.
+hsa::WaitHint WaitHintOf(const Context& context, const Device& device);
 
 // A point in a stream's order: done once everything queued before it is (hipEventRecord's mark).
 class Marker {
@@ -108,11 +143,15 @@ class Marker {
 
  private:
   friend class Stream;
-  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<QueueHealth> health, hsa::AgentId agent)
-      : signal_(std::move(signal)), health_(std::move(health)), agent_(agent) {}
+  Marker(std::shared_ptr<StreamSignal> signal, std::shared_ptr<QueueHealth> health, const Context& context,
+         const Device& device)
+      : signal_(std::move(signal)), health_(std::move(health)), context_(&context), device_(&device),
+        agent_(device.agent) {}
 
   std::shared_ptr<StreamSignal> signal_;
   std::shared_ptr<QueueHealth> health_;  // its stream's
+  const Context* context_;  // not owned; outlives the marker
+  const Device* device_;    // the stream's, in context_
   hsa::AgentId agent_;
 };
 
@@ -209,6 +248,7 @@ class Stream {
   const std::shared_ptr<QueueHealth> health_;
   hsa::AmdQueue* const queue_;    // owned: destroyed through context_.queues()
   const DeviceAddress control_;   // blit kernel descriptors and the kernarg ring (system memory), owned
+  const std::shared_ptr<SignalPool> signal_pool_;  // for the packets only the CP completes
 
   mutable absl::Mutex mu_;
   uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;

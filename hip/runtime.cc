@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -140,6 +141,11 @@ absl::Status Runtime::SetDeviceFlags(int ordinal, uint32_t flags) {
         absl::StrCat("hipSetDeviceFlags(0x", absl::Hex(flags), "): more than one scheduling mode"));
   }
   device_flags_[ordinal] = schedule;
+  // CLR's hipSetDeviceFlags: Spin and Yield wait actively, BlockingSync sleeps, and Auto waits actively unless the
+  // process has at least as many GPUs as the host has hardware threads.
+  bool active = schedule != hipDeviceScheduleBlockingSync;
+  if (schedule == hipDeviceScheduleAuto) active = static_cast<unsigned>(device_count()) < std::thread::hardware_concurrency();
+  context_->SetActiveWait(ordinal, active);
   return absl::OkStatus();
 }
 
@@ -157,6 +163,7 @@ absl::Status Runtime::DeviceReset() {
   pools_->DropDevice(device.ordinal);  // its pools' blocks go with the rest of the device's memory
   RETURN_IF_ERROR(context_->FreeDeviceMemory(device));
   device_flags_[device.ordinal] = hipDeviceScheduleSpin;
+  context_->SetActiveWait(device.ordinal, true);
   Trace(Layer::kHip, "hipDeviceReset: device ", device.ordinal, " synchronized, its streams destroyed, its device memory freed");
   return absl::OkStatus();
 }

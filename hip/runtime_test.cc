@@ -189,5 +189,31 @@ TEST_F(HipRuntimeTest, RegisteredMemoryFollowsClrsRules) {
   EXPECT_THAT(rt_->Free(d), IsOk());
 }
 
+// The scheduling mode decides how the host waits for the device's work (CLR's Device::ActiveWait): a device starts
+// spinning, BlockingSync sleeps, Spin and Yield spin, Auto spins while the process has fewer GPUs than the host has
+// hardware threads, and hipDeviceReset starts it spinning again. Work still completes either way.
+TEST_F(HipRuntimeTest, SchedulingModeSetsHowTheHostWaits) {
+  const clr::Context& context = rt_->context();
+  EXPECT_TRUE(context.ActiveWait(0));
+  ASSERT_THAT(rt_->SetDeviceFlags(hipDeviceScheduleBlockingSync), IsOk());
+  EXPECT_FALSE(context.ActiveWait(0));
+  absl::StatusOr<void*> allocated = rt_->Malloc(4096);
+  ASSERT_THAT(allocated, IsOk());
+  void* device = *allocated;
+  std::vector<char> host(4096, 7);
+  ASSERT_THAT(rt_->Memcpy(device, host.data(), host.size(), MemcpyKind::kHostToDevice), IsOk());
+  std::vector<char> back(4096, 0);
+  ASSERT_THAT(rt_->Memcpy(back.data(), device, back.size(), MemcpyKind::kDeviceToHost), IsOk());
+  EXPECT_EQ(back, host);
+  ASSERT_THAT(rt_->SetDeviceFlags(hipDeviceScheduleYield), IsOk());
+  EXPECT_TRUE(context.ActiveWait(0));
+  ASSERT_THAT(rt_->SetDeviceFlags(hipDeviceScheduleAuto), IsOk());
+  EXPECT_EQ(context.ActiveWait(0), static_cast<unsigned>(rt_->device_count()) < std::thread::hardware_concurrency());
+  ASSERT_THAT(rt_->SetDeviceFlags(hipDeviceScheduleBlockingSync), IsOk());
+  ASSERT_THAT(rt_->Free(device), IsOk());
+  ASSERT_THAT(rt_->DeviceReset(), IsOk());
+  EXPECT_TRUE(context.ActiveWait(0));
+}
+
 }  // namespace
 }  // namespace hipmem::hip

@@ -31,8 +31,6 @@ struct SignalAccess {
 
 namespace {
 
-// How long an ACTIVE wait spins before it sleeps: ROCr's kMaxElapsed polling window.
-constexpr absl::Duration kActiveSpin = absl::Microseconds(200);
 // The naps of a wait on a signal without an event double from the first to the last (ROCr's async loop
 // polls event-less signals the same way: 20 us up to 2 ms).
 constexpr absl::Duration kFirstNap = absl::Microseconds(20);
@@ -76,15 +74,17 @@ void Wake(const SignalCore& core) {
 }
 
 // One thread's wait on some signals: it counts as their waiter for its lifetime (so changes set their
-// events), and sleeps between looks at their values. ROCr's WaitRelaxed / WaitMultiple loop, without the
-// blocked wait's initial spin. Thread-compatible (one per waiting call).
+// events), and either looks at their values, yielding, until the deadline (ACTIVE) or sleeps between looks
+// (BLOCKED). ROCr's WaitRelaxed / WaitMultiple loop, without the BLOCKED wait's first 200 us of looking.
+// Thread-compatible (one per waiting call).
 class WaitSession {
  public:
   WaitSession(std::span<SignalCore* const> cores, absl::Duration timeout, WaitHint hint)
       : cores_(cores.begin(), cores.end()) {
     const absl::Time now = absl::Now();
     deadline_ = timeout == absl::InfiniteDuration() ? absl::InfiniteFuture() : now + timeout;
-    if (hint == WaitHint::kActive) spin_until_ = std::min(now + kActiveSpin, deadline_);
+    // An ACTIVE wait looks until its deadline; a BLOCKED one sleeps after its first look (see signal.h).
+    if (hint == WaitHint::kActive) spin_until_ = deadline_;
     for (SignalCore* core : cores_) {
       core->waiters.fetch_add(1, std::memory_order_seq_cst);
       // Before the first look at the value: an age another wait saw then holds only sets that came before

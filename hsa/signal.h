@@ -7,12 +7,12 @@
 // where the KFD has them); a host change of the value sets the event when a thread waits (ROCr's
 // InterruptSignal::SetEvent). A default signal has no event and is polled, napping between looks.
 //
-// Where this differs from ROCr, on purpose: a BLOCKED wait goes to sleep right after its first look
-// instead of spinning 200 us first, and an ACTIVE wait spins (yielding) for at most those 200 us before it
-// sleeps too, since a spinning thread starves the simulated engines on a small machine (measured on the
-// project's loaded 2-core host: ROCr's 200 us kMaxElapsed spin before hsaKmtWaitOnEvent_Ext made the 4 KiB
-// async copy round trip no faster when yielding, and up to 4x slower when busy); waits read the
-// value with acquire semantics whatever the variant (stronger than relaxed, which is allowed).
+// Wait states: an ACTIVE wait looks at the value until the condition holds or the timeout passes and never sleeps,
+// as ROCr's; it yields the CPU between looks, so that on a small, busy host the engine it waits for still runs. A
+// BLOCKED wait sleeps on the KFD event right after its first look and never spins (issue #8). ROCr looks for
+// 200 us first (kMaxElapsed in InterruptSignal::WaitRelaxed); a client that wants that latency asks for ACTIVE,
+// as latency-minded clients and CLR's active-wait devices do. Waits read the value with acquire semantics whatever
+// the variant (stronger than relaxed, which is allowed).
 #ifndef HIPMEM_HSA_SIGNAL_H_
 #define HIPMEM_HSA_SIGNAL_H_
 

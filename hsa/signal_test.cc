@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <ctime>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -212,6 +213,25 @@ TEST_F(SignalTest, MultiSignalWaitsReportTheirErrors) {
   destroyer.join();
   EXPECT_THAT(woke, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("signal 1")));
   EXPECT_EQ(ToHsaStatus(woke.status()), HSA_STATUS_ERROR_INVALID_SIGNAL);
+}
+
+// A BLOCKED wait sleeps on the signal's KFD event instead of spinning (issue #8): waiting 100 ms costs its thread
+// a small fraction of that in CPU time. The value a thread sets still ends it.
+TEST_F(SignalTest, BlockedWaitsSleepInsteadOfSpinning) {
+  const Signal s = Make(1);
+  std::thread setter([&] {
+    absl::SleepFor(absl::Milliseconds(100));
+    s.ref().Store(0, MemoryOrder::kRelease);
+  });
+  timespec before{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &before);
+  const SignalValue seen = s.ref().Wait(SignalCondition::kEq, 0, absl::Seconds(10), WaitHint::kBlocked);
+  timespec after{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &after);
+  setter.join();
+  EXPECT_EQ(seen, 0);
+  const absl::Duration cpu = absl::DurationFromTimespec(after) - absl::DurationFromTimespec(before);
+  EXPECT_LT(cpu, absl::Milliseconds(25)) << "the waiting thread burnt " << cpu << " of CPU in a 100 ms wait";
 }
 
 TEST_F(SignalTest, AsyncHandlerRunsFunctionsInOrderAndRefusesWorkOnceStopped) {

@@ -101,8 +101,8 @@ const char* QueueErrorName(QueueError error) {
   return "unknown";
 }
 
-// The compute units: worker threads created once, asleep on a condition variable between dispatches. One
-// dispatch at a time (only the CP thread calls Run).
+// The compute units: worker threads created once, asleep on a condition variable between dispatches (a
+// single-workgroup dispatch runs on the CP thread instead). One dispatch at a time (only the CP thread calls Run).
 class ComputeEngine::WorkerPool {
  public:
   explicit WorkerPool(int threads) {
@@ -125,6 +125,12 @@ class ComputeEngine::WorkerPool {
   // Calls body(i) for every i in [0, count), spread over the workers, and returns when all calls returned.
   // Workgroups are handed out in increasing order.
   void Run(uint64_t count, const std::function<void(uint64_t)>& body) {
+    // A dispatch of one workgroup (every copy or fill up to 256 KiB) runs on the calling thread: handing it to a
+    // sleeping worker would cost two thread wake-ups, several times the work itself, and no unit runs beside it.
+    if (count <= 1) {
+      if (count == 1) body(0);
+      return;
+    }
     std::unique_lock<std::mutex> lock(mu_);
     body_ = &body;
     count_ = count;

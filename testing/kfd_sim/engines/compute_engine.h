@@ -4,7 +4,7 @@
 // (aql_packets.h) in GPU-mapped memory, a 64-bit read index the CP writes back (amd_queue_t's
 // read_dispatch_id), and a doorbell that carries the index of the last packet written (ROCr's AqlQueue stores
 // the packet index itself on gfx9+ doorbells; the legacy +1 convention is not modelled). The CP thread
-// sleeps on the doorbell futex while idle (doorbell.h; the CP thread never polls). Kernel dispatches run built-in blit
+// watches its doorbell for a moment after its last packet, then sleeps on the doorbell futex (doorbell.h). Kernel dispatches run built-in blit
 // kernels (blit_kernels.h) whose workgroups are spread over a pool of worker threads standing for the
 // compute units. Every access -- ring, read index, descriptors, kernargs, buffers, signals, mailboxes --
 // goes through the GPU page table (GpuMemory): an unmapped address is a VM fault that halts the queue and is

@@ -43,6 +43,14 @@ void TsanAcquire(const uint64_t*) {}
 // The futex word is the low dword of the little-endian 64-bit doorbell.
 uint32_t* LowDword(uint64_t* word) { return reinterpret_cast<uint32_t*>(word); }
 
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 void FutexWake(uint64_t* word) { syscall(SYS_futex, LowDword(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
 
 }  // namespace
@@ -66,7 +74,23 @@ uint64_t DoorbellWaiter::Load() const {
   return value;
 }
 
+bool DoorbellWaiter::Watch(uint64_t seen) const {
+  // Pauses between looks (cheap, and kind to a sibling hyperthread) and yields now and then, so that on a busy
+  // host the producer this engine waits for gets the core.
+  const auto until = std::chrono::steady_clock::now() + kDoorbellWatchFor;
+  std::atomic_ref<uint64_t> word(*word_);
+  while (true) {
+    for (int i = 0; i < 64; ++i) {
+      if (word.load(std::memory_order_relaxed) != seen) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::yield();
+  }
+}
+
 void DoorbellWaiter::Wait(uint64_t seen) const {
+  if (Watch(seen)) return;
   // Armed before the futex call: a bare store landing in between makes FUTEX_WAIT return at once (the word
   // moved) or, if the low dword happens to match, is caught by the poller's next look.
   watch_.Arm(seen);
