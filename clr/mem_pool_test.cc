@@ -6,10 +6,10 @@
 #include <memory>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hsa/memory.h"
+#include "testing/notification.h"
 #include "testing/status_matchers.h"
 
 namespace hipmem::clr {
@@ -47,8 +47,8 @@ class MemPoolTest : public ::testing::Test {
 
   // Holds `stream` in a host function until Open(): work queued before a later free is still pending.
   void Hold(Stream& stream) {
-    gate_ = std::make_unique<absl::Notification>();
-    absl::Notification* gate = gate_.get();
+    gate_ = std::make_unique<hipmem_testing::Notification>();
+    hipmem_testing::Notification* gate = gate_.get();
     ASSERT_THAT(stream.HostFunction([gate] { gate->WaitForNotification(); }), IsOk());
   }
   void Open() { gate_->Notify(); }
@@ -74,7 +74,7 @@ class MemPoolTest : public ::testing::Test {
   std::unique_ptr<Stream> s1_;
   std::unique_ptr<Stream> s2_;
   std::unique_ptr<MemoryPool> pool_;
-  std::unique_ptr<absl::Notification> gate_;
+  std::unique_ptr<hipmem_testing::Notification> gate_;
 };
 
 TEST_F(MemPoolTest, RejectsZeroSizeAndUnknownOrDoubleFrees) {

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/synchronization/notification.h"
 #include "clr/context.h"
 #include "clr/stream.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/notification.h"
 #include "testing/status_matchers.h"
 
 namespace hipmem::clr {
@@ -58,7 +58,7 @@ TEST_F(StreamFaultTest, AMarkerBehindTheFaultAndAWaiterBlockedBeforeItWakeWithTh
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> stream, Stream::Create(*ctx_, *device_));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> gate_stream, Stream::Create(*ctx_, *device_));
   // Hold the faulting copy back behind a host function until a waiter is blocked on the marker after it.
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_THAT(gate_stream->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker gate, gate_stream->Record());
   ASSERT_THAT(stream->WaitFor(gate), IsOk());
@@ -79,7 +79,7 @@ TEST_F(StreamFaultTest, EveryStreamOfTheFaultedDeviceReportsItAndADestroyedOneRe
   ASSERT_THAT(healthy->ShaderFill(vram_, 7, 4, 16), IsOk());
   ASSERT_THAT(healthy->Finish(), IsOk());
   // Held until the mark after it is recorded: the fault may otherwise refuse the recording itself.
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_THAT(faulty->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_THAT(faulty->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker mark, faulty->Record());
@@ -120,7 +120,7 @@ TEST_F(StreamFaultTest, AStreamOfAnotherDeviceWaitingOnTheFaultedWorkFailsInstea
   ASSERT_THAT(waited_earlier->WaitFor(early), IsOk());
   ASSERT_THAT(waited_earlier->Finish(), IsOk());
 
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_THAT(faulty->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_THAT(faulty->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker mark, faulty->Record());

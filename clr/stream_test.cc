@@ -9,11 +9,11 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/notification.h"
 #include "testing/status_matchers.h"
 
 namespace hipmem::clr {
@@ -126,7 +126,7 @@ TEST_F(StreamTest, WaitForQueuedReturnsOnceEveryCommandBeforeItIsDoneOnEitherEng
 }
 
 TEST_F(StreamTest, AMarkerIsDoneWhenTheWorkBeforeItIs) {
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_THAT(stream_->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker marker, stream_->Record());
   absl::SleepFor(absl::Milliseconds(20));
@@ -157,7 +157,7 @@ TEST_F(StreamTest, AWaitOnAnotherStreamsMarkerHoldsBackOnlyTheWorkAfterIt) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> other, Stream::Create(*ctx_, *device_));
   uint32_t* flag = Host(Bytes(4096));
   uint32_t* independent = Host(Bytes(4096));
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_THAT(other->HostFunction([&] { release.WaitForNotification(); }), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker gate, other->Record());
 
@@ -198,7 +198,7 @@ TEST_F(StreamTest, AHostFunctionSeesTheWorkBeforeItAndHoldsBackTheWorkAfterIt) {
 
 TEST_F(StreamTest, AHostFunctionOnAnIdleStreamStillRunsOffTheCallersThread) {
   std::atomic<bool> ran{false};
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_THAT(stream_->HostFunction([&] {
                 release.WaitForNotification();  // would deadlock if run inline
                 ran = true;

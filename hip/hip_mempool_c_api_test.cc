@@ -6,9 +6,9 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "hip/hip_runtime.h"
+#include "testing/notification.h"
 
 namespace {
 
@@ -35,7 +35,7 @@ class HeldStream {
  public:
   HeldStream() {
     EXPECT_EQ(hipStreamCreate(&stream_), hipSuccess);
-    EXPECT_EQ(hipLaunchHostFunc(stream_, [](void* gate) { static_cast<absl::Notification*>(gate)->WaitForNotification(); },
+    EXPECT_EQ(hipLaunchHostFunc(stream_, [](void* gate) { static_cast<hipmem_testing::Notification*>(gate)->WaitForNotification(); },
                                 &gate_),
               hipSuccess);
   }
@@ -50,7 +50,7 @@ class HeldStream {
 
  private:
   hipStream_t stream_ = nullptr;
-  absl::Notification gate_;
+  hipmem_testing::Notification gate_;
 };
 
 class HipMemPoolCApi : public ::testing::Test {

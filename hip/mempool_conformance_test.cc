@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "hip/hip_runtime.h"
+#include "testing/notification.h"
 
 namespace {
 
@@ -115,9 +115,9 @@ class GatedStream {
   // Queues a new gate: work queued after this waits until the next Open().
   void Close() {
     Open();
-    gate_ = std::make_unique<absl::Notification>();
+    gate_ = std::make_unique<hipmem_testing::Notification>();
     EXPECT_EQ(hipLaunchHostFunc(
-                  stream_, [](void* g) { static_cast<absl::Notification*>(g)->WaitForNotification(); }, gate_.get()),
+                  stream_, [](void* g) { static_cast<hipmem_testing::Notification*>(g)->WaitForNotification(); }, gate_.get()),
               hipSuccess);
   }
   void Open() {
@@ -127,7 +127,7 @@ class GatedStream {
 
  private:
   hipStream_t stream_ = nullptr;
-  std::unique_ptr<absl::Notification> gate_;  // kept alive after Open: the host function may still read it
+  std::unique_ptr<hipmem_testing::Notification> gate_;  // kept alive after Open: the host function may still read it
 };
 
 std::vector<uint8_t> ReadBack(const void* dev, size_t size, hipStream_t stream) {
@@ -570,9 +570,9 @@ TEST_F(MemPoolConformance, DestroyWaitsForWorkQueuedBeforeAFree) {
   ASSERT_EQ(hipMemPoolCreate(&pool, &props), hipSuccess);
   hipStream_t s = nullptr;
   ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   ASSERT_EQ(hipLaunchHostFunc(
-                s, [](void* g) { static_cast<absl::Notification*>(g)->WaitForNotification(); }, &gate),
+                s, [](void* g) { static_cast<hipmem_testing::Notification*>(g)->WaitForNotification(); }, &gate),
             hipSuccess);
   void* p = nullptr;
   ASSERT_EQ(hipMallocFromPoolAsync(&p, 1 << 20, pool, s), hipSuccess);
@@ -931,9 +931,9 @@ TEST_F(MemPoolConformance, FreeOnLegacyStreamsWaitsForTheWorkTheyOrderAfter) {
     const hipStream_t busy = c[0];
     const hipStream_t freer = c[1];
     SCOPED_TRACE(freer == nullptr ? "freed on the null stream" : "freed on the per-thread stream");
-    absl::Notification gate;
+    hipmem_testing::Notification gate;
     ASSERT_EQ(hipLaunchHostFunc(
-                  busy, [](void* g) { static_cast<absl::Notification*>(g)->WaitForNotification(); }, &gate),
+                  busy, [](void* g) { static_cast<hipmem_testing::Notification*>(g)->WaitForNotification(); }, &gate),
               hipSuccess);
     void* p = nullptr;
     ASSERT_EQ(hipMallocAsync(&p, kBytes, busy), hipSuccess);

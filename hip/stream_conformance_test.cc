@@ -20,17 +20,17 @@
 #include <utility>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "hip/hip_runtime.h"
 #include "testing/kfd_sim/simulator.h"
+#include "testing/notification.h"
 #include "thunk/kfd_device_sim.h"
 
 namespace {
 
 constexpr size_t kSize = 256 << 10;
 
-void BlockUntilNotified(void* notification) { static_cast<absl::Notification*>(notification)->WaitForNotification(); }
+void BlockUntilNotified(void* notification) { static_cast<hipmem_testing::Notification*>(notification)->WaitForNotification(); }
 
 // Whether every byte of [p, p + n) is `value`.
 bool AllBytes(const unsigned char* p, size_t n, unsigned char value) {
@@ -69,7 +69,7 @@ class StreamConformance : public ::testing::Test {
   void Hold(hipStream_t stream) { ASSERT_EQ(hipLaunchHostFunc(stream, BlockUntilNotified, &release_), hipSuccess); }
 
   int devices_ = 0;
-  absl::Notification release_;
+  hipmem_testing::Notification release_;
 };
 
 TEST_F(StreamConformance, TheNullStreamWaitsForBlockingStreamsButNotForNonBlockingOnes) {
@@ -89,7 +89,7 @@ TEST_F(StreamConformance, TheNullStreamWaitsForBlockingStreamsButNotForNonBlocki
   ASSERT_EQ(hipStreamSynchronize(nonblocking), hipSuccess);
 
   // Held blocking stream: the null stream's later work waits for it.
-  absl::Notification release_blocking;
+  hipmem_testing::Notification release_blocking;
   ASSERT_EQ(hipLaunchHostFunc(blocking, BlockUntilNotified, &release_blocking), hipSuccess);
   ASSERT_EQ(hipMemsetAsync(host, 0x22, kSize, nullptr), hipSuccess);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -119,7 +119,7 @@ TEST_F(StreamConformance, TheNullStreamWaitsForBlockingStreamsButNotForNonBlocki
 TEST_F(StreamConformance, EachThreadHasItsOwnPerThreadStream) {
   unsigned char* a = Pinned();
   unsigned char* b = Pinned();
-  absl::Notification held;
+  hipmem_testing::Notification held;
   std::thread first([&] {
     ASSERT_EQ(hipSetDevice(0), hipSuccess);
     unsigned int flags = 99;

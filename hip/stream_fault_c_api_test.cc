@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "hip/hip_runtime.h"
 #include "hip/runtime.h"
 #include "hip/streams.h"
+#include "testing/notification.h"
 
 namespace hipmem::hip {
 namespace {
@@ -32,9 +32,9 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
   absl::StatusOr<HipStream*> s = (*rt)->streams().Resolve(StreamHandle(reinterpret_cast<uint64_t>(stream)), 0);
   ASSERT_TRUE(s.ok());
   // Held back behind a host function, so the event is recorded before the fault can be reported.
-  absl::Notification release;
+  hipmem_testing::Notification release;
   ASSERT_EQ(hipLaunchHostFunc(
-                stream, [](void* n) { static_cast<absl::Notification*>(n)->WaitForNotification(); }, &release),
+                stream, [](void* n) { static_cast<hipmem_testing::Notification*>(n)->WaitForNotification(); }, &release),
             hipSuccess);
   auto unmapped = std::make_unique<uint8_t[]>(kSize);  // process memory no GPU maps
   ASSERT_TRUE((*s)->queue()
@@ -45,7 +45,7 @@ TEST(HipStreamFault, EveryWaitOnTheFaultedDeviceReturnsIllegalAddress) {
   struct Seen {
     std::atomic<int> calls{0};
     std::atomic<hipError_t> status{hipSuccess};
-    absl::Notification ran;
+    hipmem_testing::Notification ran;
   } seen;
   ASSERT_EQ(hipStreamAddCallback(
                 stream,

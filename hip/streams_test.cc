@@ -6,11 +6,11 @@
 #include <memory>
 #include <thread>
 
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "hip/hip_error.h"
+#include "testing/notification.h"
 #include "testing/status_matchers.h"
 
 namespace hipmem::hip {
@@ -42,7 +42,7 @@ class StreamTableTest : public ::testing::Test {
     return a.ok() ? static_cast<uint32_t*>(a->ToPointer()) : nullptr;
   }
   // Queues a host function that blocks `stream` until `gate` is notified.
-  static void Gate(HipStream& stream, absl::Notification& gate) {
+  static void Gate(HipStream& stream, hipmem_testing::Notification& gate) {
     ASSERT_THAT(stream.queue().HostFunction([&gate] { gate.WaitForNotification(); }), IsOk());
   }
   static void Set(HipStream& stream, uint32_t* word, uint32_t value) {
@@ -100,7 +100,7 @@ TEST_F(StreamTableTest, TheNullStreamWaitsForBlockingStreamsButNotForNonBlocking
   uint32_t* word = Word();
 
   // Held back by a gated blocking stream.
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   Gate(*blocking, gate);
   ASSERT_THAT(table_->BeforeCommand(*null), IsOk());
   Set(*null, word, 1);
@@ -111,7 +111,7 @@ TEST_F(StreamTableTest, TheNullStreamWaitsForBlockingStreamsButNotForNonBlocking
   EXPECT_EQ(*word, 1u);
 
   // Not held back by a gated non-blocking stream.
-  absl::Notification gate2;
+  hipmem_testing::Notification gate2;
   Gate(*non_blocking, gate2);
   ASSERT_THAT(table_->BeforeCommand(*null), IsOk());
   Set(*null, word, 2);
@@ -127,7 +127,7 @@ TEST_F(StreamTableTest, BlockingStreamsWaitForTheNullStream) {
   HipStream* null = Resolve(kNullStreamHandle);
   uint32_t* word = Word();
   uint32_t* other = Word();
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   Gate(*null, gate);
   ASSERT_THAT(table_->BeforeCommand(*Resolve(nb)), IsOk());
   Set(*Resolve(nb), other, 9);
@@ -153,7 +153,7 @@ TEST_F(StreamTableTest, EventsMarkWorkAndOrderOtherStreams) {
   EXPECT_THAT(table_->WaitEvent(*Resolve(b), e, 0), IsOk()) << "waiting on a never-recorded event is no wait";
 
   uint32_t* word = Word();
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   Gate(*Resolve(a), gate);
   ASSERT_THAT(table_->RecordEvent(e, *Resolve(a)), IsOk());
   EXPECT_EQ(ToHipError(table_->QueryEvent(e)), hipErrorNotReady);
@@ -180,7 +180,7 @@ TEST_F(StreamTableTest, ElapsedTimeComesFromTheMarks) {
   ASSERT_OK_AND_ASSIGN(EventHandle stop, table_->CreateEvent(0));
   ASSERT_OK_AND_ASSIGN(EventHandle untimed, table_->CreateEvent(kEventDisableTiming));
   EXPECT_EQ(ToHipError(table_->ElapsedMs(start, stop).status()), hipErrorInvalidHandle) << "never recorded";
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   ASSERT_THAT(table_->RecordEvent(start, *Resolve(s)), IsOk());
   Gate(*Resolve(s), gate);
   ASSERT_THAT(Resolve(s)->queue().HostFunction([] { absl::SleepFor(absl::Milliseconds(10)); }), IsOk());
@@ -202,7 +202,7 @@ TEST_F(StreamTableTest, AnEventDestroyedWhileAStreamWaitsOnItStillReleasesTheStr
   ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, kStreamNonBlocking, 0));
   ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0));
   uint32_t* word = Word();
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   Gate(*Resolve(a), gate);
   ASSERT_THAT(table_->RecordEvent(e, *Resolve(a)), IsOk());
   ASSERT_THAT(table_->WaitEvent(*Resolve(b), e, 0), IsOk());
@@ -228,7 +228,7 @@ TEST_F(StreamTableTest, DestroyingAStreamWaitsForItsWork) {
   ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
   uint32_t* word = Word();
   std::atomic<bool> released{false};
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   Gate(*Resolve(s), gate);
   Set(*Resolve(s), word, 8);
   std::thread releaser([&] {
@@ -247,7 +247,7 @@ TEST_F(StreamTableTest, DestroyingAStreamWaitsForItsWork) {
 TEST_F(StreamTableTest, DestroyingAStreamWhileTheDeviceSynchronisesIsSafe) {
   ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
   uint32_t* word = Word();
-  absl::Notification gate;
+  hipmem_testing::Notification gate;
   Gate(*Resolve(s), gate);
   Set(*Resolve(s), word, 5);
   std::thread synchronizer([&] { EXPECT_THAT(table_->SynchronizeDevice(0), IsOk()); });
