@@ -21,8 +21,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "base/address_range_map.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "clr/memory.h"
 
@@ -64,7 +64,7 @@ class MemObjMap {
   void Unindex(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Memory* Lookup(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
   AddressRangeMap<std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);  // every object, owned
   // Page number -> the one small object touching that page, or nullptr when several do (see objects_).
   absl::flat_hash_map<uint64_t, const Memory*> pages_ ABSL_GUARDED_BY(mu_);
