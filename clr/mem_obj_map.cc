@@ -55,9 +55,19 @@ void MemObjMap::Index(const Memory* memory) {
   }
   const uint64_t first = range.base.raw() >> kPageShift;
   const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
-  for (uint64_t page = first; page <= last; ++page) {
-    auto [it, inserted] = pages_.try_emplace(page, memory);
-    if (!inserted) it->second = nullptr;  // shared with another small object
+  for (uint64_t page = first; page <= last;) {
+    Chunk& chunk = chunks_[page / kChunkPages];
+    const uint64_t chunk_last = std::min(last, (page / kChunkPages + 1) * kChunkPages - 1);
+    for (; page <= chunk_last; ++page) {
+      const uint16_t bit = uint16_t{1} << (page % kChunkPages);
+      if ((chunk.occupied & bit) != 0) {
+        chunk.pages[page % kChunkPages] = nullptr;  // shared with another small object
+        chunk.shared |= bit;
+      } else {
+        chunk.pages[page % kChunkPages] = memory;
+        chunk.occupied |= bit;
+      }
+    }
   }
 }
 
@@ -70,18 +80,31 @@ void MemObjMap::Unindex(const Memory* memory) {
   }
   const uint64_t first = range.base.raw() >> kPageShift;
   const uint64_t last = (range.base.raw() + range.size.raw() - 1) >> kPageShift;
-  for (uint64_t page = first; page <= last; ++page) {
-    auto it = pages_.find(page);
-    if (it == pages_.end()) continue;
-    if (it->second == memory) {
-      pages_.erase(it);
-    } else if (it->second == nullptr) {
-      // A shared page: it stays marked while another small object still touches it.
-      const AddressRange page_range{DeviceAddress(page << kPageShift), Bytes(uint64_t{1} << kPageShift)};
-      // (Unindex runs after objects_ let go of `memory`.)
-      const bool others = objects_.Overlaps(page_range);
-      if (!others) pages_.erase(it);
+  for (uint64_t page = first; page <= last;) {
+    auto it = chunks_.find(page / kChunkPages);
+    if (it == chunks_.end()) {
+      page = (page / kChunkPages + 1) * kChunkPages;
+      continue;
     }
+    Chunk& chunk = it->second;
+    const uint64_t chunk_last = std::min(last, (page / kChunkPages + 1) * kChunkPages - 1);
+    for (; page <= chunk_last; ++page) {
+      const uint16_t bit = uint16_t{1} << (page % kChunkPages);
+      if ((chunk.occupied & bit) == 0) continue;
+      if (chunk.pages[page % kChunkPages] == memory) {
+        chunk.pages[page % kChunkPages] = nullptr;
+        chunk.occupied &= static_cast<uint16_t>(~bit);
+      } else if ((chunk.shared & bit) != 0) {
+        // A shared page stays marked while another small object still touches it (Unindex runs after objects_
+        // let go of `memory`).
+        const AddressRange page_range{DeviceAddress(page << kPageShift), Bytes(uint64_t{1} << kPageShift)};
+        if (!objects_.Overlaps(page_range)) {
+          chunk.occupied &= static_cast<uint16_t>(~bit);
+          chunk.shared &= static_cast<uint16_t>(~bit);
+        }
+      }
+    }
+    if (chunk.occupied == 0) chunks_.erase(it);
   }
 }
 
@@ -90,8 +113,11 @@ const Memory* MemObjMap::Lookup(DeviceAddress address) const {
     const AddressRange& r = m->desc().range;
     return address.raw() >= r.base.raw() && address.raw() - r.base.raw() < r.size.raw();
   };
-  if (auto it = pages_.find(address.raw() >> kPageShift); it != pages_.end()) {
-    if (it->second != nullptr && contains(it->second)) return it->second;
+  const uint64_t page = address.raw() >> kPageShift;
+  if (auto it = chunks_.find(page / kChunkPages);
+      it != chunks_.end() && (it->second.occupied & (uint16_t{1} << (page % kChunkPages))) != 0) {
+    const Memory* only = it->second.pages[page % kChunkPages];
+    if (only != nullptr && contains(only)) return only;
     // A shared page, or a page a small object only partly covers: ask the full map.
     const AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
     return entry == nullptr ? nullptr : entry->value.get();
