@@ -146,12 +146,10 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
                                                             absl::FunctionRef<std::string()> context) {
   if (fragment) {
     FragmentAllocator& heap = *heaps_.at(pool.id.raw());
-    absl::StatusOr<DeviceAddress> carved = heap.Allocate(size);
+    absl::StatusOr<FragmentAllocator::Lookup> carved = heap.Carve(size);
     if (!carved.ok()) return Annotate(carved.status(), context());
-    const DeviceAddress address = *carved;
-    std::optional<FragmentAllocator::Lookup> found = heap.Find(address);
-    RETURN_IF_ERROR(allocations_.Insert(found->fragment, Allocation{pool.id, found->block, flags, nullptr, {}}));
-    return address;
+    RETURN_IF_ERROR(allocations_.Insert(carved->fragment, Allocation{pool.id, carved->block, flags, nullptr, {}}));
+    return carved->fragment.base;
   }
   // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
