@@ -46,6 +46,11 @@ absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base,
   return std::move(entry->value);
 }
 
+uint16_t MemObjMap::PageMask(uint64_t first, uint64_t last) {
+  const uint64_t pages = last - first + 1;  // 1..kChunkPages, both in one chunk
+  return static_cast<uint16_t>(((uint32_t{1} << pages) - 1) << (first % kChunkPages));
+}
+
 void MemObjMap::Index(const Memory* memory) {
   const AddressRange range = memory->desc().range;
   if (range.size.raw() == 0) return;  // holds no address
@@ -58,6 +63,13 @@ void MemObjMap::Index(const Memory* memory) {
   for (uint64_t page = first; page <= last;) {
     Chunk& chunk = chunks_[page / kChunkPages];
     const uint64_t chunk_last = std::min(last, (page / kChunkPages + 1) * kChunkPages - 1);
+    if (const uint16_t mask = PageMask(page, chunk_last); (chunk.occupied & mask) == 0) {
+      // The common case, pages no other object touches: fill them in one go.
+      std::fill(chunk.pages.begin() + page % kChunkPages, chunk.pages.begin() + chunk_last % kChunkPages + 1, memory);
+      chunk.occupied |= mask;
+      page = chunk_last + 1;
+      continue;
+    }
     for (; page <= chunk_last; ++page) {
       const uint16_t bit = uint16_t{1} << (page % kChunkPages);
       if ((chunk.occupied & bit) != 0) {
@@ -88,6 +100,17 @@ void MemObjMap::Unindex(const Memory* memory) {
     }
     Chunk& chunk = it->second;
     const uint64_t chunk_last = std::min(last, (page / kChunkPages + 1) * kChunkPages - 1);
+    const uint16_t mask = PageMask(page, chunk_last);
+    if ((chunk.shared & mask) == 0 && (chunk.occupied & mask) == mask &&
+        std::all_of(chunk.pages.begin() + page % kChunkPages, chunk.pages.begin() + chunk_last % kChunkPages + 1,
+                    [memory](const Memory* m) { return m == memory; })) {
+      // The common case, pages only this object touched: clear them in one go.
+      std::fill(chunk.pages.begin() + page % kChunkPages, chunk.pages.begin() + chunk_last % kChunkPages + 1, nullptr);
+      chunk.occupied &= static_cast<uint16_t>(~mask);
+      page = chunk_last + 1;
+      if (chunk.occupied == 0) chunks_.erase(it);
+      continue;
+    }
     for (; page <= chunk_last; ++page) {
       const uint16_t bit = uint16_t{1} << (page % kChunkPages);
       if ((chunk.occupied & bit) == 0) continue;

@@ -72,6 +72,8 @@ class MemObjMap {
   };
   static_assert(kChunkPages <= 16, "Chunk's bit masks are 16 bits");
 
+  // The bits of pages first..last (both in one chunk) in a Chunk's masks.
+  static uint16_t PageMask(uint64_t first, uint64_t last);
   void Index(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unindex(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   const Memory* Lookup(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
