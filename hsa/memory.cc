@@ -219,15 +219,16 @@ absl::Status MemoryManager::Free(DeviceAddress address) {
   std::vector<Notifier> notifiers;
   {
     LightLock lock(&mu_);
-    const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
-    if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
+    // Taken out at once (one lookup); put back, before the lock goes, in the rare case of notifiers to run.
+    std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
+    if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
     if (entry->value.notifiers.empty()) {
       Release(address, entry->value);
-      allocations_.Erase(address);
       if (TraceEnabled()) Trace(Layer::kHsa, context());
       return absl::OkStatus();
     }
     notifiers = entry->value.notifiers;
+    RETURN_IF_ERROR(allocations_.Insert(entry->range, std::move(entry->value)));  // it was there: cannot overlap
   }
   // ROCr runs the notifiers before the free, with the memory still valid; outside the lock, so a callback
   // may query or allocate. The entry stays until they return (a concurrent free of it may run them twice,
