@@ -4,13 +4,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "base/scoped_lock.h"
 
 namespace hipmem::clr {
 
 absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
   const AddressRange range = memory->desc().range;
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   memory->set_buffer_id(next_buffer_id_);
   const Memory* indexed = memory.get();
   if (absl::Status s = objects_.Insert(range, std::move(memory)); !s.ok()) {
@@ -22,7 +21,7 @@ absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
 }
 
 absl::Status MemObjMap::SetSyncMemOps(DeviceAddress address, bool sync) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   AddressRangeMap<std::unique_ptr<Memory>>::Entry* entry = objects_.Find(address);
   if (entry == nullptr) return absl::NotFoundError(absl::StrCat(AddressText(address), " is in no memory object"));
   entry->value->set_sync_mem_ops(sync);  // the ordered indexes point at the same object
@@ -32,7 +31,7 @@ absl::Status MemObjMap::SetSyncMemOps(DeviceAddress address, bool sync) {
 
 absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base,
                                                          std::initializer_list<MemoryKind> kinds) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   if (const AddressRangeMap<std::unique_ptr<Memory>>::Entry* found = objects_.Find(base);
       found != nullptr && found->range.base == base &&
       std::find(kinds.begin(), kinds.end(), found->value->desc().kind) == kinds.end()) {
@@ -104,7 +103,7 @@ const Memory* MemObjMap::Lookup(DeviceAddress address) const {
 }
 
 std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   // The common case in one cache line: a small object alone on its page, described by the page's slot.
   if (const PointerIndex::Entry* entry = pages_.Find(address.raw() >> kPageShift);
       entry != nullptr && entry->Contains(address)) {
@@ -117,12 +116,12 @@ std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
 }
 
 size_t MemObjMap::size() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return objects_.size();
 }
 
 std::vector<DeviceAddress> MemObjMap::Bases(int device, MemoryKind kind) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   std::vector<DeviceAddress> bases;
   for (const auto& [base, entry] : objects_) {
     const MemoryDesc& desc = entry.value->desc();

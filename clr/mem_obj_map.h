@@ -22,8 +22,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "base/address_range_map.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "clr/memory.h"
 #include "clr/pointer_index.h"
@@ -67,7 +67,7 @@ class MemObjMap {
   void Reindex(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // its mutable user data changed
   const Memory* Lookup(DeviceAddress address) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
   AddressRangeMap<std::unique_ptr<Memory>> objects_ ABSL_GUARDED_BY(mu_);  // every object, owned
   // Page number -> the one small object touching that page, or the mark that several do (see objects_).
   PointerIndex pages_ ABSL_GUARDED_BY(mu_);

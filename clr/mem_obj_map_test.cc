@@ -74,8 +74,9 @@ TEST(MemObjMapTest, RemovalKeepsTheOtherObjectOfASharedPage) {
   EXPECT_EQ(BaseOf(map, 0x100fff), 0x100000u);
 }
 
-// Random inserts, lookups and removals of small, page-sharing and large objects agree with a plain ordered map.
-TEST(MemObjMapTest, AgreesWithAnOrderedReference) {
+// Random inserts, lookups and removals of objects in [0x10000000, + space) agree with a plain ordered map. A
+// quarter of the objects are up to 4 MiB, the rest up to `small_max` bytes.
+void CheckAgainstReference(uint64_t kSpace, uint64_t small_max, int steps) {
   MemObjMap map;
   std::map<uint64_t, uint64_t> reference;  // base -> size
   std::mt19937_64 rng(7);
@@ -88,11 +89,10 @@ TEST(MemObjMapTest, AgreesWithAnOrderedReference) {
     --it;
     return a - it->first < it->second ? it->first : kNone;
   };
-  constexpr uint64_t kSpace = uint64_t{1} << 30;
-  for (int step = 0; step < 20000; ++step) {
+  for (int step = 0; step < steps; ++step) {
     const int op = static_cast<int>(rng() % 3);
     if (op == 0) {
-      const uint64_t size = (rng() % 4 == 0) ? 1 + rng() % (uint64_t{1} << 22) : 1 + rng() % 9000;
+      const uint64_t size = (rng() % 4 == 0) ? 1 + rng() % (uint64_t{1} << 22) : 1 + rng() % small_max;
       const uint64_t base = 0x10000000 + (rng() % kSpace) / 16 * 16;
       const bool free = reference_find(base) == kNone &&
                         [&] {
@@ -120,6 +120,15 @@ TEST(MemObjMapTest, AgreesWithAnOrderedReference) {
     }
   }
   EXPECT_EQ(map.size(), reference.size());
+}
+
+// Small, page-sharing and large objects spread over 1 GiB.
+TEST(MemObjMapTest, AgreesWithAnOrderedReference) { CheckAgainstReference(uint64_t{1} << 30, 9000, 20000); }
+
+// Small objects packed into 8 MiB: many share pages, and objects up to and just past the 64 KiB index limit
+// straddle the index's 64 KiB chunks.
+TEST(MemObjMapTest, AgreesWithAnOrderedReferenceWhenDense) {
+  CheckAgainstReference(uint64_t{8} << 20, (uint64_t{64} << 10) + 8192, 20000);
 }
 
 }  // namespace

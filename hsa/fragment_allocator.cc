@@ -27,7 +27,7 @@ void FragmentAllocator::RemoveFree(uint64_t address, Bytes size) {
   }
 }
 
-absl::StatusOr<DeviceAddress> FragmentAllocator::Allocate(Bytes size) {
+absl::StatusOr<FragmentAllocator::Lookup> FragmentAllocator::Carve(Bytes size) {
   const std::optional<Bytes> rounded = size.is_zero() ? std::nullopt : AlignUp(size, kGranule);
   if (!rounded.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat("fragment allocation of ", size.raw(), " bytes: bad size"));
@@ -39,47 +39,58 @@ absl::StatusOr<DeviceAddress> FragmentAllocator::Allocate(Bytes size) {
     const uint64_t start = best->second;
     const Bytes found(best->first);
     free_by_size_.erase(best);
-    Block& block = blocks_.Find(DeviceAddress(start))->value;
+    AddressRangeMap<Block>::Entry& entry = *blocks_.Find(DeviceAddress(start));
+    Block& block = entry.value;
     block.fragments.at(start) = Fragment{want, false};
     if (found > want) {
       block.fragments.emplace(start + want.raw(), Fragment{found - want, true});
       AddFree(start + want.raw(), found - want);
     }
-    return DeviceAddress(start);
+    return Lookup{AddressRange{DeviceAddress(start), want}, entry.range};
   }
 
-  AddressRange range{DeviceAddress(0), Bytes(0)};
-  bool discarded = false;
   if (want < block_size_ && !cache_.empty()) {
     // The most recently cached block: the one whose pages are most likely still warm.
-    range = cache_.back();
+    const AddressRange range = cache_.back();
     cache_.pop_back();
     cached_bytes_ -= range.size;
-  } else {
-    const std::optional<Bytes> block_bytes = AlignUp(want, block_size_);
-    if (!block_bytes.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("fragment allocation of ", size.raw(), " bytes: bad size"));
+    in_use_bytes_ += range.size;
+    Block& block = blocks_.FindStart(range.base)->value;
+    block.cached = false;
+    // Its one free fragment spans the block: the request takes its head.
+    auto head = block.fragments.begin();
+    head->second = Fragment{want, false};
+    if (range.size > want) {
+      block.fragments.emplace_hint(std::next(head), range.base.raw() + want.raw(), Fragment{range.size - want, true});
+      AddFree(range.base.raw() + want.raw(), range.size - want);
     }
-    absl::StatusOr<DeviceAddress> base = source_->AllocateBlock(*block_bytes);
-    if (!base.ok()) return base.status();
-    range = AddressRange{*base, *block_bytes};
-    // A request above one block keeps its block to itself, so a small fragment cannot pin a large block.
-    discarded = want > block_size_;
+    return Lookup{AddressRange{range.base, want}, range};
   }
-  Block block{discarded, {}};
+
+  const std::optional<Bytes> block_bytes = AlignUp(want, block_size_);
+  if (!block_bytes.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat("fragment allocation of ", size.raw(), " bytes: bad size"));
+  }
+  absl::StatusOr<DeviceAddress> base = source_->AllocateBlock(*block_bytes);
+  if (!base.ok()) return base.status();
+  const AddressRange range{*base, *block_bytes};
+  // A request above one block keeps its block to itself, so a small fragment cannot pin a large block.
+  const bool discarded = want > block_size_;
+  Block block{discarded, false, {}};
   block.fragments.emplace(range.base.raw(), Fragment{want, false});
   if (range.size > want) {
     // A discarded block's tail is never handed out, so it is not published as free.
     block.fragments.emplace(range.base.raw() + want.raw(), Fragment{range.size - want, true});
     if (!discarded) AddFree(range.base.raw() + want.raw(), range.size - want);
   }
-  if (!discarded) in_use_bytes_ += range.size;
   if (absl::Status s = blocks_.Insert(range, std::move(block)); !s.ok()) {
     // The source handed out a block overlapping one it already gave: its bug, and nothing to carve from.
+    if (!discarded && range.size > want) RemoveFree(range.base.raw() + want.raw(), range.size - want);
     source_->FreeBlock(range.base, range.size);
     return absl::InternalError(absl::StrCat("fragment allocator: new block ", s.message()));
   }
-  return range.base;
+  if (!discarded) in_use_bytes_ += range.size;
+  return Lookup{AddressRange{range.base, want}, range};
 }
 
 absl::Status FragmentAllocator::Free(DeviceAddress address) {
@@ -111,11 +122,12 @@ absl::Status FragmentAllocator::Free(DeviceAddress address) {
 
   if (block.fragments.size() == 1) {
     const AddressRange range = entry->range;
-    const bool discarded = block.discarded;
-    blocks_.Erase(range.base);
-    if (discarded) {
+    if (block.discarded) {
+      blocks_.Erase(range.base);
       source_->FreeBlock(range.base, range.size);
     } else {
+      // Cached with its record: the free fragment stays out of free_by_size_ (see Block::cached).
+      block.cached = true;
       in_use_bytes_ -= range.size;
       cache_.push_back(range);
       cached_bytes_ += range.size;
@@ -135,24 +147,22 @@ std::optional<FragmentAllocator::Lookup> FragmentAllocator::Find(DeviceAddress a
   return Lookup{AddressRange{DeviceAddress(it->first), it->second.size}, entry->range};
 }
 
+void FragmentAllocator::ReleaseOldestCached() {
+  const AddressRange oldest = cache_.front();
+  cache_.pop_front();
+  cached_bytes_ -= oldest.size;
+  blocks_.Erase(oldest.base);
+  source_->FreeBlock(oldest.base, oldest.size);
+}
+
 void FragmentAllocator::Balance() {
   // ROCr's balance: keep at least one empty block for the next burst, but never cache more than twice
   // what is in use.
-  while (cache_.size() > 1 && cached_bytes_.raw() > 2 * in_use_bytes_.raw()) {
-    const AddressRange oldest = cache_.front();
-    cache_.pop_front();
-    cached_bytes_ -= oldest.size;
-    source_->FreeBlock(oldest.base, oldest.size);
-  }
+  while (cache_.size() > 1 && cached_bytes_.raw() > 2 * in_use_bytes_.raw()) ReleaseOldestCached();
 }
 
 void FragmentAllocator::Trim() {
-  while (!cache_.empty()) {
-    const AddressRange block = cache_.front();
-    cache_.pop_front();
-    cached_bytes_ -= block.size;
-    source_->FreeBlock(block.base, block.size);
-  }
+  while (!cache_.empty()) ReleaseOldestCached();
 }
 
 }  // namespace hipmem::hsa

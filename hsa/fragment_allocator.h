@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 
+#include "absl/container/btree_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/address_range_map.h"
@@ -50,18 +51,26 @@ class FragmentAllocator {
   FragmentAllocator(const FragmentAllocator&) = delete;
   FragmentAllocator& operator=(const FragmentAllocator&) = delete;
 
+  // The fragment in use containing an address and the block it lies in.
+  struct Lookup {
+    AddressRange fragment;
+    AddressRange block;
+  };
+
   // Returns `size` bytes (rounded up to kGranule) from a block. kInvalidArgument for size 0 or one that
   // overflows when rounded; the source's error when it has no block to give.
-  absl::StatusOr<DeviceAddress> Allocate(Bytes size);
+  absl::StatusOr<DeviceAddress> Allocate(Bytes size) {
+    absl::StatusOr<Lookup> carved = Carve(size);
+    if (!carved.ok()) return carved.status();
+    return carved->fragment.base;
+  }
+  // As Allocate, returning the fragment and its block (what Find would say of it) without a second lookup.
+  absl::StatusOr<Lookup> Carve(Bytes size);
 
   // Frees the fragment starting at `address`. kNotFound when no fragment in use starts there.
   absl::Status Free(DeviceAddress address);
 
   // The fragment in use containing `address` and the block it lies in, if any.
-  struct Lookup {
-    AddressRange fragment;
-    AddressRange block;
-  };
   std::optional<Lookup> Find(DeviceAddress address) const;
 
   // Returns every cached block to the source.
@@ -80,20 +89,27 @@ class FragmentAllocator {
   };
   struct Block {
     bool discarded;  // a large request's own block: never carved again, never cached
+    // Empty and in cache_: its one free fragment is not in free_by_size_, so only taking the block from the
+    // cache carves it. It keeps its record (and the fragment map's node) so a block going to the cache and
+    // back costs no map insert or erase, and no heap allocation.
+    bool cached = false;
     // By start address; they tile the block. std::map: merging erases while holding iterators to neighbours.
     std::map<uint64_t, Fragment> fragments;
   };
 
   // Releases cached blocks, oldest first, while the cache is over its balance.
   void Balance();
+  // Gives the oldest cached block back to the source.
+  void ReleaseOldestCached();
   void AddFree(uint64_t address, Bytes size) { free_by_size_.emplace(size.raw(), address); }
   void RemoveFree(uint64_t address, Bytes size);
 
   BlockSource* source_;  // Not owned; must outlive this.
   const Bytes block_size_;
-  AddressRangeMap<Block> blocks_;                   // blocks holding fragments in use
-  std::multimap<uint64_t, uint64_t> free_by_size_;  // free fragment size -> start, for best fit
-  std::deque<AddressRange> cache_;                  // empty blocks, oldest first
+  AddressRangeMap<Block> blocks_;  // every block held: with fragments in use, or cached
+  // Free fragment size -> start, for best fit. A B-tree: inserting and erasing seldom allocates.
+  absl::btree_multimap<uint64_t, uint64_t> free_by_size_;
+  std::deque<AddressRange> cache_;  // empty blocks, oldest first
   Bytes cached_bytes_;
   Bytes in_use_bytes_;
 };

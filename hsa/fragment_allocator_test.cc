@@ -123,6 +123,56 @@ TEST(FragmentAllocatorTest, EmptyBlockIsCachedAndReused) {
   EXPECT_EQ(heap.cached_bytes(), Bytes(0));
 }
 
+// A cached block is nobody's memory: no fragment is found in it, freeing its base again is a double free, and
+// only a request smaller than a block takes it back (at its head).
+TEST(FragmentAllocatorTest, CachedBlockHoldsNoFragment) {
+  FakeSource source;
+  FragmentAllocator heap(&source);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress a, heap.Allocate(Bytes::KiB(8)));
+  ASSERT_THAT(heap.Free(a), IsOk());
+  ASSERT_EQ(heap.cached_blocks(), 1u);
+  EXPECT_EQ(heap.Find(a), std::nullopt);
+  EXPECT_EQ(heap.Find(a + Bytes::KiB(100)), std::nullopt);
+  EXPECT_THAT(heap.Free(a), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress whole, heap.Allocate(kBlock));  // a block's worth: a new block
+  EXPECT_NE(whole, a);
+  EXPECT_EQ(source.allocations, 2);
+  EXPECT_EQ(heap.cached_blocks(), 1u);
+  ASSERT_OK_AND_ASSIGN(FragmentAllocator::Lookup carved, heap.Carve(Bytes(100)));
+  EXPECT_EQ(carved.fragment.base, a);  // the cached block's head
+  EXPECT_EQ(carved.fragment.size, Bytes::KiB(4));
+  EXPECT_EQ(carved.block, (AddressRange{a, kBlock}));
+  EXPECT_EQ(heap.cached_blocks(), 0u);
+  // The rest of the block is free again for best fit.
+  ASSERT_OK_AND_ASSIGN(FragmentAllocator::Lookup next, heap.Carve(Bytes::KiB(4)));
+  EXPECT_EQ(next.fragment.base, a + Bytes::KiB(4));
+  std::optional<FragmentAllocator::Lookup> found = heap.Find(next.fragment.base + Bytes(10));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->fragment, next.fragment);
+  EXPECT_EQ(found->block, next.block);
+  EXPECT_EQ(source.allocations, 2);
+}
+
+// Blocks going to the cache and back many times keep the accounting exact and give every block back at the end.
+TEST(FragmentAllocatorTest, CacheRoundTripsKeepAccounting) {
+  FakeSource source;
+  {
+    FragmentAllocator heap(&source);
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_OK_AND_ASSIGN(DeviceAddress a, heap.Allocate(Bytes::KiB(8 * (1 + i % 7))));
+      ASSERT_OK_AND_ASSIGN(DeviceAddress b, heap.Allocate(kBlock - Bytes::KiB(4)));
+      EXPECT_EQ(heap.in_use_block_bytes(), kBlock + kBlock);
+      ASSERT_THAT(heap.Free(a), IsOk());
+      ASSERT_THAT(heap.Free(b), IsOk());
+      EXPECT_EQ(heap.in_use_block_bytes(), Bytes(0));
+      EXPECT_EQ(heap.cached_bytes(), Bytes(heap.cached_blocks() * kBlock.raw()));
+      EXPECT_LE(heap.cached_blocks(), 1u);
+    }
+    EXPECT_EQ(source.allocations, 2 + 99);  // the balance lets one of the two blocks go each round
+  }
+  EXPECT_THAT(source.live, SizeIs(0));
+}
+
 TEST(FragmentAllocatorTest, BalanceKeepsAtMostTwiceTheBytesInUse) {
   FakeSource source;
   FragmentAllocator heap(&source);

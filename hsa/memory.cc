@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
-#include "base/scoped_lock.h"
+#include "base/light_mutex.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "hsa/hsa_status.h"
@@ -67,7 +67,7 @@ MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> a
                              std::span<const MemoryPool> pools, bool fragments)
     : binding_(binding),
       kfd_(binding.kfd.get()), agents_(agents), pools_(pools), fragments_enabled_(fragments) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   for (const MemoryPool& pool : pools_) {
     if (pool.location != PoolLocation::kGpu || pool.segment != Segment::kGlobal || !pool.alloc_allowed) continue;
     auto source = std::make_unique<PoolBlockSource>(this, &pool);
@@ -77,7 +77,7 @@ MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> a
 }
 
 MemoryManager::~MemoryManager() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   for (const auto& [start, entry] : allocations_) {
     if (!entry.value.block.has_value()) FreeToKfd(entry.range.base);
   }
@@ -146,12 +146,10 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
                                                             absl::FunctionRef<std::string()> context) {
   if (fragment) {
     FragmentAllocator& heap = *heaps_.at(pool.id.raw());
-    absl::StatusOr<DeviceAddress> carved = heap.Allocate(size);
+    absl::StatusOr<FragmentAllocator::Lookup> carved = heap.Carve(size);
     if (!carved.ok()) return Annotate(carved.status(), context());
-    const DeviceAddress address = *carved;
-    std::optional<FragmentAllocator::Lookup> found = heap.Find(address);
-    RETURN_IF_ERROR(allocations_.Insert(found->fragment, Allocation{pool.id, found->block, flags, nullptr, {}}));
-    return address;
+    RETURN_IF_ERROR(allocations_.Insert(carved->fragment, Allocation{pool.id, carved->block, flags, nullptr, {}}));
+    return carved->fragment.base;
   }
   // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
@@ -184,7 +182,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, By
   if (Has(flags, PoolAllocFlags::kExecutable)) kmt = kmt | MemFlags::kExecuteAccess;
   // Only ordinary VRAM is carved from blocks: a flag changes the buffer the KFD must make.
   const bool fragment = fragments_enabled_ && flags == PoolAllocFlags::kStandard && pool.location == PoolLocation::kGpu;
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   absl::StatusOr<DeviceAddress> address = AllocateLocked(pool, *rounded, kmt, fragment, true, context);
   if (address.ok() && TraceEnabled()) {
     Trace(Layer::kHsa, context(), " -> ", AddressText(*address), fragment ? " (fragment)" : "");
@@ -202,7 +200,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPo
   }
   const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
   if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return AllocateLocked(pool, *rounded, binding_.KmtFlagsOf(pool), false, false, [&] { return context; });
 }
 
@@ -220,22 +218,23 @@ absl::Status MemoryManager::Free(DeviceAddress address) {
   const auto context = [&] { return absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")"); };
   std::vector<Notifier> notifiers;
   {
-    ScopedLock lock(&mu_);
-    const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
-    if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
+    LightLock lock(&mu_);
+    // Taken out at once (one lookup); put back, before the lock goes, in the rare case of notifiers to run.
+    std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
+    if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
     if (entry->value.notifiers.empty()) {
       Release(address, entry->value);
-      allocations_.Erase(address);
       if (TraceEnabled()) Trace(Layer::kHsa, context());
       return absl::OkStatus();
     }
     notifiers = entry->value.notifiers;
+    RETURN_IF_ERROR(allocations_.Insert(entry->range, std::move(entry->value)));  // it was there: cannot overlap
   }
   // ROCr runs the notifiers before the free, with the memory still valid; outside the lock, so a callback
   // may query or allocate. The entry stays until they return (a concurrent free of it may run them twice,
   // as a racing double free would in ROCr; only one release reaches the KFD).
   for (const Notifier& n : notifiers) n.callback(address.ToPointer(), n.user_data);
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
   if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": freed concurrently"));
   Release(address, entry->value);
@@ -244,7 +243,7 @@ absl::Status MemoryManager::Free(DeviceAddress address) {
 }
 
 std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
   if (entry == nullptr) return std::nullopt;
   const MemoryPool* pool = PoolOf(entry->value.pool);
@@ -252,7 +251,7 @@ std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) con
 }
 
 Bytes MemoryManager::CachedBytes(NodeId node) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   Bytes total;
   for (const auto& [id, heap] : heaps_) {
     const MemoryPool* pool = PoolOf(PoolId(id));
@@ -270,7 +269,7 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
       gpus.push_back(binding_.NodeOf(*agent));
     }
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
   if (entry == nullptr) return InvalidAllocationError(absl::StrCat(context, ": not an allocation"));
   const MemoryPool* pool = PoolOf(entry->value.pool);
@@ -317,7 +316,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::s
     // Only CPU agents: nothing for the KFD to do, the CPU reaches its own memory (MemoryRegion::Lock).
     return DeviceAddress::FromPointer(host);
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   absl::StatusOr<DeviceAddress> registered = kfd_->RegisterMemory(host, size, gpus, flags);
   if (!registered.ok()) return Annotate(registered.status(), context);
   const DeviceAddress gpu_address = *registered;
@@ -332,7 +331,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::s
 
 absl::Status MemoryManager::Unlock(void* host) {
   const std::string context = absl::StrCat("hsa_amd_memory_unlock(", AddressText(host), ")");
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto it = locks_.find(DeviceAddress::FromPointer(host).raw());
   if (it == locks_.end()) return absl::InvalidArgumentError(absl::StrCat(context, ": not locked"));
   RETURN_IF_ERROR(Annotate(kfd_->UnmapMemoryFromGpu(DeviceAddress::FromPointer(host)), context));
@@ -344,7 +343,7 @@ absl::Status MemoryManager::Unlock(void* host) {
 PointerDescription MemoryManager::Describe(const void* pointer) const {
   const DeviceAddress address = DeviceAddress::FromPointer(pointer);
   PointerDescription d;
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto mapped_agents = [&](const thunk::PointerInfo& info) {
     std::vector<AgentId> out;
     for (NodeId node : info.mapped_nodes) {
@@ -396,7 +395,7 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
 }
 
 absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   if (AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(DeviceAddress::FromPointer(pointer))) {
     entry->value.user_data = user_data;
     return absl::OkStatus();
@@ -408,7 +407,7 @@ absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
 
 absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback,
                                                          void* user_data) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
   if (entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("hsa_amd_register_deallocation_callback(", AddressText(address),
@@ -420,7 +419,7 @@ absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, 
 
 absl::Status MemoryManager::DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback) {
   const std::string context = absl::StrCat("hsa_amd_deregister_deallocation_callback(", AddressText(address), ")");
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
   if (entry == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": no allocation starts there"));
   std::vector<Notifier>& notifiers = entry->value.notifiers;

@@ -21,8 +21,8 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "base/address_range_map.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "hsa/fragment_allocator.h"
 #include "hsa/runtime.h"
@@ -145,7 +145,7 @@ class MemoryManager {
   const std::span<const MemoryPool> pools_;
   const bool fragments_enabled_;
 
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
   // By pool id: one fragment allocator per VRAM pool, each with its block source.
   absl::btree_map<uint64_t, std::unique_ptr<PoolBlockSource>> sources_ ABSL_GUARDED_BY(mu_);
   absl::btree_map<uint64_t, std::unique_ptr<FragmentAllocator>> heaps_ ABSL_GUARDED_BY(mu_);

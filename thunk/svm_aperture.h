@@ -6,7 +6,7 @@
 // default) with HSA_SVM_GUARD_PAGES (default 1) guard pages on each side.
 //
 // Deliberate: libhsakmt's mmap aperture munmaps a released range, so the next allocation pays for a new
-// mmap (and the munmap before it). Here a released range of up to kMaxKeptSize is instead turned back
+// mmap (and the munmap before it). Here a released range of up to kMaxKeptSize (4 GiB) is instead turned back
 // into a fresh reservation in one MAP_FIXED mmap over it, guard pages included (what libhsakmt's reserved
 // aperture does on release), and handed to the next Reserve of the same size, which then costs no system
 // call. Replacing the mapping drops whatever was there exactly as munmap does: the buffer's CPU mapping
@@ -116,9 +116,12 @@ class HandleAperture : public VaSpace {
 // Owns the reservations it keeps for reuse. Thread-safe.
 class SvmAperture : public VaSpace {
  public:
-  // Released ranges kept for reuse: how many, and the largest (guard pages not counted).
+  // Released ranges kept for reuse: how many, and the largest (guard pages not counted). A kept range costs no
+  // memory (PROT_NONE, MAP_NORESERVE, its pages dropped or punched), only address space: at most 128 GiB of the
+  // 128 TiB a process has. Up to 4 GiB so a cold 1 GiB hipMalloc+hipFree pays no mmap and munmap of the whole
+  // range each time (each walks the range's page tables: twice the cost of a 4 KiB pair, issue #9 §5).
   static constexpr size_t kMaxKeptRanges = 32;
-  static constexpr Bytes kMaxKeptSize = Bytes::MiB(2);
+  static constexpr Bytes kMaxKeptSize = Bytes::GiB(4);
 
   // [base, limit] is the GPUVM range every GPU of the process can address.
   SvmAperture(DeviceAddress base, DeviceAddress limit, Bytes max_alignment, uint64_t guard_pages);

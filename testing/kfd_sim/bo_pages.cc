@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <utility>
@@ -81,7 +82,18 @@ Bytes PageFile::pending_discard() const {
 }
 
 void PageFile::PunchLocked() {
-  for (const auto& [start, end] : pending_) {
+  for (const auto& [range_start, end] : pending_) {
+    // Only from the first page that holds data: a range nobody wrote (a buffer the CPU and the engines never
+    // touched, as most large ones are) has no pages to give back, and punching it would still cost a walk of
+    // its CPU mappings' page tables (the kernel zaps them), as long as the buffer was. A stale mapping reads
+    // zeroes from a hole either way. Errors other than "no data past here" (ENXIO) fall back to punching it all.
+    uint64_t start = range_start;
+    if (const off_t data = lseek(file_->fd(), static_cast<off_t>(start), SEEK_DATA); data >= 0) {
+      if (static_cast<uint64_t>(data) >= end) continue;
+      start = static_cast<uint64_t>(data);  // a page boundary: shmem tracks data by page
+    } else if (errno == ENXIO) {
+      continue;
+    }
     // KEEP_SIZE is required with PUNCH_HOLE; the file's size is its offset space and never changes.
     if (fallocate(file_->fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start),
                   static_cast<off_t>(end - start)) != 0) {

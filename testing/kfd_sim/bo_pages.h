@@ -11,7 +11,8 @@
 // could still read or write it. The simulator cannot see user space unmap, so it gets the same guarantee by
 // never reusing a range: a stale mapping of a freed buffer can never reach another buffer's pages. A freed
 // range's pages are given back to the system by punching a hole in the file (a stale mapping then reads
-// zeroes), in batches, so that the common alloc/free cycle costs no system call for it either. A fresh range
+// zeroes), in batches, so that the common alloc/free cycle costs no system call for it either, and only from
+// the range's first page of data on (SEEK_DATA): a range nobody wrote has nothing to give back. A fresh range
 // is a hole, hence zero-filled, as amdgpu zero-fills VRAM it hands to user space.
 #ifndef HIPMEM_TESTING_KFD_SIM_BO_PAGES_H_
 #define HIPMEM_TESTING_KFD_SIM_BO_PAGES_H_

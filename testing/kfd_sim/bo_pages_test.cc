@@ -124,6 +124,34 @@ TEST(BoPagesTest, FreedPagesAreReturnedInBatches) {
   for (uint64_t offset : offsets) EXPECT_FALSE(HasData(fd, offset)) << "offset " << offset;
 }
 
+// A large buffer written only in its middle: freeing it punches from its first page of data on, so that page holds
+// no memory afterwards, and the live buffer beside it keeps its data. One mapped but never written is dropped
+// without a punch (no data to find), leaving its neighbours alone too.
+TEST(BoPagesTest, FreedPagesArePunchedFromTheirFirstData) {
+  auto file = std::make_shared<PageFile>("kfd_sim vram");
+  const Bytes size = PageFile::kDiscardBatch + PageFile::kDiscardBatch;  // punched when freed
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> blank, BoPages::Create(file, size));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> big, BoPages::Create(file, size));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> neighbour, BoPages::Create(file, Bytes::KiB(4)));
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange blank_range, blank->File());  // mapped, never written
+  Fill(*neighbour, 'n');
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange range, big->File());
+  const uint64_t middle = range.offset + size.raw() / 2;
+  ASSERT_EQ(pwrite(range.fd, "m", 1, static_cast<off_t>(middle)), 1);
+  ASSERT_TRUE(HasData(range.fd, middle));
+  blank.reset();
+  EXPECT_EQ(file->pending_discard(), Bytes(0));
+  EXPECT_FALSE(HasData(range.fd, blank_range.offset));
+  big.reset();
+  EXPECT_EQ(file->pending_discard(), Bytes(0));
+  EXPECT_FALSE(HasData(range.fd, middle)) << "the written page was not punched";
+  ASSERT_OK_AND_ASSIGN(const BoPages::FileRange neighbour_range, neighbour->File());
+  EXPECT_TRUE(HasData(range.fd, neighbour_range.offset));
+  char byte = 0;
+  ASSERT_EQ(pread(range.fd, &byte, 1, static_cast<off_t>(neighbour_range.offset)), 1);
+  EXPECT_EQ(byte, 'n');
+}
+
 TEST(BoPagesTest, UntouchedBuffersAreNotPunched) {
   auto file = std::make_shared<PageFile>("kfd_sim vram");
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<BoPages> touched, BoPages::Create(file, Bytes::KiB(4)));
