@@ -60,7 +60,10 @@ class MemObjMap {
 
  private:
   static constexpr uint64_t kPageShift = 12;
-  static constexpr uint64_t kIndexedBytes = uint64_t{64} << 10;  // at most 17 pages per object in the index
+  // At most 5 pages per object in the index: every indexed page is one slot written at hipMalloc and one erased at
+  // hipFree, so indexing a 64 KiB object page by page made it a third of a cached hipMalloc+hipFree pair; objects
+  // above this go to large_, an ordered map only of them.
+  static constexpr uint64_t kIndexedBytes = uint64_t{16} << 10;
 
   void Index(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unindex(const Memory* memory) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

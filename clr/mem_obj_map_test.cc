@@ -125,8 +125,8 @@ void CheckAgainstReference(uint64_t kSpace, uint64_t small_max, int steps) {
 // Small, page-sharing and large objects spread over 1 GiB.
 TEST(MemObjMapTest, AgreesWithAnOrderedReference) { CheckAgainstReference(uint64_t{1} << 30, 9000, 20000); }
 
-// Small objects packed into 8 MiB: many share pages, and objects up to and just past the 64 KiB index limit
-// straddle the index's 64 KiB chunks.
+// Small objects packed into 8 MiB: many share pages, and objects up to and past the index's size limit straddle
+// each other's pages.
 TEST(MemObjMapTest, AgreesWithAnOrderedReferenceWhenDense) {
   CheckAgainstReference(uint64_t{8} << 20, (uint64_t{64} << 10) + 8192, 20000);
 }
