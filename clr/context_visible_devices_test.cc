@@ -17,18 +17,36 @@ std::string Env(const char* name) {
   return v == nullptr ? "" : v;
 }
 
+// The two GPUs as ROCr enumerates them with neither HIP_VISIBLE_DEVICES nor CUDA_VISIBLE_DEVICES set: their agents
+// and HSA UUIDs ("GPU-" and 16 characters). Leaves both variables unset.
+struct UnfilteredGpus {
+  hsa::AgentId first;
+  hsa::AgentId second;
+  std::string first_uuid;
+  std::string second_uuid;
+};
+
+absl::StatusOr<UnfilteredGpus> EnumerateWithoutTheFilter() {
+  unsetenv("HIP_VISIBLE_DEVICES");
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  absl::StatusOr<std::unique_ptr<Context>> all = Context::Create();
+  if (!all.ok()) return all.status();
+  if ((*all)->devices().size() != 2) return absl::FailedPreconditionError("the preset must have two GPUs");
+  auto uuid = [&](int i) {
+    const auto& bytes = (*all)->devices()[i].info.uuid;
+    return "GPU-" + std::string(bytes.begin(), bytes.end());
+  };
+  return UnfilteredGpus{(*all)->devices()[0].agent, (*all)->devices()[1].agent, uuid(0), uuid(1)};
+}
+
 TEST(ContextVisibleDevicesTest, DevicesFollowTheList) {
   // Agents as ROCr enumerates them, without the filter.
   std::string hip = Env("HIP_VISIBLE_DEVICES");
   std::string cuda = Env("CUDA_VISIBLE_DEVICES");
-  unsetenv("HIP_VISIBLE_DEVICES");
-  unsetenv("CUDA_VISIBLE_DEVICES");
-  absl::StatusOr<std::unique_ptr<Context>> all = Context::Create();
+  absl::StatusOr<UnfilteredGpus> all = EnumerateWithoutTheFilter();
   ASSERT_TRUE(all.ok()) << all.status();
-  ASSERT_EQ((*all)->devices().size(), 2u);
-  const hsa::AgentId first = (*all)->devices()[0].agent;
-  const hsa::AgentId second = (*all)->devices()[1].agent;
-  all->reset();
+  const hsa::AgentId first = all->first;
+  const hsa::AgentId second = all->second;
   if (!hip.empty()) setenv("HIP_VISIBLE_DEVICES", hip.c_str(), 1);
   if (!cuda.empty()) setenv("CUDA_VISIBLE_DEVICES", cuda.c_str(), 1);
 
@@ -54,21 +72,15 @@ TEST(ContextVisibleDevicesTest, DevicesFollowTheList) {
 TEST(ContextVisibleDevicesTest, UuidEntriesNameAgents) {
   const std::string hip = Env("HIP_VISIBLE_DEVICES");
   const std::string cuda = Env("CUDA_VISIBLE_DEVICES");
-  unsetenv("HIP_VISIBLE_DEVICES");
-  unsetenv("CUDA_VISIBLE_DEVICES");
-  absl::StatusOr<std::unique_ptr<Context>> all = Context::Create();
+  absl::StatusOr<UnfilteredGpus> all = EnumerateWithoutTheFilter();
   ASSERT_TRUE(all.ok()) << all.status();
-  ASSERT_EQ((*all)->devices().size(), 2u);
-  const hsa::AgentId first = (*all)->devices()[0].agent;
-  const hsa::AgentId second = (*all)->devices()[1].agent;
-  const auto& bytes = (*all)->devices()[1].info.uuid;  // the 16 characters after "GPU-"
-  const std::string uuid = "GPU-" + std::string(bytes.begin(), bytes.end());
-  const auto& first_bytes = (*all)->devices()[0].info.uuid;
-  const std::string first_uuid = "GPU-" + std::string(first_bytes.begin(), first_bytes.end());
+  const hsa::AgentId first = all->first;
+  const hsa::AgentId second = all->second;
+  const std::string& uuid = all->second_uuid;
+  const std::string& first_uuid = all->first_uuid;
   size_t common = 0;
   while (common < uuid.size() && uuid[common] == first_uuid[common]) ++common;
   ASSERT_GE(common, 4u);
-  all->reset();
 
   setenv("HIP_VISIBLE_DEVICES", (uuid + ",0").c_str(), 1);
   absl::StatusOr<std::unique_ptr<Context>> ctx = Context::Create();

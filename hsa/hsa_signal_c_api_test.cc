@@ -18,7 +18,7 @@
 #include "absl/time/time.h"
 #include "gpu_abi/aql_packets.h"
 #include "gtest/gtest.h"
-#include "hsa/signal_test_util.h"
+#include "testing/notification.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 

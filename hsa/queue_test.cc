@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
-#include "hsa/signal_test_util.h"
+#include "testing/notification.h"
 
 namespace {
 

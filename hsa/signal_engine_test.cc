@@ -20,7 +20,7 @@
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
-#include "hsa/signal_test_util.h"
+#include "testing/notification.h"
 #include "hsa/c_abi.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"

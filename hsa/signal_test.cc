@@ -15,7 +15,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hsa/signal_test_util.h"
+#include "testing/notification.h"
 #include "hsa/async_signal_handler.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"

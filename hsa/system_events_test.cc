@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
-#include "hsa/signal_test_util.h"
+#include "testing/notification.h"
 #include "hsa/system_events.h"
 #include "thunk/events.h"
 

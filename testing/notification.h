@@ -36,7 +36,7 @@ class Notification {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return notified_; });
   }
-  // True when notified within `timeout`.
+  // Whether Notify happened within `timeout`.
   bool WaitForNotificationWithTimeout(absl::Duration timeout) const {
     std::unique_lock<std::mutex> lock(mu_);
     return cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [&] { return notified_; });
