@@ -21,11 +21,10 @@ class Notification {
   Notification(const Notification&) = delete;
   Notification& operator=(const Notification&) = delete;
 
+  // Wakes the waiters under the lock: a waiter may destroy the notification as soon as it returns.
   void Notify() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      notified_ = true;
-    }
+    std::lock_guard<std::mutex> lock(mu_);
+    notified_ = true;
     cv_.notify_all();
   }
   bool HasBeenNotified() const {
