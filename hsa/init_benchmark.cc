@@ -5,6 +5,7 @@
 // (OpenSimKfdDevice), read the topology and open the thunk (thunk::Kfd::Open), discover agents and pools
 // (Runtime::Create) and the signal runtime; then tear all of it down as hsa_shut_down does.
 // Run: bazel run -c opt //hsa:init_benchmark
+// Steadier on a shared machine: -- --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
 #include <chrono>
 #include <cstdio>
 #include <memory>

@@ -107,18 +107,23 @@ std::optional<std::string> MarketingName(uint32_t device_id, uint32_t revision) 
   return std::nullopt;
 }
 
+absl::StatusOr<uint32_t> ParsePciRevision(absl::string_view text, absl::string_view source) {
+  const absl::string_view line = text.substr(0, text.find('\n'));
+  absl::string_view value = absl::StripAsciiWhitespace(line);
+  uint32_t revision = 0;
+  if (!absl::ConsumePrefix(&value, "0x") || value.empty() || value.size() > 2 ||
+      !absl::SimpleHexAtoi(value, &revision)) {
+    return absl::InvalidArgumentError(absl::StrCat("ReadPciRevision(", source, "): \"", line, "\" is not 0x<hex byte>"));
+  }
+  return revision;
+}
+
 absl::StatusOr<uint32_t> ReadPciRevision(const std::string& path) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("ReadPciRevision(", path, "): cannot open"));
   std::string text;
   std::getline(in, text);
-  absl::string_view value = absl::StripAsciiWhitespace(text);
-  uint32_t revision = 0;
-  if (!absl::ConsumePrefix(&value, "0x") || value.empty() || value.size() > 2 ||
-      !absl::SimpleHexAtoi(value, &revision)) {
-    return absl::InvalidArgumentError(absl::StrCat("ReadPciRevision(", path, "): \"", text, "\" is not 0x<hex byte>"));
-  }
-  return revision;
+  return ParsePciRevision(text, path);
 }
 
 }  // namespace hipmem::thunk

@@ -51,6 +51,10 @@ std::optional<std::string> MarketingName(uint32_t device_id, uint32_t revision);
 // Errors: kNotFound when it cannot be opened; kInvalidArgument when it does not hold a hex byte.
 absl::StatusOr<uint32_t> ReadPciRevision(const std::string& path);
 
+// Parses the first line of a `revision` file already read; `source` names it in the error.
+// Errors: kInvalidArgument when the line is not "0x" and one or two hex digits.
+absl::StatusOr<uint32_t> ParsePciRevision(absl::string_view text, absl::string_view source);
+
 }  // namespace hipmem::thunk
 
 #endif  // HIPMEM_THUNK_AMDGPU_IDS_H_

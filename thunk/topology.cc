@@ -1,11 +1,14 @@
 #include "thunk/topology.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -14,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,7 +26,6 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "thunk/amdgpu_ids.h"
-#include "re2/re2.h"
 
 namespace hipmem::thunk {
 namespace {
@@ -32,12 +35,52 @@ namespace fs = std::filesystem;
 // How much of a malformed line an error message quotes.
 constexpr size_t kQuotedLineLength = 80;
 
-absl::StatusOr<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path.string(), ": cannot open"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// An open directory that files are opened relative to, so a node's few dozen files each cost one short
+// path walk rather than one from the root.
+class Dir {
+ public:
+  // Opens `path`; an unopenable directory gives a Dir whose files all fail to open, naming their full paths.
+  explicit Dir(std::string path)
+      : path_(std::move(path)), fd_(::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  Dir(const Dir&) = delete;
+  Dir& operator=(const Dir&) = delete;
+  ~Dir() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+// Reads the whole of `dir`/`name` into `text` (reusing its capacity) with one open/read/close: init reads a
+// few hundred of these on a large machine, and a stream's locale and buffer set-up cost more than the read.
+absl::Status ReadFileInto(const Dir& dir, const std::string& name, std::string& text) {
+  text.clear();
+  const int fd = dir.fd() >= 0 ? ::openat(dir.fd(), name.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  if (fd < 0) return absl::NotFoundError(absl::StrCat(dir.path(), "/", name, ": cannot open"));
+  // A sysfs attribute is at most a page and comes whole from its first read, as does what is left of a
+  // regular file: a read that does not fill the buffer ends the file, which saves the read that would
+  // return 0 (a quarter of the system calls per file).
+  char chunk[8192];
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk, sizeof(chunk));
+    if (got < 0 && errno == EINTR) continue;
+    if (got > 0) text.append(chunk, static_cast<size_t>(got));
+    if (got < static_cast<ssize_t>(sizeof(chunk))) {
+      ::close(fd);
+      if (got < 0) return absl::NotFoundError(absl::StrCat(dir.path(), "/", name, ": cannot read"));
+      return absl::OkStatus();
+    }
+  }
+}
+
+absl::StatusOr<std::string> ReadFile(const Dir& dir, const std::string& name) {
+  std::string text;
+  RETURN_IF_ERROR(ReadFileInto(dir, name, text));
+  return text;
 }
 
 // Which line shapes a properties file may hold.
@@ -46,58 +89,140 @@ enum class FileKind {
   kCache,  // also one "sibling_map 0,1,..." line (kfd_topology.c kfd_cache_show)
 };
 
-// One parsed KFD sysfs properties file.
+// One parsed KFD sysfs properties file. Names are views into `text`, so a PropertiesFile is filled in place
+// (ParseProperties), reused from file to file, and never moved or copied.
 struct PropertiesFile {
+  struct Entry {
+    absl::string_view name;
+    uint64_t value = 0;
+  };
+  PropertiesFile() = default;
+  PropertiesFile(const PropertiesFile&) = delete;
+  PropertiesFile& operator=(const PropertiesFile&) = delete;
+
+  // The value of `name`, or nullptr when the file has no such line. Looks from just after the last name
+  // found, so reading the keys in the order the kernel prints them costs one comparison each.
+  const uint64_t* Find(absl::string_view name) const {
+    for (size_t n = 0; n < entries.size(); ++n) {
+      const size_t i = (next_ + n) % entries.size();
+      if (entries[i].name == name) {
+        next_ = i + 1;
+        return &entries[i].value;
+      }
+    }
+    return nullptr;
+  }
+  uint64_t ValueOr0(absl::string_view name) const {
+    const uint64_t* value = Find(name);
+    return value != nullptr ? *value : 0;
+  }
+
   std::string path;
-  absl::flat_hash_map<std::string, uint64_t> values;
+  std::string text;
+  std::vector<Entry> entries;  // in file order; names are unique
   std::vector<uint32_t> sibling_map;
+  mutable size_t next_ = 0;  // where Find looks first
 };
 
-absl::Status BadLine(const fs::path& path, size_t line_number, absl::string_view line, absl::string_view cause) {
+absl::Status BadLine(const std::string& path, size_t line_number, absl::string_view line, absl::string_view cause) {
   const std::string quoted =
       line.size() > kQuotedLineLength ? absl::StrCat(line.substr(0, kQuotedLineLength), "...") : std::string(line);
   return absl::InvalidArgumentError(
-      absl::StrCat("ReadTopology(", path.string(), ":", line_number, "): ", cause, ": \"", quoted, "\""));
+      absl::StrCat("ReadTopology(", path, ":", line_number, "): ", cause, ": \"", quoted, "\""));
+}
+
+bool IsWordChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Splits `line` into a word ([0-9A-Za-z_]+), blanks ([ \t]+) and the rest; false when the line does not start
+// that way.
+bool SplitNameAndRest(absl::string_view line, absl::string_view& name, absl::string_view& rest) {
+  size_t i = 0;
+  while (i < line.size() && IsWordChar(line[i])) ++i;
+  if (i == 0) return false;
+  size_t j = i;
+  while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+  if (j == i) return false;
+  name = line.substr(0, i);
+  rest = line.substr(j);
+  return true;
+}
+
+// Parses a decimal u64 made of digits only (no sign, no blanks); false when empty, not digits, or beyond 2^64 - 1.
+bool ParseDecimalU64(absl::string_view digits, uint64_t& value) {
+  if (digits.empty()) return false;
+  uint64_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  value = v;
+  return true;
+}
+
+// Parses a sibling map's "0,1,1,..." into bits; false unless it is one or more 0/1 separated by single commas.
+bool ParseSiblingBits(absl::string_view text, std::vector<uint32_t>& bits) {
+  if (text.empty()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (i % 2 == 0 ? (c != '0' && c != '1') : c != ',') return false;
+  }
+  if (text.size() % 2 == 0) return false;  // ends with a comma
+  bits.clear();
+  for (size_t i = 0; i < text.size(); i += 2) bits.push_back(text[i] == '1' ? 1 : 0);
+  return true;
 }
 
 // Parses a KFD sysfs properties file: one "name value" per line, value a decimal u64, as kfd_topology.c
 // prints them and libhsakmt scans them ("%s %llu"). Unlike sscanf, a line that does not match exactly is
-// refused rather than ending the scan.
-absl::StatusOr<PropertiesFile> ParseProperties(const fs::path& path, FileKind kind = FileKind::kPlain) {
-  // Compiled once; RE2 is thread-safe for matching. Never destroyed, so it outlives every caller.
-  static const RE2* const kNameValue = new RE2(R"((\w+)[ \t]+(\d+))");
-  static const RE2* const kSiblingMap = new RE2(R"(sibling_map[ \t]+([01](?:,[01])*))");
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  PropertiesFile out;
-  out.path = path.string();
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  if (!lines.empty() && lines.back().empty()) lines.pop_back();  // the newline ending the last line
+// refused rather than ending the scan. Parsed by hand: init reads a few hundred of these files on a large
+// machine, and a regular expression per line was most of its time.
+absl::Status ParseProperties(const Dir& dir, const std::string& name, PropertiesFile& out,
+                             FileKind kind = FileKind::kPlain) {
+  out.path = absl::StrCat(dir.path(), "/", name);
+  out.entries.clear();
+  out.sibling_map.clear();
+  out.next_ = 0;
+  RETURN_IF_ERROR(ReadFileInto(dir, name, out.text));
+  if (out.text.empty()) return absl::OkStatus();
+  absl::string_view rest_of_file(out.text);
+  if (rest_of_file.back() == '\n') rest_of_file.remove_suffix(1);  // ends the last line
   bool saw_sibling_map = false;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const re2::StringPiece line(lines[i].data(), lines[i].size());
-    std::string name;
+  size_t line_number = 0;
+  for (absl::string_view line : absl::StrSplit(rest_of_file, '\n')) {
+    ++line_number;
+    absl::string_view key;
+    absl::string_view value_text;
+    const bool split = SplitNameAndRest(line, key, value_text);
+    if (kind == FileKind::kCache && split && key == "sibling_map") {
+      std::vector<uint32_t> bits;
+      if (ParseSiblingBits(value_text, bits)) {
+        if (saw_sibling_map) return BadLine(out.path, line_number, line, "repeated sibling_map");
+        saw_sibling_map = true;
+        out.sibling_map = std::move(bits);
+        continue;
+      }
+    }
+    // A value beyond 2^64 - 1 does not parse and so fails the line.
     uint64_t value = 0;
-    std::string bits;
-    if (kind == FileKind::kCache && RE2::FullMatch(line, *kSiblingMap, &bits)) {
-      if (saw_sibling_map) return BadLine(path, i + 1, lines[i], "repeated sibling_map");
-      saw_sibling_map = true;
-      for (absl::string_view bit : absl::StrSplit(bits, ',')) out.sibling_map.push_back(bit == "1" ? 1 : 0);
-      continue;
+    if (!split || !ParseDecimalU64(value_text, value)) {
+      return BadLine(out.path, line_number, line, "expected \"<name> <decimal value>\"");
     }
-    // A value beyond 2^64 - 1 fails to convert and so fails the match.
-    if (!RE2::FullMatch(line, *kNameValue, &name, &value)) {
-      return BadLine(path, i + 1, lines[i], "expected \"<name> <decimal value>\"");
+    // A few dozen lines at most: a scan is cheaper than hashing each name.
+    for (const PropertiesFile::Entry& e : out.entries) {
+      if (e.name == key) return BadLine(out.path, line_number, line, "repeated key");
     }
-    if (!out.values.emplace(std::move(name), value).second) return BadLine(path, i + 1, lines[i], "repeated key");
+    out.entries.push_back({key, value});
   }
-  return out;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> ReadNumber(const fs::path& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+absl::StatusOr<uint64_t> ReadNumber(const Dir& dir, const std::string& name) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(dir, name));
   uint64_t value = 0;
   if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) {
-    return absl::InvalidArgumentError(absl::StrCat(path.string(), ": not a number"));
+    return absl::InvalidArgumentError(absl::StrCat(dir.path(), "/", name, ": not a number"));
   }
   return value;
 }
@@ -108,37 +233,39 @@ enum class Presence { kOptional, kRequired };
 // Returns `key` of `file` as a u32 field: 0 when absent and optional.
 absl::StatusOr<uint32_t> U32(const PropertiesFile& file, absl::string_view key,
                              Presence presence = Presence::kOptional) {
-  const auto it = file.values.find(key);
-  if (it == file.values.end()) {
+  const uint64_t* value = file.Find(key);
+  if (value == nullptr) {
     if (presence == Presence::kRequired) {
       return absl::InvalidArgumentError(absl::StrCat("ReadTopology(", file.path, "): missing ", key));
     }
     return 0;
   }
-  if (it->second > std::numeric_limits<uint32_t>::max()) {
+  if (*value > std::numeric_limits<uint32_t>::max()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("ReadTopology(", file.path, "): ", key, " ", it->second, " does not fit 32 bits"));
+        absl::StrCat("ReadTopology(", file.path, "): ", key, " ", *value, " does not fit 32 bits"));
   }
-  return static_cast<uint32_t>(it->second);
+  return static_cast<uint32_t>(*value);
 }
 
-// Subdirectories named 0, 1, 2 ... in numeric order.
-std::vector<fs::path> NumberedDirs(const fs::path& dir) {
-  std::vector<std::pair<uint64_t, fs::path>> found;
+// The names of `dir`'s subdirectories named 0, 1, 2 ... in numeric order.
+std::vector<std::string> NumberedDirs(const std::string& dir) {
+  std::vector<std::pair<uint64_t, std::string>> found;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     uint64_t index = 0;
-    if (e.is_directory(ec) && absl::SimpleAtoi(e.path().filename().string(), &index))
-      found.emplace_back(index, e.path());
+    std::string name = e.path().filename().string();
+    if (e.is_directory(ec) && absl::SimpleAtoi(name, &index)) found.emplace_back(index, std::move(name));
   }
   std::sort(found.begin(), found.end());
-  std::vector<fs::path> out;
+  std::vector<std::string> out;
   for (auto& [index, path] : found) out.push_back(std::move(path));
   return out;
 }
 
-absl::StatusOr<IoLink> ReadIoLink(NodeId node, size_t node_count, const fs::path& path) {
-  ASSIGN_OR_RETURN(PropertiesFile file, ParseProperties(path));
+// `file` is scratch space the caller reuses from link to link.
+absl::StatusOr<IoLink> ReadIoLink(NodeId node, size_t node_count, const Dir& dir, const std::string& name,
+                                  PropertiesFile& file) {
+  RETURN_IF_ERROR(ParseProperties(dir, name, file));
   IoLink link;
   ASSIGN_OR_RETURN(uint32_t type, U32(file, "type", Presence::kRequired));
   link.type = static_cast<IoLinkType>(type);
@@ -168,8 +295,9 @@ absl::StatusOr<IoLink> ReadIoLink(NodeId node, size_t node_count, const fs::path
   return link;
 }
 
-absl::StatusOr<Cache> ReadCache(const fs::path& path) {
-  ASSIGN_OR_RETURN(PropertiesFile file, ParseProperties(path, FileKind::kCache));
+// `file` is scratch space the caller reuses from cache to cache.
+absl::StatusOr<Cache> ReadCache(const Dir& dir, const std::string& name, PropertiesFile& file) {
+  RETURN_IF_ERROR(ParseProperties(dir, name, file, FileKind::kCache));
   Cache cache;
   ASSIGN_OR_RETURN(cache.processor_id_low, U32(file, "processor_id_low"));
   ASSIGN_OR_RETURN(cache.level, U32(file, "level", Presence::kRequired));
@@ -184,16 +312,22 @@ absl::StatusOr<Cache> ReadCache(const fs::path& path) {
   return cache;
 }
 
-absl::StatusOr<NodeProperties> ReadNode(uint32_t index, size_t node_count, const fs::path& dir) {
+absl::StatusOr<NodeProperties> ReadNode(uint32_t index, size_t node_count, const std::string& path) {
   NodeProperties node;
   node.id = NodeId(index);
-  ASSIGN_OR_RETURN(PropertiesFile properties, ParseProperties(dir / "properties"));
-  node.properties = std::move(properties.values);
-  ASSIGN_OR_RETURN(uint64_t gpu_id, ReadNumber(dir / "gpu_id"));
+  const Dir dir(path);
+  PropertiesFile file;  // reused for every properties file of the node
+  RETURN_IF_ERROR(ParseProperties(dir, "properties", file));
+  node.properties.reserve(file.entries.size());
+  for (const PropertiesFile::Entry& e : file.entries) node.properties.emplace(std::string(e.name), e.value);
+  ASSIGN_OR_RETURN(uint64_t gpu_id, ReadNumber(dir, "gpu_id"));
   if (gpu_id != 0) node.gpu_id = GpuId(static_cast<uint32_t>(gpu_id));
-  absl::StatusOr<std::string> name = ReadFile(dir / "name");
+  absl::StatusOr<std::string> name = ReadFile(dir, "name");
   if (name.ok()) node.name = std::string(absl::StripAsciiWhitespace(*name));
-  if (absl::StatusOr<uint32_t> revision = ReadPciRevision((dir / "revision").string()); revision.ok()) {
+  absl::StatusOr<std::string> revision_text = ReadFile(dir, "revision");
+  absl::StatusOr<uint32_t> revision =
+      revision_text.ok() ? ParsePciRevision(*revision_text, absl::StrCat(path, "/revision")) : revision_text.status();
+  if (revision.ok()) {
     node.pci_revision = *revision;
   } else if (node.gpu_id.has_value()) {
     // A real KFD tree has no revision file: read the GPU's PCI function, as libdrm does. Bits 28-31 of
@@ -203,24 +337,27 @@ absl::StatusOr<NodeProperties> ReadNode(uint32_t index, size_t node_count, const
                                             location >> 8, location >> 3 & 0x1f, location & 0x7);
     if (absl::StatusOr<uint32_t> real = ReadPciRevision(pci); real.ok()) node.pci_revision = *real;
   }
-  for (const fs::path& bank_dir : NumberedDirs(dir / "mem_banks")) {
-    ASSIGN_OR_RETURN(PropertiesFile file, ParseProperties(bank_dir / "properties"));
+  for (const std::string& bank_dir : NumberedDirs(absl::StrCat(path, "/mem_banks"))) {
+    RETURN_IF_ERROR(ParseProperties(dir, absl::StrCat("mem_banks/", bank_dir, "/properties"), file));
     MemoryBank bank;
     ASSIGN_OR_RETURN(uint32_t heap_type, U32(file, "heap_type"));
     bank.heap_type = static_cast<HeapType>(heap_type);
-    bank.size = Bytes(file.values["size_in_bytes"]);
+    bank.size = Bytes(file.ValueOr0("size_in_bytes"));
     ASSIGN_OR_RETURN(bank.flags, U32(file, "flags"));
     ASSIGN_OR_RETURN(bank.width, U32(file, "width"));
     ASSIGN_OR_RETURN(bank.mem_clk_max, U32(file, "mem_clk_max"));
     node.mem_banks.push_back(bank);
   }
   // Like libhsakmt, the node's counts say how many entries to read; a missing one is an error.
-  for (uint64_t l = 0; l < node.Get("io_links_count"); ++l) {
-    ASSIGN_OR_RETURN(IoLink link, ReadIoLink(node.id, node_count, dir / "io_links" / std::to_string(l) / "properties"));
+  const uint64_t io_links_count = node.Get("io_links_count");
+  for (uint64_t l = 0; l < io_links_count; ++l) {
+    ASSIGN_OR_RETURN(IoLink link,
+                     ReadIoLink(node.id, node_count, dir, absl::StrCat("io_links/", l, "/properties"), file));
     node.io_links.push_back(link);
   }
-  for (uint64_t c = 0; c < node.Get("caches_count"); ++c) {
-    ASSIGN_OR_RETURN(Cache cache, ReadCache(dir / "caches" / std::to_string(c) / "properties"));
+  const uint64_t caches_count = node.Get("caches_count");
+  for (uint64_t c = 0; c < caches_count; ++c) {
+    ASSIGN_OR_RETURN(Cache cache, ReadCache(dir, absl::StrCat("caches/", c, "/properties"), file));
     node.caches.push_back(std::move(cache));
   }
   return node;
@@ -234,15 +371,18 @@ uint64_t NodeProperties::Get(const std::string& key) const {
 }
 
 absl::StatusOr<SystemTopology> ReadTopology(const std::string& root) {
-  const fs::path base(root);
   SystemTopology topology;
-  ASSIGN_OR_RETURN(topology.generation_id, ReadNumber(base / "generation_id"));
-  ASSIGN_OR_RETURN(PropertiesFile system, ParseProperties(base / "system_properties"));
-  topology.platform_oem = system.values["platform_oem"];
-  topology.platform_id = system.values["platform_id"];
-  topology.platform_rev = system.values["platform_rev"];
-  const std::vector<fs::path> node_dirs = NumberedDirs(base / "nodes");
+  const Dir dir(root);
+  ASSIGN_OR_RETURN(topology.generation_id, ReadNumber(dir, "generation_id"));
+  PropertiesFile system;
+  RETURN_IF_ERROR(ParseProperties(dir, "system_properties", system));
+  topology.platform_oem = system.ValueOr0("platform_oem");
+  topology.platform_id = system.ValueOr0("platform_id");
+  topology.platform_rev = system.ValueOr0("platform_rev");
+  std::vector<std::string> node_dirs = NumberedDirs(absl::StrCat(root, "/nodes"));
+  for (std::string& node_dir : node_dirs) node_dir = absl::StrCat(root, "/nodes/", node_dir);
   if (node_dirs.empty()) return absl::NotFoundError(absl::StrCat(root, "/nodes: no nodes"));
+  topology.nodes.reserve(node_dirs.size());
   for (size_t i = 0; i < node_dirs.size(); ++i) {
     ASSIGN_OR_RETURN(NodeProperties node, ReadNode(static_cast<uint32_t>(i), node_dirs.size(), node_dirs[i]));
     topology.nodes.push_back(std::move(node));

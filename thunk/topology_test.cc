@@ -148,6 +148,13 @@ TEST(TopologyTest, MalformedFilesAreInvalidArgumentNamingFileAndLine) {
       {"sibling_map outside a cache", "nodes/1/properties", "sibling_map 1,0\n", "properties:1)"},
       {"sibling_map not bits", "nodes/1/caches/0/properties", "level 1\nsize 16\nsibling_map 1,2\n",
        "caches/0/properties:3)"},
+      {"sibling_map ending in a comma", "nodes/1/caches/0/properties", "level 1\nsize 16\nsibling_map 1,0,\n",
+       "caches/0/properties:3)"},
+      {"repeated sibling_map", "nodes/1/caches/0/properties", "level 1\nsibling_map 1\nsize 16\nsibling_map 0\n",
+       "caches/0/properties:4)"},
+      {"signed value", "nodes/1/properties", "simd_count +4\n", "properties:1)"},
+      {"carriage return", "nodes/1/properties", "simd_count 4\r\n", "properties:1)"},
+      {"name with a dash", "nodes/1/properties", "simd-count 4\n", "properties:1)"},
       {"bad system_properties", "system_properties", "platform_oem 0x41\n", "system_properties:1)"},
       {"bad memory bank", "nodes/1/mem_banks/0/properties", "heap_type 1\nsize_in_bytes 1e9\n", "properties:2)"},
       {"io link value beyond 32 bits", "nodes/1/io_links/0/properties",
@@ -183,6 +190,27 @@ TEST(TopologyTest, KernelSiblingMapLineIsAccepted) {
   ASSERT_OK_AND_ASSIGN(SystemTopology topology, ReadTopology(dir));
   ASSERT_THAT(topology.nodes[1].caches, SizeIs(preset.gpus[0].caches.size()));
   EXPECT_THAT(topology.nodes[1].caches[0].sibling_map, SizeIs(32));
+}
+
+// The kernel prints "%s %llu"; a tab separates as well, and a captured file longer than one read is read whole.
+TEST(TopologyTest, TabsAndLongFilesParse) {
+  ASSERT_OK_AND_ASSIGN(kfd_sim::Topology preset, kfd_sim::PresetTopology("mi300x"));
+  const std::string dir = WriteTree(preset);
+  ASSERT_FALSE(dir.empty());
+  const std::string path = dir + "/nodes/1/properties";
+  std::string contents = ReadAll(path);
+  ASSERT_THAT(contents, HasSubstr("\nsimd_count "));
+  contents.replace(contents.find("\nsimd_count ") + 11, 1, "\t \t");
+  for (int i = 0; contents.size() < 20000; ++i) absl::StrAppend(&contents, "captured_extra_key_", i, " ", i, "\n");
+  Overwrite(path, contents);
+  ASSERT_OK_AND_ASSIGN(SystemTopology topology, ReadTopology(dir));
+  EXPECT_EQ(topology.nodes[1].Get("simd_count"), preset.gpus[0].simd_count);
+  EXPECT_EQ(topology.nodes[1].Get("captured_extra_key_1"), 1u);
+  const std::string last = contents.substr(contents.rfind("captured_extra_key_"));
+  const uint64_t last_index = std::stoull(last.substr(last.find(' ') + 1));
+  EXPECT_EQ(topology.nodes[1].Get(absl::StrCat("captured_extra_key_", last_index)), last_index)
+      << "the key on the file's last line, past the first 8 KiB";
+  EXPECT_EQ(topology.nodes[1].Get("io_links_count"), preset.gpus.size());
 }
 
 TEST(TopologyTest, MissingIoLinkThatTheCountPromisesIsNotFound) {
