@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "clr/visible_devices.h"
@@ -150,8 +149,11 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
   if (TraceEnabled()) {
     Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
   }
-  {
-    ScopedLock lock(&peers_mu_);
+  // Until some device enables peer access no allocation needs a grant. Enable sets the flag before it maps the
+  // allocations already in the object map, and this Insert came before the load: either that scan sees this
+  // allocation or this load sees the flag.
+  if (any_peer_access_.load(std::memory_order_seq_cst)) {
+    LightLock lock(&peers_mu_);
     const std::vector<hsa::AgentId> peers = PeerAgentsLocked(device.ordinal);
     if (!peers.empty()) {
       absl::Status granted = runtime_->memory().AllowAccess(peers, base);
@@ -179,7 +181,7 @@ bool Context::CanAccessPeer(const Device& device, const Device& peer) const {
 }
 
 bool Context::PeerAccessEnabled(const Device& device, const Device& peer) const {
-  ScopedLock lock(&peers_mu_);
+  LightLock lock(&peers_mu_);
   return peer_enabled_[peer.ordinal][device.ordinal];
 }
 
@@ -188,12 +190,13 @@ absl::Status Context::EnablePeerAccess(const Device& device, const Device& peer)
     return absl::InvalidArgumentError(
         absl::StrCat("device ", device.ordinal, " has no path to device ", peer.ordinal, "'s memory"));
   }
-  ScopedLock lock(&peers_mu_);
+  LightLock lock(&peers_mu_);
   if (peer_enabled_[peer.ordinal][device.ordinal]) {
     return absl::AlreadyExistsError(
         absl::StrCat("device ", device.ordinal, " already has access to device ", peer.ordinal));
   }
   peer_enabled_[peer.ordinal][device.ordinal] = true;
+  any_peer_access_.store(true, std::memory_order_seq_cst);
   // Grants name every accessor of the owner: a grant sets the GPUs an allocation is mapped on.
   const std::vector<hsa::AgentId> agents = PeerAgentsLocked(peer.ordinal);
   for (DeviceAddress base : objects_.Bases(peer.ordinal, MemoryKind::kDevice)) {
@@ -209,7 +212,7 @@ absl::Status Context::EnablePeerAccess(const Device& device, const Device& peer)
 }
 
 absl::Status Context::DisablePeerAccess(const Device& device, const Device& peer) {
-  ScopedLock lock(&peers_mu_);
+  LightLock lock(&peers_mu_);
   if (!peer_enabled_[peer.ordinal][device.ordinal]) {
     return absl::NotFoundError(
         absl::StrCat("device ", device.ordinal, " has not enabled access to device ", peer.ordinal));

@@ -16,7 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "clr/device_faults.h"
 #include "clr/device_info.h"
@@ -196,7 +196,9 @@ class Context {
   MemObjMap objects_;
   // peer_enabled_[owner][accessor]: whether `accessor` enabled access to `owner`'s VRAM. Held across the grants
   // so an allocation made while access is being enabled is mapped exactly once.
-  mutable absl::Mutex peers_mu_;
+  mutable LightMutex peers_mu_;
+  // Set by the first EnablePeerAccess, never cleared: lets AllocDevice skip peers_mu_ while no device has peers.
+  std::atomic<bool> any_peer_access_{false};
   std::vector<std::vector<bool>> peer_enabled_ ABSL_GUARDED_BY(peers_mu_);
   // Set by Create; last, so its listener thread stops before anything it reaches goes.
   std::unique_ptr<DeviceFaults> faults_;

@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
-#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "hsa/memory.h"
@@ -24,7 +23,7 @@ MemoryPool::MemoryPool(Context& context, const Device& device, std::optional<Byt
 }
 
 MemoryPool::~MemoryPool() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   for (const auto& [key, fences] : free_) {
     // Work queued before a free may still touch the range: the device keeps its segment until that work is done.
     for (const Fence& f : fences) {
@@ -133,7 +132,7 @@ DeviceAddress MemoryPool::TakeLocked(FreeMap::iterator chosen, Bytes size) {
 std::optional<DeviceAddress> MemoryPool::TryAllocateCached(Bytes requested, const Stream& stream) {
   const std::optional<Bytes> size = AlignUp(requested, kGranule);
   if (requested.is_zero() || !size.has_value()) return std::nullopt;
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   // Allocate's choice, as long as it is a range taken as it is.
   for (auto it = free_.lower_bound({size->raw(), 0}); it != free_.end(); ++it) {
     if (Classify(it->second, stream, nullptr) != Reuse::kSafe) continue;
@@ -150,7 +149,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
     return absl::ResourceExhaustedError(absl::StrCat("MemoryPool::Allocate(size=", requested.raw(), "): too large"));
   }
   const Bytes size = *rounded;
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto chosen = free_.end();
   auto after_wait = free_.end();
   for (auto it = free_.lower_bound({size.raw(), 0}); it != free_.end(); ++it) {
@@ -224,7 +223,7 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
 }
 
 absl::StatusOr<bool> MemoryPool::FreeIfIdle(DeviceAddress base, const Stream* stream) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto range = ranges_.find(base.raw());
   if (range == ranges_.end() || !range->second.busy) {
     return absl::NotFoundError(absl::StrCat("MemoryPool::Free(", AddressText(base), "): not a busy block of the pool"));
@@ -241,7 +240,7 @@ absl::Status MemoryPool::Free(DeviceAddress base, Stream* stream) {
   if (freed) return absl::OkStatus();
   // Recorded outside the lock: a mark may wait for room on the stream's ring.
   ASSIGN_OR_RETURN(Marker marker, stream->Record());
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   // Another thread freed it meanwhile: a double free, reported as an unknown block.
   auto range = ranges_.find(base.raw());
   if (range == ranges_.end() || !range->second.busy) {
@@ -295,13 +294,13 @@ void MemoryPool::FreeLocked(std::map<uint64_t, Range>::iterator range, const Str
 }
 
 bool MemoryPool::OwnsBusy(DeviceAddress address) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto range = ranges_.find(address.raw());
   return range != ranges_.end() && range->second.busy;
 }
 
 bool MemoryPool::Holds(DeviceAddress address) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto it = segments_.upper_bound(address.raw());
   if (it == segments_.begin()) return false;
   --it;
@@ -310,13 +309,13 @@ bool MemoryPool::Holds(DeviceAddress address) const {
 
 void MemoryPool::AddSafeStream(const Stream& waiter, const Stream& origin, uint64_t event_tick) {
   if (&waiter == &origin) return;
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   uint64_t& tick = safe_[std::make_pair(&waiter, &origin)];
   tick = std::max(tick, event_tick);
 }
 
 void MemoryPool::ForgetStream(const Stream* stream) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   absl::erase_if(safe_, [stream](const auto& entry) {
     return entry.first.first == stream || entry.first.second == stream;
   });
@@ -360,37 +359,37 @@ absl::Status MemoryPool::TrimLocked(Bytes keep) {
 }
 
 absl::Status MemoryPool::ReleaseFreed() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return ReleaseLocked(policy_.release_threshold);
 }
 
 absl::Status MemoryPool::TrimTo(Bytes keep) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return TrimLocked(keep);
 }
 
 PoolReusePolicy MemoryPool::policy() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return policy_;
 }
 
 void MemoryPool::set_policy(const PoolReusePolicy& policy) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   policy_ = policy;
 }
 
 PoolUsage MemoryPool::usage() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return PoolUsage{busy_bytes_ + free_bytes_, reserved_high_, busy_bytes_, used_high_};
 }
 
 void MemoryPool::ResetReservedHigh() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   reserved_high_ = busy_bytes_ + free_bytes_;
 }
 
 void MemoryPool::ResetUsedHigh() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   used_high_ = busy_bytes_;
 }
 
@@ -413,7 +412,7 @@ absl::Status MemoryPool::SetPeerAccess(const Device& peer, bool enabled) {
   if (enabled && !context_.CanAccessPeer(peer, device_)) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": no path from the peer to the pool's memory"));
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   if (!enabled || access_[peer.ordinal]) {
     access_[peer.ordinal] = enabled;
     return absl::OkStatus();
@@ -430,17 +429,17 @@ absl::Status MemoryPool::SetPeerAccess(const Device& peer, bool enabled) {
 }
 
 bool MemoryPool::PeerAccess(const Device& peer) const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return access_[peer.ordinal];
 }
 
 size_t MemoryPool::free_block_count() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return free_.size();
 }
 
 size_t MemoryPool::busy_block_count() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return busy_count_;
 }
 

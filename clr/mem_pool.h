@@ -53,7 +53,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "clr/context.h"
 #include "clr/stream.h"
@@ -211,7 +211,7 @@ class MemoryPool {
   const Device& device_;   // Not owned; must outlive this.
   const std::optional<Bytes> max_size_;
 
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
   PoolReusePolicy policy_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, Bytes> segments_ ABSL_GUARDED_BY(mu_);  // base -> size, as allocated from the device
   // Every range of every segment by base; a segment's ranges tile it.

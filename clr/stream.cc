@@ -9,7 +9,6 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/log.h"
-#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "gpu_abi/aql_packets.h"
@@ -45,7 +44,7 @@ absl::Status FailedCommand(hsa::SignalValue value) {
 }  // namespace
 
 absl::Status QueueHealth::Error() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return error_;
 }
 
@@ -53,7 +52,7 @@ void QueueHealth::Report(const absl::Status& error) {
   std::vector<Dependent> dependents;
   bool first = false;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     if (error_.ok()) {
       first = true;
       error_ = error;
@@ -62,7 +61,7 @@ void QueueHealth::Report(const absl::Status& error) {
     }
   }
   {
-    ScopedLock lock(&owner_mu_);
+    LightLock lock(&owner_mu_);
     if (owner_ != nullptr) owner_->FailPending();
   }
   // Only the first report travels on, so streams waiting on each other in a cycle stop.
@@ -78,7 +77,7 @@ void QueueHealth::Report(const absl::Status& error) {
 void QueueHealth::AddDependent(const std::shared_ptr<QueueHealth>& dependent, const std::shared_ptr<StreamSignal>& on) {
   absl::Status failed;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     if (error_.ok()) {
       std::erase_if(dependents_, [](const Dependent& d) { return d.health.expired() || d.on.expired(); });
       dependents_.push_back(Dependent{dependent, on});
@@ -102,7 +101,7 @@ absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health
 }
 
 SignalPool::~SignalPool() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   for (const auto& [handle, ref] : idle_) {
     if (absl::Status s = signals_.DestroySignal(handle); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
   }
@@ -111,7 +110,7 @@ SignalPool::~SignalPool() {
 std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> SignalPool::Take() {
   std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> signal;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     if (idle_.empty()) return std::nullopt;
     signal = std::move(idle_.back());
     idle_.pop_back();
@@ -123,7 +122,7 @@ std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> SignalPool::Take() {
 
 void SignalPool::Give(hsa::SignalHandle handle, hsa::SignalRef ref) {
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     if (idle_.size() < kMaxIdle) {
       idle_.emplace_back(handle, std::move(ref));
       return;
@@ -216,7 +215,7 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
   Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
   std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *control));
   {
-    ScopedLock lock(&health->owner_mu_);
+    LightLock lock(&health->owner_mu_);
     health->owner_ = stream.get();
   }
   // A fault anywhere on the device fails this stream too (CUDA's sticky context error); the health owns the
@@ -241,11 +240,11 @@ Stream::~Stream() {
     FailPending();
   }
   {
-    ScopedLock lock(&health_->owner_mu_);
+    LightLock lock(&health_->owner_mu_);
     health_->owner_ = nullptr;
   }
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     in_flight_.clear();
   }
   if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
@@ -253,7 +252,7 @@ Stream::~Stream() {
 }
 
 void Stream::FailPending() {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   for (const InFlight& command : in_flight_) {
     // Only a signal still pending: one the engine completed meanwhile keeps its value.
     hsa::SignalValue value = command.done->value();
@@ -326,7 +325,7 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
 absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint64_t src_or_pattern, Bytes size) {
   if (size.is_zero()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   auto write = [&](uint64_t index, void* packet_slot) {
     const DeviceAddress kernarg = control_ + Bytes(kKernargOffset + (index % kQueuePackets) * kKernargSlot);
     if (kernel != blit::KernelId::kCopy) {
@@ -388,7 +387,7 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
                               Bytes size) {
   if (size.is_zero()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   RETURN_IF_ERROR(Failure());
   Retire();
   std::vector<hsa::SignalRef> deps;
@@ -408,7 +407,7 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
 absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,
                                   hsa::CopyDirection direction) {
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   RETURN_IF_ERROR(Failure());
   Retire();
   std::vector<hsa::SignalRef> deps;
@@ -423,7 +422,7 @@ absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::Pit
 
 absl::StatusOr<Marker> Stream::Record() {
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   // A barrier-AND with the barrier bit completes after every packet before it; the cross-engine dependency
   // covers work that ran elsewhere.
   auto write = [&](uint64_t, void* packet_slot) {
@@ -439,7 +438,7 @@ absl::Status Stream::WaitFor(const Marker& marker) {
   // Before this stream's lock: when the marker's stream failed already, this one fails now, and the submission
   // below reports it.
   if (marker.health_ != health_) marker.health_->AddDependent(health_, marker.signal_);
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   std::vector<uint64_t> deps = CrossEngineDeps();
   deps.push_back(marker.signal_->handle().raw());
   auto write = [&](uint64_t, void* packet_slot) {
@@ -456,7 +455,7 @@ absl::Status Stream::HostFunction(std::function<void()> function) {
 absl::Status Stream::HostCallback(std::function<void(const absl::Status&)> callback) {
   // The gate: work queued after the callback waits on it; the handler opens it once the callback returned.
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> gate, StreamSignal::Create(context_.signals()));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   RETURN_IF_ERROR(Failure());
   Retire();
   if (in_flight_.empty() || in_flight_.back().done->value() <= 0) {
@@ -489,7 +488,7 @@ absl::Status Stream::Finish() {
   while (true) {
     std::shared_ptr<StreamSignal> next;
     {
-      ScopedLock lock(&mu_);
+      LightLock lock(&mu_);
       RETURN_IF_ERROR(Failure());
       Retire();
       for (const InFlight& command : in_flight_) {
@@ -510,7 +509,7 @@ absl::Status Stream::Finish() {
 absl::Status Stream::WaitForQueued() {
   std::shared_ptr<StreamSignal> last;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     RETURN_IF_ERROR(Failure());
     if (in_flight_.empty()) return absl::OkStatus();
     last = in_flight_.back().done;
@@ -520,7 +519,7 @@ absl::Status Stream::WaitForQueued() {
     // leaving `last` waiting forever.
     std::shared_ptr<StreamSignal> next;
     {
-      ScopedLock lock(&mu_);
+      LightLock lock(&mu_);
       RETURN_IF_ERROR(Failure());
       if (last->value() <= 0) break;
       for (const InFlight& command : in_flight_) {
@@ -538,12 +537,12 @@ absl::Status Stream::WaitForQueued() {
 }
 
 bool Stream::Idle() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return in_flight_.empty() || in_flight_.back().done->value() <= 0;
 }
 
 absl::Status Stream::Error() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return Failure();
 }
 

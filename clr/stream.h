@@ -26,7 +26,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "clr/context.h"
 #include "gpu_abi/blit_kernels.h"
@@ -57,7 +57,7 @@ class SignalPool {
  private:
   static constexpr size_t kMaxIdle = 64;
   hsa::SignalRuntime& signals_;
-  absl::Mutex mu_;
+  LightMutex mu_;
   std::vector<std::pair<hsa::SignalHandle, hsa::SignalRef>> idle_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -108,7 +108,7 @@ class QueueHealth {
 
  private:
   friend class Stream;
-  mutable absl::Mutex mu_;  // a leaf lock
+  mutable LightMutex mu_;  // a leaf lock
   absl::Status error_ ABSL_GUARDED_BY(mu_);
   struct Dependent {
     std::weak_ptr<QueueHealth> health;
@@ -116,7 +116,7 @@ class QueueHealth {
   };
   std::vector<Dependent> dependents_ ABSL_GUARDED_BY(mu_);
   // Held while the stream is told, so the stream can leave (Detach) only when no report is telling it.
-  absl::Mutex owner_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  LightMutex owner_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   Stream* owner_ ABSL_GUARDED_BY(owner_mu_) = nullptr;
 };
 
@@ -250,7 +250,7 @@ class Stream {
   const DeviceAddress control_;   // blit kernel descriptors and the kernarg ring (system memory), owned
   const std::shared_ptr<SignalPool> signal_pool_;  // for the packets only the CP completes
 
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
   uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mu_);
   bool last_on_aql_ ABSL_GUARDED_BY(mu_) = true;  // whether the newest command ran on the AQL queue

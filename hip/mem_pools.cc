@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "hip/hip_error.h"
 
@@ -24,7 +23,10 @@ PoolTable::~PoolTable() = default;
 
 std::shared_ptr<clr::MemoryPool> PoolTable::DefaultLocked(int device) {
   std::shared_ptr<clr::MemoryPool>& pool = defaults_[device];
-  if (pool == nullptr) pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
+  if (pool == nullptr) {
+    pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
+    has_pools_.store(true, std::memory_order_release);
+  }
   return pool;
 }
 
@@ -39,7 +41,8 @@ std::vector<std::shared_ptr<clr::MemoryPool>> PoolTable::AllLocked() const {
 }
 
 std::vector<std::shared_ptr<clr::MemoryPool>> PoolTable::All() const {
-  ScopedLock lock(&mu_);
+  if (!has_pools_.load(std::memory_order_acquire)) return {};
+  LightLock lock(&mu_);
   return AllLocked();
 }
 
@@ -47,7 +50,7 @@ absl::StatusOr<MemPoolHandle> PoolTable::DefaultPool(int device) {
   if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
     return InvalidDeviceError(absl::StrCat("hipDeviceGetDefaultMemPool: device ", device, " out of range"));
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return HandleOf(DefaultLocked(device).get());
 }
 
@@ -55,7 +58,7 @@ absl::StatusOr<MemPoolHandle> PoolTable::CurrentPool(int device) {
   if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
     return absl::InvalidArgumentError(absl::StrCat("hipDeviceGetMemPool: device ", device, " out of range"));
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   if (current_[device] != nullptr) return HandleOf(current_[device]);
   return HandleOf(DefaultLocked(device).get());
 }
@@ -69,7 +72,7 @@ absl::Status PoolTable::SetCurrentPool(int device, MemPoolHandle pool) {
     return InvalidDeviceError(absl::StrCat("hipDeviceSetMemPool: pool ", HandleText(pool), " belongs to device ",
                                            p->device().ordinal, ", not ", device));
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   // Destroyed meanwhile: the device keeps the pool it had.
   if (p != defaults_[device] && !created_.contains(pool.raw())) {
     return absl::InvalidArgumentError(absl::StrCat("hipDeviceSetMemPool: pool ", HandleText(pool), " is not live"));
@@ -84,7 +87,10 @@ const std::shared_ptr<clr::MemoryPool>& PoolTable::CurrentLocked(int device) {
     if (it != created_.end()) return it->second;
   }
   std::shared_ptr<clr::MemoryPool>& pool = defaults_[device];
-  if (pool == nullptr) pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
+  if (pool == nullptr) {
+    pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
+    has_pools_.store(true, std::memory_order_release);
+  }
   return pool;
 }
 
@@ -92,7 +98,7 @@ absl::StatusOr<std::shared_ptr<clr::MemoryPool>> PoolTable::CurrentPoolOf(int de
   if (device < 0 || static_cast<size_t>(device) >= context_.devices().size()) {
     return absl::InvalidArgumentError(absl::StrCat("hipMallocAsync: device ", device, " out of range"));
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return CurrentLocked(device);
 }
 
@@ -102,7 +108,7 @@ absl::StatusOr<DeviceAddress> PoolTable::AllocateFromCurrent(int device, Bytes s
   }
   std::shared_ptr<clr::MemoryPool> pool;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     const std::shared_ptr<clr::MemoryPool>& current = CurrentLocked(device);
     // The table's lock keeps the pool alive while it serves a hit (Destroy takes the lock first).
     if (std::optional<DeviceAddress> hit = current->TryAllocateCached(size, stream); hit.has_value()) return *hit;
@@ -118,15 +124,16 @@ absl::StatusOr<MemPoolHandle> PoolTable::Create(int device, std::optional<Bytes>
   }
   auto pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device], max_size);
   const MemPoolHandle handle = HandleOf(pool.get());
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   created_.emplace(handle.raw(), std::move(pool));
+  has_pools_.store(true, std::memory_order_release);
   return handle;
 }
 
 absl::Status PoolTable::Destroy(MemPoolHandle handle) {
   std::shared_ptr<clr::MemoryPool> pool;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     auto it = created_.find(handle.raw());
     if (it == created_.end()) {
       for (const auto& d : defaults_) {
@@ -149,7 +156,7 @@ absl::Status PoolTable::Destroy(MemPoolHandle handle) {
 }
 
 absl::StatusOr<std::shared_ptr<clr::MemoryPool>> PoolTable::Find(MemPoolHandle handle) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   if (auto it = created_.find(handle.raw()); it != created_.end()) return it->second;
   for (const auto& d : defaults_) {
     if (d != nullptr && HandleOf(d.get()) == handle) return d;
@@ -163,7 +170,7 @@ absl::Status PoolTable::Free(void* ptr, clr::Stream* stream) {
   {
     // Searched in place, and a free on an idle stream done in place: the hit path (hipMallocAsync +
     // hipFreeAsync) takes one lock of the table and one of the pool.
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     auto try_pool = [&](const std::shared_ptr<clr::MemoryPool>& pool) -> std::optional<absl::Status> {
       if (pool == nullptr) return std::nullopt;
       absl::StatusOr<bool> freed = pool->FreeIfIdle(base, stream);
@@ -192,20 +199,26 @@ absl::Status PoolTable::Free(void* ptr, clr::Stream* stream) {
   return owner->Free(base, stream);
 }
 
-bool PoolTable::Owns(const void* ptr) {
-  const DeviceAddress base = DeviceAddress::FromPointer(const_cast<void*>(ptr));
-  for (const std::shared_ptr<clr::MemoryPool>& pool : All()) {
-    if (pool->OwnsBusy(base)) return true;
-  }
-  return false;
-}
+bool PoolTable::Owns(const void* ptr) { return Classify(ptr) == Hold::kBusy; }
 
-bool PoolTable::Holds(const void* ptr) {
-  const DeviceAddress base = DeviceAddress::FromPointer(const_cast<void*>(ptr));
-  for (const std::shared_ptr<clr::MemoryPool>& pool : All()) {
-    if (pool->Holds(base)) return true;
-  }
-  return false;
+PoolTable::Hold PoolTable::Classify(const void* ptr) {
+  if (!has_pools_.load(std::memory_order_acquire)) return Hold::kNone;
+  const DeviceAddress address = DeviceAddress::FromPointer(const_cast<void*>(ptr));
+  // In place under the table's lock (then each pool's, the order Free takes them): no copy of the pool list.
+  LightLock lock(&mu_);
+  Hold hold = Hold::kNone;
+  auto look = [&](const std::shared_ptr<clr::MemoryPool>& pool) {
+    if (pool == nullptr || hold == Hold::kBusy) return;
+    if (pool->OwnsBusy(address)) {
+      hold = Hold::kBusy;
+    } else if (hold == Hold::kNone && pool->Holds(address)) {
+      hold = Hold::kPool;
+    }
+  };
+  for (const auto& p : defaults_) look(p);
+  for (const auto& [h, p] : created_) look(p);
+  for (const auto& p : retired_) look(p);
+  return hold;
 }
 
 void PoolTable::AddSafeStream(const clr::Stream& waiter, const clr::Stream& origin, uint64_t event_tick) {
@@ -225,7 +238,7 @@ absl::Status PoolTable::ReleaseFreed() {
 void PoolTable::DropDevice(int device) {
   std::vector<std::shared_ptr<clr::MemoryPool>> dropped;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     if (device < 0 || static_cast<size_t>(device) >= defaults_.size()) return;
     if (defaults_[device] != nullptr) dropped.push_back(std::move(defaults_[device]));
     defaults_[device] = nullptr;

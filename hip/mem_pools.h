@@ -11,6 +11,7 @@
 #define HIPMEM_HIP_MEM_POOLS_H_
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,7 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/light_mutex.h"
 #include "base/strong_id.h"
 #include "base/units.h"
 #include "clr/context.h"
@@ -83,8 +84,13 @@ class PoolTable {
   absl::Status Free(void* ptr, clr::Stream* stream);
   // Whether a pool holds `ptr` as a busy block.
   bool Owns(const void* ptr);
-  // Whether a pool holds `ptr` as a block, busy or free.
-  bool Holds(const void* ptr);
+  // How the pools hold `ptr`, in one pass: hipFree asks this of every pointer, pool memory or not.
+  enum class Hold {
+    kNone,  // no pool holds it: ordinary memory, or unknown
+    kBusy,  // the start of a busy block: the caller's to free
+    kPool,  // inside a pool's memory but not a busy block's start (a block already freed, or an interior pointer)
+  };
+  Hold Classify(const void* ptr);
 
   // hipStreamWaitEvent: see clr::MemoryPool::AddSafeStream; applied to every pool.
   void AddSafeStream(const clr::Stream& waiter, const clr::Stream& origin, uint64_t event_tick);
@@ -111,7 +117,11 @@ class PoolTable {
   std::vector<std::shared_ptr<clr::MemoryPool>> All() const;
 
   clr::Context& context_;  // Not owned; must outlive this.
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
+  // Set once a pool exists, never cleared (a retired pool may hold memory): until then no pointer can be pool
+  // memory, and a hipFree of ordinary memory looks no further. A pointer from a pool was handed out after its
+  // pool's creation, so a thread freeing it sees the flag set (acquire/release).
+  std::atomic<bool> has_pools_{false};
   std::vector<std::shared_ptr<clr::MemoryPool>> defaults_ ABSL_GUARDED_BY(mu_);  // by device, made on first use
   std::vector<clr::MemoryPool*> current_ ABSL_GUARDED_BY(mu_);                 // by device; nullptr: the default
   absl::flat_hash_map<uint64_t, std::shared_ptr<clr::MemoryPool>> created_ ABSL_GUARDED_BY(mu_);

@@ -243,7 +243,8 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
 
 absl::Status Runtime::Free(void* ptr) {
   if (ptr == nullptr) return absl::OkStatus();
-  if (pools_->Owns(ptr)) {
+  const PoolTable::Hold pool_hold = pools_->Classify(ptr);
+  if (pool_hold == PoolTable::Hold::kBusy) {
     // Pool memory goes back to its pool after the device's work, reusable on any stream (CLR's FreeMemory
     // without an event).
     const int device = DeviceOf(ptr);
@@ -252,7 +253,7 @@ absl::Status Runtime::Free(void* ptr) {
     // Another thread's free won the race: a double free, hipErrorInvalidValue as for any unknown pointer.
     return absl::IsNotFound(freed) ? Recode(freed, absl::StatusCode::kInvalidArgument) : freed;
   }
-  if (pools_->Holds(ptr)) {
+  if (pool_hold == PoolTable::Hold::kPool) {
     // A block already back in its pool: the pool owns it now.
     return absl::InvalidArgumentError(absl::StrCat("hipFree(", AddressText(ptr), "): freed already (in a memory pool)"));
   }

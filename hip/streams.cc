@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "clr/mem_pool.h"
@@ -52,13 +51,13 @@ absl::Status DeviceFaultAsHip(absl::Status status) {
 }
 
 StreamTable::StreamTable(clr::Context& context) : context_(context), generation_(FreshGeneration()) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   null_streams_.resize(context.devices().size());
 }
 
 StreamTable::~StreamTable() {
   // Events first (their markers hold stream signals), then every stream; each stream finishes its work.
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   ForgetResolutions();
   events_.clear();
   streams_.clear();
@@ -81,7 +80,7 @@ absl::StatusOr<StreamHandle> StreamTable::Create(int device, uint32_t flags, int
   priority = std::clamp(priority, kGreatestPriority, kLeastPriority);
   ASSIGN_OR_RETURN(std::unique_ptr<HipStream> stream, Make(device, flags, priority, /*is_null=*/false));
   const StreamHandle handle(reinterpret_cast<uint64_t>(stream.get()));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   streams_.emplace(handle.raw(), std::move(stream));
   Trace(Layer::kHip, "hipStreamCreate: ", HandleText(handle.raw()), " on device ", device,
         (flags & kStreamNonBlocking) != 0 ? " (non-blocking)" : "", ", priority ", priority);
@@ -91,7 +90,7 @@ absl::StatusOr<StreamHandle> StreamTable::Create(int device, uint32_t flags, int
 absl::Status StreamTable::Destroy(StreamHandle handle) {
   std::shared_ptr<HipStream> stream;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     auto it = streams_.find(handle.raw());
     if (it == streams_.end()) {
       return InvalidHandleError(absl::StrCat("hipStreamDestroy(", HandleText(handle.raw()),
@@ -111,7 +110,7 @@ absl::Status StreamTable::Destroy(StreamHandle handle) {
 void StreamTable::DestroyDeviceStreams(int device) {
   std::vector<std::shared_ptr<HipStream>> doomed;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     for (auto it = streams_.begin(); it != streams_.end();) {
       if (it->second->device() == device) {
         doomed.push_back(std::move(it->second));
@@ -129,7 +128,7 @@ void StreamTable::DestroyDeviceStreams(int device) {
 void StreamTable::DropFailedDefaultStreams(int device) {
   std::vector<std::shared_ptr<HipStream>> doomed;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     if (device >= 0 && static_cast<size_t>(device) < null_streams_.size() && null_streams_[device] != nullptr &&
         !null_streams_[device]->queue().Error().ok()) {
       doomed.push_back(std::move(null_streams_[device]));
@@ -167,7 +166,7 @@ absl::StatusOr<HipStream*> StreamTable::Resolve(StreamHandle handle, int current
       last.generation == generation_.load(std::memory_order_acquire)) {
     return last.stream;
   }
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   ASSIGN_OR_RETURN(HipStream* const stream, ResolveLocked(handle, current_device));
   t_resolution = {generation_.load(std::memory_order_relaxed), handle.raw(), current_device, stream};
   return stream;
@@ -206,7 +205,7 @@ std::vector<std::shared_ptr<HipStream>> StreamTable::DeviceStreams(int device) {
 
 absl::Status StreamTable::BeforeCommand(HipStream& stream) {
   if (!stream.blocking()) return absl::OkStatus();
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   if (stream.is_null()) {
     // The null stream waits for what every blocking stream of its device has queued.
     for (const std::shared_ptr<HipStream>& other : DeviceStreams(stream.device())) {
@@ -226,7 +225,7 @@ absl::Status StreamTable::Synchronize(HipStream& stream) {
   if (stream.is_null()) {
     std::vector<std::shared_ptr<HipStream>> blocking;
     {
-      ScopedLock lock(&mu_);
+      LightLock lock(&mu_);
       for (std::shared_ptr<HipStream>& s : DeviceStreams(stream.device())) {
         if (s->blocking()) blocking.push_back(std::move(s));
       }
@@ -245,7 +244,7 @@ absl::Status StreamTable::Query(HipStream& stream) {
 absl::Status StreamTable::SynchronizeDevice(int device) {
   std::vector<std::shared_ptr<HipStream>> all;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     all = DeviceStreams(device);
   }
   absl::Status first;
@@ -261,7 +260,7 @@ absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
   }
   auto event = std::make_unique<Event>(Event{flags, std::nullopt, std::nullopt});
   const EventHandle handle(reinterpret_cast<uint64_t>(event.get()));
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   events_.emplace(handle.raw(), std::move(event));
   return handle;
 }
@@ -275,7 +274,7 @@ absl::StatusOr<StreamTable::Event*> StreamTable::FindEvent(EventHandle event) {
 }
 
 absl::Status StreamTable::DestroyEvent(EventHandle event) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   RETURN_IF_ERROR(FindEvent(event).status());
   events_.erase(event.raw());
   return absl::OkStatus();
@@ -287,7 +286,7 @@ absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
   absl::StatusOr<clr::Marker> recorded = stream.queue().Record();
   if (!recorded.ok()) return DeviceFaultAsHip(recorded.status());
   clr::Marker mark = *std::move(recorded);
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   e->marker = std::move(mark);
   e->end_ns.reset();
@@ -296,7 +295,7 @@ absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
 }
 
 absl::Status StreamTable::QueryEvent(EventHandle event) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   if (!e->marker.has_value() || e->marker->Done()) return absl::OkStatus();
   return WithHipError(absl::UnavailableError("the event's work is in progress"), hipErrorNotReady);
@@ -305,7 +304,7 @@ absl::Status StreamTable::QueryEvent(EventHandle event) {
 absl::Status StreamTable::SynchronizeEvent(EventHandle event) {
   std::optional<clr::Marker> mark;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
   }
@@ -324,7 +323,7 @@ absl::StatusOr<std::optional<StreamTable::EventMark>> StreamTable::WaitEventMark
   std::optional<clr::Marker> mark;
   std::optional<EventMark> where;
   {
-    ScopedLock lock(&mu_);
+    LightLock lock(&mu_);
     ASSIGN_OR_RETURN(Event * e, FindEvent(event));
     mark = e->marker;
     where = e->mark;
@@ -335,7 +334,7 @@ absl::StatusOr<std::optional<StreamTable::EventMark>> StreamTable::WaitEventMark
 }
 
 absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop) {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   Event* events[2] = {};
   const EventHandle handles[2] = {start, stop};
   for (int i = 0; i < 2; ++i) {
@@ -366,7 +365,7 @@ absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop
 }
 
 size_t StreamTable::stream_count() const {
-  ScopedLock lock(&mu_);
+  LightLock lock(&mu_);
   return streams_.size();
 }
 

@@ -22,7 +22,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "base/light_mutex.h"
 #include "base/strong_id.h"
 #include "clr/blit_manager.h"
 #include "clr/context.h"
@@ -169,7 +169,7 @@ class StreamTable {
   void ForgetResolutions() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<HipStream*> ResolveLocked(StreamHandle handle, int current_device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable LightMutex mu_;
   // A process-wide fresh number, renewed whenever a stream leaves the table. Each thread remembers the last
   // stream it resolved with the number current then, and trusts that memory only while the number is unchanged:
   // a handle (a freed stream's address) may name another stream later.
