@@ -21,7 +21,7 @@ PoolTable::PoolTable(clr::Context& context)
 
 PoolTable::~PoolTable() = default;
 
-std::shared_ptr<clr::MemoryPool> PoolTable::DefaultLocked(int device) {
+std::shared_ptr<clr::MemoryPool>& PoolTable::DefaultLocked(int device) {
   std::shared_ptr<clr::MemoryPool>& pool = defaults_[device];
   if (pool == nullptr) {
     pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
@@ -86,12 +86,7 @@ const std::shared_ptr<clr::MemoryPool>& PoolTable::CurrentLocked(int device) {
     auto it = created_.find(HandleOf(current_[device]).raw());
     if (it != created_.end()) return it->second;
   }
-  std::shared_ptr<clr::MemoryPool>& pool = defaults_[device];
-  if (pool == nullptr) {
-    pool = std::make_shared<clr::MemoryPool>(context_, context_.devices()[device]);
-    has_pools_.store(true, std::memory_order_release);
-  }
-  return pool;
+  return DefaultLocked(device);
 }
 
 absl::StatusOr<std::shared_ptr<clr::MemoryPool>> PoolTable::CurrentPoolOf(int device) {

@@ -110,7 +110,8 @@ class PoolTable {
   absl::Status GetAttribute(MemPoolHandle pool, PoolAttr attr, void* value);
 
  private:
-  std::shared_ptr<clr::MemoryPool> DefaultLocked(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The device's default pool, made on first use.
+  std::shared_ptr<clr::MemoryPool>& DefaultLocked(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The pool CurrentPoolOf names, as held by the table.
   const std::shared_ptr<clr::MemoryPool>& CurrentLocked(int device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<std::shared_ptr<clr::MemoryPool>> AllLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
