@@ -52,12 +52,14 @@ absl::StatusOr<BlitManager::Side> BlitManager::Resolve(DeviceAddress address, By
                                               AddressText(ref->desc.range.base)));
   }
   const DeviceAddress gpu = ref->desc.gpu_address + ref->offset;
+  // Where the CPU reaches it: not `address` when that is registered memory's GPU address (the object map
+  // resolves both).
+  const DeviceAddress host = ref->desc.range.base + ref->offset;
   if (ref->desc.kind == MemoryKind::kDevice) {
     ASSIGN_OR_RETURN(const Device* device, context_.GetDevice(ref->desc.device));
-    return Side{{CopySide::Kind::kDevice, ref->desc.device}, address, gpu, device->agent};
+    return Side{{CopySide::Kind::kDevice, ref->desc.device}, host, gpu, device->agent};
   }
-  return Side{{CopySide::Kind::kHostDirect}, address, gpu, context_.host_agent(),
-              ref->desc.kind == MemoryKind::kManaged};
+  return Side{{CopySide::Kind::kHostDirect}, host, gpu, context_.host_agent(), ref->desc.kind == MemoryKind::kManaged};
 }
 
 absl::StatusOr<DeviceAddress> BlitManager::Staging(int index) {

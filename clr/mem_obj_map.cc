@@ -16,6 +16,10 @@ absl::Status MemObjMap::Insert(std::unique_ptr<Memory> memory) {
     return absl::Status(s.code(), absl::StrCat("memory object at ", AddressText(range.base), ": ", s.message()));
   }
   Index(indexed);
+  if (const DeviceAddress gpu = indexed->desc().gpu_address; gpu != range.base) {
+    const AddressRange alias{gpu, range.size};
+    if (!objects_.Overlaps(alias)) (void)aliases_.Insert(alias, indexed);  // fails only on an overlap: skipped
+  }
   ++next_buffer_id_;
   return absl::OkStatus();
 }
@@ -43,6 +47,10 @@ absl::StatusOr<std::unique_ptr<Memory>> MemObjMap::Extract(DeviceAddress base,
     return absl::NotFoundError(absl::StrCat(AddressText(base), " is not the start of a memory object"));
   }
   Unindex(entry->value.get());
+  if (const AddressRangeMap<const Memory*>::Entry* alias = aliases_.FindStart(entry->value->desc().gpu_address);
+      alias != nullptr && alias->value == entry->value.get()) {
+    aliases_.Erase(alias->range.base);
+  }
   return std::move(entry->value);
 }
 
@@ -109,10 +117,14 @@ std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
       entry != nullptr && entry->Contains(address)) {
     return MemObjRef{entry->desc(), address - entry->base()};
   }
-  const Memory* memory = Lookup(address);
-  if (memory == nullptr) return std::nullopt;
-  const MemoryDesc& desc = memory->desc();
-  return MemObjRef{desc, address - desc.range.base};
+  if (const Memory* memory = Lookup(address); memory != nullptr) {
+    const MemoryDesc& desc = memory->desc();
+    return MemObjRef{desc, address - desc.range.base};
+  }
+  if (aliases_.empty()) return std::nullopt;
+  const AddressRangeMap<const Memory*>::Entry* alias = aliases_.Find(address);
+  if (alias == nullptr) return std::nullopt;
+  return MemObjRef{alias->value->desc(), address - alias->range.base};
 }
 
 size_t MemObjMap::size() const {

@@ -10,6 +10,11 @@
 // (issue #9 §5). A page two small objects share is marked and resolved through the full map. The page index
 // (clr/pointer_index.h) keeps a copy of each small object's description in its slot, so resolving one reads
 // one cache line.
+//
+// An object the GPUs see at another address than the CPU (registered memory: its lock's GPU address) is also
+// found at that address, as ROCclr's ihipHostRegister adds each device's address to the map: the pointer
+// hipHostGetDevicePointer hands out then classifies as the registered memory it is, in copies and pointer queries.
+// Its MemObjRef describes the object as usual (range = the CPU's range, offset into it).
 #ifndef HIPMEM_CLR_MEM_OBJ_MAP_H_
 #define HIPMEM_CLR_MEM_OBJ_MAP_H_
 
@@ -75,6 +80,9 @@ class MemObjMap {
   // Page number -> the one small object touching that page, or the mark that several do (see objects_).
   PointerIndex pages_ ABSL_GUARDED_BY(mu_);
   AddressRangeMap<const Memory*> large_ ABSL_GUARDED_BY(mu_);  // the objects above kIndexedBytes
+  // GPU range -> the object, for objects whose gpu_address is not their range's base (and whose GPU range
+  // overlaps no other object: ROCclr adds the alias only where the map has nothing).
+  AddressRangeMap<const Memory*> aliases_ ABSL_GUARDED_BY(mu_);
   uint64_t next_buffer_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 

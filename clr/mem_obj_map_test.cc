@@ -57,6 +57,34 @@ TEST(MemObjMapTest, InteriorPointersResolveAndNeighboursStayApart) {
   EXPECT_EQ(map.size(), 4u);
 }
 
+// Registered memory is also found at the GPU address its lock gave it, for as long as it is in the map.
+TEST(MemObjMapTest, AnObjectsGpuAddressResolvesToIt) {
+  MemObjMap map;
+  std::unique_ptr<Memory> registered = Object(0x5000, 0x3000, MemoryKind::kRegistered);
+  MemoryDesc desc = registered->desc();
+  desc.gpu_address = DeviceAddress(0x7000000);
+  ASSERT_THAT(map.Insert(std::make_unique<Memory>(nullptr, desc)), IsOk());
+  std::optional<MemObjRef> ref = map.Find(DeviceAddress(0x7000000 + 0x2345));
+  ASSERT_TRUE(ref.has_value());
+  EXPECT_EQ(ref->desc.range.base.raw(), 0x5000u) << "described as the object, by its CPU range";
+  EXPECT_EQ(ref->offset.raw(), 0x2345u);
+  EXPECT_EQ(BaseOf(map, 0x5000 + 0x2345), 0x5000u);
+  EXPECT_FALSE(map.Find(DeviceAddress(0x7003000)).has_value()) << "one past the GPU range";
+  // An object whose GPU range would overlap another keeps no alias there: the other one answers.
+  ASSERT_THAT(map.Insert(Object(0x9000000, 0x1000)), IsOk());
+  std::unique_ptr<Memory> second = Object(0x20000, 0x1000, MemoryKind::kRegistered);
+  MemoryDesc second_desc = second->desc();
+  second_desc.gpu_address = DeviceAddress(0x9000000);
+  ASSERT_THAT(map.Insert(std::make_unique<Memory>(nullptr, second_desc)), IsOk());
+  EXPECT_EQ(BaseOf(map, 0x9000010), 0x9000000u);
+  EXPECT_THAT(map.Extract(DeviceAddress(0x7000000), {MemoryKind::kRegistered}),
+              StatusIs(absl::StatusCode::kNotFound)) << "the GPU address is not the object's name";
+  ASSERT_THAT(map.Extract(DeviceAddress(0x5000), {MemoryKind::kRegistered}).status(), IsOk());
+  EXPECT_FALSE(map.Find(DeviceAddress(0x7000000)).has_value());
+  ASSERT_THAT(map.Extract(DeviceAddress(0x20000), {MemoryKind::kRegistered}).status(), IsOk());
+  EXPECT_EQ(BaseOf(map, 0x9000010), 0x9000000u) << "removing the other object leaves this one";
+}
+
 TEST(MemObjMapTest, RemovalKeepsTheOtherObjectOfASharedPage) {
   MemObjMap map;
   ASSERT_THAT(map.Insert(Object(0x100000, 0x80)), IsOk());

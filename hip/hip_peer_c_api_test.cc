@@ -151,4 +151,36 @@ TEST_F(HipPeerCApi, CopiesBetweenDevicesWorkWithoutPeerAccess) {
   ASSERT_EQ(hipSetDevice(0), hipSuccess);
 }
 
+// An event belongs to the device current when it was made (CLR's Event::deviceId): it records only on that
+// device's streams and times only against its events, while any device's stream may wait on it.
+TEST_F(HipPeerCApi, EventsBelongToTheirDevice) {
+  hipEvent_t e0 = nullptr, e1 = nullptr;
+  ASSERT_EQ(hipEventCreate(&e0), hipSuccess);
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  ASSERT_EQ(hipEventCreate(&e1), hipSuccess);
+  hipStream_t s1 = nullptr;
+  ASSERT_EQ(hipStreamCreate(&s1), hipSuccess);
+  EXPECT_EQ(hipEventRecord(e0, s1), hipErrorInvalidHandle) << "device 0's event on device 1's stream";
+  EXPECT_EQ(hipEventRecord(e0, nullptr), hipErrorInvalidHandle) << "device 1's null stream";
+  EXPECT_EQ(hipEventQuery(e0), hipSuccess) << "a refused record leaves the event unrecorded";
+  ASSERT_EQ(hipEventRecord(e1, s1), hipSuccess);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipEventRecord(e0, nullptr), hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(e0), hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(e1), hipSuccess);
+  float ms = -1;
+  EXPECT_EQ(hipEventElapsedTime(&ms, e0, e1), hipErrorInvalidHandle) << "events of two devices";
+  EXPECT_EQ(hipEventElapsedTime(&ms, e0, e0), hipSuccess);
+  EXPECT_EQ(ms, 0.0f);
+  hipStream_t s0 = nullptr;
+  ASSERT_EQ(hipStreamCreate(&s0), hipSuccess);
+  EXPECT_EQ(hipStreamWaitEvent(s0, e1, 0), hipSuccess) << "waiting across devices is allowed";
+  EXPECT_EQ(hipStreamSynchronize(s0), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s0), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s1), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(e0), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(e1), hipSuccess);
+  (void)hipGetLastError();
+}
+
 }  // namespace

@@ -159,7 +159,7 @@ hipError_t hipDeviceSynchronize(void) {
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
   HIPMEM_INIT_OR_RETURN(rt);
   if (event == nullptr) return Return(hipErrorInvalidValue);
-  absl::StatusOr<EventHandle> handle = rt.streams().CreateEvent(flags);
+  absl::StatusOr<EventHandle> handle = rt.streams().CreateEvent(flags, rt.current_device());
   if (!handle.ok()) return Return(handle.status());
   *event = reinterpret_cast<hipEvent_t>(handle->raw());
   return Return(hipSuccess);
@@ -169,7 +169,12 @@ hipError_t hipEventCreate(hipEvent_t* event) { return hipEventCreateWithFlags(ev
 
 hipError_t hipEventDestroy(hipEvent_t event) {
   HIPMEM_INIT_OR_RETURN(rt);
-  return Return(rt.streams().DestroyEvent(Handle(event)));
+  if (event == nullptr) return Return(hipErrorInvalidHandle);
+  absl::Status destroyed = rt.streams().DestroyEvent(Handle(event));
+  // As CLR: an event no longer in the live set answers hipErrorContextIsDestroyed, returned without becoming the
+  // thread's last error.
+  if (absl::IsNotFound(destroyed)) return hipErrorContextIsDestroyed;
+  return Return(destroyed);
 }
 
 hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {

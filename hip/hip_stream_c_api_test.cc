@@ -103,10 +103,57 @@ TEST(HipStreamCApi, EventsTimeTheWorkBetweenThem) {
   EXPECT_EQ(hipEventElapsedTime(&ms, start, untimed), hipErrorInvalidHandle);
   EXPECT_EQ(hipEventElapsedTime(nullptr, start, stop), hipErrorInvalidValue);
   EXPECT_EQ(hipEventCreateWithFlags(&untimed, 0x100), hipErrorInvalidValue);
+  EXPECT_EQ(hipEventCreateWithFlags(&untimed, hipEventInterprocess), hipErrorInvalidValue) << "needs DisableTiming";
+  EXPECT_EQ(hipEventCreateWithFlags(&untimed, hipEventReleaseToDevice | hipEventReleaseToSystem), hipErrorInvalidValue);
+  (void)hipGetLastError();
   EXPECT_EQ(hipEventDestroy(start), hipSuccess);
-  EXPECT_EQ(hipEventDestroy(start), hipErrorInvalidHandle);
+  // CLR answers from its set of live events, and this answer does not become the last error.
+  EXPECT_EQ(hipEventDestroy(start), hipErrorContextIsDestroyed);
+  EXPECT_EQ(hipPeekAtLastError(), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(nullptr), hipErrorInvalidHandle);
   EXPECT_EQ(hipEventQuery(start), hipErrorInvalidHandle);
   EXPECT_EQ(hipEventDestroy(stop), hipSuccess);
+  (void)hipGetLastError();
+}
+
+// Current CLR's two error slots: a failure stays the thread's last error until hipGetLastError reads it, whatever
+// succeeds meanwhile, and hipErrorNotReady (a query's "still running") never becomes it.
+TEST(HipStreamCApi, TheLastErrorIsStickyAndNotReadyIsNotAnError) {
+  (void)hipGetLastError();
+  void* p = nullptr;
+  ASSERT_EQ(hipMalloc(&p, SIZE_MAX), hipErrorOutOfMemory);
+  int device = -1;
+  EXPECT_EQ(hipGetDevice(&device), hipSuccess);
+  EXPECT_EQ(hipFree(nullptr), hipSuccess);
+  EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+  EXPECT_EQ(hipPeekAtLastError(), hipErrorOutOfMemory) << "successes do not clear it";
+  EXPECT_EQ(hipGetLastError(), hipErrorOutOfMemory);
+  EXPECT_EQ(hipGetLastError(), hipSuccess) << "reading it resets it";
+
+  hipStream_t s = nullptr;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  hipEvent_t e = nullptr;
+  ASSERT_EQ(hipEventCreate(&e), hipSuccess);
+  std::atomic<bool> release{false};
+  ASSERT_EQ(hipLaunchHostFunc(
+                s,
+                [](void* flag) {
+                  while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+                },
+                &release),
+            hipSuccess);
+  ASSERT_EQ(hipEventRecord(e, s), hipSuccess);
+  EXPECT_EQ(hipStreamQuery(s), hipErrorNotReady);
+  EXPECT_EQ(hipEventQuery(e), hipErrorNotReady);
+  EXPECT_EQ(hipPeekAtLastError(), hipSuccess) << "hipErrorNotReady is an answer, not an error";
+  EXPECT_EQ(hipStreamWaitEvent(s, e, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamQuery(s), hipErrorNotReady);
+  EXPECT_EQ(hipPeekAtLastError(), hipErrorInvalidValue) << "nor does it hide an earlier error";
+  release = true;
+  EXPECT_EQ(hipStreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(e), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+  EXPECT_EQ(hipGetLastError(), hipErrorInvalidValue);
 }
 
 TEST(HipStreamCApi, CallbacksRunInStreamOrderWithTheirUserData) {
@@ -180,8 +227,9 @@ TEST(HipStreamCApi, RegisteredHostMemory) {
   EXPECT_EQ(hipHostGetDevicePointer(&device_view, user.data(), 0), hipSuccess);
   EXPECT_NE(device_view, nullptr);
   unsigned int flags = 0;
-  EXPECT_EQ(hipHostGetFlags(&flags, user.data()), hipSuccess);
-  EXPECT_EQ(flags, static_cast<unsigned int>(hipHostRegisterMapped));
+  // Only hipHostMalloc memory has host allocation flags (CLR checks for a fine-grained SVM buffer).
+  EXPECT_EQ(hipHostGetFlags(&flags, user.data()), hipErrorInvalidValue);
+  (void)hipGetLastError();
   int* d = nullptr;
   ASSERT_EQ(hipMalloc(&d, user.size() * sizeof(int)), hipSuccess);
   ASSERT_EQ(hipMemcpy(d, user.data(), user.size() * sizeof(int), hipMemcpyHostToDevice), hipSuccess);
@@ -189,8 +237,37 @@ TEST(HipStreamCApi, RegisteredHostMemory) {
   ASSERT_EQ(hipMemcpy(user.data(), d, user.size() * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
   EXPECT_EQ(user[9], 9);
   EXPECT_EQ(user[10], 7);
+
+  // The GPU address names the same memory everywhere HIP takes a pointer (CLR maps it to the registration too).
+  char* view = static_cast<char*>(device_view);
+  if (view != reinterpret_cast<char*>(user.data())) {
+    hipPointerAttribute_t attributes{};
+    ASSERT_EQ(hipPointerGetAttributes(&attributes, view + 64), hipSuccess);
+    EXPECT_EQ(attributes.type, hipMemoryTypeHost);
+    EXPECT_EQ(attributes.hostPointer, reinterpret_cast<char*>(user.data()) + 64);
+    EXPECT_EQ(attributes.devicePointer, view + 64);
+    ASSERT_EQ(hipMemcpy(d, view + 4 * sizeof(int), 8 * sizeof(int), hipMemcpyDeviceToDevice), hipSuccess);
+    std::vector<int> back(8, 0);
+    ASSERT_EQ(hipMemcpy(back.data(), d, 8 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(back, std::vector<int>({9, 9, 9, 9, 9, 9, 7, 7}));
+    ASSERT_EQ(hipMemsetD32(d, 5, 4), hipSuccess);
+    hipStream_t s = nullptr;
+    ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+    ASSERT_EQ(hipMemcpyAsync(view, d, 4 * sizeof(int), hipMemcpyDefault, s), hipSuccess);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(user[0], 5);
+    EXPECT_EQ(user[3], 5);
+    EXPECT_EQ(user[4], 9);
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+    EXPECT_EQ(hipMemcpy(d, view + user.size() * sizeof(int) - 4, 8, hipMemcpyDefault), hipErrorInvalidValue)
+        << "past the registration, through its GPU address too";
+    (void)hipGetLastError();
+  }
   EXPECT_EQ(hipHostFree(user.data()), hipErrorInvalidValue);
   EXPECT_EQ(hipHostUnregister(user.data()), hipSuccess);
+  hipPointerAttribute_t gone{};
+  EXPECT_EQ(hipPointerGetAttributes(&gone, device_view), hipSuccess);
+  EXPECT_EQ(gone.type, hipMemoryTypeUnregistered) << "the GPU address leaves the map with the registration";
   EXPECT_EQ(hipHostUnregister(user.data()), hipErrorHostMemoryNotRegistered);
   EXPECT_EQ(hipHostRegister(nullptr, 64, 0), hipErrorInvalidValue);
   EXPECT_EQ(hipFree(d), hipSuccess);

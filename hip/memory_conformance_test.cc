@@ -290,6 +290,8 @@ TEST(MemsetConformance, BadTargetsAreInvalidValue) {
   EXPECT_EQ(hipMemset(d, 0, 4097), hipErrorInvalidValue);              // past the allocation
   EXPECT_EQ(hipMemset(static_cast<char*>(d) + 4000, 0, 97), hipErrorInvalidValue);
   EXPECT_EQ(hipMemset(d, 0, 0), hipSuccess);
+  EXPECT_EQ(hipMemset(nullptr, 0, 0), hipSuccess) << "size 0 is checked first";
+  EXPECT_EQ(hipMemsetD32(nullptr, 0, 0), hipSuccess);
   EXPECT_EQ(hipMemsetD32(static_cast<hipDeviceptr_t>(d), 0, 1025), hipErrorInvalidValue);
   ASSERT_EQ(hipFree(d), hipSuccess);
   EXPECT_EQ(hipMemset(d, 0, 16), hipErrorInvalidValue);  // freed

@@ -390,8 +390,9 @@ absl::Status Runtime::Memset(void* dst, uint32_t value, uint32_t element_size, s
   const std::string context = absl::StrCat("hipMemset(", AddressText(dst), ", 0x", absl::Hex(value), ", ", count,
                                            " x ", element_size, " B)");
   ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(handle, current_device()));
-  if (dst == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
+  // Size 0 succeeds before the pointer is looked at, null included (CLR's ihipMemset_validate).
   if (count == 0) return absl::OkStatus();
+  if (dst == nullptr) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
   // Another device's memory is filled by that device, on its null stream, ordered after the caller's stream's work
   // and before its later work (as MemcpyAsync sends a copy to the memory's device): the caller's GPU may have no
   // path to that VRAM.
@@ -423,8 +424,10 @@ absl::Status Runtime::LaunchHostFunc(StreamHandle handle, std::function<void()> 
 absl::Status Runtime::HostRegister(void* ptr, size_t size, uint32_t flags) {
   const std::string context =
       absl::StrCat("hipHostRegister(", AddressText(ptr), ", ", size, ", flags=0x", absl::Hex(flags), ")");
-  // hipHostRegisterDefault | Portable | Mapped | IoMemory | ReadOnly.
-  if (ptr == nullptr || size == 0 || flags > 0xf) {
+  // Portable | Mapped | IoMemory | ReadOnly/ExtCoarseGrained (one bit) | ExtUncached, as current CLR accepts them.
+  // They choose how the GPUs cache the pages; the simulated GPUs are coherent with the CPU whatever they say.
+  constexpr uint32_t kKnownFlags = 0xf | hipExtHostRegisterUncached;
+  if (ptr == nullptr || size == 0 || (flags & ~kKnownFlags) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer, size 0 or unknown flags"));
   }
   absl::StatusOr<DeviceAddress> gpu = context_->RegisterHost(CurrentDevice(), Address(ptr), Bytes(size), flags);
@@ -440,7 +443,8 @@ absl::Status Runtime::HostRegister(void* ptr, size_t size, uint32_t flags) {
 absl::Status Runtime::HostUnregister(void* ptr) {
   if (ptr == nullptr) return absl::InvalidArgumentError("hipHostUnregister(nullptr)");
   const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
-  if (!ref.has_value() || ref->desc.kind != clr::MemoryKind::kRegistered || ref->offset.raw() != 0) {
+  // By the address it was registered at: not an interior pointer, nor its GPU address.
+  if (!ref.has_value() || ref->desc.kind != clr::MemoryKind::kRegistered || ref->desc.range.base != Address(ptr)) {
     return HostMemoryNotRegisteredError(absl::StrCat("hipHostUnregister(", AddressText(ptr), "): not registered"));
   }
   // CLR synchronises the device first: queued copies may still read or write the pages.
@@ -462,9 +466,12 @@ absl::StatusOr<void*> Runtime::HostGetDevicePointer(void* ptr, uint32_t flags) c
 
 absl::StatusOr<uint32_t> Runtime::HostGetFlags(const void* ptr) const {
   const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
-  if (ptr == nullptr || !ref.has_value() || ref->desc.kind == clr::MemoryKind::kDevice) {
+  // CLR answers only for fine-grained SVM buffers (hipHostMalloc, hipMallocManaged): neither device memory nor
+  // registered memory (a USE_HOST_PTR buffer) has host allocation flags.
+  if (ptr == nullptr || !ref.has_value() || ref->desc.kind == clr::MemoryKind::kDevice ||
+      ref->desc.kind == clr::MemoryKind::kRegistered) {
     return absl::InvalidArgumentError(
-        absl::StrCat("hipHostGetFlags(", AddressText(ptr), "): not host memory HIP allocated or registered"));
+        absl::StrCat("hipHostGetFlags(", AddressText(ptr), "): not host memory HIP allocated"));
   }
   return ref->desc.user_flags;
 }
@@ -485,7 +492,8 @@ PointerAttributes Runtime::GetPointerAttributes(const void* ptr) const {
   attributes.device = ref->desc.device;
   // Where the GPUs see it: the same address, except for registered memory (its lock's GPU address).
   attributes.device_pointer = (ref->desc.gpu_address + ref->offset).ToPointer();
-  attributes.host_pointer = host ? const_cast<void*>(ptr) : nullptr;
+  // Where the CPU sees it (registered memory may be named by its GPU address).
+  attributes.host_pointer = host ? (ref->desc.range.base + ref->offset).ToPointer() : nullptr;
   attributes.allocation_flags = ref->desc.user_flags;
   return attributes;
 }

@@ -162,9 +162,13 @@ TEST_F(HipRuntimeTest, RegisteredMemoryFollowsClrsRules) {
   EXPECT_EQ(ToHipError(rt_->HostRegister(nullptr, 4096, 0)), hipErrorInvalidValue);
   EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 0, 0)), hipErrorInvalidValue);
   EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 4096, 0x10)), hipErrorInvalidValue);
+  EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 4096, 0x40000000)), hipErrorInvalidValue);
+  ASSERT_THAT(rt_->HostRegister(user.data(), 4096, hipExtHostRegisterUncached | hipHostRegisterMapped), IsOk());
+  ASSERT_THAT(rt_->HostUnregister(user.data()), IsOk());
   ASSERT_THAT(rt_->HostRegister(user.data(), user.size(), 0x2), IsOk());
   EXPECT_EQ(ToHipError(rt_->HostRegister(user.data(), 4096, 0)), hipErrorHostMemoryAlreadyRegistered);
-  EXPECT_THAT(rt_->HostGetFlags(user.data() + 10), hipmem_testing::IsOkAndHolds(0x2u));
+  EXPECT_EQ(ToHipError(rt_->HostGetFlags(user.data() + 10).status()), hipErrorInvalidValue)
+      << "registered memory has no host allocation flags";
   ASSERT_OK_AND_ASSIGN(void* gpu, rt_->HostGetDevicePointer(user.data() + 100, 0));
   EXPECT_NE(gpu, nullptr);
   EXPECT_EQ(ToHipError(rt_->HostGetDevicePointer(user.data(), 1).status()), hipErrorInvalidValue);
@@ -182,6 +186,8 @@ TEST_F(HipRuntimeTest, RegisteredMemoryFollowsClrsRules) {
 
   EXPECT_EQ(ToHipError(rt_->Free(user.data())), hipErrorInvalidValue) << "hipHostFree of registered memory";
   EXPECT_EQ(ToHipError(rt_->HostUnregister(user.data() + 1)), hipErrorHostMemoryNotRegistered);
+  EXPECT_EQ(ToHipError(rt_->HostUnregister(static_cast<char*>(gpu) - 100)), hipErrorHostMemoryNotRegistered)
+      << "by its GPU address";
   EXPECT_EQ(ToHipError(rt_->HostUnregister(nullptr)), hipErrorInvalidValue);
   EXPECT_THAT(rt_->HostUnregister(user.data()), IsOk());
   EXPECT_EQ(ToHipError(rt_->HostUnregister(user.data())), hipErrorHostMemoryNotRegistered);

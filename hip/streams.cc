@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,7 +14,8 @@
 namespace hipmem::hip {
 namespace {
 
-constexpr uint32_t kKnownEventFlags = kEventBlockingSync | kEventDisableTiming | kEventInterprocess;
+constexpr uint32_t kEventReleaseScopes = kEventDisableSystemFence | kEventReleaseToDevice | kEventReleaseToSystem;
+constexpr uint32_t kKnownEventFlags = kEventBlockingSync | kEventDisableTiming | kEventInterprocess | kEventReleaseScopes;
 
 // The per-thread streams are keyed by a number each thread draws once.
 std::atomic<uint64_t> g_next_thread_key{1};
@@ -254,11 +256,19 @@ absl::Status StreamTable::SynchronizeDevice(int device) {
   return DeviceFaultAsHip(std::move(first));
 }
 
-absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags) {
+absl::StatusOr<EventHandle> StreamTable::CreateEvent(uint32_t flags, int device) {
   if ((flags & ~kKnownEventFlags) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("hipEventCreateWithFlags: unknown flags 0x", absl::Hex(flags)));
   }
-  auto event = std::make_unique<Event>(Event{flags, std::nullopt, std::nullopt});
+  if (std::popcount(flags & kEventReleaseScopes) > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hipEventCreateWithFlags(0x", absl::Hex(flags), "): more than one release scope"));
+  }
+  // An interprocess event carries no timestamps across processes.
+  if ((flags & kEventInterprocess) != 0 && (flags & kEventDisableTiming) == 0) {
+    return absl::InvalidArgumentError("hipEventCreateWithFlags: hipEventInterprocess needs hipEventDisableTiming");
+  }
+  auto event = std::make_unique<Event>(Event{flags, device, std::nullopt, std::nullopt, std::nullopt});
   const EventHandle handle(reinterpret_cast<uint64_t>(event.get()));
   LightLock lock(&mu_);
   events_.emplace(handle.raw(), std::move(event));
@@ -275,18 +285,29 @@ absl::StatusOr<StreamTable::Event*> StreamTable::FindEvent(EventHandle event) {
 
 absl::Status StreamTable::DestroyEvent(EventHandle event) {
   LightLock lock(&mu_);
-  RETURN_IF_ERROR(FindEvent(event).status());
-  events_.erase(event.raw());
+  if (events_.erase(event.raw()) == 0) {
+    return absl::NotFoundError(absl::StrCat("event ", HandleText(event.raw()), " is not a live event"));
+  }
   return absl::OkStatus();
 }
 
 absl::Status StreamTable::RecordEvent(EventHandle event, HipStream& stream) {
+  {
+    // Checked before anything is queued: a refused record leaves the stream as it was.
+    LightLock lock(&mu_);
+    ASSIGN_OR_RETURN(const Event* e, FindEvent(event));
+    if (e->device != stream.device()) {
+      return InvalidHandleError(absl::StrCat("hipEventRecord: event ", HandleText(event.raw()), " belongs to device ",
+                                             e->device, ", the stream to device ", stream.device()));
+    }
+  }
   // Taken before the mark, so a pool free ticked below it was queued before the mark (clr/mem_pool.h).
   const uint64_t tick = clr::NextPoolOrderTick();
   absl::StatusOr<clr::Marker> recorded = stream.queue().Record();
   if (!recorded.ok()) return DeviceFaultAsHip(recorded.status());
   clr::Marker mark = *std::move(recorded);
   LightLock lock(&mu_);
+  // Destroyed meanwhile by another thread: the mark is simply not kept.
   ASSIGN_OR_RETURN(Event * e, FindEvent(event));
   e->marker = std::move(mark);
   e->end_ns.reset();
@@ -339,6 +360,12 @@ absl::StatusOr<float> StreamTable::ElapsedMs(EventHandle start, EventHandle stop
   const EventHandle handles[2] = {start, stop};
   for (int i = 0; i < 2; ++i) {
     ASSIGN_OR_RETURN(events[i], FindEvent(handles[i]));
+  }
+  if (events[0]->device != events[1]->device) {
+    return InvalidHandleError(absl::StrCat("hipEventElapsedTime: the events belong to devices ", events[0]->device,
+                                           " and ", events[1]->device));
+  }
+  for (int i = 0; i < 2; ++i) {
     if ((events[i]->flags & kEventDisableTiming) != 0) {
       return InvalidHandleError(absl::StrCat("hipEventElapsedTime: event ", HandleText(handles[i].raw()),
                                              " was created with hipEventDisableTiming"));

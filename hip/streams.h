@@ -41,10 +41,15 @@ using EventHandle = StrongId<struct EventHandleTag, uint64_t>;
 
 // hipStreamDefault / hipStreamNonBlocking.
 inline constexpr uint32_t kStreamNonBlocking = 0x1;
-// hipEventDefault, hipEventBlockingSync, hipEventDisableTiming, hipEventInterprocess (the bits CLR accepts).
+// hipEventCreateWithFlags' bits, as current CLR accepts them (hip_event.cpp ihipEventCreateWithFlags).
 inline constexpr uint32_t kEventBlockingSync = 0x1;
 inline constexpr uint32_t kEventDisableTiming = 0x2;
 inline constexpr uint32_t kEventInterprocess = 0x4;
+// The release scopes of the event's marker: at most one of them. They choose which caches the marker flushes;
+// the simulated engines keep no caches, so every scope is already exact and the bits are only validated.
+inline constexpr uint32_t kEventDisableSystemFence = 0x20000000;
+inline constexpr uint32_t kEventReleaseToDevice = 0x40000000;
+inline constexpr uint32_t kEventReleaseToSystem = 0x80000000;
 
 // A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h): returns it tagged
 // hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses unchanged.
@@ -117,11 +122,14 @@ class StreamTable {
   // failed, so the next use makes working ones.
   void DropFailedDefaultStreams(int device);
 
-  // hipEventCreateWithFlags. Errors: kInvalidArgument for unknown flag bits.
-  absl::StatusOr<EventHandle> CreateEvent(uint32_t flags);
-  // hipEventDestroy. Errors: InvalidHandleError for an unknown event.
+  // hipEventCreateWithFlags: an event of `device` (the caller's current device). Errors: kInvalidArgument for
+  // unknown flag bits, two release scopes, or hipEventInterprocess without hipEventDisableTiming.
+  absl::StatusOr<EventHandle> CreateEvent(uint32_t flags, int device);
+  // hipEventDestroy. Errors: kNotFound for an unknown event (destroyed already; CLR answers
+  // hipErrorContextIsDestroyed from its set of live events).
   absl::Status DestroyEvent(EventHandle event);
-  // hipEventRecord: the event now marks the end of `stream`'s queued work. Errors: InvalidHandleError.
+  // hipEventRecord: the event now marks the end of `stream`'s queued work. Errors: InvalidHandleError, also for a
+  // stream of another device than the event's.
   absl::Status RecordEvent(EventHandle event, HipStream& stream);
   // hipEventQuery: OK when the marked work is done (or the event was never recorded), kUnavailable
   // (hipErrorNotReady) otherwise. Errors: InvalidHandleError.
@@ -150,6 +158,7 @@ class StreamTable {
  private:
   struct Event {
     uint32_t flags;
+    int device;  // the device current when it was made: it records only on that device's streams
     std::optional<clr::Marker> marker;
     // The mark's time in system nanoseconds, converted once (as CLR stores each command's timestamps), so
     // every elapsed time between two events agrees with the others.

@@ -147,7 +147,7 @@ TEST_F(StreamTableTest, BlockingStreamsWaitForTheNullStream) {
 TEST_F(StreamTableTest, EventsMarkWorkAndOrderOtherStreams) {
   ASSERT_OK_AND_ASSIGN(StreamHandle a, table_->Create(0, kStreamNonBlocking, 0));
   ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, kStreamNonBlocking, 0));
-  ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0));
+  ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0, 0));
   EXPECT_THAT(table_->QueryEvent(e), IsOk()) << "an event never recorded is complete";
   EXPECT_THAT(table_->SynchronizeEvent(e), IsOk());
   EXPECT_THAT(table_->WaitEvent(*Resolve(b), e, 0), IsOk()) << "waiting on a never-recorded event is no wait";
@@ -168,17 +168,30 @@ TEST_F(StreamTableTest, EventsMarkWorkAndOrderOtherStreams) {
   EXPECT_EQ(*word, 3u);
 
   EXPECT_THAT(table_->WaitEvent(*Resolve(b), e, 1), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(table_->CreateEvent(0x80), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(table_->DestroyEvent(e), IsOk());
   EXPECT_EQ(ToHipError(table_->QueryEvent(e)), hipErrorInvalidHandle);
-  EXPECT_EQ(ToHipError(table_->DestroyEvent(e)), hipErrorInvalidHandle);
+  EXPECT_THAT(table_->DestroyEvent(e), StatusIs(absl::StatusCode::kNotFound)) << "destroyed already";
+}
+
+TEST_F(StreamTableTest, EventFlagsFollowCurrentClr) {
+  for (uint32_t flags : {0x80u, kEventReleaseToDevice | kEventReleaseToSystem,
+                         kEventDisableSystemFence | kEventReleaseToSystem, kEventInterprocess,
+                         kEventInterprocess | kEventBlockingSync}) {
+    EXPECT_THAT(table_->CreateEvent(flags, 0), StatusIs(absl::StatusCode::kInvalidArgument)) << "flags " << flags;
+  }
+  for (uint32_t flags : {kEventBlockingSync | kEventDisableTiming, kEventInterprocess | kEventDisableTiming,
+                         kEventReleaseToDevice, kEventReleaseToSystem | kEventBlockingSync, kEventDisableSystemFence}) {
+    absl::StatusOr<EventHandle> e = table_->CreateEvent(flags, 0);
+    ASSERT_THAT(e.status(), IsOk()) << "flags " << flags;
+    EXPECT_THAT(table_->DestroyEvent(*e), IsOk());
+  }
 }
 
 TEST_F(StreamTableTest, ElapsedTimeComesFromTheMarks) {
   ASSERT_OK_AND_ASSIGN(StreamHandle s, table_->Create(0, 0, 0));
-  ASSERT_OK_AND_ASSIGN(EventHandle start, table_->CreateEvent(0));
-  ASSERT_OK_AND_ASSIGN(EventHandle stop, table_->CreateEvent(0));
-  ASSERT_OK_AND_ASSIGN(EventHandle untimed, table_->CreateEvent(kEventDisableTiming));
+  ASSERT_OK_AND_ASSIGN(EventHandle start, table_->CreateEvent(0, 0));
+  ASSERT_OK_AND_ASSIGN(EventHandle stop, table_->CreateEvent(0, 0));
+  ASSERT_OK_AND_ASSIGN(EventHandle untimed, table_->CreateEvent(kEventDisableTiming, 0));
   EXPECT_EQ(ToHipError(table_->ElapsedMs(start, stop).status()), hipErrorInvalidHandle) << "never recorded";
   hipmem_testing::Notification gate;
   ASSERT_THAT(table_->RecordEvent(start, *Resolve(s)), IsOk());
@@ -200,7 +213,7 @@ TEST_F(StreamTableTest, ElapsedTimeComesFromTheMarks) {
 TEST_F(StreamTableTest, AnEventDestroyedWhileAStreamWaitsOnItStillReleasesTheStream) {
   ASSERT_OK_AND_ASSIGN(StreamHandle a, table_->Create(0, kStreamNonBlocking, 0));
   ASSERT_OK_AND_ASSIGN(StreamHandle b, table_->Create(0, kStreamNonBlocking, 0));
-  ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0));
+  ASSERT_OK_AND_ASSIGN(EventHandle e, table_->CreateEvent(0, 0));
   uint32_t* word = Word();
   hipmem_testing::Notification gate;
   Gate(*Resolve(a), gate);

@@ -174,7 +174,8 @@ void Registered() {
   CHECK_HIP(hipHostGetDevicePointer(&gpu_view, mem, 0));
   EXPECT(gpu_view != nullptr);
   unsigned int flags = 99;
-  CHECK_HIP(hipHostGetFlags(&flags, mem));
+  EXPECT(hipHostGetFlags(&flags, mem) == hipErrorInvalidValue);  // only hipHostMalloc memory has host flags
+  (void)hipGetLastError();
   void* dev = nullptr;
   CHECK_HIP(hipMalloc(&dev, kBytes));
   CHECK_HIP(hipMemcpy(dev, mem, kBytes, hipMemcpyHostToDevice));
@@ -183,6 +184,13 @@ void Registered() {
   const unsigned char* bytes = static_cast<const unsigned char*>(mem);
   EXPECT(bytes[0] == 0x11 && bytes[kBytes / 2 - 1] == 0x11 && bytes[kBytes / 2] == 0x5a &&
          bytes[kBytes - 1] == 0x5a);
+  // The GPU address is the same memory to every copy.
+  CHECK_HIP(hipMemset(dev, 0, kBytes));
+  CHECK_HIP(hipMemcpy(dev, gpu_view, kBytes, hipMemcpyDeviceToDevice));
+  unsigned char probe[2] = {};
+  CHECK_HIP(hipMemcpy(&probe[0], dev, 1, hipMemcpyDeviceToHost));
+  CHECK_HIP(hipMemcpy(&probe[1], static_cast<char*>(dev) + kBytes - 1, 1, hipMemcpyDeviceToHost));
+  EXPECT(probe[0] == 0x11 && probe[1] == 0x5a);
   CHECK_HIP(hipFree(dev));
   CHECK_HIP(hipHostUnregister(mem));
   EXPECT(hipHostUnregister(mem) == hipErrorHostMemoryNotRegistered);
