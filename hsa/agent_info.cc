@@ -34,7 +34,6 @@ absl::Status PutString(void* value, const std::string& s, size_t size) {
   return absl::OkStatus();
 }
 
-constexpr size_t kNameSize = 64;
 // "GPU-" + 16 hex digits + NUL: ROCr writes exactly this many bytes; rocminfo's buffer is 24.
 constexpr size_t kUuidSize = 21;
 

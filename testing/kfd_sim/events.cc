@@ -117,13 +117,14 @@ void SignalPage::Store(size_t slot, uint64_t value) {
 
 // ---- EventTable ----
 
-class EventTable::WakingLock {
+class ABSL_SCOPED_LOCKABLE EventTable::WakingLock {
  public:
-  explicit WakingLock(EventTable* table) : table_(table), lock_(table->mu_) {}
-  ~WakingLock() {
+  explicit WakingLock(EventTable* table) ABSL_EXCLUSIVE_LOCK_FUNCTION(table->mu_) : table_(table), lock_(&table->mu_) {}
+  // The analysis cannot see that lock_ holds table_->mu_ until the Unlock.
+  ~WakingLock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     std::vector<std::shared_ptr<WaitEntry>> wake;
     wake.swap(table_->to_wake_);
-    lock_.unlock();
+    lock_.Unlock();
     for (const std::shared_ptr<WaitEntry>& entry : wake) entry->cv.notify_one();
   }
   WakingLock(const WakingLock&) = delete;
@@ -131,28 +132,28 @@ class EventTable::WakingLock {
 
  private:
   EventTable* const table_;
-  std::unique_lock<std::mutex> lock_;
+  LightUniqueLock lock_;
 };
 
 EventTable::~EventTable() {
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   for (const auto& [id, event] : events_) {
     HIPMEM_CHECK(event->waiters.empty(), "kfd_sim: process closed while a thread waits on event ", id);
   }
 }
 
 bool EventTable::HasSignalPage() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   return signal_page_.has_value();
 }
 
 uint64_t EventTable::signal_handle() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   return signal_handle_;
 }
 
 int EventTable::SetSignalPage(SignalPage page, uint64_t user_handle) {
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   if (signal_page_) return -EBUSY;
   page.Clear();
   signal_mapped_size_ = page.size().raw();
@@ -214,7 +215,7 @@ int EventTable::Create(uapi::CreateEventArgs& args) {
   event->auto_reset = args.auto_reset != 0;
   args.event_page_offset = 0;
 
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   if (IsSignalType(event->type)) {
     if (const int err = CreateSignalSlot(*event); err != 0) return err;
     args.event_page_offset = uapi::kMmapTypeEvents;
@@ -267,7 +268,7 @@ int EventTable::Set(uint32_t event_id) {
 }
 
 int EventTable::Reset(uint32_t event_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   Event* event = Find(event_id);
   if (event == nullptr || event->type != uapi::ToRaw(uapi::EventType::kSignal)) return -EINVAL;
   event->signaled = false;
@@ -344,7 +345,7 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
   std::vector<Waiter> waiters(args.num_events);  // never reallocated: events point into it
   const auto entry = std::make_shared<WaitEntry>();  // this wait's wait-queue entry (shared by its waiters)
   for (Waiter& waiter : waiters) waiter.wake = entry;
-  std::unique_lock<std::mutex> lock(mu_);
+  LightUniqueLock lock(&mu_);
   for (size_t i = 0; i < waiters.size() && ret == 0; ++i) {
     uapi::EventData data;
     if (!CopyFromUser(&data, args.events_ptr + i * sizeof(uapi::EventData), sizeof(data))) {
@@ -361,8 +362,8 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
       if (result != uapi::WaitResult::kTimeout) break;
       if (args.timeout == uapi::kEventTimeoutImmediate) break;
       if (infinite) {
-        entry->cv.wait(lock);
-      } else if (entry->cv.wait_until(lock, deadline) == std::cv_status::timeout) {
+        lock.Wait(entry->cv);
+      } else if (!lock.WaitUntil(entry->cv, deadline)) {
         result = TestCondition(all, waiters);
         break;
       }
@@ -468,7 +469,7 @@ void EventTable::HwException(const std::optional<uapi::HwExceptionData>& data) {
 }
 
 std::vector<EventState> EventTable::Snapshot() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  LightLock lock(&mu_);
   std::vector<EventState> states;
   states.reserve(events_.size());
   for (const auto& [id, event] : events_) {

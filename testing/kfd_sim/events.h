@@ -33,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/status/statusor.h"
+#include "base/light_mutex.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/memfd.h"
@@ -196,7 +197,7 @@ class EventTable {
   int InitWaiter(Waiter& waiter, const kfd_uapi::EventData& data) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int CopySignaledData(const std::vector<Waiter>& waiters, uint64_t events_ptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable std::mutex mu_;
+  mutable LightMutex mu_;
   std::vector<std::shared_ptr<WaitEntry>> to_wake_ ABSL_GUARDED_BY(mu_);  // notified by the WakingLock
   EventMap events_ ABSL_GUARDED_BY(mu_);
   std::optional<SignalPage> signal_page_ ABSL_GUARDED_BY(mu_);

@@ -40,7 +40,8 @@ TEST(ProcessLocalFdTest, OwnsAndClosesItsDescriptor) {
   ProcessLocalFd moved = std::move(owner);
   EXPECT_FALSE(owner.valid());  // NOLINT(bugprone-use-after-move): a move empties the source
   EXPECT_EQ(moved.get(), fds[0]);
-  moved = std::move(moved);  // self-move is harmless
+  ProcessLocalFd& same = moved;  // through a reference, so compilers do not flag the deliberate self-move
+  moved = std::move(same);       // self-move is harmless
   EXPECT_TRUE(IsOpen(fds[0]));
   moved.Reset();
   EXPECT_FALSE(IsOpen(fds[0]));

@@ -538,7 +538,7 @@ class DoorbellPoller {
   }
 
   const pid_t pid_;                // the process whose thread this is
-  DoorbellPoller* const parent_;   // the parent's, left behind in a forked child; kept reachable (leak checkers)
+  [[maybe_unused]] DoorbellPoller* const parent_;  // the parent's, left behind in a forked child; kept reachable (leak checkers)
   const uintptr_t page_;
   std::mutex mu_;
   std::condition_variable cv_;           // kicked_ was set
