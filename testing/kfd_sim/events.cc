@@ -376,7 +376,7 @@ int EventTable::Wait(uapi::WaitEventsArgs& args) {
     std::vector<Waiter*>& queue = waiter.event->waiters;
     queue.erase(std::remove(queue.begin(), queue.end(), &waiter), queue.end());
   }
-  lock.unlock();
+  lock.Unlock();
 
   if (ret != 0) {
     result = uapi::WaitResult::kFail;
