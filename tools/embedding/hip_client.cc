@@ -253,7 +253,15 @@ void Peers(int count) {
 }
 
 void Errors() {
+  // The sections before made deliberate mistakes; the last of them is still the thread's last error (only a read
+  // clears it, as in current CLR).
+  (void)hipGetLastError();
   EXPECT(hipGetLastError() == hipSuccess);
+  EXPECT(hipMalloc(nullptr, 16) == hipErrorInvalidValue);
+  int device = -1;
+  CHECK_HIP(hipGetDevice(&device));
+  EXPECT(hipPeekAtLastError() == hipErrorInvalidValue);  // a success does not clear it
+  EXPECT(hipGetLastError() == hipErrorInvalidValue);
   EXPECT(hipMemcpy(nullptr, nullptr, 16, hipMemcpyHostToDevice) == hipErrorInvalidValue);
   EXPECT(hipGetLastError() == hipErrorInvalidValue);
   EXPECT(hipGetLastError() == hipSuccess);
