@@ -67,6 +67,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -77,6 +78,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -241,6 +243,59 @@ void HipMemcpy(benchmark::State& state, bool pinned) {
 
 void BM_PinnedCopy(benchmark::State& state) { HipMemcpy(state, /*pinned=*/true); }
 void BM_PageableCopy(benchmark::State& state) { HipMemcpy(state, /*pinned=*/false); }
+
+// The floor of a staged copy in the simulator, without any runtime: 64 MiB moved as 1 MiB chunks through a ring of
+// four, one memcpy per chunk on this thread and one on a second thread (the simulated engine is a thread too).
+// D2H (arg kD2H) is serialized as CLR's staged read is: the second thread fills a chunk, this one waits and copies
+// it out. H2D (arg kH2D) is pipelined as CLR's staged write is: this thread fills chunk i while the other drains
+// chunk i-1, waiting only when the ring wraps. Both threads spin (yielding), as an active wait and a watching engine
+// do. Staged copies are reported against it: the gap is the runtime's own cost, the rest is how two vCPUs hand
+// data to each other on this host.
+void BM_ChunkHandoff(benchmark::State& state) {
+  constexpr size_t kTotal = 64 * kMiB;
+  constexpr size_t kChunk = kMiB;
+  constexpr size_t kRing = 4;
+  const bool h2d = state.range(0) == kH2D;
+  std::vector<char> src(kTotal, 1), dst(kTotal, 0), ring(kRing * kChunk, 0);
+  std::atomic<uint64_t> posted{0};  // chunks handed to the other thread
+  std::atomic<uint64_t> done{0};    // chunks it has copied
+  std::atomic<bool> stop{false};
+  std::thread other([&] {
+    for (uint64_t next = 0;; ++next) {
+      while (posted.load(std::memory_order_acquire) <= next) {
+        if (stop.load(std::memory_order_acquire)) return;
+        std::this_thread::yield();
+      }
+      const size_t chunk = next % (kTotal / kChunk);
+      char* slot = ring.data() + (next % kRing) * kChunk;
+      if (h2d) {
+        std::memcpy(dst.data() + chunk * kChunk, slot, kChunk);
+      } else {
+        std::memcpy(slot, src.data() + chunk * kChunk, kChunk);
+      }
+      done.store(next + 1, std::memory_order_release);
+    }
+  });
+  uint64_t issued = 0;
+  for (auto _ : state) {
+    for (size_t chunk = 0; chunk < kTotal / kChunk; ++chunk, ++issued) {
+      char* slot = ring.data() + (issued % kRing) * kChunk;
+      if (h2d) {
+        while (issued >= kRing && done.load(std::memory_order_acquire) < issued - kRing + 1) std::this_thread::yield();
+        std::memcpy(slot, src.data() + chunk * kChunk, kChunk);
+        posted.store(issued + 1, std::memory_order_release);
+      } else {
+        posted.store(issued + 1, std::memory_order_release);
+        while (done.load(std::memory_order_acquire) < issued + 1) std::this_thread::yield();
+        std::memcpy(dst.data() + chunk * kChunk, slot, kChunk);
+      }
+    }
+    while (done.load(std::memory_order_acquire) < issued) std::this_thread::yield();  // the copy is complete
+  }
+  stop.store(true, std::memory_order_release);
+  other.join();
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kTotal));
+}
 
 // 4 KiB between pinned host memory and VRAM, each hipMemcpy waited for (it is synchronous): one call's round trip
 // from the host to the engine and back, H2D (arg kH2D) or D2H (arg kD2H) alone, or both one after the other (arg
@@ -595,6 +650,7 @@ void RegisterStaged() {
       ->UseRealTime();
   benchmark::RegisterBenchmark("BM_PageableCopy", BM_PageableCopy)->Args({64 * kMiB, kH2D})->Args({64 * kMiB, kD2H})
       ->UseRealTime();
+  benchmark::RegisterBenchmark("BM_ChunkHandoff", BM_ChunkHandoff)->Arg(kH2D)->Arg(kD2H)->UseRealTime();
 }
 
 // Why H2D's upper bound is reported and not judged. Current CLR's staged H2D (hsaCopyStagedOrPinned over the
@@ -617,6 +673,7 @@ std::vector<hipmem_bench::RatioGoal> StagedGoals() {
     goals.push_back({pageable, pinned, 1 / 0.35});                     // at least 0.35x the pinned throughput
     goals.push_back({pinned, pageable, direction == kD2H ? 0.6 : 1.0});  // never faster; D2H at most 0.6x
     goals.push_back({pageable, Name("BM_Memcpy", {64 * kMiB}), 0});   // staging's floor: one CPU copy
+    goals.push_back({pageable, Name("BM_ChunkHandoff", {direction}), 0});  // and two threads handing chunks over
   }
   return goals;
 }
