@@ -659,8 +659,8 @@ void RegisterStaged() {
 // streams, and throughput against pinned is about C / L, where C is one CPU thread's memcpy bandwidth and L the
 // engine's (the link's). On hardware L is PCIe or the host's fabric, 25-64 GB/s, above one core's memcpy, which
 // gives the 0.35-0.6. Here the simulated engine is itself a memcpy on the other core, so L = C and the
-// overlap lifts the ratio towards 1 (0.6-0.7 measured, the rest is the two copies sharing the host's caches and
-// memory). Pacing the engine to a modelled link would not move it either: this VM's memcpy (~6 GB/s) is slower
+// overlap lifts the ratio towards 1 (0.44-0.71 measured over two sessions: the rest is the two copies sharing the
+// host's caches and memory, which BM_ChunkHandoff measures without any runtime). Pacing the engine to a modelled link would not move it either: this VM's memcpy (~6 GB/s) is slower
 // than any AMD link. Meeting 0.6 would need the ring to stop overlapping, which is the opposite of what CLR does.
 // What still holds on any host, and is judged: staging is never faster than pinned, because the caller's memcpy
 // of every byte is on the critical path (BM_PageableCopy H2D / BM_Memcpy >= 1 is reported beside it), and
