@@ -151,6 +151,34 @@ TEST_F(HipPeerCApi, CopiesBetweenDevicesWorkWithoutPeerAccess) {
   ASSERT_EQ(hipSetDevice(0), hipSuccess);
 }
 
+// HIP_POINTER_ATTRIBUTE_DEVICE_POINTER of another device's memory: refused until the current device enables peer
+// access to it (current CLR), while the memory's other attributes answer all along.
+TEST_F(HipPeerCApi, ADevicePointerForAPeerNeedsPeerAccess) {
+  int can = 0;
+  ASSERT_EQ(hipDeviceCanAccessPeer(&can, 1, 0), hipSuccess);
+  void* d0 = nullptr;
+  ASSERT_EQ(hipMalloc(&d0, 4096), hipSuccess);
+  ASSERT_EQ(hipSetDevice(1), hipSuccess);
+  (void)hipDeviceDisablePeerAccess(0);  // whatever an earlier test left enabled
+  (void)hipGetLastError();
+  void* seen = reinterpret_cast<void*>(0x1);
+  EXPECT_EQ(hipPointerGetAttribute(&seen, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER, d0), hipErrorInvalidValue);
+  int ordinal = -1;
+  EXPECT_EQ(hipPointerGetAttribute(&ordinal, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d0), hipSuccess);
+  EXPECT_EQ(ordinal, 0);
+  if (can) {
+    ASSERT_EQ(hipDeviceEnablePeerAccess(0, 0), hipSuccess);
+    EXPECT_EQ(hipPointerGetAttribute(&seen, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER, d0), hipSuccess);
+    EXPECT_EQ(seen, d0);
+    EXPECT_EQ(hipDeviceDisablePeerAccess(0), hipSuccess);
+  }
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  EXPECT_EQ(hipPointerGetAttribute(&seen, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER, d0), hipSuccess);
+  EXPECT_EQ(seen, d0);
+  EXPECT_EQ(hipFree(d0), hipSuccess);
+  (void)hipGetLastError();
+}
+
 // An event belongs to the device current when it was made (CLR's Event::deviceId): it records only on that
 // device's streams and times only against its events, while any device's stream may wait on it.
 TEST_F(HipPeerCApi, EventsBelongToTheirDevice) {

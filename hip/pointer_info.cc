@@ -52,6 +52,14 @@ PointerAttributeAnswer GetPointerAttribute(const Runtime& runtime, uint32_t attr
       return {host ? kMemoryTypeHost : kMemoryTypeDevice, absl::OkStatus()};
     case PointerAttribute::kDevicePointer:
       if (!ref.has_value()) return Fail(static_cast<void*>(nullptr), attribute, ptr, kUnknown);
+      // As current CLR: another device's VRAM has no address for the current device until it enables peer access.
+      if (const int current = runtime.current_device();
+          ref->desc.kind == clr::MemoryKind::kDevice && ref->desc.device != current &&
+          !runtime.context().PeerAccessEnabled(runtime.context().devices()[current],
+                                               runtime.context().devices()[ref->desc.device])) {
+        return Fail(static_cast<void*>(nullptr), attribute, ptr,
+                    "another device's memory, and the current device has not enabled peer access to it");
+      }
       return {(ref->desc.gpu_address + ref->offset).ToPointer(), absl::OkStatus()};
     case PointerAttribute::kHostPointer:
       if (!ref.has_value()) return Fail(static_cast<void*>(nullptr), attribute, ptr, kUnknown);
