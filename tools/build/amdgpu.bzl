@@ -5,7 +5,7 @@ Kernels used by tests are compiled by the build, never checked in as binaries:
                                           target (`gfx908`, `gfx90a`, `gfx942`, with `:xnack+` style features),
                                           from HIP device code (`.hip`, `.cc`) or assembly (`.s`, with
                                           `.amdhsa_kernel` directives, linked as ROCm's toolchain links one)
-  amdgpu_embed(name, srcs)                a cc_library whose `<stem>_code_object()` returns each file's bytes as
+  amdgpu_embed(name, srcs)                a cc_library whose `<label name>()` returns each code object's bytes as
                                           a std::string_view (declared in the generated `<name>.h`)
 """
 
@@ -47,7 +47,7 @@ def amdgpu_code_object(name, src, arch, copts = [], code_object_version = 5, **k
     )
 
 def amdgpu_embed(name, srcs, namespace = "hipmem_testing", **kwargs):
-    """A cc_library exposing each of `srcs` (labels of files) as `std::string_view <stem>_code_object()`."""
+    """A cc_library exposing each of `srcs` (labels of files) as `std::string_view <label name>()`."""
     header = name + ".h"
     source = name + "_embed.cc"
     stems = [s.split(":")[-1].split("/")[-1].replace(".", "_").replace("-", "_") for s in srcs]
@@ -82,6 +82,47 @@ def amdgpu_embed(name, srcs, namespace = "hipmem_testing", **kwargs):
     cc_library(
         name = name,
         srcs = [source],
+        hdrs = [header],
+        **kwargs
+    )
+
+def amdgpu_encodings(name, src, mcpu, namespace = "hipmem_testing", **kwargs):
+    """A cc_library with LLVM's encoding of every line of `src` (one instruction per line; blank lines and lines
+    starting with `//` are skipped) for `mcpu`, as `const AsmEncoding <name>[]` in `<name>.h`: {text, bytes}
+    rows whose text is the line as written. A line llvm-mc-19 does not accept fails the build."""
+    header = name + ".h"
+    native.genrule(
+        name = name + "_gen",
+        srcs = [src],
+        outs = [header],
+        cmd = """
+set -eu
+out=$@
+{
+  echo '#pragma once'
+  echo '#include <cstdint>'
+  echo '#include <vector>'
+  echo 'namespace %s {'
+  echo '#ifndef HIPMEM_ASM_ENCODING_DEFINED'
+  echo '#define HIPMEM_ASM_ENCODING_DEFINED'
+  echo 'struct AsmEncoding { const char* text; std::vector<uint8_t> bytes; };'
+  echo '#endif'
+  echo 'inline const AsmEncoding %s[] = {'
+} > $$out
+while IFS= read -r line || [ -n "$$line" ]; do
+  case "$$line" in ''|//*) continue ;; esac
+  enc=$$(printf '%%s\\n' "$$line" | llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=%s -show-encoding 2>&1 | sed -n 's/.*; encoding: \\[\\(.*\\)\\]/\\1/p')
+  if [ -z "$$enc" ]; then echo "llvm-mc-19 does not accept for %s: $$line" >&2; exit 1; fi
+  printf '  {"%%s", {%%s}},\\n' "$$line" "$$enc" >> $$out
+done < $(location %s)
+echo '};' >> $$out
+echo '}' >> $$out
+""" % (namespace, name, mcpu, mcpu, src),
+        message = "Encoding %s with llvm-mc-19 for %s" % (src, mcpu),
+        **kwargs
+    )
+    cc_library(
+        name = name,
         hdrs = [header],
         **kwargs
     )

@@ -1,0 +1,110 @@
+// One real kernel dispatch on the simulated compute units: the AQL packet and the kernel descriptor turned into
+// workgroups of waves whose initial state is what the AMDGPU ABI (AMDGPUUsage, "Initial Kernel Execution State")
+// defines, run to completion.
+//
+// Plays the SPI (shader processor input), which launches a dispatch's workgroups and loads each wave's user and
+// system SGPRs and work-item id VGPRs, and the compute units that run them. Per wave, from the kernel
+// descriptor's enables, in the ABI's order:
+//   user SGPRs: private segment buffer (a V# over the wave's scratch), dispatch ptr (the AQL packet's VA), queue
+//     ptr (the amd_queue_t/hsa_queue_t), kernarg segment ptr, dispatch id, flat scratch init, private segment
+//     size, then gfx942's preloaded kernarg dwords;
+//   system SGPRs from USER_SGPR_COUNT on: workgroup id X, Y, Z, workgroup info, private segment wave offset;
+//   VGPRs: work-item ids X, Y, Z in v0-v2 (gfx908) or packed into v0 as X | Y << 10 | Z << 20 (gfx90a, gfx942).
+// LDS is per workgroup (the packet's group_segment_size, at least the descriptor's static size; at most 64 KiB).
+// Scratch: each wave's private memory is kept by the compute unit (64 lanes of the per-work-item size, lane-major)
+// rather than in the queue's scratch backing memory; the private segment buffer V#, FLAT_SCRATCH and the private
+// aperture all name it, so everything a kernel can observe of its own scratch behaves as on hardware, but the
+// runtime cannot see it (TODO(#22): back scratch with the queue's memory).
+// Waves of a workgroup run on one host thread, taking turns at s_barrier and every few thousand instructions (so
+// waves that wait on each other through memory make progress); workgroups run on the engine's compute-unit
+// threads in parallel.
+#ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
+#define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gpu_abi/aql_packets.h"
+#include "gpu_abi/kernel_descriptor.h"
+#include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/gfx9/wave.h"
+#include "testing/kfd_sim/engines/gpu_memory.h"
+
+namespace hipmem::kfd_sim::gfx9 {
+
+struct DispatchRequest {
+  Target target = Target::kGfx90a;
+  gpu_abi::aql::KernelDispatchPacket packet{};
+  uint64_t packet_va = 0;  // where the packet sits in the ring: the dispatch ptr
+  uint64_t queue_va = 0;   // the hsa_queue_t the packet came from (0: none): the queue ptr
+  uint64_t dispatch_id = 0;
+  uint64_t shared_aperture_base = uint64_t{1} << 48;   // amdkfd's gfx9 LDS aperture
+  uint64_t private_aperture_base = uint64_t{2} << 48;  // amdkfd's gfx9 scratch aperture
+};
+
+// How a dispatch ended when it did not complete.
+struct DispatchFailure {
+  std::optional<uint64_t> fault_va;  // a VM fault at this address
+  std::string illegal;               // otherwise: the illegal instruction or state, and where
+};
+
+// Thread-safe: RunWorkgroup may be called from several threads at once, each for a different workgroup.
+class KernelDispatch {
+ public:
+  // Checks the dispatch against `descriptor` (the 64 bytes at packet.kernel_object, which the CP has read).
+  // Returns kInvalidArgument for a descriptor or geometry the hardware cannot run: a wave32 kernel, no
+  // work-items, a workgroup over 1024 work-items, more than 64 KiB of LDS, a register count past the target's.
+  static absl::StatusOr<std::unique_ptr<KernelDispatch>> Create(GpuMemory* memory, const DispatchRequest& request,
+                                                                const gpu_abi::amdhsa::KernelDescriptor& descriptor);
+
+  uint64_t workgroup_count() const { return workgroups_[0] * workgroups_[1] * workgroups_[2]; }
+
+  // Runs workgroup `index` (X fastest) to completion or to its first fault. `interrupted` is polled between
+  // slices; an interrupted workgroup stops where it is.
+  void RunWorkgroup(uint64_t index, const std::function<bool()>& interrupted);
+
+  // The failure of the lowest-numbered failed workgroup, if any.
+  std::optional<DispatchFailure> failure() const;
+  uint64_t instructions() const { return instructions_.load(std::memory_order_relaxed); }
+
+  KernelDispatch(const KernelDispatch&) = delete;
+  KernelDispatch& operator=(const KernelDispatch&) = delete;
+  ~KernelDispatch();
+
+ private:
+  struct Worker;
+  KernelDispatch(GpuMemory* memory, const DispatchRequest& request, const gpu_abi::amdhsa::KernelDescriptor& kd);
+  std::unique_ptr<Worker> TakeWorker();
+  void GiveBack(std::unique_ptr<Worker> worker);
+  void InitWave(Wave& wave, uint32_t wave_index, const uint32_t group_id[3], const uint32_t group_size[3],
+                uint32_t threads) const;
+  void Fail(uint64_t workgroup, DispatchFailure failure);
+
+  GpuMemory* const memory_;  // Not owned; must outlive this.
+  const DispatchRequest request_;
+  const gpu_abi::amdhsa::KernelDescriptor kd_;
+  DispatchInfo info_;
+  uint64_t code_entry_ = 0;
+  uint32_t vgprs_ = 0;
+  uint32_t agprs_ = 0;
+  uint32_t lds_bytes_ = 0;
+  uint64_t workgroups_[3] = {1, 1, 1};
+  uint32_t initial_mode_ = 0;
+
+  std::atomic<uint64_t> instructions_{0};
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Worker>> idle_;  // guarded by mu_
+  uint64_t failed_workgroup_ = ~uint64_t{0};   // guarded by mu_
+  DispatchFailure failure_;                    // guarded by mu_
+};
+
+}  // namespace hipmem::kfd_sim::gfx9
+
+#endif  // HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_

@@ -1,0 +1,94 @@
+#include "testing/kfd_sim/engines/gfx9/kernel_runner.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <span>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gpu_abi/aql_packets.h"
+#include "gpu_abi/code_object.h"
+#include "gpu_abi/kernel_descriptor.h"
+
+namespace hipmem::kfd_sim::gfx9 {
+namespace co = ::hipmem::gpu_abi::code_object;
+namespace aql = ::hipmem::gpu_abi::aql;
+
+absl::StatusOr<std::unique_ptr<LoadedCodeObject>> LoadedCodeObject::Load(std::string_view elf,
+                                                                        IdentityPageTable* memory) {
+  absl::StatusOr<co::CodeObject> object =
+      co::CodeObject::Parse(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(elf.data()), elf.size()));
+  if (!object.ok()) return object.status();
+  const co::CodeObject::LoadSpan span = object->load_span();
+  auto loaded = std::unique_ptr<LoadedCodeObject>(new LoadedCodeObject());
+  loaded->bytes_ = (span.end + 0xffff) & ~uint64_t{0xffff};
+  loaded->base_ = static_cast<unsigned char*>(std::aligned_alloc(65536, loaded->bytes_));
+  std::memset(loaded->base_, 0, loaded->bytes_);
+  for (const co::ProgramHeader& segment : object->LoadSegments()) {
+    std::memcpy(loaded->base_ + segment.vaddr, object->bytes().data() + segment.offset, segment.file_size);
+  }
+  const uint64_t base = reinterpret_cast<uint64_t>(loaded->base_);
+  for (const co::Relocation& r : object->dynamic_relocations()) {
+    uint64_t value = 0;
+    if (r.type == co::RelocationType::kRelative64) {
+      value = base + r.addend;
+    } else if (r.type == co::RelocationType::kAbs64) {
+      value = base + object->dynamic_symbols()[r.symbol].value + r.addend;
+    } else {
+      continue;
+    }
+    std::memcpy(loaded->base_ + r.offset, &value, 8);
+  }
+  for (const co::Symbol& s : object->dynamic_symbols()) {
+    if (s.defined()) loaded->symbols_.emplace_back(s.name, base + s.value);
+  }
+  loaded->memory_ = memory;
+  memory->Map(loaded->base_, loaded->bytes_);
+  return loaded;
+}
+
+LoadedCodeObject::~LoadedCodeObject() {
+  if (memory_ != nullptr) memory_->Unmap(base_);
+  std::free(base_);
+}
+
+absl::StatusOr<uint64_t> LoadedCodeObject::KernelObject(std::string_view kernel) const {
+  const std::string name = std::string(kernel) + ".kd";
+  for (const auto& [symbol, va] : symbols_) {
+    if (symbol == name) return va;
+  }
+  return absl::NotFoundError(absl::StrCat("no symbol ", name));
+}
+
+absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, uint64_t kernel_object,
+                                    const Launch& launch) {
+  DispatchRequest request;
+  request.target = target;
+  aql::KernelDispatchPacket& p = request.packet;
+  p.setup = static_cast<uint16_t>(launch.grid[2] > 1 ? 3 : launch.grid[1] > 1 ? 2 : 1);
+  p.workgroup_size_x = static_cast<uint16_t>(launch.workgroup[0]);
+  p.workgroup_size_y = static_cast<uint16_t>(launch.workgroup[1]);
+  p.workgroup_size_z = static_cast<uint16_t>(launch.workgroup[2]);
+  p.grid_size_x = launch.grid[0];
+  p.grid_size_y = launch.grid[1];
+  p.grid_size_z = launch.grid[2];
+  p.group_segment_size = launch.group_segment_size;
+  p.kernel_object = kernel_object;
+  p.kernarg_address = reinterpret_cast<uint64_t>(launch.kernargs);
+  gpu_abi::amdhsa::KernelDescriptor descriptor;
+  {
+    GpuMemory::AccessScope scope(memory);
+    if (ReadGpu(memory, kernel_object, &descriptor, sizeof(descriptor))) {
+      return absl::NotFoundError("kernel descriptor not mapped");
+    }
+  }
+  absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = KernelDispatch::Create(memory, request, descriptor);
+  if (!dispatch.ok()) return dispatch.status();
+  for (uint64_t w = 0; w < (*dispatch)->workgroup_count(); ++w) {
+    (*dispatch)->RunWorkgroup(w, [] { return false; });
+    if ((*dispatch)->failure().has_value()) break;
+  }
+  return RunResult{(*dispatch)->failure(), (*dispatch)->instructions()};
+}
+
+}  // namespace hipmem::kfd_sim::gfx9

@@ -1,0 +1,55 @@
+// For the engine's tests: a code object loaded into host memory that an identity page table maps (GPU VA == host
+// address), and kernels from it run on the compute units directly, without a queue.
+#ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_KERNEL_RUNNER_H_
+#define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_KERNEL_RUNNER_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "testing/kfd_sim/engines/gfx9/dispatch.h"
+#include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/test_memory.h"
+
+namespace hipmem::kfd_sim::gfx9 {
+
+// Owns the loaded image; maps it into `memory` (which must outlive this) and unmaps it when destroyed.
+class LoadedCodeObject {
+ public:
+  // Parses the code object, copies its PT_LOAD segments to a 64 KiB-aligned block and applies its dynamic
+  // relocations (RELATIVE64 and ABS64 against its own symbols).
+  static absl::StatusOr<std::unique_ptr<LoadedCodeObject>> Load(std::string_view elf, IdentityPageTable* memory);
+  ~LoadedCodeObject();
+
+  // The VA of `kernel`'s descriptor (`<kernel>.kd`).
+  absl::StatusOr<uint64_t> KernelObject(std::string_view kernel) const;
+
+ private:
+  LoadedCodeObject() = default;
+  IdentityPageTable* memory_ = nullptr;
+  unsigned char* base_ = nullptr;
+  uint64_t bytes_ = 0;
+  std::vector<std::pair<std::string, uint64_t>> symbols_;
+};
+
+struct Launch {
+  std::array<uint32_t, 3> grid = {1, 1, 1};       // work-items per dimension
+  std::array<uint32_t, 3> workgroup = {1, 1, 1};  // work-items per workgroup
+  const void* kernargs = nullptr;                 // mapped by the caller
+  uint32_t group_segment_size = 0;                // dynamic LDS
+};
+
+struct RunResult {
+  std::optional<DispatchFailure> failure;
+  uint64_t instructions = 0;
+};
+
+// Runs every workgroup of the dispatch on the calling thread, in order. The kernarg block must be mapped.
+absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, uint64_t kernel_object,
+                                    const Launch& launch);
+
+}  // namespace hipmem::kfd_sim::gfx9
+
+#endif  // HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_KERNEL_RUNNER_H_

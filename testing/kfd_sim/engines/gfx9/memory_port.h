@@ -1,0 +1,60 @@
+// A wave's path to memory: every access goes through the GPU page table (GpuMemory), with a small translation
+// cache that lives only while one access scope is open.
+//
+// Plays the compute unit's UTCL1 (the L1 translation cache): translations are looked up in the process's GPU page
+// table and kept while the page table cannot change under them, i.e. inside one GpuMemory::AccessScope. The
+// interpreter opens a scope for a bounded slice of a wave's instructions and closes it between slices (and at
+// s_barrier and s_sleep), so an UNMAP waits at most one slice and a later access sees the new page table.
+// Thread-compatible: one port per host thread running waves.
+#ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_MEMORY_PORT_H_
+#define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_MEMORY_PORT_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "testing/kfd_sim/engines/gpu_memory.h"
+
+namespace hipmem::kfd_sim::gfx9 {
+
+class MemoryPort {
+ public:
+  explicit MemoryPort(GpuMemory* memory) : memory_(memory) {}
+  ~MemoryPort() { Close(); }
+  MemoryPort(const MemoryPort&) = delete;
+  MemoryPort& operator=(const MemoryPort&) = delete;
+
+  // Opens the access scope (idempotent); every access below needs one open.
+  void Open();
+  // Closes it and forgets every translation.
+  void Close();
+  bool open() const { return open_; }
+
+  // Copies `bytes` bytes at `va` out (Read) or in (Write). Returns the first unmapped VA on a fault; nothing of a
+  // faulting Write is written when its first byte is unmapped, and a Read's `out` is then partly filled.
+  std::optional<uint64_t> Read(uint64_t va, void* out, uint32_t bytes);
+  std::optional<uint64_t> Write(uint64_t va, const void* in, uint32_t bytes);
+
+  // The host address of the naturally aligned `bytes`-byte word at `va` (bytes 4 or 8; for atomics), or null when
+  // it is not mapped. `va` must be aligned; the caller checks.
+  void* Word(uint64_t va, uint32_t bytes);
+
+ private:
+  struct Entry {
+    uint64_t begin = 0;
+    uint64_t end = 0;  // empty when begin == end
+    unsigned char* host = nullptr;
+  };
+  // The host bytes behind `va` and how many follow contiguously, or null when unmapped.
+  unsigned char* Lookup(uint64_t va, uint64_t* contiguous);
+
+  GpuMemory* const memory_;  // Not owned; must outlive this.
+  std::optional<GpuMemory::AccessScope> scope_;
+  bool open_ = false;
+  std::array<Entry, 8> cache_{};
+  uint32_t next_victim_ = 0;
+};
+
+}  // namespace hipmem::kfd_sim::gfx9
+
+#endif  // HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_MEMORY_PORT_H_
