@@ -303,13 +303,18 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
   // is allocated whole (wave.h), so a stray field never reaches outside it.
   const bool valu = i.encoding >= Encoding::kVop2 && i.encoding <= Encoding::kVop3p;
   if (valu) {
-    for (const uint16_t s : i.src) {
-      if (absl::Status st = check_vgpr(s, false); !st.ok()) return st;
+    // The AGPR moves name AGPRs in VGPR fields: v_accvgpr_mov_b32 (VOP1, gfx90a+) both, v_accvgpr_read_b32 (VOP3P)
+    // its source, v_accvgpr_write_b32 (VOP3P) its destination.
+    const bool vop3p = i.encoding == Encoding::kVop3p;
+    const bool acc_src = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x58);
+    const bool acc_dst = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x59);
+    for (int k = 0; k < 3; ++k) {
+      if (absl::Status st = check_vgpr(i.src[k], acc_src && k == 0); !st.ok()) return st;
     }
     // v_readfirstlane_b32 and v_readlane_b32 name an SGPR in their vdst field.
-    const bool scalar_dst = i.op == kVop1Base + 0x02 || i.op == 0x289;
+    const bool scalar_dst = !vop3p && (i.op == kVop1Base + 0x02 || i.op == 0x289);
     if (!scalar_dst) {
-      if (absl::Status st = check_vgpr(i.dst, false); !st.ok()) return st;
+      if (absl::Status st = check_vgpr(i.dst, acc_dst); !st.ok()) return st;
     }
   }
   return i;

@@ -86,11 +86,32 @@ int DppSource(uint16_t ctrl, int lane) {
     case 0x13c: return (lane + kWaveSize - 1) % kWaveSize;    // wave_ror:1
     case 0x140: return row + (15 - row_lane);                 // row_mirror
     case 0x141: return (lane & ~7) + (7 - (lane & 7));        // row_half_mirror
-    case 0x142:                                               // row_bcast:15
-      return row_lane == 15 || lane < 16 ? -2 : ((lane >> 4) - 1) * 16 + 15;
-    case 0x143:  // row_bcast:31
-      return lane < 32 ? -2 : 31;
-    default: return -1;
+    // The broadcasts feed every lane of the rows after the source (row 1's lane 15 included, which reads lane 15
+    // of row 0); rows before it have no source and are left alone.
+    case 0x142: return lane < 16 ? -2 : row - 1;  // row_bcast:15
+    case 0x143: return lane < 32 ? -2 : 31;       // row_bcast:31
+    default: break;
+  }
+  if (ctrl >= 0x150 && ctrl <= 0x15f) return row + (ctrl & 0xf);  // gfx90a+ row_newbcast: lane n of each row
+  return -1;
+}
+
+// The lane DPP reads for `lane` as DppSource says, except that a source lane EXEC disables is as invalid as one
+// outside the wave: it reads as zero under bound_ctrl and otherwise keeps the destination lane from being written
+// (the GCN3/Vega DPP rule compilers rely on when they set bound_ctrl to read zero from inactive lanes).
+int DppLane(const Wave& wave, const Inst& inst, int lane) {
+  const int source = DppSource(inst.dpp_ctrl, lane);
+  if (source >= 0 && ((wave.exec() >> source) & 1) == 0) return -1;
+  return source;
+}
+
+// The 64 lanes of a source register as DPP permutes them (src0 only) or as they are.
+template <typename T, typename Fetch>
+void PermuteLanes(const Wave& wave, const Inst& inst, int index, T out[kWaveSize], Fetch fetch) {
+  const bool dpp = index == 0 && inst.extra == Extra::kDpp;
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    const int s = dpp ? DppLane(wave, inst, lane) : lane;
+    out[lane] = s >= 0 ? fetch(s) : T{0};
   }
 }
 
@@ -122,9 +143,9 @@ uint64_t WriteMask(const Wave& wave, const Inst& inst) {
     const int row = lane >> 4;
     const int bank = (lane >> 2) & 3;
     const bool enabled = ((inst.dpp_row_mask >> row) & 1) != 0 && ((inst.dpp_bank_mask >> bank) & 1) != 0;
-    const int source = DppSource(inst.dpp_ctrl, lane);
-    // A lane whose source does not exist is written with zero under bound_ctrl, and left alone otherwise; a
-    // broadcast leaves the lanes it does not reach alone.
+    const int source = DppLane(wave, inst, lane);
+    // A lane whose source is invalid is written with zero under bound_ctrl, and left alone otherwise; a broadcast
+    // leaves the lanes it does not reach alone.
     const bool has_source = source >= 0 || (source == -1 && inst.dpp_bound_ctrl);
     if (!enabled || !has_source) mask &= ~(uint64_t{1} << lane);
   }
@@ -136,14 +157,7 @@ void ReadU32(const Wave& wave, const Inst& inst, const Context& context, int ind
   const uint16_t code = inst.src[index];
   if (code >= op::kVgpr0 && code != op::kNone) {
     const uint32_t* v = wave.vgpr(code - op::kVgpr0);
-    if (index == 0 && inst.extra == Extra::kDpp) {
-      for (int lane = 0; lane < kWaveSize; ++lane) {
-        const int s = DppSource(inst.dpp_ctrl, lane);
-        out[lane] = s >= 0 ? v[s] : 0;
-      }
-    } else {
-      std::copy(v, v + kWaveSize, out);
-    }
+    PermuteLanes(wave, inst, index, out, [&](int s) { return v[s]; });
   } else {
     std::fill(out, out + kWaveSize, ScalarSource32(wave, inst, context, code, width));
   }
@@ -167,7 +181,8 @@ void ReadU64(const Wave& wave, const Inst& inst, const Context& context, int ind
   if (code >= op::kVgpr0 && code != op::kNone) {
     const uint32_t* lo = wave.vgpr(code - op::kVgpr0);
     const uint32_t* hi = wave.vgpr(code - op::kVgpr0 + 1);
-    for (int lane = 0; lane < kWaveSize; ++lane) out[lane] = uint64_t{lo[lane]} | (uint64_t{hi[lane]} << 32);
+    // gfx90a+ DPP on a 64-bit source (v_mov_b64, row_newbcast) permutes the register pair as one.
+    PermuteLanes(wave, inst, index, out, [&](int s) { return uint64_t{lo[s]} | (uint64_t{hi[s]} << 32); });
   } else {
     std::fill(out, out + kWaveSize, ScalarSource64(wave, inst, context, code, width));
   }
