@@ -8,3 +8,5 @@ v_accvgpr_mov_b32 a12, a13
 v_accvgpr_mov_b32 a12, a17
 v_accvgpr_read_b32 v1, a13
 v_accvgpr_write_b32 a13, v1
+v_mov_b32_dpp v0, v1 row_newbcast:5 row_mask:0xf bank_mask:0xf
+v_mov_b64_dpp v[4:5], v[6:7] row_newbcast:1 row_mask:0xf bank_mask:0xf
