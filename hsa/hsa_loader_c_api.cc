@@ -176,6 +176,18 @@ hsa_status_t IterateSymbols(hsa_executable_t executable, bool (*want)(const Exec
   return HSA_STATUS_SUCCESS;
 }
 
+// hsa_executable_iterate_symbols and _iterate_program_symbols: the symbols `want` picks, to `callback`.
+hsa_status_t IterateExecutableSymbols(hsa_executable_t executable, bool (*want)(const ExecutableSymbol&, uint64_t),
+                                      SymbolCallback callback, void* data) {
+  if (callback == nullptr) {
+    HSA_RUNTIME_OR_RETURN(rt);
+    (void)rt;
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return IterateSymbols(executable, want, 0,
+                        [&](hsa_executable_symbol_t s) { return callback(executable, s, data); });
+}
+
 hsa_status_t CreateReader(absl::StatusOr<CodeObjectReader> reader, hsa_code_object_reader_t* out) {
   if (!reader.ok()) return ToHsaStatus(reader.status());
   LOADER_OR_RETURN(rt, t);
@@ -400,14 +412,8 @@ hsa_status_t HSA_API hsa_executable_symbol_get_info(hsa_executable_symbol_t exec
 
 hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_iterate_symbols(hsa_executable_t executable,
                                                                    hipmem::hsa::SymbolCallback callback, void* data) {
-  if (callback == nullptr) {
-    HSA_RUNTIME_OR_RETURN(rt);
-    (void)rt;
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return hipmem::hsa::IterateSymbols(
-      executable, [](const ExecutableSymbol&, uint64_t) { return true; }, 0,
-      [&](hsa_executable_symbol_t s) { return callback(executable, s, data); });
+  return hipmem::hsa::IterateExecutableSymbols(
+      executable, [](const ExecutableSymbol&, uint64_t) { return true; }, callback, data);
 }
 
 hsa_status_t HSA_API hsa_executable_iterate_agent_symbols(hsa_executable_t executable, hsa_agent_t agent,
@@ -425,14 +431,8 @@ hsa_status_t HSA_API hsa_executable_iterate_agent_symbols(hsa_executable_t execu
 
 hsa_status_t HSA_API hsa_executable_iterate_program_symbols(hsa_executable_t executable,
                                                             hipmem::hsa::SymbolCallback callback, void* data) {
-  if (callback == nullptr) {
-    HSA_RUNTIME_OR_RETURN(rt);
-    (void)rt;
-    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  }
-  return hipmem::hsa::IterateSymbols(
-      executable, [](const ExecutableSymbol& s, uint64_t) { return !s.agent.has_value(); }, 0,
-      [&](hsa_executable_symbol_t s) { return callback(executable, s, data); });
+  return hipmem::hsa::IterateExecutableSymbols(
+      executable, [](const ExecutableSymbol& s, uint64_t) { return !s.agent.has_value(); }, callback, data);
 }
 
 }  // extern "C"
