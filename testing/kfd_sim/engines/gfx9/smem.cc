@@ -199,28 +199,22 @@ void Atomic(Wave& w, const Inst& i, Context& c) {
   }
 }
 
+// The atomic ops' handlers in opcode order (the same for both widths and both address forms).
+template <typename T, bool kBuffer>
+constexpr Handler kAtomicHandlers[] = {
+    &Atomic<T, Swap<T>, kBuffer>, &Atomic<T, CmpSwap<T>, kBuffer>, &Atomic<T, Add<T>, kBuffer>,
+    &Atomic<T, Sub<T>, kBuffer>,  &Atomic<T, Smin<T>, kBuffer>,    &Atomic<T, Umin<T>, kBuffer>,
+    &Atomic<T, Smax<T>, kBuffer>, &Atomic<T, Umax<T>, kBuffer>,    &Atomic<T, And<T>, kBuffer>,
+    &Atomic<T, Or<T>, kBuffer>,   &Atomic<T, Xor<T>, kBuffer>,     &Atomic<T, Inc<T>, kBuffer>,
+    &Atomic<T, Dec<T>, kBuffer>,
+};
+
 // Fills the 13 atomic opcodes from `first` (32-bit) and `first + 0x20` (64-bit).
 template <bool kBuffer>
 void AddAtomics(std::array<OpInfo, 256>& t, uint16_t first, const char* const (&names)[26]) {
-  using u32 = uint32_t;
-  using u64 = uint64_t;
-  constexpr Handler k32[] = {
-      &Atomic<u32, Swap<u32>, kBuffer>, &Atomic<u32, CmpSwap<u32>, kBuffer>, &Atomic<u32, Add<u32>, kBuffer>,
-      &Atomic<u32, Sub<u32>, kBuffer>,  &Atomic<u32, Smin<u32>, kBuffer>,    &Atomic<u32, Umin<u32>, kBuffer>,
-      &Atomic<u32, Smax<u32>, kBuffer>, &Atomic<u32, Umax<u32>, kBuffer>,    &Atomic<u32, And<u32>, kBuffer>,
-      &Atomic<u32, Or<u32>, kBuffer>,   &Atomic<u32, Xor<u32>, kBuffer>,     &Atomic<u32, Inc<u32>, kBuffer>,
-      &Atomic<u32, Dec<u32>, kBuffer>,
-  };
-  constexpr Handler k64[] = {
-      &Atomic<u64, Swap<u64>, kBuffer>, &Atomic<u64, CmpSwap<u64>, kBuffer>, &Atomic<u64, Add<u64>, kBuffer>,
-      &Atomic<u64, Sub<u64>, kBuffer>,  &Atomic<u64, Smin<u64>, kBuffer>,    &Atomic<u64, Umin<u64>, kBuffer>,
-      &Atomic<u64, Smax<u64>, kBuffer>, &Atomic<u64, Umax<u64>, kBuffer>,    &Atomic<u64, And<u64>, kBuffer>,
-      &Atomic<u64, Or<u64>, kBuffer>,   &Atomic<u64, Xor<u64>, kBuffer>,     &Atomic<u64, Inc<u64>, kBuffer>,
-      &Atomic<u64, Dec<u64>, kBuffer>,
-  };
   for (uint16_t k = 0; k < 13; ++k) {
-    t[first + k] = {names[k], k32[k]};
-    t[first + 0x20 + k] = {names[13 + k], k64[k]};
+    t[first + k] = {names[k], kAtomicHandlers<uint32_t, kBuffer>[k]};
+    t[first + 0x20 + k] = {names[13 + k], kAtomicHandlers<uint64_t, kBuffer>[k]};
   }
 }
 

@@ -2,13 +2,15 @@
 // are worked out by hand or with host arithmetic on the row's inputs, never by the engine's own helpers.
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <span>
 #include <string>
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "testing/kfd_sim/engines/gfx9/isa_test_util.h"
+#include "testing/kfd_sim/engines/gfx9/smem_encodings_gfx908.h"
+#include "testing/kfd_sim/engines/gfx9/smem_encodings_gfx90a.h"
+#include "testing/kfd_sim/engines/gfx9/smem_encodings_gfx942.h"
 #include "testing/kfd_sim/engines/gfx9/sop_encodings_gfx908.h"
 #include "testing/kfd_sim/engines/gfx9/sop_encodings_gfx90a.h"
 #include "testing/kfd_sim/engines/gfx9/sop_encodings_gfx942.h"
@@ -601,15 +603,23 @@ TEST(SopTest, UnmodelledInstructionsAreIllegal) {
   }
 }
 
-// The tests above run the gfx90a encodings; these say gfx908's and gfx942's are the same bytes.
-TEST(SopTest, EncodingsAreTheSameOnEveryGfx9Target) {
-  ASSERT_EQ(std::size(sop_encodings_gfx908), std::size(sop_encodings_gfx90a));
-  ASSERT_EQ(std::size(sop_encodings_gfx942), std::size(sop_encodings_gfx90a));
-  for (size_t k = 0; k < std::size(sop_encodings_gfx90a); ++k) {
-    SCOPED_TRACE(sop_encodings_gfx90a[k].text);
-    EXPECT_EQ(sop_encodings_gfx908[k].bytes, sop_encodings_gfx90a[k].bytes);
-    EXPECT_EQ(sop_encodings_gfx942[k].bytes, sop_encodings_gfx90a[k].bytes);
+// The tests here and in smem_test.cc run the gfx90a encodings; gfx908's and gfx942's are the same bytes.
+void ExpectSameEncodings(std::span<const hipmem_testing::AsmEncoding> gfx908,
+                         std::span<const hipmem_testing::AsmEncoding> gfx90a,
+                         std::span<const hipmem_testing::AsmEncoding> gfx942) {
+  ASSERT_EQ(gfx908.size(), gfx90a.size());
+  ASSERT_EQ(gfx942.size(), gfx90a.size());
+  for (size_t k = 0; k < gfx90a.size(); ++k) {
+    SCOPED_TRACE(gfx90a[k].text);
+    EXPECT_EQ(gfx908[k].bytes, gfx90a[k].bytes);
+    EXPECT_EQ(gfx942[k].bytes, gfx90a[k].bytes);
   }
+}
+
+TEST(SopTest, ScalarEncodingsAreTheSameOnEveryGfx9Target) {
+  ExpectSameEncodings(sop_encodings_gfx908, sop_encodings_gfx90a, sop_encodings_gfx942);
+  ExpectSameEncodings(hipmem_testing::smem_encodings_gfx908, hipmem_testing::smem_encodings_gfx90a,
+                      hipmem_testing::smem_encodings_gfx942);
 }
 
 }  // namespace
