@@ -92,8 +92,8 @@ TEST(SmemTest, LoadFromAnUnmappedAddressFaultsAndWritesNothing) {
 
 TEST(SmemTest, LoadRunningOffTheMappingFaultsAtItsEnd) {
   IsaHarness h(Target::kGfx90a);
-  std::vector<uint32_t> words(4, 7);
-  h.memory().Map(words.data(), 16);
+  std::vector<uint32_t> words(64, 7);
+  h.memory().Map(words.data(), 16);  // the rest of the vector keeps any other mapping from following on
   h.wave().Write64(2, Va(words.data()));
   for (int k = 4; k < 12; ++k) h.wave().s[k] = kUntouched;
   const absl::Status status = h.Run(smem_encodings_gfx90a, {"s_load_dwordx8 s[4:11], s[2:3], 0x0"});
