@@ -1,0 +1,4 @@
+// VALU float instructions valu_float_test.cc runs on gfx942.
+v_add_f32_e32 v0, v1, v2
+v_mul_legacy_f32 v0, v1, v2
+v_cvt_f16_f32_e32 v0, v1
