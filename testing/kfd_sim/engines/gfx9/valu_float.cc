@@ -280,19 +280,37 @@ void VOp2Opcode4(Wave& w, const Inst& i, Context& c) {
   }
 }
 
-// v_madmk_f32 (src0 * K + src1) and v_madak_f32 (src0 * src1 + K); the decoder puts K in src2.
-float MadMk32(const FpMode& m, float a, float k, float b) { return Mad32(m, a, k, b); }
+// v_madmk_f32 (src0 * K + src1) and v_madak_f32 (src0 * src1 + K); the decoder puts K in src2. gfx942 has no
+// unfused multiply-add: the same VOP2 opcodes are v_fmamk_f32 / v_fmaak_f32 there.
+bool Gfx942(const Context& c) { return c.dispatch != nullptr && c.dispatch->target == Target::kGfx942; }
+template <bool kFused>
 void VMadmkF32(Wave& w, const Inst& i, Context& c) {
   const FpMode m(w.mode);
   float a[kWaveSize], b[kWaveSize];
   uint32_t r[kWaveSize];
-  ReadF32(w, i, c, 0, a);
-  ReadF32(w, i, c, 1, b);
+  ReadF32In(w, i, c, m, 0, a);
+  ReadF32In(w, i, c, m, 1, b);
   const float k = BitsF32(i.literal);
   const uint64_t mask = WriteMask(w, i);
   RoundingScope round(m.round32);
-  ForEachLane(mask, [&](int l) { r[l] = F32Bits(FinishF32(i, m, MadMk32(m, a[l], k, b[l]))); });
+  ForEachLane(mask, [&](int l) {
+    r[l] = F32Bits(FinishF32(i, m, kFused ? std::fma(a[l], k, b[l]) : Mad32(m, a[l], k, b[l])));
+  });
   WriteV32(w, i, r, mask);
+}
+void VOp2Madmk(Wave& w, const Inst& i, Context& c) {
+  if (Gfx942(c)) {
+    VMadmkF32<true>(w, i, c);
+  } else {
+    VMadmkF32<false>(w, i, c);
+  }
+}
+void VOp2Madak(Wave& w, const Inst& i, Context& c) {
+  if (Gfx942(c)) {
+    F32Ternary<Fma32>(w, i, c);
+  } else {
+    F32Ternary<Mad32>(w, i, c);
+  }
 }
 
 // v_ldexp_f32 / v_ldexp_f64: src1 is a signed integer exponent.
@@ -355,8 +373,8 @@ void AddValuFloatOps(ValuTable& t) {
   t[kVop2Base + 0x0a] = {"v_min_f32", &F32Binary<Min32>};
   t[kVop2Base + 0x0b] = {"v_max_f32", &F32Binary<Max32>};
   t[kVop2Base + 0x16] = {"v_mac_f32", &F32Accumulate<Mad32>};
-  t[kVop2Base + 0x17] = {"v_madmk_f32", &VMadmkF32};
-  t[kVop2Base + 0x18] = {"v_madak_f32", &F32Ternary<Mad32>};
+  t[kVop2Base + 0x17] = {"v_madmk_f32 / v_fmamk_f32 (gfx942)", &VOp2Madmk};
+  t[kVop2Base + 0x18] = {"v_madak_f32 / v_fmaak_f32 (gfx942)", &VOp2Madak};
   t[kVop2Base + 0x3b] = {"v_fmac_f32", &F32Accumulate<Fma32>};
   // VOP1
   t[kVop1Base + 0x1b] = {"v_fract_f32", &F32Unary<Fract32>};

@@ -660,6 +660,9 @@ TEST(ValuFloatTest, Gfx942RunsTheSameOpcodes) {
       {"v_add_f32_e32 v0, v1, v2", F(1.5f), F(2.25f), 0, F(3.75f)},
       {"v_mul_legacy_f32 v0, v1, v2", F(0.0f), F(kInf), 0, F(0.0f)},
       {"v_cvt_f16_f32_e32 v0, v1", F(1.0f), 0, 0, 0x3c00},
+      // VOP2 0x17/0x18 are the fused v_fmamk_f32 / v_fmaak_f32 on gfx942.
+      {"v_fmamk_f32 v0, v1, 0x3f7fffff, v2", F(1.0f + 0x1p-23f), F(-1.0f), 0, F(0x1.fffffcp-25f)},  // fused: 0 if not
+      {"v_fmaak_f32 v0, v1, v2, 0x3f800000", F(2.0f), F(3.0f), 0, F(7.0f)},
   };
   for (const Row32& row : rows) Check32(Target::kGfx942, valu_float_encodings_gfx942, row);
 }
