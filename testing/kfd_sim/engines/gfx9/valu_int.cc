@@ -6,6 +6,8 @@
 // - GFX9's VOP2 16-bit integer ops (and the VOP3 legacy v_mad_legacy_u16/i16) zero the destination's high half;
 //   the op_sel-capable VOP3 16-bit ops GFX9 added write the half op_sel[3] names and keep the other.
 // - Shift amounts use only the low bits the width needs (4 for 16-bit, 5 for 32-bit, 6 for 64-bit).
+// The integer dot products (v_dot*c_i32_*), v_pack_b32_f16 and v_cvt_pk_{u16_u32,i16_i32} live with the f16 and
+// conversion families (valu_f16.cc, valu_convert.cc); valu_int_test.cc checks them too.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -127,13 +129,6 @@ uint32_t LshrRev(uint32_t a, uint32_t b) { return b >> (a & 31); }
 uint32_t AshrRev(uint32_t a, uint32_t b) { return static_cast<uint32_t>(static_cast<int32_t>(b) >> (a & 31)); }
 uint32_t Bfm(uint32_t a, uint32_t b) { return ((1u << (a & 31)) - 1) << (b & 31); }
 uint32_t Bcnt(uint32_t a, uint32_t b) { return static_cast<uint32_t>(std::popcount(a)) + b; }
-// Packs two integers into 16-bit halves with saturation (src0 low, src1 high).
-uint32_t CvtPkU16U32(uint32_t a, uint32_t b) { return std::min(a, 0xffffu) | (std::min(b, 0xffffu) << 16); }
-uint32_t CvtPkI16I32(uint32_t a, uint32_t b) {
-  const auto sat = [](uint32_t v) { return static_cast<uint32_t>(SatI16(I32(v), true)); };
-  return sat(a) | (sat(b) << 16);
-}
-
 // ---- Three-source 32-bit operations. ----
 
 uint32_t Add3(uint32_t a, uint32_t b, uint32_t d) { return a + b + d; }
@@ -276,17 +271,6 @@ void VMad32x16(Wave& w, const Inst& i, Context& c) {
   ForEachLane(mask, [&](int l) {
     r[l] = kSigned ? SatI32(I16(a[l]) * I16(b[l]) + I32(d[l]), i.clamp) : SatU32(uint64_t{a[l]} * b[l] + d[l], i.clamp);
   });
-  WriteV32(w, i, r, mask);
-}
-
-// v_pack_b32_f16: the two halves op_sel picks (abs/neg applied to their f16 sign bits), src0 low, src1 high.
-void VPackB32F16(Wave& w, const Inst& i, Context& c) {
-  uint16_t a[kWaveSize], b[kWaveSize];
-  uint32_t r[kWaveSize];
-  ReadF16Bits(w, i, c, 0, a);
-  ReadF16Bits(w, i, c, 1, b);
-  const uint64_t mask = WriteMask(w, i);
-  ForEachLane(mask, [&](int l) { r[l] = a[l] | (uint32_t{b[l]} << 16); });
   WriteV32(w, i, r, mask);
 }
 
@@ -446,26 +430,6 @@ void VMad64(Wave& w, const Inst& i, Context& c) {
   WriteScalar64(w, i.sdst, carry);
 }
 
-// v_dot2c_i32_i16 / v_dot4c_i32_i8 / v_dot8c_i32_i4: the signed dot product of src0 and src1's packed elements of
-// `kBits` bits, accumulated into vdst (the clamp saturates to i32).
-template <int kBits>
-void VDotC(Wave& w, const Inst& i, Context& c) {
-  uint32_t a[kWaveSize], b[kWaveSize], r[kWaveSize];
-  ReadU32(w, i, c, 0, a);
-  ReadU32(w, i, c, 1, b);
-  const uint32_t* acc = w.vgpr(i.dst - op::kVgpr0);
-  const uint64_t mask = WriteMask(w, i);
-  ForEachLane(mask, [&](int l) {
-    int64_t sum = I32(acc[l]);
-    for (int k = 0; k < 32; k += kBits) {
-      const auto element = [&](uint32_t v) { return static_cast<int32_t>(v << (32 - k - kBits)) >> (32 - kBits); };
-      sum += int64_t{element(a[l])} * element(b[l]);
-    }
-    r[l] = SatI32(sum, i.clamp);
-  });
-  WriteV32(w, i, r, mask);
-}
-
 // v_mqsad_u32_u8: four masked SADs of src1 against the byte windows of the 64-bit src0, each accumulated into its
 // dword of the 128-bit src2 and written to the four registers of vdst.
 void VMqsadU32U8(Wave& w, const Inst& i, Context& c) {
@@ -541,9 +505,6 @@ void AddValuIntegerOps(ValuTable& t) {
   t[kVop2Base + 0x34] = {"v_add_u32", &U32Op<AddU32, 2>};
   t[kVop2Base + 0x35] = {"v_sub_u32", &U32Op<SubU32, 2>};
   t[kVop2Base + 0x36] = {"v_subrev_u32", &U32Op<SubRevU32, 2>};
-  t[kVop2Base + 0x38] = {"v_dot2c_i32_i16", &VDotC<16>};
-  t[kVop2Base + 0x39] = {"v_dot4c_i32_i8", &VDotC<8>};
-  t[kVop2Base + 0x3a] = {"v_dot8c_i32_i4", &VDotC<4>};
   t[kVop2Base + 0x3d] = {"v_xnor_b32", &IntOp2<Xnor>};
 
   // VOP1.
@@ -618,13 +579,10 @@ void AddValuIntegerOps(ValuTable& t) {
   t[0x290] = {"v_lshrrev_b64", &U64Op<LshrRevB64, W::k32, W::k64, W::kNone>};
   t[0x291] = {"v_ashrrev_i64", &U64Op<AshrRevI64, W::k32, W::k64, W::kNone>};
   t[0x293] = {"v_bfm_b32", &IntOp2<Bfm>};
-  t[0x297] = {"v_cvt_pk_u16_u32", &IntOp2<CvtPkU16U32>};
-  t[0x298] = {"v_cvt_pk_i16_i32", &IntOp2<CvtPkI16I32>};
   t[0x29c] = {"v_add_i32", &U32Op<AddI32, 2>};
   t[0x29d] = {"v_sub_i32", &U32Op<SubI32, 2>};
   t[0x29e] = {"v_add_i16", &U16Op<AddI16, 2, true>};
   t[0x29f] = {"v_sub_i16", &U16Op<SubI16, 2, true>};
-  t[0x2a0] = {"v_pack_b32_f16", &VPackB32F16};
 }
 
 }  // namespace hipmem::kfd_sim::gfx9
