@@ -1,6 +1,7 @@
 // DPP (lane permutations of src0 with row/bank write masks and bound_ctrl) and SDWA (byte/word source selects with
 // sign extension, destination selects with PAD/SEXT/PRESERVE) as operands.cc applies them, on instructions encoded
 // by llvm-mc-19 (testdata/dpp_sdwa.s) for gfx908, gfx90a and gfx942.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 #include "testing/kfd_sim/engines/gfx9/dpp_sdwa_encodings_gfx90a.h"
 #include "testing/kfd_sim/engines/gfx9/dpp_sdwa_encodings_gfx942.h"
 #include "testing/kfd_sim/engines/gfx9/isa_test_util.h"
+#include "testing/kfd_sim/engines/gfx9/valu_test_util.h"
 #include "testing/kfd_sim/engines/gfx9/valu_int_gfx942_encodings.h"
 
 namespace hipmem::kfd_sim::gfx9 {
@@ -22,16 +24,9 @@ constexpr uint64_t kAll = ~uint64_t{0};
 constexpr int kNoSource = -1;  // out of range: zero under bound_ctrl, else not written
 constexpr int kUnreached = -2;  // a broadcast does not reach the lane: not written
 
-struct TargetEncodings {
-  Target target;
-  const char* name;
-  std::span<const AsmEncoding> encodings;
-};
-const TargetEncodings kTargets[] = {
-    {Target::kGfx908, "gfx908", hipmem_testing::dpp_sdwa_encodings_gfx908},
-    {Target::kGfx90a, "gfx90a", hipmem_testing::dpp_sdwa_encodings_gfx90a},
-    {Target::kGfx942, "gfx942", hipmem_testing::dpp_sdwa_encodings_gfx942},
-};
+const std::array<TargetEncodings, 3> kTargets = Gfx9Targets(hipmem_testing::dpp_sdwa_encodings_gfx908,
+                                                             hipmem_testing::dpp_sdwa_encodings_gfx90a,
+                                                             hipmem_testing::dpp_sdwa_encodings_gfx942);
 
 // A DPP v_mov_b32 and the lane each destination lane reads, written from the ISA's definition of the control.
 struct DppCase {

@@ -1,11 +1,13 @@
 // VALU integer compares (valu_cmp.cc): every condition of i16/u16/i32/u32/i64/u64 in its e32 and e64 forms, as
 // v_cmp and v_cmpx, encoded by llvm-mc-19 (testdata/valu_cmp.s) for gfx908, gfx90a and gfx942.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "testing/kfd_sim/engines/gfx9/isa_test_util.h"
+#include "testing/kfd_sim/engines/gfx9/valu_test_util.h"
 #include "testing/kfd_sim/engines/gfx9/valu_cmp_encodings_gfx908.h"
 #include "testing/kfd_sim/engines/gfx9/valu_cmp_encodings_gfx90a.h"
 #include "testing/kfd_sim/engines/gfx9/valu_cmp_encodings_gfx942.h"
@@ -66,28 +68,16 @@ constexpr Type kTypes[] = {
     {"u32", false, k32}, {"i64", true, k64}, {"u64", false, k64},
 };
 
-struct TargetEncodings {
-  Target target;
-  const char* name;
-  std::span<const AsmEncoding> encodings;
-};
-const TargetEncodings kTargets[] = {
-    {Target::kGfx908, "gfx908", hipmem_testing::valu_cmp_encodings_gfx908},
-    {Target::kGfx90a, "gfx90a", hipmem_testing::valu_cmp_encodings_gfx90a},
-    {Target::kGfx942, "gfx942", hipmem_testing::valu_cmp_encodings_gfx942},
-};
+const std::array<TargetEncodings, 3> kTargets = Gfx9Targets(hipmem_testing::valu_cmp_encodings_gfx908,
+                                                             hipmem_testing::valu_cmp_encodings_gfx90a,
+                                                             hipmem_testing::valu_cmp_encodings_gfx942);
 
-void Broadcast(Wave& w, uint32_t reg, uint32_t value) {
-  for (int l = 0; l < kWaveSize; ++l) w.vgpr(reg)[l] = value;
-}
 // a and b in v1/v2 (low dwords) and v[6:7]/v[8:9].
 void SetPair(Wave& w, uint64_t a, uint64_t b) {
   Broadcast(w, 1, static_cast<uint32_t>(a));
   Broadcast(w, 2, static_cast<uint32_t>(b));
-  Broadcast(w, 6, static_cast<uint32_t>(a));
-  Broadcast(w, 7, static_cast<uint32_t>(a >> 32));
-  Broadcast(w, 8, static_cast<uint32_t>(b));
-  Broadcast(w, 9, static_cast<uint32_t>(b >> 32));
+  Broadcast64(w, 6, a);
+  Broadcast64(w, 8, b);
 }
 
 TEST(ValuCmpTest, EveryConditionOfEveryTypeInBothFormsAsCmpAndCmpx) {

@@ -1,5 +1,6 @@
 // VALU integer, bitwise, move and lane instructions (valu_int.cc), each encoded by llvm-mc-19 for gfx908, gfx90a
 // and gfx942 (testdata/valu_int.s; gfx942-only opcodes in testdata/valu_int_gfx942.s), run on one wave.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -8,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "testing/kfd_sim/engines/gfx9/decoder.h"
 #include "testing/kfd_sim/engines/gfx9/isa_test_util.h"
+#include "testing/kfd_sim/engines/gfx9/valu_test_util.h"
 #include "testing/kfd_sim/engines/gfx9/valu_int_encodings_gfx908.h"
 #include "testing/kfd_sim/engines/gfx9/valu_int_encodings_gfx90a.h"
 #include "testing/kfd_sim/engines/gfx9/valu_int_encodings_gfx942.h"
@@ -230,28 +232,10 @@ constexpr Case kCases[] = {
      0x000d000900050001, kWide},
 };
 
-struct TargetEncodings {
-  Target target;
-  const char* name;
-  std::span<const AsmEncoding> encodings;
-};
+const std::array<TargetEncodings, 3> kTargets = Gfx9Targets(hipmem_testing::valu_int_encodings_gfx908,
+                                                             hipmem_testing::valu_int_encodings_gfx90a,
+                                                             hipmem_testing::valu_int_encodings_gfx942);
 
-const TargetEncodings kTargets[] = {
-    {Target::kGfx908, "gfx908", hipmem_testing::valu_int_encodings_gfx908},
-    {Target::kGfx90a, "gfx90a", hipmem_testing::valu_int_encodings_gfx90a},
-    {Target::kGfx942, "gfx942", hipmem_testing::valu_int_encodings_gfx942},
-};
-
-void Broadcast(Wave& w, uint32_t reg, uint32_t value) {
-  for (int l = 0; l < kWaveSize; ++l) w.vgpr(reg)[l] = value;
-}
-void Broadcast64(Wave& w, uint32_t reg, uint64_t value) {
-  Broadcast(w, reg, static_cast<uint32_t>(value));
-  Broadcast(w, reg + 1, static_cast<uint32_t>(value >> 32));
-}
-uint64_t Lane64(const Wave& w, uint32_t reg, int lane) {
-  return w.vgpr(reg)[lane] | (uint64_t{w.vgpr(reg + 1)[lane]} << 32);
-}
 
 void RunCase(const TargetEncodings& t, const Case& k, std::span<const AsmEncoding> encodings) {
   SCOPED_TRACE(std::string(t.name) + ": " + k.line);
