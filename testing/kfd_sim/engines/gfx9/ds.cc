@@ -137,9 +137,9 @@ void Exchange2(Wave& w, const Inst& i, Context& c) {
 // Lane exchanges through the LDS crossbar (no LDS is touched). A source lane EXEC disables contributes 0; only
 // enabled lanes are written.
 template <typename SourceFn>
-void Gather(Wave& w, const Inst& i, SourceFn source) {
+void Gather(Wave& w, const Inst& i, uint16_t data_register, SourceFn source) {
   const uint64_t exec = w.exec();
-  const uint32_t* data = w.vgpr(i.data0 - op::kVgpr0);
+  const uint32_t* data = w.vgpr(data_register - op::kVgpr0);
   uint32_t tmp[kWaveSize];
   for (int l = 0; l < kWaveSize; ++l) {
     const int s = source(l);
@@ -149,17 +149,17 @@ void Gather(Wave& w, const Inst& i, SourceFn source) {
   ForEachLane(exec, [&](int l) { dst[l] = tmp[l]; });
 }
 
-// ds_swizzle_b32: offset[15] set, a permutation within each quad by the 2-bit fields of offset[7:0]; clear, a
+// ds_swizzle_b32 (its source is the ADDR field's VGPR): offset[15] set, a permutation within each quad by the 2-bit fields of offset[7:0]; clear, a
 // bit-mask permutation within each half of the wave: ((lane & and_mask) | or_mask) ^ xor_mask over the low 5 bits,
 // the masks in offset[4:0], [9:5], [14:10].
 void Swizzle(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
   const uint32_t offset = static_cast<uint16_t>(i.imm);
   if ((offset & 0x8000u) != 0) {
-    Gather(w, i, [offset](int l) { return (l & ~3) | static_cast<int>((offset >> (2 * (l & 3))) & 3); });
+    Gather(w, i, i.addr, [offset](int l) { return (l & ~3) | static_cast<int>((offset >> (2 * (l & 3))) & 3); });
   } else {
     const int and_mask = offset & 0x1f, or_mask = (offset >> 5) & 0x1f, xor_mask = (offset >> 10) & 0x1f;
-    Gather(w, i, [=](int l) { return (l & 0x20) | ((((l & 0x1f) & and_mask) | or_mask) ^ xor_mask); });
+    Gather(w, i, i.addr, [=](int l) { return (l & 0x20) | ((((l & 0x1f) & and_mask) | or_mask) ^ xor_mask); });
   }
 }
 
@@ -172,7 +172,7 @@ int PermuteLane(const Inst& i, uint32_t address) {
 void Bpermute(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
   const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
-  Gather(w, i, [&](int l) { return PermuteLane(i, a[l]); });
+  Gather(w, i, i.data0, [&](int l) { return PermuteLane(i, a[l]); });
 }
 
 // ds_permute_b32: each enabled lane writes its data0 to the lane its address names (the highest lane wins when two
