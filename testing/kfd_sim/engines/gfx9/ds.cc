@@ -17,11 +17,12 @@ namespace {
 namespace ao = atomic_op;
 
 // The lane's address plus the 16-bit offset, or (read2/write2) plus offset0 or offset1 in units of the element size,
-// times 64 for the st64 forms.
-auto Accessor(const Wave& w, const Inst& i, uint64_t offset) {
+// times 64 for the st64 forms. The sum wraps at 32 bits: LLVM folds a constant into the offset of an address it
+// computed as a negative 32-bit value (ds_write_b16 v5, v4 offset:510 with v5 = -2 * tid).
+auto Accessor(const Wave& w, const Inst& i, uint32_t offset) {
   const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
   return [a, offset](int lane, uint32_t bytes) {
-    return LaneAccess{LaneAddress{Space::kLds, uint64_t{a[lane]} + offset}, bytes};
+    return LaneAccess{LaneAddress{Space::kLds, static_cast<uint32_t>(a[lane] + offset)}, bytes};
   };
 }
 auto Accessor(const Wave& w, const Inst& i) { return Accessor(w, i, static_cast<uint16_t>(i.imm)); }
@@ -55,7 +56,7 @@ void Read2(Wave& w, const Inst& i, Context& c) {
   LaneSpan spans[2][kWaveSize];
   const uint8_t offsets[2] = {i.offset0, i.offset1};
   for (int k = 0; k < 2; ++k) {
-    auto access = Accessor(w, i, uint64_t{offsets[k]} * kBytes * kStride);
+    auto access = Accessor(w, i, uint32_t{offsets[k]} * kBytes * kStride);
     (void)ResolveLanes(c, mask, [&](int l) { return access(l, kBytes); }, spans[k]);
   }
   uint32_t* d[2 * kDwords];
@@ -71,8 +72,8 @@ void Read2(Wave& w, const Inst& i, Context& c) {
 template <uint32_t kBytes, uint32_t kStride>
 void Write2(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
-  StoreLanes<kBytes, false>(w, i, c, i.data0, Accessor(w, i, uint64_t{i.offset0} * kBytes * kStride));
-  StoreLanes<kBytes, false>(w, i, c, i.data1, Accessor(w, i, uint64_t{i.offset1} * kBytes * kStride));
+  StoreLanes<kBytes, false>(w, i, c, i.data0, Accessor(w, i, uint32_t{i.offset0} * kBytes * kStride));
+  StoreLanes<kBytes, false>(w, i, c, i.data1, Accessor(w, i, uint32_t{i.offset1} * kBytes * kStride));
 }
 
 // An atomic with one data operand (data0); kReturn writes the old value to the destination.
@@ -116,7 +117,7 @@ void Exchange2(Wave& w, const Inst& i, Context& c) {
   LaneSpan spans[2][kWaveSize];
   const uint8_t offsets[2] = {i.offset0, i.offset1};
   for (int k = 0; k < 2; ++k) {
-    auto access = Accessor(w, i, uint64_t{offsets[k]} * sizeof(T) * kStride);
+    auto access = Accessor(w, i, static_cast<uint32_t>(offsets[k] * sizeof(T) * kStride));
     (void)ResolveLanes(c, mask, [&](int l) { return access(l, static_cast<uint32_t>(sizeof(T))); }, spans[k]);
   }
   const uint16_t data[2] = {i.data0, i.data1};

@@ -78,6 +78,17 @@ TEST(DsTest, OffsetsAddToTheAddress) {
   EXPECT_EQ(h.wave().vgpr(10)[0], 0x900u);
 }
 
+TEST(DsTest, AddressPlusOffsetWrapsAt32Bits) {
+  IsaHarness h(Target::kGfx90a);
+  h.wave().set_exec(1);
+  h.wave().vgpr(0)[0] = 0xfffffffcu;  // -4
+  h.wave().vgpr(4)[0] = 0x1234;
+  ASSERT_TRUE(h.Run(ds_encodings_gfx90a, {"ds_write_b16 v0, v4 offset:510", "ds_read_u16 v10, v0 offset:510"}).ok());
+  EXPECT_EQ(h.lds()[506], 0x34);
+  EXPECT_EQ(h.lds()[507], 0x12);
+  EXPECT_EQ(h.wave().vgpr(10)[0], 0x1234u);
+}
+
 TEST(DsTest, Read2AndWrite2ScaleTheirOffsetsByTheElement) {
   struct Row {
     const char* write;

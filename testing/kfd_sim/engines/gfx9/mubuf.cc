@@ -55,7 +55,8 @@ auto Accessor(const Wave& w, const Inst& i, const Context& c, bool whole) {
   const uint32_t* v1 = w.vgpr(i.addr - op::kVgpr0 + 1);
   return [=, &i](int lane, uint32_t bytes) {
     const uint64_t index = i.idxen ? v0[lane] : 0;
-    const uint64_t offset = uint64_t{i.offen ? (i.idxen ? v1[lane] : v0[lane]) : 0} + static_cast<uint32_t>(i.imm);
+    // The buffer offset is a 32-bit sum, as the range check sees it.
+    const uint64_t offset = static_cast<uint32_t>((i.offen ? (i.idxen ? v1[lane] : v0[lane]) : 0) + static_cast<uint32_t>(i.imm));
     if (r.add_tid) {
       const uint64_t at = r.base + soffset + index * r.stride + offset;
       return LaneAccess{LaneAddress{Space::kScratch, at & 0xffffffffu}, bytes};

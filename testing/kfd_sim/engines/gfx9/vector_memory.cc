@@ -171,6 +171,20 @@ void WriteSpan(Context& context, const LaneSpan& span, const void* in) {
   }
 }
 
+bool LaneRead(Context& context, int lane, const LaneAddress& a, void* out, uint32_t bytes) {
+  LaneSpan span;
+  if (!ResolveLane(context, lane, LaneAccess{a, bytes}, &span)) return false;
+  ReadSpan(context, span, out, bytes);
+  return true;
+}
+
+bool LaneWrite(Context& context, int lane, const LaneAddress& a, const void* in, uint32_t bytes) {
+  LaneSpan span;
+  if (!ResolveLane(context, lane, LaneAccess{a, bytes}, &span)) return false;
+  WriteSpan(context, span, in);
+  return true;
+}
+
 uint32_t LoadedDword(LoadKind kind, uint32_t bytes, const unsigned char* data, uint32_t previous) {
   const uint32_t raw = bytes == 1 ? data[0] : uint32_t{data[0]} | (uint32_t{data[1]} << 8);
   const uint32_t sext = bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(raw))

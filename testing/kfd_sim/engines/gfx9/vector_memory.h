@@ -74,6 +74,13 @@ bool ResolveLanes(Context& context, uint64_t mask, AccessFn access, LaneSpan spa
 void ReadSpan(Context& context, const LaneSpan& span, void* out, uint32_t bytes);
 void WriteSpan(Context& context, const LaneSpan& span, const void* in);
 
+// One lane's access in one call, for instructions that touch a single address (the scalar unit's scratch access):
+// reads `bytes` (1-16) at a lane's address into `out`, zeros where LDS or scratch is out of range; writes likewise,
+// dropping what is out of range. An unmapped VA is a VM fault reported through the context, and the call returns
+// false having moved nothing.
+bool LaneRead(Context& context, int lane, const LaneAddress& a, void* out, uint32_t bytes);
+bool LaneWrite(Context& context, int lane, const LaneAddress& a, const void* in, uint32_t bytes);
+
 // Applies `op(old) -> new` to the naturally aligned T at a resolved span and returns the old value; atomically
 // with respect to other host threads for global memory (a compare-exchange loop on the host word, so float and
 // integer operations alike are atomic against the host, other waves and the copy engines). A span without bytes

@@ -123,3 +123,5 @@ ds_write_b16_d16_hi v0, v4
 ds_write_b64 v0, v[4:5]
 ds_write_b96 v0, v[4:6]
 ds_write_b128 v0, v[4:7]
+ds_write_b16 v0, v4 offset:510
+ds_read_u16 v10, v0 offset:510
