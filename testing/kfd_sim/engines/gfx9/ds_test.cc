@@ -31,19 +31,10 @@ TEST(DsTest, ReadsExtendOrKeepTheOtherHalf) {
   for (const LoadCase& c : kLoadCases) {
     SCOPED_TRACE(c.ds);
     IsaHarness h(Target::kGfx90a);
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      for (int k = 0; k < 16; ++k) h.lds()[16 * lane + k] = SlotByte(lane, k);
-    }
     Fill(h.wave(), 0, [](int lane) { return static_cast<uint32_t>(16 * lane); });
-    for (int k = 0; k < 5; ++k) Fill(h.wave(), 10 + k, [](int lane) { return 0xdead0000u + static_cast<uint32_t>(lane); });
+    FillLoadSlots(h.wave(), h.lds().data());
     ASSERT_TRUE(h.Run(ds_encodings_gfx90a, {c.ds}).ok());
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      for (int k = 0; k < c.dwords; ++k) {
-        ASSERT_EQ(h.wave().vgpr(10 + k)[lane], c.expected(&h.lds()[16 * lane], 0xdead0000u + lane, k))
-            << "lane " << lane << " dword " << k;
-      }
-      ASSERT_EQ(h.wave().vgpr(10 + c.dwords)[lane], 0xdead0000u + lane) << "a register past the destination";
-    }
+    ExpectLoaded(h.wave(), c, h.lds().data());
   }
 }
 
@@ -51,20 +42,10 @@ TEST(DsTest, WritesStoreTheirBytesAndNoMore) {
   for (const StoreCase& c : kStoreCases) {
     SCOPED_TRACE(c.ds);
     IsaHarness h(Target::kGfx90a);
-    std::fill(h.lds().begin(), h.lds().end(), 0xcc);
     Fill(h.wave(), 0, [](int lane) { return static_cast<uint32_t>(32 * lane); });
-    for (int k = 0; k < 4; ++k) {
-      for (int lane = 0; lane < kWaveSize; ++lane) h.wave().vgpr(4 + k)[lane] = 0x01020304u * (lane + 1) + 0x11111111u * k;
-    }
+    FillStoreData(h.wave(), h.lds().data());
     ASSERT_TRUE(h.Run(ds_encodings_gfx90a, {c.ds}).ok());
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      uint32_t data[4];
-      for (int k = 0; k < 4; ++k) data[k] = h.wave().vgpr(4 + k)[lane];
-      uint8_t expected[32];
-      std::memset(expected, 0xcc, sizeof(expected));
-      c.expected(data, expected);
-      ASSERT_EQ(0, std::memcmp(&h.lds()[32 * lane], expected, 32)) << "lane " << lane;
-    }
+    ExpectStored(h.wave(), c, h.lds().data());
   }
 }
 

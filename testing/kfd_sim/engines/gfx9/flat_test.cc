@@ -44,20 +44,11 @@ TEST(FlatTest, LoadsExtendOrKeepTheOtherHalf) {
     SCOPED_TRACE(c.global);
     IsaHarness h(Target::kGfx90a);
     std::vector<uint8_t> memory(16 * kWaveSize);
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      for (int k = 0; k < 16; ++k) memory[16 * lane + k] = SlotByte(lane, k);
-    }
     h.memory().Map(memory.data(), memory.size());
     SetAddress(h.wave(), 2, Va(memory.data()), 16);
-    for (int k = 0; k < 5; ++k) Fill(h.wave(), 10 + k, [](int lane) { return 0xdead0000u + static_cast<uint32_t>(lane); });
+    FillLoadSlots(h.wave(), memory.data());
     ASSERT_TRUE(h.Run(flat_encodings_gfx90a, {c.global}).ok());
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      for (int k = 0; k < c.dwords; ++k) {
-        ASSERT_EQ(h.wave().vgpr(10 + k)[lane], c.expected(&memory[16 * lane], 0xdead0000u + lane, k))
-            << "lane " << lane << " dword " << k;
-      }
-      ASSERT_EQ(h.wave().vgpr(10 + c.dwords)[lane], 0xdead0000u + lane) << "a register past the destination";
-    }
+    ExpectLoaded(h.wave(), c, memory.data());
   }
 }
 
@@ -65,21 +56,12 @@ TEST(FlatTest, StoresWriteTheirBytesAndNoMore) {
   for (const StoreCase& c : kStoreCases) {
     SCOPED_TRACE(c.global);
     IsaHarness h(Target::kGfx90a);
-    std::vector<uint8_t> memory(32 * kWaveSize, 0xcc);
+    std::vector<uint8_t> memory(32 * kWaveSize);
     h.memory().Map(memory.data(), memory.size());
     SetAddress(h.wave(), 2, Va(memory.data()), 32);
-    for (int k = 0; k < 4; ++k) {
-      for (int lane = 0; lane < kWaveSize; ++lane) h.wave().vgpr(4 + k)[lane] = 0x01020304u * (lane + 1) + 0x11111111u * k;
-    }
+    FillStoreData(h.wave(), memory.data());
     ASSERT_TRUE(h.Run(flat_encodings_gfx90a, {c.global}).ok());
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      uint32_t data[4];
-      for (int k = 0; k < 4; ++k) data[k] = h.wave().vgpr(4 + k)[lane];
-      uint8_t expected[32];
-      std::memset(expected, 0xcc, sizeof(expected));
-      c.expected(data, expected);
-      ASSERT_EQ(0, std::memcmp(&memory[32 * lane], expected, 32)) << "lane " << lane;
-    }
+    ExpectStored(h.wave(), c, memory.data());
   }
 }
 

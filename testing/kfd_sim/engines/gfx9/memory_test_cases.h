@@ -7,7 +7,9 @@
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_MEMORY_TEST_CASES_H_
 
 #include <cstdint>
+#include <cstring>
 
+#include "gtest/gtest.h"
 #include "testing/kfd_sim/engines/gfx9/wave.h"
 
 namespace hipmem::kfd_sim::gfx9 {
@@ -409,6 +411,47 @@ inline constexpr StoreCase kStoreCases[] = {
 // The byte every lane's slot holds before a load: distinct per lane and byte, with the sign bits of bytes and
 // halves set in some lanes and clear in others.
 inline uint8_t SlotByte(int lane, int k) { return static_cast<uint8_t>(0x71 + 37 * lane + 13 * k); }
+
+// A load case's steps around running its line: FillLoadSlots writes every lane's 16-byte slot (at slots + 16 * lane)
+// and marks the destination registers v10-v14; ExpectLoaded checks what each lane loaded and that the register past
+// the destination kept its mark.
+inline uint32_t Mark(int lane) { return 0xdead0000u + static_cast<uint32_t>(lane); }
+
+inline void FillLoadSlots(Wave& w, uint8_t* slots) {
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    for (int k = 0; k < 16; ++k) slots[16 * lane + k] = SlotByte(lane, k);
+    for (int r = 10; r < 15; ++r) w.vgpr(r)[lane] = Mark(lane);
+  }
+}
+
+inline void ExpectLoaded(const Wave& w, const LoadCase& c, const uint8_t* slots) {
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    for (int k = 0; k < c.dwords; ++k) {
+      ASSERT_EQ(w.vgpr(10 + k)[lane], c.expected(&slots[16 * lane], Mark(lane), k)) << "lane " << lane << " dword " << k;
+    }
+    ASSERT_EQ(w.vgpr(10 + c.dwords)[lane], Mark(lane)) << "a register past the destination, lane " << lane;
+  }
+}
+
+// A store case's steps: FillStoreData fills every lane's 32-byte slot with 0xcc and the data registers v4-v7;
+// ExpectStored checks each slot holds the store's bytes and 0xcc after them.
+inline void FillStoreData(Wave& w, uint8_t* slots) {
+  std::memset(slots, 0xcc, 32 * kWaveSize);
+  for (int k = 0; k < 4; ++k) {
+    for (int lane = 0; lane < kWaveSize; ++lane) w.vgpr(4 + k)[lane] = 0x01020304u * (lane + 1) + 0x11111111u * k;
+  }
+}
+
+inline void ExpectStored(const Wave& w, const StoreCase& c, const uint8_t* slots) {
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    uint32_t data[4];
+    for (int k = 0; k < 4; ++k) data[k] = w.vgpr(4 + k)[lane];
+    uint8_t expected[32];
+    std::memset(expected, 0xcc, sizeof(expected));
+    c.expected(data, expected);
+    ASSERT_EQ(0, std::memcmp(&slots[32 * lane], expected, 32)) << "lane " << lane;
+  }
+}
 
 }  // namespace hipmem::kfd_sim::gfx9
 

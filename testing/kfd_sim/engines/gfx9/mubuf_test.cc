@@ -39,21 +39,12 @@ TEST(MubufTest, LoadsExtendOrKeepTheOtherHalf) {
     SCOPED_TRACE(c.buffer);
     IsaHarness h(Target::kGfx90a);
     std::vector<uint8_t> memory(16 * kWaveSize);
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      for (int k = 0; k < 16; ++k) memory[16 * lane + k] = SlotByte(lane, k);
-    }
     h.memory().Map(memory.data(), memory.size());
     SetResource(h.wave(), 8, Va(memory.data()), 0, static_cast<uint32_t>(memory.size()));
     Fill(h.wave(), 0, [](int lane) { return static_cast<uint32_t>(16 * lane); });
-    for (int k = 0; k < 5; ++k) Fill(h.wave(), 10 + k, [](int lane) { return 0xdead0000u + static_cast<uint32_t>(lane); });
+    FillLoadSlots(h.wave(), memory.data());
     ASSERT_TRUE(h.Run(mubuf_encodings_gfx90a, {c.buffer}).ok());
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      for (int k = 0; k < c.dwords; ++k) {
-        ASSERT_EQ(h.wave().vgpr(10 + k)[lane], c.expected(&memory[16 * lane], 0xdead0000u + lane, k))
-            << "lane " << lane << " dword " << k;
-      }
-      ASSERT_EQ(h.wave().vgpr(10 + c.dwords)[lane], 0xdead0000u + lane) << "a register past the destination";
-    }
+    ExpectLoaded(h.wave(), c, memory.data());
   }
 }
 
@@ -61,22 +52,13 @@ TEST(MubufTest, StoresWriteTheirBytesAndNoMore) {
   for (const StoreCase& c : kStoreCases) {
     SCOPED_TRACE(c.buffer);
     IsaHarness h(Target::kGfx90a);
-    std::vector<uint8_t> memory(32 * kWaveSize, 0xcc);
+    std::vector<uint8_t> memory(32 * kWaveSize);
     h.memory().Map(memory.data(), memory.size());
     SetResource(h.wave(), 8, Va(memory.data()), 0, static_cast<uint32_t>(memory.size()));
     Fill(h.wave(), 0, [](int lane) { return static_cast<uint32_t>(32 * lane); });
-    for (int k = 0; k < 4; ++k) {
-      for (int lane = 0; lane < kWaveSize; ++lane) h.wave().vgpr(4 + k)[lane] = 0x01020304u * (lane + 1) + 0x11111111u * k;
-    }
+    FillStoreData(h.wave(), memory.data());
     ASSERT_TRUE(h.Run(mubuf_encodings_gfx90a, {c.buffer}).ok());
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      uint32_t data[4];
-      for (int k = 0; k < 4; ++k) data[k] = h.wave().vgpr(4 + k)[lane];
-      uint8_t expected[32];
-      std::memset(expected, 0xcc, sizeof(expected));
-      c.expected(data, expected);
-      ASSERT_EQ(0, std::memcmp(&memory[32 * lane], expected, 32)) << "lane " << lane;
-    }
+    ExpectStored(h.wave(), c, memory.data());
   }
 }
 
