@@ -96,70 +96,8 @@ hsa_status_t hsa_amd_portable_close_dmabuf(int) { return NotModelled(); }
 // through base/log and trace sinks; the copy and queue paths have no packet-dump hook to switch on.
 hsa_status_t hsa_amd_enable_logging(uint8_t*, void*) { return NotModelled(); }
 
-// Not modelled: code objects, the loader and executables. The simulated GPU runs only hipmem's
-// own blit kernels; it loads no ELF code objects.
-hsa_status_t HSA_API hsa_code_object_reader_create_from_file(hsa_file_t, hsa_code_object_reader_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_code_object_reader_create_from_memory(const void*, size_t, hsa_code_object_reader_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_code_object_reader_destroy(hsa_code_object_reader_t) { return NotModelled(); }
-hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_create(hsa_profile_t, hsa_executable_state_t, const char*,
-                                                          hsa_executable_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_create_alt(hsa_profile_t, hsa_default_float_rounding_mode_t, const char*,
-                                               hsa_executable_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_destroy(hsa_executable_t) { return NotModelled(); }
-hsa_status_t HSA_API hsa_executable_load_program_code_object(hsa_executable_t, hsa_code_object_reader_t, const char*,
-                                                             hsa_loaded_code_object_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_load_agent_code_object(hsa_executable_t, hsa_agent_t, hsa_code_object_reader_t,
-                                                           const char*, hsa_loaded_code_object_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_freeze(hsa_executable_t, const char*) { return NotModelled(); }
-hsa_status_t HSA_API hsa_executable_get_info(hsa_executable_t, hsa_executable_info_t, void*) { return NotModelled(); }
-hsa_status_t HSA_API hsa_executable_global_variable_define(hsa_executable_t, const char*, void*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_agent_global_variable_define(hsa_executable_t, hsa_agent_t, const char*, void*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_readonly_variable_define(hsa_executable_t, hsa_agent_t, const char*, void*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_validate(hsa_executable_t, uint32_t*) { return NotModelled(); }
-hsa_status_t HSA_API hsa_executable_validate_alt(hsa_executable_t, const char*, uint32_t*) { return NotModelled(); }
-hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_get_symbol(hsa_executable_t, const char*, const char*, hsa_agent_t,
-                                                              int32_t, hsa_executable_symbol_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_get_symbol_by_name(hsa_executable_t, const char*, const hsa_agent_t*,
-                                                       hsa_executable_symbol_t*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_symbol_get_info(hsa_executable_symbol_t, hsa_executable_symbol_info_t, void*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API HSA_DEPRECATED hsa_executable_iterate_symbols(
-    hsa_executable_t, hsa_status_t (*)(hsa_executable_t, hsa_executable_symbol_t, void*), void*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_iterate_agent_symbols(hsa_executable_t, hsa_agent_t,
-                                                          hsa_status_t (*)(hsa_executable_t, hsa_agent_t,
-                                                                           hsa_executable_symbol_t, void*),
-                                                          void*) {
-  return NotModelled();
-}
-hsa_status_t HSA_API hsa_executable_iterate_program_symbols(
-    hsa_executable_t, hsa_status_t (*)(hsa_executable_t, hsa_executable_symbol_t, void*), void*) {
-  return NotModelled();
-}
+// Not modelled: the deprecated HSAIL-era code object API (hsa_code_object_t); AMDGPU code objects load through
+// the code object reader and executable entry points (hsa_loader_c_api.cc).
 hsa_status_t HSA_API HSA_DEPRECATED hsa_code_object_serialize(hsa_code_object_t,
                                                               hsa_status_t (*)(size_t, hsa_callback_data_t, void**),
                                                               hsa_callback_data_t, const char*, void**, size_t*) {

@@ -17,6 +17,7 @@
 #include "base/status_macros.h"
 #include "gpu_abi/aql_packets.h"
 #include "hsa/hsa_status.h"
+#include "hsa/hsa_ext_amd.h"
 #include "hsa/memory.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/topology.h"
@@ -64,6 +65,9 @@ hsa_status_t QueueErrorStatus(SignalValue code) {
     case 8: return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
     case 32: return HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
     case 64: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    // ROCr's table has this row commented out (its firmware reports a wave's illegal instruction through a KFD
+    // exception); the simulated CP has only this channel, so the runtime decodes it.
+    case 0x40000000: return static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
     default: return HSA_STATUS_ERROR_EXCEPTION;
   }
 }

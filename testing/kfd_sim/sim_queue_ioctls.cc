@@ -15,6 +15,7 @@
 #include "base/units.h"
 #include "gpu_abi/sdma_packets.h"
 #include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/sim_internal.h"
 
@@ -57,6 +58,19 @@ bool IsSdma(uapi::QueueType type) {
          type == uapi::QueueType::kSdmaByEngineId;
 }
 
+// The GFX9 instruction set the compute units of a GPU run (gfx_target_version 90008 gfx908, 90010 gfx90a,
+// 90400-90402 gfx940-gfx942); none for other families, whose kernels the simulator cannot run yet.
+std::optional<gfx9::Target> Gfx9TargetOf(uint32_t gfx_target_version) {
+  switch (gfx_target_version) {
+    case 90008: return gfx9::Target::kGfx908;
+    case 90010: return gfx9::Target::kGfx90a;
+    case 90400:
+    case 90401:
+    case 90402: return gfx9::Target::kGfx942;
+    default: return std::nullopt;
+  }
+}
+
 // Starts the engine of an active queue (the MQD loaded onto a hardware queue) on its current ring.
 // `initial_progress` continues a queue whose ring UPDATE_QUEUE moved: bytes for SDMA, the next packet index for
 // AQL, dwords for PM4.
@@ -88,7 +102,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .write_dispatch_id_va = q.write_pointer,
                            .doorbell = doorbell,
                            .initial_read_index = initial_progress,
-                           .clock = GpuClock(gpu.gpu_clock_counter_hz)},
+                           .clock = GpuClock(gpu.gpu_clock_counter_hz),
+                           .isa = Gfx9TargetOf(gpu.gfx_target_version)},
         gpu.simd_per_cu == 0 ? 1 : gpu.simd_count / gpu.simd_per_cu,
         ComputeEngine::Callbacks{
             // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.

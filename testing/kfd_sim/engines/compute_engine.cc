@@ -18,9 +18,10 @@
 #include "base/aliased_memory_sync.h"
 #include "base/log.h"
 #include "gpu_abi/blit_kernels.h"
+#include "gpu_abi/kernel_descriptor.h"
+#include "testing/kfd_sim/engines/gfx9/dispatch.h"
 
 namespace hipmem::kfd_sim {
-namespace blit = ::hipmem::gpu_abi::blit;
 namespace {
 
 using aql::PacketType;
@@ -97,6 +98,7 @@ const char* QueueErrorName(QueueError error) {
     case QueueError::kInvalidKernelObject: return "invalid kernel object";
     case QueueError::kInvalidKernarg: return "invalid kernarg";
     case QueueError::kInvalidSignal: return "invalid signal";
+    case QueueError::kIllegalInstruction: return "illegal instruction";
   }
   return "unknown";
 }
@@ -226,6 +228,9 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     case QueueError::kInvalidDispatch:                          // HSA_STATUS_ERROR_INVALID_ARGUMENT
     case QueueError::kInvalidKernarg:
     case QueueError::kInvalidSignal: code = 64; break;
+    // ROCr's table keeps this row (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION) though its firmware reports illegal
+    // instructions through KFD exceptions instead; the simulated CP reports them here, the one channel it has.
+    case QueueError::kIllegalInstruction: code = 0x40000000; break;
     case QueueError::kInvalidQueue: return;  // the CP never ran: nothing to report through
   }
   uint64_t mailbox = 0;
@@ -349,7 +354,7 @@ ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
     case PacketType::kKernelDispatch: {
       aql::KernelDispatchPacket packet;
       std::memcpy(&packet, raw, sizeof(packet));
-      outcome = Dispatch(packet);
+      outcome = Dispatch(packet, slot_va, index);
       break;
     }
     case PacketType::kBarrierAnd:
@@ -448,7 +453,62 @@ ComputeEngine::Outcome ComputeEngine::Barrier(const aql::BarrierPacket& packet) 
   }
 }
 
-ComputeEngine::Outcome ComputeEngine::Dispatch(const aql::KernelDispatchPacket& packet) {
+ComputeEngine::Outcome ComputeEngine::Dispatch(const aql::KernelDispatchPacket& packet, uint64_t packet_va,
+                                               uint64_t index) {
+  unsigned char descriptor[64];
+  {
+    GpuMemory::AccessScope scope(memory_);
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, packet.kernel_object, descriptor, sizeof(descriptor))) {
+      return Fault(*fault);
+    }
+  }
+  blit::KernelDescriptor blit_descriptor;
+  std::memcpy(&blit_descriptor, descriptor, sizeof(blit_descriptor));
+  if (blit_descriptor.magic == blit::kDescriptorMagic || !queue_.isa.has_value()) {
+    return DispatchBlit(packet, blit_descriptor);
+  }
+  return DispatchIsa(packet, packet_va, index, descriptor);
+}
+
+ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacket& packet, uint64_t packet_va,
+                                                  uint64_t index, const unsigned char (&descriptor)[64]) {
+  gfx9::DispatchRequest request;
+  request.target = *queue_.isa;
+  request.packet = packet;
+  request.packet_va = packet_va;
+  request.queue_va = amd_queue_base_.value_or(0);
+  request.dispatch_id = index;
+  request.shared_aperture_base = queue_.shared_aperture_base;
+  request.private_aperture_base = queue_.private_aperture_base;
+  absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch = gfx9::KernelDispatch::Create(
+      memory_, request, gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor));
+  if (!dispatch.ok()) {
+    return Error(absl::IsFailedPrecondition(dispatch.status()) ? QueueError::kInvalidKernelObject
+                                                               : QueueError::kInvalidDispatch,
+                 std::string(dispatch.status().message()));
+  }
+  gfx9::KernelDispatch& d = **dispatch;
+  const std::function<bool()> stop = [this] { return interrupted(); };
+  // Workgroups go out in order; once one has failed, later ones are not started (earlier ones still finish, so the
+  // failure reported is the first in workgroup order).
+  std::atomic<bool> failed{false};
+  const std::function<void(uint64_t)> workgroup = [&](uint64_t w) {
+    if (interrupted() || failed.load(std::memory_order_relaxed)) return;
+    d.RunWorkgroup(w, stop);
+    if (d.failure().has_value()) failed.store(true, std::memory_order_relaxed);
+  };
+  units_->Run(d.workgroup_count(), workgroup);
+  instructions_.fetch_add(d.instructions(), std::memory_order_relaxed);
+  if (interrupted()) return Outcome::kStopped;
+  if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {
+    if (failure->fault_va.has_value()) return Fault(*failure->fault_va);
+    return Error(QueueError::kIllegalInstruction, failure->illegal);
+  }
+  return Outcome::kDone;
+}
+
+ComputeEngine::Outcome ComputeEngine::DispatchBlit(const aql::KernelDispatchPacket& packet,
+                                                   const blit::KernelDescriptor& descriptor) {
   if (aql::Dimensions(packet.setup) != 1 || packet.workgroup_size_x == 0 || packet.grid_size_x == 0 ||
       packet.workgroup_size_y != 1 || packet.workgroup_size_z != 1 || packet.grid_size_y != 1 ||
       packet.grid_size_z != 1) {
@@ -457,13 +517,9 @@ ComputeEngine::Outcome ComputeEngine::Dispatch(const aql::KernelDispatchPacket& 
                               packet.workgroup_size_y, "x", packet.workgroup_size_z, " grid ", packet.grid_size_x, "x",
                               packet.grid_size_y, "x", packet.grid_size_z));
   }
-  blit::KernelDescriptor descriptor;
   Blit blit{};
   {
     GpuMemory::AccessScope scope(memory_);
-    if (std::optional<uint64_t> fault = ReadGpu(memory_, packet.kernel_object, &descriptor, sizeof(descriptor))) {
-      return Fault(*fault);
-    }
     const uint32_t kernarg_size = blit::KernargSize(descriptor.kernel_id);
     if (descriptor.magic != blit::kDescriptorMagic || descriptor.version != blit::kDescriptorVersion ||
         kernarg_size == 0 || descriptor.kernarg_size != kernarg_size) {

@@ -4,9 +4,11 @@
 // (aql_packets.h) in GPU-mapped memory, a 64-bit read index the CP writes back (amd_queue_t's
 // read_dispatch_id), and a doorbell that carries the index of the last packet written (ROCr's AqlQueue stores
 // the packet index itself on gfx9+ doorbells; the legacy +1 convention is not modelled). The CP thread
-// watches its doorbell for a moment after its last packet, then sleeps on the doorbell futex (doorbell.h). Kernel dispatches run built-in blit
-// kernels (blit_kernels.h) whose workgroups are spread over a pool of worker threads standing for the
-// compute units. Every access -- ring, read index, descriptors, kernargs, buffers, signals, mailboxes --
+// watches its doorbell for a moment after its last packet, then sleeps on the doorbell futex (doorbell.h). A kernel
+// dispatch runs a built-in blit kernel (blit_kernels.h) when its descriptor says so, and otherwise, on a GPU with a
+// GFX9 instruction set (AqlQueueDescriptor::isa), the real kernel the AMDGPU kernel descriptor describes
+// (gfx9/dispatch.h); its workgroups are spread over a pool of worker threads standing for the compute units. A
+// wave that meets an instruction the engine cannot run halts the queue with kIllegalInstruction. Every access -- ring, read index, descriptors, kernargs, buffers, signals, mailboxes --
 // goes through the GPU page table (GpuMemory): an unmapped address is a VM fault that halts the queue and is
 // reported once; a packet the CP cannot execute is a queue error that halts it likewise.
 //
@@ -39,12 +41,15 @@
 #include <string>
 
 #include "gpu_abi/aql_packets.h"
+#include "gpu_abi/blit_kernels.h"
+#include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
 
 namespace hipmem::kfd_sim {
 namespace aql = ::hipmem::gpu_abi::aql;
+namespace blit = ::hipmem::gpu_abi::blit;
 
 struct AqlQueueDescriptor {
   uint64_t ring_va;               // ring base, GPU VA, 64-byte aligned
@@ -57,6 +62,12 @@ struct AqlQueueDescriptor {
   uint64_t initial_read_index = 0;  // the first packet index the CP executes
   // The GPU's clock counter, which a profiling queue's packets are stamped with.
   GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
+  // The instruction set the compute units run, when they run real kernels (GFX9: gfx908, gfx90a, gfx942); without
+  // one only the built-in blit kernels run and any other kernel object is a queue error.
+  std::optional<gfx9::Target> isa;
+  // The process's flat apertures onto LDS and scratch (amdkfd's GFX9 layout).
+  uint64_t shared_aperture_base = uint64_t{1} << 48;
+  uint64_t private_aperture_base = uint64_t{2} << 48;
 };
 
 // Why a queue stopped without a VM fault. ROCr reports these through the queue's error callback
@@ -68,6 +79,7 @@ enum class QueueError {
   kInvalidKernelObject,  // the descriptor's magic, version, kernel id or kernarg size is not a built-in kernel
   kInvalidKernarg,       // the kernel's arguments break its contract (a misaligned dword fill)
   kInvalidSignal,        // a signal or mailbox address that is not 8-byte aligned
+  kIllegalInstruction,   // a kernel's wave met an instruction the compute units cannot run (or a malformed one)
 };
 
 const char* QueueErrorName(QueueError error);
@@ -103,6 +115,8 @@ class ComputeEngine final : public QueueEngine {
   int worker_count() const;
   // Bytes copied or filled by completed dispatches.
   uint64_t bytes_moved() const { return bytes_moved_.load(std::memory_order_relaxed); }
+  // Wave instructions executed by completed or failed real-kernel dispatches.
+  uint64_t instructions_executed() const { return instructions_.load(std::memory_order_relaxed); }
 
  private:
   class WorkerPool;
@@ -113,7 +127,12 @@ class ComputeEngine final : public QueueEngine {
   bool CaughtUp(uint64_t read_index, uint64_t doorbell) const override;
 
   Outcome Step(uint64_t index);
-  Outcome Dispatch(const aql::KernelDispatchPacket& packet);
+  // Runs a dispatch: a built-in blit kernel, or a real kernel on the GFX9 compute units. `packet_va` (the
+  // dispatch ptr) and `index` (the dispatch id) are what the ABI hands the kernel's waves.
+  Outcome Dispatch(const aql::KernelDispatchPacket& packet, uint64_t packet_va, uint64_t index);
+  Outcome DispatchBlit(const aql::KernelDispatchPacket& packet, const blit::KernelDescriptor& descriptor);
+  Outcome DispatchIsa(const aql::KernelDispatchPacket& packet, uint64_t packet_va, uint64_t index,
+                      const unsigned char (&descriptor)[64]);
   Outcome Barrier(const aql::BarrierPacket& packet);
   Outcome Complete(uint64_t index, uint32_t header_and_setup, uint64_t completion_signal);
   Outcome Signal(uint64_t handle);
@@ -149,6 +168,7 @@ class ComputeEngine final : public QueueEngine {
   // One past the furthest index the CP has seen rung: written by the CP thread, read by WaitIdle.
   std::atomic<uint64_t> announced_end_;
   std::atomic<uint64_t> bytes_moved_{0};
+  std::atomic<uint64_t> instructions_{0};
   std::unique_ptr<WorkerPool> units_;  // the compute units; outlive the CP thread (Stop in the destructor)
 };
 

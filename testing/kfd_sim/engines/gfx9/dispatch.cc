@@ -58,11 +58,22 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory
   if (threads > kMaxWorkgroupThreads) {
     return absl::InvalidArgumentError(absl::StrCat("workgroup of ", threads, " work-items (at most 1024)"));
   }
-  if (kd.enable_wavefront_size32()) return absl::InvalidArgumentError("a wave32 kernel on a wave64 GFX9 target");
+  // What no descriptor LLVM writes looks like (AMDGPUUsage: reserved bytes are zero, the entry is 256-byte aligned
+  // and, the descriptor not being code, not at offset 0): the CP refuses the object rather than run garbage.
+  const auto* raw = reinterpret_cast<const unsigned char*>(&kd);
+  const bool reserved_zero = std::all_of(raw + 12, raw + 16, [](unsigned char b) { return b == 0; }) &&
+                             std::all_of(raw + 24, raw + 44, [](unsigned char b) { return b == 0; }) &&
+                             std::all_of(raw + 60, raw + 64, [](unsigned char b) { return b == 0; });
+  const uint64_t entry_va = p.kernel_object + static_cast<uint64_t>(kd.kernel_code_entry_byte_offset);
+  if (!reserved_zero || kd.kernel_code_entry_byte_offset == 0 || entry_va % 256 != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("kernel_object 0x", absl::Hex(p.kernel_object),
+                                                      " is no kernel descriptor (entry offset ",
+                                                      kd.kernel_code_entry_byte_offset, ")"));
+  }
+  if (kd.enable_wavefront_size32()) return absl::FailedPreconditionError("a wave32 kernel on a wave64 GFX9 target");
   const uint32_t lds = std::max(p.group_segment_size, kd.group_segment_fixed_size);
   if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
-  const int64_t entry = static_cast<int64_t>(p.kernel_object) + kd.kernel_code_entry_byte_offset;
-  if (entry % 4 != 0) return absl::InvalidArgumentError("kernel entry is not dword-aligned");
+  const int64_t entry = static_cast<int64_t>(entry_va);
 
   auto dispatch = std::unique_ptr<KernelDispatch>(new KernelDispatch(memory, request, kd));
   dispatch->code_entry_ = static_cast<uint64_t>(entry);

@@ -59,8 +59,9 @@ struct DispatchFailure {
 class KernelDispatch {
  public:
   // Checks the dispatch against `descriptor` (the 64 bytes at packet.kernel_object, which the CP has read).
-  // Returns kInvalidArgument for a descriptor or geometry the hardware cannot run: a wave32 kernel, no
-  // work-items, a workgroup over 1024 work-items, more than 64 KiB of LDS, a register count past the target's.
+  // Returns kFailedPrecondition when the bytes are no GFX9 kernel descriptor (reserved bytes set, an entry that is
+  // not 256-byte aligned or at offset 0, a wave32 kernel), kInvalidArgument for a geometry the hardware cannot
+  // run: no work-items, a workgroup over 1024 work-items, more than 64 KiB of LDS.
   static absl::StatusOr<std::unique_ptr<KernelDispatch>> Create(GpuMemory* memory, const DispatchRequest& request,
                                                                 const gpu_abi::amdhsa::KernelDescriptor& descriptor);
 

@@ -11,6 +11,9 @@ const OpInfo* ValuOp(uint16_t op) {
     AddValuIntegerOps(t);
     AddValuCompareOps(t);
     AddValuFloatOps(t);
+    AddValuF16Ops(t);
+    AddValuConvertOps(t);
+    AddValuFloatCompareOps(t);
     return t;
   }();
   return FindOp(table, op);

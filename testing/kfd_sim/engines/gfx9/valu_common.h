@@ -18,6 +18,9 @@ using ValuTable = std::array<OpInfo, 1024>;
 void AddValuIntegerOps(ValuTable& t);
 void AddValuCompareOps(ValuTable& t);
 void AddValuFloatOps(ValuTable& t);
+void AddValuF16Ops(ValuTable& t);
+void AddValuConvertOps(ValuTable& t);
+void AddValuFloatCompareOps(ValuTable& t);
 
 
 // A 32-bit integer operation of two sources.
