@@ -23,22 +23,11 @@ struct TargetCase {
   std::string_view (*code_object)();
 };
 
-// Whether a dispatch stopped at a scalar or vector ALU instruction the engine lacks: these kernels test the memory
-// instructions, and the ALU tables are filled family by family (TODO(#22): drop this once they are complete; a
-// missing memory instruction always fails the test).
-bool OtherFamilyMissing(const std::string& illegal) {
-  if (illegal.find("is not implemented") == std::string::npos) return false;
-  for (const char* memory : {"DS ", "FLAT ", "MUBUF ", ": ds_", ": flat_", ": global_", ": scratch_", ": buffer_"}) {
-    if (illegal.find(memory) != std::string::npos) return false;
-  }
-  return true;
-}
-
-// Runs the kernel; the test ends here when it failed or was skipped.
-#define RUN_OR_RETURN(...)                       \
-  do {                                           \
-    Run(__VA_ARGS__);                            \
-    if (HasFatalFailure() || IsSkipped()) return; \
+// Runs the kernel; the test ends here when it failed.
+#define RUN_OR_RETURN(...)        \
+  do {                            \
+    Run(__VA_ARGS__);             \
+    if (HasFatalFailure()) return; \
   } while (0)
 
 class MemoryKernelTest : public ::testing::TestWithParam<TargetCase> {
@@ -70,9 +59,6 @@ class MemoryKernelTest : public ::testing::TestWithParam<TargetCase> {
     absl::StatusOr<RunResult> result = RunKernel(&memory_, GetParam().target, *kd, launch);
     memory_.Unmap(args);
     ASSERT_TRUE(result.ok()) << result.status();
-    if (result->failure.has_value() && OtherFamilyMissing(result->failure->illegal)) {
-      GTEST_SKIP() << "needs an instruction outside the memory families: " << result->failure->illegal;
-    }
     ASSERT_FALSE(result->failure.has_value())
         << "dispatch failed: " << result->failure->illegal << " fault 0x" << std::hex
         << result->failure->fault_va.value_or(0);
