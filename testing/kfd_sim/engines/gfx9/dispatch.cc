@@ -177,6 +177,10 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
   uint32_t* v0 = wave.vgpr(0);
   uint32_t* v1 = wave.vgpr(1);
   uint32_t* v2 = wave.vgpr(2);
+  if (group_size[1] == 1 && group_size[2] == 1) {  // 1-D: the id is the work-item's index
+    for (uint32_t lane = 0; lane < lanes; ++lane) v0[lane] = first + lane;
+    return;
+  }
   for (uint32_t lane = 0; lane < lanes; ++lane) {
     const uint32_t t = first + lane;
     const uint32_t x = t % group_size[0];

@@ -24,15 +24,23 @@ void MemoryPort::Close() {
 }
 
 unsigned char* MemoryPort::Lookup(uint64_t va, uint64_t* contiguous) {
-  for (const Entry& e : cache_) {
-    if (va >= e.begin && va < e.end) {
+  const Entry& last = cache_[last_hit_];
+  if (va - last.begin < last.end - last.begin) {
+    *contiguous = last.end - va;
+    return last.host + (va - last.begin);
+  }
+  for (uint32_t k = 0; k < cache_.size(); ++k) {
+    const Entry& e = cache_[k];
+    if (va - e.begin < e.end - e.begin) {
+      last_hit_ = k;
       *contiguous = e.end - va;
       return e.host + (va - e.begin);
     }
   }
   std::optional<GpuMemory::Span> span = memory_->Translate(va, kReach);
   if (!span.has_value()) return nullptr;
-  Entry& victim = cache_[next_victim_++ % cache_.size()];
+  last_hit_ = next_victim_++ % cache_.size();
+  Entry& victim = cache_[last_hit_];
   victim = Entry{va, va + span->bytes, static_cast<unsigned char*>(span->host)};
   *contiguous = span->bytes;
   return victim.host;
@@ -68,7 +76,7 @@ std::optional<uint64_t> MemoryPort::Write(uint64_t va, const void* in, uint32_t 
   return std::nullopt;
 }
 
-void* MemoryPort::Word(uint64_t va, uint32_t bytes) {
+void* MemoryPort::WordSlow(uint64_t va, uint32_t bytes) {
   uint64_t n = 0;
   unsigned char* host = Lookup(va, &n);
   if (host == nullptr || n < bytes) return nullptr;

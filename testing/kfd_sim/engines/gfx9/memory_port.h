@@ -37,7 +37,12 @@ class MemoryPort {
 
   // The host address of the naturally aligned `bytes`-byte word at `va` (bytes 4 or 8; for atomics), or null when
   // it is not mapped. `va` must be aligned; the caller checks.
-  void* Word(uint64_t va, uint32_t bytes);
+  void* Word(uint64_t va, uint32_t bytes) {
+    // The translation the last access used, inline: a wave's lanes mostly hit the same one.
+    const Entry& last = cache_[last_hit_];
+    if (va - last.begin < last.end - last.begin && last.end - va >= bytes) return last.host + (va - last.begin);
+    return WordSlow(va, bytes);
+  }
 
  private:
   struct Entry {
@@ -45,6 +50,7 @@ class MemoryPort {
     uint64_t end = 0;  // empty when begin == end
     unsigned char* host = nullptr;
   };
+  void* WordSlow(uint64_t va, uint32_t bytes);
   // The host bytes behind `va` and how many follow contiguously, or null when unmapped.
   unsigned char* Lookup(uint64_t va, uint64_t* contiguous);
 
@@ -53,6 +59,7 @@ class MemoryPort {
   bool open_ = false;
   std::array<Entry, 8> cache_{};
   uint32_t next_victim_ = 0;
+  uint32_t last_hit_ = 0;  // consecutive accesses mostly fall in the same translation: look there first
 };
 
 }  // namespace hipmem::kfd_sim::gfx9

@@ -77,9 +77,14 @@ inline double BitsF64(uint64_t u) {
   return f;
 }
 
-// Calls body(lane) for every lane set in `mask`, lowest first.
+// Calls body(lane) for every lane set in `mask`, lowest first. A full wave takes a plain loop, which the compiler can
+// vectorise.
 template <typename Body>
 inline void ForEachLane(uint64_t mask, Body body) {
+  if (mask == ~uint64_t{0}) {
+    for (int lane = 0; lane < kWaveSize; ++lane) body(lane);
+    return;
+  }
   while (mask != 0) {
     const int lane = __builtin_ctzll(mask);
     body(lane);

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/gfx9/memory_port.h"
 #include "testing/kfd_sim/engines/gfx9/operands.h"
 #include "testing/kfd_sim/engines/gfx9/wave.h"
 
@@ -65,7 +66,15 @@ bool ResolveLanes(Context& context, uint64_t mask, AccessFn access, LaneSpan spa
   while (left != 0) {
     const int lane = __builtin_ctzll(left);
     left &= left - 1;
-    if (!ResolveLane(context, lane, access(lane), &spans[lane])) return false;
+    const LaneAccess a = access(lane);
+    // The common case inline: a global access inside the translation the previous lane used.
+    if (a.address.space == Space::kGlobal && a.bytes != 0) {
+      if (void* host = context.memory->Word(a.address.address, a.bytes)) {
+        spans[lane] = LaneSpan{static_cast<unsigned char*>(host), a.address.address, a.bytes, false, true};
+        continue;
+      }
+    }
+    if (!ResolveLane(context, lane, a, &spans[lane])) return false;
   }
   return true;
 }
@@ -180,6 +189,15 @@ void LoadLanes(Wave& w, const Inst& i, Context& c, uint16_t dst, AccessFn access
   uint32_t* d[kDwords];
   for (uint32_t k = 0; k < kDwords; ++k) d[k] = DataRegister(w, i, static_cast<uint16_t>(dst + k));
   ForEachLane(mask, [&](int l) {
+    if constexpr (kKind == LoadKind::kDwords) {
+      // The common case, whole dwords in one translation: straight into the registers.
+      if (spans[l].host != nullptr && spans[l].bytes == kBytes) {
+        uint32_t v[kDwords];
+        std::memcpy(v, spans[l].host, kBytes);
+        for (uint32_t k = 0; k < kDwords; ++k) d[k][l] = v[k];
+        return;
+      }
+    }
     unsigned char bytes[16];
     ReadSpan(c, spans[l], bytes, kBytes);
     for (uint32_t k = 0; k < kDwords; ++k) d[k][l] = LoadedDword(kKind, kBytes, bytes + 4 * k, d[k][l]);
@@ -201,6 +219,10 @@ void StoreLanes(Wave& w, const Inst& i, Context& c, uint16_t data, AccessFn acce
     for (uint32_t k = 0; k < kDwords; ++k) {
       const uint32_t v = kHigh ? s[k][l] >> 16 : s[k][l];
       std::memcpy(bytes + 4 * k, &v, 4);
+    }
+    if (spans[l].host != nullptr && spans[l].bytes == kBytes) {  // the common case: one translation
+      std::memcpy(spans[l].host, bytes, kBytes);
+      return;
     }
     WriteSpan(c, spans[l], bytes);
   });
