@@ -94,23 +94,6 @@ class ComputeEngineIsaTest : public ::testing::Test {
   std::vector<QueueError> errors_;
 };
 
-// Code object v5's hidden arguments as a runtime fills them for a 1-D launch (AMDGPUUsage's hidden kernarg
-// layout): block counts, then group sizes; kernels read their workgroup size from here.
-struct HiddenArgs {
-  uint32_t block_count[3];
-  uint16_t group_size[3];
-  uint16_t remainder[3];
-  uint32_t rest[58];
-};
-HiddenArgs Hidden1d(uint32_t grid, uint16_t workgroup) {
-  HiddenArgs h{};
-  h.block_count[0] = (grid + workgroup - 1) / workgroup;
-  h.block_count[1] = h.block_count[2] = 1;
-  h.group_size[0] = workgroup;
-  h.group_size[1] = h.group_size[2] = 1;
-  h.remainder[0] = static_cast<uint16_t>(grid % workgroup);
-  return h;
-}
 
 struct VectorAddArgs {
   const float* a;
@@ -118,7 +101,7 @@ struct VectorAddArgs {
   float* c;
   int32_t n;
   uint32_t pad;
-  HiddenArgs hidden;
+  gfx9::HiddenArgs hidden;
 };
 
 TEST_F(ComputeEngineIsaTest, AqlDispatchOfARealKernelCompletesItsSignalWithTheResults) {
@@ -132,7 +115,7 @@ TEST_F(ComputeEngineIsaTest, AqlDispatchOfARealKernelCompletesItsSignalWithTheRe
   memory_.Map(a.data(), kN * 4);
   memory_.Map(b.data(), kN * 4);
   memory_.Map(c.data(), kN * 4);
-  VectorAddArgs args{a.data(), b.data(), c.data(), kN, 0, Hidden1d(kN, 256)};
+  VectorAddArgs args{a.data(), b.data(), c.data(), kN, 0, gfx9::Hidden1d(kN, 256)};
   memory_.Map(&args, sizeof(args));
   ASSERT_TRUE(Dispatch("vector_add", kN, 256, &args));
   EXPECT_EQ(std::atomic_ref<int64_t>(signal_.value).load(), 0);
@@ -148,8 +131,8 @@ TEST_F(ComputeEngineIsaTest, AStoreToAnUnmappedAddressIsAVmFaultAtThatAddress) {
   std::vector<uint32_t> unmapped(4096);
   struct {
     uint32_t* where;
-    HiddenArgs hidden;
-  } args{unmapped.data(), Hidden1d(64, 64)};
+    gfx9::HiddenArgs hidden;
+  } args{unmapped.data(), gfx9::Hidden1d(64, 64)};
   memory_.Map(&args, sizeof(args));
   EXPECT_FALSE(Dispatch("store_to", 64, 64, &args));
   ASSERT_EQ(faults_.size(), 1u);
@@ -165,8 +148,8 @@ TEST_F(ComputeEngineIsaTest, AnInstructionTheEngineCannotRunHaltsTheQueueAsIlleg
   struct {
     float* out;
     float a, b;
-    HiddenArgs hidden;
-  } args{out, 1.0f, 2.0f, Hidden1d(64, 64)};
+    gfx9::HiddenArgs hidden;
+  } args{out, 1.0f, 2.0f, gfx9::Hidden1d(64, 64)};
   memory_.Map(&args, sizeof(args));
   EXPECT_FALSE(Dispatch("illegal_mfma", 64, 64, &args));
   ASSERT_EQ(errors_.size(), 1u);

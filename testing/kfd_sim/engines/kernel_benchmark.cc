@@ -36,22 +36,6 @@ struct alignas(64) Slot {
   unsigned char bytes[aql::kPacketBytes];
 };
 
-// Code object v5 hidden arguments for a 1-D launch.
-struct HiddenArgs {
-  uint32_t block_count[3];
-  uint16_t group_size[3];
-  uint16_t remainder[3];
-  uint32_t rest[58];
-};
-HiddenArgs Hidden1d(uint32_t grid, uint16_t workgroup) {
-  HiddenArgs h{};
-  h.block_count[0] = (grid + workgroup - 1) / workgroup;
-  h.block_count[1] = h.block_count[2] = 1;
-  h.group_size[0] = workgroup;
-  h.group_size[1] = h.group_size[2] = 1;
-  h.remainder[0] = static_cast<uint16_t>(grid % workgroup);
-  return h;
-}
 
 // A gfx942 compute queue with `units` compute-unit threads and the test kernels loaded.
 class Gpu {
@@ -147,8 +131,8 @@ void BM_GpuVectorAdd(benchmark::State& state) {
     float* c;
     uint32_t n;
     uint32_t pad;
-    HiddenArgs hidden;
-  } args{v.a.data(), v.b.data(), v.c.data(), kVectorElements, 0, Hidden1d(kVectorElements, 256)};
+    gfx9::HiddenArgs hidden;
+  } args{v.a.data(), v.b.data(), v.c.data(), kVectorElements, 0, gfx9::Hidden1d(kVectorElements, 256)};
   gpu.Map(&args, sizeof(args));
   const uint64_t before = gpu.instructions();
   for (auto _ : state) {
@@ -180,8 +164,8 @@ void BM_GpuFmaChain(benchmark::State& state) {
     float* out;
     uint32_t iterations;
     uint32_t pad;
-    HiddenArgs hidden;
-  } args{out.data(), kFmaIterations, 0, Hidden1d(kFmaItems, 256)};
+    gfx9::HiddenArgs hidden;
+  } args{out.data(), kFmaIterations, 0, gfx9::Hidden1d(kFmaItems, 256)};
   gpu.Map(&args, sizeof(args));
   const uint64_t before = gpu.instructions();
   for (auto _ : state) {
@@ -211,8 +195,8 @@ void BM_GpuBlockSum(benchmark::State& state) {
   struct {
     const uint32_t* in;
     uint32_t* out;
-    HiddenArgs hidden;
-  } args{in.data(), out.data(), Hidden1d(kSumGroups * 256, 256)};
+    gfx9::HiddenArgs hidden;
+  } args{in.data(), out.data(), gfx9::Hidden1d(kSumGroups * 256, 256)};
   gpu.Map(&args, sizeof(args));
   const uint64_t before = gpu.instructions();
   for (auto _ : state) {

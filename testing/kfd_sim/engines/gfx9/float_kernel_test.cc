@@ -15,12 +15,6 @@
 namespace hipmem::kfd_sim::gfx9 {
 namespace {
 
-struct TargetCase {
-  Target target;
-  const char* name;
-  std::string_view (*code_object)();
-};
-
 // The distance between two floats in units in the last place (ordered bit patterns).
 int64_t Ulps(float a, float b) {
   int32_t x, y;
@@ -34,15 +28,8 @@ int64_t Ulps(float a, float b) {
 bool SameBits(float a, float b) { return std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b)); }
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, 8) == 0 || (std::isnan(a) && std::isnan(b)); }
 
-class FloatKernelTest : public ::testing::TestWithParam<TargetCase> {
+class FloatKernelTest : public CodeObjectTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<LoadedCodeObject>> loaded =
-        LoadedCodeObject::Load(GetParam().code_object(), &memory_);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    code_ = std::move(*loaded);
-  }
-
   template <typename T>
   T* Map(std::vector<T>& v) {
     memory_.Map(v.data(), v.size() * sizeof(T));
@@ -72,8 +59,6 @@ class FloatKernelTest : public ::testing::TestWithParam<TargetCase> {
 
   static uint64_t Ptr(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
-  IdentityPageTable memory_;
-  std::unique_ptr<LoadedCodeObject> code_;
   std::vector<unsigned char> kernargs_;
 };
 
@@ -176,12 +161,10 @@ TEST_P(FloatKernelTest, HalfPrecision) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Gfx9, FloatKernelTest,
-    ::testing::Values(TargetCase{Target::kGfx908, "gfx908", &hipmem_testing::float_kernels_gfx908},
-                      TargetCase{Target::kGfx90a, "gfx90a", &hipmem_testing::float_kernels_gfx90a},
-                      TargetCase{Target::kGfx942, "gfx942", &hipmem_testing::float_kernels_gfx942}),
-    [](const ::testing::TestParamInfo<TargetCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Gfx9, FloatKernelTest,
+                         ::testing::ValuesIn(Gfx9Targets(&hipmem_testing::float_kernels_gfx908, &hipmem_testing::float_kernels_gfx90a,
+                                                         &hipmem_testing::float_kernels_gfx942)),
+                         TargetCaseName);
 
 }  // namespace
 }  // namespace hipmem::kfd_sim::gfx9

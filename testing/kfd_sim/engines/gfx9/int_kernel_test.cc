@@ -16,21 +16,8 @@
 namespace hipmem::kfd_sim::gfx9 {
 namespace {
 
-struct TargetCase {
-  Target target;
-  const char* name;
-  std::string_view (*code_object)();
-};
-
-class IntKernelTest : public ::testing::TestWithParam<TargetCase> {
+class IntKernelTest : public CodeObjectTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<LoadedCodeObject>> loaded =
-        LoadedCodeObject::Load(GetParam().code_object(), &memory_);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    code_ = std::move(*loaded);
-  }
-
   // Maps `v` for the GPU and returns its address as a kernel argument.
   template <typename T>
   uint64_t Arg(std::vector<T>& v) {
@@ -52,8 +39,6 @@ class IntKernelTest : public ::testing::TestWithParam<TargetCase> {
     ASSERT_FALSE(result->failure.has_value()) << result->failure->illegal;
   }
 
-  IdentityPageTable memory_;
-  std::unique_ptr<LoadedCodeObject> code_;
   std::vector<uint64_t> kernargs_;
 };
 
@@ -135,12 +120,10 @@ TEST_P(IntKernelTest, WaveScanTotalFirstLaneAndBallotRank) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Gfx9, IntKernelTest,
-    ::testing::Values(TargetCase{Target::kGfx908, "gfx908", &hipmem_testing::int_kernels_gfx908},
-                      TargetCase{Target::kGfx90a, "gfx90a", &hipmem_testing::int_kernels_gfx90a},
-                      TargetCase{Target::kGfx942, "gfx942", &hipmem_testing::int_kernels_gfx942}),
-    [](const ::testing::TestParamInfo<TargetCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Gfx9, IntKernelTest,
+                         ::testing::ValuesIn(Gfx9Targets(&hipmem_testing::int_kernels_gfx908, &hipmem_testing::int_kernels_gfx90a,
+                                                         &hipmem_testing::int_kernels_gfx942)),
+                         TargetCaseName);
 
 }  // namespace
 }  // namespace hipmem::kfd_sim::gfx9

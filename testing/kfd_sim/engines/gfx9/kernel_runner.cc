@@ -91,4 +91,28 @@ absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, ui
   return RunResult{(*dispatch)->failure(), (*dispatch)->instructions()};
 }
 
+HiddenArgs Hidden1d(uint32_t grid, uint16_t workgroup) {
+  HiddenArgs h{};
+  h.block_count[0] = (grid + workgroup - 1) / workgroup;
+  h.block_count[1] = h.block_count[2] = 1;
+  h.group_size[0] = workgroup;
+  h.group_size[1] = h.group_size[2] = 1;
+  h.remainder[0] = static_cast<uint16_t>(grid % workgroup);
+  return h;
+}
+
+std::vector<TargetCase> Gfx9Targets(std::string_view (*gfx908)(), std::string_view (*gfx90a)(),
+                                    std::string_view (*gfx942)()) {
+  return {TargetCase{Target::kGfx908, "gfx908", gfx908}, TargetCase{Target::kGfx90a, "gfx90a", gfx90a},
+          TargetCase{Target::kGfx942, "gfx942", gfx942}};
+}
+
+std::string TargetCaseName(const ::testing::TestParamInfo<TargetCase>& info) { return info.param.name; }
+
+void CodeObjectTest::SetUp() {
+  absl::StatusOr<std::unique_ptr<LoadedCodeObject>> loaded = LoadedCodeObject::Load(GetParam().code_object(), &memory_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  code_ = std::move(*loaded);
+}
+
 }  // namespace hipmem::kfd_sim::gfx9

@@ -6,9 +6,12 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "gtest/gtest.h"
 #include "testing/kfd_sim/engines/gfx9/dispatch.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/test_memory.h"
@@ -49,6 +52,36 @@ struct RunResult {
 // Runs every workgroup of the dispatch on the calling thread, in order. The kernarg block must be mapped.
 absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, uint64_t kernel_object,
                                     const Launch& launch);
+
+// Code object v5's hidden kernel arguments (AMDGPUUsage's hidden kernarg layout) as a runtime fills them for a 1-D
+// launch: block counts, group sizes, remainders; the rest zero. Kernels read their workgroup size from here.
+struct HiddenArgs {
+  uint32_t block_count[3];
+  uint16_t group_size[3];
+  uint16_t remainder[3];
+  uint32_t rest[58];
+};
+HiddenArgs Hidden1d(uint32_t grid, uint16_t workgroup);
+
+// One GFX9 target's build of a test code object, for suites that run on gfx908, gfx90a and gfx942.
+struct TargetCase {
+  Target target;
+  const char* name;
+  std::string_view (*code_object)();
+};
+// The three cases, from the code object's three builds; use with ::testing::ValuesIn and TargetCaseName.
+std::vector<TargetCase> Gfx9Targets(std::string_view (*gfx908)(), std::string_view (*gfx90a)(),
+                                    std::string_view (*gfx942)());
+std::string TargetCaseName(const ::testing::TestParamInfo<TargetCase>& info);
+
+// A fixture with the case's code object loaded into an identity page table (memory_, code_).
+class CodeObjectTest : public ::testing::TestWithParam<TargetCase> {
+ protected:
+  void SetUp() override;
+
+  IdentityPageTable memory_;
+  std::unique_ptr<LoadedCodeObject> code_;
+};
 
 }  // namespace hipmem::kfd_sim::gfx9
 

@@ -12,21 +12,8 @@
 namespace hipmem::kfd_sim::gfx9 {
 namespace {
 
-struct TargetCase {
-  Target target;
-  const char* name;
-  std::string_view (*code_object)();
-};
-
-class KernelTest : public ::testing::TestWithParam<TargetCase> {
+class KernelTest : public CodeObjectTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<LoadedCodeObject>> loaded =
-        LoadedCodeObject::Load(GetParam().code_object(), &memory_);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    code_ = std::move(*loaded);
-  }
-
   // Maps a host vector for the GPU.
   template <typename T>
   void Map(std::vector<T>& v) {
@@ -46,8 +33,6 @@ class KernelTest : public ::testing::TestWithParam<TargetCase> {
     return *result;
   }
 
-  IdentityPageTable memory_;
-  std::unique_ptr<LoadedCodeObject> code_;
 };
 
 TEST_P(KernelTest, VectorAddAddsEveryElementAndNoMore) {
@@ -79,12 +64,10 @@ TEST_P(KernelTest, VectorAddAddsEveryElementAndNoMore) {
   for (int i = kN; i < kN + 64; ++i) ASSERT_EQ(c[i], -1.0f) << "element " << i << " past the grid was written";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Gfx9, KernelTest,
-    ::testing::Values(TargetCase{Target::kGfx908, "gfx908", &hipmem_testing::kernels_gfx908},
-                      TargetCase{Target::kGfx90a, "gfx90a", &hipmem_testing::kernels_gfx90a},
-                      TargetCase{Target::kGfx942, "gfx942", &hipmem_testing::kernels_gfx942}),
-    [](const ::testing::TestParamInfo<TargetCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Gfx9, KernelTest,
+                         ::testing::ValuesIn(Gfx9Targets(&hipmem_testing::kernels_gfx908, &hipmem_testing::kernels_gfx90a,
+                                                         &hipmem_testing::kernels_gfx942)),
+                         TargetCaseName);
 
 }  // namespace
 }  // namespace hipmem::kfd_sim::gfx9

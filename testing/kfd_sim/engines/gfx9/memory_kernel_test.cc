@@ -17,12 +17,6 @@ namespace {
 
 constexpr uint32_t kGroup = 256;  // memory_kernels.hip's workgroup size
 
-struct TargetCase {
-  Target target;
-  const char* name;
-  std::string_view (*code_object)();
-};
-
 // Runs the kernel; the test ends here when it failed.
 #define RUN_OR_RETURN(...)        \
   do {                            \
@@ -30,15 +24,8 @@ struct TargetCase {
     if (HasFatalFailure()) return; \
   } while (0)
 
-class MemoryKernelTest : public ::testing::TestWithParam<TargetCase> {
+class MemoryKernelTest : public CodeObjectTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<LoadedCodeObject>> loaded =
-        LoadedCodeObject::Load(GetParam().code_object(), &memory_);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    code_ = std::move(*loaded);
-  }
-
   template <typename T>
   void Map(std::vector<T>& v) {
     memory_.Map(v.data(), v.size() * sizeof(T));
@@ -64,8 +51,6 @@ class MemoryKernelTest : public ::testing::TestWithParam<TargetCase> {
         << result->failure->fault_va.value_or(0);
   }
 
-  IdentityPageTable memory_;
-  std::unique_ptr<LoadedCodeObject> code_;
 };
 
 TEST_P(MemoryKernelTest, LdsReductionWithBarriersAndDynamicSharedMemory) {
@@ -223,12 +208,10 @@ TEST_P(MemoryKernelTest, ByteAndShortLoadsAndStores) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Gfx9, MemoryKernelTest,
-    ::testing::Values(TargetCase{Target::kGfx908, "gfx908", &hipmem_testing::memory_kernels_gfx908},
-                      TargetCase{Target::kGfx90a, "gfx90a", &hipmem_testing::memory_kernels_gfx90a},
-                      TargetCase{Target::kGfx942, "gfx942", &hipmem_testing::memory_kernels_gfx942}),
-    [](const ::testing::TestParamInfo<TargetCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Gfx9, MemoryKernelTest,
+                         ::testing::ValuesIn(Gfx9Targets(&hipmem_testing::memory_kernels_gfx908, &hipmem_testing::memory_kernels_gfx90a,
+                                                         &hipmem_testing::memory_kernels_gfx942)),
+                         TargetCaseName);
 
 }  // namespace
 }  // namespace hipmem::kfd_sim::gfx9

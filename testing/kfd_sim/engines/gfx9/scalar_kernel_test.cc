@@ -12,12 +12,6 @@
 namespace hipmem::kfd_sim::gfx9 {
 namespace {
 
-struct TargetCase {
-  Target target;
-  const char* name;
-  std::string_view (*code_object)();
-};
-
 // What scalar_mix writes, computed on the host.
 std::vector<uint64_t> HostMix(const std::vector<uint64_t>& in, uint32_t n) {
   uint64_t acc = 0x9e3779b97f4a7c15ull;
@@ -39,13 +33,11 @@ std::vector<uint64_t> HostMix(const std::vector<uint64_t>& in, uint32_t n) {
   return {acc, bits, low, static_cast<uint64_t>(sum), acc ^ (uint64_t{n} << 32)};
 }
 
-class ScalarKernelTest : public ::testing::TestWithParam<TargetCase> {};
+class ScalarKernelTest : public CodeObjectTest {};
 
 TEST_P(ScalarKernelTest, ScalarMixMatchesTheHost) {
-  IdentityPageTable memory;
-  absl::StatusOr<std::unique_ptr<LoadedCodeObject>> code = LoadedCodeObject::Load(GetParam().code_object(), &memory);
-  ASSERT_TRUE(code.ok()) << code.status();
-  absl::StatusOr<uint64_t> kd = (*code)->KernelObject("scalar_mix");
+  IdentityPageTable& memory = memory_;
+  absl::StatusOr<uint64_t> kd = code_->KernelObject("scalar_mix");
   ASSERT_TRUE(kd.ok()) << kd.status();
 
   std::vector<uint64_t> in(64);
@@ -81,12 +73,10 @@ TEST_P(ScalarKernelTest, ScalarMixMatchesTheHost) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Gfx9, ScalarKernelTest,
-    ::testing::Values(TargetCase{Target::kGfx908, "gfx908", &hipmem_testing::scalar_kernels_gfx908},
-                      TargetCase{Target::kGfx90a, "gfx90a", &hipmem_testing::scalar_kernels_gfx90a},
-                      TargetCase{Target::kGfx942, "gfx942", &hipmem_testing::scalar_kernels_gfx942}),
-    [](const ::testing::TestParamInfo<TargetCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Gfx9, ScalarKernelTest,
+                         ::testing::ValuesIn(Gfx9Targets(&hipmem_testing::scalar_kernels_gfx908, &hipmem_testing::scalar_kernels_gfx90a,
+                                                         &hipmem_testing::scalar_kernels_gfx942)),
+                         TargetCaseName);
 
 }  // namespace
 }  // namespace hipmem::kfd_sim::gfx9
