@@ -17,7 +17,10 @@
 // where the datum is 64-bit, because those bits are not part of the field):
 //   NOP              0x10  count+1 ignored dwords
 //   DISPATCH_DIRECT  0x15  dim_x | dim_y | dim_z | dispatch_initiator            (a wave launch)
-//   DISPATCH_INDIRECT 0x16 addr lo | addr hi | dispatch_initiator                (dims read from memory)
+//   DISPATCH_INDIRECT 0x16 addr lo | addr hi | dispatch_initiator                (dim_x/y/z read from memory)
+//                            dispatch_initiator: bit 0 COMPUTE_SHADER_EN, 1 PARTIAL_TG_EN, 2 FORCE_START_AT_000,
+//                            3 ORDERED_APPEND_ENBL, 4 ORDERED_APPEND_MODE, 5 USE_THREAD_DIMENSIONS (dims are
+//                            work-items), 6 ORDER_MODE, 10/11 scalar/vector L1 invalidate, 12 DATA_ATC
 //   WRITE_DATA       0x37  control | dst lo | dst hi | data...                     count = 2 + data dwords
 //                            control: bits 8-11 dst_sel (0 register, 1 and 5 memory, 2 TC L2 = memory),
 //                            bit 16 addr_incr (1: every dword to the same address), bit 20 wr_confirm,
@@ -53,6 +56,7 @@
 #ifndef HIPMEM_GPU_ABI_PM4_PACKETS_H_
 #define HIPMEM_GPU_ABI_PM4_PACKETS_H_
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -143,6 +147,29 @@ inline constexpr uint32_t kUconfigRegBase = 0xC000;
 
 inline constexpr uint32_t kMaxIbDwords = (1u << 20) - 1;  // ib_size is 20 bits
 
+// The GFX9 compute shader registers a DISPATCH launches with (absolute dword offsets, as amdgpu's gc_9_0 register
+// headers and kfdtest's Dispatch.cpp name them; SET_SH_REG writes them at kShRegBase + reg_offset).
+inline constexpr uint32_t kComputeStartX = 0x2E04;  // START_X/Y/Z: the first workgroup id (kfdtest writes 0)
+inline constexpr uint32_t kComputeNumThreadX = 0x2E07;  // NUM_THREAD_X/Y/Z: the workgroup size, bits 0-15
+inline constexpr uint32_t kComputePgmLo = 0x2E0C;       // PGM_LO/HI: the shader's VA >> 8
+inline constexpr uint32_t kComputePgmHi = 0x2E0D;
+inline constexpr uint32_t kComputePgmRsrc1 = 0x2E12;
+inline constexpr uint32_t kComputePgmRsrc2 = 0x2E13;
+inline constexpr uint32_t kComputeResourceLimits = 0x2E15;
+inline constexpr uint32_t kComputeTmpringSize = 0x2E18;  // WAVES bits 0-11, WAVESIZE bits 12-24 (1 KiB units)
+inline constexpr uint32_t kComputePgmRsrc3 = 0x2E2D;     // gfx90a and gfx942: ACCUM_OFFSET bits 0-5
+inline constexpr uint32_t kComputeUserData0 = 0x2E40;    // USER_DATA_0..15: s0..s15
+inline constexpr uint32_t kComputeUserDataCount = 16;
+
+// DISPATCH_DIRECT / DISPATCH_INDIRECT's dispatch_initiator (COMPUTE_DISPATCH_INITIATOR).
+inline constexpr uint32_t kInitiatorComputeShaderEn = 1u << 0;
+inline constexpr uint32_t kInitiatorPartialTgEn = 1u << 1;
+inline constexpr uint32_t kInitiatorForceStartAt000 = 1u << 2;
+inline constexpr uint32_t kInitiatorOrderedAppendEnbl = 1u << 3;
+inline constexpr uint32_t kInitiatorUseThreadDimensions = 1u << 5;  // dim_x/y/z count work-items, not workgroups
+// kfdtest's value: COMPUTE_SHADER_EN | USE_THREAD_DIMENSIONS (plus DATA_ATC, bit 12, on APUs).
+inline constexpr uint32_t kKfdtestDispatchInitiator = kInitiatorComputeShaderEn | kInitiatorUseThreadDimensions;
+
 constexpr uint32_t Lo(uint64_t v) { return static_cast<uint32_t>(v); }
 constexpr uint32_t Hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
 
@@ -231,16 +258,54 @@ inline std::vector<uint32_t> MakeCsPartialFlush() {
 }
 
 // SET_SH_REG of consecutive registers from `reg` (an absolute register offset >= kShRegBase).
-inline std::vector<uint32_t> MakeSetShReg(uint32_t reg, std::initializer_list<uint32_t> values) {
+inline std::vector<uint32_t> MakeSetShReg(uint32_t reg, std::span<const uint32_t> values) {
   std::vector<uint32_t> p = {Header(Opcode::kSetShReg, 2 + static_cast<uint32_t>(values.size())), reg - kShRegBase};
   p.insert(p.end(), values.begin(), values.end());
   return p;
 }
+inline std::vector<uint32_t> MakeSetShReg(uint32_t reg, std::initializer_list<uint32_t> values) {
+  return MakeSetShReg(reg, std::span<const uint32_t>(values.begin(), values.size()));
+}
 
-// DISPATCH_DIRECT of a dim_x x dim_y x dim_z grid of workgroups.
+// DISPATCH_INDIRECT of the three dwords (dim_x, dim_y, dim_z) at `dims` (4-byte aligned).
+inline std::vector<uint32_t> MakeDispatchIndirect(uint64_t dims, uint32_t dispatch_initiator = 1) {
+  return {Header(Opcode::kDispatchIndirect, 4), Lo(dims) & ~3u, Hi(dims), dispatch_initiator};
+}
+
+// DISPATCH_DIRECT of a dim_x x dim_y x dim_z grid of workgroups (of work-items with USE_THREAD_DIMENSIONS).
 inline std::vector<uint32_t> MakeDispatchDirect(uint32_t dim_x, uint32_t dim_y, uint32_t dim_z,
                                                 uint32_t dispatch_initiator = 1) {
   return {Header(Opcode::kDispatchDirect, 5), dim_x, dim_y, dim_z, dispatch_initiator};
+}
+
+// A shader launch as kfdtest's Dispatch::BuildIb writes it, for an indirect buffer: the COMPUTE_* registers, then
+// DISPATCH_DIRECT.
+struct ShaderDispatch {
+  uint64_t code_va = 0;  // 256-byte aligned
+  uint32_t rsrc1 = 0;
+  uint32_t rsrc2 = 0;
+  uint32_t rsrc3 = 0;  // written only when `write_rsrc3` (gfx90a and gfx942; kfdtest writes 9)
+  bool write_rsrc3 = true;
+  std::vector<uint32_t> user_data;  // COMPUTE_USER_DATA_0.. (at most 16)
+  std::array<uint32_t, 3> workgroup_size = {1, 1, 1};
+  std::array<uint32_t, 3> dims = {1, 1, 1};
+  uint32_t initiator = kKfdtestDispatchInitiator;
+  uint32_t tmpring_size = 0;
+  std::array<uint32_t, 3> start = {0, 0, 0};
+};
+inline std::vector<uint32_t> MakeShaderDispatch(const ShaderDispatch& d) {
+  std::vector<uint32_t> ib;
+  const auto add = [&](const std::vector<uint32_t>& p) { ib.insert(ib.end(), p.begin(), p.end()); };
+  add(MakeSetShReg(kComputeStartX, {d.start[0], d.start[1], d.start[2], d.workgroup_size[0], d.workgroup_size[1],
+                                    d.workgroup_size[2]}));
+  add(MakeSetShReg(kComputePgmLo, {Lo(d.code_va >> 8), Hi(d.code_va >> 8)}));
+  add(MakeSetShReg(kComputePgmRsrc1, {d.rsrc1, d.rsrc2}));
+  if (d.write_rsrc3) add(MakeSetShReg(kComputePgmRsrc3, {d.rsrc3}));
+  add(MakeSetShReg(kComputeResourceLimits, {0}));
+  add(MakeSetShReg(kComputeTmpringSize, {d.tmpring_size}));
+  if (!d.user_data.empty()) add(MakeSetShReg(kComputeUserData0, d.user_data));
+  add(MakeDispatchDirect(d.dims[0], d.dims[1], d.dims[2], d.initiator));
+  return ib;
 }
 
 }  // namespace hipmem::gpu_abi::pm4

@@ -22,6 +22,8 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/doorbell.h"
 #include "testing/kfd_sim/engines/doorbell_poller.h"
+#include "testing/kfd_sim/engines/pm4_test_shaders.h"
+#include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
 
@@ -59,8 +61,11 @@ struct Buffer {
 
 class SimPm4QueueTest : public ::testing::Test {
  protected:
+  // The machine the fixture simulates (the default: one MI300X, gfx942).
+  virtual Topology MakeTopology() { return DefaultTopology(); }
+
   void SetUp() override {
-    sim_ = MakeSimulator();
+    sim_ = MakeSimulator(MakeTopology());
     file_ = sim_->Open();
     fds_ = AcquireAllVms(*sim_, *file_);
     gpu_ = sim_->topology().gpus[0].gpu_id;
@@ -250,7 +255,17 @@ TEST_F(SimPm4QueueTest, AnIndirectBufferRunsFromGpuMemoryAndTheRingResumesAfterI
   EXPECT_EQ(words[3], 4u) << "the ring continues after the IB";
 }
 
-TEST_F(SimPm4QueueTest, ADispatchHaltsTheQueueAsAGpuHangAndTheProcessStillCleansUp) {
+// A GPU whose shaders the simulator cannot run (RDNA3): a dispatch stands for a wave that never ends.
+class SimPm4QueueOnRdna3Test : public SimPm4QueueTest {
+ protected:
+  Topology MakeTopology() override {
+    absl::StatusOr<Topology> topology = PresetTopology("rx7900xtx");
+    EXPECT_TRUE(topology.ok()) << topology.status();
+    return *std::move(topology);
+  }
+};
+
+TEST_F(SimPm4QueueOnRdna3Test, ADispatchHaltsTheQueueAsAGpuHangAndTheProcessStillCleansUp) {
   const uint32_t hw_event = CreateEvent(uapi::EventType::kHwException);
   const Buffer dst = NewBuffer(Bytes::KiB(4), kGtt);
   const uint32_t queue_id = CreateQueue();
@@ -450,6 +465,99 @@ TEST_F(SimPm4QueueTest, CreateQueueChecksAComputeQueuesEopBuffer) {
     }
   }
 }
+
+// kfdtest's shader tests on a GFX9 GPU: a raw shader in GPU memory, its registers and DISPATCH_DIRECT in an IB
+// the ring calls, then RELEASE_MEM signalling an event, all through a real CREATE_QUEUE of type COMPUTE.
+class SimPm4ShaderTest : public SimPm4QueueTest, public ::testing::WithParamInterface<const char*> {
+ protected:
+  Topology MakeTopology() override {
+    absl::StatusOr<Topology> topology = PresetTopology(GetParam());
+    EXPECT_TRUE(topology.ok()) << topology.status();
+    return *std::move(topology);
+  }
+
+  gfx9::Target target() const {
+    return sim_->topology().gpus[0].gfx_target_version == 90010 ? gfx9::Target::kGfx90a : gfx9::Target::kGfx942;
+  }
+
+  // The shader copied into a fresh buffer (whose VA is 256-byte aligned, as COMPUTE_PGM_LO needs).
+  pm4::ShaderDispatch Launch(std::string_view code, std::vector<uint32_t> user_data, uint32_t rsrc2) {
+    code_ = NewBuffer(Bytes::KiB(4), kGtt);
+    std::memcpy(code_.cpu, code.data(), code.size());
+    pm4::ShaderDispatch d;
+    d.code_va = code_.va;
+    d.rsrc1 = kKfdtestRsrc1;
+    d.rsrc2 = rsrc2;
+    d.rsrc3 = kKfdtestRsrc3;
+    d.user_data = std::move(user_data);
+    return d;
+  }
+
+  // Places the dispatch's IB in GPU memory and pushes the call to it, without submitting.
+  void PushDispatch(const pm4::ShaderDispatch& d) {
+    ib_ = NewBuffer(Bytes::KiB(4), kPublicVram);
+    const std::vector<uint32_t> commands = pm4::MakeShaderDispatch(d);
+    std::memcpy(ib_.cpu, commands.data(), commands.size() * 4);
+    Push(pm4::MakeIndirectBuffer(ib_.va, static_cast<uint32_t>(commands.size())));
+  }
+
+  static std::vector<uint32_t> Address(uint64_t va) { return {pm4::Lo(va), pm4::Hi(va)}; }
+  static uint32_t Word(const Buffer& b, size_t i) {
+    return std::atomic_ref<uint32_t>(reinterpret_cast<uint32_t*>(b.cpu)[i]).load(std::memory_order_acquire);
+  }
+
+  Buffer code_;
+  Buffer ib_;
+};
+
+TEST_P(SimPm4ShaderTest, AShaderWritesAConstantAndTheEventAfterItSignals) {
+  const Buffer dst = NewBuffer(Bytes::KiB(4), kPublicVram);
+  const SignalEvent event = CreateSignalEventWithPage();
+  CreateQueue();
+  PushDispatch(Launch(Pm4ShadersFor(target()).write_constant, Address(dst.va), Rsrc2(2)));
+  Push(pm4::MakeSignalEvent(event.slot_va, event.id));
+  Submit();
+  WaitFor(event.id);
+
+  EXPECT_EQ(Word(dst, 0), 0x1234abcdu);
+  ASSERT_TRUE(WaitForConsumption()) << "read pointer " << Rptr() << ", write pointer " << wptr_;
+  EXPECT_FALSE(OnlyQueue().halted);
+}
+
+TEST_P(SimPm4ShaderTest, AtomicIncrementsFromManyWorkgroupsAllLandInGpuMemory) {
+  const Buffer counter = NewBuffer(Bytes::KiB(4), kGtt);
+  const SignalEvent event = CreateSignalEventWithPage();
+  CreateQueue();
+  std::vector<uint32_t> user = Address(counter.va);
+  user.push_back(25);  // increments per work-item
+  pm4::ShaderDispatch d = Launch(Pm4ShadersFor(target()).atomic_loop, user, Rsrc2(3));
+  d.workgroup_size = {64, 1, 1};
+  d.dims = {300, 1, 1};  // work-items: four full workgroups and one of 44
+  PushDispatch(d);
+  Push(pm4::MakeSignalEvent(event.slot_va, event.id));
+  Submit();
+  WaitFor(event.id);
+  EXPECT_EQ(Word(counter, 0), 300u * 25u);
+}
+
+TEST_P(SimPm4ShaderTest, AShaderStoreToAnUnmappedAddressSetsMemoryEventsAndHaltsTheQueue) {
+  const uint32_t memory_event = CreateEvent(uapi::EventType::kMemory);
+  const Buffer after = NewBuffer(Bytes::KiB(4), kGtt);
+  CreateQueue();
+  const uint64_t unmapped = uint64_t{1} << 40;
+  PushDispatch(Launch(Pm4ShadersFor(target()).write_constant, Address(unmapped + 0x40), Rsrc2(2)));
+  Push(pm4::MakeWriteData(after.va, {1}));
+  Submit();
+  const uapi::EventData data = WaitFor(memory_event);
+
+  EXPECT_EQ(+data.memory_exception_data.gpu_id, gpu_);
+  EXPECT_EQ(+data.memory_exception_data.va, unmapped) << "the faulting page";
+  EXPECT_TRUE(OnlyQueue().halted);
+  EXPECT_EQ(Word(after, 0), 0u) << "nothing after the dispatch runs";
+}
+
+INSTANTIATE_TEST_SUITE_P(Gfx9, SimPm4ShaderTest, ::testing::Values("mi250x", "mi300x"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace hipmem::kfd_sim

@@ -129,7 +129,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .wptr_va = q.write_pointer,
                            .doorbell = doorbell,
                            .initial_rptr = initial_progress,
-                           .clock = GpuClock(gpu.gpu_clock_counter_hz)},
+                           .clock = GpuClock(gpu.gpu_clock_counter_hz),
+                           .isa = Gfx9TargetOf(gpu.gfx_target_version)},
         Pm4Engine::Callbacks{
             // RELEASE_MEM's end-of-pipe interrupt: kfd_int_process_v9 hands its context id to
             // kfd_signal_event_interrupt with all 32 bits valid, as for the AQL CP.
@@ -141,7 +142,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                   log->Write(SimLogLevel::kError,
                              absl::StrCat("kfd_sim: process ", process_id, ": ", name, ": halted on a queue error: ",
                                           Pm4ErrorName(error), " (", detail, ")"));
-                  // A dispatch stands for a wave that never finishes: on hardware the queue hangs, the
+                  // A dispatch on a GPU whose shaders the simulator cannot run (no GFX9 instruction set) stands
+                  // for a wave that never finishes: on hardware the queue hangs, the
                   // scheduler's preemption times out and amdgpu resets the GPU, which amdkfd reports as a
                   // HW_EXCEPTION event (kfd_signal_reset_event, cause GPU_HANG). Bad packets raise the CP's
                   // bad-opcode interrupt instead, which without a debugger only evicts the queues: no event.

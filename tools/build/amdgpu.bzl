@@ -5,6 +5,9 @@ Kernels used by tests are compiled by the build, never checked in as binaries:
                                           target (`gfx908`, `gfx90a`, `gfx942`, with `:xnack+` style features),
                                           from HIP device code (`.hip`, `.cc`) or assembly (`.s`, with
                                           `.amdhsa_kernel` directives, linked as ROCm's toolchain links one)
+  amdgpu_raw_code(name, src, mcpu)        the bare machine code of a `.s` file without `.amdhsa_kernel` directives
+                                          (`<name>.bin`, its .text section): a shader as kfdtest hands one to a
+                                          PM4 dispatch, which needs no kernel descriptor and no ELF
   amdgpu_embed(name, srcs)                a cc_library whose `<label name>()` returns each code object's bytes as
                                           a std::string_view (declared in the generated `<name>.h`)
 """
@@ -43,6 +46,20 @@ def amdgpu_code_object(name, src, arch, copts = [], code_object_version = 5, **k
         outs = [out],
         cmd = cmd,
         message = "Building AMDGPU code object %s" % out,
+        **kwargs
+    )
+
+def amdgpu_raw_code(name, src, mcpu, **kwargs):
+    """Assembles `src` for `mcpu` with llvm-mc-19 and keeps only its .text bytes, as `<name>.bin`. A branch to a
+    label resolves inside the section; anything needing a relocation (a symbol outside it) fails the build."""
+    native.genrule(
+        name = name,
+        srcs = [src],
+        outs = [name + ".bin"],
+        cmd = ("llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj $(location %s) -o $@.o && " +
+               "if llvm-objdump-19 -r $@.o | grep -q R_AMDGPU; then echo 'relocations in %s' >&2; exit 1; fi && " +
+               "llvm-objcopy-19 -O binary --only-section=.text $@.o $@ && rm -f $@.o") % (mcpu, src, src),
+        message = "Assembling raw AMDGPU code %s.bin" % name,
         **kwargs
     )
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "gpu_abi/pm4_packets.h"
+#include "testing/kfd_sim/engines/gfx9/dispatch.h"
 
 namespace hipmem::kfd_sim {
 namespace pm4 = ::hipmem::gpu_abi::pm4;
@@ -56,6 +57,8 @@ const char* Pm4ErrorName(Pm4Error error) {
     case Pm4Error::kUnsupported: return "unsupported operation";
     case Pm4Error::kIbNesting: return "indirect buffers nested too deep";
     case Pm4Error::kShaderDispatch: return "shader dispatch";
+    case Pm4Error::kInvalidDispatch: return "invalid dispatch";
+    case Pm4Error::kIllegalInstruction: return "illegal instruction";
   }
   return "unknown";
 }
@@ -220,12 +223,11 @@ Pm4Engine::Outcome Pm4Engine::Execute(const Stream& stream, uint64_t index, uint
       if (p.body.size() < 2) return too_short("SET_UCONFIG_REG", 2);
       return SetRegisters(p, pm4::kUconfigRegBase, uconfig_regs_);
     case Opcode::kDispatchDirect:
+      if (p.body.size() < 4) return too_short("DISPATCH_DIRECT", 4);
+      return Dispatch("DISPATCH_DIRECT", {p.body[0], p.body[1], p.body[2]}, p.body[3], where());
     case Opcode::kDispatchIndirect:
-      return Error(Pm4Error::kShaderDispatch,
-                   absl::StrCat(pm4::OpcodeOf(p.header) == static_cast<uint32_t>(Opcode::kDispatchDirect)
-                                    ? "DISPATCH_DIRECT"
-                                    : "DISPATCH_INDIRECT",
-                                " at ", where(), ": the simulator runs no user shader code"));
+      if (p.body.size() < 3) return too_short("DISPATCH_INDIRECT", 3);
+      return DispatchIndirect(p, where());
     case Opcode::kIndirectBuffer: {
       if (p.body.size() < 3) return too_short("INDIRECT_BUFFER", 3);
       // Bits 0-1 of the base dword are the swap control, not address bits.
@@ -419,6 +421,79 @@ Pm4Engine::Outcome Pm4Engine::SetRegisters(const Packet& p, uint32_t base, std::
   const uint32_t first = base + (p.body[0] & 0xffff);
   std::lock_guard<std::mutex> lock(registers_mu_);
   for (size_t i = 1; i < p.body.size(); ++i) file[first + static_cast<uint32_t>(i - 1)] = p.body[i];
+  return Outcome::kDone;
+}
+
+uint32_t Pm4Engine::ShRegister(uint32_t reg) const { return sh_register(reg).value_or(0); }
+
+Pm4Engine::Outcome Pm4Engine::DispatchIndirect(const Packet& p, const std::string& where) {
+  // Without an instruction set the dims are never needed: the queue halts as for DISPATCH_DIRECT.
+  if (!queue_.isa.has_value()) return Dispatch("DISPATCH_INDIRECT", {1, 1, 1}, p.body[2], where);
+  const uint64_t va = Addr(p.body[0] & ~3u, p.body[1]);
+  std::array<uint32_t, 3> dims{};
+  {
+    GpuMemory::AccessScope scope(memory_);
+    if (std::optional<uint64_t> fault = ReadGpu(memory_, va, dims.data(), sizeof(dims))) return Fault(*fault);
+  }
+  return Dispatch("DISPATCH_INDIRECT", dims, p.body[2], where);
+}
+
+Pm4Engine::Outcome Pm4Engine::Dispatch(const char* what, const std::array<uint32_t, 3>& dims, uint32_t initiator,
+                                       const std::string& where) {
+  if (!queue_.isa.has_value()) {
+    return Error(Pm4Error::kShaderDispatch,
+                 absl::StrCat(what, " at ", where, ": the simulator runs no shader code of this GPU's family"));
+  }
+  // Without COMPUTE_SHADER_EN, or with an empty grid, the SPI launches no wave: the packet completes at once.
+  if ((initiator & pm4::kInitiatorComputeShaderEn) == 0 || dims[0] == 0 || dims[1] == 0 || dims[2] == 0) {
+    return Outcome::kDone;
+  }
+  if ((initiator & pm4::kInitiatorOrderedAppendEnbl) != 0) {
+    return Error(Pm4Error::kUnsupported, absl::StrCat(what, " at ", where, ": ordered append (GDS) is not simulated"));
+  }
+  const uint32_t start[3] = {ShRegister(pm4::kComputeStartX), ShRegister(pm4::kComputeStartX + 1),
+                             ShRegister(pm4::kComputeStartX + 2)};
+  if ((initiator & pm4::kInitiatorForceStartAt000) == 0 && (start[0] | start[1] | start[2]) != 0) {
+    return Error(Pm4Error::kUnsupported, absl::StrCat(what, " at ", where, ": COMPUTE_START ", start[0], ",", start[1],
+                                                      ",", start[2], " (a grid not starting at 0 is not simulated)"));
+  }
+  gfx9::ShaderRegisters r;
+  // PGM_HI: address bits 40-47 in bits 0-7; bit 8 is PGM_ATC (APUs), not an address bit.
+  r.entry = ((uint64_t{ShRegister(pm4::kComputePgmHi) & 0xff} << 32) | ShRegister(pm4::kComputePgmLo)) << 8;
+  r.rsrc1 = ShRegister(pm4::kComputePgmRsrc1);
+  r.rsrc2 = ShRegister(pm4::kComputePgmRsrc2);
+  // gfx908 has no RSRC3: its AGPRs are a separate file, not an offset into the VGPRs.
+  r.rsrc3 = *queue_.isa == gfx9::Target::kGfx908 ? 0 : ShRegister(pm4::kComputePgmRsrc3);
+  for (uint32_t i = 0; i < pm4::kComputeUserDataCount; ++i) r.user_data[i] = ShRegister(pm4::kComputeUserData0 + i);
+  // NUM_THREAD_*: bits 0-15 the full workgroup's size (bits 16-31, the partial one, follow from the grid).
+  for (uint32_t d = 0; d < 3; ++d) r.workgroup_size[d] = ShRegister(pm4::kComputeNumThreadX + d) & 0xffff;
+  r.dims = dims;
+  r.dims_are_threads = (initiator & pm4::kInitiatorUseThreadDimensions) != 0;
+  // TMPRING_SIZE.WAVESIZE: scratch per wave in 1 KiB units, shared by the wave's 64 lanes.
+  r.private_bytes_per_lane = ((ShRegister(pm4::kComputeTmpringSize) >> 12) & 0x1fff) * 1024 / 64;
+
+  gfx9::DispatchRequest request;
+  request.target = *queue_.isa;
+  request.shared_aperture_base = queue_.shared_aperture_base;
+  request.private_aperture_base = queue_.private_aperture_base;
+  absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch =
+      gfx9::KernelDispatch::CreateFromRegisters(memory_, request, r);
+  if (!dispatch.ok()) {
+    return Error(Pm4Error::kInvalidDispatch, absl::StrCat(what, " at ", where, ": ", dispatch.status().message()));
+  }
+  gfx9::KernelDispatch& d = **dispatch;
+  const std::function<bool()> stop = [this] { return interrupted(); };
+  // One workgroup after another on the CP thread; after a failure no later one starts.
+  for (uint64_t w = 0; w < d.workgroup_count() && !interrupted(); ++w) {
+    d.RunWorkgroup(w, stop);
+    if (d.failure().has_value()) break;
+  }
+  if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {
+    if (failure->fault_va.has_value()) return Fault(*failure->fault_va);
+    return Error(Pm4Error::kIllegalInstruction, absl::StrCat(what, " at ", where, ": ", failure->illegal));
+  }
+  // An interrupted dispatch runs again from its start on Resume, as the AQL CP restarts one.
+  if (interrupted()) return Outcome::kStopped;
   return Outcome::kDone;
 }
 

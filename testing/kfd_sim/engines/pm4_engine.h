@@ -9,9 +9,14 @@
 // Every access -- ring, indirect buffers, packet targets, the read pointer -- goes through the GPU page table
 // (GpuMemory): an unmapped address is a VM fault that halts the queue and is reported once. A packet the CP
 // cannot execute (another packet type, an unknown opcode, a malformed body, a register or GDS access, an IB
-// nested too deep) halts it as a queue error; so does a shader dispatch, because the simulator runs no user
-// shader code. Packets complete strictly in order, so cache actions, EVENT_WRITE flushes and ACQUIRE_MEM are
-// satisfied by construction; SET_SH_REG and SET_UCONFIG_REG only record register state. The read pointer moves
+// nested too deep) halts it as a queue error. SET_SH_REG and SET_UCONFIG_REG record register state; on a GPU with a
+// GFX9 instruction set (Pm4QueueDescriptor::isa) DISPATCH_DIRECT and DISPATCH_INDIRECT run the shader those
+// registers describe (COMPUTE_PGM_*, COMPUTE_USER_DATA_*, COMPUTE_NUM_THREAD_*, COMPUTE_TMPRING_SIZE) on the GFX9
+// compute units (gfx9/dispatch.h), its workgroups one after another on the CP thread, and the packet completes when
+// every wave has ended. A wave's VM fault halts the queue as a VM fault, an instruction the compute units cannot
+// run as kIllegalInstruction. Without an instruction set a dispatch halts the queue (kShaderDispatch). Packets
+// complete strictly in order, so cache actions, EVENT_WRITE flushes and ACQUIRE_MEM are satisfied by
+// construction. The read pointer moves
 // past a packet once it has completed (hardware reports it at fetch), so a consumer that sees the read pointer
 // reach its write pointer also sees every packet's effect.
 //
@@ -21,6 +26,7 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_PM4_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_PM4_ENGINE_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -29,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
@@ -47,6 +54,12 @@ struct Pm4QueueDescriptor {
   // The GPU's clock counter, which RELEASE_MEM and COPY_DATA timestamps read (the system clock they can also
   // write is CLOCK_MONOTONIC_RAW in ns, as GET_CLOCK_COUNTERS reports it).
   GpuClock clock{GpuClock::kDefaultFrequencyHz};
+  // The instruction set the compute units run shaders in (GFX9: gfx908, gfx90a, gfx942); none: a dispatch halts
+  // the queue with kShaderDispatch.
+  std::optional<gfx9::Target> isa;
+  // The process's flat apertures onto LDS and scratch (amdkfd's GFX9 layout).
+  uint64_t shared_aperture_base = uint64_t{1} << 48;
+  uint64_t private_aperture_base = uint64_t{2} << 48;
 };
 
 // Why a PM4 queue stopped without a VM fault.
@@ -57,7 +70,9 @@ enum class Pm4Error {
   kMalformedPacket,    // a body too short for its opcode, or longer than the ring or its IB
   kUnsupported,        // a valid packet asking for what is not simulated (register or GDS space, ...)
   kIbNesting,          // an INDIRECT_BUFFER inside a second-level IB
-  kShaderDispatch,     // DISPATCH_DIRECT/INDIRECT: user shader code, which the simulator cannot run
+  kShaderDispatch,     // DISPATCH_DIRECT/INDIRECT on a GPU whose instruction set the simulator cannot run
+  kInvalidDispatch,    // a dispatch the registers describe badly (no work-items, a workgroup over 1024, LDS over 64 KiB)
+  kIllegalInstruction,  // a shader's wave met an instruction the compute units cannot run (or a malformed one)
 };
 
 const char* Pm4ErrorName(Pm4Error error);
@@ -114,6 +129,13 @@ class Pm4Engine final : public QueueEngine {
   Outcome WaitRegMem(const Packet& p);
   Outcome CopyData(const Packet& p);
   Outcome SetRegisters(const Packet& p, uint32_t base, std::map<uint32_t, uint32_t>& file);
+  // DISPATCH_INDIRECT: reads dim_x/y/z from memory, then dispatches.
+  Outcome DispatchIndirect(const Packet& p, const std::string& where);
+  // Launches the shader the COMPUTE_* registers describe over `dims` and runs it to completion.
+  Outcome Dispatch(const char* what, const std::array<uint32_t, 3>& dims, uint32_t initiator,
+                   const std::string& where);
+  // The last value SET_SH_REG wrote to `reg`, or 0 (the registers' reset value).
+  uint32_t ShRegister(uint32_t reg) const;
   // Records why the queue halts; returns kHalt.
   Outcome Error(Pm4Error error, std::string detail);
 

@@ -1,7 +1,11 @@
 #include "testing/kfd_sim/engines/pm4_engine.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <optional>
+#include <string_view>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -12,6 +16,8 @@
 #include "gmock/gmock.h"
 #include "gpu_abi/pm4_packets.h"
 #include "gtest/gtest.h"
+#include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/pm4_test_shaders.h"
 #include "testing/kfd_sim/engines/test_memory.h"
 
 namespace hipmem::kfd_sim {
@@ -43,7 +49,7 @@ class Pm4EngineTest : public ::testing::Test {
     Start();
   }
 
-  void Start(uint64_t initial_rptr = 0) {
+  void Start(uint64_t initial_rptr = 0, std::optional<gfx9::Target> isa = std::nullopt) {
     engine_.reset();
     engine_ = std::make_unique<Pm4Engine>(
         "pm4 0", &memory_,
@@ -51,7 +57,8 @@ class Pm4EngineTest : public ::testing::Test {
                            .ring_bytes = kRingDwords * 4,
                            .rptr_va = Va(&rptr_),
                            .wptr_va = Va(&wptr_),
-                           .initial_rptr = initial_rptr},
+                           .initial_rptr = initial_rptr,
+                           .isa = isa},
         Pm4Engine::Callbacks{
             .on_interrupt =
                 [this](uint32_t context) {
@@ -396,6 +403,229 @@ TEST_F(Pm4EngineTest, ARestartedEngineContinuesWhereTheLastStopped) {
   EXPECT_THAT(dst, ElementsAre(1u, 2u));
   EXPECT_EQ(engine_->rptr(), wptr_);
 }
+
+
+// Shaders run by PM4 dispatches, on each GFX9 target. The dispatch's registers and DISPATCH_DIRECT sit in an
+// indirect buffer, as kfdtest's Dispatch::BuildIb puts them.
+class Pm4ShaderTest : public Pm4EngineTest, public ::testing::WithParamInterface<gfx9::Target> {
+ protected:
+  void SetUp() override {
+    Pm4EngineTest::SetUp();
+    Start(0, GetParam());
+    shaders_ = Pm4ShadersFor(GetParam());
+  }
+
+  // Copies `code` into 256-byte aligned mapped memory (COMPUTE_PGM_LO drops the low 8 bits); returns its VA.
+  uint64_t LoadCode(std::string_view code) {
+    code_.assign(code.size() + 512, 0);
+    const uint64_t va = (Va(code_.data()) + 255) & ~uint64_t{255};
+    std::memcpy(reinterpret_cast<void*>(va), code.data(), code.size());
+    memory_.Map(reinterpret_cast<void*>(va), code.size());
+    return va;
+  }
+
+  pm4::ShaderDispatch Launch(std::string_view code, std::vector<uint32_t> user_data, uint32_t rsrc2) {
+    pm4::ShaderDispatch d;
+    d.code_va = LoadCode(code);
+    d.rsrc1 = kKfdtestRsrc1;
+    d.rsrc2 = rsrc2;
+    d.rsrc3 = kKfdtestRsrc3;
+    d.write_rsrc3 = GetParam() != gfx9::Target::kGfx908;
+    d.user_data = std::move(user_data);
+    return d;
+  }
+
+  // Runs `d` from an IB, then a WRITE_DATA of 1 to `marker_` (which shows whether the ring went on after it);
+  // returns whether the queue went idle rather than halting.
+  bool Run(const pm4::ShaderDispatch& d) {
+    ib_ = pm4::MakeShaderDispatch(d);
+    memory_.Map(ib_.data(), ib_.size() * 4);
+    memory_.Map(&marker_, sizeof(marker_));
+    Submit(pm4::MakeIndirectBuffer(Va(ib_.data()), static_cast<uint32_t>(ib_.size())));
+    Submit(pm4::MakeWriteData(Va(&marker_), {1}));
+    return engine_->WaitIdle();
+  }
+
+  static std::vector<uint32_t> Address(const void* p) { return {pm4::Lo(Va(p)), pm4::Hi(Va(p))}; }
+
+  Pm4TestShaders shaders_;
+  std::vector<unsigned char> code_;
+  std::vector<uint32_t> ib_;
+  uint32_t marker_ = 0;
+};
+
+TEST_P(Pm4ShaderTest, AShaderWritesAConstantWhereItsUserSgprsPoint) {
+  uint32_t dst = 0;
+  memory_.Map(&dst, sizeof(dst));
+  ASSERT_TRUE(Run(Launch(shaders_.write_constant, Address(&dst), Rsrc2(2))));
+  EXPECT_EQ(Load(dst), 0x1234abcdu);
+  EXPECT_EQ(Load(marker_), 1u) << "the ring goes on after the dispatch";
+  EXPECT_EQ(engine_->rptr(), wptr_);
+  EXPECT_THAT(errors(), IsEmpty());
+}
+
+TEST_P(Pm4ShaderTest, AShaderCopiesADword) {
+  uint32_t words[2] = {0xc0ffee, 0};
+  memory_.Map(words, sizeof(words));
+  std::vector<uint32_t> user = Address(&words[0]);
+  const std::vector<uint32_t> dst = Address(&words[1]);
+  user.insert(user.end(), dst.begin(), dst.end());
+  ASSERT_TRUE(Run(Launch(shaders_.copy_dword, user, Rsrc2(4))));
+  EXPECT_EQ(Load(words[1]), 0xc0ffeeu);
+}
+
+TEST_P(Pm4ShaderTest, AtomicIncrementsFromEveryLaneWaveAndWorkgroupAllLand) {
+  struct Row {
+    const char* what;
+    std::array<uint32_t, 3> workgroup_size;
+    std::array<uint32_t, 3> dims;
+    uint32_t initiator;
+    uint32_t work_items;
+  };
+  const Row rows[] = {
+      {"4 workgroups of 128", {128, 1, 1}, {4, 1, 1}, pm4::kInitiatorComputeShaderEn, 512},
+      {"200 work-items in workgroups of 64 (a partial last one)", {64, 1, 1}, {200, 1, 1},
+       pm4::kKfdtestDispatchInitiator, 200},
+      {"kfdtest's shape: 3 work-items, one per workgroup", {1, 1, 1}, {3, 1, 1}, pm4::kKfdtestDispatchInitiator, 3},
+      {"2x2x2 workgroups of 4x2x1", {4, 2, 1}, {2, 2, 2}, pm4::kInitiatorComputeShaderEn, 64},
+  };
+  constexpr uint32_t kLoops = 10;
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.what);
+    uint32_t counter = 0;
+    memory_.Map(&counter, sizeof(counter));
+    std::vector<uint32_t> user = Address(&counter);
+    user.push_back(kLoops);
+    pm4::ShaderDispatch d = Launch(shaders_.atomic_loop, user, Rsrc2(3));
+    d.workgroup_size = row.workgroup_size;
+    d.dims = row.dims;
+    d.initiator = row.initiator;
+    ASSERT_TRUE(Run(d));
+    EXPECT_EQ(Load(counter), row.work_items * kLoops);
+    memory_.Unmap(&counter);
+  }
+}
+
+TEST_P(Pm4ShaderTest, EveryWaveSeesItsWorkgroupIdsAndWorkItemIds) {
+  constexpr uint32_t kWidth = 3;
+  constexpr uint32_t kHeight = 2;
+  std::vector<uint32_t> out(kWidth * kHeight * 64, 0xffffffffu);
+  memory_.Map(out.data(), out.size() * 4);
+  std::vector<uint32_t> user = Address(out.data());
+  user.push_back(kWidth);
+  pm4::ShaderDispatch d = Launch(shaders_.ids, user, Rsrc2(3, /*tgid_x=*/true, /*tgid_y=*/true));
+  d.workgroup_size = {64, 1, 1};
+  d.dims = {kWidth, kHeight, 1};
+  d.initiator = pm4::kInitiatorComputeShaderEn;
+  ASSERT_TRUE(Run(d));
+  for (uint32_t y = 0; y < kHeight; ++y) {
+    for (uint32_t x = 0; x < kWidth; ++x) {
+      for (uint32_t t = 0; t < 64; ++t) {
+        ASSERT_EQ(out[(y * kWidth + x) * 64 + t], x << 24 | y << 16 | t) << "workgroup " << x << "," << y << " tid " << t;
+      }
+    }
+  }
+}
+
+TEST_P(Pm4ShaderTest, DispatchIndirectReadsItsGridFromMemory) {
+  uint32_t counter = 0;
+  uint32_t dims[3] = {5, 1, 1};
+  memory_.Map(&counter, sizeof(counter));
+  memory_.Map(dims, sizeof(dims));
+  std::vector<uint32_t> user = Address(&counter);
+  user.push_back(1);
+  pm4::ShaderDispatch d = Launch(shaders_.atomic_loop, user, Rsrc2(3));
+  d.dims = {0, 0, 0};  // the DISPATCH_DIRECT launches nothing; the DISPATCH_INDIRECT after it runs 5
+  ib_ = pm4::MakeShaderDispatch(d);
+  const std::vector<uint32_t> indirect = pm4::MakeDispatchIndirect(Va(dims), pm4::kKfdtestDispatchInitiator);
+  ib_.insert(ib_.end(), indirect.begin(), indirect.end());
+  memory_.Map(ib_.data(), ib_.size() * 4);
+  Submit(pm4::MakeIndirectBuffer(Va(ib_.data()), static_cast<uint32_t>(ib_.size())));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(Load(counter), 5u);
+}
+
+TEST_P(Pm4ShaderTest, WithoutComputeShaderEnNoWaveRunsAndTheQueueGoesOn) {
+  uint32_t dst = 0;
+  memory_.Map(&dst, sizeof(dst));
+  pm4::ShaderDispatch d = Launch(shaders_.write_constant, Address(&dst), Rsrc2(2));
+  d.initiator = pm4::kInitiatorUseThreadDimensions;
+  ASSERT_TRUE(Run(d));
+  EXPECT_EQ(Load(dst), 0u);
+  EXPECT_EQ(Load(marker_), 1u);
+}
+
+TEST_P(Pm4ShaderTest, AShaderStoreToAnUnmappedAddressIsAVmFaultThatHaltsTheQueue) {
+  const uint64_t unmapped = uint64_t{1} << 44;
+  EXPECT_FALSE(Run(Launch(shaders_.write_constant, {pm4::Lo(unmapped), pm4::Hi(unmapped)}, Rsrc2(2))));
+  EXPECT_TRUE(engine_->halted());
+  EXPECT_THAT(faults(), ElementsAre(unmapped));
+  EXPECT_THAT(errors(), IsEmpty());
+  EXPECT_EQ(Load(marker_), 0u) << "nothing after the dispatch runs";
+}
+
+TEST_P(Pm4ShaderTest, AnInstructionTheComputeUnitsCannotRunHaltsTheQueue) {
+  EXPECT_FALSE(Run(Launch(shaders_.illegal, {}, Rsrc2(0))));
+  EXPECT_THAT(errors(), ElementsAre(Pm4Error::kIllegalInstruction));
+  EXPECT_THAT(last_detail(), HasSubstr("DISPATCH_DIRECT"));
+  EXPECT_THAT(faults(), IsEmpty());
+  EXPECT_EQ(Load(marker_), 0u);
+}
+
+TEST_P(Pm4ShaderTest, RegisterStateTheComputeUnitsCannotLaunchHaltsTheQueue) {
+  struct Row {
+    const char* what;
+    void (*edit)(pm4::ShaderDispatch&);
+    Pm4Error error;
+  };
+  const Row rows[] = {
+      {"a workgroup of 0 work-items", [](pm4::ShaderDispatch& d) { d.workgroup_size = {0, 1, 1}; },
+       Pm4Error::kInvalidDispatch},
+      {"a workgroup of 2048 work-items", [](pm4::ShaderDispatch& d) { d.workgroup_size = {1024, 2, 1}; },
+       Pm4Error::kInvalidDispatch},
+      {"LDS_SIZE of 129 granules (over 64 KiB)",
+       [](pm4::ShaderDispatch& d) { d.rsrc2 = gpu_abi::amdhsa::rsrc2::kGranulatedLdsSize.Set(d.rsrc2, 129); },
+       Pm4Error::kInvalidDispatch},
+      {"USER_SGPR 17", [](pm4::ShaderDispatch& d) { d.rsrc2 = Rsrc2(17); }, Pm4Error::kInvalidDispatch},
+      {"over 2^32 work-items", [](pm4::ShaderDispatch& d) {
+         d.workgroup_size = {1024, 1, 1};
+         d.dims = {1u << 23, 1, 1};
+         d.initiator = pm4::kInitiatorComputeShaderEn;
+       },
+       Pm4Error::kInvalidDispatch},
+      {"COMPUTE_START_X 1", [](pm4::ShaderDispatch& d) { d.start = {1, 0, 0}; }, Pm4Error::kUnsupported},
+      {"ordered append", [](pm4::ShaderDispatch& d) { d.initiator |= pm4::kInitiatorOrderedAppendEnbl; },
+       Pm4Error::kUnsupported},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.what);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      errors_.clear();
+    }
+    wptr_ = 0;
+    Start(0, GetParam());
+    uint32_t dst = 0;
+    memory_.Map(&dst, sizeof(dst));
+    pm4::ShaderDispatch d = Launch(shaders_.write_constant, Address(&dst), Rsrc2(2));
+    row.edit(d);
+    EXPECT_FALSE(Run(d));
+    EXPECT_THAT(errors(), ElementsAre(row.error));
+    EXPECT_EQ(Load(dst), 0u) << "no wave ran";
+    memory_.Unmap(&dst);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gfx9, Pm4ShaderTest,
+                         ::testing::Values(gfx9::Target::kGfx908, gfx9::Target::kGfx90a, gfx9::Target::kGfx942),
+                         [](const ::testing::TestParamInfo<gfx9::Target>& info) {
+                           switch (info.param) {
+                             case gfx9::Target::kGfx908: return "gfx908";
+                             case gfx9::Target::kGfx90a: return "gfx90a";
+                             case gfx9::Target::kGfx942: return "gfx942";
+                           }
+                           return "unknown";
+                         });
 
 }  // namespace
 }  // namespace hipmem::kfd_sim

@@ -39,10 +39,10 @@ KernelDispatch::KernelDispatch(GpuMemory* memory, const DispatchRequest& request
 
 KernelDispatch::~KernelDispatch() = default;
 
-absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory* memory,
-                                                                       const DispatchRequest& request,
-                                                                       const amdhsa::KernelDescriptor& kd) {
-  const aql::KernelDispatchPacket& p = request.packet;
+namespace {
+
+// What the hardware cannot launch, whoever describes the dispatch.
+absl::Status CheckGeometry(const aql::KernelDispatchPacket& p) {
   const uint32_t size[3] = {p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z};
   const uint32_t grid[3] = {p.grid_size_x, p.grid_size_y, p.grid_size_z};
   const uint16_t dims = aql::Dimensions(p.setup);
@@ -58,6 +58,16 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory
   if (threads > kMaxWorkgroupThreads) {
     return absl::InvalidArgumentError(absl::StrCat("workgroup of ", threads, " work-items (at most 1024)"));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory* memory,
+                                                                       const DispatchRequest& request,
+                                                                       const amdhsa::KernelDescriptor& kd) {
+  const aql::KernelDispatchPacket& p = request.packet;
+  if (absl::Status geometry = CheckGeometry(p); !geometry.ok()) return geometry;
   // What no descriptor LLVM writes looks like (AMDGPUUsage: reserved bytes are zero, the entry is 256-byte aligned
   // and, the descriptor not being code, not at offset 0): the CP refuses the object rather than run garbage.
   const auto* raw = reinterpret_cast<const unsigned char*>(&kd);
@@ -73,10 +83,63 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory
   if (kd.enable_wavefront_size32()) return absl::FailedPreconditionError("a wave32 kernel on a wave64 GFX9 target");
   const uint32_t lds = std::max(p.group_segment_size, kd.group_segment_fixed_size);
   if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
-  const int64_t entry = static_cast<int64_t>(entry_va);
+  return Build(memory, request, kd, entry_va, lds);
+}
 
+absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::CreateFromRegisters(GpuMemory* memory,
+                                                                                    const DispatchRequest& request,
+                                                                                    const ShaderRegisters& r) {
+  DispatchRequest req = request;
+  req.packet = aql::KernelDispatchPacket{};
+  aql::KernelDispatchPacket& p = req.packet;
+  p.setup = 3;
+  // The AQL packet's geometry counts work-items; DISPATCH_DIRECT counts workgroups unless USE_THREAD_DIMENSIONS.
+  uint32_t grid[3];
+  for (int d = 0; d < 3; ++d) {
+    const uint64_t items = r.dims_are_threads ? r.dims[d] : uint64_t{r.dims[d]} * r.workgroup_size[d];
+    if (items > UINT32_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat(r.dims[d], " workgroups of ", r.workgroup_size[d],
+                                                     " work-items in dimension ", d, " (over 2^32 work-items)"));
+    }
+    grid[d] = static_cast<uint32_t>(items);
+  }
+  if (r.workgroup_size[0] > UINT16_MAX || r.workgroup_size[1] > UINT16_MAX || r.workgroup_size[2] > UINT16_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat("workgroup ", r.workgroup_size[0], "x", r.workgroup_size[1], "x",
+                                                   r.workgroup_size[2], " (at most 1024 work-items)"));
+  }
+  p.workgroup_size_x = static_cast<uint16_t>(r.workgroup_size[0]);
+  p.workgroup_size_y = static_cast<uint16_t>(r.workgroup_size[1]);
+  p.workgroup_size_z = static_cast<uint16_t>(r.workgroup_size[2]);
+  p.grid_size_x = grid[0];
+  p.grid_size_y = grid[1];
+  p.grid_size_z = grid[2];
+  if (absl::Status geometry = CheckGeometry(p); !geometry.ok()) return geometry;
+  // The registers share the descriptor's rsrc layouts; kernel_code_properties stays 0 because on this path the
+  // producer, not the CP, decides what the user SGPRs hold.
+  amdhsa::KernelDescriptor kd{};
+  kd.compute_pgm_rsrc1 = r.rsrc1;
+  kd.compute_pgm_rsrc2 = r.rsrc2;
+  kd.compute_pgm_rsrc3 = r.rsrc3;
+  kd.private_segment_fixed_size = r.private_bytes_per_lane;
+  if (kd.user_sgpr_count() > r.user_data.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("USER_SGPR_COUNT ", kd.user_sgpr_count(), " (at most 16)"));
+  }
+  // GFX9 allocates LDS to a compute workgroup in granules of 128 dwords.
+  const uint32_t lds = amdhsa::rsrc2::kGranulatedLdsSize.Get(r.rsrc2) * 512;
+  if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
+  req.user_sgprs = r.user_data;
+  return Build(memory, req, kd, r.entry, lds);
+}
+
+absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory* memory,
+                                                                      const DispatchRequest& request,
+                                                                      const amdhsa::KernelDescriptor& kd,
+                                                                      uint64_t entry, uint32_t lds) {
+  const aql::KernelDispatchPacket& p = request.packet;
+  const uint32_t size[3] = {p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z};
+  const uint32_t grid[3] = {p.grid_size_x, p.grid_size_y, p.grid_size_z};
   auto dispatch = std::unique_ptr<KernelDispatch>(new KernelDispatch(memory, request, kd));
-  dispatch->code_entry_ = static_cast<uint64_t>(entry);
+  dispatch->code_entry_ = entry;
   dispatch->lds_bytes_ = lds;
   for (int d = 0; d < 3; ++d) dispatch->workgroups_[d] = (uint64_t{grid[d]} + size[d] - 1) / size[d];
   if (request.target == Target::kGfx908) {
@@ -150,6 +213,10 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
     put32(static_cast<uint32_t>(v >> 32));
   };
   const aql::KernelDispatchPacket& p = request_.packet;
+  if (request_.user_sgprs.has_value()) {
+    // A register-defined dispatch: COMPUTE_USER_DATA_n is s<n>, whatever the producer meant by it.
+    for (uint32_t i = 0; i < kd_.user_sgpr_count(); ++i) put32((*request_.user_sgprs)[i]);
+  }
   if (kd_.enable_sgpr_private_segment_buffer()) {
     // A V# over the wave's scratch: base 0 (offsets are private-segment offsets), stride 0, every record.
     put64(0);

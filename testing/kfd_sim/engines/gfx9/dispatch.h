@@ -21,6 +21,7 @@
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -47,6 +48,25 @@ struct DispatchRequest {
   uint64_t dispatch_id = 0;
   uint64_t shared_aperture_base = uint64_t{1} << 48;   // amdkfd's gfx9 LDS aperture
   uint64_t private_aperture_base = uint64_t{2} << 48;  // amdkfd's gfx9 scratch aperture
+  // Set by CreateFromRegisters: the user SGPRs are these dwords as the queue's producer wrote them (the first
+  // USER_SGPR_COUNT of them), not the layout a descriptor's kernel_code_properties asks the CP to build.
+  std::optional<std::array<uint32_t, 16>> user_sgprs;
+};
+
+// The COMPUTE_* register state a PM4 DISPATCH_DIRECT launches a shader with: no kernel descriptor and no AQL
+// packet, so everything a descriptor would say comes from the registers the producer set with SET_SH_REG.
+struct ShaderRegisters {
+  uint64_t entry = 0;  // COMPUTE_PGM_LO/HI, shifted back to a byte address (256-byte aligned by construction)
+  uint32_t rsrc1 = 0;  // COMPUTE_PGM_RSRC1: VGPR granules, float modes (the descriptor's compute_pgm_rsrc1 layout)
+  uint32_t rsrc2 = 0;  // COMPUTE_PGM_RSRC2: USER_SGPR count, system SGPR and work-item id enables, LDS_SIZE
+  uint32_t rsrc3 = 0;  // COMPUTE_PGM_RSRC3 (gfx90a, gfx942): ACCUM_OFFSET
+  std::array<uint32_t, 16> user_data{};               // COMPUTE_USER_DATA_0..15
+  std::array<uint32_t, 3> workgroup_size = {1, 1, 1};  // COMPUTE_NUM_THREAD_X/Y/Z
+  // DISPATCH_DIRECT's dim_x/y/z: workgroups, or work-items when `dims_are_threads` (the initiator's
+  // USE_THREAD_DIMENSIONS), in which case a last workgroup may be partial.
+  std::array<uint32_t, 3> dims = {1, 1, 1};
+  bool dims_are_threads = false;
+  uint32_t private_bytes_per_lane = 0;  // from COMPUTE_TMPRING_SIZE's WAVESIZE
 };
 
 // How a dispatch ended when it did not complete.
@@ -64,6 +84,12 @@ class KernelDispatch {
   // run: no work-items, a workgroup over 1024 work-items, more than 64 KiB of LDS.
   static absl::StatusOr<std::unique_ptr<KernelDispatch>> Create(GpuMemory* memory, const DispatchRequest& request,
                                                                 const gpu_abi::amdhsa::KernelDescriptor& descriptor);
+  // A dispatch the registers define (a PM4 queue's). `request` gives the target and apertures; its packet,
+  // user_sgprs and dispatch pointers are ignored. Returns kInvalidArgument for a geometry the hardware cannot run
+  // (as Create), more work-items than a 32-bit grid holds, or USER_SGPR_COUNT over 16.
+  static absl::StatusOr<std::unique_ptr<KernelDispatch>> CreateFromRegisters(GpuMemory* memory,
+                                                                             const DispatchRequest& request,
+                                                                             const ShaderRegisters& registers);
 
   uint64_t workgroup_count() const { return workgroups_[0] * workgroups_[1] * workgroups_[2]; }
 
@@ -82,6 +108,10 @@ class KernelDispatch {
  private:
   struct Worker;
   KernelDispatch(GpuMemory* memory, const DispatchRequest& request, const gpu_abi::amdhsa::KernelDescriptor& kd);
+  // Checks the packet's geometry and `lds` bytes, then builds the dispatch that runs from `entry`.
+  static absl::StatusOr<std::unique_ptr<KernelDispatch>> Build(GpuMemory* memory, const DispatchRequest& request,
+                                                               const gpu_abi::amdhsa::KernelDescriptor& kd,
+                                                               uint64_t entry, uint32_t lds);
   std::unique_ptr<Worker> TakeWorker();
   void GiveBack(std::unique_ptr<Worker> worker);
   void InitWave(Wave& wave, uint32_t wave_index, const uint32_t group_id[3], const uint32_t group_size[3],
