@@ -29,7 +29,9 @@ ManagedMemory::ManagedMemory(Context& context) : context_(context), svm_(hsa::Sv
 absl::StatusOr<DeviceAddress> ManagedMemory::Allocate(const Device& current, Bytes size, uint32_t user_flags) {
   if (size.is_zero()) return absl::InvalidArgumentError("hipMallocManaged: size 0");
   const std::optional<Bytes> rounded = AlignUp(size, kPage);
-  if (!rounded.has_value()) return absl::InvalidArgumentError("hipMallocManaged: size overflows");
+  // hip_hmm.cpp ihipMallocManaged: a size no memory can hold fails the allocation (hipErrorMemoryAllocation),
+  // it is not a bad argument.
+  if (!rounded.has_value()) return absl::ResourceExhaustedError("hipMallocManaged: size overflows");
   // Private anonymous memory: what HMM can migrate (a shared mapping keeps its page cache) and what the CPU can
   // always touch. MAP_NORESERVE: like malloc, pages come on first touch.
   void* p = mmap(nullptr, rounded->raw(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -61,9 +61,9 @@ hipError_t hipMemGetInfo(size_t* free, size_t* total) {
 
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
   HIPMEM_INIT_OR_RETURN(rt);
-  // Current hipamd (hip_memory.cpp, hipPointerGetAttributes) refuses only a null `attributes`; a null `ptr` is
-  // like any pointer HIP never returned: success, hipMemoryTypeUnregistered, device hipInvalidDeviceId, as CUDA 11+.
-  if (attributes == nullptr) return Return(hipErrorInvalidValue);
+  // hip_memory.cpp hipPointerGetAttributes refuses a null `attributes` or a null `ptr` with hipErrorInvalidValue;
+  // any other pointer HIP never returned succeeds as hipMemoryTypeUnregistered.
+  if (attributes == nullptr || ptr == nullptr) return Return(hipErrorInvalidValue);
   const PointerAttributes a = rt.GetPointerAttributes(ptr);
   attributes->type = static_cast<hipMemoryType>(a.type);
   attributes->device = a.device;

@@ -256,8 +256,8 @@ TEST_F(HipMemoryCApi, HostAndRegisteredMemoryAttributes) {
 TEST_F(HipMemoryCApi, PointerGetAttributesOfUnknownMemoryIsUnregistered) {
   int on_stack = 0;
   std::vector<int> heap(16);
-  for (const void* p : {static_cast<const void*>(&on_stack), static_cast<const void*>(heap.data()),
-                        static_cast<const void*>(nullptr)}) {
+  // A null pointer is refused instead (hip_bad_input_c_api_test).
+  for (const void* p : {static_cast<const void*>(&on_stack), static_cast<const void*>(heap.data())}) {
     SCOPED_TRACE(p);
     hipPointerAttribute_t a;
     std::memset(&a, 0x5a, sizeof(a));
@@ -474,7 +474,7 @@ TEST_F(HipMemoryCApi, MemcpyPeerChecksOrdinalsAndStream) {
   hipStream_t s = nullptr;
   ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
   ASSERT_EQ(hipStreamDestroy(s), hipSuccess);
-  EXPECT_EQ(hipMemcpyPeerAsync(b, 0, a, 0, 64, s), hipErrorContextIsDestroyed);
+  EXPECT_EQ(hipMemcpyPeerAsync(b, 0, a, 0, 64, s), hipErrorInvalidHandle);
   EXPECT_EQ(hipMemcpyPeer(nullptr, 0, a, 0, 64), hipErrorInvalidValue);
   EXPECT_EQ(hipMemcpyPeer(b, 0, a, 0, 65), hipErrorInvalidValue) << "past the end";
   std::vector<uint8_t> h1(64), h2(64);

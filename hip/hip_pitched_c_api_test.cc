@@ -192,8 +192,8 @@ TEST_F(HipPitched2D, AsyncCopiesAndMemsetsAreDoneAfterStreamSynchronize) {
   EXPECT_EQ(hipHostFree(back), hipSuccess);
   EXPECT_EQ(hipStreamDestroy(stream), hipSuccess);
   EXPECT_EQ(hipMemcpy2DAsync(dev_, pitch_, src.data(), kWidth, kWidth, 1, hipMemcpyHostToDevice, stream),
-            hipErrorContextIsDestroyed);
-  EXPECT_EQ(hipMemset2DAsync(dev_, pitch_, 0, kWidth, 1, stream), hipErrorContextIsDestroyed);
+            hipErrorInvalidHandle);
+  EXPECT_EQ(hipMemset2DAsync(dev_, pitch_, 0, kWidth, 1, stream), hipErrorInvalidHandle);
 }
 
 TEST_F(HipPitched2D, Memset2DSetsOnlyTheRectangle) {

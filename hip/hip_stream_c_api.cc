@@ -73,6 +73,7 @@ hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPrio
 hipError_t hipStreamDestroy(hipStream_t stream) {
   HIPMEM_INIT_OR_RETURN(rt);
   // Only a created stream can be destroyed: resolving the null or per-thread handle would make one.
+  // Only a created stream can be destroyed: resolving the null or per-thread handle would make one.
   const bool created = Handle(stream).raw() > hipmem::hip::kPerThreadStreamHandle.raw();
   absl::StatusOr<HipStream*> s =
       created ? rt.streams().Resolve(Handle(stream), rt.current_device()) : absl::StatusOr<HipStream*>(nullptr);
@@ -122,10 +123,13 @@ hipError_t hipStreamGetPriority(hipStream_t stream, int* priority) {
 
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device) {
   if (device == nullptr) return Return(hipErrorInvalidValue);
-  return WithStream(stream, [&](Runtime&, HipStream& s) {
+  const hipError_t got = WithStream(stream, [&](Runtime&, HipStream& s) {
     *device = s.device();
     return absl::OkStatus();
   });
+  // hip_stream.cpp hipStreamGetDevice is the one stream query whose !hip::isValid answers
+  // hipErrorContextIsDestroyed rather than the resource-handle code.
+  return got == hipErrorInvalidHandle ? Return(hipErrorContextIsDestroyed) : got;
 }
 
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData) {

@@ -115,7 +115,7 @@ TEST_F(MemcpyFamily, CopiesPastAnAllocationAndBadKindsAreRefused) {
   hipStream_t dead = nullptr;
   ASSERT_EQ(hipStreamCreate(&dead), hipSuccess);
   ASSERT_EQ(hipStreamDestroy(dead), hipSuccess);
-  EXPECT_EQ(hipMemcpyWithStream(device_[0], H(0), kBytes, hipMemcpyHostToDevice, dead), hipErrorContextIsDestroyed);
+  EXPECT_EQ(hipMemcpyWithStream(device_[0], H(0), kBytes, hipMemcpyHostToDevice, dead), hipErrorInvalidHandle);
 }
 
 TEST(MallocConformance, SizesAlignmentAndLimits) {

@@ -874,11 +874,11 @@ TEST_F(MemPoolConformance, FreeAsyncRefusesDoubleFreesAndDeadStreams) {
   hipStream_t dead = nullptr;
   ASSERT_EQ(hipStreamCreate(&dead), hipSuccess);
   ASSERT_EQ(hipStreamDestroy(dead), hipSuccess);
-  EXPECT_EQ(hipFreeAsync(again, dead), hipErrorContextIsDestroyed);
+  EXPECT_EQ(hipFreeAsync(again, dead), hipErrorInvalidHandle);
   EXPECT_EQ(Attr(pool, hipMemPoolAttrUsedMemCurrent), 1024u) << "still allocated";
   void* q = nullptr;
-  EXPECT_EQ(hipMallocAsync(&q, 1024, dead), hipErrorContextIsDestroyed);
-  EXPECT_EQ(hipMallocFromPoolAsync(&q, 1024, pool, dead), hipErrorContextIsDestroyed);
+  EXPECT_EQ(hipMallocAsync(&q, 1024, dead), hipErrorInvalidHandle);
+  EXPECT_EQ(hipMallocFromPoolAsync(&q, 1024, pool, dead), hipErrorInvalidHandle);
   EXPECT_EQ(Attr(pool, hipMemPoolAttrUsedMemCurrent), 1024u);
   ASSERT_EQ(hipFreeAsync(again, s), hipSuccess);
   ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);

@@ -119,7 +119,7 @@ TEST_F(HipRuntimeTest, AsyncCopiesAndMemsetsRunInStreamOrder) {
     EXPECT_EQ(pageable[kSize - 1], 0x20 + round);
   }
   EXPECT_THAT(rt_->streams().Destroy(stream), IsOk());
-  EXPECT_EQ(ToHipError(rt_->MemcpyAsync(pinned, d, 16, MemcpyKind::kDefault, stream)), hipErrorContextIsDestroyed);
+  EXPECT_EQ(ToHipError(rt_->MemcpyAsync(pinned, d, 16, MemcpyKind::kDefault, stream)), hipErrorInvalidHandle);
   EXPECT_THAT(rt_->Free(d), IsOk());
   EXPECT_THAT(rt_->Free(pinned), IsOk());
 }

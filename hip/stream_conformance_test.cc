@@ -342,7 +342,7 @@ TEST_F(StreamConformance, DestroyingAStreamWithQueuedWorkLetsTheWorkFinish) {
   EXPECT_TRUE(ran.load());
   EXPECT_TRUE(AllBytes(host, kSize, 0x3c));
   EXPECT_NE(hipStreamQuery(s), hipSuccess) << "a destroyed stream is no longer a stream";
-  EXPECT_EQ(hipStreamDestroy(s), hipErrorInvalidHandle);
+  EXPECT_EQ(hipStreamDestroy(s), hipErrorContextIsDestroyed) << "hip-tests Unit_hipStreamDestroy_Negative_DoubleDestroy";
   EXPECT_EQ(hipEventDestroy(done), hipSuccess);
   EXPECT_EQ(hipHostFree(host), hipSuccess);
 }

@@ -93,10 +93,17 @@ absl::Status StreamTable::Destroy(StreamHandle handle) {
   std::shared_ptr<HipStream> stream;
   {
     LightLock lock(&mu_);
+    // hip_stream.cpp hipStreamDestroy: the null stream answers hipErrorInvalidHandle, the per-thread and legacy
+    // streams hipErrorInvalidResourceHandle (both 400): none of them is ever destroyed.
+    if (handle.raw() <= kPerThreadStreamHandle.raw()) {
+      return InvalidHandleError(absl::StrCat("hipStreamDestroy(", HandleText(handle.raw()), "): a built-in stream"));
+    }
     auto it = streams_.find(handle.raw());
     if (it == streams_.end()) {
-      return InvalidHandleError(absl::StrCat("hipStreamDestroy(", HandleText(handle.raw()),
-                                             "): not a stream hipStreamCreate made, or destroyed already"));
+      // hip-tests' Unit_hipStreamDestroy_Negative_DoubleDestroy: destroying a destroyed stream answers
+      // hipErrorContextIsDestroyed (709), where using one elsewhere answers 400 (ResolveLocked).
+      return ContextIsDestroyedError(absl::StrCat("hipStreamDestroy(", HandleText(handle.raw()),
+                                                  "): not a stream hipStreamCreate made, or destroyed already"));
     }
     stream = std::move(it->second);
     streams_.erase(it);
@@ -186,7 +193,9 @@ absl::StatusOr<HipStream*> StreamTable::ResolveLocked(StreamHandle handle, int c
   }
   auto it = streams_.find(handle.raw());
   if (it == streams_.end()) {
-    return ContextIsDestroyedError(absl::StrCat("stream ", HandleText(handle.raw()), " is not a live stream"));
+    // CLR's stream argument checks (hip_stream.cpp hipStreamGetFlags_common, hipStreamGetId_common: !hip::isValid)
+    // answer hipErrorInvalidResourceHandle, 400; its other entry points do not check at all.
+    return InvalidHandleError(absl::StrCat("stream ", HandleText(handle.raw()), " is not a live stream"));
   }
   return it->second.get();
 }

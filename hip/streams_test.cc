@@ -58,8 +58,8 @@ TEST_F(StreamTableTest, HandlesAreCheckedAgainstTheLiveStreams) {
   EXPECT_EQ(table_->stream_count(), 1u);
   EXPECT_THAT(table_->Resolve(s, 0), IsOk());
   EXPECT_THAT(table_->Destroy(s), IsOk());
-  EXPECT_EQ(ToHipError(table_->Resolve(s, 0).status()), hipErrorContextIsDestroyed);
-  EXPECT_EQ(ToHipError(table_->Destroy(s)), hipErrorInvalidHandle);
+  EXPECT_EQ(ToHipError(table_->Resolve(s, 0).status()), hipErrorInvalidHandle);
+  EXPECT_EQ(ToHipError(table_->Destroy(s)), hipErrorContextIsDestroyed);
   EXPECT_EQ(ToHipError(table_->Destroy(kNullStreamHandle)), hipErrorInvalidHandle);
   EXPECT_EQ(ToHipError(table_->Destroy(kPerThreadStreamHandle)), hipErrorInvalidHandle);
   EXPECT_THAT(table_->Create(0, 0x2, 0), StatusIs(absl::StatusCode::kInvalidArgument));
@@ -77,7 +77,7 @@ TEST_F(StreamTableTest, AHandleResolvedJustBeforeAResetIsRefusedAfterIt) {
   ASSERT_OK_AND_ASSIGN(HipStream * before, table_->Resolve(s, 0));
   EXPECT_EQ(before->device(), 0);
   table_->DestroyDeviceStreams(0);
-  EXPECT_EQ(ToHipError(table_->Resolve(s, 0).status()), hipErrorContextIsDestroyed);
+  EXPECT_EQ(ToHipError(table_->Resolve(s, 0).status()), hipErrorInvalidHandle);
   ASSERT_OK_AND_ASSIGN(StreamHandle again, table_->Create(0, kStreamNonBlocking, 0));
   ASSERT_OK_AND_ASSIGN(HipStream * after, table_->Resolve(again, 0));
   EXPECT_FALSE(after->blocking()) << "the new stream, not a remembered old one";

@@ -145,7 +145,10 @@ absl::StatusOr<Copies*> SharedCopies() {
 absl::Status WriteSystemInfo(uint32_t attribute, void* value) {
   switch (attribute) {
     case HSA_SYSTEM_INFO_VERSION_MAJOR: return Write<uint16_t>(value, 1);
-    case HSA_SYSTEM_INFO_VERSION_MINOR: return Write<uint16_t>(value, 1);
+    // runtime.cpp Runtime::GetSystemInfo answers HSA_VERSION_MINOR, which hsa-runtime/CMakeLists.txt sets from
+    // the package version: get_version("1.21.0") in current rocr-runtime/CMakeLists.txt (rocminfo: "Runtime
+    // Version: 1.21"; 1.1 is only the fallback of a build without those definitions).
+    case HSA_SYSTEM_INFO_VERSION_MINOR: return Write<uint16_t>(value, kRocrVersionMinor);
     case HSA_SYSTEM_INFO_TIMESTAMP: {
       timespec ts{};
       clock_gettime(CLOCK_MONOTONIC, &ts);

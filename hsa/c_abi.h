@@ -49,6 +49,8 @@ absl::StatusOr<Svm*> SharedSvm();
 // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: system timestamps, and the timeouts of signal waits, count
 // nanoseconds (the KFD's GET_CLOCK_COUNTERS reports system_clock_freq = 1 GHz, which ROCr passes on).
 inline constexpr uint64_t kTimestampFrequencyHz = 1'000'000'000;
+// HSA_SYSTEM_INFO_VERSION_MINOR: the minor of the ROCr release this runtime follows (rocr-runtime 1.21).
+inline constexpr uint16_t kRocrVersionMinor = 21;
 
 // Write one hsa_agent_info_t / hsa_amd_agent_info_t attribute, one hsa_amd_memory_pool_info_t
 // attribute, or one hsa_amd_agent_memory_pool_info_t attribute into `value`, in the C type the

@@ -46,7 +46,10 @@ hsa_status_t HSA_API hsa_amd_memory_lock(void* host_ptr, size_t size, hsa_agent_
                                          void** agent_ptr) {
   HSA_RUNTIME_OR_RETURN(rt);
   if (host_ptr == nullptr || size == 0 || agent_ptr == nullptr || num_agent < 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (num_agent > 0 && agents == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  // hsa_ext_amd.cpp hsa_amd_memory_lock(_to_pool): an agent list and its count come together or not at all.
+  if ((agents != nullptr && num_agent == 0) || (agents == nullptr && num_agent != 0)) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
   absl::StatusOr<DeviceAddress> address = rt.memory().Lock(
       host_ptr, Bytes(size), AgentIds(agents, agents == nullptr ? 0 : static_cast<size_t>(num_agent)), std::nullopt);
   if (!address.ok()) return ToHsaStatus(address.status());
@@ -60,7 +63,10 @@ hsa_status_t HSA_API hsa_amd_memory_lock_to_pool(void* host_ptr, size_t size, hs
   if (host_ptr == nullptr || size == 0 || agent_ptr == nullptr || flags != 0 || num_agent < 0) {
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
-  if (num_agent > 0 && agents == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  // hsa_ext_amd.cpp hsa_amd_memory_lock(_to_pool): an agent list and its count come together or not at all.
+  if ((agents != nullptr && num_agent == 0) || (agents == nullptr && num_agent != 0)) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
   absl::StatusOr<DeviceAddress> address =
       rt.memory().Lock(host_ptr, Bytes(size), AgentIds(agents, agents == nullptr ? 0 : static_cast<size_t>(num_agent)),
                        PoolId(pool.handle));

@@ -333,7 +333,8 @@ absl::Status MemoryManager::Unlock(void* host) {
   const std::string context = absl::StrCat("hsa_amd_memory_unlock(", AddressText(host), ")");
   LightLock lock(&mu_);
   auto it = locks_.find(DeviceAddress::FromPointer(host).raw());
-  if (it == locks_.end()) return absl::InvalidArgumentError(absl::StrCat(context, ": not locked"));
+  // amd_memory_region.cpp MemoryRegion::Unlock: memory nobody locked has nothing to deregister, and succeeds.
+  if (it == locks_.end()) return absl::OkStatus();
   RETURN_IF_ERROR(Annotate(kfd_->UnmapMemoryFromGpu(DeviceAddress::FromPointer(host)), context));
   RETURN_IF_ERROR(Annotate(kfd_->DeregisterMemory(host), context));
   if (--it->second == 0) locks_.erase(it);

@@ -93,7 +93,7 @@ class MemoryManager {
   // pool that is not a CPU pool, a null pointer or size 0; the thunk's errors (unmapped pages: EFAULT).
   absl::StatusOr<DeviceAddress> Lock(void* host, Bytes size, std::span<const AgentId> agents,
                                      std::optional<PoolId> pool);
-  // hsa_amd_memory_unlock: undoes one Lock of `host`. kInvalidArgument when `host` is not locked.
+  // hsa_amd_memory_unlock: undoes one Lock of `host`; memory that is not locked succeeds unchanged, as ROCr.
   absl::Status Unlock(void* host);
 
   // hsa_amd_pointer_info. A free part of a fragment block is kUnknown: the caller never allocated it.

@@ -14,6 +14,7 @@
 #include "base/scoped_lock.h"
 #include "hsakmt/hsakmt.h"
 #include "thunk/amdgpu_ids.h"
+#include "thunk/hsakmt_node_array.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/shared_kfd.h"
@@ -247,6 +248,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 /*SizeIn
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                              HSAuint64* AlternateVAGPU) {
   HSAKMT_KFD_OR_RETURN(kfd);
+  // memory.c hsaKmtMapMemoryToGPU: a null address is an ERROR ("mapping NULL pointer").
+  if (MemoryAddress == nullptr) return HSAKMT_STATUS_ERROR;
   const DeviceAddress address = DeviceAddress::FromPointer(MemoryAddress);
   const absl::Status status = kfd.MapMemoryToGpu(address, {}, Bytes(MemorySizeInBytes));
   if (status.ok() && AlternateVAGPU != nullptr) {
@@ -259,12 +262,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress, HSAuint64
                                                   HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
                                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  // hsakmt_validate_nodeid_array: the node list is required.
-  if (NumberOfNodes == 0 || NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  std::vector<NodeId> nodes;
-  for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
+  // memory.c hsaKmtMapMemoryToGPUNodes: a null address is an ERROR before the node list is looked at.
+  if (MemoryAddress == nullptr) return HSAKMT_STATUS_ERROR;
+  const std::optional<std::vector<NodeId>> nodes = hipmem::thunk::RequiredNodeArray(NumberOfNodes, NodeArray);
+  if (!nodes.has_value()) return HSAKMT_STATUS_INVALID_PARAMETER;
   const DeviceAddress address = DeviceAddress::FromPointer(MemoryAddress);
-  const absl::Status status = kfd.MapMemoryToGpu(address, nodes, Bytes(MemorySizeInBytes));
+  const absl::Status status = kfd.MapMemoryToGpu(address, *nodes, Bytes(MemorySizeInBytes));
   if (status.ok() && AlternateVAGPU != nullptr) {
     *AlternateVAGPU = kfd.GpuAddressOf(address, Bytes(MemorySizeInBytes)).value_or(DeviceAddress(0)).raw();
   }
@@ -284,11 +287,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 Memo
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                                     HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  // hsakmt_validate_nodeid_array: a node list is required here.
-  if (NumberOfNodes == 0 || NodeArray == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  std::vector<NodeId> nodes;
-  for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
-  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), nodes).status());
+  const std::optional<std::vector<NodeId>> nodes = hipmem::thunk::RequiredNodeArray(NumberOfNodes, NodeArray);
+  if (!nodes.has_value()) return HSAKMT_STATUS_INVALID_PARAMETER;
+  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), *nodes).status());
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress, HSAuint64 MemorySizeInBytes,

@@ -34,8 +34,12 @@ void ExpectNoUnsupportedCapability(HSAuint32 node, const HsaNodeProperties& p) {
   EXPECT_EQ(p.Capability.ui32.WaveLaunchModeSupported, 0u) << "no debugger";
   EXPECT_EQ(p.Capability.ui32.PreciseMemoryOperationsSupported, 0u) << "no debugger";
   EXPECT_EQ(p.Capability.ui32.PreciseALUOperationsSupported, 0u) << "no debugger";
-  EXPECT_EQ(p.Capability.ui32.WatchPointsSupported, 0u) << "no address watch";
-  EXPECT_EQ(p.Capability.ui32.WatchPointsTotalBits, 0u) << "no address watch";
+  // Address watch points describe the hardware, as kfd_topology.c node_show sets them for every GPU (log2 of the
+  // 4 watch points every GFX9+ part has); only a debugger sets them, and it first needs DebugTrapSupported, clear
+  // above. rocminfo: "Watch Pts on Addr. Ranges: 4" on real MI300X and MI250X.
+  const bool gpu = p.NumFComputeCores != 0;
+  EXPECT_EQ(p.Capability.ui32.WatchPointsSupported, gpu ? 1u : 0u) << "the kernel's count of address watch points";
+  EXPECT_EQ(p.Capability.ui32.WatchPointsTotalBits, gpu ? 2u : 0u) << "4 address watch points on every GPU";
   EXPECT_EQ(p.Capability.ui32.RASEventNotify, 0u) << "no RAS events";
   EXPECT_EQ(p.Capability.ui32.PerQueueResetSupported, 0u) << "no queue reset";
   EXPECT_EQ(p.Capability2.Value, 0u) << "no capability2 feature";

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_node_array.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/shared_kfd.h"
@@ -44,13 +45,11 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(HSAuint64 Graphic
   if (!kfd.ok()) return hipmem::thunk::ToHsakmtStatus(kfd.status());
   if (GraphicsResourceInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   // hsakmt_validate_nodeid_array, when a node list is given at all: it needs both a count and an array.
-  if ((NodeArray != nullptr || NumberOfNodes != 0) && (NodeArray == nullptr || NumberOfNodes == 0)) {
-    return HSAKMT_STATUS_INVALID_PARAMETER;
-  }
-  std::vector<hipmem::thunk::NodeId> nodes;
-  for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
+  const std::optional<std::vector<hipmem::thunk::NodeId>> nodes =
+      hipmem::thunk::OptionalNodeArray(NumberOfNodes, NodeArray);
+  if (!nodes.has_value()) return HSAKMT_STATUS_INVALID_PARAMETER;
   absl::StatusOr<hipmem::thunk::Kfd::ImportedDmaBuf> imported = (*kfd)->ImportDmaBuf(
-      static_cast<int>(GraphicsResourceHandle), nodes, RegisterFlags.ui32.requiresVAddr != 0);
+      static_cast<int>(GraphicsResourceHandle), *nodes, RegisterFlags.ui32.requiresVAddr != 0);
   if (!imported.ok()) return hipmem::thunk::ToHsakmtStatus(imported.status());
   GraphicsResourceInfo->MemoryAddress = imported->address.ToPointer();
   GraphicsResourceInfo->SizeInBytes = imported->size.raw();

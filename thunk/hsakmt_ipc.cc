@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_node_array.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
 #include "thunk/shared_kfd.h"
@@ -39,14 +40,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(const HsaSharedMemoryH
   }
   // hsakmt_validate_nodeid_array for a given array (it needs a count), fmm_register_shared_memory's check for a
   // count without one.
-  if ((NodeArray != nullptr && NumberOfNodes == 0) || (NodeArray == nullptr && NumberOfNodes != 0)) {
-    return HSAKMT_STATUS_INVALID_PARAMETER;
-  }
-  std::vector<hipmem::thunk::NodeId> nodes;
-  for (HSAuint64 i = 0; i < NumberOfNodes; ++i) nodes.emplace_back(NodeArray[i]);
+  const std::optional<std::vector<hipmem::thunk::NodeId>> nodes =
+      hipmem::thunk::OptionalNodeArray(NumberOfNodes, NodeArray);
+  if (!nodes.has_value()) return HSAKMT_STATUS_INVALID_PARAMETER;
   hipmem::thunk::Kfd::SharedMemoryHandle handle;
   std::memcpy(&handle, *SharedMemoryHandle, sizeof(handle));
-  absl::StatusOr<hipmem::thunk::Kfd::ImportedShared> imported = (*kfd)->RegisterSharedHandle(handle, nodes);
+  absl::StatusOr<hipmem::thunk::Kfd::ImportedShared> imported = (*kfd)->RegisterSharedHandle(handle, *nodes);
   if (!imported.ok()) return hipmem::thunk::ToHsakmtStatus(imported.status());
   *MemoryAddress = imported->address.ToPointer();
   *SizeInBytes = imported->size.raw();

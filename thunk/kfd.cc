@@ -143,6 +143,17 @@ absl::StatusOr<const NodeProperties*> Kfd::Node(NodeId node) const {
   return &topology_.nodes[node.raw()];
 }
 
+bool Kfd::svm_api_supported() const {
+  constexpr uint64_t kCapSvmApiSupported = uint64_t{1} << 27;
+  bool any_gpu = false;
+  for (const NodeProperties& node : topology_.nodes) {
+    if (!node.is_gpu()) continue;
+    any_gpu = true;
+    if ((node.Get("capability") & kCapSvmApiSupported) == 0) return false;
+  }
+  return any_gpu;
+}
+
 const Kfd::Gpu* Kfd::GpuOfNode(NodeId node) const {
   for (const Gpu& gpu : gpus_) {
     if (gpu.node == node) return &gpu;

@@ -118,6 +118,9 @@ class Kfd {
 
   // Returns node `node`'s properties. kInvalidArgument (INVALID_NODE_UNIT) for an unknown node.
   absl::StatusOr<const NodeProperties*> Node(NodeId node) const;
+  // Returns whether every GPU node advertises SVMAPISupported (HSA_CAP_SVMAPI_SUPPORTED, capability bit 27):
+  // libhsakmt's hsakmt_is_svm_api_supported, which changes what freeing an unknown address answers.
+  bool svm_api_supported() const;
 
   // Allocates `size` bytes for `node` as hsaKmtAllocMemoryAlign does. Returns the address (GPU VA ==
   // CPU VA). As fmm.c:

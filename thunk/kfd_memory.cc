@@ -335,9 +335,12 @@ absl::Status Kfd::FreeMemory(DeviceAddress address) {
   // hsakmt_fmm_release: any address in a scratch range frees the whole range.
   Allocation* allocation = ScratchContainingLocked(address);
   if (allocation == nullptr) allocation = FindLocked(address, Bytes(0));
-  // Upstream answers SUCCESS here when the SVM API is on, since the address may be an SVM range;
-  // this thunk has no SVM ranges, so it answers what libhsakmt does without SVM.
-  if (allocation == nullptr) return MemoryNotRegisteredError(absl::StrCat(context(), ": not an allocation"));
+  // hsakmt_fmm_release: an address of no allocation may be an SVM range the caller manages itself, so with the
+  // SVM API on it answers SUCCESS and frees nothing; without it, MEMORY_NOT_REGISTERED.
+  if (allocation == nullptr) {
+    if (svm_api_supported()) return absl::OkStatus();
+    return MemoryNotRegisteredError(absl::StrCat(context(), ": not an allocation"));
+  }
   // A registration's last release erases the allocation itself.
   if (allocation->user.has_value()) {
     absl::Status released = ReleaseRegistrationLocked(*allocation);
@@ -518,6 +521,8 @@ absl::Status Kfd::UnmapScratchLocked(Allocation& scratch, DeviceAddress address)
 
 absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
   const auto context = [&] { return absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")"); };
+  // memory.c hsaKmtUnmapMemoryToGPU: a null address succeeds ("workaround for runtime bug") before any lookup.
+  if (address.raw() == 0) return absl::OkStatus();
   ScopedLock lock(&mu_);
   if (Allocation* scratch = ScratchContainingLocked(address); scratch != nullptr) {
     absl::Status unmapped = UnmapScratchLocked(*scratch, address);

@@ -45,7 +45,9 @@ namespace hipmem::kfd_sim {
 namespace {
 
 // HSA_CAPABILITY bits (kfd_topology.h HSA_CAP_*, hsakmttypes.h HSA_CAPABILITY).
-constexpr uint32_t kCapDoorbellTypeShift = 12;  // 2-bit field: 2 = GFX9+ doorbells
+constexpr uint32_t kCapWatchPointsSupported = 1u << 7;
+constexpr uint32_t kCapWatchPointsTotalBitsShift = 8;  // 4-bit field: log2 of the address watch points
+constexpr uint32_t kCapDoorbellTypeShift = 12;         // 2-bit field: 2 = GFX9+ doorbells
 constexpr uint32_t kCapAqlQueueDoubleMap = 1u << 14;
 constexpr uint32_t kCapMemEdcSupported = 1u << 20;
 constexpr uint32_t kCapSramEdcSupported = 1u << 26;
@@ -53,7 +55,7 @@ constexpr uint32_t kCapSvmApiSupported = 1u << 27;
 
 // The simulated KFD advertises only what it and the thunk implement, as a kernel built without a feature
 // (CONFIG_HSA_AMD_SVM off, no debugger-capable firmware) clears the bit; real parts set more:
-//   - no debugger bits: WatchPointsSupported/TotalBits (7, 8-11), DebugTrapSupported (15), WaveLaunchTrap
+//   - no debugger bits: DebugTrapSupported (15), WaveLaunchTrap
 //     Override (16), WaveLaunchMode (17), PreciseMemoryOperations (18), DebugSupportedFirmware (29),
 //     PreciseALUOperations (30). There is no AMDKFD_IOC_DBG_TRAP, trap handler or halting wave to back them.
 //   - no RASEventNotify (21): the simulated GPU raises no RAS events.
@@ -62,8 +64,14 @@ constexpr uint32_t kCapSvmApiSupported = 1u << 27;
 // with CONFIG_HSA_AMD_SVM sets it, kfd_topology.c), and EDC on HBM/SRAM, which describes the memory and promises
 // no API.
 //
-// What a GFX11 dGPU reports here: GFX9+ doorbells, the AQL double map and the SVM API; no EDC on a Radeon.
-constexpr uint32_t kRdnaCapability = (2u << kCapDoorbellTypeShift) | kCapAqlQueueDoubleMap | kCapSvmApiSupported;
+// Address watch points are not a debugger promise: kfd_topology.c node_show sets WatchPointsSupported and
+// WatchPointsTotalBits = ilog2(device_info.num_of_watch_points) for every GPU, and every GFX9+ device has 4
+// (kfd_device.c), so real MI300X, MI250X and RX 7900 XTX all show "Watch Pts on Addr. Ranges: 4".
+constexpr uint32_t kWatchPoints = kCapWatchPointsSupported | (2u << kCapWatchPointsTotalBitsShift);
+// What a GFX11 dGPU reports here: GFX9+ doorbells, the AQL double map, watch points and the SVM API; no EDC on a
+// Radeon.
+constexpr uint32_t kRdnaCapability =
+    (2u << kCapDoorbellTypeShift) | kCapAqlQueueDoubleMap | kCapSvmApiSupported | kWatchPoints;
 // An Instinct part adds HBM and SRAM EDC.
 constexpr uint32_t kCdnaCapability = kRdnaCapability | kCapMemEdcSupported | kCapSramEdcSupported;
 

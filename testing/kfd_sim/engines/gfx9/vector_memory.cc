@@ -1,5 +1,6 @@
 #include "testing/kfd_sim/engines/gfx9/vector_memory.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "testing/kfd_sim/engines/gfx9/memory_port.h"
@@ -9,17 +10,108 @@ namespace {
 
 constexpr uint64_t kApertureBytes = uint64_t{1} << 32;
 
-// The host bytes of [offset, offset + bytes) of a lane's private segment or the LDS, or null when out of range.
+// The host bytes of [offset, offset + bytes) of a lane's private segment or the LDS, or null when any of it is out of
+// range (the hardware's range check against the workgroup's LDS allocation or the wave's private segment size).
 unsigned char* Local(Context& c, int lane, const LaneAddress& a, uint32_t bytes) {
   if (a.space == Space::kLds) {
     return a.address + bytes <= c.lds_bytes ? c.lds + a.address : nullptr;
   }
   const uint64_t per_lane = c.dispatch == nullptr ? 0 : c.dispatch->private_bytes_per_lane;
-  if (a.address + bytes > per_lane) return nullptr;
+  if (a.address + bytes > per_lane || a.address + bytes < a.address) return nullptr;
   return c.scratch + static_cast<uint64_t>(lane) * per_lane + a.address;
 }
 
+float F32(uint32_t bits) { return BitsF32(bits); }
+
+uint32_t FlushF32(uint32_t bits) { return (bits & 0x7f800000u) == 0 ? bits & 0x80000000u : bits; }
+
+float F16ToF32(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t e = (h >> 10) & 0x1f;
+  const uint32_t m = h & 0x3ffu;
+  if (e == 0) {
+    const float magnitude = static_cast<float>(m) * 0x1p-24f;  // exact: at most 10 significant bits
+    return BitsF32(F32Bits(magnitude) | sign);
+  }
+  if (e == 31) return BitsF32(sign | 0x7f800000u | (m << 13));
+  return BitsF32(sign | ((e + 112) << 23) | (m << 13));
+}
+
+// Rounds to nearest even; NaNs stay NaNs (quieted), overflow goes to infinity.
+uint16_t F32ToF16(float f) {
+  const uint32_t x = F32Bits(f);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t e = (x >> 23) & 0xff;
+  uint32_t m = x & 0x7fffffu;
+  if (e == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (m != 0 ? 0x200u | (m >> 13) : 0));
+  const int exp = static_cast<int>(e) - 127 + 15;
+  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<uint16_t>(sign);  // below half the smallest denormal
+    m |= 0x800000u;
+    const int shift = 14 - exp;
+    const uint32_t rem = m & ((1u << shift) - 1);
+    const uint32_t half = 1u << (shift - 1);
+    uint32_t q = m >> shift;
+    if (rem > half || (rem == half && (q & 1) != 0)) ++q;
+    return static_cast<uint16_t>(sign | q);
+  }
+  uint32_t h = sign | (static_cast<uint32_t>(exp) << 10) | (m >> 13);
+  const uint32_t rem = m & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1) != 0)) ++h;  // a carry into the exponent is still right
+  return static_cast<uint16_t>(h);
+}
+
+uint16_t F32ToBf16(float f) {
+  const uint32_t x = F32Bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+}
+
+float Bf16ToF32(uint16_t b) { return BitsF32(uint32_t{b} << 16); }
+
+template <typename F>
+F MinNum(F a, F b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? a : b;  // -0 below +0
+  return a < b ? a : b;
+}
+
+template <typename F>
+F MaxNum(F a, F b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
 }  // namespace
+
+namespace atomic_op {
+// Two f16 (or bf16) sums computed in f32 and rounded once more: f32's 24 bits are at least twice the 11 (8) bits of
+// the narrow format plus two, so the double rounding gives the correctly rounded narrow sum.
+uint32_t PkAddF16(uint32_t old, uint32_t d, uint32_t) {
+  const uint16_t lo = F32ToF16(F16ToF32(static_cast<uint16_t>(old)) + F16ToF32(static_cast<uint16_t>(d)));
+  const uint16_t hi = F32ToF16(F16ToF32(static_cast<uint16_t>(old >> 16)) + F16ToF32(static_cast<uint16_t>(d >> 16)));
+  return uint32_t{lo} | (uint32_t{hi} << 16);
+}
+uint32_t PkAddBf16(uint32_t old, uint32_t d, uint32_t) {
+  const uint16_t lo = F32ToBf16(Bf16ToF32(static_cast<uint16_t>(old)) + Bf16ToF32(static_cast<uint16_t>(d)));
+  const uint16_t hi =
+      F32ToBf16(Bf16ToF32(static_cast<uint16_t>(old >> 16)) + Bf16ToF32(static_cast<uint16_t>(d >> 16)));
+  return uint32_t{lo} | (uint32_t{hi} << 16);
+}
+uint32_t AddF32(uint32_t old, uint32_t d, uint32_t) { return F32Bits(F32(old) + F32(d)); }
+uint32_t AddF32Ftz(uint32_t old, uint32_t d, uint32_t) {
+  return FlushF32(F32Bits(F32(FlushF32(old)) + F32(FlushF32(d))));
+}
+uint64_t AddF64(uint64_t old, uint64_t d, uint64_t) { return F64Bits(BitsF64(old) + BitsF64(d)); }
+uint32_t MinF32(uint32_t old, uint32_t d, uint32_t) { return F32Bits(MinNum(F32(old), F32(d))); }
+uint32_t MaxF32(uint32_t old, uint32_t d, uint32_t) { return F32Bits(MaxNum(F32(old), F32(d))); }
+uint64_t MinF64(uint64_t old, uint64_t d, uint64_t) { return F64Bits(MinNum(BitsF64(old), BitsF64(d))); }
+uint64_t MaxF64(uint64_t old, uint64_t d, uint64_t) { return F64Bits(MaxNum(BitsF64(old), BitsF64(d))); }
+}  // namespace atomic_op
 
 LaneAddress Classify(const Context& context, uint64_t flat_address) {
   const DispatchInfo* d = context.dispatch;
@@ -34,47 +126,81 @@ LaneAddress Classify(const Context& context, uint64_t flat_address) {
   return LaneAddress{Space::kGlobal, flat_address};
 }
 
-bool LaneRead(Context& context, int lane, const LaneAddress& a, void* out, uint32_t bytes) {
-  if (a.space == Space::kGlobal) {
-    if (std::optional<uint64_t> fault = context.memory->Read(a.address, out, bytes)) {
-      context.Fault(*fault);
-      return false;
-    }
+bool ResolveLane(Context& context, int lane, const LaneAccess& access, LaneSpan* span) {
+  *span = LaneSpan{};
+  span->va = access.address.address;
+  if (access.bytes == 0) return true;
+  if (access.address.space != Space::kGlobal) {
+    span->host = Local(context, lane, access.address, access.bytes);
+    span->bytes = span->host == nullptr ? 0 : access.bytes;
     return true;
   }
-  const unsigned char* p = Local(context, lane, a, bytes);
-  if (p == nullptr) {
-    std::memset(out, 0, bytes);
-  } else {
-    std::memcpy(out, p, bytes);
+  span->global = true;
+  span->bytes = access.bytes;
+  // Word() answers for any size: the host bytes when the whole access lies in one translation.
+  span->host = static_cast<unsigned char*>(context.memory->Word(access.address.address, access.bytes));
+  if (span->host != nullptr) return true;
+  // Unmapped, or straddling two translations: find out which by reading (reads have no side effects here).
+  unsigned char probe[16];
+  if (std::optional<uint64_t> fault = context.memory->Read(access.address.address, probe, access.bytes)) {
+    context.Fault(*fault);
+    return false;
   }
+  span->split = true;
+  return true;
+}
+
+void ReadSpan(Context& context, const LaneSpan& span, void* out, uint32_t bytes) {
+  auto* dst = static_cast<unsigned char*>(out);
+  uint32_t have = span.bytes < bytes ? span.bytes : bytes;
+  if (span.host != nullptr) {
+    std::memcpy(dst, span.host, have);
+  } else if (span.split) {
+    (void)context.memory->Read(span.va, dst, have);  // resolved: mapped
+  } else {
+    have = 0;
+  }
+  if (have < bytes) std::memset(dst + have, 0, bytes - have);
+}
+
+void WriteSpan(Context& context, const LaneSpan& span, const void* in) {
+  if (span.host != nullptr) {
+    std::memcpy(span.host, in, span.bytes);
+  } else if (span.split) {
+    (void)context.memory->Write(span.va, in, span.bytes);  // resolved: mapped
+  }
+}
+
+bool LaneRead(Context& context, int lane, const LaneAddress& a, void* out, uint32_t bytes) {
+  LaneSpan span;
+  if (!ResolveLane(context, lane, LaneAccess{a, bytes}, &span)) return false;
+  ReadSpan(context, span, out, bytes);
   return true;
 }
 
 bool LaneWrite(Context& context, int lane, const LaneAddress& a, const void* in, uint32_t bytes) {
-  if (a.space == Space::kGlobal) {
-    if (std::optional<uint64_t> fault = context.memory->Write(a.address, in, bytes)) {
-      context.Fault(*fault);
-      return false;
-    }
-    return true;
-  }
-  unsigned char* p = Local(context, lane, a, bytes);
-  if (p != nullptr) std::memcpy(p, in, bytes);
+  LaneSpan span;
+  if (!ResolveLane(context, lane, LaneAccess{a, bytes}, &span)) return false;
+  WriteSpan(context, span, in);
   return true;
 }
 
-void* LaneWord(Context& context, int lane, const LaneAddress& a, uint32_t bytes, bool* shared, bool* dropped) {
-  *dropped = false;
-  *shared = a.space == Space::kGlobal;
-  if (a.space == Space::kGlobal) {
-    void* word = context.memory->Word(a.address, bytes);
-    if (word == nullptr) context.Fault(a.address);
-    return word;
+uint32_t LoadedDword(LoadKind kind, uint32_t bytes, const unsigned char* data, uint32_t previous) {
+  const uint32_t raw = bytes == 1 ? data[0] : uint32_t{data[0]} | (uint32_t{data[1]} << 8);
+  const uint32_t sext = bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(raw))
+                                   : static_cast<uint32_t>(static_cast<int16_t>(raw));
+  switch (kind) {
+    case LoadKind::kZext: return raw;
+    case LoadKind::kSext: return sext;
+    case LoadKind::kD16Zext: return (previous & 0xffff0000u) | raw;
+    case LoadKind::kD16Sext: return (previous & 0xffff0000u) | (sext & 0xffffu);
+    case LoadKind::kD16HiZext: return (previous & 0xffffu) | (raw << 16);
+    case LoadKind::kD16HiSext: return (previous & 0xffffu) | (sext << 16);
+    case LoadKind::kDwords: break;
   }
-  unsigned char* p = Local(context, lane, a, bytes);
-  if (p == nullptr) *dropped = true;
-  return p;
+  uint32_t v;
+  std::memcpy(&v, data, 4);
+  return v;
 }
 
 }  // namespace hipmem::kfd_sim::gfx9

@@ -242,12 +242,30 @@ void VPkMovB32(Wave& w, const Inst& i, Context& c) {
   WriteV64(w, i, r, mask);
 }
 
+// v_accvgpr_read_b32 vdst, asrc: an AGPR's lanes into a VGPR (the source field carries the AGPR's number).
+void VAccvgprReadB32(Wave& w, const Inst& i, Context&) {
+  const uint32_t* a = w.agpr(i.src[0] - op::kVgpr0);
+  uint32_t* d = w.vgpr(i.dst - op::kVgpr0);
+  ForEachLane(w.exec(), [&](int l) { d[l] = a[l]; });
+}
+
+// v_accvgpr_write_b32 adst, src: a VGPR (or, on gfx90a+, an inline constant or SGPR) into an AGPR named by the
+// destination field. gfx908 spills VGPRs this way, gfx90a+ as well.
+void VAccvgprWriteB32(Wave& w, const Inst& i, Context& c) {
+  uint32_t v[kWaveSize];
+  ReadU32(w, i, c, 0, v);
+  uint32_t* a = w.agpr(i.dst - op::kVgpr0);
+  ForEachLane(w.exec(), [&](int l) { a[l] = v[l]; });
+}
+
 }  // namespace
 
 const OpInfo* Vop3pOp(uint16_t op) {
   static const std::array<OpInfo, 128> table = [] {
     std::array<OpInfo, 128> t{};
     t[0x00] = {"v_pk_mad_i16", &PkInt16<MadI16, 3>};
+    t[0x58] = {"v_accvgpr_read_b32", &VAccvgprReadB32};
+    t[0x59] = {"v_accvgpr_write_b32", &VAccvgprWriteB32};
     t[0x01] = {"v_pk_mul_lo_u16", &PkInt16<MulLoU16, 2>};
     t[0x02] = {"v_pk_add_i16", &PkInt16<AddI16, 2>};
     t[0x03] = {"v_pk_sub_i16", &PkInt16<SubI16, 2>};

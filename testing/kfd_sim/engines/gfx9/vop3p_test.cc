@@ -159,3 +159,29 @@ TEST(Vop3pTest, Gfx942PackedF32) {
 
 }  // namespace
 }  // namespace hipmem::kfd_sim::gfx9
+
+namespace hipmem::kfd_sim::gfx9 {
+namespace {
+
+// gfx908 spills VGPRs to AGPRs (and gfx90a+ may): a value written to an AGPR and read back through it, active lanes
+// only; gfx90a+ also writes an inline constant.
+TEST(Vop3pTest, AccvgprWriteThenReadMovesThroughAnAgpr) {
+  IsaHarness h(Target::kGfx90a);
+  h.wave().set_exec(kExec);
+  for (int l = 0; l < kWaveSize; ++l) {
+    h.wave().vgpr(1)[l] = 100 + l;
+    h.wave().vgpr(6)[l] = kUntouched;
+  }
+  ASSERT_TRUE(h.Run(vop3p_encodings_gfx90a,
+                    {"v_accvgpr_write_b32 a5, v1", "v_accvgpr_read_b32 v6, a5", "v_accvgpr_write_b32 a7, 17"})
+                  .ok());
+  for (int l = 0; l < kWaveSize - 1; ++l) {
+    ASSERT_EQ(h.wave().agpr(5)[l], 100u + l) << l;
+    ASSERT_EQ(h.wave().vgpr(6)[l], 100u + l) << l;
+    ASSERT_EQ(h.wave().agpr(7)[l], 17u) << l;
+  }
+  EXPECT_EQ(h.wave().vgpr(6)[63], kUntouched);
+}
+
+}  // namespace
+}  // namespace hipmem::kfd_sim::gfx9

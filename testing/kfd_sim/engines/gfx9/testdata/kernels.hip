@@ -41,3 +41,10 @@ extern "C" __global__ void count_all(uint32_t* counter) {
 
 // Stores through a pointer the test chooses (an unmapped one faults).
 extern "C" __global__ void store_to(uint32_t* where) { where[__builtin_amdgcn_workitem_id_x()] = 7; }
+
+// A dependent chain of f32 FMAs per work-item (compute-bound): the kernel benchmark's compute row.
+extern "C" __global__ void fma_chain(float* out, unsigned iterations) {
+  float v = static_cast<float>(__builtin_amdgcn_workitem_id_x());
+  for (unsigned k = 0; k < iterations; ++k) v = __builtin_fmaf(v, 0.999f, 0.5f);
+  out[GlobalId()] = v;
+}

@@ -43,3 +43,6 @@ v_pk_add_f32 v[0:1], v[2:3], v[4:5] op_sel:[1,0] op_sel_hi:[0,1]
 v_pk_mul_f32 v[0:1], v[2:3], v[4:5] neg_lo:[1,0] neg_hi:[0,1]
 v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:[1,0]
 v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:[0,1]
+v_accvgpr_write_b32 a5, v1
+v_accvgpr_read_b32 v6, a5
+v_accvgpr_write_b32 a7, 17

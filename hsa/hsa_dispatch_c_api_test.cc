@@ -1,0 +1,390 @@
+// A plain HSA program, as a ROCr user writes one: loads code objects v4 and v5 that clang-19 builds for the
+// preset's GPU (gfx942 on mi300x, gfx90a on 2xmi250x, gfx908 on mi100), dispatches a dozen kernels of different
+// kinds through an AQL queue, checks their results, and sees a kernel's store to an unmapped address as a GPU
+// memory fault event.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hsa/dispatch_test_kernels.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_amd.h"
+#include "hsa/hsa_test_util.h"
+
+namespace {
+
+using hipmem::hsa_test::CollectAgents;
+
+struct Objects {
+  std::string_view v4;
+  std::string_view v5;
+};
+
+Objects ObjectsFor(std::string_view processor) {
+  using namespace hipmem_testing;
+  if (processor == "gfx942") return {dispatch_kernels_gfx942_v4(), dispatch_kernels_gfx942_v5()};
+  if (processor == "gfx90a") return {dispatch_kernels_gfx90a_v4(), dispatch_kernels_gfx90a_v5()};
+  if (processor == "gfx908") return {dispatch_kernels_gfx908_v4(), dispatch_kernels_gfx908_v5()};
+  return {};
+}
+
+hsa_status_t FindKernargPool(hsa_amd_memory_pool_t pool, void* data) {
+  uint32_t flags = 0;
+  if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags) != HSA_STATUS_SUCCESS) {
+    return HSA_STATUS_ERROR;
+  }
+  if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) == 0) return HSA_STATUS_SUCCESS;
+  *static_cast<hsa_amd_memory_pool_t*>(data) = pool;
+  return HSA_STATUS_INFO_BREAK;
+}
+
+// A kernarg segment laid out as the metadata describes it: explicit arguments at their natural alignment, then
+// (code object v5) the hidden block counts, group sizes and remainders a runtime fills in.
+class Kernargs {
+ public:
+  template <typename T>
+  Kernargs& Arg(T value) {
+    Align(alignof(T));
+    const size_t at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &value, sizeof(T));
+    return *this;
+  }
+  Kernargs& Hidden(uint32_t version, const uint32_t grid[3], const uint16_t workgroup[3]) {
+    Align(8);
+    if (version >= 5) {
+      for (int d = 0; d < 3; ++d) Arg<uint32_t>((grid[d] + workgroup[d] - 1) / workgroup[d]);
+      for (int d = 0; d < 3; ++d) Arg<uint16_t>(workgroup[d]);
+      for (int d = 0; d < 3; ++d) Arg<uint16_t>(static_cast<uint16_t>(grid[d] % workgroup[d]));
+    }
+    bytes_.resize(bytes_.size() + 256, 0);  // the rest of the hidden block (global offsets, ...) stays zero
+    return *this;
+  }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  void Align(size_t a) { bytes_.resize((bytes_.size() + a - 1) / a * a, 0); }
+  std::vector<uint8_t> bytes_;
+};
+
+struct Geometry {
+  uint32_t grid[3] = {1, 1, 1};
+  uint16_t workgroup[3] = {1, 1, 1};
+  uint32_t group_bytes = 0;  // dynamic group memory
+};
+
+class DispatchTest : public ::testing::TestWithParam<uint32_t> {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
+    gpu_ = CollectAgents().gpus.at(0);
+    cpu_ = CollectAgents().cpus.at(0);
+    char name[64] = {};
+    ASSERT_EQ(hsa_agent_get_info(gpu_, HSA_AGENT_INFO_NAME, name), HSA_STATUS_SUCCESS);
+    const Objects objects = ObjectsFor(name);
+    ASSERT_FALSE(objects.v5.empty()) << "no code objects for " << name;
+    const std::string_view bytes = GetParam() == 4 ? objects.v4 : objects.v5;
+    ASSERT_EQ(hsa_amd_agent_iterate_memory_pools(cpu_, FindKernargPool, &kernarg_pool_), HSA_STATUS_INFO_BREAK);
+    ASSERT_EQ(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                                        &executable_),
+              HSA_STATUS_SUCCESS);
+    hsa_code_object_reader_t reader{};
+    ASSERT_EQ(hsa_code_object_reader_create_from_memory(bytes.data(), bytes.size(), &reader), HSA_STATUS_SUCCESS);
+    ASSERT_EQ(hsa_executable_load_agent_code_object(executable_, gpu_, reader, nullptr, nullptr),
+              HSA_STATUS_SUCCESS);
+    ASSERT_EQ(hsa_executable_freeze(executable_, nullptr), HSA_STATUS_SUCCESS);
+    uint32_t invalid = 1;
+    ASSERT_EQ(hsa_executable_validate(executable_, &invalid), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(invalid, 0u);
+    ASSERT_EQ(hsa_code_object_reader_destroy(reader), HSA_STATUS_SUCCESS);
+    ASSERT_EQ(hsa_queue_create(gpu_, 128, HSA_QUEUE_TYPE_MULTI, OnQueueError, this, UINT32_MAX, UINT32_MAX, &queue_),
+              HSA_STATUS_SUCCESS);
+    ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &done_), HSA_STATUS_SUCCESS);
+  }
+
+  void TearDown() override {
+    if (done_.handle != 0) {
+      EXPECT_EQ(hsa_signal_destroy(done_), HSA_STATUS_SUCCESS);
+    }
+    if (queue_ != nullptr) {
+      EXPECT_EQ(hsa_queue_destroy(queue_), HSA_STATUS_SUCCESS);
+    }
+    for (void* p : allocations_) EXPECT_EQ(hsa_amd_memory_pool_free(p), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_destroy(executable_), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS);
+  }
+
+  static void OnQueueError(hsa_status_t status, hsa_queue_t*, void* data) {
+    auto* self = static_cast<DispatchTest*>(data);
+    std::lock_guard<std::mutex> lock(self->mu_);
+    self->queue_errors_.push_back(status);
+  }
+
+  // Fine-grained system memory every agent reaches (the kernarg pool), freed at TearDown.
+  template <typename T>
+  T* Allocate(size_t count) {
+    void* p = nullptr;
+    EXPECT_EQ(hsa_amd_memory_pool_allocate(kernarg_pool_, std::max<size_t>(count * sizeof(T), 64), 0, &p),
+              HSA_STATUS_SUCCESS);
+    allocations_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+  // Dispatches `kernel` and waits for its completion signal (bounded). Returns whether it completed.
+  bool Launch(const char* kernel, const Geometry& g, Kernargs args) {
+    args.Hidden(GetParam(), g.grid, g.workgroup);
+    hsa_executable_symbol_t symbol{};
+    const std::string kd = std::string(kernel) + ".kd";
+    EXPECT_EQ(hsa_executable_get_symbol_by_name(executable_, kd.c_str(), &gpu_, &symbol), HSA_STATUS_SUCCESS)
+        << kernel;
+    uint64_t object = 0;
+    uint32_t kernarg_size = 0, group_size = 0, private_size = 0;
+    EXPECT_EQ(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &object),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                                             &kernarg_size),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
+                                             &group_size),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_symbol_get_info(symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                                             &private_size),
+              HSA_STATUS_SUCCESS);
+    EXPECT_LE(kernarg_size, args.bytes().size()) << kernel;
+    void* kernargs = Allocate<uint8_t>(args.bytes().size());
+    std::memcpy(kernargs, args.bytes().data(), args.bytes().size());
+
+    hsa_signal_store_screlease(done_, 1);
+    const uint64_t index = hsa_queue_add_write_index_scacq_screl(queue_, 1);
+    auto* packet = static_cast<hsa_kernel_dispatch_packet_t*>(queue_->base_address) + index % queue_->size;
+    std::memset(reinterpret_cast<char*>(packet) + 4, 0, sizeof(*packet) - 4);
+    const int dims = g.grid[2] > 1 ? 3 : g.grid[1] > 1 ? 2 : 1;
+    packet->workgroup_size_x = g.workgroup[0];
+    packet->workgroup_size_y = g.workgroup[1];
+    packet->workgroup_size_z = g.workgroup[2];
+    packet->grid_size_x = g.grid[0];
+    packet->grid_size_y = g.grid[1];
+    packet->grid_size_z = g.grid[2];
+    packet->private_segment_size = private_size;
+    packet->group_segment_size = group_size + g.group_bytes;
+    packet->kernel_object = object;
+    packet->kernarg_address = kernargs;
+    packet->completion_signal = done_;
+    const uint32_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+                            (1 << HSA_PACKET_HEADER_BARRIER) |
+                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                            (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header | (dims << 16), __ATOMIC_RELEASE);
+    hsa_signal_store_screlease(queue_->doorbell_signal, static_cast<hsa_signal_value_t>(index));
+    // 20 s of signal time at the simulated GPU's 100 MHz counter: a broken engine fails instead of hanging.
+    const hsa_signal_value_t left = hsa_signal_wait_scacquire(done_, HSA_SIGNAL_CONDITION_LT, 1, 2'000'000'000ull,
+                                                              HSA_WAIT_STATE_BLOCKED);
+    return left == 0;
+  }
+
+  std::vector<hsa_status_t> QueueErrors() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queue_errors_;
+  }
+
+  hsa_agent_t gpu_{}, cpu_{};
+  hsa_amd_memory_pool_t kernarg_pool_{};
+  hsa_executable_t executable_{};
+  hsa_queue_t* queue_ = nullptr;
+  hsa_signal_t done_{};
+  std::vector<void*> allocations_;
+  std::mutex mu_;
+  std::vector<hsa_status_t> queue_errors_;
+};
+
+Geometry Linear(uint32_t n, uint16_t workgroup) {
+  Geometry g;
+  g.grid[0] = n;
+  g.workgroup[0] = workgroup;
+  return g;
+}
+
+TEST_P(DispatchTest, VectorAddCoversAPartialLastWorkgroupAndNoMore) {
+  constexpr uint32_t kN = 100'003;
+  float* a = Allocate<float>(kN);
+  float* b = Allocate<float>(kN);
+  float* c = Allocate<float>(kN + 64);
+  for (uint32_t i = 0; i < kN; ++i) {
+    a[i] = 0.25f * static_cast<float>(i);
+    b[i] = 7.0f - static_cast<float>(i);
+  }
+  std::fill(c, c + kN + 64, -1.0f);
+  ASSERT_TRUE(Launch("vector_add", Linear(kN, 256), Kernargs().Arg(a).Arg(b).Arg(c).Arg(kN)));
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  for (uint32_t i = kN; i < kN + 64; ++i) ASSERT_EQ(c[i], -1.0f) << i;
+}
+
+TEST_P(DispatchTest, SaxpyIsOneFusedMultiplyAddPerElement) {
+  constexpr uint32_t kN = 4096;
+  float* x = Allocate<float>(kN);
+  float* y = Allocate<float>(kN);
+  for (uint32_t i = 0; i < kN; ++i) {
+    x[i] = 1.0f / static_cast<float>(i + 1);
+    y[i] = static_cast<float>(i);
+  }
+  std::vector<float> expect(kN);
+  for (uint32_t i = 0; i < kN; ++i) expect[i] = std::fma(3.1f, x[i], y[i]);
+  ASSERT_TRUE(Launch("saxpy", Linear(kN, 128), Kernargs().Arg(3.1f).Arg(x).Arg(y).Arg(kN)));
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(y[i], expect[i]) << i;
+}
+
+TEST_P(DispatchTest, BlockSumReducesThroughLdsWithBarriers) {
+  constexpr uint32_t kGroups = 40;
+  uint32_t* in = Allocate<uint32_t>(kGroups * 256);
+  uint32_t* out = Allocate<uint32_t>(kGroups);
+  for (uint32_t i = 0; i < kGroups * 256; ++i) in[i] = i * 7 + 1;
+  ASSERT_TRUE(Launch("block_sum", Linear(kGroups * 256, 256), Kernargs().Arg(in).Arg(out)));
+  for (uint32_t g = 0; g < kGroups; ++g) {
+    uint32_t sum = 0;
+    for (uint32_t t = 0; t < 256; ++t) sum += in[g * 256 + t];
+    ASSERT_EQ(out[g], sum) << g;
+  }
+}
+
+TEST_P(DispatchTest, DynamicGroupMemoryIsSizedByThePacket) {
+  constexpr uint32_t kN = 8 * 128;
+  uint32_t* in = Allocate<uint32_t>(kN);
+  uint32_t* out = Allocate<uint32_t>(kN);
+  for (uint32_t i = 0; i < kN; ++i) in[i] = i;
+  Geometry g = Linear(kN, 128);
+  g.group_bytes = 128 * 4;
+  ASSERT_TRUE(Launch("reverse_block", g, Kernargs().Arg(in).Arg(out)));
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], (i / 128) * 128 + 127 - i % 128) << i;
+}
+
+TEST_P(DispatchTest, ThreeDimensionalGridsNumberEveryWorkItem) {
+  constexpr uint32_t kW = 24, kH = 10, kD = 3;  // partial workgroups in x and y
+  uint32_t* out = Allocate<uint32_t>(kW * kH * kD);
+  std::fill(out, out + kW * kH * kD, 0xffffffffu);
+  Geometry g;
+  g.grid[0] = kW;
+  g.grid[1] = kH;
+  g.grid[2] = kD;
+  g.workgroup[0] = 16;
+  g.workgroup[1] = 4;
+  g.workgroup[2] = 2;
+  ASSERT_TRUE(Launch("coordinates", g, Kernargs().Arg(out).Arg(kW).Arg(kH)));
+  for (uint32_t z = 0; z < kD; ++z) {
+    for (uint32_t y = 0; y < kH; ++y) {
+      for (uint32_t x = 0; x < kW; ++x) ASSERT_EQ(out[(z * kH + y) * kW + x], (z << 20) | (y << 10) | x);
+    }
+  }
+}
+
+TEST_P(DispatchTest, DeviceAtomicsLoseNoUpdate) {
+  constexpr uint32_t kN = 50'000;
+  uint32_t* counter = Allocate<uint32_t>(1);
+  *counter = 5;
+  ASSERT_TRUE(Launch("count_all", Linear(kN, 256), Kernargs().Arg(counter)));
+  EXPECT_EQ(*counter, kN + 5);
+}
+
+TEST_P(DispatchTest, CompareAndSwapLoopsFindTheMaximum) {
+  constexpr uint32_t kN = 10'000;
+  uint32_t* in = Allocate<uint32_t>(kN);
+  uint32_t* result = Allocate<uint32_t>(1);
+  for (uint32_t i = 0; i < kN; ++i) in[i] = (i * 2654435761u) % 1'000'003u;
+  *result = 0;
+  ASSERT_TRUE(Launch("atomic_max_cas", Linear(kN, 256), Kernargs().Arg(in).Arg(result).Arg(kN)));
+  EXPECT_EQ(*result, *std::max_element(in, in + kN));
+}
+
+TEST_P(DispatchTest, DoublePrecisionDivisionAndSquareRootAreCorrectlyRounded) {
+  constexpr uint32_t kN = 1000;
+  double* x = Allocate<double>(kN);
+  double* out = Allocate<double>(kN);
+  for (uint32_t i = 0; i < kN; ++i) x[i] = 0.37 * i + 0.001;
+  ASSERT_TRUE(Launch("double_math", Linear(kN, 64), Kernargs().Arg(x).Arg(out).Arg(kN)));
+  // HIP compiles with floating-point contraction on, so x * x + q is one fused multiply-add.
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], std::fma(x[i], x[i], std::sqrt(x[i]) / 3.0)) << i;
+}
+
+TEST_P(DispatchTest, AnFmaChainMatchesTheHost) {
+  constexpr uint32_t kN = 256, kIterations = 1000;
+  float* out = Allocate<float>(kN);
+  ASSERT_TRUE(Launch("fma_chain", Linear(kN, 64), Kernargs().Arg(out).Arg(kIterations)));
+  for (uint32_t i = 0; i < kN; ++i) {
+    float v = static_cast<float>(i % 64);
+    for (uint32_t k = 0; k < kIterations; ++k) v = std::fma(v, 0.999f, 0.5f);
+    ASSERT_EQ(out[i], v) << i;
+  }
+}
+
+TEST_P(DispatchTest, APrivateArrayLivesInScratch) {
+  constexpr uint32_t kN = 256;
+  uint32_t* index = Allocate<uint32_t>(kN);
+  uint32_t* out = Allocate<uint32_t>(kN);
+  for (uint32_t i = 0; i < kN; ++i) index[i] = (i * 37) % 64;
+  ASSERT_TRUE(Launch("private_array", Linear(kN, 64), Kernargs().Arg(index).Arg(out)));
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], index[i] * 3 + i % 64) << i;
+}
+
+TEST_P(DispatchTest, LanesReadTheFirstLaneAndCountTheLanesBelowThem) {
+  constexpr uint32_t kN = 100;  // the second wave has 36 active lanes
+  uint32_t* in = Allocate<uint32_t>(kN);
+  uint32_t* out = Allocate<uint32_t>(kN);
+  for (uint32_t i = 0; i < kN; ++i) in[i] = 1000 + i;
+  ASSERT_TRUE(Launch("wave_broadcast", Linear(kN, 128), Kernargs().Arg(in).Arg(out)));
+  for (uint32_t i = 0; i < kN; ++i) {
+    const uint32_t first = 1000 + (i / 64) * 64;  // readfirstlane: the wave's lowest active lane
+    const uint32_t below = i % 64;                // mbcnt over a full mask: the lanes below this one
+    ASSERT_EQ(out[i], first + below) << i;
+  }
+}
+
+struct FaultSeen {
+  std::mutex mu;
+  std::vector<hsa_amd_event_t> events;
+};
+
+hsa_status_t OnSystemEvent(const hsa_amd_event_t* event, void* data) {
+  auto* seen = static_cast<FaultSeen*>(data);
+  std::lock_guard<std::mutex> lock(seen->mu);
+  seen->events.push_back(*event);
+  return HSA_STATUS_SUCCESS;
+}
+
+TEST_P(DispatchTest, AStoreToAnUnmappedAddressIsAGpuMemoryFault) {
+  static FaultSeen seen;  // handlers stay registered for the runtime's life
+  {
+    std::lock_guard<std::mutex> lock(seen.mu);
+    seen.events.clear();
+  }
+  ASSERT_EQ(hsa_amd_register_system_event_handler(OnSystemEvent, &seen), HSA_STATUS_SUCCESS);
+  constexpr uint64_t kUnmapped = 0x10000;  // below the GPUVM aperture's first mappable page
+  EXPECT_FALSE(Launch("store_to", Linear(64, 64), Kernargs().Arg(reinterpret_cast<uint32_t*>(kUnmapped))));
+  bool reported = false;
+  for (int i = 0; i < 2000 && !reported; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(seen.mu);
+      reported = !seen.events.empty();
+    }
+    if (!reported) usleep(1000);
+  }
+  ASSERT_TRUE(reported);
+  std::lock_guard<std::mutex> lock(seen.mu);
+  EXPECT_EQ(seen.events[0].event_type, HSA_AMD_GPU_MEMORY_FAULT_EVENT);
+  EXPECT_EQ(seen.events[0].memory_fault.agent.handle, gpu_.handle);
+  EXPECT_EQ(seen.events[0].memory_fault.virtual_address, kUnmapped);
+}
+
+INSTANTIATE_TEST_SUITE_P(CodeObjectVersions, DispatchTest, ::testing::Values(4u, 5u),
+                         [](const ::testing::TestParamInfo<uint32_t>& info) {
+                           return "v" + std::to_string(info.param);
+                         });
+
+}  // namespace
