@@ -100,24 +100,19 @@ __HIPMEM_ATOMIC_FLOAT_MINMAX_ALL(double)
 #undef __HIPMEM_ATOMIC_FLOAT_MINMAX
 
 /* atomicInc / atomicDec: the GPU's own wrapping increment and decrement (one instruction). */
-__device__ inline unsigned int atomicInc(unsigned int* address, unsigned int limit) {
-  return __builtin_amdgcn_atomic_inc32(address, limit, __ATOMIC_RELAXED, "agent");
-}
-__device__ inline unsigned int atomicInc_system(unsigned int* address, unsigned int limit) {
-  return __builtin_amdgcn_atomic_inc32(address, limit, __ATOMIC_RELAXED, "");
-}
-__device__ inline unsigned int atomicInc_block(unsigned int* address, unsigned int limit) {
-  return __builtin_amdgcn_atomic_inc32(address, limit, __ATOMIC_RELAXED, "workgroup");
-}
-__device__ inline unsigned int atomicDec(unsigned int* address, unsigned int limit) {
-  return __builtin_amdgcn_atomic_dec32(address, limit, __ATOMIC_RELAXED, "agent");
-}
-__device__ inline unsigned int atomicDec_system(unsigned int* address, unsigned int limit) {
-  return __builtin_amdgcn_atomic_dec32(address, limit, __ATOMIC_RELAXED, "");
-}
-__device__ inline unsigned int atomicDec_block(unsigned int* address, unsigned int limit) {
-  return __builtin_amdgcn_atomic_dec32(address, limit, __ATOMIC_RELAXED, "workgroup");
-}
+#define __HIPMEM_ATOMIC_WRAP(name, builtin)                                                 \
+  __device__ inline unsigned int name(unsigned int* address, unsigned int limit) {         \
+    return builtin(address, limit, __ATOMIC_RELAXED, "agent");                             \
+  }                                                                                        \
+  __device__ inline unsigned int name##_system(unsigned int* address, unsigned int limit) { \
+    return builtin(address, limit, __ATOMIC_RELAXED, "");                                  \
+  }                                                                                        \
+  __device__ inline unsigned int name##_block(unsigned int* address, unsigned int limit) {  \
+    return builtin(address, limit, __ATOMIC_RELAXED, "workgroup");                         \
+  }
+__HIPMEM_ATOMIC_WRAP(atomicInc, __builtin_amdgcn_atomic_inc32)
+__HIPMEM_ATOMIC_WRAP(atomicDec, __builtin_amdgcn_atomic_dec32)
+#undef __HIPMEM_ATOMIC_WRAP
 
 /* Adds without returning the old value (lets the compiler pick the no-return instruction). */
 __device__ inline void atomicAddNoRet(float* address, float value) {
