@@ -35,6 +35,12 @@ static_assert(sizeof(blit::CopyArgs) <= kKernargSlot && sizeof(blit::FillArgs) <
 constexpr Bytes kControlBytes = Bytes(kKernargOffset + uint64_t{kQueuePackets} * kKernargSlot);
 // How long a submission waits for ring space before giving up on a stalled stream.
 constexpr absl::Duration kRingWait = absl::Seconds(30);
+// The kernarg ring of user kernels: CLR's kernarg pool holds a few hundred typical segments (a few hundred bytes
+// each, with code object v5's 256 hidden bytes) before a dispatch has to wait for an earlier one's space.
+constexpr uint64_t kKernargRingBytes = 1 << 20;
+// Every segment starts 64-byte aligned (the kernarg_segment_align LLVM asks for is at most 16; a cache line apart
+// keeps two dispatches' segments from sharing one).
+constexpr uint64_t kKernargAlign = 64;
 
 absl::Status FailedCommand(hsa::SignalValue value) {
   return absl::DataLossError(absl::StrCat("a command of the stream failed on the GPU (its signal ended at ", value,
@@ -248,6 +254,15 @@ Stream::~Stream() {
     in_flight_.clear();
   }
   if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  {
+    LightLock lock(&mu_);
+    kernarg_uses_.clear();
+    if (kernarg_ring_.has_value()) {
+      if (absl::Status s = context_.runtime().Free(*kernarg_ring_); !s.ok()) {
+        HIPMEM_LOG(kError, "stream kernargs: ", s.message());
+      }
+    }
+  }
   if (absl::Status s = context_.runtime().Free(control_); !s.ok()) HIPMEM_LOG(kError, "stream memory: ", s.message());
 }
 
@@ -340,6 +355,73 @@ absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint
                      blit::MakeDispatch(descriptor.raw(), kernarg.raw(), size.raw(), done->handle().raw()));
   };
   return SubmitAql(CrossEngineDeps(), write, done, {});
+}
+
+absl::StatusOr<DeviceAddress> Stream::ReserveKernargs(Bytes size) {
+  if (size.raw() > kKernargRingBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("kernarg segment of ", size.raw(), " bytes: larger than the ",
+                                                   kKernargRingBytes, "-byte kernarg ring"));
+  }
+  if (!kernarg_ring_.has_value()) {
+    ASSIGN_OR_RETURN(DeviceAddress ring, context_.runtime().Allocate(device_.host_pool, Bytes(kKernargRingBytes)));
+    kernarg_ring_ = ring;
+  }
+  uint64_t begin = (kernarg_head_ + kKernargAlign - 1) / kKernargAlign * kKernargAlign;
+  if (begin + size.raw() > kKernargRingBytes) begin = 0;
+  const uint64_t end = begin + size.raw();
+  auto overlaps = [&](const KernargUse& use) { return use.begin < end && begin < use.end; };
+  const absl::Time deadline = absl::Now() + kRingWait;
+  while (true) {
+    while (!kernarg_uses_.empty() && kernarg_uses_.front().done->value() <= 0) kernarg_uses_.pop_front();
+    if (std::none_of(kernarg_uses_.begin(), kernarg_uses_.end(), overlaps)) break;
+    // Dispatches complete in order: wait for the oldest. Not through QueueHealth's FailPending, which needs this
+    // stream's lock: a failed queue or device shows in Failure() between short waits.
+    RETURN_IF_ERROR(Failure());
+    if (absl::Now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("stream kernarg ring full for ", absl::FormatDuration(kRingWait),
+                                                      ": a kernel never completes"));
+    }
+    kernarg_uses_.front().done->ref().Wait(hsa::SignalCondition::kLt, 1, absl::Milliseconds(10),
+                                           WaitHintOf(context_, device_));
+  }
+  kernarg_head_ = end;
+  return *kernarg_ring_ + Bytes(begin);
+}
+
+absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch) {
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
+  LightLock lock(&mu_);
+  RETURN_IF_ERROR(Failure());
+  ASSIGN_OR_RETURN(DeviceAddress kernargs, ReserveKernargs(Bytes(dispatch.kernargs.size())));
+  std::memcpy(kernargs.ToPointer(), dispatch.kernargs.data(), dispatch.kernargs.size());
+  if (TraceEnabled()) {
+    Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": kernel 0x",
+          absl::Hex(dispatch.kernel_object), " grid ", dispatch.grid[0], "x", dispatch.grid[1], "x", dispatch.grid[2],
+          " work-group ", dispatch.workgroup[0], "x", dispatch.workgroup[1], "x", dispatch.workgroup[2], ", ",
+          dispatch.group_segment_size, " B LDS");
+  }
+  auto write = [&](uint64_t, void* packet_slot) {
+    aql::KernelDispatchPacket packet{};
+    packet.header = aql::Header(aql::PacketType::kKernelDispatch);
+    const uint16_t dims = dispatch.grid[2] > 1 ? 3 : dispatch.grid[1] > 1 ? 2 : 1;
+    packet.setup = static_cast<uint16_t>(dims << aql::kSetupDimensionsShift);
+    packet.workgroup_size_x = dispatch.workgroup[0];
+    packet.workgroup_size_y = dispatch.workgroup[1];
+    packet.workgroup_size_z = dispatch.workgroup[2];
+    packet.grid_size_x = dispatch.grid[0];
+    packet.grid_size_y = dispatch.grid[1];
+    packet.grid_size_z = dispatch.grid[2];
+    packet.private_segment_size = dispatch.private_segment_size;
+    packet.group_segment_size = dispatch.group_segment_size;
+    packet.kernel_object = dispatch.kernel_object;
+    packet.kernarg_address = kernargs.raw();
+    packet.completion_signal = done->handle().raw();
+    aql::WritePacket(packet_slot, packet);
+  };
+  const uint64_t begin = (kernargs - *kernarg_ring_).raw();
+  RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
+  kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done});
+  return absl::OkStatus();
 }
 
 absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {

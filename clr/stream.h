@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -160,6 +161,16 @@ class Marker {
 // (LOW -> minimum 0, NORMAL -> 7, HIGH -> maximum 15).
 enum class StreamPriority { kLow, kNormal, kHigh };
 
+// One kernel launch as its AQL dispatch packet carries it (roc::VirtualGPU::submitKernelInternal's packet).
+struct KernelDispatch {
+  uint64_t kernel_object = 0;         // the kernel descriptor's GPU address
+  uint32_t grid[3] = {1, 1, 1};       // work-items per dimension
+  uint16_t workgroup[3] = {1, 1, 1};  // work-group size per dimension
+  uint32_t group_segment_size = 0;    // LDS per work-group: the kernel's static use plus the launch's dynamic bytes
+  uint32_t private_segment_size = 0;  // scratch per work-item
+  std::span<const uint8_t> kernargs;  // the kernarg segment (BuildKernargs), copied into the stream's kernarg ring
+};
+
 class Stream {
  public:
   // A stream on `device` of `context`, which must outlive it, whose AQL queue runs at `priority`. Errors: the
@@ -190,6 +201,15 @@ class Stream {
   // (hsa_amd_memory_async_copy_rect), after everything queued so far. Errors, nothing queued: Copies::CopyRect's.
   absl::Status SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,
                             hsa::CopyDirection direction);
+
+  // Dispatches a kernel after everything queued so far (a user kernel on the stream's AQL queue, ordered with its
+  // copies, fills, markers and host functions as they are with each other). The kernargs are copied into the
+  // stream's kernarg ring (fine-grained system memory every GPU maps, as CLR's kernarg pool), whose space comes
+  // back as the dispatches that used it complete. Errors: kInvalidArgument for kernargs larger than the ring;
+  // otherwise as ShaderCopy's. A kernel that faults on the GPU fails the stream as a faulting copy does.
+  absl::Status DispatchKernel(const KernelDispatch& dispatch);
+  // The address of the stream's hsa_queue_t (a kernel's hidden_queue_ptr).
+  uint64_t queue_address() const { return reinterpret_cast<uint64_t>(queue_); }
 
   // Marks the current end of the stream (hipEventRecord). Errors as ShaderCopy's.
   absl::StatusOr<Marker> Record();
@@ -250,8 +270,22 @@ class Stream {
   const DeviceAddress control_;   // blit kernel descriptors and the kernarg ring (system memory), owned
   const std::shared_ptr<SignalPool> signal_pool_;  // for the packets only the CP completes
 
+  // Reserves `size` bytes of the kernarg ring for the next dispatch, waiting for the dispatches that still use
+  // that space. Creates the ring on first use.
+  absl::StatusOr<DeviceAddress> ReserveKernargs(Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable LightMutex mu_;
   uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;
+  // The kernarg ring of user kernels (created on the first dispatch, freed with the stream), the offset where the
+  // next reservation starts, and the space each dispatch still in flight holds, oldest first.
+  struct KernargUse {
+    uint64_t begin;
+    uint64_t end;
+    std::shared_ptr<StreamSignal> done;
+  };
+  std::optional<DeviceAddress> kernarg_ring_ ABSL_GUARDED_BY(mu_);
+  uint64_t kernarg_head_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<KernargUse> kernarg_uses_ ABSL_GUARDED_BY(mu_);
   std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mu_);
   bool last_on_aql_ ABSL_GUARDED_BY(mu_) = true;  // whether the newest command ran on the AQL queue
 };

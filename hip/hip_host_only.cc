@@ -1,12 +1,7 @@
-// hip* entry points that need no device work: version and error-name queries, channel descriptors,
-// and the kernel registration / launch-configuration ABI that hipcc-compiled host code calls
-// before main. hipmem runs no user ISA, so registration records nothing and launches fail in
-// hipLaunchKernel (hip_unsupported.cc) with hipErrorNotSupported; the configuration stack behind
-// the triple-chevron syntax works, so a launch reports that error rather than a bogus
-// hipErrorMissingConfiguration.
+// hip* entry points that need no device work: version and error-name queries and channel descriptors.
+// (The kernel registration and launch-configuration ABI lives in hip_kernel_c_api.cc.)
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hip/channel_descriptor.h"
@@ -14,31 +9,6 @@
 #include "hip/hip_runtime_api.h"
 #include "hip/last_error.h"
 #include "hip/runtime.h"
-
-namespace hipmem::hip {
-namespace {
-
-using hipmem::hip::RecordLastError;
-
-// One pushed kernel-launch configuration (hipcc emits push before and pop inside each kernel stub).
-struct CallConfiguration {
-  dim3 grid;
-  dim3 block;
-  size_t shared_memory;
-  hipStream_t stream;
-};
-
-std::vector<CallConfiguration>& ThreadCallConfigurations() {
-  thread_local std::vector<CallConfiguration> stack;
-  return stack;
-}
-
-// What __hipRegisterFatBinary hands back: a non-null handle the compiler-generated code stores and
-// passes to the other registration calls. No module is ever loaded behind it.
-void* g_no_modules[1] = {nullptr};
-
-}  // namespace
-}  // namespace hipmem::hip
 
 using hipmem::hip::RecordLastError;
 
@@ -112,11 +82,6 @@ hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannel
 
 // hipmem has no API-ID table: every ID is unknown.
 const char* hipApiName(uint32_t /*id*/) { return "unknown"; }
-// No kernel is ever registered, so no name is known.
-const char* hipKernelNameRef(const hipFunction_t /*f*/) { return nullptr; }
-const char* hipKernelNameRefByPtr(const void* /*hostFunction*/, hipStream_t /*stream*/) {
-  return nullptr;
-}
 
 // The null stream belongs to the calling thread's current device; hipmem creates no other streams
 // yet, so any other handle is unknown (-1, as upstream answers for an invalid stream).
@@ -132,51 +97,5 @@ void __hipGetPCH(const char** pch, unsigned int* size) {
   if (pch != nullptr) *pch = nullptr;
   if (size != nullptr) *size = 0;
 }
-
-// --- Launch configuration (triple-chevron syntax) ------------------------------------------------
-
-hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
-                                      hipStream_t stream) {
-  hipmem::hip::ThreadCallConfigurations().push_back({gridDim, blockDim, sharedMem, stream});
-  return RecordLastError(hipSuccess);
-}
-
-hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
-                                     hipStream_t* stream) {
-  std::vector<hipmem::hip::CallConfiguration>& stack = hipmem::hip::ThreadCallConfigurations();
-  if (stack.empty()) return RecordLastError(hipErrorMissingConfiguration);
-  const hipmem::hip::CallConfiguration top = stack.back();
-  stack.pop_back();
-  if (gridDim != nullptr) *gridDim = top.grid;
-  if (blockDim != nullptr) *blockDim = top.block;
-  if (sharedMem != nullptr) *sharedMem = top.shared_memory;
-  if (stream != nullptr) *stream = top.stream;
-  return RecordLastError(hipSuccess);
-}
-
-// --- Code-object registration (called from hipcc-generated constructors) -------------------------
-// The parameter types are CLR's; only the symbol names matter to the C ABI. Nothing is recorded:
-// there is no ISA to load, and hipLaunchKernel refuses every launch.
-
-void** __hipRegisterFatBinary(const void* /*data*/) { return hipmem::hip::g_no_modules; }
-
-void __hipUnregisterFatBinary(void** /*modules*/) {}
-
-void __hipRegisterFunction(void** /*modules*/, const void* /*hostFunction*/,
-                           char* /*deviceFunction*/, const char* /*deviceName*/,
-                           unsigned int /*threadLimit*/, void* /*tid*/, void* /*bid*/,
-                           dim3* /*blockDim*/, dim3* /*gridDim*/, int* /*wSize*/) {}
-
-void __hipRegisterVar(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/,
-                      int /*ext*/, size_t /*size*/, int /*constant*/, int /*global*/) {}
-
-void __hipRegisterManagedVar(void* /*hipModule*/, void** /*pointer*/, void* /*init_value*/,
-                             const char* /*name*/, size_t /*size*/, unsigned /*align*/) {}
-
-void __hipRegisterSurface(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/,
-                          int /*type*/, int /*ext*/) {}
-
-void __hipRegisterTexture(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/,
-                          int /*type*/, int /*norm*/, int /*ext*/) {}
 
 }  // extern "C"

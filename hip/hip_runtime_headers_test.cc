@@ -92,23 +92,25 @@ TEST(HipRuntimeHeadersTest, UnimplementedCallsFailAndSetTheLastError) {
   EXPECT_EQ(hipExtGetLastError(), hipSuccess);
 }
 
-TEST(HipRuntimeHeadersTest, KernelLaunchReportsNotSupported) {
+// A host function that no fat binary registered is not a kernel: CLR's hipErrorInvalidDeviceFunction.
+TEST(HipRuntimeHeadersTest, LaunchingAnUnregisteredFunctionIsAnInvalidDeviceFunction) {
   static_cast<void>(hipGetLastError());
   float out = 0;
   hipLaunchKernelGGL(HostStandIn, dim3(4), dim3(64), 0, nullptr, 3, &out);
-  EXPECT_EQ(hipGetLastError(), hipErrorNotSupported);
+  EXPECT_EQ(hipGetLastError(), hipErrorInvalidDeviceFunction);
 }
 
-// Upstream's C++ overloads instantiate with a host compiler and reach the C entry points (stubs
-// today, so each answers hipErrorNotSupported rather than failing to compile or link).
+// Upstream's C++ overloads instantiate with a host compiler and reach the C entry points: a host variable no fat
+// binary registered is no device symbol (hipErrorInvalidSymbol), a host function no kernel; the occupancy API is a
+// stub (hipErrorNotSupported).
 TEST(HipRuntimeHeadersTest, CxxOverloadsInstantiateAndReachTheCApi) {
   const float values[4] = {1, 2, 3, 4};
   EXPECT_EQ(hipMemcpyToSymbol(HIP_SYMBOL(g_symbol_shadow), values, sizeof(values)),
-            hipErrorNotSupported);
+            hipErrorInvalidSymbol);
   EXPECT_EQ(hipMemcpyFromSymbolAsync(nullptr, g_symbol_shadow, 4, 0, hipMemcpyDeviceToHost),
-            hipErrorNotSupported);
+            hipErrorInvalidSymbol);
   size_t symbol_size = 0;
-  EXPECT_EQ(hipGetSymbolSize(&symbol_size, g_symbol_shadow), hipErrorNotSupported);
+  EXPECT_EQ(hipGetSymbolSize(&symbol_size, g_symbol_shadow), hipErrorInvalidSymbol);
 
   double* managed = nullptr;
   ASSERT_EQ(hipMallocManaged(&managed, 64), hipSuccess);  // implemented (hip/managed.h), typed
@@ -136,7 +138,7 @@ TEST(HipRuntimeHeadersTest, CxxOverloadsInstantiateAndReachTheCApi) {
   int block = 0;
   EXPECT_EQ(hipOccupancyMaxPotentialBlockSizeVariableSMem(&grid, &block, HostStandIn,
                                                           [](int size) { return size * 4; }),
-            hipErrorNotSupported);  // hipDeviceGetAttribute is the first stub it reaches
+            hipErrorInvalidDeviceFunction);  // hipFuncGetAttributes, the first call it makes
   void* args[2] = {};
   EXPECT_EQ(hipLaunchCooperativeKernel(HostStandIn, dim3(1), dim3(1), args, 0, nullptr),
             hipErrorNotSupported);
@@ -177,13 +179,30 @@ TEST(HipRuntimeHeadersTest, LaunchConfigurationStackIsLastInFirstOut) {
   EXPECT_EQ(hipGetLastError(), hipErrorMissingConfiguration);
 }
 
-TEST(HipRuntimeHeadersTest, CodeObjectRegistrationSucceeds) {
-  const char image[16] = {};
-  void** modules = __hipRegisterFatBinary(image);
+// clang's registration ABI: a wrapper without clang's magic registers nothing (null, as CLR answers); a fat binary
+// without a code object for the device registers, and launching its kernel finds no code to run.
+TEST(HipRuntimeHeadersTest, CodeObjectRegistrationFollowsClangsWrapper) {
+  const char not_a_wrapper[24] = {};
+  EXPECT_EQ(__hipRegisterFatBinary(not_a_wrapper), nullptr);
+
+  // "__CLANG_OFFLOAD_BUNDLE__", no entries.
+  static const char bundle[32] = "__CLANG_OFFLOAD_BUNDLE__";
+  struct {
+    unsigned magic, version;
+    const void* binary;
+    const void* unused;
+  } const wrapper = {0x48495046u, 1u, bundle, nullptr};
+  void** modules = __hipRegisterFatBinary(&wrapper);
   ASSERT_NE(modules, nullptr);
   char device_name[] = "_Z11HostStandIniPf";
   __hipRegisterFunction(modules, reinterpret_cast<const void*>(&HostStandIn), device_name,
                         device_name, 0, nullptr, nullptr, nullptr, nullptr, nullptr);
+  int n = 3;
+  float out = 0;
+  float* out_ptr = &out;
+  void* args[] = {&n, &out_ptr};
+  EXPECT_EQ(hipLaunchKernel(reinterpret_cast<const void*>(&HostStandIn), dim3(1), dim3(64), args, 0, nullptr),
+            hipErrorInvalidDeviceFunction);
   __hipUnregisterFatBinary(modules);
 }
 

@@ -251,33 +251,9 @@ hipError_t hipMemcpyHtoAAsync(hipArray_t /*dstArray*/, size_t /*dstOffset*/,
                               hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipModuleGetGlobal(hipDeviceptr_t* /*dptr*/, size_t* /*bytes*/, hipModule_t /*hmod*/,
-                              const char* /*name*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipGetSymbolAddress(void** /*devPtr*/, const void* /*symbol*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipGetSymbolSize(size_t* /*size*/, const void* /*symbol*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipGetProcAddress(const char* /*symbol*/, void** /*pfn*/, int /*hipVersion*/,
                              uint64_t /*flags*/,
                              hipDriverProcAddressQueryResult* /*symbolStatus*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyToSymbol(const void* /*symbol*/, const void* /*src*/, size_t /*sizeBytes*/,
-                             size_t /*offset*/, hipMemcpyKind /*kind*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyToSymbolAsync(const void* /*symbol*/, const void* /*src*/, size_t /*sizeBytes*/,
-                                  size_t /*offset*/, hipMemcpyKind /*kind*/,
-                                  hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyFromSymbol(void* /*dst*/, const void* /*symbol*/, size_t /*sizeBytes*/,
-                               size_t /*offset*/, hipMemcpyKind /*kind*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipMemcpyFromSymbolAsync(void* /*dst*/, const void* /*symbol*/, size_t /*sizeBytes*/,
-                                    size_t /*offset*/, hipMemcpyKind /*kind*/,
-                                    hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
 
@@ -505,12 +481,6 @@ hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t /*dev*/, unsigned int /*flags
 hipError_t hipModuleLoadFatBinary(hipModule_t* /*module*/, const void* /*fatbin*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipModuleLoad(hipModule_t* /*module*/, const char* /*fname*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipModuleUnload(hipModule_t /*module*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipModuleGetFunction(hipFunction_t* /*function*/, hipModule_t /*module*/,
-                                const char* /*kname*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipModuleGetFunctionCount(unsigned int* /*count*/, hipModule_t /*mod*/) {
   HIPMEM_UNSUPPORTED;
 }
@@ -564,13 +534,6 @@ hipError_t hipKernelGetParamInfo(hipKernel_t /*kernel*/, size_t /*paramIndex*/,
                                  size_t* /*paramOffset*/, size_t* /*paramSize*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipFuncGetAttributes(struct hipFuncAttributes* /*attr*/, const void* /*func*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipFuncGetAttribute(int* /*value*/, hipFunction_attribute /*attrib*/,
-                               hipFunction_t /*hfunc*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipGetFuncBySymbol(hipFunction_t* /*functionPtr*/, const void* /*symbolPtr*/) {
   HIPMEM_UNSUPPORTED;
 }
@@ -581,12 +544,6 @@ hipError_t hipGetDriverEntryPoint(const char* /*symbol*/, void** /*funcPtr*/,
 }
 hipError_t hipModuleGetTexRef(textureReference** /*texRef*/, hipModule_t /*hmod*/,
                               const char* /*name*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipModuleLoadData(hipModule_t* /*module*/, const void* /*image*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipModuleLoadDataEx(hipModule_t* /*module*/, const void* /*image*/,
-                               unsigned int /*numOptions*/, hipJitOption* /*options*/,
-                               void** /*optionValues*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipLinkAddData(hipLinkState_t /*state*/, hipJitInputType /*type*/, void* /*data*/,
@@ -610,14 +567,6 @@ hipError_t hipLinkDestroy(hipLinkState_t /*state*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Kernel launch: modules/kernels: hipmem runs no user ISA
 
-hipError_t hipModuleLaunchKernel(hipFunction_t /*f*/, unsigned int /*gridDimX*/,
-                                 unsigned int /*gridDimY*/, unsigned int /*gridDimZ*/,
-                                 unsigned int /*blockDimX*/, unsigned int /*blockDimY*/,
-                                 unsigned int /*blockDimZ*/, unsigned int /*sharedMemBytes*/,
-                                 hipStream_t /*stream*/, void** /*kernelParams*/,
-                                 void** /*extra*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t /*f*/, unsigned int /*gridDimX*/,
                                             unsigned int /*gridDimY*/, unsigned int /*gridDimZ*/,
                                             unsigned int /*blockDimX*/, unsigned int /*blockDimY*/,
@@ -724,17 +673,7 @@ hipError_t hipSetupArgument(const void* /*arg*/, size_t /*size*/, size_t /*offse
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipLaunchByPtr(const void* /*func*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipLaunchKernel(const void* /*function_address*/, dim3 /*numBlocks*/, dim3 /*dimBlocks*/,
-                           void** /*args*/, size_t /*sharedMemBytes*/, hipStream_t /*stream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D* /*pCopy*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipExtLaunchKernel(const void* /*function_address*/, dim3 /*numBlocks*/,
-                              dim3 /*dimBlocks*/, void** /*args*/, size_t /*sharedMemBytes*/,
-                              hipStream_t /*stream*/, hipEvent_t /*startEvent*/,
-                              hipEvent_t /*stopEvent*/, int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 
 // --- Textures: textures/arrays: no image support in hipmem
 

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(bazel-bootstrap bazel-rules-cc bazel-rules-java g++ clang libabsl-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libre2-dev libdrm-dev linux-libc-dev clang-19 lld-19 llvm-19)
+          libbenchmark-dev libre2-dev libdrm-dev linux-libc-dev clang-19 lld-19 llvm-19 clang-tools-19)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,9 +1,9 @@
-/* The AMD platform's <hip/hip_runtime.h> body for host compilers, rewritten for hipmem.
+/* The AMD platform's <hip/hip_runtime.h> body, rewritten for hipmem.
  *
- * Upstream's amd_hip_runtime.h is mostly device code for hipcc; what a plain C or C++ compiler sees
- * is the runtime API, the vector and channel types, the kernel-language markers as no-ops, and the
- * launch helpers below. Device builtins (threadIdx, __syncthreads, atomics) are not provided: they
- * have no meaning without a device compiler.
+ * What a plain C or C++ compiler sees is the runtime API, the vector and channel types, the kernel-language
+ * markers as no-ops, and the launch helper below; device builtins (threadIdx, __syncthreads, atomics) have no
+ * meaning without a device compiler. HIP-Clang (clang -x hip, both sides of the TU) also gets the kernel
+ * language (amd_device_functions.h, amd_hip_atomic.h, amd_warp_functions.h) and upstream's launch macro.
  */
 #ifndef HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
 #define HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
@@ -16,9 +16,14 @@
 #include <hip/texture_types.h>
 #include <hip/surface_types.h>
 
-/* hipmem's headers are never compiled as HIP device code. */
+#if defined(__clang__) && defined(__HIP__)
+/* HIP-Clang: clang defines __HIP_DEVICE_COMPILE__ on the device side of the TU only. */
+#define __HIP_CLANG_ONLY__ 1
+#else
+/* A host compiler never compiles HIP device code. */
 #define __HIP_CLANG_ONLY__ 0
 #define __HIP_DEVICE_COMPILE__ 0
+#endif
 
 #ifdef __cplusplus
 #include <cstddef>
@@ -31,7 +36,26 @@
 /* A device symbol passed to hipMemcpyToSymbol and friends: its host shadow. */
 #define HIP_SYMBOL(X) X
 
-#ifdef __cplusplus
+#if defined(__clang__) && defined(__HIP__)
+/* The kernel language: coordinates, synchronisation, atomics and wave functions (device code). */
+#include <hip/amd_detail/amd_device_functions.h>
+#include <hip/amd_detail/amd_hip_atomic.h>
+#include <hip/amd_detail/amd_warp_functions.h>
+
+/* Upstream's launch macro: the triple-chevron launch, so a kernel template's name (with its template arguments in
+ * HIP_KERNEL_NAME) works where a function pointer could not be deduced. Returns nothing; the result is the
+ * thread's last error. */
+#define hipLaunchKernelGGLInternal(kernel, numBlocks, numThreads, memPerBlock, streamId, ...) \
+  do {                                                                                       \
+    kernel<<<(numBlocks), (numThreads), (memPerBlock), (streamId)>>>(__VA_ARGS__);           \
+  } while (0)
+#define hipLaunchKernelGGL(kernel, ...) hipLaunchKernelGGLInternal((kernel), __VA_ARGS__)
+
+/* Dynamic shared memory, sized by the launch's sharedMemBytes. */
+#define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
+#elif defined(__cplusplus)
 /* hipLaunchKernelGGL for host compilers: the arguments are converted to the kernel's parameter
  * types and passed by address to hipLaunchKernel, the launch path hipcc's <<<>>> also ends in.
  * (Upstream defines the macro only for hipcc; this is the host-compiler form of earlier HIP

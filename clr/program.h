@@ -1,0 +1,111 @@
+// A device program: one AMDGPU code object loaded on one device, its kernels and its device variables.
+//
+// Plays ROCclr's amd::Program + roc::LightningProgram (the code object of a fat binary that fits the device's ISA,
+// loaded through ROCr's loader: hsa_code_object_reader + hsa_executable, frozen) and amd::Kernel's signature (the
+// kernel's arguments from the code object metadata, explicit and hidden, and its resource limits). BuildKernargs
+// plays roc::VirtualGPU::submitKernelInternal's kernarg segment: the explicit arguments copied at the offsets the
+// metadata gives them, the hidden arguments (code object v4 and v5) filled as CLR fills them.
+//
+// Ownership: a Program owns its executable (the loaded image in the device's VRAM, freed with it). Immutable after
+// Load: thread-safe to share.
+#ifndef HIPMEM_CLR_PROGRAM_H_
+#define HIPMEM_CLR_PROGRAM_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/units.h"
+#include "clr/context.h"
+#include "gpu_abi/code_object.h"
+#include "hsa/executable.h"
+
+namespace hipmem::clr {
+
+// What a launch needs of one kernel on one device.
+struct Kernel {
+  std::string name;              // the metadata's .name (the mangled name the host side registers)
+  uint64_t kernel_object = 0;    // the kernel descriptor's GPU address (the AQL packet's kernel_object)
+  uint32_t kernarg_segment_size = 0;
+  uint32_t kernarg_segment_align = 0;
+  uint32_t group_segment_size = 0;    // static LDS; the launch's dynamic shared memory comes on top
+  uint32_t private_segment_size = 0;  // scratch per work-item
+  uint32_t max_flat_workgroup_size = 0;  // __launch_bounds__, or the compiler's default (1024)
+  uint32_t sgpr_count = 0;
+  uint32_t vgpr_count = 0;
+  uint32_t agpr_count = 0;
+  uint32_t wavefront_size = 0;
+  uint32_t code_object_version = 0;
+  std::vector<gpu_abi::code_object::KernelArg> explicit_args;  // in declaration order
+  std::vector<gpu_abi::code_object::KernelArg> hidden_args;
+};
+
+// A device variable (__device__, __constant__) of a loaded program.
+struct Variable {
+  DeviceAddress address;
+  Bytes size;
+};
+
+class Program {
+ public:
+  // Loads on `device` the first of `code_objects` whose target fits the device's ISA and xnack/sramecc modes (ROCr's
+  // IsaSupportedByAgent), as CLR picks a fat binary's entry for a device. Errors: kNotFound when none fits (CLR's
+  // hipErrorNoBinaryForGpu); the loader's (kInvalidArgument for a malformed code object, kResourceExhausted when the
+  // image does not fit in VRAM). `context` must outlive the program.
+  static absl::StatusOr<std::unique_ptr<Program>> Load(Context& context, const Device& device,
+                                                       std::span<const std::span<const uint8_t>> code_objects);
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  // The kernel named `name` (its metadata .name), or nullptr.
+  const Kernel* FindKernel(std::string_view name) const;
+  // The device variable named `name`, if the program defines one.
+  std::optional<Variable> FindVariable(std::string_view name) const;
+  const std::string& isa_name() const { return isa_name_; }
+
+ private:
+  Program(hsa::Executable executable, std::string isa_name) : executable_(std::move(executable)),
+                                                              isa_name_(std::move(isa_name)) {}
+
+  hsa::Executable executable_;  // owns the loaded image
+  std::string isa_name_;        // the loaded code object's target ("amdgcn-amd-amdhsa--gfx90a:xnack-")
+  absl::flat_hash_map<std::string, Kernel> kernels_;
+  absl::flat_hash_map<std::string, Variable> variables_;
+};
+
+// The geometry of one launch in HSA's terms: work-items per dimension (a whole number of work-groups for HIP's
+// launches) and work-group sizes.
+struct LaunchGeometry {
+  uint32_t grid[3] = {1, 1, 1};
+  uint16_t workgroup[3] = {1, 1, 1};
+  uint32_t dynamic_group_bytes = 0;
+  uint64_t queue_address = 0;  // the hsa_queue_t the dispatch goes to (hidden_queue_ptr)
+};
+
+// Where the explicit arguments come from: one pointer per argument (hipLaunchKernel's args, `<<<>>>`), or one buffer
+// laid out as the kernarg segment (hipModuleLaunchKernel's HIP_LAUNCH_PARAM_BUFFER_POINTER), whose arguments are
+// copied when they lie wholly inside it, as CLR copies them.
+struct ExplicitArgs {
+  void* const* pointers = nullptr;
+  std::span<const uint8_t> buffer;
+};
+
+// The kernarg segment of one launch: kernarg_segment_size bytes (at least 16), the explicit arguments at their
+// offsets, then the hidden ones: block counts (whole work-groups per dimension), group sizes, remainders (the partial
+// work-group, 0 for HIP's launches), grid dimensions, dynamic LDS size, the queue; global offsets, printf, hostcall,
+// default queue, completion action, multigrid sync and heap stay 0 (no such services here, as CLR leaves them when a
+// kernel does not use them). kInvalidArgument when the kernel takes arguments and `args` gives none.
+absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const ExplicitArgs& args,
+                                                   const LaunchGeometry& geometry);
+
+}  // namespace hipmem::clr
+
+#endif  // HIPMEM_CLR_PROGRAM_H_

@@ -1,0 +1,157 @@
+"""HIP sources (.hip) in Bazel: hip_library, hip_binary and hip_test, as hipcc builds them.
+
+Each .hip source is compiled once by Debian's clang++-19 in HIP mode (`-x hip`), for the host and for every target of
+`offload_archs` (default gfx908, gfx90a, gfx942), without ROCm's device libraries or clang's HIP wrapper headers
+(`-nogpulib -nogpuinc`): hipmem's <hip/hip_runtime.h> supplies the kernel language. The result is one host object
+holding the device code objects in clang's offload bundle (section `.hip_fatbin`) and the constructor clang generates
+to register them and the kernels with the runtime (`__hipRegisterFatBinary`, `__hipRegisterFunction`,
+`__hipRegisterVar`). The objects are linked with @hipmem//hip:hipmem, whose runtime loads the code object that fits each
+GPU when a kernel is first launched on it.
+
+From another workspace: `load("@hipmem//hip:defs.bzl", "hip_binary")`. Needs clang-19 and clang-tools-19 (the
+offload bundler) on the host, as tools/quickstart.sh installs them.
+
+  hip_library(name, srcs, hdrs, deps, offload_archs, copts, defines)   a cc_library of the compiled objects
+  hip_binary(name, srcs, deps, ...)                                   a cc_binary linking them
+  hip_test(name, srcs, deps, ...)                                     a cc_test linking them (gtest works: the
+                                                                      compile sees every dep's headers)
+
+`srcs` may mix .hip files with ordinary C++ sources (compiled by the C++ toolchain as usual); headers a .hip source
+includes go in `hdrs` or come from `deps`.
+"""
+
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
+
+DEFAULT_OFFLOAD_ARCHS = ["gfx908", "gfx90a", "gfx942"]
+
+# Flags of the host side as well as the device side: optimised (the simulated GPU interprets every instruction),
+# position independent (a test links its objects into a shared library when Bazel links dynamically).
+_HIP_FLAGS = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-fPIC", "-std=c++20"]
+
+def _hip_objects_impl(ctx):
+    compilation_contexts = [d[CcInfo].compilation_context for d in ctx.attr.deps + [ctx.attr._hip_headers]]
+    headers = depset(ctx.files.hdrs, transitive = [c.headers for c in compilation_contexts])
+    include_flags = []
+    for c in compilation_contexts:
+        for d in c.quote_includes.to_list():
+            include_flags += ["-iquote", d]
+        for d in c.includes.to_list():
+            include_flags += ["-I", d]
+        for d in c.system_includes.to_list():
+            include_flags += ["-isystem", d]
+        for d in c.defines.to_list():
+            include_flags.append("-D" + d)
+
+    # The workspace root and its generated twin, as the C++ toolchain adds them.
+    include_flags += ["-iquote", ".", "-iquote", ctx.genfiles_dir.path]
+    arch_flags = ["--offload-arch=" + a for a in ctx.attr.offload_archs]
+    outputs = []
+    for src in ctx.files.srcs:
+        out = ctx.actions.declare_file("_hip_objs/%s/%s.o" % (ctx.label.name, src.basename))
+        args = ctx.actions.args()
+        args.add_all(_HIP_FLAGS)
+        args.add_all(arch_flags)
+        args.add_all(include_flags)
+        args.add_all(["-D" + d for d in ctx.attr.defines])
+        args.add_all(ctx.attr.copts)
+        args.add_all(["-c", src.path, "-o", out.path])
+        ctx.actions.run_shell(
+            command = 'exec clang++-19 "$@"',
+            arguments = [args],
+            inputs = depset([src], transitive = [headers]),
+            outputs = [out],
+            use_default_shell_env = True,
+            mnemonic = "HipCompile",
+            progress_message = "Compiling HIP %s for %s" % (src.short_path, ", ".join(ctx.attr.offload_archs)),
+        )
+        outputs.append(out)
+    return [DefaultInfo(files = depset(outputs))]
+
+_hip_objects = rule(
+    implementation = _hip_objects_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".hip"]),
+        "hdrs": attr.label_list(allow_files = True),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "offload_archs": attr.string_list(),
+        "copts": attr.string_list(),
+        "defines": attr.string_list(),
+        "_hip_headers": attr.label(default = Label("//hip:hip_headers"), providers = [CcInfo]),
+    },
+)
+
+def _split(srcs):
+    hip = [s for s in srcs if s.endswith(".hip")]
+    other = [s for s in srcs if not s.endswith(".hip")]
+    return hip, other
+
+def _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly):
+    if not hip_srcs:
+        return []
+    _hip_objects(
+        name = name + "_hip_objects",
+        srcs = hip_srcs,
+        hdrs = hdrs,
+        deps = deps,
+        offload_archs = offload_archs,
+        copts = copts,
+        defines = defines,
+        testonly = testonly,
+    )
+    return [":" + name + "_hip_objects"]
+
+def hip_library(name, srcs = [], hdrs = [], deps = [], offload_archs = DEFAULT_OFFLOAD_ARCHS, copts = [],
+                defines = [], testonly = False, **kwargs):
+    """A cc_library of HIP (and C++) sources, linked with the HIP runtime. Always linked whole: each object's
+    registration constructor must run even when nothing else references the object."""
+    hip_srcs, other = _split(srcs)
+    objects = _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly)
+    cc_library(
+        name = name,
+        srcs = objects + other,
+        hdrs = hdrs,
+        deps = deps + [Label("//hip:hipmem")],
+        copts = copts,
+        defines = defines,
+        alwayslink = True,
+        testonly = testonly,
+        **kwargs
+    )
+
+def _linked(rule_fn, name, srcs, deps, offload_archs, copts, defines, testonly, kwargs):
+    hip_srcs, other = _split(srcs)
+    lib_deps = deps
+    if hip_srcs:
+        hip_library(
+            name = name + "_hip",
+            srcs = hip_srcs,
+            deps = deps,
+            offload_archs = offload_archs,
+            copts = copts,
+            defines = defines,
+            testonly = testonly,
+            visibility = ["//visibility:private"],
+        )
+        lib_deps = deps + [":" + name + "_hip"]
+    rule_fn(
+        name = name,
+        srcs = other,
+        deps = lib_deps + [Label("//hip:hipmem")],
+        copts = copts,
+        defines = defines,
+        testonly = testonly,
+        **kwargs
+    )
+
+def hip_binary(name, srcs = [], deps = [], offload_archs = DEFAULT_OFFLOAD_ARCHS, copts = [], defines = [],
+               testonly = False, **kwargs):
+    """A cc_binary whose .hip sources are compiled by clang++-19 in HIP mode."""
+    _linked(cc_binary, name, srcs, deps, offload_archs, copts, defines, testonly, kwargs)
+
+def hip_test(name, srcs = [], deps = [], offload_archs = DEFAULT_OFFLOAD_ARCHS, copts = [], defines = [],
+             env = {}, **kwargs):
+    """A cc_test whose .hip sources are compiled by clang++-19 in HIP mode. It runs on the simulated GPU unless its
+    `env` picks another backend (HIPMEM_KFD_BACKEND), as hipmem's own tests do."""
+    test_env = {"HIPMEM_KFD_BACKEND": "sim"}
+    test_env.update(env)
+    _linked(cc_test, name, srcs, deps, offload_archs, copts, defines, True, dict(kwargs, env = test_env))

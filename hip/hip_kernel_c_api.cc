@@ -1,0 +1,417 @@
+// hip* C entry points for kernels: the registration ABI a HIP-Clang build calls before main (__hipRegister*), the
+// launch configuration behind <<<>>>, launches (hipLaunchKernel, hipExtLaunchKernel, hipModuleLaunchKernel), modules,
+// device symbols and function attributes. Shells over hip/modules.h, with CLR's argument checks and codes
+// (hipamd's hip_platform.cpp and hip_module.cpp).
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/units.h"
+#include "hip/c_shell.h"
+#include "hip/hip_error.h"
+#include "hip/hip_runtime_api.h"
+#include "hip/last_error.h"
+#include "hip/modules.h"
+#include "hip/runtime.h"
+#include "hip/streams.h"
+
+namespace hipmem::hip {
+namespace {
+
+StreamHandle Handle(hipStream_t stream) { return StreamHandle(reinterpret_cast<uint64_t>(stream)); }
+
+// One pushed launch configuration (clang's stub pushes before calling the kernel's stub, which pops it).
+struct CallConfiguration {
+  dim3 grid;
+  dim3 block;
+  size_t shared_memory;
+  hipStream_t stream;
+};
+
+std::vector<CallConfiguration>& ThreadCallConfigurations() {
+  thread_local std::vector<CallConfiguration> stack;
+  return stack;
+}
+
+Module* AsModule(void** modules) { return reinterpret_cast<Module*>(modules); }
+
+// hipLaunchKernel's grid: blocks x block size per dimension, in work-items.
+LaunchRequest BlocksRequest(dim3 grid, dim3 block, size_t shared, hipStream_t stream, void** args) {
+  LaunchRequest r;
+  r.global[0] = uint64_t{grid.x} * block.x;
+  r.global[1] = uint64_t{grid.y} * block.y;
+  r.global[2] = uint64_t{grid.z} * block.z;
+  r.local[0] = block.x;
+  r.local[1] = block.y;
+  r.local[2] = block.z;
+  r.shared_bytes = shared;
+  r.stream = Handle(stream);
+  r.args.pointers = args;
+  return r;
+}
+
+hipError_t LaunchByHostFunction(const void* host_function, dim3 grid, dim3 block, void** args, size_t shared,
+                                hipStream_t stream) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (host_function == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  Function* function = ModuleTable::Get().FindFunction(host_function);
+  if (function == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  return Return(LaunchKernel(rt, *function, BlocksRequest(grid, block, shared, stream, args)));
+}
+
+// The current device's program of `module`, recoded for the module API: no code object for the device is
+// hipErrorNoBinaryForGpu, as CLR answers it there.
+absl::StatusOr<const clr::Program*> CurrentProgram(Runtime& rt, Module& module) {
+  absl::StatusOr<const clr::Device*> device = rt.context().GetDevice(rt.current_device());
+  if (!device.ok()) return device.status();
+  absl::StatusOr<const clr::Program*> program = module.ProgramFor(rt.context(), **device);
+  if (absl::IsNotFound(program.status())) return FromHipError(hipErrorNoBinaryForGpu, program.status().message());
+  return program;
+}
+
+// Where a registered device variable lives on the current device. hipErrorInvalidSymbol for a host address that
+// names no registered variable.
+absl::StatusOr<clr::Variable> SymbolOnCurrentDevice(Runtime& rt, const void* symbol) {
+  DeviceVariable* variable = symbol == nullptr ? nullptr : ModuleTable::Get().FindVariable(symbol);
+  if (variable == nullptr) return FromHipError(hipErrorInvalidSymbol, "not a registered device variable");
+  absl::StatusOr<const clr::Program*> program = CurrentProgram(rt, *variable->module);
+  if (!program.ok()) return program.status();
+  std::optional<clr::Variable> found = (*program)->FindVariable(variable->name);
+  if (!found.has_value()) {
+    return FromHipError(hipErrorInvalidSymbol, absl::StrCat(variable->name, ": not in the device's code object"));
+  }
+  return *found;
+}
+
+// hipMemcpyTo/FromSymbol(Async): after the work queued on `stream` (the null stream for the synchronous forms,
+// which waits for the device's blocking streams as hipMemcpy does), a synchronous copy through ROCr's copy path:
+// the variable's image is ROCr's loader memory, which CLR's memory-object map does not list either.
+hipError_t SymbolCopy(const void* symbol, size_t offset, size_t size, void* host_or_device, bool to_symbol,
+                      hipStream_t stream) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  absl::StatusOr<clr::Variable> variable = SymbolOnCurrentDevice(rt, symbol);
+  if (!variable.ok()) return Return(variable.status());
+  if (host_or_device == nullptr || offset > variable->size.raw() || size > variable->size.raw() - offset) {
+    return Return(hipErrorInvalidValue);
+  }
+  if (size == 0) return Return(hipSuccess);
+  absl::StatusOr<HipStream*> resolved = rt.streams().Resolve(Handle(stream), rt.current_device());
+  if (!resolved.ok()) return Return(resolved.status());
+  if (absl::Status s = rt.streams().Synchronize(**resolved); !s.ok()) return Return(DeviceFaultAsHip(s));
+  const DeviceAddress device_side = variable->address + Bytes(offset);
+  const DeviceAddress other = DeviceAddress::FromPointer(host_or_device);
+  const absl::Status copied = to_symbol ? rt.context().copies().CopySync(device_side, other, Bytes(size))
+                                        : rt.context().copies().CopySync(other, device_side, Bytes(size));
+  return Return(DeviceFaultAsHip(copied));
+}
+
+void FillAttributes(hipFuncAttributes* attr, const clr::Kernel& kernel, const clr::DeviceInfo& info) {
+  *attr = hipFuncAttributes{};
+  attr->binaryVersion = static_cast<int>(info.gfx_major * 10 + info.gfx_minor);
+  attr->cacheModeCA = 0;
+  attr->constSizeBytes = 0;
+  attr->localSizeBytes = kernel.private_segment_size;
+  attr->maxDynamicSharedSizeBytes = static_cast<int>(info.local_mem_per_cu.raw() - kernel.group_segment_size);
+  attr->maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(kernel.max_flat_workgroup_size,
+                                                                 info.max_work_group_size));
+  attr->numRegs = static_cast<int>(kernel.vgpr_count);
+  attr->preferredShmemCarveout = 0;
+  attr->ptxVersion = attr->binaryVersion;
+  attr->sharedSizeBytes = kernel.group_segment_size;
+}
+
+absl::StatusOr<const clr::Kernel*> KernelOnCurrentDevice(Runtime& rt, const Function& function) {
+  absl::StatusOr<const clr::Program*> program = CurrentProgram(rt, *function.module);
+  if (!program.ok()) return FromHipError(hipErrorInvalidDeviceFunction, program.status().message());
+  const clr::Kernel* kernel = (*program)->FindKernel(function.name);
+  if (kernel == nullptr) return FromHipError(hipErrorInvalidDeviceFunction, function.name);
+  return kernel;
+}
+
+hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  if (module == nullptr || image == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<Module*> loaded = ModuleTable::Get().LoadData(image);
+  if (!loaded.ok()) return Return(loaded.status());
+  *module = reinterpret_cast<hipModule_t>(*loaded);
+  return Return(hipSuccess);
+}
+
+}  // namespace
+}  // namespace hipmem::hip
+
+using hipmem::hip::Return;
+
+extern "C" {
+
+// --- Registration (clang's generated constructor and destructor) ---------------------------------------------
+
+// The module handle clang stores and passes to the other registration calls; null for a wrapper that is not
+// clang's, as CLR answers (the registrations that follow are then ignored).
+void** __hipRegisterFatBinary(const void* data) {
+  absl::StatusOr<hipmem::hip::Module*> module = hipmem::hip::ModuleTable::Get().RegisterFatBinary(data);
+  if (!module.ok()) return nullptr;
+  return reinterpret_cast<void**>(*module);
+}
+
+void __hipUnregisterFatBinary(void** modules) {
+  if (modules != nullptr) (void)hipmem::hip::ModuleTable::Get().Unload(hipmem::hip::AsModule(modules));
+}
+
+void __hipRegisterFunction(void** modules, const void* hostFunction, char* /*deviceFunction*/,
+                           const char* deviceName, unsigned int /*threadLimit*/, void* /*tid*/, void* /*bid*/,
+                           dim3* /*blockDim*/, dim3* /*gridDim*/, int* /*wSize*/) {
+  if (modules == nullptr || hostFunction == nullptr || deviceName == nullptr) return;
+  hipmem::hip::ModuleTable::Get().RegisterFunction(hipmem::hip::AsModule(modules), hostFunction, deviceName);
+}
+
+void __hipRegisterVar(void** modules, void* var, char* /*hostVar*/, char* deviceVar, int /*ext*/, size_t size,
+                      int /*constant*/, int /*global*/) {
+  if (modules == nullptr || var == nullptr || deviceVar == nullptr) return;
+  hipmem::hip::ModuleTable::Get().RegisterVariable(hipmem::hip::AsModule(modules), var, deviceVar, size);
+}
+
+// hipmem's headers make __managed__ a plain device variable, so clang never calls this (TODO(#23)).
+void __hipRegisterManagedVar(void* /*hipModule*/, void** /*pointer*/, void* /*init_value*/, const char* /*name*/,
+                             size_t /*size*/, unsigned /*align*/) {}
+
+void __hipRegisterSurface(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/, int /*type*/,
+                          int /*ext*/) {}
+
+void __hipRegisterTexture(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/, int /*type*/,
+                          int /*norm*/, int /*ext*/) {}
+
+// --- Launch configuration (<<<>>>) -----------------------------------------------------------------------------
+
+hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream) {
+  hipmem::hip::ThreadCallConfigurations().push_back({gridDim, blockDim, sharedMem, stream});
+  return Return(hipSuccess);
+}
+
+hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, hipStream_t* stream) {
+  std::vector<hipmem::hip::CallConfiguration>& stack = hipmem::hip::ThreadCallConfigurations();
+  if (stack.empty()) return Return(hipErrorMissingConfiguration);
+  const hipmem::hip::CallConfiguration top = stack.back();
+  stack.pop_back();
+  if (gridDim != nullptr) *gridDim = top.grid;
+  if (blockDim != nullptr) *blockDim = top.block;
+  if (sharedMem != nullptr) *sharedMem = top.shared_memory;
+  if (stream != nullptr) *stream = top.stream;
+  return Return(hipSuccess);
+}
+
+// --- Launches ------------------------------------------------------------------------------------------------
+
+hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
+                           size_t sharedMemBytes, hipStream_t stream) {
+  return hipmem::hip::LaunchByHostFunction(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
+}
+
+// hipLaunchKernel between two events recorded on the stream (CLR binds them to the dispatch; here they mark the
+// stream right before and after it). `flags` (hipExtAnyOrderLaunch) only relaxes ordering, which this runtime
+// never needs to.
+hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
+                              size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent,
+                              int /*flags*/) {
+  if (startEvent != nullptr) {
+    if (hipError_t e = hipEventRecord(startEvent, stream); e != hipSuccess) return e;
+  }
+  if (hipError_t e = hipmem::hip::LaunchByHostFunction(function_address, numBlocks, dimBlocks, args, sharedMemBytes,
+                                                       stream);
+      e != hipSuccess) {
+    return e;
+  }
+  if (stopEvent != nullptr) return hipEventRecord(stopEvent, stream);
+  return Return(hipSuccess);
+}
+
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, hipStream_t stream, void** kernelParams, void** extra) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  // CLR's hipModuleLaunchKernel checks, in its order, all answering hipErrorInvalidValue.
+  constexpr uint64_t kMaxGridX = INT32_MAX;
+  constexpr uint64_t kMaxGridYZ = uint64_t{UINT16_MAX} + 1;
+  if (gridDimX > kMaxGridX || gridDimY > kMaxGridYZ || gridDimZ > kMaxGridYZ) return Return(hipErrorInvalidValue);
+  if (gridDimX == 0 || gridDimY == 0 || gridDimZ == 0 || blockDimX == 0 || blockDimY == 0 || blockDimZ == 0) {
+    return Return(hipErrorInvalidValue);
+  }
+  absl::StatusOr<const hipmem::clr::Device*> device = rt.context().GetDevice(rt.current_device());
+  if (!device.ok()) return Return(device.status());
+  if (uint64_t{blockDimX} * blockDimY * blockDimZ > (*device)->info.max_work_group_size ||
+      sharedMemBytes > (*device)->info.local_mem_per_cu.raw()) {
+    return Return(hipErrorInvalidValue);
+  }
+  if (f == nullptr) return Return(hipErrorInvalidHandle);
+  if (kernelParams != nullptr && extra != nullptr) return Return(hipErrorInvalidValue);
+  hipmem::hip::LaunchRequest r = hipmem::hip::BlocksRequest(dim3(gridDimX, gridDimY, gridDimZ),
+                                                            dim3(blockDimX, blockDimY, blockDimZ), sharedMemBytes,
+                                                            stream, kernelParams);
+  if (extra != nullptr) {
+    // {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END}
+    if (extra[0] != HIP_LAUNCH_PARAM_BUFFER_POINTER || extra[2] != HIP_LAUNCH_PARAM_BUFFER_SIZE ||
+        extra[4] != HIP_LAUNCH_PARAM_END || extra[3] == nullptr) {
+      return Return(hipErrorInvalidValue);
+    }
+    r.args.buffer = std::span<const uint8_t>(static_cast<const uint8_t*>(extra[1]),
+                                             extra[1] == nullptr ? 0 : *static_cast<size_t*>(extra[3]));
+  }
+  auto* function = reinterpret_cast<hipmem::hip::Function*>(f);
+  return Return(hipmem::hip::LaunchKernel(rt, *function, r));
+}
+
+// --- Modules -----------------------------------------------------------------------------------------------------
+
+hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
+  return hipmem::hip::ModuleFromImage(module, image);
+}
+
+hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int /*numOptions*/,
+                               hipJitOption* /*options*/, void** /*optionValues*/) {
+  return hipmem::hip::ModuleFromImage(module, image);
+}
+
+hipError_t hipModuleLoad(hipModule_t* module, const char* fname) {
+  if (module == nullptr || fname == nullptr) return Return(hipErrorInvalidValue);
+  std::ifstream file(fname, std::ios::binary);
+  if (!file) return Return(hipErrorFileNotFound);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) return Return(hipErrorInvalidImage);
+  return hipmem::hip::ModuleFromImage(module, bytes.data());
+}
+
+hipError_t hipModuleUnload(hipModule_t module) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  if (module == nullptr) return Return(hipErrorInvalidHandle);
+  absl::Status s = hipmem::hip::ModuleTable::Get().Unload(reinterpret_cast<hipmem::hip::Module*>(module));
+  return Return(s.ok() ? hipSuccess : hipErrorInvalidHandle);
+}
+
+// The kernel `kname` of `module`, checked against the module's code object for the current device (loaded now if
+// it was not): hipErrorNotFound for a name it lacks.
+hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (function == nullptr || kname == nullptr) return Return(hipErrorInvalidValue);
+  auto* m = reinterpret_cast<hipmem::hip::Module*>(module);
+  if (m == nullptr || !hipmem::hip::ModuleTable::Get().Holds(m)) return Return(hipErrorInvalidHandle);
+  absl::StatusOr<const hipmem::clr::Program*> program = hipmem::hip::CurrentProgram(rt, *m);
+  if (!program.ok()) return Return(program.status());
+  if ((*program)->FindKernel(kname) == nullptr) return Return(hipErrorNotFound);
+  *function = reinterpret_cast<hipFunction_t>(m->GetFunction(kname));
+  return Return(hipSuccess);
+}
+
+hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod, const char* name) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (name == nullptr || (dptr == nullptr && bytes == nullptr)) return Return(hipErrorInvalidValue);
+  auto* m = reinterpret_cast<hipmem::hip::Module*>(hmod);
+  if (m == nullptr || !hipmem::hip::ModuleTable::Get().Holds(m)) return Return(hipErrorInvalidHandle);
+  absl::StatusOr<const hipmem::clr::Program*> program = hipmem::hip::CurrentProgram(rt, *m);
+  if (!program.ok()) return Return(program.status());
+  std::optional<hipmem::clr::Variable> variable = (*program)->FindVariable(name);
+  if (!variable.has_value()) return Return(hipErrorNotFound);
+  if (dptr != nullptr) *dptr = variable->address.ToPointer();
+  if (bytes != nullptr) *bytes = variable->size.raw();
+  return Return(hipSuccess);
+}
+
+// --- Device symbols ----------------------------------------------------------------------------------------------
+
+hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (devPtr == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<hipmem::clr::Variable> variable = hipmem::hip::SymbolOnCurrentDevice(rt, symbol);
+  if (!variable.ok()) return Return(variable.status());
+  *devPtr = variable->address.ToPointer();
+  return Return(hipSuccess);
+}
+
+hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (size == nullptr) return Return(hipErrorInvalidValue);
+  absl::StatusOr<hipmem::clr::Variable> variable = hipmem::hip::SymbolOnCurrentDevice(rt, symbol);
+  if (!variable.ok()) return Return(variable.status());
+  *size = variable->size.raw();
+  return Return(hipSuccess);
+}
+
+hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
+                             hipMemcpyKind /*kind*/) {
+  return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, const_cast<void*>(src), true, nullptr);
+}
+
+hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
+                                  hipMemcpyKind /*kind*/, hipStream_t stream) {
+  return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, const_cast<void*>(src), true, stream);
+}
+
+hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
+                               hipMemcpyKind /*kind*/) {
+  return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, dst, false, nullptr);
+}
+
+hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
+                                    hipMemcpyKind /*kind*/, hipStream_t stream) {
+  return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, dst, false, stream);
+}
+
+// --- Function attributes -----------------------------------------------------------------------------------------
+
+hipError_t hipFuncGetAttributes(struct hipFuncAttributes* attr, const void* func) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (attr == nullptr) return Return(hipErrorInvalidValue);
+  hipmem::hip::Function* function = func == nullptr ? nullptr : hipmem::hip::ModuleTable::Get().FindFunction(func);
+  if (function == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  absl::StatusOr<const hipmem::clr::Kernel*> kernel = hipmem::hip::KernelOnCurrentDevice(rt, *function);
+  if (!kernel.ok()) return Return(kernel.status());
+  absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+  if (!info.ok()) return Return(info.status());
+  hipmem::hip::FillAttributes(attr, **kernel, **info);
+  return Return(hipSuccess);
+}
+
+hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunction_t hfunc) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (value == nullptr || hfunc == nullptr) return Return(hipErrorInvalidValue);
+  auto* function = reinterpret_cast<hipmem::hip::Function*>(hfunc);
+  absl::StatusOr<const hipmem::clr::Kernel*> kernel = hipmem::hip::KernelOnCurrentDevice(rt, *function);
+  if (!kernel.ok()) return Return(kernel.status());
+  absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+  if (!info.ok()) return Return(info.status());
+  hipFuncAttributes attr;
+  hipmem::hip::FillAttributes(&attr, **kernel, **info);
+  switch (attrib) {
+    case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = attr.maxThreadsPerBlock; break;
+    case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = static_cast<int>(attr.sharedSizeBytes); break;
+    case HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = static_cast<int>(attr.constSizeBytes); break;
+    case HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = static_cast<int>(attr.localSizeBytes); break;
+    case HIP_FUNC_ATTRIBUTE_NUM_REGS: *value = attr.numRegs; break;
+    case HIP_FUNC_ATTRIBUTE_PTX_VERSION: *value = attr.ptxVersion; break;
+    case HIP_FUNC_ATTRIBUTE_BINARY_VERSION: *value = attr.binaryVersion; break;
+    case HIP_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = attr.cacheModeCA; break;
+    case HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = attr.maxDynamicSharedSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *value = attr.preferredShmemCarveout; break;
+    default: return Return(hipErrorInvalidValue);
+  }
+  return Return(hipSuccess);
+}
+
+// The name of a registered kernel (hipKernelNameRef), or null.
+const char* hipKernelNameRef(const hipFunction_t f) {
+  return f == nullptr ? nullptr : reinterpret_cast<hipmem::hip::Function*>(f)->name.c_str();
+}
+
+const char* hipKernelNameRefByPtr(const void* hostFunction, hipStream_t /*stream*/) {
+  hipmem::hip::Function* function =
+      hostFunction == nullptr ? nullptr : hipmem::hip::ModuleTable::Get().FindFunction(hostFunction);
+  return function == nullptr ? nullptr : function->name.c_str();
+}
+
+}  // extern "C"

@@ -1,0 +1,243 @@
+#include "hip/modules.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "base/trace.h"
+#include "hip/fat_binary.h"
+#include "hip/hip_error.h"
+#include "hip/runtime.h"
+
+namespace hipmem::hip {
+namespace {
+
+constexpr uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
+
+// The bytes an ELF64 image spans: through its section header table, which LLVM's linker writes last (and through
+// its program headers, should a writer put them last).
+size_t ElfSize(const uint8_t* image) {
+  uint64_t phoff = 0, shoff = 0;
+  uint16_t phentsize = 0, phnum = 0, shentsize = 0, shnum = 0;
+  std::memcpy(&phoff, image + 0x20, 8);
+  std::memcpy(&shoff, image + 0x28, 8);
+  std::memcpy(&phentsize, image + 0x36, 2);
+  std::memcpy(&phnum, image + 0x38, 2);
+  std::memcpy(&shentsize, image + 0x3a, 2);
+  std::memcpy(&shnum, image + 0x3c, 2);
+  return std::max<uint64_t>({64, phoff + uint64_t{phentsize} * phnum, shoff + uint64_t{shentsize} * shnum});
+}
+
+}  // namespace
+
+absl::StatusOr<const clr::Program*> Module::ProgramFor(clr::Context& context, const clr::Device& device) {
+  LightLock lock(&mu_);
+  if (programs_.size() <= static_cast<size_t>(device.ordinal)) programs_.resize(device.ordinal + 1);
+  std::optional<absl::StatusOr<std::unique_ptr<clr::Program>>>& slot = programs_[device.ordinal];
+  // Loaded under the module's lock: two threads launching the module's first kernel load it once.
+  if (!slot.has_value()) slot = clr::Program::Load(context, device, code_objects_);
+  if (!slot->ok()) return slot->status();
+  return slot->value().get();
+}
+
+Function* Module::GetFunction(std::string_view name) {
+  LightLock lock(&mu_);
+  for (Function& f : functions_) {
+    if (f.name == name) return &f;
+  }
+  functions_.push_back(Function{this, std::string(name)});
+  return &functions_.back();
+}
+
+DeviceVariable* Module::AddVariable(std::string_view name, size_t size) {
+  LightLock lock(&mu_);
+  variables_.push_back(DeviceVariable{this, std::string(name), size});
+  return &variables_.back();
+}
+
+std::vector<int> Module::LoadedDevices() {
+  LightLock lock(&mu_);
+  std::vector<int> devices;
+  for (size_t d = 0; d < programs_.size(); ++d) {
+    if (programs_[d].has_value() && programs_[d]->ok()) devices.push_back(static_cast<int>(d));
+  }
+  return devices;
+}
+
+void Module::ReleasePrograms() {
+  LightLock lock(&mu_);
+  programs_.clear();
+}
+
+ModuleTable& ModuleTable::Get() {
+  // Never destroyed: clang's generated destructors unregister fat binaries after static destructors ran.
+  static ModuleTable* const table = new ModuleTable();
+  return *table;
+}
+
+absl::StatusOr<Module*> ModuleTable::RegisterFatBinary(const void* wrapper) {
+  if (wrapper == nullptr) return absl::InvalidArgumentError("__hipRegisterFatBinary: null wrapper");
+  FatBinaryWrapper w;
+  std::memcpy(&w, wrapper, sizeof(w));
+  if (w.magic != kHipFatBinaryMagic || w.version != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("__hipRegisterFatBinary: wrapper magic 0x", absl::Hex(w.magic),
+                                                   " version ", w.version, " (clang's is 0x48495046, 1)"));
+  }
+  ASSIGN_OR_RETURN(std::vector<BundleEntry> entries, ParseOffloadBundle(w.binary, std::nullopt));
+  auto module = std::make_unique<Module>(HipCodeObjects(entries), std::vector<uint8_t>());
+  Module* raw = module.get();
+  LightLock lock(&mu_);
+  modules_.push_back(std::move(module));
+  return raw;
+}
+
+absl::StatusOr<Module*> ModuleTable::LoadData(const void* image) {
+  if (image == nullptr) return FromHipError(hipErrorInvalidValue, "hipModuleLoadData: null image");
+  const auto* bytes = static_cast<const uint8_t*>(image);
+  std::vector<uint8_t> owned;
+  std::vector<std::span<const uint8_t>> objects;
+  if (std::memcmp(bytes, kElfMagic, sizeof(kElfMagic)) == 0) {
+    owned.assign(bytes, bytes + ElfSize(bytes));
+    objects.emplace_back(owned.data(), owned.size());
+  } else if (IsOffloadBundle(image)) {
+    ASSIGN_OR_RETURN(std::vector<BundleEntry> entries, ParseOffloadBundle(image, std::nullopt));
+    size_t size = 0;
+    for (const BundleEntry& e : entries) size = std::max<size_t>(size, e.bytes.data() + e.bytes.size() - bytes);
+    owned.assign(bytes, bytes + size);
+    ASSIGN_OR_RETURN(entries, ParseOffloadBundle(owned.data(), owned.size()));
+    objects = HipCodeObjects(entries);
+  } else {
+    return FromHipError(hipErrorInvalidImage, "hipModuleLoadData: neither an ELF code object nor an offload bundle");
+  }
+  auto module = std::make_unique<Module>(std::move(objects), std::move(owned));
+  Module* raw = module.get();
+  LightLock lock(&mu_);
+  modules_.push_back(std::move(module));
+  return raw;
+}
+
+bool ModuleTable::Holds(Module* module) {
+  LightLock lock(&mu_);
+  return std::any_of(modules_.begin(), modules_.end(), [&](const auto& m) { return m.get() == module; });
+}
+
+absl::Status ModuleTable::Unload(Module* module) {
+  std::unique_ptr<Module> gone;
+  {
+    LightLock lock(&mu_);
+    auto it = std::find_if(modules_.begin(), modules_.end(), [&](const auto& m) { return m.get() == module; });
+    if (it == modules_.end()) return absl::NotFoundError("module not loaded");
+    gone = std::move(*it);
+    modules_.erase(it);
+    absl::erase_if(functions_, [&](const auto& entry) { return entry.second->module == module; });
+    absl::erase_if(variables_, [&](const auto& entry) { return entry.second->module == module; });
+  }
+  // Its code may still run: the devices it was loaded on finish their work before the images go.
+  const std::vector<int> devices = gone->LoadedDevices();
+  if (!devices.empty()) {
+    absl::StatusOr<Runtime*> runtime = Runtime::Get();
+    if (runtime.ok()) {
+      for (int d : devices) (void)(*runtime)->streams().SynchronizeDevice(d);
+    }
+  }
+  gone->ReleasePrograms();
+  return absl::OkStatus();
+}
+
+void ModuleTable::RegisterFunction(Module* module, const void* host_function, std::string_view name) {
+  Function* function = module->GetFunction(name);
+  LightLock lock(&mu_);
+  functions_[host_function] = function;
+}
+
+void ModuleTable::RegisterVariable(Module* module, const void* host_variable, std::string_view name, size_t size) {
+  DeviceVariable* variable = module->AddVariable(name, size);
+  LightLock lock(&mu_);
+  variables_[host_variable] = variable;
+}
+
+Function* ModuleTable::FindFunction(const void* host_function) {
+  LightLock lock(&mu_);
+  auto it = functions_.find(host_function);
+  return it == functions_.end() ? nullptr : it->second;
+}
+
+DeviceVariable* ModuleTable::FindVariable(const void* host_variable) {
+  LightLock lock(&mu_);
+  auto it = variables_.find(host_variable);
+  return it == variables_.end() ? nullptr : it->second;
+}
+
+absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequest& r) {
+  auto context = [&] {
+    return absl::StrCat("launch of ", function.name, " (", r.global[0], "x", r.global[1], "x", r.global[2],
+                        " work-items in blocks of ", r.local[0], "x", r.local[1], "x", r.local[2], ", ",
+                        r.shared_bytes, " B dynamic shared)");
+  };
+  ASSIGN_OR_RETURN(HipStream * stream, runtime.streams().Resolve(r.stream, runtime.current_device()));
+  // The stream's own failures (a halted queue, a GPU memory fault: hipErrorIllegalAddress) come last, through
+  // DeviceFaultAsHip; the launch checks before them keep their codes (hipErrorLaunchFailure among them).
+  // CLR launches only on a stream of the current device.
+  if (stream->device() != runtime.current_device()) {
+    return FromHipError(hipErrorInvalidHandle, absl::StrCat(context(), ": the stream belongs to device ",
+                                                            stream->device(), ", not the current device"));
+  }
+  ASSIGN_OR_RETURN(const clr::Device* device, runtime.context().GetDevice(stream->device()));
+  const clr::DeviceInfo& info = device->info;
+  for (int d = 0; d < 3; ++d) {
+    if (r.global[d] == 0 || r.local[d] == 0 || r.global[d] > UINT32_MAX) {
+      return FromHipError(hipErrorInvalidConfiguration, absl::StrCat(context(), ": empty or oversized dimension"));
+    }
+  }
+  if (r.shared_bytes > info.local_mem_per_cu.raw()) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat(context(), ": more shared memory than the device's ",
+                                                           info.local_mem_per_cu.raw(), " B"));
+  }
+  const uint64_t block = uint64_t{r.local[0]} * r.local[1] * r.local[2];
+  if (block > info.max_work_group_size) {
+    return FromHipError(hipErrorInvalidConfiguration,
+                        absl::StrCat(context(), ": blocks of at most ", info.max_work_group_size, " work-items"));
+  }
+  absl::StatusOr<const clr::Program*> program = function.module->ProgramFor(runtime.context(), *device);
+  if (!program.ok()) {
+    return FromHipError(hipErrorInvalidDeviceFunction, absl::StrCat(context(), ": ", program.status().message()));
+  }
+  const clr::Kernel* kernel = (*program)->FindKernel(function.name);
+  if (kernel == nullptr) {
+    return FromHipError(hipErrorInvalidDeviceFunction,
+                        absl::StrCat(context(), ": no such kernel in the code object for ", (*program)->isa_name()));
+  }
+  if (!kernel->explicit_args.empty() && r.args.pointers == nullptr && r.args.buffer.empty()) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat(context(), ": the kernel's arguments are missing"));
+  }
+  if (block > kernel->max_flat_workgroup_size) {
+    return FromHipError(hipErrorLaunchFailure, absl::StrCat(context(), ": larger than the kernel's launch bounds (",
+                                                            kernel->max_flat_workgroup_size, ")"));
+  }
+  if (kernel->group_segment_size + r.shared_bytes > info.local_mem_per_cu.raw()) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat(context(), ": with the kernel's ",
+                                                           kernel->group_segment_size, " B of static shared memory, "
+                                                           "more than the device's ",
+                                                           info.local_mem_per_cu.raw(), " B"));
+  }
+  clr::LaunchGeometry geometry;
+  clr::KernelDispatch dispatch;
+  for (int d = 0; d < 3; ++d) {
+    geometry.grid[d] = dispatch.grid[d] = static_cast<uint32_t>(r.global[d]);
+    geometry.workgroup[d] = dispatch.workgroup[d] = static_cast<uint16_t>(r.local[d]);
+  }
+  geometry.dynamic_group_bytes = static_cast<uint32_t>(r.shared_bytes);
+  geometry.queue_address = stream->queue().queue_address();
+  ASSIGN_OR_RETURN(std::vector<uint8_t> kernargs, clr::BuildKernargs(*kernel, r.args, geometry));
+  dispatch.kernel_object = kernel->kernel_object;
+  dispatch.group_segment_size = kernel->group_segment_size + static_cast<uint32_t>(r.shared_bytes);
+  dispatch.private_segment_size = kernel->private_segment_size;
+  dispatch.kernargs = kernargs;
+  RETURN_IF_ERROR(DeviceFaultAsHip(runtime.streams().BeforeCommand(*stream)));
+  if (TraceEnabled()) Trace(Layer::kHip, context());
+  return DeviceFaultAsHip(stream->queue().DispatchKernel(dispatch));
+}
+
+}  // namespace hipmem::hip
