@@ -2,7 +2,8 @@
 # Fails if a layer depends on a layer above it or skips the one directly below it.
 # Layers, bottom to top: kfd_uapi -> thunk -> hsa -> clr -> hip. base/ is below all of them; gpu_abi/ (the
 # simulated GPU's packet formats) sits beside kfd_uapi for the engines that run packets and hsa/ and clr/ that build them;
-# testing/ (the KFD simulator, which plays the kernel, and its engines, which play the GPU) may use kfd_uapi,
+# testing/ (the KFD simulator, which plays the kernel, its engines, which play the GPU, and engines/gfx9, the compute
+# units the CP dispatches onto) may use kfd_uapi,
 # and gpu_abi for what the kernel knows of the hardware (which SDMA packet generation a GPU speaks); the thunk's simulator backend reaches the simulator (and the engines' doorbell protocol); tools/ is
 # a leaf.
 # Bazel visibility should already refuse such a build; this checks the graph independently.
@@ -14,8 +15,9 @@ declare -A allowed=(
   [base]="base"
   [kfd_uapi]="base"
   [gpu_abi]="base"
-  [testing/kfd_sim]="base kfd_uapi gpu_abi testing/kfd_sim testing/kfd_sim/engines"
-  [testing/kfd_sim/engines]="base gpu_abi testing/kfd_sim/engines"
+  [testing/kfd_sim]="base kfd_uapi gpu_abi testing/kfd_sim testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
+  [testing/kfd_sim/engines]="base gpu_abi testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
+  [testing/kfd_sim/engines/gfx9]="base gpu_abi testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
   [thunk]="base kfd_uapi testing/kfd_sim testing/kfd_sim/engines thunk"
   [hsa]="base gpu_abi thunk hsa"
   [clr]="base gpu_abi hsa clr"
