@@ -68,20 +68,25 @@ TEST_F(KfdtestCApiTest, Pm4NopsAreConsumedUntilTheReadPointerReachesTheWritePoin
   EXPECT_EQ(queue.RptrDwords(), 118u);
 }
 
-TEST_F(KfdtestCApiTest, Pm4DispatchHaltsTheQueueAndSetsAHwExceptionEvent) {
+// A PM4 dispatch runs its shader on these GFX9 GPUs. One with a workgroup size but COMPUTE_PGM_LO/HI never set
+// fetches its first instruction at VA 0, which no process maps: a VM fault that halts the queue at the dispatch and
+// reports the faulting page through the memory exception event, as amdkfd reports a GPU VM fault.
+TEST_F(KfdtestCApiTest, Pm4DispatchOfAShaderAtAnUnmappedAddressFaultsAndHaltsTheQueue) {
   const HSAuint32 node = gpus_[0];
-  HsaEvent* hw = NewEvent(HSA_EVENTTYPE_HW_EXCEPTION, node);
-  ASSERT_NE(hw, nullptr);
+  HsaEvent* fault = NewEvent(HSA_EVENTTYPE_MEMORY, node);
+  ASSERT_NE(fault, nullptr);
   auto* dst = static_cast<volatile uint32_t*>(HostBuffer(4096, node));
   Ring queue(node, HSA_QUEUE_COMPUTE, HostBuffer(kRingBytes, node, /*exec=*/true));
   ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
+  queue.Place(pm4::MakeSetShReg(pm4::kComputeNumThreadX, {64u, 1u, 1u}));
   queue.Place(pm4::MakeDispatchDirect(1, 1, 1));
   queue.Place(pm4::MakeWriteData(reinterpret_cast<uint64_t>(dst), {1u}));
   queue.Submit();
-  ASSERT_EQ(hsaKmtWaitOnEvent(hw, kTimeoutMs), HSAKMT_STATUS_SUCCESS);
-  EXPECT_EQ(hw->EventData.EventData.HwException.ResetCause, HSA_EVENTID_HW_EXCEPTION_GPU_HANG);
+  ASSERT_EQ(hsaKmtWaitOnEvent(fault, kTimeoutMs), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(fault->EventData.EventType, HSA_EVENTTYPE_MEMORY);
+  EXPECT_EQ(fault->EventData.EventData.MemoryAccessFault.VirtualAddress, 0u);
   EXPECT_EQ(dst[0], 0u) << "nothing after the dispatch runs";
-  EXPECT_EQ(queue.RptrDwords(), 0u) << "the read pointer stops at the dispatch";
+  EXPECT_EQ(queue.RptrDwords(), 5u) << "the read pointer stops at the dispatch, after the SET_SH_REG";
   EXPECT_EQ(queue.Destroy(), HSAKMT_STATUS_SUCCESS) << "a halted queue is destroyed without hanging";
 }
 
