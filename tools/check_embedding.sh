@@ -7,7 +7,8 @@ client=$(mktemp -d)
 trap 'cd "$client" && bazel shutdown >/dev/null 2>&1; rm -rf "$client"' EXIT
 cp "$repo/tools/embedding/client.cc" "$repo/tools/embedding/hip_client.cc" "$repo/tools/embedding/hsa_client.cc" "$repo/tools/embedding/hsakmt_client.c" \
    "$repo/tools/embedding/rocr_client.c" "$client/"
-cp "$repo/tools/embedding/pool_client.cc" "$repo/tools/embedding/managed_client.cc" "$client/"
+cp "$repo/tools/embedding/pool_client.cc" "$repo/tools/embedding/managed_client.cc" "$repo/tools/embedding/kernel_client.hip" \
+   "$client/"
 cd "$client"
 cat > WORKSPACE <<WS
 workspace(name = "client")
@@ -19,6 +20,7 @@ cat > .bazelrc <<'RC'
 build --nosandbox_debug --cxxopt=-std=c++20 --host_cxxopt=-std=c++20
 RC
 cat > BUILD <<'B'
+load("@hipmem//hip:defs.bzl", "hip_binary")
 cc_binary(name = "client", srcs = ["client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "hip_client", srcs = ["hip_client.cc"], deps = ["@hipmem//hip:hipmem"])
 cc_binary(name = "pool_client", srcs = ["pool_client.cc"], deps = ["@hipmem//hip:hipmem"])
@@ -26,9 +28,11 @@ cc_binary(name = "managed_client", srcs = ["managed_client.cc"], deps = ["@hipme
 cc_binary(name = "hsa_client", srcs = ["hsa_client.cc"], deps = ["@hipmem//hsa:hsa_runtime64"])
 cc_binary(name = "hsakmt_client", srcs = ["hsakmt_client.c"], deps = ["@hipmem//thunk:hsakmt"])
 cc_binary(name = "rocr_client", srcs = ["rocr_client.c"], deps = ["@hipmem//hsa:hsa_runtime64"])
+hip_binary(name = "kernel_client", srcs = ["kernel_client.hip"])
 B
 export HIPMEM_KFD_BACKEND=sim
-if ! bazel build --noshow_progress //:client //:hip_client //:pool_client //:managed_client //:hsa_client //:hsakmt_client //:rocr_client >build.log 2>&1; then
+if ! bazel build --noshow_progress //:client //:hip_client //:pool_client //:managed_client //:hsa_client //:hsakmt_client //:rocr_client \
+    //:kernel_client >build.log 2>&1; then
   cat build.log >&2
   exit 1
 fi
@@ -80,4 +84,15 @@ for preset in mi300x:1 2xmi250x:2 rx7900xtx:1 mi300x/xnack:1; do
     exit 1
   fi
 done
-echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client, hip_client, pool_client and managed_client on mi300x, 2xmi250x, rx7900xtx)"
+# A HIP program with kernels built by hip_binary from @hipmem//hip:defs.bzl (clang++-19 in HIP mode for gfx908, gfx90a
+# and gfx942): templates, dynamic shared memory, atomics, shuffles, symbols, streams and events, pinned and managed
+# memory, every device, and a sticky illegal address, on each GFX9 preset.
+for preset in mi300x:1 2xmi250x:2 mi100:1; do
+  if ! HIPMEM_SIM_PRESET=${preset%%:*} ./bazel-bin/kernel_client >kernel.log 2>&1 ||
+     ! grep -q "kernel client: ${preset##*:} GPU(s) OK" kernel.log; then
+    echo "kernel_client on ${preset%%:*}:" >&2
+    cat kernel.log >&2
+    exit 1
+  fi
+done
+echo "embedding: OK (@hipmem//hip:hipmem, @hipmem//hsa:hsa_runtime64, @hipmem//thunk:hsakmt from a client workspace; rocr_client, hip_client, pool_client and managed_client on mi300x, 2xmi250x, rx7900xtx; kernel_client, a hip_binary, on mi300x, 2xmi250x, mi100)"
