@@ -194,7 +194,7 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     i.src[1] = (*w1 >> 9) & 0x1ff;
     i.src[2] = (*w1 >> 18) & 0x1ff;
     i.neg = (*w1 >> 29) & 7;
-    i.info = Vop3pOp(i.op);
+    i.info = IsMfmaOpcode(i.op) ? MfmaOp(i.op, target) : Vop3pOp(i.op);
   } else if ((w >> 26) == 0x34) {
     absl::StatusOr<uint32_t> w1 = second();
     if (!w1.ok()) return w1.status();
@@ -308,13 +308,18 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     const bool vop3p = i.encoding == Encoding::kVop3p;
     const bool acc_src = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x58);
     const bool acc_dst = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x59);
+    // MFMA names AGPRs by its acc bits: A and B by op_sel_hi[0]/[1], C and D by ACC_CD (the clamp bit; always
+    // AGPRs on gfx908).
+    const bool mfma = vop3p && IsMfmaOpcode(i.op);
+    const bool mfma_cd = target == Target::kGfx908 || i.clamp;
     for (int k = 0; k < 3; ++k) {
-      if (absl::Status st = check_vgpr(i.src[k], acc_src && k == 0); !st.ok()) return st;
+      const bool acc = mfma ? (k < 2 ? ((i.opsel_hi >> k) & 1) != 0 : mfma_cd) : acc_src && k == 0;
+      if (absl::Status st = check_vgpr(i.src[k], acc); !st.ok()) return st;
     }
     // v_readfirstlane_b32 and v_readlane_b32 name an SGPR in their vdst field.
     const bool scalar_dst = !vop3p && (i.op == kVop1Base + 0x02 || i.op == 0x289);
     if (!scalar_dst) {
-      if (absl::Status st = check_vgpr(i.dst, acc_dst); !st.ok()) return st;
+      if (absl::Status st = check_vgpr(i.dst, mfma ? mfma_cd : acc_dst); !st.ok()) return st;
     }
   }
   return i;
