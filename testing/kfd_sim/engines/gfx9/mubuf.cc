@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/gfx9/lds_load.h"
 #include "testing/kfd_sim/engines/gfx9/op_table.h"
 #include "testing/kfd_sim/engines/gfx9/operands.h"
 #include "testing/kfd_sim/engines/gfx9/vector_memory.h"
@@ -72,16 +73,18 @@ auto Accessor(const Wave& w, const Inst& i, const Context& c, bool whole) {
   };
 }
 
-// The lds bit (a load into LDS at M0) is not something LLVM 19 emits for compute kernels on these targets.
-bool RefuseLds(const Inst& i, Context& c) {
-  if (!i.lds) return false;
-  c.Illegal("MUBUF load to LDS (the lds bit) is not simulated");
-  return true;
-}
-
+// With the lds bit the data goes to LDS instead of vdata (lds_load.h); only the dword and the extending byte and
+// short loads have that form.
 template <LoadKind kKind, uint32_t kBytes>
 void Load(Wave& w, const Inst& i, Context& c) {
-  if (RefuseLds(i, c)) return;
+  if (i.lds) {
+    if constexpr (kBytes <= 4 && (kKind == LoadKind::kZext || kKind == LoadKind::kSext || kKind == LoadKind::kDwords)) {
+      LoadLanesToLds<kKind, kBytes>(w, i, c, Accessor(w, i, c, false));
+    } else {
+      c.Illegal("MUBUF load to LDS exists only for dword, ubyte, sbyte, ushort and sshort");
+    }
+    return;
+  }
   LoadLanes<kKind, kBytes>(w, i, c, i.data0, Accessor(w, i, c, false));
 }
 

@@ -44,9 +44,9 @@ int Main() {
   std::printf("file and the opcode tables disagree. Opcodes are the encoding's own (VOP3 numbering for the VALU), in hex;\n");
   std::printf("an opcode listed with `(illegal)` is named but answers as an illegal instruction. Anything not listed is an\n");
   std::printf("illegal instruction too (a queue error, never a crash). Not implemented this round: SMFMAC (gfx942's sparse\n");
-  std::printf("MFMA), MTBUF and buffer format ops, loads to LDS other than gfx942 global_load_lds_dword, GDS, and the VGPR\n");
-  std::printf("indexing mode (s_set_gpr_idx_*), which LLVM uses for register-held arrays indexed at run time on some GFX9\n");
-  std::printf("targets. MFMA's opcodes differ per target, so each target has its own table.\n");
+  std::printf("MFMA), MTBUF and buffer format ops, GDS, and the VGPR indexing mode (s_set_gpr_idx_*), which LLVM uses for\n");
+  std::printf("register-held arrays indexed at run time on some GFX9 targets. MFMA's opcodes differ per target, so each\n");
+  std::printf("target has its own table. MUBUF loads with the lds bit (dword, ubyte, sbyte, ushort, sshort) write LDS.\n");
   int total = 0;
   for (const Family& f : families) {
     std::vector<std::string> rows;
