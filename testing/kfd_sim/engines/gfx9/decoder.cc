@@ -275,8 +275,21 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     absl::StatusOr<uint32_t> w1 = second();
     if (!w1.ok()) return w1.status();
     i.encoding = Encoding::kMtbuf;
+    i.imm = static_cast<int32_t>(w & 0xfff);
+    i.offen = ((w >> 12) & 1) != 0;
+    i.idxen = ((w >> 13) & 1) != 0;
+    i.glc = ((w >> 14) & 1) != 0;
     i.op = (w >> 15) & 0xf;
-    i.info = nullptr;  // typed buffer access: no compute kernel LLVM emits uses it
+    i.dfmt = (w >> 19) & 0xf;
+    i.nfmt = (w >> 23) & 7;
+    i.addr = Vgpr(*w1);
+    i.data0 = Vgpr(*w1 >> 8);
+    i.dst = i.data0;
+    i.saddr = static_cast<uint16_t>(((*w1 >> 16) & 0x1f) * 4);
+    i.slc = ((*w1 >> 22) & 1) != 0;
+    i.acc = target != Target::kGfx908 && ((*w1 >> 23) & 1) != 0;
+    i.soffset = (*w1 >> 24) & 0xff;
+    i.info = MtbufOp(i.op);
   } else {
     return absl::InvalidArgumentError(absl::StrCat("0x", absl::Hex(w, absl::kZeroPad8), " is no GFX9 instruction"));
   }

@@ -147,6 +147,8 @@ struct Inst {
   bool lds = false;            // MUBUF/FLAT load to LDS
   bool acc = false;            // gfx90a+: the data or destination VGPR is an AGPR
   bool sve = false;            // gfx942 SCRATCH: a VGPR address is present
+  uint8_t dfmt = 0;            // MTBUF data format
+  uint8_t nfmt = 0;            // MTBUF number format
   bool soffset_enable = false; // SMEM SOE
   bool imm_offset = false;     // SMEM IMM
 };
@@ -167,6 +169,7 @@ inline bool IsMfmaOpcode(uint16_t op) { return op >= 0x3e && op != 0x58 && op !=
 const OpInfo* DsOp(uint16_t op);
 const OpInfo* FlatOp(uint16_t op);   // FLAT, GLOBAL and SCRATCH share opcodes
 const OpInfo* MubufOp(uint16_t op);
+const OpInfo* MtbufOp(uint16_t op);  // buffer_format.cc
 
 }  // namespace hipmem::kfd_sim::gfx9
 

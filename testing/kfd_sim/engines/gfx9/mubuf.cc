@@ -11,7 +11,9 @@
 // as a whole.
 #include <array>
 #include <cstdint>
+#include <functional>
 
+#include "testing/kfd_sim/engines/gfx9/buffer_format.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gfx9/lds_load.h"
 #include "testing/kfd_sim/engines/gfx9/op_table.h"
@@ -105,13 +107,20 @@ void CacheControl(Wave&, const Inst&, Context&) {}
 
 }  // namespace
 
+std::function<LaneAccess(int lane, uint32_t bytes)> BufferAccessor(const Wave& wave, const Inst& inst,
+                                                                   const Context& context) {
+  return Accessor(wave, inst, context, false);
+}
+
 const OpInfo* MubufOp(uint16_t op) {
   static const std::array<OpInfo, 128> table = [] {
     std::array<OpInfo, 128> t{};
     using u32 = uint32_t;
     using u64 = uint64_t;
-    // 0x00-0x0f, 0x26, 0x27: the format loads and stores convert through the V#'s data and number formats, which
-    // compute kernels do not use; not simulated.
+    // 0x00-0x0f, 0x26, 0x27: the format loads and stores, converting through the V#'s formats (buffer_format.cc).
+    for (uint16_t f = 0; f < 0x28; ++f) {
+      if (const OpInfo* format = MubufFormatOp(f)) t[f] = *format;
+    }
     t[0x10] = {"buffer_load_ubyte", &Load<LoadKind::kZext, 1>};
     t[0x11] = {"buffer_load_sbyte", &Load<LoadKind::kSext, 1>};
     t[0x12] = {"buffer_load_ushort", &Load<LoadKind::kZext, 2>};
