@@ -318,35 +318,30 @@ const Op kGfx942[] = {
     {"v_mfma_f32_32x32x16_fp8_bf8", 32, 16, 1, FP8, BF8},    {"v_mfma_f32_32x32x16_fp8_fp8", 32, 16, 1, FP8, FP8},
 };
 
-TEST(MfmaTest, Gfx908EveryOpcodeWithCAndDInAgprs) {
-  for (const Op& op : kGfx908) {
-    RunOne(Target::kGfx908, hipmem_testing::mfma_encodings_gfx908, op, Form::kAcc, false, Line(op, Form::kAcc));
+// Every op of a target in each of `forms`, then `with_agpr_ab` with A and B in AGPRs.
+void RunAll(Target target, std::span<const AsmEncoding> encodings, std::span<const Op> ops,
+            std::initializer_list<Form> forms, const Op& with_agpr_ab) {
+  for (const Op& op : ops) {
+    for (const Form form : forms) RunOne(target, encodings, op, form, false, Line(op, form));
   }
-  // A and B may be AGPRs too.
-  RunOne(Target::kGfx908, hipmem_testing::mfma_encodings_gfx908, kGfx908[2], Form::kAcc, true,
-         Line(kGfx908[2], Form::kAcc, true));
+  const Form form = *forms.begin() == Form::kAcc && forms.size() == 1 ? Form::kAcc : Form::kVgpr;
+  RunOne(target, encodings, with_agpr_ab, form, true, Line(with_agpr_ab, form, true));
+}
+
+TEST(MfmaTest, Gfx908EveryOpcodeWithCAndDInAgprs) {
+  RunAll(Target::kGfx908, hipmem_testing::mfma_encodings_gfx908, kGfx908, {Form::kAcc}, kGfx908[2]);
 }
 
 TEST(MfmaTest, Gfx90aEveryOpcodeInEveryRegisterForm) {
   std::vector<Op> ops(std::begin(kGfx908), std::end(kGfx908));
   ops.insert(ops.end(), std::begin(kGfx90aOnly), std::end(kGfx90aOnly));
-  for (const Op& op : ops) {
-    for (const Form form : {Form::kAcc, Form::kVgpr, Form::kConst}) {
-      RunOne(Target::kGfx90a, hipmem_testing::mfma_encodings_gfx90a, op, form, false, Line(op, form));
-    }
-  }
-  RunOne(Target::kGfx90a, hipmem_testing::mfma_encodings_gfx90a, kGfx908[2], Form::kVgpr, true,
-         Line(kGfx908[2], Form::kVgpr, true));
+  RunAll(Target::kGfx90a, hipmem_testing::mfma_encodings_gfx90a, ops, {Form::kAcc, Form::kVgpr, Form::kConst},
+         kGfx908[2]);
 }
 
 TEST(MfmaTest, Gfx942EveryOpcodeInEveryRegisterForm) {
-  for (const Op& op : kGfx942) {
-    for (const Form form : {Form::kAcc, Form::kVgpr, Form::kConst}) {
-      RunOne(Target::kGfx942, hipmem_testing::mfma_encodings_gfx942, op, form, false, Line(op, form));
-    }
-  }
-  RunOne(Target::kGfx942, hipmem_testing::mfma_encodings_gfx942, kGfx942[4], Form::kVgpr, true,
-         Line(kGfx942[4], Form::kVgpr, true));
+  RunAll(Target::kGfx942, hipmem_testing::mfma_encodings_gfx942, kGfx942, {Form::kAcc, Form::kVgpr, Form::kConst},
+         kGfx942[4]);
 }
 
 // CBSZ/ABID broadcast one A block to groups of 2^CBSZ blocks; BLGP re-routes B's lanes, which for
