@@ -108,6 +108,47 @@ TEST_P(MfmaKernelTest, F64Gemm) {
   EXPECT_EQ(c, expect);
 }
 
+TEST_P(MfmaKernelTest, Bf16Gemm) {
+  if (GetParam().target == Target::kGfx908) GTEST_SKIP() << "the _1k bf16 MFMA is gfx90a+";
+  constexpr int kM = 16, kK = 32, kN = 32;
+  const std::vector<float> af = Small<float>(kM * kK, 13, 4), bf = Small<float>(kK * kN, 14, 4);
+  // Small integers are exact in bf16: the high half of their f32 bits.
+  auto bf16 = [](const std::vector<float>& v) {
+    std::vector<uint16_t> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &v[i], 4);
+      out[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    return out;
+  };
+  std::vector<uint16_t> a = bf16(af), b = bf16(bf);
+  std::vector<float> c = Small<float>(kM * kN, 15, 8);
+  const std::vector<float> expect = Gemm(af, bf, c, kM, kK, kN);
+  Run("gemm_bf16_16x16x16", kN / 16, Map(a), Map(b), Map(c), {kK, kN});
+  EXPECT_EQ(c, expect);
+}
+
+// Products of int8 extremes and a wrapping accumulator: the sum is exact in int32 and wraps as the hardware's does.
+TEST_P(MfmaKernelTest, I8Gemm) {
+  constexpr int kM = 16, kK = 64, kN = 32;
+  std::vector<int8_t> a = Small<int8_t>(kM * kK, 16, 127), b = Small<int8_t>(kK * kN, 17, 127);
+  a[0] = -128;
+  b[0] = -128;
+  std::vector<int32_t> c = Small<int32_t>(kM * kN, 18, 1000);
+  c[0] = INT32_MAX;  // wraps
+  std::vector<int32_t> expect = c;
+  for (int i = 0; i < kM; ++i) {
+    for (int j = 0; j < kN; ++j) {
+      uint32_t sum = static_cast<uint32_t>(c[i * kN + j]);
+      for (int t = 0; t < kK; ++t) sum += static_cast<uint32_t>(a[i * kK + t] * b[t * kN + j]);
+      expect[i * kN + j] = static_cast<int32_t>(sum);
+    }
+  }
+  Run("gemm_i8_16x16", kN / 16, Map(a), Map(b), Map(c), {kK, kN});
+  EXPECT_EQ(c, expect);
+}
+
 INSTANTIATE_TEST_SUITE_P(Gfx9, MfmaKernelTest,
                          ::testing::ValuesIn(Gfx9Targets(&hipmem_testing::mfma_kernels_gfx908,
                                                          &hipmem_testing::mfma_kernels_gfx90a,

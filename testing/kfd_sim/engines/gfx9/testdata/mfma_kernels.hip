@@ -74,3 +74,54 @@ extern "C" __global__ void gemm_f64_16x16x4(const double* a, const double* b, do
   for (int r = 0; r < 4; ++r) c[(4 * r + l / 16) * n + col0 + l % 16] = acc[r];
 }
 #endif
+
+typedef short short4_t __attribute__((ext_vector_type(4)));
+
+#if defined(__gfx90a__) || defined(__gfx942__)
+// bf16 inputs (four per lane: the _1k forms), 16x16 tile, K a multiple of 16: v_mfma_f32_16x16x16bf16_1k (gfx942:
+// v_mfma_f32_16x16x16_bf16). The lane layout is gemm_f16_16x16x16's; a and b hold bf16 bit patterns.
+extern "C" __global__ void gemm_bf16_16x16x16(const unsigned short* a, const unsigned short* b, float* c, int k, int n) {
+  const unsigned l = Lane();
+  const unsigned col0 = __builtin_amdgcn_workgroup_id_x() * 16;
+  float4_t acc;
+  for (int r = 0; r < 4; ++r) acc[r] = c[(4 * (l / 16) + r) * n + col0 + l % 16];
+  for (int k0 = 0; k0 < k; k0 += 16) {
+    short4_t x, y;
+    for (int t = 0; t < 4; ++t) {
+      x[t] = static_cast<short>(a[(l % 16) * k + k0 + 4 * (l / 16) + t]);
+      y[t] = static_cast<short>(b[(k0 + 4 * (l / 16) + t) * n + col0 + l % 16]);
+    }
+    acc = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(x, y, acc, 0, 0, 0);
+  }
+  for (int r = 0; r < 4; ++r) c[(4 * (l / 16) + r) * n + col0 + l % 16] = acc[r];
+}
+#endif
+
+// int8 inputs, i32 accumulator, 16x16 tile: v_mfma_i32_16x16x16i8 (K 16, four int8 per lane) on gfx908/gfx90a,
+// v_mfma_i32_16x16x32_i8 (K 32, eight per lane) on gfx942. Lane l holds A[l%16][k0 + E*(l/16) + t] and
+// B[k0 + E*(l/16) + t][l%16] for t < E; accumulator register r is C[4*(l/16) + r][l%16]. k is a multiple of 32.
+extern "C" __global__ void gemm_i8_16x16(const signed char* a, const signed char* b, int* c, int k, int n) {
+  const unsigned l = Lane();
+  const unsigned col0 = __builtin_amdgcn_workgroup_id_x() * 16;
+#if defined(__gfx942__)
+  constexpr int kE = 8;
+#else
+  constexpr int kE = 4;
+#endif
+  int4_t acc;
+  for (int r = 0; r < 4; ++r) acc[r] = c[(4 * (l / 16) + r) * n + col0 + l % 16];
+  for (int k0 = 0; k0 < k; k0 += 4 * kE) {
+    unsigned long long x = 0, y = 0;
+    for (int t = 0; t < kE; ++t) {
+      x |= static_cast<unsigned long long>(static_cast<unsigned char>(a[(l % 16) * k + k0 + kE * (l / 16) + t])) << (8 * t);
+      y |= static_cast<unsigned long long>(static_cast<unsigned char>(b[(k0 + kE * (l / 16) + t) * n + col0 + l % 16]))
+           << (8 * t);
+    }
+#if defined(__gfx942__)
+    acc = __builtin_amdgcn_mfma_i32_16x16x32_i8(static_cast<long>(x), static_cast<long>(y), acc, 0, 0, 0);
+#else
+    acc = __builtin_amdgcn_mfma_i32_16x16x16i8(static_cast<int>(x), static_cast<int>(y), acc, 0, 0, 0);
+#endif
+  }
+  for (int r = 0; r < 4; ++r) c[(4 * (l / 16) + r) * n + col0 + l % 16] = acc[r];
+}
