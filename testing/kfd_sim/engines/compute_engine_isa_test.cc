@@ -151,7 +151,7 @@ TEST_F(ComputeEngineIsaTest, AnInstructionTheEngineCannotRunHaltsTheQueueAsIlleg
     gfx9::HiddenArgs hidden;
   } args{out, 1.0f, 2.0f, gfx9::Hidden1d(64, 64)};
   memory_.Map(&args, sizeof(args));
-  EXPECT_FALSE(Dispatch("illegal_mfma", 64, 64, &args));
+  EXPECT_FALSE(Dispatch("illegal_gws", 64, 64, &args));
   ASSERT_EQ(errors_.size(), 1u);
   EXPECT_EQ(errors_[0], QueueError::kIllegalInstruction);
   EXPECT_TRUE(faults_.empty());

@@ -194,7 +194,7 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     i.src[1] = (*w1 >> 9) & 0x1ff;
     i.src[2] = (*w1 >> 18) & 0x1ff;
     i.neg = (*w1 >> 29) & 7;
-    i.info = Vop3pOp(i.op);
+    i.info = IsMfmaOpcode(i.op) ? MfmaOp(i.op, target) : Vop3pOp(i.op);
   } else if ((w >> 26) == 0x34) {
     absl::StatusOr<uint32_t> w1 = second();
     if (!w1.ok()) return w1.status();
@@ -275,8 +275,21 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     absl::StatusOr<uint32_t> w1 = second();
     if (!w1.ok()) return w1.status();
     i.encoding = Encoding::kMtbuf;
+    i.imm = static_cast<int32_t>(w & 0xfff);
+    i.offen = ((w >> 12) & 1) != 0;
+    i.idxen = ((w >> 13) & 1) != 0;
+    i.glc = ((w >> 14) & 1) != 0;
     i.op = (w >> 15) & 0xf;
-    i.info = nullptr;  // typed buffer access: no compute kernel LLVM emits uses it
+    i.dfmt = (w >> 19) & 0xf;
+    i.nfmt = (w >> 23) & 7;
+    i.addr = Vgpr(*w1);
+    i.data0 = Vgpr(*w1 >> 8);
+    i.dst = i.data0;
+    i.saddr = static_cast<uint16_t>(((*w1 >> 16) & 0x1f) * 4);
+    i.slc = ((*w1 >> 22) & 1) != 0;
+    i.acc = target != Target::kGfx908 && ((*w1 >> 23) & 1) != 0;
+    i.soffset = (*w1 >> 24) & 0xff;
+    i.info = MtbufOp(i.op);
   } else {
     return absl::InvalidArgumentError(absl::StrCat("0x", absl::Hex(w, absl::kZeroPad8), " is no GFX9 instruction"));
   }
@@ -308,13 +321,18 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     const bool vop3p = i.encoding == Encoding::kVop3p;
     const bool acc_src = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x58);
     const bool acc_dst = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x59);
+    // MFMA names AGPRs by its acc bits: A and B by op_sel_hi[0]/[1], C and D by ACC_CD (the clamp bit; always
+    // AGPRs on gfx908).
+    const bool mfma = vop3p && IsMfmaOpcode(i.op);
+    const bool mfma_cd = target == Target::kGfx908 || i.clamp;
     for (int k = 0; k < 3; ++k) {
-      if (absl::Status st = check_vgpr(i.src[k], acc_src && k == 0); !st.ok()) return st;
+      const bool acc = mfma ? (k < 2 ? ((i.opsel_hi >> k) & 1) != 0 : mfma_cd) : acc_src && k == 0;
+      if (absl::Status st = check_vgpr(i.src[k], acc); !st.ok()) return st;
     }
     // v_readfirstlane_b32 and v_readlane_b32 name an SGPR in their vdst field.
     const bool scalar_dst = !vop3p && (i.op == kVop1Base + 0x02 || i.op == 0x289);
     if (!scalar_dst) {
-      if (absl::Status st = check_vgpr(i.dst, acc_dst); !st.ok()) return st;
+      if (absl::Status st = check_vgpr(i.dst, mfma ? mfma_cd : acc_dst); !st.ok()) return st;
     }
   }
   return i;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/gfx9/lds_load.h"
 #include "testing/kfd_sim/engines/gfx9/op_table.h"
 #include "testing/kfd_sim/engines/gfx9/operands.h"
 #include "testing/kfd_sim/engines/gfx9/vector_memory.h"
@@ -78,26 +79,15 @@ void Atomic(Wave& w, const Inst& i, Context& c) {
                     Accessor(w, i, c));
 }
 
-// gfx942's GLOBAL/SCRATCH load to LDS: each lane's dword goes to LDS at M0 + the instruction offset + 4 * lane (the
-// offset applies to both addresses), not to a VGPR.
-void LoadLdsDword(Wave& w, const Inst& i, Context& c) {
+// gfx942's GLOBAL/SCRATCH loads to LDS (lds_load.h): each lane's value goes to LDS at M0 + the instruction offset +
+// 4 * lane (the offset applies to both addresses), not to a VGPR.
+template <LoadKind kKind, uint32_t kBytes>
+void LoadLds(Wave& w, const Inst& i, Context& c) {
   if (c.dispatch == nullptr || c.dispatch->target != Target::kGfx942 || i.seg == 0) {
-    c.Illegal("global_load_lds_dword exists only on gfx942");
+    c.Illegal("global_load_lds_* and scratch_load_lds_* exist only on gfx942");
     return;
   }
-  const uint64_t mask = w.exec();
-  LaneSpan spans[kWaveSize];
-  auto access = Accessor(w, i, c);
-  if (!ResolveLanes(c, mask, [&](int lane) { return access(lane, 4); }, spans)) return;
-  const uint64_t base = uint64_t{w.s[op::kM0]} + static_cast<uint64_t>(int64_t{i.imm});
-  ForEachLane(mask, [&](int l) {
-    unsigned char bytes[4];
-    ReadSpan(c, spans[l], bytes, 4);
-    LaneSpan lds;
-    (void)ResolveLane(c, l, LaneAccess{LaneAddress{Space::kLds, (base + 4 * static_cast<uint64_t>(l)) & 0xffffffffu}, 4},
-                      &lds);
-    WriteSpan(c, lds, bytes);
-  });
+  LoadLanesToLds<kKind, kBytes>(w, i, c, Accessor(w, i, c));
 }
 
 }  // namespace
@@ -127,9 +117,11 @@ const OpInfo* FlatOp(uint16_t op) {
     t[0x23] = {"flat_load_sbyte_d16_hi", &Load<LoadKind::kD16HiSext, 1>};
     t[0x24] = {"flat_load_short_d16", &Load<LoadKind::kD16Zext, 2>};
     t[0x25] = {"flat_load_short_d16_hi", &Load<LoadKind::kD16HiZext, 2>};
-    // 0x26-0x29: gfx942's global_load_lds_{ubyte,sbyte,ushort,sshort}: where their data lands in LDS is not
-    // documented well enough to simulate; LLVM emits them only for __builtin_amdgcn_global_load_lds with size < 4.
-    t[0x2a] = {"global_load_lds_dword", &LoadLdsDword};
+    t[0x26] = {"global_load_lds_ubyte", &LoadLds<LoadKind::kZext, 1>};  // gfx942
+    t[0x27] = {"global_load_lds_sbyte", &LoadLds<LoadKind::kSext, 1>};
+    t[0x28] = {"global_load_lds_ushort", &LoadLds<LoadKind::kZext, 2>};
+    t[0x29] = {"global_load_lds_sshort", &LoadLds<LoadKind::kSext, 2>};
+    t[0x2a] = {"global_load_lds_dword", &LoadLds<LoadKind::kDwords, 4>};
     t[0x40] = {"flat_atomic_swap", &Atomic<uint32_t, ao::Swap<uint32_t>>};
     t[0x41] = {"flat_atomic_cmpswap", &Atomic<uint32_t, ao::CmpSwap<uint32_t>>};
     t[0x42] = {"flat_atomic_add", &Atomic<uint32_t, ao::Add<uint32_t>>};

@@ -147,6 +147,8 @@ struct Inst {
   bool lds = false;            // MUBUF/FLAT load to LDS
   bool acc = false;            // gfx90a+: the data or destination VGPR is an AGPR
   bool sve = false;            // gfx942 SCRATCH: a VGPR address is present
+  uint8_t dfmt = 0;            // MTBUF data format
+  uint8_t nfmt = 0;            // MTBUF number format
   bool soffset_enable = false; // SMEM SOE
   bool imm_offset = false;     // SMEM IMM
 };
@@ -160,9 +162,14 @@ const OpInfo* SoppOp(uint16_t op);
 const OpInfo* SmemOp(uint16_t op);
 const OpInfo* ValuOp(uint16_t op);   // the VOP3 opcode space: VOPC, VOP2 and VOP1 renumbered, VOP3-only
 const OpInfo* Vop3pOp(uint16_t op);
+// MFMA (VOP3P-MAI, mfma.cc): the opcodes differ per target.
+const OpInfo* MfmaOp(uint16_t op, Target target);
+// VOP3P opcodes of the MAI form (MFMA/SMFMAC): all from 0x3e up but the AGPR moves.
+inline bool IsMfmaOpcode(uint16_t op) { return op >= 0x3e && op != 0x58 && op != 0x59; }
 const OpInfo* DsOp(uint16_t op);
 const OpInfo* FlatOp(uint16_t op);   // FLAT, GLOBAL and SCRATCH share opcodes
 const OpInfo* MubufOp(uint16_t op);
+const OpInfo* MtbufOp(uint16_t op);  // buffer_format.cc
 
 }  // namespace hipmem::kfd_sim::gfx9
 

@@ -11,8 +11,11 @@
 // as a whole.
 #include <array>
 #include <cstdint>
+#include <functional>
 
+#include "testing/kfd_sim/engines/gfx9/buffer_format.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/gfx9/lds_load.h"
 #include "testing/kfd_sim/engines/gfx9/op_table.h"
 #include "testing/kfd_sim/engines/gfx9/operands.h"
 #include "testing/kfd_sim/engines/gfx9/vector_memory.h"
@@ -72,16 +75,18 @@ auto Accessor(const Wave& w, const Inst& i, const Context& c, bool whole) {
   };
 }
 
-// The lds bit (a load into LDS at M0) is not something LLVM 19 emits for compute kernels on these targets.
-bool RefuseLds(const Inst& i, Context& c) {
-  if (!i.lds) return false;
-  c.Illegal("MUBUF load to LDS (the lds bit) is not simulated");
-  return true;
-}
-
+// With the lds bit the data goes to LDS instead of vdata (lds_load.h); only the dword and the extending byte and
+// short loads have that form.
 template <LoadKind kKind, uint32_t kBytes>
 void Load(Wave& w, const Inst& i, Context& c) {
-  if (RefuseLds(i, c)) return;
+  if (i.lds) {
+    if constexpr (kBytes <= 4 && (kKind == LoadKind::kZext || kKind == LoadKind::kSext || kKind == LoadKind::kDwords)) {
+      LoadLanesToLds<kKind, kBytes>(w, i, c, Accessor(w, i, c, false));
+    } else {
+      c.Illegal("MUBUF load to LDS exists only for dword, ubyte, sbyte, ushort and sshort");
+    }
+    return;
+  }
   LoadLanes<kKind, kBytes>(w, i, c, i.data0, Accessor(w, i, c, false));
 }
 
@@ -102,13 +107,20 @@ void CacheControl(Wave&, const Inst&, Context&) {}
 
 }  // namespace
 
+std::function<LaneAccess(int lane, uint32_t bytes)> BufferAccessor(const Wave& wave, const Inst& inst,
+                                                                   const Context& context) {
+  return Accessor(wave, inst, context, false);
+}
+
 const OpInfo* MubufOp(uint16_t op) {
   static const std::array<OpInfo, 128> table = [] {
     std::array<OpInfo, 128> t{};
     using u32 = uint32_t;
     using u64 = uint64_t;
-    // 0x00-0x0f, 0x26, 0x27: the format loads and stores convert through the V#'s data and number formats, which
-    // compute kernels do not use; not simulated.
+    // 0x00-0x0f, 0x26, 0x27: the format loads and stores, converting through the V#'s formats (buffer_format.cc).
+    for (uint16_t f = 0; f < 0x28; ++f) {
+      if (const OpInfo* format = MubufFormatOp(f)) t[f] = *format;
+    }
     t[0x10] = {"buffer_load_ubyte", &Load<LoadKind::kZext, 1>};
     t[0x11] = {"buffer_load_sbyte", &Load<LoadKind::kSext, 1>};
     t[0x12] = {"buffer_load_ushort", &Load<LoadKind::kZext, 2>};

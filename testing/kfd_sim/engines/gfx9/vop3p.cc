@@ -1,7 +1,7 @@
 // Packed math (VOP3P): two 16-bit lanes per dword (or, on gfx90a+, two f32 lanes per VGPR pair), each source's
 // half for the low result chosen by op_sel and for the high result by op_sel_hi, neg_lo/neg_hi negating float
-// halves; the mixed-precision fma_mix ops; and the dot products. MFMA (v_mfma_*, v_smfmac_*, gfx908+) is not in
-// the table this round: it answers as an illegal instruction.
+// halves; the mixed-precision fma_mix ops; and the dot products. MFMA (v_mfma_*, v_smfmac_*, gfx908+) shares the
+// encoding but has per-target tables of its own (mfma.cc).
 #include <algorithm>
 #include <array>
 #include <cmath>

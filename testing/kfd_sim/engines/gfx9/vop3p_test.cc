@@ -136,13 +136,6 @@ TEST(Vop3pTest, PackedF32) {
   }
 }
 
-TEST(Vop3pTest, MfmaIsAnIllegalInstruction) {
-  IsaHarness h(Target::kGfx942);
-  const absl::Status status =
-      h.Run(vop3p_encodings_gfx942, {"v_mfma_f32_4x4x1_16b_f32 v[0:3], v1, v2, v[4:7]"});
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
-}
-
 TEST(Vop3pTest, Gfx942PackedF32) {
   IsaHarness h(Target::kGfx942);
   h.wave().mode = kMode;
