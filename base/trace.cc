@@ -1,10 +1,64 @@
 #include "base/trace.h"
 
+#include <time.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/const_init.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "base/trace_file_sink.h"
+
 namespace hipmem {
 
 namespace trace_internal {
 std::atomic<TraceSink*> g_sink{nullptr};
+
+uint64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+namespace {
+ABSL_CONST_INIT absl::Mutex g_flows_mu(absl::kConstInit);
+// The flows started and not yet ended. A step or end point is drawn only for a started flow, so an engine may offer
+// an end for every packet it runs while only the packets a traced host enqueued have arrows. Leaked, as the file sink.
+absl::flat_hash_set<uint64_t>* g_open_flows ABSL_GUARDED_BY(g_flows_mu) = nullptr;
+}  // namespace
+
+void EmitFlow(TraceCategory category, const char* name, uint64_t id, TraceFlowPhase phase) {
+  TraceSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr) return;
+  {
+    absl::MutexLock lock(&g_flows_mu);
+    if (g_open_flows == nullptr) g_open_flows = new absl::flat_hash_set<uint64_t>();
+    if (phase == TraceFlowPhase::kStart) {
+      g_open_flows->insert(id);
+    } else if (phase == TraceFlowPhase::kEnd ? g_open_flows->erase(id) == 0 : !g_open_flows->contains(id)) {
+      return;
+    }
+  }
+  sink->Flow(TraceFlowRecord{category, name, id, phase, NowNs(), TraceThreadId()});
+}
 }  // namespace trace_internal
+
+namespace {
+
+ABSL_CONST_INIT absl::Mutex g_names_mu(absl::kConstInit);
+// Leaked: threads may name themselves while the process exits.
+std::vector<std::pair<uint32_t, std::string>>* g_names ABSL_GUARDED_BY(g_names_mu) = nullptr;
+
+std::atomic<uint32_t> g_next_thread{1};
+thread_local uint32_t t_thread = 0;
+thread_local int t_depth = 0;
+
+// HIPMEM_TRACE=FILE installs the file sink before main, so the first hip call is already traced.
+const bool g_installed_from_environment = InstallTraceFileSinkFromEnvironment();
+
+}  // namespace
 
 absl::string_view LayerName(Layer layer) {
   switch (layer) {
@@ -17,8 +71,70 @@ absl::string_view LayerName(Layer layer) {
   return "?";
 }
 
+absl::string_view CategoryName(TraceCategory category) {
+  switch (category) {
+    case TraceCategory::kHipApi: return "hip_api";
+    case TraceCategory::kClr: return "clr";
+    case TraceCategory::kHsaApi: return "hsa_api";
+    case TraceCategory::kHsakmt: return "hsakmt";
+    case TraceCategory::kKfd: return "kfd";
+    case TraceCategory::kSdma: return "sdma";
+    case TraceCategory::kCompute: return "compute";
+  }
+  return "?";
+}
+
+TraceCategory CategoryOf(Layer layer) {
+  switch (layer) {
+    case Layer::kHip: return TraceCategory::kHipApi;
+    case Layer::kClr: return TraceCategory::kClr;
+    case Layer::kHsa: return TraceCategory::kHsaApi;
+    case Layer::kThunk: return TraceCategory::kHsakmt;
+    case Layer::kKfd: return TraceCategory::kKfd;
+  }
+  return TraceCategory::kHipApi;
+}
+
 TraceSink* SetTraceSink(TraceSink* sink) {
   return trace_internal::g_sink.exchange(sink, std::memory_order_acq_rel);
+}
+
+uint32_t TraceThreadId() {
+  if (t_thread == 0) t_thread = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+  return t_thread;
+}
+
+void SetTraceThreadName(std::string name) {
+  const uint32_t thread = TraceThreadId();
+  {
+    absl::MutexLock lock(&g_names_mu);
+    if (g_names == nullptr) g_names = new std::vector<std::pair<uint32_t, std::string>>();
+    g_names->emplace_back(thread, name);
+  }
+  TraceSink* sink = trace_internal::g_sink.load(std::memory_order_acquire);
+  if (sink != nullptr) sink->ThreadName(thread, name);
+}
+
+std::vector<std::pair<uint32_t, std::string>> TraceThreadNames() {
+  absl::MutexLock lock(&g_names_mu);
+  if (g_names == nullptr) return {};
+  return *g_names;
+}
+
+void TraceSlice::Begin(TraceCategory category, const char* name) {
+  category_ = category;
+  name_ = name;
+  depth_ = t_depth++;
+  begin_ns_ = trace_internal::NowNs();
+}
+
+void TraceSlice::End() {
+  const uint64_t end_ns = trace_internal::NowNs();
+  --t_depth;
+  // The sink in place now: the one this slice began under may have been uninstalled meanwhile.
+  TraceSink* sink = trace_internal::g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr) return;
+  sink->Slice(TraceSliceRecord{category_, name_, &args_, begin_ns_, end_ns, TraceThreadId(), depth_});
 }
 
 }  // namespace hipmem

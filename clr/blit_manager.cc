@@ -84,6 +84,7 @@ absl::Status BlitManager::CopyOnGpu(const Side& dst, const Side& src, Bytes size
 
 absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes size, bool sdma,
                                        std::optional<Bytes> pin_above) {
+  TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::CopyPageable");
   const bool to_device = src.policy.kind == CopySide::Kind::kPageable;
   const Side& user = to_device ? src : dst;
   const Side& device = to_device ? dst : src;
@@ -154,17 +155,20 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
 }
 
 absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma) {
+  TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::Copy");
   ScopedLock lock(&mu_);
   return CopyLocked(dst, src, size, prefer_sdma);
 }
 
 absl::Status BlitManager::Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
+  TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::Fill");
   ScopedLock lock(&mu_);
   return FillLocked(dst, pattern, element_size, count);
 }
 
 absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst, const PitchedSide& src,
                                                const RectExtent& extent) {
+  TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::CopyRect");
   ScopedLock lock(&mu_);
   return CopyRectLocked(dst, src, extent);
 }

@@ -135,6 +135,7 @@ hsa::PoolId Context::DevicePool(const Device& device, DeviceGrain grain) {
 
 absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
                                                    DeviceMemoryOptions options) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Context::AllocDevice");
   if (size > device.max_alloc_size) {
     return absl::ResourceExhaustedError(absl::StrCat("device allocation of ", size.raw(), " B exceeds the ",
                                                      device.max_alloc_size.raw(), " B single-allocation limit"));
@@ -233,6 +234,7 @@ absl::StatusOr<Context::PeerLink> Context::GetPeerLink(const Device& device, con
 
 absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
                                                  uint32_t user_flags) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Context::AllocHost");
   hsa::PoolId pool = coherence == HostCoherence::kNonCoherent ? device.host_coarse_pool : device.host_pool;
   if (coherence == HostCoherence::kUncached && device.host_uncached_pool.has_value()) pool = *device.host_uncached_pool;
   ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size));
@@ -247,6 +249,7 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
 }
 
 absl::Status Context::Free(DeviceAddress base) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Context::Free");
   ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory,
                    objects_.Extract(base, {MemoryKind::kDevice, MemoryKind::kHost, MemoryKind::kManaged}));
   return std::move(*memory).Free();

@@ -304,6 +304,7 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
                                const std::function<void(uint64_t index, void* slot)>& write,
                                const std::shared_ptr<StreamSignal>& done,
                                std::vector<std::shared_ptr<StreamSignal>> waits_on) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::SubmitAql");
   RETURN_IF_ERROR(Failure());
   Retire();
   const uint64_t barriers = (deps.size() + aql::kMaxDepSignals - 1) / aql::kMaxDepSignals;
@@ -328,6 +329,8 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
     aql::WritePacket(slot(write_index_++), aql::MakeBarrierAnd(group));
   }
   const uint64_t index = write_index_++;
+  // Before the packet is published (the CP may read a valid header ahead of its doorbell).
+  TraceFlowStart(TraceCategory::kClr, "enqueue", QueueSlotFlowId(reinterpret_cast<uint64_t>(queue_->base_address), index));
   write(index, slot(index));
   hsa::StoreWriteIndex(*queue_, write_index_, hsa::MemoryOrder::kRelease);
   // AQL doorbells carry the index of the last packet published.
@@ -389,6 +392,7 @@ absl::StatusOr<DeviceAddress> Stream::ReserveKernargs(Bytes size) {
 }
 
 absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::DispatchKernel");
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   LightLock lock(&mu_);
   RETURN_IF_ERROR(Failure());
@@ -467,6 +471,7 @@ absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t el
 
 absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
                               Bytes size) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::SdmaCopy");
   if (size.is_zero()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
   LightLock lock(&mu_);
@@ -503,6 +508,7 @@ absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::Pit
 }
 
 absl::StatusOr<Marker> Stream::Record() {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::Record");
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   LightLock lock(&mu_);
   // A barrier-AND with the barrier bit completes after every packet before it; the cross-engine dependency
@@ -516,6 +522,7 @@ absl::StatusOr<Marker> Stream::Record() {
 }
 
 absl::Status Stream::WaitFor(const Marker& marker) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::WaitFor");
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   // Before this stream's lock: when the marker's stream failed already, this one fails now, and the submission
   // below reports it.
@@ -567,6 +574,7 @@ absl::Status Stream::HostCallback(std::function<void(const absl::Status&)> callb
 }
 
 absl::Status Stream::Finish() {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::Finish");
   while (true) {
     std::shared_ptr<StreamSignal> next;
     {

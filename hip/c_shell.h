@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/trace.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
 #include "hip/last_error.h"
@@ -17,7 +18,9 @@ inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(
 }  // namespace hipmem::hip
 
 // HIP_INIT_API: the runtime, made on first use; a failed initialisation is every call's answer.
+// Each entry point that binds the runtime is also a `hip_api` slice named after the function.
 #define HIPMEM_INIT_OR_RETURN(runtime)                                                   \
+  ::hipmem::TraceSlice hipmem_api_slice_(::hipmem::TraceCategory::kHipApi, __func__);    \
   absl::StatusOr<::hipmem::hip::Runtime*> runtime##_or = ::hipmem::hip::Runtime::Get();  \
   if (!runtime##_or.ok()) return ::hipmem::hip::Return(runtime##_or.status());           \
   ::hipmem::hip::Runtime& runtime = **runtime##_or

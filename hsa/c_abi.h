@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/trace.h"
 #include "hsa/agent_settings.h"
 #include "hsa/copy.h"
 #include "hsa/hsa_status.h"
@@ -63,8 +64,10 @@ absl::Status WriteAgentPoolInfo(const Runtime& runtime, AgentId agent, PoolId po
 }  // namespace hipmem::hsa
 
 // In an hsa_* entry point: binds `runtime` (hsa::Runtime&) to the shared runtime, or returns the
-// hsa_status_t for why there is none (HSA_STATUS_ERROR_NOT_INITIALIZED before hsa_init).
+// hsa_status_t for why there is none (HSA_STATUS_ERROR_NOT_INITIALIZED before hsa_init). The entry point is also an
+// `hsa_api` slice named after the function.
 #define HSA_RUNTIME_OR_RETURN(runtime)                                                    \
+  ::hipmem::TraceSlice hsa_api_slice_(::hipmem::TraceCategory::kHsaApi, __func__);        \
   absl::StatusOr<::hipmem::hsa::Runtime*> runtime##_or = ::hipmem::hsa::SharedRuntime(); \
   if (!runtime##_or.ok()) return ::hipmem::hsa::ToHsaStatus(runtime##_or.status());      \
   ::hipmem::hsa::Runtime& runtime = **runtime##_or

@@ -326,6 +326,7 @@ class Copies::Channel {
                             (has_event ? sizeof(sdma::Fence) + sizeof(sdma::Trap) : 0);
     RETURN_IF_ERROR(WaitForRoom(stream, ring_bytes));
     auto* ring = static_cast<char*>(q.ring.ToPointer());
+    const uint64_t first = q.written;
     auto push = [&](const auto& packet) {
       const auto* bytes = reinterpret_cast<const char*>(&packet);
       for (size_t i = 0; i < sizeof(packet); i += 4) std::memcpy(ring + (q.written + i) % ring_bytes, bytes + i, 4);
@@ -359,6 +360,8 @@ class Copies::Channel {
         push(sdma::MakeTrap(signal->event_id));
       }
     }
+    // Before the engine can see the packets: its end of the arrow is drawn only for a flow already started.
+    TraceFlowStart(TraceCategory::kHsaApi, "enqueue", QueueSlotFlowId(q.ring.raw(), first));
     std::atomic_ref<uint64_t>(*q.queue.write_pointer()).store(q.written, std::memory_order_release);
     q.queue.RingDoorbell(q.written);
     return q.written;
@@ -390,6 +393,8 @@ class Copies::Channel {
       std::memcpy(reinterpret_cast<void*>(kernarg), &args, sizeof(args));
       descriptor = q.control.raw() + kFillDescriptorOffset;
     }
+    // Before the packet is published (a CP may read a valid header ahead of its doorbell).
+    TraceFlowStart(TraceCategory::kHsaApi, "enqueue", QueueSlotFlowId(q.ring.raw(), index));
     aql::WritePacket(slot(index),
                      blit::MakeDispatch(descriptor, kernarg, op.bytes, op.via_host ? q.retire_signal() : op.completion));
     std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(q.at(kWriteIdOffset)))
@@ -557,6 +562,7 @@ absl::StatusOr<Copies::Channel*> Copies::GetChannel(AgentId gpu, CopyEngineKind 
 }
 
 absl::Status Copies::Copy(const CopyRequest& request) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_async_copy");
   ASSIGN_OR_RETURN(const EngineChoice choice, ChooseEngine(request.dst_agent, request.src_agent, request.size));
   return Submit(request, choice);
 }
@@ -782,6 +788,7 @@ absl::StatusOr<uint32_t> Copies::PreferredEngine(AgentId dst_id, AgentId src_id)
 }
 
 absl::Status Copies::Fill(DeviceAddress ptr, uint32_t value, uint64_t count) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_fill");
   const std::string context =
       absl::StrCat("hsa_amd_memory_fill(ptr=", AddressText(ptr), ", value=0x", absl::Hex(value), ", count=", count, ")");
   if (ptr.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));
@@ -879,6 +886,7 @@ absl::StatusOr<uint64_t> Copies::TickToSystem(AgentId gpu_id, uint64_t tick) {
 }
 
 absl::Status Copies::CopySync(DeviceAddress dst, DeviceAddress src, Bytes size) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_memory_copy");
   const std::string context =
       absl::StrCat("hsa_memory_copy(dst=", AddressText(dst), ", src=", AddressText(src), ", size=", size.raw(), ")");
   if (dst.raw() == 0 || src.raw() == 0) return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer"));

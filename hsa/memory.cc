@@ -160,6 +160,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
 }
 
 absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_allocate");
   // Formatted only for an error or a trace: a cached fragment costs less than building this string.
   const auto context = [&] {
     return absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(),
@@ -215,6 +216,7 @@ void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
 }
 
 absl::Status MemoryManager::Free(DeviceAddress address) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_free");
   const auto context = [&] { return absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")"); };
   std::vector<Notifier> notifiers;
   {
@@ -261,6 +263,7 @@ Bytes MemoryManager::CachedBytes(NodeId node) const {
 }
 
 absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceAddress address) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_agents_allow_access");
   const std::string context = absl::StrCat("hsa_amd_agents_allow_access(", AddressText(address), ")");
   std::vector<NodeId> gpus;
   for (AgentId id : agents) {
@@ -294,6 +297,7 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
 
 absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::span<const AgentId> agents,
                                                   std::optional<PoolId> pool_id) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_lock_to_pool");
   const std::string context = absl::StrCat("hsa_amd_memory_lock(", AddressText(host), ", size=", size.raw(), ")");
   if (host == nullptr || size.is_zero()) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": null pointer or size 0"));
@@ -330,6 +334,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::s
 }
 
 absl::Status MemoryManager::Unlock(void* host) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_unlock");
   const std::string context = absl::StrCat("hsa_amd_memory_unlock(", AddressText(host), ")");
   LightLock lock(&mu_);
   auto it = locks_.find(DeviceAddress::FromPointer(host).raw());

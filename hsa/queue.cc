@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "gpu_abi/aql_packets.h"
 #include "hsa/hsa_status.h"
 #include "hsa/hsa_ext_amd.h"
@@ -623,6 +624,8 @@ absl::Status Queues::ReleaseCounted(const AmdQueue* queue) {
 }
 
 bool Queues::RingDoorbell(uint64_t signal, int64_t value) {
+  // ROCr: a store to the queue's doorbell signal.
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_signal_store_screlease");
   ScopedLock lock(&mu_);
   auto it = doorbells_.find(signal);
   if (it == doorbells_.end()) return false;

@@ -20,6 +20,7 @@
 #include "base/aliased_memory_sync.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "hsa/hsa_status.h"
 #include "thunk/events.h"
 
@@ -273,12 +274,18 @@ SignalValue SignalRef::CompareExchange(SignalValue expected, SignalValue desired
 
 SignalValue SignalRef::Wait(SignalCondition condition, SignalValue compare, absl::Duration timeout,
                             WaitHint hint) const {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_signal_wait_scacquire");
   SignalCore* const core = core_.get();
   WaitSession session(std::span<SignalCore* const>(&core, 1), timeout, hint);
   while (true) {
     if (core->destroyed.load(std::memory_order_seq_cst)) return 0;
     const SignalValue value = Look(*core);
-    if (ConditionHolds(condition, value, compare)) return value;
+    if (ConditionHolds(condition, value, compare)) {
+      // The arrow from the engine's write of this value (sdma_engine.cc, compute_engine.cc) ends at the waiter.
+      TraceFlowEnd(TraceCategory::kHsaApi, "completion",
+                   SignalFlowId(reinterpret_cast<uint64_t>(core->slot.get()), value));
+      return value;
+    }
     if (!IsValidCondition(condition) || !session.Pause(std::span<SignalCore* const>(&core, 1))) return value;
   }
 }

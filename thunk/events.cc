@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/hsakmt_status.h"
@@ -57,6 +58,7 @@ absl::StatusOr<NodeId> NodeOfGpu(const Kfd& kfd, uint32_t gpu_id) {
 }  // namespace
 
 absl::StatusOr<EventHandle> CreateEvent(Kfd& kfd, const EventDescriptor& descriptor) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtCreateEvent");
   const std::string context = absl::StrCat("hsaKmtCreateEvent(type=", ToRaw(descriptor.type),
                                            ", node=", descriptor.node.raw(), ")");
   if (ToRaw(descriptor.type) > ToRaw(EventType::kMemory)) {
@@ -90,6 +92,7 @@ absl::StatusOr<EventHandle> CreateEvent(Kfd& kfd, const EventDescriptor& descrip
 }
 
 absl::Status DestroyEvent(Kfd& kfd, EventId id) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtDestroyEvent");
   uapi::DestroyEventArgs args{};
   args.event_id = id.raw();
   const absl::Status status = Ioctl(kfd.device(), uapi::kDestroyEvent, args);
@@ -98,6 +101,7 @@ absl::Status DestroyEvent(Kfd& kfd, EventId id) {
 }
 
 absl::Status SetEvent(Kfd& kfd, const EventHandle& event) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtSetEvent");
   const std::string context = EventContext("hsaKmtSetEvent", event.id);
   RETURN_IF_ERROR(CheckUserSignaled(event, context));
   uapi::SetEventArgs args{};
@@ -108,6 +112,7 @@ absl::Status SetEvent(Kfd& kfd, const EventHandle& event) {
 }
 
 absl::Status ResetEvent(Kfd& kfd, const EventHandle& event) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtResetEvent");
   const std::string context = EventContext("hsaKmtResetEvent", event.id);
   RETURN_IF_ERROR(CheckUserSignaled(event, context));
   uapi::ResetEventArgs args{};
@@ -126,6 +131,7 @@ uint32_t KfdTimeoutMs(absl::Duration timeout) {
 
 absl::StatusOr<WaitResult> WaitOnEvents(Kfd& kfd, std::span<const EventHandle> events, WaitMode mode,
                                         absl::Duration timeout, std::span<uint64_t> event_ages) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtWaitOnMultipleEvents");
   const uint32_t timeout_ms = KfdTimeoutMs(timeout);
   // Formatted only for an error or a timeout: every blocked signal wait comes through here.
   const auto context = [&] {

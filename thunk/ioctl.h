@@ -1,8 +1,8 @@
 // The typed KFD ioctl call: the only way the thunk issues a request.
 //
 // The descriptor fixes the argument struct at compile time; the errno becomes a Status whose
-// message starts with the request's name. With a trace sink installed, each call is traced
-// (decoded arguments and result) under Layer::kKfd.
+// message starts with the request's name. With a trace sink installed, each call is a `kfd` slice named
+// AMDKFD_IOC_* (decoded arguments, result and answer) and a line under Layer::kKfd.
 #ifndef HIPMEM_THUNK_IOCTL_H_
 #define HIPMEM_THUNK_IOCTL_H_
 
@@ -61,14 +61,20 @@ void PrintIoctl(absl::string_view line);
 
 template <typename Args>
 absl::Status Ioctl(KfdDevice& device, const kfd_uapi::IoctlDescriptor<Args>& descriptor, Args& args) {
-  const bool trace = TraceEnabled();
+  // The kfd slice spans the system call: on the simulator, the simulated driver's work; on /dev/kfd, the kernel's.
+  TraceSlice slice(TraceCategory::kKfd, descriptor.name);
+  const bool trace = slice.active();
   const bool debug = IoctlDebugEnabled();
   std::string before;
   if (trace || debug) before = DescribeArgs(args);
   const int err = device.Ioctl(descriptor.request(), &args);
   if (trace || debug) {
+    const std::string after = err == 0 ? DescribeArgs(args) : "";
     const std::string line = absl::StrCat(descriptor.name, "(", before, ") = ", err == 0 ? 0 : -err,
-                                          err == 0 ? " -> " : "", err == 0 ? DescribeArgs(args) : "");
+                                          err == 0 ? " -> " : "", after);
+    slice.Arg("args", before);
+    slice.Arg("result", err == 0 ? 0 : -err);
+    if (err == 0) slice.Arg("answer", after);
     if (trace) Trace(Layer::kKfd, line);
     if (debug) PrintIoctl(line);
   }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/ioctl.h"
@@ -40,6 +41,7 @@ MemFlags ImportedFlags(uint32_t ioc_raw) {
 }  // namespace
 
 absl::StatusOr<Kfd::DmaBufExport> Kfd::ExportDmaBuf(DeviceAddress address, Bytes size) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtExportDMABufHandle");
   const auto context = [&] {
     return absl::StrCat("hsaKmtExportDMABufHandle(", AddressText(address), ", size=", size.raw(), ")");
   };
@@ -74,6 +76,7 @@ absl::StatusOr<Kfd::DmaBufExport> Kfd::ExportDmaBuf(DeviceAddress address, Bytes
 }
 
 absl::StatusOr<Kfd::ImportedDmaBuf> Kfd::ImportDmaBuf(int dmabuf_fd, std::span<const NodeId> nodes, bool with_va) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtImportDMABufHandle");
   const std::string context = absl::StrCat("hsaKmtRegisterGraphicsHandleToNodes(fd=", dmabuf_fd,
                                            ", nodes=", nodes.size(), with_va ? "" : ", no VA", ")");
   ASSIGN_OR_RETURN(const GpuIdList registered, GpuIdsOfNodes(nodes, context));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/errno_status.h"
 #include "thunk/hsakmt_status.h"
@@ -48,6 +49,7 @@ absl::Status IpcIoctlError(const absl::Status& status, absl::string_view context
 }  // namespace
 
 absl::StatusOr<Kfd::SharedMemoryHandle> Kfd::ShareMemory(DeviceAddress address, Bytes size) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtShareMemory");
   const auto context = [&] {
     return absl::StrCat("hsaKmtShareMemory(", AddressText(address), ", size=", size.raw(), ")");
   };
@@ -94,6 +96,7 @@ absl::StatusOr<Kfd::SharedMemoryHandle> Kfd::ShareMemory(DeviceAddress address, 
 
 absl::StatusOr<Kfd::ImportedShared> Kfd::RegisterSharedHandle(const SharedMemoryHandle& handle,
                                                               std::span<const NodeId> nodes) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtRegisterSharedHandleToNodes");
   const std::string context =
       absl::StrCat("hsaKmtRegisterSharedHandleToNodes(gpu_id=0x", absl::Hex(handle.export_gpu_id),
                    ", pages=", handle.size_in_pages, ", nodes=", nodes.size(), ")");

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/ioctl.h"
@@ -90,6 +91,7 @@ const Kfd::Allocation* Kfd::FindContainingLocked(DeviceAddress address) const {
 
 absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment,
                                                std::optional<DeviceAddress> fixed) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtAllocMemory");
   // Built only for an error: formatting it costs as much as the rest of a small allocation's bookkeeping.
   const auto context = [&] { return NodeContext("hsaKmtAllocMemory", node_id, size, flags); };
   ASSIGN_OR_RETURN(const NodeProperties* node, Node(node_id));
@@ -327,6 +329,7 @@ absl::Status Kfd::ReleaseRegistrationLocked(Allocation& allocation) {
 }
 
 absl::Status Kfd::FreeMemory(DeviceAddress address) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtFreeMemory");
   const auto context = [&] { return absl::StrCat("hsaKmtFreeMemory(0x", absl::Hex(address.raw()), ")"); };
   if (address.raw() == 0) {
     return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context(), ": null address")), HSAKMT_STATUS_ERROR);
@@ -404,6 +407,7 @@ absl::Status Kfd::UnmapLocked(Allocation& allocation, const GpuIdList& gpu_ids) 
 }
 
 absl::Status Kfd::MapMemoryToGpu(DeviceAddress address, std::span<const NodeId> nodes, Bytes size) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtMapMemoryToGPUNodes");
   const auto context = [&] { return absl::StrCat("hsaKmtMapMemoryToGPUNodes(0x", absl::Hex(address.raw()), ")"); };
   // The context is formatted only for a failure: doing it every time costs as much as the map's bookkeeping.
   const auto annotate = [&](absl::Status s) { return s.ok() ? s : Annotate(s, context()); };
@@ -520,6 +524,7 @@ absl::Status Kfd::UnmapScratchLocked(Allocation& scratch, DeviceAddress address)
 }
 
 absl::Status Kfd::UnmapMemoryFromGpu(DeviceAddress address) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtUnmapMemoryToGPU");
   const auto context = [&] { return absl::StrCat("hsaKmtUnmapMemoryToGPU(0x", absl::Hex(address.raw()), ")"); };
   // memory.c hsaKmtUnmapMemoryToGPU: a null address succeeds ("workaround for runtime bug") before any lookup.
   if (address.raw() == 0) return absl::OkStatus();
@@ -553,6 +558,7 @@ std::optional<DeviceAddress> Kfd::GpuAddressOf(DeviceAddress address, Bytes size
 
 absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes,
                                                   MemFlags flags) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtRegisterMemoryToNodes");
   const DeviceAddress cpu = DeviceAddress::FromPointer(address);
   const std::string context =
       absl::StrCat("hsaKmtRegisterMemory(", AddressText(cpu), ", size=", size.raw(), ", nodes=", nodes.size(), ")");
@@ -625,6 +631,7 @@ absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std
 }
 
 absl::Status Kfd::DeregisterMemory(const void* address) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtDeregisterMemory");
   const DeviceAddress at = DeviceAddress::FromPointer(address);
   const std::string context = absl::StrCat("hsaKmtDeregisterMemory(", AddressText(at), ")");
   ScopedLock lock(&mu_);
@@ -696,6 +703,7 @@ absl::Status Kfd::SetMemoryUserData(const void* pointer, void* user_data) {
 }
 
 absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtAvailableMemory");
   const Gpu* gpu = GpuOfNode(node);
   if (gpu == nullptr) return InvalidNodeUnitError(absl::StrCat("hsaKmtAvailableMemory(node=", node.raw(), "): not a GPU node"));
   kfd_uapi::GetAvailableMemoryArgs args{};

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/ioctl.h"
@@ -72,6 +73,7 @@ std::optional<uint32_t> KernelQueuePriority(QueuePriority priority) {
 }
 
 absl::StatusOr<Queue> Queue::Create(Kfd& kfd, const QueueSpec& spec) {
+  TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtCreateQueue");
   const std::string context = absl::StrCat("hsaKmtCreateQueue(node ", spec.node.raw(), ")");
   RETURN_IF_ERROR(CheckRing(context, spec.percentage, spec.priority, spec.ring, spec.ring_size));
   const std::optional<uapi::QueueType> type = KernelQueueType(spec.type);

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/aliased_memory_sync.h"
 #include "base/log.h"
+#include "base/trace.h"
 #include "gpu_abi/blit_kernels.h"
 #include "gpu_abi/kernel_descriptor.h"
 #include "testing/kfd_sim/engines/gfx9/dispatch.h"
@@ -341,6 +342,13 @@ ComputeEngine::Outcome ComputeEngine::Step(uint64_t index) {
     }
   }
   const auto header = static_cast<uint16_t>(header_and_setup);
+  TraceSlice trace_slice(TraceCategory::kCompute, aql::TypeOf(header) == PacketType::kKernelDispatch ? "kernel dispatch"
+                                                                                                   : "AQL packet");
+  if (trace_slice.active()) {
+    trace_slice.Arg("index", index);
+    trace_slice.Arg("type", static_cast<int>(aql::TypeOf(header)));
+    TraceFlowEnd(TraceCategory::kCompute, "enqueue", QueueSlotFlowId(queue_.ring_va, index));
+  }
   // Every packet type the CP runs keeps its completion signal in the last eight bytes.
   static_assert(offsetof(aql::KernelDispatchPacket, completion_signal) == aql::kPacketBytes - 8 &&
                 offsetof(aql::BarrierPacket, completion_signal) == aql::kPacketBytes - 8);
@@ -406,6 +414,11 @@ ComputeEngine::Outcome ComputeEngine::Signal(uint64_t handle) {
     auto* value = TranslateWord<int64_t>(memory_, handle + aql::kSignalValueOffset);
     if (value == nullptr) return Fault(handle + aql::kSignalValueOffset);
     PublishThroughAliases();
+    // The arrow to whoever waits for the new value starts before the value can be seen.
+    if (TraceEnabled()) {
+      const int64_t now = std::atomic_ref<int64_t>(*value).load(std::memory_order_relaxed) - 1;
+      TraceFlowStart(TraceCategory::kCompute, "completion", SignalFlowId(handle, now));
+    }
     std::atomic_ref<int64_t>(*value).fetch_sub(1, std::memory_order_acq_rel);
     if (std::optional<uint64_t> fault = ReadGpu(memory_, handle + aql::kSignalMailboxOffset, &mailbox, 8)) {
       return Fault(*fault);

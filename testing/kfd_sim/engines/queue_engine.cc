@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/trace.h"
 
 namespace hipmem::kfd_sim {
 
@@ -20,7 +21,12 @@ QueueEngine::~QueueEngine() {
   HIPMEM_CHECK(!thread_.joinable(), name_, ": the engine's destructor must Stop() its thread first");
 }
 
-void QueueEngine::Start() { thread_ = std::thread([this] { Run(); }); }
+void QueueEngine::Start() {
+  thread_ = std::thread([this] {
+    SetTraceThreadName(name_);  // the engine's own track in a trace
+    Run();
+  });
+}
 
 void QueueEngine::Stop() {
   if (!thread_.joinable()) return;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/aliased_memory_sync.h"
 #include "base/log.h"
+#include "base/trace.h"
 #include "gpu_abi/sdma_packets.h"
 
 namespace hipmem::kfd_sim {
@@ -88,6 +89,11 @@ SdmaEngine::Outcome SdmaEngine::Process(uint64_t wptr) {
   // A stale doorbell write never rewinds the ring.
   if (wptr <= rptr_) return Outcome::kNotReady;
   uint32_t dwords = 0;
+  TraceSlice trace_slice(TraceCategory::kSdma, "SDMA packet");
+  if (trace_slice.active()) {
+    trace_slice.Arg("rptr", rptr_);
+    TraceFlowEnd(TraceCategory::kSdma, "enqueue", QueueSlotFlowId(queue_.ring_va, rptr_));
+  }
   if (const Outcome outcome = Execute(rptr_, &dwords); outcome != Outcome::kDone) return outcome;
   const uint64_t rptr = rptr_ + uint64_t{dwords} * 4;
   // The read pointer write-back lives in GPU-mapped memory too.
@@ -485,6 +491,11 @@ SdmaEngine::Outcome SdmaEngine::DoAtomic(const uint32_t* p) {
             return;
           }
           const T next = *ApplyAtomic<T>(base, old, s, c);
+          // A 64-bit atomic is how a copy completes its signal (the value sits 8 bytes into amd_signal_t): the arrow
+          // to whoever waits for that value starts before the value can be seen.
+          if constexpr (sizeof(T) == 8) {
+            TraceFlowStart(TraceCategory::kSdma, "completion", SignalFlowId(addr - 8, static_cast<int64_t>(next)));
+          }
           if (ref.compare_exchange_weak(old, next, std::memory_order_acq_rel)) return;
         }
       };

@@ -1,0 +1,163 @@
+#include "base/trace_file_sink.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace hipmem {
+namespace {
+
+// Microseconds with nanosecond precision, the unit the format's "ts" and "dur" are in.
+std::string Micros(uint64_t ns) { return absl::StrFormat("%d.%03d", ns / 1000, ns % 1000); }
+
+const char* FlowPhase(TraceFlowPhase phase) {
+  switch (phase) {
+    case TraceFlowPhase::kStart: return "s";
+    case TraceFlowPhase::kStep: return "t";
+    case TraceFlowPhase::kEnd: return "f";
+  }
+  return "s";
+}
+
+TraceFileSink* g_environment_sink = nullptr;  // leaked: threads may trace while the process exits
+
+void CloseEnvironmentSink() {
+  if (g_environment_sink != nullptr) g_environment_sink->Close();
+}
+
+}  // namespace
+
+void AppendJsonString(std::string& out, absl::string_view text) {
+  out.push_back('"');
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+absl::StatusOr<std::unique_ptr<TraceFileSink>> TraceFileSink::Open(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "we");
+  if (file == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("HIPMEM_TRACE=", path, ": ", std::strerror(errno)));
+  }
+  std::unique_ptr<TraceFileSink> sink(new TraceFileSink(file, static_cast<int>(getpid())));
+  std::fputs("[\n", file);
+  std::string process = absl::StrCat("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":", sink->pid_,
+                                     ",\"tid\":0,\"args\":{\"name\":");
+  char exe[256] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  AppendJsonString(process, n > 0 ? absl::StrCat("hipmem: ", absl::string_view(exe, static_cast<size_t>(n)))
+                                  : std::string("hipmem"));
+  process += "}}";
+  sink->Append(process);
+  for (const auto& [thread, name] : TraceThreadNames()) sink->ThreadName(thread, name);
+  return sink;
+}
+
+TraceFileSink::~TraceFileSink() { Close(); }
+
+void TraceFileSink::Close() {
+  absl::MutexLock lock(&mu_);
+  if (file_ == nullptr) return;
+  if (static_cast<int>(getpid()) == pid_) {
+    std::fputs("\n]\n", file_);
+    std::fclose(file_);
+  }
+  file_ = nullptr;
+}
+
+void TraceFileSink::Append(const std::string& event) {
+  absl::MutexLock lock(&mu_);
+  if (file_ == nullptr || static_cast<int>(getpid()) != pid_) return;
+  if (!first_) std::fputs(",\n", file_);
+  first_ = false;
+  std::fwrite(event.data(), 1, event.size(), file_);
+}
+
+std::string TraceFileSink::Head(absl::string_view name, absl::string_view category, char phase, uint64_t ns,
+                                uint32_t thread) const {
+  std::string out = "{\"name\":";
+  AppendJsonString(out, name);
+  absl::StrAppend(&out, ",\"cat\":\"", std::string(category), "\",\"ph\":\"", std::string(1, phase),
+                  "\",\"ts\":", Micros(ns), ",\"pid\":", pid_, ",\"tid\":", thread);
+  return out;
+}
+
+void TraceFileSink::Record(Layer layer, absl::string_view message) {
+  std::string event = Head(message, CategoryName(CategoryOf(layer)), 'i', trace_internal::NowNs(), TraceThreadId());
+  event += ",\"s\":\"t\"}";
+  Append(event);
+}
+
+void TraceFileSink::Slice(const TraceSliceRecord& slice) {
+  std::string event = Head(slice.name, CategoryName(slice.category), 'X', slice.begin_ns, slice.thread);
+  absl::StrAppend(&event, ",\"dur\":", Micros(slice.end_ns - slice.begin_ns));
+  if (!slice.args->empty()) {
+    event += ",\"args\":{";
+    bool first = true;
+    for (const auto& [key, value] : *slice.args) {
+      if (!first) event.push_back(',');
+      first = false;
+      AppendJsonString(event, key);
+      event.push_back(':');
+      AppendJsonString(event, value);
+    }
+    event.push_back('}');
+  }
+  event.push_back('}');
+  Append(event);
+}
+
+void TraceFileSink::Flow(const TraceFlowRecord& flow) {
+  std::string event = Head(flow.name, CategoryName(flow.category), FlowPhase(flow.phase)[0], flow.ns, flow.thread);
+  absl::StrAppend(&event, ",\"id\":\"0x", absl::Hex(flow.id), "\"");
+  // The end binds to the slice enclosing it, as start and step points always do.
+  if (flow.phase == TraceFlowPhase::kEnd) event += ",\"bp\":\"e\"";
+  event.push_back('}');
+  Append(event);
+}
+
+void TraceFileSink::ThreadName(uint32_t thread, absl::string_view name) {
+  std::string event = absl::StrCat("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":", pid_, ",\"tid\":", thread,
+                                   ",\"args\":{\"name\":");
+  AppendJsonString(event, name);
+  event += "}}";
+  Append(event);
+}
+
+bool InstallTraceFileSinkFromEnvironment() {
+  const char* path = std::getenv("HIPMEM_TRACE");
+  if (path == nullptr || *path == '\0') return false;
+  absl::StatusOr<std::unique_ptr<TraceFileSink>> sink = TraceFileSink::Open(path);
+  if (!sink.ok()) {
+    std::fprintf(stderr, "hipmem: %s; not tracing\n", std::string(sink.status().message()).c_str());
+    return false;
+  }
+  g_environment_sink = sink->release();
+  SetTraceSink(g_environment_sink);
+  std::atexit(CloseEnvironmentSink);
+  return true;
+}
+
+}  // namespace hipmem

@@ -1,0 +1,59 @@
+// HIPMEM_TRACE=FILE: the trace as a Chrome trace-event JSON file (the "JSON Array Format"), which Perfetto's UI and
+// chrome://tracing open. Slices are complete events ("X") on their thread's track, lines are thread-scoped instants
+// ("i"), flows are "s"/"t"/"f" events bound to their enclosing slices, and thread names are metadata ("M"). Events
+// are appended as they finish (nesting is by time, as the format allows); the closing bracket is written at exit.
+// A forked child writes nothing into its parent's file. Thread-safe.
+#ifndef HIPMEM_BASE_TRACE_FILE_SINK_H_
+#define HIPMEM_BASE_TRACE_FILE_SINK_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "base/trace.h"
+
+namespace hipmem {
+
+class TraceFileSink final : public TraceSink {
+ public:
+  // Creates (truncates) `path` and writes the opening bracket and the process's and known threads' names.
+  static absl::StatusOr<std::unique_ptr<TraceFileSink>> Open(const std::string& path);
+  ~TraceFileSink() override;
+
+  // Writes the closing bracket and closes the file; later records are dropped. Idempotent.
+  void Close();
+
+  void Record(Layer layer, absl::string_view message) override;
+  void Slice(const TraceSliceRecord& slice) override;
+  void Flow(const TraceFlowRecord& flow) override;
+  void ThreadName(uint32_t thread, absl::string_view name) override;
+
+ private:
+  TraceFileSink(std::FILE* file, int pid) : file_(file), pid_(pid) {}
+  // Appends one event object (without separators) if the file is open and this is the process that opened it.
+  void Append(const std::string& event) ABSL_LOCKS_EXCLUDED(mu_);
+  // The fields every event has: name, cat, ph, ts (microseconds), pid, tid.
+  std::string Head(absl::string_view name, absl::string_view category, char phase, uint64_t ns,
+                   uint32_t thread) const;
+
+  absl::Mutex mu_;
+  std::FILE* file_ ABSL_GUARDED_BY(mu_);
+  bool first_ ABSL_GUARDED_BY(mu_) = true;
+  const int pid_;  // the process that opened the file; a forked child's records are dropped
+};
+
+// Appends `text` to `out` as a JSON string literal (quotes included).
+void AppendJsonString(std::string& out, absl::string_view text);
+
+// If HIPMEM_TRACE names a file, opens it, installs the sink for the life of the process and closes the file at
+// exit. Returns whether it did. Called once, before main (trace.cc); an unopenable file is reported on stderr.
+bool InstallTraceFileSinkFromEnvironment();
+
+}  // namespace hipmem
+
+#endif  // HIPMEM_BASE_TRACE_FILE_SINK_H_
