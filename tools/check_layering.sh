@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# allowed[pkg] = the hipmem packages its libraries may depend on directly (tests may also use testing/).
+# allowed[pkg] = the hipmem packages its libraries may depend on directly (tests, and the testonly libraries of a
+# hip_test, may also use testing/).
 declare -A allowed=(
   [base]="base"
   [kfd_uapi]="base"
@@ -27,7 +28,7 @@ declare -A allowed=(
 status=0
 for pkg in "${!allowed[@]}"; do
   deps=$(bazel query --noshow_progress --output=label \
-    "kind('cc_library', deps(kind('cc_library', //${pkg}:all), 1)) except //${pkg}:all" 2>/dev/null |
+    "kind('cc_library', deps(kind('cc_library', //${pkg}:all) except attr(testonly, 1, //${pkg}:all), 1)) except //${pkg}:all" 2>/dev/null |
     grep -v '^@' | sed -E 's|^//([^:]*):.*|\1|' | sort -u || true)
   for dep in $deps; do
     if [[ " ${allowed[$pkg]} " != *" ${dep} "* ]]; then
