@@ -18,9 +18,17 @@ inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(
 }  // namespace hipmem::hip
 
 // HIP_INIT_API: the runtime, made on first use; a failed initialisation is every call's answer.
-// Each entry point that binds the runtime is also a `hip_api` slice named after the function.
-#define HIPMEM_INIT_OR_RETURN(runtime)                                                   \
-  ::hipmem::TraceSlice hipmem_api_slice_(::hipmem::TraceCategory::kHipApi, __func__);    \
+// A hip* entry point's `hip_api` trace slice, named after the function.
+#define HIPMEM_API_SLICE() ::hipmem::TraceSlice hipmem_api_slice_(::hipmem::TraceCategory::kHipApi, __func__)
+
+// In a hip* entry point: the runtime (HIPMEM_RUNTIME_OR_RETURN) and the entry's trace slice. Helpers the entry points
+// share use HIPMEM_RUNTIME_OR_RETURN alone; an entry that binds no runtime itself opens its slice with
+// HIPMEM_API_SLICE().
+#define HIPMEM_INIT_OR_RETURN(runtime) \
+  HIPMEM_API_SLICE();                  \
+  HIPMEM_RUNTIME_OR_RETURN(runtime)
+
+#define HIPMEM_RUNTIME_OR_RETURN(runtime)                                                 \
   absl::StatusOr<::hipmem::hip::Runtime*> runtime##_or = ::hipmem::hip::Runtime::Get();  \
   if (!runtime##_or.ok()) return ::hipmem::hip::Return(runtime##_or.status());           \
   ::hipmem::hip::Runtime& runtime = **runtime##_or

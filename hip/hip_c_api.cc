@@ -95,6 +95,7 @@ hipError_t hipGetDevice(int* deviceId) {
 
 // The two error queries report the previous call's result rather than their own.
 hipError_t hipGetLastError(void) {
+  HIPMEM_API_SLICE();
   const hipError_t last = hipmem::hip::ThreadLastError();
   hipmem::hip::ThreadLastError() = hipSuccess;
   return last;

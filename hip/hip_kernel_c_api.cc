@@ -57,7 +57,7 @@ LaunchRequest BlocksRequest(dim3 grid, dim3 block, size_t shared, hipStream_t st
 
 hipError_t LaunchByHostFunction(const void* host_function, dim3 grid, dim3 block, void** args, size_t shared,
                                 hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   if (host_function == nullptr) return Return(hipErrorInvalidDeviceFunction);
   Function* function = ModuleTable::Get().FindFunction(host_function);
   if (function == nullptr) return Return(hipErrorInvalidDeviceFunction);
@@ -93,7 +93,7 @@ absl::StatusOr<clr::Variable> SymbolOnCurrentDevice(Runtime& rt, const void* sym
 // the variable's image is ROCr's loader memory, which CLR's memory-object map does not list either.
 hipError_t SymbolCopy(const void* symbol, size_t offset, size_t size, void* host_or_device, bool to_symbol,
                       hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   absl::StatusOr<clr::Variable> variable = SymbolOnCurrentDevice(rt, symbol);
   if (!variable.ok()) return Return(variable.status());
   if (host_or_device == nullptr || offset > variable->size.raw() || size > variable->size.raw() - offset) {
@@ -134,7 +134,7 @@ absl::StatusOr<const clr::Kernel*> KernelOnCurrentDevice(Runtime& rt, const Func
 }
 
 hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   (void)rt;
   if (module == nullptr || image == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<Module*> loaded = ModuleTable::Get().LoadData(image);
@@ -210,6 +210,7 @@ hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* shar
 
 hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
                            size_t sharedMemBytes, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::LaunchByHostFunction(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
 
@@ -219,6 +220,7 @@ hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 di
 hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
                               size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent,
                               int /*flags*/) {
+  HIPMEM_API_SLICE();
   if (startEvent != nullptr) {
     if (hipError_t e = hipEventRecord(startEvent, stream); e != hipSuccess) return e;
   }
@@ -269,15 +271,18 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 // --- Modules -----------------------------------------------------------------------------------------------------
 
 hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::ModuleFromImage(module, image);
 }
 
 hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int /*numOptions*/,
                                hipJitOption* /*options*/, void** /*optionValues*/) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::ModuleFromImage(module, image);
 }
 
 hipError_t hipModuleLoad(hipModule_t* module, const char* fname) {
+  HIPMEM_API_SLICE();
   if (module == nullptr || fname == nullptr) return Return(hipErrorInvalidValue);
   std::ifstream file(fname, std::ios::binary);
   if (!file) return Return(hipErrorFileNotFound);
@@ -344,21 +349,25 @@ hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
 
 hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
                              hipMemcpyKind /*kind*/) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, const_cast<void*>(src), true, nullptr);
 }
 
 hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
                                   hipMemcpyKind /*kind*/, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, const_cast<void*>(src), true, stream);
 }
 
 hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
                                hipMemcpyKind /*kind*/) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, dst, false, nullptr);
 }
 
 hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
                                     hipMemcpyKind /*kind*/, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, dst, false, stream);
 }
 

@@ -25,7 +25,7 @@ using hipmem::hip::StreamHandle;
 namespace {
 
 hipError_t HostAlloc(void** ptr, size_t size, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   if (ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = rt.HostMalloc(size, flags);
   if (!p.ok()) return Return(p.status());

@@ -75,7 +75,7 @@ ReadOnlyGrants& Grants() {
 
 // Allocates `size` bytes from `pool` (the stream's device's current pool when nullopt) for work on `stream`.
 hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle> pool, hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   if (dev_ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<HipStream*> s = rt.streams().Resolve(Handle(stream), rt.current_device());
   if (!s.ok()) return Return(s.status());
@@ -103,10 +103,12 @@ hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle>
 extern "C" {
 
 hipError_t hipMallocAsync(void** dev_ptr, size_t size, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return MallocAsync(dev_ptr, size, std::nullopt, stream);
 }
 
 hipError_t hipMallocFromPoolAsync(void** dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   return MallocAsync(dev_ptr, size, Handle(mem_pool), stream);
 }

@@ -29,7 +29,7 @@ StreamHandle Handle(hipStream_t stream) { return StreamHandle(reinterpret_cast<u
 EventHandle Handle(hipEvent_t event) { return EventHandle(reinterpret_cast<uint64_t>(event)); }
 
 hipError_t CreateStream(hipStream_t* stream, unsigned int flags, int priority) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   if (stream == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<StreamHandle> handle = rt.streams().Create(rt.current_device(), flags, priority);
   if (!handle.ok()) return Return(handle.status());
@@ -39,14 +39,14 @@ hipError_t CreateStream(hipStream_t* stream, unsigned int flags, int priority) {
 
 // Calls `body` with the stream `stream` names for the current device.
 hipError_t WithStream(hipStream_t stream, const std::function<absl::Status(Runtime&, HipStream&)>& body) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   absl::StatusOr<HipStream*> s = rt.streams().Resolve(Handle(stream), rt.current_device());
   if (!s.ok()) return Return(s.status());
   return Return(body(rt, **s));
 }
 
 hipError_t Memset(void* dst, uint32_t value, uint32_t element_size, size_t count, hipStream_t stream, bool async) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_RUNTIME_OR_RETURN(rt);
   return Return(hipmem::hip::DeviceFaultAsHip(rt.Memset(dst, value, element_size, count, Handle(stream), async)));
 }
 
@@ -59,6 +59,7 @@ hipError_t hipStreamCreate(hipStream_t* stream) { return CreateStream(stream, hi
 hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) { return CreateStream(stream, flags, 0); }
 
 hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int priority) {
+  HIPMEM_API_SLICE();
   return CreateStream(stream, flags, priority);
 }
 
@@ -84,6 +85,7 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return WithStream(stream, [](Runtime& rt, HipStream& s) {
     RETURN_IF_ERROR(rt.streams().Synchronize(s));
     return rt.pools().ReleaseFreed();  // CLR's ReleaseFreedMemory on a stream synchronisation
@@ -91,10 +93,12 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
 }
 
 hipError_t hipStreamQuery(hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return WithStream(stream, [](Runtime& rt, HipStream& s) { return rt.streams().Query(s); });
 }
 
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
+  HIPMEM_API_SLICE();
   return WithStream(stream, [&](Runtime& rt, HipStream& s) {
     if (absl::Status before = rt.streams().BeforeCommand(s); !before.ok()) return before;
     absl::StatusOr<std::optional<StreamTable::EventMark>> mark = rt.streams().WaitEventMark(s, Handle(event), flags);
@@ -106,6 +110,7 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
 }
 
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags) {
+  HIPMEM_API_SLICE();
   if (flags == nullptr) return Return(hipErrorInvalidValue);
   return WithStream(stream, [&](Runtime&, HipStream& s) {
     *flags = s.flags();
@@ -114,6 +119,7 @@ hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags) {
 }
 
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority) {
+  HIPMEM_API_SLICE();
   if (priority == nullptr) return Return(hipErrorInvalidValue);
   return WithStream(stream, [&](Runtime&, HipStream& s) {
     *priority = s.priority();
@@ -122,6 +128,7 @@ hipError_t hipStreamGetPriority(hipStream_t stream, int* priority) {
 }
 
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device) {
+  HIPMEM_API_SLICE();
   if (device == nullptr) return Return(hipErrorInvalidValue);
   const hipError_t got = WithStream(stream, [&](Runtime&, HipStream& s) {
     *device = s.device();
@@ -182,6 +189,7 @@ hipError_t hipEventDestroy(hipEvent_t event) {
 }
 
 hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return WithStream(stream, [&](Runtime& rt, HipStream& s) {
     if (absl::Status before = rt.streams().BeforeCommand(s); !before.ok()) return before;
     return rt.streams().RecordEvent(Handle(event), s);
@@ -224,47 +232,61 @@ hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hip
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t sizeBytes) {
+  HIPMEM_API_SLICE();
   return hipMemcpy(dst, src, sizeBytes, hipMemcpyHostToDevice);
 }
 hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t sizeBytes) {
+  HIPMEM_API_SLICE();
   return hipMemcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost);
 }
 hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes) {
+  HIPMEM_API_SLICE();
   return hipMemcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
 }
 hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void* src, size_t sizeBytes, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyHostToDevice, stream);
 }
 hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDeviceToHost, stream);
 }
 hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream);
 }
 
 // hipMemset takes an int and writes its low byte, as memset does.
 hipError_t hipMemset(void* dst, int value, size_t sizeBytes) {
+  HIPMEM_API_SLICE();
   return Memset(dst, static_cast<uint8_t>(value), 1, sizeBytes, nullptr, false);
 }
 hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return Memset(dst, static_cast<uint8_t>(value), 1, sizeBytes, stream, true);
 }
 hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count) {
+  HIPMEM_API_SLICE();
   return Memset(dest, value, 1, count, nullptr, false);
 }
 hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return Memset(dest, value, 1, count, stream, true);
 }
 hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count) {
+  HIPMEM_API_SLICE();
   return Memset(dest, value, 2, count, nullptr, false);
 }
 hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return Memset(dest, value, 2, count, stream, true);
 }
 hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count) {
+  HIPMEM_API_SLICE();
   return Memset(dest, static_cast<uint32_t>(value), 4, count, nullptr, false);
 }
 hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream) {
+  HIPMEM_API_SLICE();
   return Memset(dst, static_cast<uint32_t>(value), 4, count, stream, true);
 }
 

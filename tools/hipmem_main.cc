@@ -3,28 +3,31 @@
 //   hipmem info   the system and every agent as rocminfo prints them -- each attribute, pools and ISAs
 //                 (through the public HSA C API, as rocminfo does); then, on the simulator, what the
 //                 simulated kernel holds meanwhile: processes, buffers, queues, events, memory use
-//   hipmem tour   allocate, copy, verify and free through the public HIP C API, printing what each
-//                 layer did (pools chosen, ioctls issued)
+//   hipmem tour   allocate, copy, verify and free through the public HIP C API, drawing each step as a
+//                 sequence chart through the five layers, caller first, and measuring each layer's own cost;
+//                 `tour --trace FILE` also writes the run as a Chrome trace-event file (Perfetto)
 //   hipmem dmesg  the simulated kernel's log (the simulator's dmesg)
 //
 // Several commands run in order in one process, on one simulated machine: `hipmem tour dmesg` shows the
 // kernel's side of the tour.
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
-#include "base/scoped_lock.h"
 #include "base/trace.h"
+#include "base/trace_file_sink.h"
 #include "hip/hip_runtime_api.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "tools/agent_report.h"
 #include "tools/sim_view.h"
+#include "tools/tour_chart.h"
 
 namespace {
 
@@ -70,20 +73,6 @@ int Dmesg() {
 
 // ---- hipmem tour ----------------------------------------------------------------------------
 
-// Prints each trace line as it happens, indented by layer depth.
-class PrintingSink final : public hipmem::TraceSink {
- public:
-  void Record(hipmem::Layer layer, absl::string_view message) override {
-    hipmem::ScopedLock lock(&mu_);
-    const int depth = static_cast<int>(layer);
-    std::printf("%*s[%-5s] %.*s\n", 2 * depth, "", std::string(hipmem::LayerName(layer)).c_str(),
-                static_cast<int>(message.size()), message.data());
-  }
-
- private:
-  absl::Mutex mu_;
-};
-
 #define HIP_OR_DIE(call)                                                                          \
   do {                                                                                            \
     const hipError_t e_ = (call);                                                                 \
@@ -94,87 +83,187 @@ class PrintingSink final : public hipmem::TraceSink {
     }                                                                                             \
   } while (false)
 
-void Step(const char* what) { std::printf("\n== %s\n", what); }
+// The cost table's rows: each layer's own time per call, beside the design documents' figures.
+void PrintCosts(const char* what, const std::vector<hipmem::tools::TourChart::LayerCost>& costs) {
+  std::printf("\n%s\n  %-8s %14s   %s\n", what, "layer", "median self", "design figure");
+  for (const auto& cost : costs) {
+    std::printf("  %-8s %11.0f ns   %s\n", cost.category.c_str(), cost.median_ns,
+                std::string(hipmem::tools::DesignFigure(cost.category)).c_str());
+  }
+}
 
-int Tour() {
-  PrintingSink sink;
-  hipmem::SetTraceSink(&sink);
+int Tour(const std::string& trace_path) {
+  // With --trace FILE the chart's records also go to a Chrome trace-event file (as HIPMEM_TRACE=FILE writes).
+  std::unique_ptr<hipmem::TraceFileSink> file;
+  if (!trace_path.empty()) {
+    absl::StatusOr<std::unique_ptr<hipmem::TraceFileSink>> opened = hipmem::TraceFileSink::Open(trace_path);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "hipmem tour: %s\n", std::string(opened.status().message()).c_str());
+      return 1;
+    }
+    file = std::move(*opened);
+  }
+  hipmem::TraceSink* const previous = hipmem::SetTraceSink(nullptr);
+  hipmem::tools::TourChart chart(file != nullptr ? file.get() : previous);
+  hipmem::SetTraceSink(&chart);
+  auto step = [&](const char* what) { std::printf("\n== %s\n", what); };
+  auto show = [&](size_t max_lines) { chart.Print(stdout, max_lines); };
   constexpr size_t kBytes = 1 << 20;
+  constexpr size_t kAll = ~size_t{0};
 
-  Step("hipGetDeviceCount: the first HIP call initialises every layer down to the KFD");
+  step("hipGetDeviceCount: the first HIP call initialises every layer down to the KFD");
   int count = 0;
   HIP_OR_DIE(hipGetDeviceCount(&count));
+  show(40);
   std::printf("%d device(s)\n", count);
-
   size_t free_before = 0, total = 0;
   HIP_OR_DIE(hipMemGetInfo(&free_before, &total));
+  chart.Discard();
   std::printf("hipMemGetInfo: free %zu B of %zu B\n", free_before, total);
 
-  Step("hipMalloc x2 (device memory) and hipHostMalloc (pinned host memory)");
+  step("hipMalloc x2 (device memory) and hipHostMalloc (pinned host memory)");
   void* a = nullptr;
   void* b = nullptr;
   void* host = nullptr;
   HIP_OR_DIE(hipMalloc(&a, kBytes));
   HIP_OR_DIE(hipMalloc(&b, kBytes));
   HIP_OR_DIE(hipHostMalloc(&host, kBytes, hipHostMallocDefault));
+  show(kAll);
 
   std::vector<unsigned char> src(kBytes), dst(kBytes, 0);
   for (size_t i = 0; i < kBytes; ++i) src[i] = static_cast<unsigned char>(i * 131 + 7);
 
-  Step("hipMemcpy H2D, D2D, D2H (pinned), H2H; direction inferred from the pointer map");
+  step("hipMemcpy from pageable memory (pinned for the copy, or staged), then pinned to device");
   HIP_OR_DIE(hipMemcpy(a, src.data(), kBytes, hipMemcpyHostToDevice));
+  std::memcpy(host, src.data(), kBytes);
+  HIP_OR_DIE(hipMemcpy(b, host, kBytes, hipMemcpyHostToDevice));
+  show(kAll);
+  step("hipMemcpy device to device (a blit kernel on the compute engine), device to pinned host, host to host");
   HIP_OR_DIE(hipMemcpy(b, a, kBytes, hipMemcpyDeviceToDevice));
   HIP_OR_DIE(hipMemcpy(host, b, kBytes, hipMemcpyDeviceToHost));
   HIP_OR_DIE(hipMemcpy(dst.data(), host, kBytes, hipMemcpyDefault));
+  show(kAll);
   const bool same = std::memcmp(src.data(), dst.data(), kBytes) == 0;
   std::printf("verify: %s\n", same ? "all bytes match" : "MISMATCH");
+
+  if (count >= 2) {
+    step("hipMemcpyPeer: device 0 to device 1");
+    void* peer = nullptr;
+    HIP_OR_DIE(hipSetDevice(1));
+    HIP_OR_DIE(hipMalloc(&peer, kBytes));
+    HIP_OR_DIE(hipSetDevice(0));
+    chart.Discard();
+    HIP_OR_DIE(hipMemcpyPeer(peer, 1, a, 0, kBytes));
+    show(kAll);
+    HIP_OR_DIE(hipFree(peer));
+    chart.Discard();
+  }
+
+  step("hipMallocAsync: a miss goes down to the KFD; after hipFreeAsync the same size is a pool hit");
+  hipStream_t stream = nullptr;
+  HIP_OR_DIE(hipStreamCreate(&stream));
+  chart.Discard();
+  void* pooled = nullptr;
+  HIP_OR_DIE(hipMallocAsync(&pooled, kBytes, stream));
+  HIP_OR_DIE(hipFreeAsync(pooled, stream));
+  HIP_OR_DIE(hipMallocAsync(&pooled, kBytes, stream));
+  HIP_OR_DIE(hipFreeAsync(pooled, stream));
+  HIP_OR_DIE(hipStreamSynchronize(stream));
+  show(kAll);
+  HIP_OR_DIE(hipStreamDestroy(stream));
+  chart.Discard();
 
   hipPointerAttribute_t attr{};
   HIP_OR_DIE(hipPointerGetAttributes(&attr, static_cast<char*>(a) + 100));
   std::printf("hipPointerGetAttributes(a + 100): type=%s device=%d devicePointer=%p\n",
               attr.type == hipMemoryTypeDevice ? "Device" : "other", attr.device, attr.devicePointer);
-
   size_t free_during = 0;
   HIP_OR_DIE(hipMemGetInfo(&free_during, &total));
   std::printf("hipMemGetInfo: free dropped by %zu B\n", free_before - free_during);
 
-  Step("hipFree / hipHostFree");
+  step("hipFree / hipHostFree");
+  chart.Discard();
   HIP_OR_DIE(hipFree(a));
   HIP_OR_DIE(hipFree(b));
   HIP_OR_DIE(hipHostFree(host));
+  show(kAll);
   size_t free_after = 0;
   HIP_OR_DIE(hipMemGetInfo(&free_after, &total));
   std::printf("hipMemGetInfo: free %zu B (%s)\n", free_after,
               free_after == free_before ? "back to where it started" : "NOT RESTORED");
 
-  Step("a mistake, answered with upstream's code");
+  step("a mistake, answered with upstream's code");
+  chart.Discard();
   const hipError_t e = hipFree(a);
+  show(kAll);
   std::printf("hipFree(already freed) = %s\n", hipGetErrorName(e));
-  hipmem::SetTraceSink(nullptr);
-  return same && free_after == free_before && e == hipErrorInvalidValue ? 0 : 1;
+
+  step("what each layer costs, measured here from the trace (tracing on: each slice adds its own recording cost)");
+  constexpr int kRepetitions = 101;
+  void* small = nullptr;
+  HIP_OR_DIE(hipMalloc(&small, 4096));  // warm: the allocation below comes from the runtime's cache
+  HIP_OR_DIE(hipFree(small));
+  chart.Discard();
+  for (int i = 0; i < kRepetitions; ++i) {
+    HIP_OR_DIE(hipMalloc(&small, 4096));
+    HIP_OR_DIE(hipFree(small));
+  }
+  const auto malloc_costs = chart.TakeCosts("hipMalloc");
+  PrintCosts("hipMalloc (4 KiB, cached), median of 101:", malloc_costs);
+  void* pinned = nullptr;
+  void* device = nullptr;
+  HIP_OR_DIE(hipHostMalloc(&pinned, 4096, hipHostMallocDefault));
+  HIP_OR_DIE(hipMalloc(&device, 4096));
+  HIP_OR_DIE(hipMemcpy(device, pinned, 4096, hipMemcpyHostToDevice));
+  chart.Discard();
+  for (int i = 0; i < kRepetitions; ++i) HIP_OR_DIE(hipMemcpy(device, pinned, 4096, hipMemcpyHostToDevice));
+  PrintCosts("hipMemcpy (4 KiB, pinned to device: wait included), median of 101:", chart.TakeCosts("hipMemcpy"));
+  HIP_OR_DIE(hipFree(device));
+  HIP_OR_DIE(hipHostFree(pinned));
+  std::printf("  (design figures: the first allocation of a process takes 15-105 us; see the first step)\n");
+
+  hipmem::SetTraceSink(previous);
+  if (file != nullptr) {
+    file->Close();
+    std::printf("\ntrace written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+                trace_path.c_str());
+  }
+  return same && free_after == free_before && e == hipErrorInvalidValue && !malloc_costs.empty() ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  constexpr char kUsage[] = "usage: hipmem <info | tour | dmesg>...  (commands run in order, in one process)\n";
+  constexpr char kUsage[] =
+      "usage: hipmem <info | tour [--trace FILE] | dmesg>...  (commands run in order, in one process)\n";
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  // Checked up front so a typo does not run half a list.
+  // Parsed up front so a typo does not run half a list.
+  std::vector<std::pair<std::string_view, std::string>> commands;
   for (int i = 1; i < argc; ++i) {
     const std::string_view command = argv[i];
     if (command != "info" && command != "tour" && command != "dmesg") {
       std::fprintf(stderr, "hipmem: unknown command '%s'\n%s", argv[i], kUsage);
       return 2;
     }
+    std::string trace;
+    if (command == "tour" && i + 1 < argc && std::string_view(argv[i + 1]) == "--trace") {
+      if (i + 2 >= argc) {
+        std::fprintf(stderr, "hipmem: tour --trace needs a file\n%s", kUsage);
+        return 2;
+      }
+      trace = argv[i + 2];
+      i += 2;
+    }
+    commands.emplace_back(command, std::move(trace));
   }
   int status = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view command = argv[i];
-    if (i > 1) std::printf("\n");
-    const int s = command == "info" ? Info() : command == "tour" ? Tour() : Dmesg();
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const auto& [command, trace] = commands[i];
+    if (i > 0) std::printf("\n");
+    const int s = command == "info" ? Info() : command == "tour" ? Tour(trace) : Dmesg();
     if (s != 0) status = s;
   }
   return status;
