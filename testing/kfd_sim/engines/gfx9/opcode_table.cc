@@ -41,8 +41,8 @@ int Main() {
   std::printf("file and the opcode tables disagree. Opcodes are the encoding's own (VOP3 numbering for the VALU), in hex;\n");
   std::printf("an opcode listed with `(illegal)` is named but answers as an illegal instruction. Anything not listed is an\n");
   std::printf("illegal instruction too (a queue error, never a crash). Not implemented this round: MFMA/SMFMAC, MTBUF and\n");
-  std::printf("buffer format ops, loads to LDS other than gfx942 global_load_lds_dword, GDS, and the VGPR indexing mode\n");
-  std::printf("(s_set_gpr_idx_*), which LLVM uses for register-held arrays indexed at run time on some GFX9 targets.\n");
+  std::printf("buffer format ops, loads to LDS other than gfx942 global_load_lds_dword, and GDS. VGPR indexing mode\n");
+  std::printf("(s_set_gpr_idx_*, which LLVM uses for register-held arrays indexed by a uniform value) offsets VALU operands.\n");
   int total = 0;
   for (const Family& f : families) {
     std::vector<std::string> rows;
