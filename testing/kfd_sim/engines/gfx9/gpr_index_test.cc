@@ -3,6 +3,7 @@
 // it (Tag), so a result says which register an operand read.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
@@ -32,6 +33,13 @@ class Tagged : public IsaHarness {
     }
   }
 };
+
+// Sets every lane of the registers to the floats: {{register, value}, ...}.
+void SetFloats(IsaHarness& h, std::initializer_list<std::pair<uint32_t, float>> values) {
+  for (const auto& [reg, value] : values) {
+    for (int l = 0; l < kWaveSize; ++l) h.wave().vgpr(reg)[l] = F(value);
+  }
+}
 
 absl::Status Exec(IsaHarness& h, std::initializer_list<const char*> lines) {
   return h.Run(gpr_index_encodings_gfx90a, lines);
@@ -130,11 +138,7 @@ TEST(GprIndexTest, WidthsAndImplicitOperandsFollowTheGuide) {
     // v_mac reads its accumulator through the destination: the DST bit moves both.
     Tagged h;
     h.wave().s[2] = 4;
-    for (int l = 0; l < kWaveSize; ++l) {
-      h.wave().vgpr(2)[l] = F(3.0f);
-      h.wave().vgpr(3)[l] = F(5.0f);
-      h.wave().vgpr(5)[l] = F(100.0f);
-    }
+    SetFloats(h, {{2, 3.0f}, {3, 5.0f}, {5, 100.0f}});
     ASSERT_TRUE(Exec(h, {"s_set_gpr_idx_on s2, gpr_idx(DST)", "v_mac_f32_e32 v1, v2, v3"}).ok());
     EXPECT_EQ(h.wave().vgpr(5)[0], F(115.0f));
     EXPECT_EQ(h.wave().vgpr(1)[0], Tag(1, 0));
@@ -145,11 +149,7 @@ TEST(GprIndexTest, WidthsAndImplicitOperandsFollowTheGuide) {
       SCOPED_TRACE(src2 ? "SRC2" : "SRC1");
       Tagged h;
       h.wave().s[2] = 2;
-      for (int l = 0; l < kWaveSize; ++l) {
-        h.wave().vgpr(2)[l] = F(3.0f);
-        h.wave().vgpr(3)[l] = F(1.0f);
-        h.wave().vgpr(5)[l] = F(10.0f);
-      }
+      SetFloats(h, {{2, 3.0f}, {3, 1.0f}, {5, 10.0f}});
       ASSERT_TRUE(Exec(h, {src2 ? "s_set_gpr_idx_on s2, gpr_idx(SRC2)" : "s_set_gpr_idx_on s2, gpr_idx(SRC1)",
                           "v_madmk_f32 v1, v2, 0x40000000, v3"})
                       .ok());
@@ -160,11 +160,7 @@ TEST(GprIndexTest, WidthsAndImplicitOperandsFollowTheGuide) {
     // v_madak's multiplicand is an ordinary src1.
     Tagged h;
     h.wave().s[2] = 2;
-    for (int l = 0; l < kWaveSize; ++l) {
-      h.wave().vgpr(2)[l] = F(3.0f);
-      h.wave().vgpr(3)[l] = F(1.0f);
-      h.wave().vgpr(5)[l] = F(10.0f);
-    }
+    SetFloats(h, {{2, 3.0f}, {3, 1.0f}, {5, 10.0f}});
     ASSERT_TRUE(Exec(h, {"s_set_gpr_idx_on s2, gpr_idx(SRC1)", "v_madak_f32 v1, v2, v3, 0x40000000"}).ok());
     EXPECT_EQ(h.wave().vgpr(1)[0], F(32.0f));  // 3 * 10 + 2
   }
