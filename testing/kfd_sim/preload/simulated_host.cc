@@ -103,6 +103,8 @@ std::atomic<SimulatedHost*> g_current{nullptr};
 ABSL_CONST_INIT absl::Mutex g_tree_mu(absl::kConstInit);
 std::string* g_tree ABSL_GUARDED_BY(g_tree_mu) = nullptr;
 pid_t g_tree_pid ABSL_GUARDED_BY(g_tree_mu) = 0;
+// The machine whose kernel log HIPMEM_KFD_DMESG asks for at exit (the process's own: g_tree_pid).
+kfd_sim::Simulator* g_dmesg_simulator ABSL_GUARDED_BY(g_tree_mu) = nullptr;
 
 }  // namespace
 
@@ -339,7 +341,26 @@ kfd_sim::Simulator* SimulatedHost::SimulatorLocked() {
     return nullptr;
   }
   simulator_ = simulator->release();  // deliberately never destroyed (simulated_host.h)
+  {
+    ScopedLock tree_lock(&g_tree_mu);
+    g_dmesg_simulator = simulator_;
+    static const bool registered = (std::atexit(&WriteDmesgAtExit), true);  // inherited by forked children
+    (void)registered;
+  }
   return simulator_;
+}
+
+void SimulatedHost::WriteDmesgAtExit() {
+  const char* path = std::getenv("HIPMEM_KFD_DMESG");
+  if (path == nullptr || *path == '\0') return;
+  ScopedLock lock(&g_tree_mu);
+  if (g_dmesg_simulator == nullptr || g_tree_pid != getpid()) return;
+  // Appends: a process tree (a test's fork, an exec'd child) adds its machines' logs one after the other.
+  const int fd = Next().openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const std::string text = absl::StrCat("=== pid ", getpid(), "\n", g_dmesg_simulator->Dmesg());
+  (void)!write(fd, text.data(), text.size());
+  Next().close(fd);
 }
 
 }  // namespace hipmem::kfd_preload

@@ -12,7 +12,8 @@
 //   /sys/module/amdgpu/...                     the loaded module as libkmod reads it (initstate, refcnt, coresize,
 //                                              holders/)
 // Files are real files in a per-process directory under $TEST_TMPDIR, $TMPDIR or /tmp, written on first use and
-// removed when the process that made them exits. Only absolute paths (or paths relative to AT_FDCWD that are
+// removed when the process that made them exits. With HIPMEM_KFD_DMESG=FILE, a process that made a machine appends
+// its simulated kernel log (Simulator::Dmesg) to FILE at exit. Only absolute paths (or paths relative to AT_FDCWD that are
 // absolute) are recognised, spelled as above: no "..", doubled slashes or symlinks into them.
 #ifndef HIPMEM_TESTING_KFD_SIM_PRELOAD_SIMULATED_HOST_H_
 #define HIPMEM_TESTING_KFD_SIM_PRELOAD_SIMULATED_HOST_H_
@@ -83,6 +84,7 @@ class SimulatedHost {
   kfd_sim::Simulator* SimulatorLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Complain(const std::string& what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void RemoveTreeAtExit();
+  static void WriteDmesgAtExit();
 
   const pid_t pid_;
   const absl::StatusOr<kfd_sim::Topology> topology_;
