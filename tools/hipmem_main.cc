@@ -208,10 +208,11 @@ int RunPreloaded(int argc, char** argv, int first) {
                stderr);
     return 2;
   }
-  // Ours first; a preload the caller already had still follows (ld.so takes a colon- or space-separated list).
+  // A preload the caller already had stays in front of ours: a sanitizer's runtime must come first, and an
+  // interposer of the caller's sees each call before ours and reaches us through RTLD_NEXT.
   std::string preload = library;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0') {
-    preload += ":" + std::string(existing);
+    preload = std::string(existing) + ":" + library;
   }
   setenv("LD_PRELOAD", preload.c_str(), 1);
   execvp(argv[first], argv + first);

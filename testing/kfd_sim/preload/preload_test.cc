@@ -5,6 +5,7 @@
 //
 // usage (from BUILD): preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -37,6 +38,15 @@ namespace {
 std::string g_preload;     // absolute paths, from argv
 std::string g_kfd_probe;
 std::string g_rocr_copy;
+std::string g_sanitizer_runtime;  // libasan's path when this test (and so the preload) is built with ASan
+
+// Finds a loaded libasan in this process.
+int FindSanitizerRuntime(dl_phdr_info* info, size_t, void*) {
+  if (info->dlpi_name != nullptr && absl::StrContains(info->dlpi_name, "/libasan.so")) {
+    g_sanitizer_runtime = info->dlpi_name;
+  }
+  return 0;
+}
 
 constexpr char kDebianRocminfo[] = "/usr/bin/rocminfo";
 constexpr char kDebianRocr[] = "/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1";
@@ -60,7 +70,15 @@ ChildRun RunUnderPreload(const std::vector<std::string>& argv, const std::string
   for (char** e = environ; *e != nullptr; ++e) {
     if (!absl::StartsWith(*e, "LD_PRELOAD=") && !absl::StartsWith(*e, "HIPMEM_SIM_PRESET=")) envs.push_back(*e);
   }
-  envs.push_back(absl::StrCat("LD_PRELOAD=", g_preload));
+  // Under --config=asan the preload is instrumented too: the sanitizer's runtime must be the first library of the
+  // uninstrumented programs it goes into, and their leaks at exit (and the machine the preload keeps for the life
+  // of the process) are not this test's subject.
+  envs.push_back(absl::StrCat("LD_PRELOAD=", g_sanitizer_runtime.empty() ? "" : g_sanitizer_runtime + ":",
+                              g_preload));
+  if (!g_sanitizer_runtime.empty()) {
+    std::erase_if(envs, [](const std::string& e) { return absl::StartsWith(e, "ASAN_OPTIONS="); });
+    envs.push_back("ASAN_OPTIONS=detect_leaks=0");
+  }
   envs.push_back(absl::StrCat("HIPMEM_SIM_PRESET=", preset));
   envs.push_back(absl::StrCat("HIPMEM_KFD_DMESG=", dmesg_path));
   for (const std::string& e : env) envs.push_back(e);
@@ -347,5 +365,6 @@ int main(int argc, char** argv) {
     }
     *paths[i] = resolved;
   }
+  dl_iterate_phdr(&hipmem::kfd_preload::FindSanitizerRuntime, nullptr);
   return RUN_ALL_TESTS();
 }

@@ -283,7 +283,7 @@ int RenderNodeIoctl(const kfd_sim::GpuConfig& gpu, uint64_t system_memory_bytes,
   // What the kernel's handler expects (its own size and direction), from its table.
   uint32_t kernel_size = 0;
   uint32_t kernel_dir = 0;
-  enum class Handler { kVersion, kGetCap, kInfo } handler;
+  enum class Handler { kVersion, kGetCap, kInfo } handler = Handler::kInfo;
   if (nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END) {
     const uint32_t index = nr - DRM_COMMAND_BASE;
     if (!AmdgpuHasIoctl(index)) return -EINVAL;
