@@ -3,7 +3,7 @@
 // 2xmi250x. Every expectation comes from the preset's topology (kfd_sim::PresetTopology) and libdrm's amdgpu.ids.
 // The Debian tests skip, saying why, only where the packages are not installed (tools/quickstart.sh installs them).
 //
-// usage (from BUILD): preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY
+// usage (from BUILD): preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN
 #include <fcntl.h>
 #include <link.h>
 #include <limits.h>
@@ -25,6 +25,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
@@ -38,6 +39,8 @@ namespace {
 std::string g_preload;     // absolute paths, from argv
 std::string g_kfd_probe;
 std::string g_rocr_copy;
+std::string g_hsakmt_dump_ours;
+std::string g_hsakmt_dump_debian;
 std::string g_sanitizer_runtime;  // libasan's path when this test (and so the preload) is built with ASan
 
 // Finds a loaded libasan in this process.
@@ -333,6 +336,76 @@ TEST_P(PresetTest, DebianRocrBlitKernelsRunOnTheGfx9Engine) {
   EXPECT_GE(dispatches, 3 * topology.gpus.size() * topology.gpus.size()) << run.dmesg;
 }
 
+// ---- the two thunks on the same KFD ----
+
+// "node 1 bank 2 HeapType 5" -> {"node 1 bank 2 HeapType", "5"}: what hsakmt_dump prints, keyed by fact.
+std::map<std::string, std::string> ParseDump(const std::string& text) {
+  std::map<std::string, std::string> facts;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+    // system <Field> v | node N <Field> v | node N {bank,cache,link} J <Field> v
+    size_t key_words = words[0] == "system" ? 2 : 3;
+    if (words.size() > 3 && (words[2] == "bank" || words[2] == "cache" || words[2] == "link")) key_words = 5;
+    if (words.size() < key_words) continue;
+    std::vector<absl::string_view> key(words.begin(), words.begin() + key_words);
+    std::vector<absl::string_view> value(words.begin() + key_words, words.end());
+    facts[absl::StrJoin(key, " ")] = absl::StrJoin(value, " ");
+  }
+  return facts;
+}
+
+// Where AMD's libhsakmt 5.2.3 and this thunk may differ on the same KFD, and why. Every other fact must be equal.
+struct KnownDifference {
+  const char* field;  // the last word of the key, on a GPU node
+  const char* reason;
+};
+constexpr KnownDifference kKnownThunkDifferences[] = {
+    {"LocalMemSize",
+     "libhsakmt 5.2.3 copies sysfs local_mem_size, which kernels since 5.x write as 0; current libhsakmt, and this "
+     "thunk, sum the node's frame-buffer banks"},
+    {"AMDName",
+     "libhsakmt 5.2.3 names a GPU from its compiled-in device table (Aldebaran, Arcturus); this thunk takes the "
+     "node's sysfs name (gfx90a, gfx908)"},
+};
+
+TEST_P(PresetTest, OurThunkReportsWhatAmdsLibhsakmtReportsOnTheSameKfd) {
+  SKIP_WITHOUT_DEBIAN_ROCM();
+  const ChildRun amd = RunUnderPreload({g_hsakmt_dump_debian, kDebianThunk}, GetParam());
+  ASSERT_EQ(amd.exit_code, 0) << Describe(amd);
+  // Ours through the same preloaded /dev/kfd (the Linux backend), not its in-process simulator.
+  const ChildRun ours = RunUnderPreload({g_hsakmt_dump_ours}, GetParam(), {"HIPMEM_KFD_BACKEND=linux"});
+  ASSERT_EQ(ours.exit_code, 0) << Describe(ours);
+  const std::map<std::string, std::string> theirs_facts = ParseDump(amd.out);
+  const std::map<std::string, std::string> our_facts = ParseDump(ours.out);
+  ASSERT_FALSE(theirs_facts.empty());
+  const kfd_sim::Topology topology = Topology(GetParam());
+  for (const auto& [key, value] : theirs_facts) {
+    auto it = our_facts.find(key);
+    if (it == our_facts.end()) {
+      ADD_FAILURE() << "AMD's libhsakmt reports `" << key << " " << value << "`; ours has no such fact";
+      continue;
+    }
+    if (it->second == value) continue;
+    const std::vector<absl::string_view> words = absl::StrSplit(key, ' ');
+    uint32_t node = 0;
+    const bool gpu_node = words[0] == "node" && absl::SimpleAtoi(words[1], &node) && node >= 1 &&
+                          node <= topology.gpus.size() && words.size() == 3;
+    const char* reason = nullptr;
+    for (const KnownDifference& d : kKnownThunkDifferences) {
+      if (gpu_node && words[2] == d.field) reason = d.reason;
+    }
+    if (reason != nullptr) {
+      std::printf("known difference %s: AMD %s, ours %s (%s)\n", key.c_str(), value.c_str(), it->second.c_str(),
+                  reason);
+    } else {
+      ADD_FAILURE() << key << ": AMD's libhsakmt reports " << value << ", ours " << it->second;
+    }
+  }
+  for (const auto& [key, value] : our_facts) {
+    EXPECT_TRUE(theirs_facts.contains(key)) << "ours reports `" << key << " " << value << "`; AMD's does not";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("mi250x", "mi100", "2xmi250x"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param == "2xmi250x" ? std::string("two_mi250x") : info.param;
@@ -351,14 +424,15 @@ TEST(PreloadTest, UnknownPresetFailsTheOpenWithAMessage) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY\n");
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN\n");
     return 2;
   }
   char resolved[PATH_MAX];
   std::string* paths[] = {&hipmem::kfd_preload::g_preload, &hipmem::kfd_preload::g_kfd_probe,
-                          &hipmem::kfd_preload::g_rocr_copy};
-  for (int i = 0; i < 3; ++i) {
+                          &hipmem::kfd_preload::g_rocr_copy, &hipmem::kfd_preload::g_hsakmt_dump_ours,
+                          &hipmem::kfd_preload::g_hsakmt_dump_debian};
+  for (int i = 0; i < 5; ++i) {
     if (realpath(argv[i + 1], resolved) == nullptr) {
       std::fprintf(stderr, "preload_test: %s not found\n", argv[i + 1]);
       return 2;
