@@ -3,7 +3,7 @@
 // 2xmi250x. Every expectation comes from the preset's topology (kfd_sim::PresetTopology) and libdrm's amdgpu.ids.
 // The Debian tests skip, saying why, only where the packages are not installed (tools/quickstart.sh installs them).
 //
-// usage (from BUILD): preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN
+// usage (from BUILD): preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN HIPMEM
 #include <fcntl.h>
 #include <link.h>
 #include <limits.h>
@@ -41,6 +41,7 @@ std::string g_kfd_probe;
 std::string g_rocr_copy;
 std::string g_hsakmt_dump_ours;
 std::string g_hsakmt_dump_debian;
+std::string g_hipmem;
 std::string g_sanitizer_runtime;  // libasan's path when this test (and so the preload) is built with ASan
 
 // Finds a loaded libasan in this process.
@@ -208,8 +209,11 @@ struct RocminfoAgent {
 // Splits rocminfo's agent sections ("Agent N" headers) into fields and pools.
 std::vector<RocminfoAgent> ParseRocminfo(const std::string& text) {
   std::vector<RocminfoAgent> agents;
+  bool after_agents = false;  // a top-level section after the agents (rocminfo's "*** Done", hipmem's simulator)
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     const absl::string_view line = absl::StripTrailingAsciiWhitespace(raw);
+    if (!agents.empty() && (absl::StartsWith(line, "=====") || absl::StartsWith(line, "*** Done"))) after_agents = true;
+    if (after_agents) continue;
     if (absl::StartsWith(line, "Agent ")) {
       agents.emplace_back();
       continue;
@@ -272,6 +276,81 @@ TEST_P(PresetTest, DebianRocminfoShowsThePresetsAgents) {
     }
     EXPECT_EQ(agent.pools.back().segment, "GROUP");
     EXPECT_EQ(agent.pools.back().size_kb, gpu.lds_size_in_kb);
+  }
+}
+
+// ---- AMD's rocminfo against ours (`hipmem info`) on the same KFD ----
+
+// Agent fields where rocminfo 5.2.3 on AMD's ROCr and `hipmem info` on ours differ by design, and why.
+struct KnownRocminfoDifference {
+  bool gpu;           // which agents it applies to
+  const char* field;  // the rocminfo key
+  const char* reason;
+};
+constexpr KnownRocminfoDifference kKnownRocminfoDifferences[] = {
+    {true, "Cacheline Size",
+     "ROCr 5.2.3 hard-codes 64; current ROCr, and ours, report the L2 cache line (128 on gfx908 and gfx90a)"},
+    {false, "L1",
+     "ROCr 5.2.3 takes libhsakmt's CPU cache sizes, which are bytes, for KiB (a 32 KiB L1 prints as 32768 KB), and "
+     "shows no CPU L2 or L3; ours reports the host's caches in bytes"},
+};
+// Fields current rocminfo prints that rocminfo 5.2.3 does not know.
+constexpr const char* kNewerRocminfoFields[] = {"ASIC Revision",       "Coherent Host Access", "Packet Processor uCode",
+                                                "SDMA engine uCode",   "IOMMU Support",        "L2",
+                                                "L3",                  "Memory Properties",    "Alloc Recommended Granule"};
+
+uint64_t LeadingNumber(const std::string& value) {
+  uint64_t n = 0;
+  (void)absl::SimpleAtoi(value.substr(0, value.find('(')), &n);
+  return n;
+}
+
+TEST_P(PresetTest, OurRocminfoMatchesAmdsOnTheSameKfd) {
+  SKIP_WITHOUT_DEBIAN_ROCM();
+  const ChildRun amd = RunUnderPreload({kDebianRocminfo}, GetParam());
+  ASSERT_EQ(amd.exit_code, 0) << Describe(amd);
+  const ChildRun ours = RunUnderPreload({g_hipmem, "info"}, GetParam(), {"HIPMEM_KFD_BACKEND=linux"});
+  ASSERT_EQ(ours.exit_code, 0) << Describe(ours);
+  const std::vector<RocminfoAgent> theirs = ParseRocminfo(amd.out);
+  const std::vector<RocminfoAgent> our_agents = ParseRocminfo(ours.out);
+  ASSERT_EQ(theirs.size(), our_agents.size()) << amd.out << "\n---\n" << ours.out;
+  for (size_t a = 0; a < theirs.size(); ++a) {
+    SCOPED_TRACE(absl::StrCat("agent ", a + 1));
+    const bool gpu = theirs[a].fields.at("Device Type") == "GPU";
+    for (const auto& [key, value] : theirs[a].fields) {
+      auto it = our_agents[a].fields.find(key);
+      const KnownRocminfoDifference* known = nullptr;
+      for (const KnownRocminfoDifference& d : kKnownRocminfoDifferences) {
+        if (d.gpu == gpu && key == d.field) known = &d;
+      }
+      if (known != nullptr && !gpu) {
+        // The CPU's L1, which AMD's shows 1024 times too large.
+        ASSERT_NE(it, our_agents[a].fields.end()) << key;
+        EXPECT_EQ(LeadingNumber(value), LeadingNumber(it->second) * 1024) << key << ": " << known->reason;
+        continue;
+      }
+      if (known != nullptr) {
+        std::printf("known difference agent %zu %s: AMD %s, ours %s (%s)\n", a + 1, key.c_str(), value.c_str(),
+                    it == our_agents[a].fields.end() ? "-" : it->second.c_str(), known->reason);
+        continue;
+      }
+      ASSERT_NE(it, our_agents[a].fields.end()) << "AMD's rocminfo prints `" << key << "`; ours does not";
+      EXPECT_EQ(it->second, value) << key;
+    }
+    for (const auto& [key, value] : our_agents[a].fields) {
+      if (theirs[a].fields.contains(key)) continue;
+      bool newer = false;
+      for (const char* f : kNewerRocminfoFields) newer |= key == f;
+      EXPECT_TRUE(newer) << "ours prints `" << key << ": " << value << "`; AMD's rocminfo does not";
+    }
+    // Current ROCr adds an extended-scope fine-grained pool, which ROCr 5.2.3 predates; every other pool matches.
+    std::vector<std::pair<std::string, uint64_t>> amd_pools;
+    std::vector<std::pair<std::string, uint64_t>> our_pools;
+    for (const RocminfoPool& p : theirs[a].pools) amd_pools.emplace_back(p.segment, p.size_kb);
+    for (const RocminfoPool& p : our_agents[a].pools) {
+      if (!absl::StrContains(p.segment, "EXTENDED FINE GRAINED")) our_pools.emplace_back(p.segment, p.size_kb);
+    }
+    EXPECT_EQ(amd_pools, our_pools);
   }
 }
 
@@ -424,15 +503,16 @@ TEST(PreloadTest, UnknownPresetFailsTheOpenWithAMessage) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN\n");
+  if (argc != 7) {
+    std::fprintf(stderr,
+                 "usage: preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN HIPMEM\n");
     return 2;
   }
   char resolved[PATH_MAX];
   std::string* paths[] = {&hipmem::kfd_preload::g_preload, &hipmem::kfd_preload::g_kfd_probe,
                           &hipmem::kfd_preload::g_rocr_copy, &hipmem::kfd_preload::g_hsakmt_dump_ours,
-                          &hipmem::kfd_preload::g_hsakmt_dump_debian};
-  for (int i = 0; i < 5; ++i) {
+                          &hipmem::kfd_preload::g_hsakmt_dump_debian, &hipmem::kfd_preload::g_hipmem};
+  for (int i = 0; i < 6; ++i) {
     if (realpath(argv[i + 1], resolved) == nullptr) {
       std::fprintf(stderr, "preload_test: %s not found\n", argv[i + 1]);
       return 2;
