@@ -141,6 +141,32 @@ void FillPointerInfo(const PointerInfo& in, HsaPointerInfo& out) {
   out.UserData = in.user_data;
 }
 
+// The banks libhsakmt reports for a GPU node beyond the kernel's (topology.c hsaKmtGetNodeMemoryProperties), in its
+// order: the LDS (LDSSizeInKB at the LDS aperture), the scratch aperture and the SVM aperture, each only where its
+// aperture is valid. libhsakmt adds an MMIO_REMAP bank only once its HDP-flush page is mapped; this thunk maps none
+// (and the simulator refuses MMIO_REMAP allocations), so there is none here.
+std::vector<HsaMemoryProperties> ApertureBanks(const Kfd& kfd, const NodeProperties& node) {
+  std::vector<HsaMemoryProperties> banks;
+  if (!node.gpu_id.has_value()) return banks;
+  const std::optional<kfd_uapi::ProcessDeviceApertures> a = kfd.ProcessApertures(*node.gpu_id);
+  if (!a.has_value()) return banks;
+  const auto add = [&](HSA_HEAPTYPE type, uint64_t base, uint64_t limit, uint64_t size) {
+    if (base == 0 || limit < base) return;
+    HsaMemoryProperties bank;
+    std::memset(&bank, 0, sizeof(bank));
+    bank.HeapType = type;
+    bank.SizeInBytes = size;
+    bank.VirtualBaseAddress = base;
+    banks.push_back(bank);
+  };
+  add(HSA_HEAPTYPE_GPU_LDS, a->lds_base, a->lds_limit, node.Get("lds_size_in_kb") * 1024);
+  add(HSA_HEAPTYPE_GPU_SCRATCH, a->scratch_base, a->scratch_limit, a->scratch_limit - a->scratch_base + 1);
+  const uint64_t svm_base = kfd.svm_base().raw();
+  const uint64_t svm_limit = kfd.svm_limit().raw();
+  add(HSA_HEAPTYPE_DEVICE_SVM, svm_base, svm_limit, svm_limit - svm_base + 1);
+  return banks;
+}
+
 }  // namespace
 }  // namespace hipmem::thunk
 
@@ -196,6 +222,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId, HsaNodePropert
   absl::StatusOr<const hipmem::thunk::NodeProperties*> node = kfd.Node(::NodeId(NodeId));
   if (!node.ok()) return Done(node.status());
   hipmem::thunk::FillNodeProperties(**node, *NodeProperties);
+  NodeProperties->NumMemoryBanks += static_cast<HSAuint32>(hipmem::thunk::ApertureBanks(kfd, **node).size());
   return HSAKMT_STATUS_SUCCESS;
 }
 
@@ -206,7 +233,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint3
   absl::StatusOr<const hipmem::thunk::NodeProperties*> node = kfd.Node(::NodeId(NodeId));
   if (!node.ok()) return Done(node.status());
   const auto& banks = (*node)->mem_banks;
-  for (HSAuint32 i = 0; i < NumBanks && i < banks.size(); ++i) {
+  HSAuint32 i = 0;
+  for (; i < NumBanks && i < banks.size(); ++i) {
     HsaMemoryProperties& out = MemoryProperties[i];
     std::memset(&out, 0, sizeof(out));
     out.HeapType = static_cast<HSA_HEAPTYPE>(banks[i].heap_type);
@@ -214,6 +242,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint3
     out.Flags.MemoryProperty = banks[i].flags;
     out.Width = banks[i].width;
     out.MemoryClockMax = banks[i].mem_clk_max;
+  }
+  for (const HsaMemoryProperties& bank : hipmem::thunk::ApertureBanks(kfd, **node)) {
+    if (i >= NumBanks) break;
+    MemoryProperties[i++] = bank;
   }
   return HSAKMT_STATUS_SUCCESS;
 }

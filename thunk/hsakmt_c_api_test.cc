@@ -1,11 +1,13 @@
 // kfdtest-style checks through the C API only, on the default simulated machine.
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/host_cpu.h"
 
 namespace {
 
@@ -76,6 +78,33 @@ TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
   EXPECT_EQ(hsaKmtGetNodeProperties(gpu, nullptr), HSAKMT_STATUS_INVALID_PARAMETER);
 }
 
+// Beyond the kernel's frame-buffer bank, libhsakmt reports a dGPU node's LDS, scratch and SVM apertures as banks, in
+// that order (an MMIO_REMAP bank only with a mapped HDP-flush page, which neither this thunk nor the simulator has).
+TEST_F(HsakmtCApiTest, GpuNodeReportsItsLdsScratchAndSvmAperturesAsBanks) {
+  const HSAuint32 gpu = FirstGpuNode();
+  HsaNodeProperties props{};
+  ASSERT_EQ(hsaKmtGetNodeProperties(gpu, &props), HSAKMT_STATUS_SUCCESS);
+  ASSERT_EQ(props.NumMemoryBanks, 4u);
+  std::vector<HsaMemoryProperties> banks(props.NumMemoryBanks);
+  ASSERT_EQ(hsaKmtGetNodeMemoryProperties(gpu, props.NumMemoryBanks, banks.data()), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(banks[0].HeapType, HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC);
+  EXPECT_EQ(banks[1].HeapType, HSA_HEAPTYPE_GPU_LDS);
+  const HSAuint64 lds = banks[1].SizeInBytes;
+  EXPECT_EQ(lds, HSAuint64{props.LDSSizeInKB} * 1024);
+  EXPECT_EQ(banks[2].HeapType, HSA_HEAPTYPE_GPU_SCRATCH);
+  EXPECT_EQ(banks[3].HeapType, HSA_HEAPTYPE_DEVICE_SVM);
+  for (int i = 1; i < 4; ++i) {
+    const HSAuint64 base = banks[i].VirtualBaseAddress;
+    const HSAuint64 size = banks[i].SizeInBytes;
+    EXPECT_NE(base, 0u) << i;
+    EXPECT_NE(size, 0u) << i;
+  }
+  // Asking for fewer fills only those.
+  HsaMemoryProperties two[2] = {};
+  ASSERT_EQ(hsaKmtGetNodeMemoryProperties(gpu, 2, two), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(two[1].HeapType, HSA_HEAPTYPE_GPU_LDS);
+}
+
 // kfdtest's GetSysMemSize sizes its system memory tests from this bank (CheckZeroInitializationSysMem touches a
 // quarter of it): it must be memory this host has.
 TEST_F(HsakmtCApiTest, CpuNodeBankIsTheHostsMemTotal) {
@@ -139,10 +168,26 @@ TEST_F(HsakmtCApiTest, GpuCachesReportL1AndL2InKib) {
   EXPECT_EQ(l1_kib, 32u) << "MI300X vector L1";
   EXPECT_EQ(l2_kib, 4096u) << "MI300X L2 per XCD";
 
+  EXPECT_EQ(hsaKmtGetNodeCacheProperties(gpu, 0, 0, caches.data()), HSAKMT_STATUS_SUCCESS) << "zero of them";
+}
+
+// The kernel lists no CPU caches; libhsakmt reads the host's (host_cpu.h), sizes in bytes, the CPU bit set.
+TEST_F(HsakmtCApiTest, CpuNodeCachesAreTheHostsInBytes) {
   HsaNodeProperties cpu{};
   ASSERT_EQ(hsaKmtGetNodeProperties(0, &cpu), HSAKMT_STATUS_SUCCESS);
-  EXPECT_EQ(cpu.NumCaches, 0u);
-  EXPECT_EQ(hsaKmtGetNodeCacheProperties(0, 0, 0, caches.data()), HSAKMT_STATUS_SUCCESS) << "zero of zero";
+  std::ifstream cpuinfo(hipmem::thunk::HostCpuPaths().cpuinfo);
+  std::stringstream text;
+  text << cpuinfo.rdbuf();
+  const std::vector<hipmem::thunk::Cache> host =
+      hipmem::thunk::HostCpuCaches(0, hipmem::thunk::ParseCpuInfo(text.str()), hipmem::thunk::HostCpuPaths());
+  ASSERT_EQ(cpu.NumCaches, host.size());
+  std::vector<HsaCacheProperties> caches(cpu.NumCaches + 1);
+  ASSERT_EQ(hsaKmtGetNodeCacheProperties(0, cpu.CComputeIdLo, cpu.NumCaches, caches.data()), HSAKMT_STATUS_SUCCESS);
+  for (size_t i = 0; i < host.size(); ++i) {
+    EXPECT_EQ(caches[i].CacheType.ui32.CPU, 1u);
+    EXPECT_EQ(caches[i].CacheLevel, host[i].level);
+    EXPECT_EQ(caches[i].CacheSize, host[i].size.raw()) << "bytes, not KiB";
+  }
 }
 
 TEST_F(HsakmtCApiTest, CacheAndIoLinkQueriesRefuseBadArguments) {

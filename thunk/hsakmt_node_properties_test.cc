@@ -3,8 +3,10 @@
 // (see BUILD).
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -12,6 +14,7 @@
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "testing/status_matchers.h"
+#include "thunk/host_cpu.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 #include "thunk/topology.h"
@@ -34,8 +37,18 @@ const std::vector<Row>& Rows() {
   static const auto* rows = new std::vector<Row>{
       {"cpu_cores_count", [](const HsaNodeProperties& p) { return p.NumCPUCores; }, Same},
       {"simd_count", [](const HsaNodeProperties& p) { return p.NumFComputeCores; }, Same},
-      {"mem_banks_count", [](const HsaNodeProperties& p) { return p.NumMemoryBanks; }, Same},
-      {"caches_count", [](const HsaNodeProperties& p) { return p.NumCaches; }, Same},
+      // libhsakmt adds a dGPU node's LDS, scratch and SVM apertures as banks of their own.
+      {"mem_banks_count", [](const HsaNodeProperties& p) { return p.NumMemoryBanks; },
+       [](uint64_t v, const NodeProperties& n) { return n.is_gpu() ? v + 3 : v; }},
+      // A CPU node's caches are the host's (host_cpu.h), whatever the kernel lists.
+      {"caches_count", [](const HsaNodeProperties& p) { return p.NumCaches; },
+       [](uint64_t v, const NodeProperties& n) {
+         if (n.Get("cpu_cores_count") == 0) return v;
+         std::ifstream in(HostCpuPaths().cpuinfo);
+         std::stringstream text;
+         text << in.rdbuf();
+         return uint64_t{HostCpuCaches(n.id.raw(), ParseCpuInfo(text.str()), HostCpuPaths()).size()};
+       }},
       {"io_links_count", [](const HsaNodeProperties& p) { return p.NumIOLinks; },
        [](uint64_t v, const NodeProperties& n) { return v + n.Get("p2p_links_count"); }},
       {"p2p_links_count", [](const HsaNodeProperties& p) { return p.NumIOLinks; },

@@ -47,7 +47,9 @@ void FillCache(const Cache& cache, HsaCacheProperties& out) {
   std::memset(&out, 0, sizeof(out));
   out.ProcessorIdLow = cache.processor_id_low;
   out.CacheLevel = cache.level;
-  out.CacheSize = static_cast<HSAuint32>(cache.size.raw() / 1024);  // KiB, as sysfs and libhsakmt keep it
+  // A GPU cache's size in KiB, as sysfs has it; a CPU cache's (host_cpu.h) in bytes, as libhsakmt reads the host's.
+  constexpr uint32_t kCacheTypeCpu = 4;
+  out.CacheSize = static_cast<HSAuint32>((cache.type & kCacheTypeCpu) != 0 ? cache.size.raw() : cache.size.raw() / 1024);
   out.CacheLineSize = cache.cache_line_size;
   out.CacheLinesPerTag = cache.cache_lines_per_tag;
   out.CacheAssociativity = cache.association;

@@ -17,6 +17,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/default_kfd_device.h"
 #include "thunk/hsakmt_status.h"
+#include "thunk/host_cpu.h"
 #include "thunk/ioctl.h"
 #include "thunk/kfd.h"
 
@@ -62,6 +63,7 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
                             HSAKMT_STATUS_DRIVER_MISMATCH);
   }
   ASSIGN_OR_RETURN(SystemTopology topology, ReadTopology(device->sysfs_topology_root()));
+  AddHostCpuDetails(topology);  // the CPU nodes' caches and name, which libhsakmt reads from the host itself
 
   std::vector<Gpu> gpus;
   absl::Cleanup close_render_nodes = [&] {
@@ -107,18 +109,30 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
   Trace(Layer::kThunk, "hsaKmtOpenKFD: backend=", device->backend_name(), ", KFD ", v.major, ".", v.minor, ", ",
         topology.nodes.size(), " nodes, ", gpus.size(), " GPUs");
   return std::unique_ptr<Kfd>(new Kfd(std::move(device), v, std::move(topology), std::move(gpus), std::move(aperture),
-                                      MakeHandleAperture(apertures, guard_pages), disable_cache));
+                                      MakeHandleAperture(apertures, guard_pages), disable_cache, apertures));
 }
 
 Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
-         std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache)
+         std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache,
+         std::vector<kfd_uapi::ProcessDeviceApertures> apertures)
     : device_(std::move(device)),
       version_(version),
       topology_(std::move(topology)),
       gpus_(std::move(gpus)),
+      apertures_(std::move(apertures)),
       aperture_(std::move(aperture)),
       handle_aperture_(std::move(handle_aperture)),
       disable_cache_(disable_cache) {}
+
+std::optional<kfd_uapi::ProcessDeviceApertures> Kfd::ProcessApertures(GpuId gpu) const {
+  for (const kfd_uapi::ProcessDeviceApertures& a : apertures_) {
+    if (a.gpu_id == gpu.raw()) return a;
+  }
+  return std::nullopt;
+}
+
+DeviceAddress Kfd::svm_base() const { return aperture_->base(); }
+DeviceAddress Kfd::svm_limit() const { return aperture_->limit(); }
 
 Kfd::~Kfd() {
   {

@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/address_range_map.h"
 #include "base/units.h"
+#include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/dma_buf_fd.h"
 #include "thunk/kfd_buffer.h"
 #include "thunk/kfd_device.h"
@@ -118,6 +119,12 @@ class Kfd {
 
   // Returns node `node`'s properties. kInvalidArgument (INVALID_NODE_UNIT) for an unknown node.
   absl::StatusOr<const NodeProperties*> Node(NodeId node) const;
+  // The apertures GET_PROCESS_APERTURES_NEW gave GPU `gpu` at open (LDS, scratch, GPUVM), which libhsakmt reports as
+  // memory banks of the node; nullopt for a GPU the kernel did not list.
+  std::optional<kfd_uapi::ProcessDeviceApertures> ProcessApertures(GpuId gpu) const;
+  // The SVM aperture every GPU of the process addresses, [base, limit].
+  DeviceAddress svm_base() const;
+  DeviceAddress svm_limit() const;
   // Returns whether every GPU node advertises SVMAPISupported (HSA_CAP_SVMAPI_SUPPORTED, capability bit 27):
   // libhsakmt's hsakmt_is_svm_api_supported, which changes what freeing an unknown address answers.
   bool svm_api_supported() const;
@@ -377,7 +384,8 @@ class Kfd {
   };
 
   Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
-      std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache);
+      std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache,
+      std::vector<kfd_uapi::ProcessDeviceApertures> apertures);
 
   const Gpu* GpuOfNode(NodeId node) const;
   absl::StatusOr<Allocation> AllocOnHost(const NodeProperties& node, Bytes size, MemFlags flags, Bytes alignment,
@@ -417,6 +425,7 @@ class Kfd {
   const KfdVersion version_;
   const SystemTopology topology_;
   const std::vector<Gpu> gpus_;
+  const std::vector<kfd_uapi::ProcessDeviceApertures> apertures_;  // as the kernel listed them at open
   const std::unique_ptr<SvmAperture> aperture_;  // never null
   const std::unique_ptr<HandleAperture> handle_aperture_;  // never null
   const bool disable_cache_;                       // HSA_DISABLE_CACHE, read at Open as libhsakmt does

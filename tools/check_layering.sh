@@ -19,6 +19,7 @@ declare -A allowed=(
   [testing/kfd_sim]="base kfd_uapi gpu_abi testing/kfd_sim testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
   [testing/kfd_sim/engines]="base gpu_abi testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
   [testing/kfd_sim/engines/gfx9]="base gpu_abi testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
+  [testing/kfd_sim/preload]="base kfd_uapi testing/kfd_sim testing/kfd_sim/preload"
   [thunk]="base kfd_uapi testing/kfd_sim testing/kfd_sim/engines thunk"
   [hsa]="base gpu_abi thunk hsa"
   [clr]="base gpu_abi hsa clr"

@@ -7,9 +7,18 @@
 //                 sequence chart through the five layers, caller first, and measuring each layer's own cost;
 //                 `tour --trace FILE` also writes the run as a Chrome trace-event file (Perfetto)
 //   hipmem dmesg  the simulated kernel's log (the simulator's dmesg)
+//   hipmem run -- CMD ARGS...
+//                 runs an unmodified program (AMD's rocminfo, a binary linked to AMD's ROCr...) on a simulated
+//                 machine (HIPMEM_SIM_PRESET): execs CMD with libhipmem_kfd.so in LD_PRELOAD, which shows it
+//                 /dev/kfd, the render nodes and the KFD sysfs tree (testing/kfd_sim/preload/)
 //
 // Several commands run in order in one process, on one simulated machine: `hipmem tour dmesg` shows the
 // kernel's side of the tour.
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -231,15 +240,75 @@ int Tour(const std::string& trace_path) {
   return same && free_after == free_before && e == hipErrorInvalidValue && !malloc_costs.empty() ? 0 : 1;
 }
 
+// ---- hipmem run ------------------------------------------------------------------------------
+
+// Where libhipmem_kfd.so is: $HIPMEM_KFD_PRELOAD when set; else beside this binary in an install prefix
+// (PREFIX/bin/hipmem, PREFIX/lib/libhipmem_kfd.so) or in its Bazel runfiles (`bazel run`, or a test's).
+std::string FindPreloadLibrary() {
+  if (const char* explicit_path = std::getenv("HIPMEM_KFD_PRELOAD"); explicit_path != nullptr && *explicit_path) {
+    return explicit_path;
+  }
+  constexpr char kRunfile[] = "/hipmem/testing/kfd_sim/preload/libhipmem_kfd.so";
+  std::vector<std::string> candidates;
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    const std::string self(exe);
+    const std::string dir = self.substr(0, self.rfind('/'));
+    candidates.push_back(dir + "/../lib/libhipmem_kfd.so");
+    candidates.push_back(self + ".runfiles" + kRunfile);
+  }
+  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {  // a binary run by another's runfiles (a test)
+    if (const char* runfiles = std::getenv(variable); runfiles != nullptr) {
+      candidates.push_back(std::string(runfiles) + kRunfile);
+    }
+  }
+  for (const std::string& path : candidates) {
+    char resolved[PATH_MAX];
+    if (access(path.c_str(), R_OK) == 0 && realpath(path.c_str(), resolved) != nullptr) return resolved;
+  }
+  return "";
+}
+
+// Execs argv[first..] with the preload; returns only on failure (126/127 as a shell does, 2 for usage).
+int RunPreloaded(int argc, char** argv, int first) {
+  if (first < argc && std::string_view(argv[first]) == "--") ++first;
+  if (first >= argc) {
+    std::fputs("usage: hipmem run -- CMD ARGS...\n", stderr);
+    return 2;
+  }
+  const std::string library = FindPreloadLibrary();
+  if (library.empty()) {
+    std::fputs("hipmem run: libhipmem_kfd.so not found (beside hipmem in ../lib, in its runfiles, or set "
+               "HIPMEM_KFD_PRELOAD)\n",
+               stderr);
+    return 2;
+  }
+  // A preload the caller already had stays in front of ours: a sanitizer's runtime must come first, and an
+  // interposer of the caller's sees each call before ours and reaches us through RTLD_NEXT.
+  std::string preload = library;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0') {
+    preload = std::string(existing) + ":" + library;
+  }
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  execvp(argv[first], argv + first);
+  const int err = errno;
+  std::fprintf(stderr, "hipmem run: %s: %s\n", argv[first], std::strerror(err));
+  return err == ENOENT ? 127 : 126;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   constexpr char kUsage[] =
-      "usage: hipmem <info | tour [--trace FILE] | dmesg>...  (commands run in order, in one process)\n";
+      "usage: hipmem <info | tour [--trace FILE] | dmesg>...  (commands run in order, in one process)\n"
+      "       hipmem run -- CMD ARGS...        (CMD on the simulated machine, through libhipmem_kfd.so)\n";
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  if (std::string_view(argv[1]) == "run") return RunPreloaded(argc, argv, 2);
   // Parsed up front so a typo does not run half a list.
   std::vector<std::pair<std::string_view, std::string>> commands;
   for (int i = 1; i < argc; ++i) {

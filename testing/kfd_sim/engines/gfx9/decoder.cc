@@ -54,6 +54,27 @@ const char* EncodingName(Encoding encoding) {
   return "?";
 }
 
+// The AGPR moves name AGPRs in VGPR fields: v_accvgpr_mov_b32 (VOP1, gfx90a+) both, v_accvgpr_read_b32 (VOP3P)
+// its source, v_accvgpr_write_b32 (VOP3P) its destination. MFMA names AGPRs by its acc bits: A and B by
+// op_sel_hi[0]/[1], C and D by ACC_CD (the clamp bit; always AGPRs on gfx908).
+bool SourceIsAgpr(const Inst& i, int index, Target target) {
+  const bool vop3p = i.encoding == Encoding::kVop3p;
+  if (vop3p && IsMfmaOpcode(i.op)) {
+    return index < 2 ? ((i.opsel_hi >> index) & 1) != 0 : target == Target::kGfx908 || i.clamp;
+  }
+  if (index != 0) return false;
+  return (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x58);
+}
+bool DestinationIsAgpr(const Inst& i, Target target) {
+  const bool vop3p = i.encoding == Encoding::kVop3p;
+  if (vop3p && IsMfmaOpcode(i.op)) return target == Target::kGfx908 || i.clamp;
+  return (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x59);
+}
+// v_readfirstlane_b32 and v_readlane_b32 name an SGPR in their vdst field.
+bool DestinationIsScalar(const Inst& i) {
+  return i.encoding != Encoding::kVop3p && (i.op == kVop1Base + 0x02 || i.op == 0x289);
+}
+
 std::string Mnemonic(const Inst& inst) {
   if (inst.info != nullptr && inst.info->name != nullptr) return inst.info->name;
   return absl::StrCat(EncodingName(inst.encoding), " opcode 0x", absl::Hex(inst.op));
@@ -79,6 +100,10 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
     i.op = (w >> 16) & 0x7f;
     i.src[0] = w & 0xff;
     i.src[1] = (w >> 8) & 0xff;
+    if (i.op == 0x11) {  // s_set_gpr_idx_on: the ssrc1 field is the raw mode (SIMM4), never a register or literal
+      i.imm = i.src[1] & 0xf;
+      i.src[1] = op::kNone;
+    }
     i.info = SopcOp(i.op);
   } else if ((w >> 23) == 0x17d) {
     i.encoding = Encoding::kSop1;
@@ -314,25 +339,12 @@ absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target ta
   };
   // Only the VALU's operands are checked: memory instructions carry data fields they may not use, and every file
   // is allocated whole (wave.h), so a stray field never reaches outside it.
-  const bool valu = i.encoding >= Encoding::kVop2 && i.encoding <= Encoding::kVop3p;
-  if (valu) {
-    // The AGPR moves name AGPRs in VGPR fields: v_accvgpr_mov_b32 (VOP1, gfx90a+) both, v_accvgpr_read_b32 (VOP3P)
-    // its source, v_accvgpr_write_b32 (VOP3P) its destination.
-    const bool vop3p = i.encoding == Encoding::kVop3p;
-    const bool acc_src = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x58);
-    const bool acc_dst = (!vop3p && i.op == kVop1Base + 0x52) || (vop3p && i.op == 0x59);
-    // MFMA names AGPRs by its acc bits: A and B by op_sel_hi[0]/[1], C and D by ACC_CD (the clamp bit; always
-    // AGPRs on gfx908).
-    const bool mfma = vop3p && IsMfmaOpcode(i.op);
-    const bool mfma_cd = target == Target::kGfx908 || i.clamp;
+  if (IsValu(i)) {
     for (int k = 0; k < 3; ++k) {
-      const bool acc = mfma ? (k < 2 ? ((i.opsel_hi >> k) & 1) != 0 : mfma_cd) : acc_src && k == 0;
-      if (absl::Status st = check_vgpr(i.src[k], acc); !st.ok()) return st;
+      if (absl::Status st = check_vgpr(i.src[k], SourceIsAgpr(i, k, target)); !st.ok()) return st;
     }
-    // v_readfirstlane_b32 and v_readlane_b32 name an SGPR in their vdst field.
-    const bool scalar_dst = !vop3p && (i.op == kVop1Base + 0x02 || i.op == 0x289);
-    if (!scalar_dst) {
-      if (absl::Status st = check_vgpr(i.dst, mfma ? mfma_cd : acc_dst); !st.ok()) return st;
+    if (!DestinationIsScalar(i)) {
+      if (absl::Status st = check_vgpr(i.dst, DestinationIsAgpr(i, target)); !st.ok()) return st;
     }
   }
   return i;

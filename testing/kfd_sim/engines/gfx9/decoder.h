@@ -23,6 +23,15 @@ struct RegisterLimits {
 // decodes; its Inst::info is null or has no handler.
 absl::StatusOr<Inst> Decode(const uint32_t* words, uint32_t available, Target target, const RegisterLimits& limits);
 
+// A VALU instruction's register fields that do not name VGPRs: an AGPR source (`index` 0-2) or destination (the
+// AGPR moves, MFMA by its acc bits), or an SGPR destination in the vdst field (v_readlane_b32, v_readfirstlane_b32).
+bool SourceIsAgpr(const Inst& inst, int index, Target target);
+bool DestinationIsAgpr(const Inst& inst, Target target);
+bool DestinationIsScalar(const Inst& inst);
+
+// Whether the instruction is a VALU one (VOP1, VOP2, VOPC, VOP3, VOP3P; DPP and SDWA forms included).
+inline bool IsValu(const Inst& inst) { return inst.encoding >= Encoding::kVop2 && inst.encoding <= Encoding::kVop3p; }
+
 // The encoding's name, as LLVM's disassembler groups them ("SOP2", "VOP3", "FLAT", ...).
 const char* EncodingName(Encoding encoding);
 

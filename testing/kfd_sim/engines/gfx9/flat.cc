@@ -44,6 +44,26 @@ LaneAddress Address(const Wave& w, const Inst& i, const Context& c, int lane) {
   }
 }
 
+// Every lane's VA at once (plain loops the compiler vectorises), for the whole-wave path: GLOBAL always, FLAT when
+// no active lane's address falls in the LDS or scratch aperture. False (va unspecified) otherwise: SCRATCH, or a
+// FLAT access that reaches LDS or scratch, which resolve lane by lane.
+bool GlobalAddresses(const Wave& w, const Inst& i, const Context& c, uint64_t va[kWaveSize]) {
+  if (i.seg == 1) return false;
+  const int64_t offset = i.imm;
+  const uint32_t* lo = w.vgpr(i.addr - op::kVgpr0);
+  if (i.seg == 2 && i.saddr != op::kNone) {
+    const uint64_t base = w.Read64(i.saddr) + static_cast<uint64_t>(offset);
+    for (int l = 0; l < kWaveSize; ++l) va[l] = base + lo[l];
+    return true;
+  }
+  const uint32_t* hi = w.vgpr(i.addr - op::kVgpr0 + 1);
+  for (int l = 0; l < kWaveSize; ++l) va[l] = (uint64_t{lo[l]} | (uint64_t{hi[l]} << 32)) + static_cast<uint64_t>(offset);
+  if (i.seg == 2) return true;
+  bool local = false;
+  ForEachLane(w.exec(), [&](int l) { local = local || Classify(c, va[l]).space != Space::kGlobal; });
+  return !local;
+}
+
 auto Accessor(const Wave& w, const Inst& i, const Context& c) {
   return [&w, &i, &c](int lane, uint32_t bytes) { return LaneAccess{Address(w, i, c, lane), bytes}; };
 }
@@ -58,12 +78,16 @@ bool RefuseLds(const Inst& i, Context& c) {
 template <LoadKind kKind, uint32_t kBytes>
 void Load(Wave& w, const Inst& i, Context& c) {
   if (RefuseLds(i, c)) return;
+  uint64_t va[kWaveSize];
+  if (GlobalAddresses(w, i, c, va) && LoadWave<kKind, kBytes>(w, i, c, i.dst, va)) return;
   LoadLanes<kKind, kBytes>(w, i, c, i.dst, Accessor(w, i, c));
 }
 
 template <uint32_t kBytes, bool kHigh>
 void Store(Wave& w, const Inst& i, Context& c) {
   if (RefuseLds(i, c)) return;
+  uint64_t va[kWaveSize];
+  if (GlobalAddresses(w, i, c, va) && StoreWave<kBytes, kHigh>(w, i, c, i.data0, va)) return;
   StoreLanes<kBytes, kHigh>(w, i, c, i.data0, Accessor(w, i, c));
 }
 

@@ -1,7 +1,7 @@
 // Integer kernels (testdata/int_kernels.hip) that clang-19 compiles for gfx908, gfx90a and gfx942, run on the GFX9
 // engine and checked against host arithmetic: 64-bit integer math (carry chains, v_mad_u64_u32, 64-bit shifts and
 // compares, bit counts and reversals) and wave operations (DPP scans with row broadcasts, readlane, readfirstlane,
-// ballots counted with mbcnt).
+// ballots counted with mbcnt), and private arrays held in registers, indexed through VGPR indexing mode.
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -117,6 +117,31 @@ TEST_P(IntKernelTest, WaveScanTotalFirstLaneAndBallotRank) {
     }
     EXPECT_EQ(total[w], sum);
     EXPECT_EQ(first[w], in[64 * w]);
+  }
+}
+
+// Dynamic indexing of an array held in registers: the uniform index runs through VGPR indexing mode
+// (s_set_gpr_idx_on), so a wrong offset or a missed s_set_gpr_idx_off shows in the sums.
+TEST_P(IntKernelTest, RegisterArrayIndexedByUniformAndPerLaneIndices) {
+  constexpr uint32_t kWaves = 2;
+  constexpr uint32_t kN = 64 * kWaves;
+  std::vector<uint32_t> in(16 * kN), lane_index(kN), out(2 * kN);
+  uint64_t seed = 11;
+  for (uint32_t& v : in) v = static_cast<uint32_t>(Next(seed));
+  for (uint32_t& v : lane_index) v = static_cast<uint32_t>(Next(seed) % 256);
+  for (const uint32_t uniform : {0x00u, 0x3cu, 0xf5u}) {
+    SCOPED_TRACE("uniform index 0x" + std::to_string(uniform));
+    Run("register_array_index", kWaves, {Arg(in), Arg(lane_index), Arg(out), uniform});
+    for (uint32_t i = 0; i < kN; ++i) {
+      uint32_t a[16];
+      for (int k = 0; k < 16; ++k) a[k] = in[16 * i + k];
+      a[uniform & 15] += 1000;
+      a[lane_index[i] & 15] ^= 0x5a5a;
+      uint32_t s = 0;
+      for (int k = 0; k < 16; ++k) s = s * 31 + a[k];
+      ASSERT_EQ(out[2 * i], s) << "work-item " << i;
+      ASSERT_EQ(out[2 * i + 1], a[(uniform >> 4) & 15] + a[(lane_index[i] >> 4) & 15]) << "work-item " << i;
+    }
   }
 }
 

@@ -1,8 +1,10 @@
 #include "testing/kfd_sim/engines/gfx9/interpreter.h"
 
 #include <algorithm>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "testing/kfd_sim/engines/gfx9/operands.h"
 
 namespace hipmem::kfd_sim::gfx9 {
 
@@ -63,7 +65,20 @@ WaveStop RunWave(Wave& wave, Context& context, CodeCache& code, uint32_t budget,
       break;
     }
     wave.pc += uint64_t{inst->dwords} * 4;
-    inst->info->handler(wave, *inst, context);
+    if ((wave.mode & kModeGprIdxEn) != 0 && IsValu(*inst)) {
+      // VGPR indexing mode: the instruction runs with its operands offset (decoded instructions are shared, so
+      // the offsets go on a copy).
+      Inst indexed;
+      std::string why;
+      if (!IndexVgprs(wave, *inst, context.dispatch->target, &indexed, &why)) {
+        context.Illegal(absl::StrCat("at 0x", absl::Hex(wave.pc - uint64_t{inst->dwords} * 4), ": ", why));
+        stop = WaveStop::kStopped;
+        break;
+      }
+      inst->info->handler(wave, indexed, context);
+    } else {
+      inst->info->handler(wave, *inst, context);
+    }
     ++n;
     if (context.stopped()) {
       stop = WaveStop::kStopped;

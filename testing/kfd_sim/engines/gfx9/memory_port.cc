@@ -76,7 +76,7 @@ std::optional<uint64_t> MemoryPort::Write(uint64_t va, const void* in, uint32_t 
   return std::nullopt;
 }
 
-void* MemoryPort::WordSlow(uint64_t va, uint32_t bytes) {
+void* MemoryPort::RangeSlow(uint64_t va, uint64_t bytes) {
   uint64_t n = 0;
   unsigned char* host = Lookup(va, &n);
   if (host == nullptr || n < bytes) return nullptr;

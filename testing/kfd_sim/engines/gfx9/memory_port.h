@@ -37,11 +37,16 @@ class MemoryPort {
 
   // The host address of the naturally aligned `bytes`-byte word at `va` (bytes 4 or 8; for atomics), or null when
   // it is not mapped. `va` must be aligned; the caller checks.
-  void* Word(uint64_t va, uint32_t bytes) {
+  void* Word(uint64_t va, uint32_t bytes) { return Range(va, bytes); }
+
+  // The host address of [va, va + bytes) when one translation holds all of it (so the host bytes are contiguous),
+  // else null: unmapped, or spread over more than one translation. Lets a whole wave's accesses that fall in one
+  // range be translated once.
+  void* Range(uint64_t va, uint64_t bytes) {
     // The translation the last access used, inline: a wave's lanes mostly hit the same one.
     const Entry& last = cache_[last_hit_];
     if (va - last.begin < last.end - last.begin && last.end - va >= bytes) return last.host + (va - last.begin);
-    return WordSlow(va, bytes);
+    return RangeSlow(va, bytes);
   }
 
  private:
@@ -50,7 +55,7 @@ class MemoryPort {
     uint64_t end = 0;  // empty when begin == end
     unsigned char* host = nullptr;
   };
-  void* WordSlow(uint64_t va, uint32_t bytes);
+  void* RangeSlow(uint64_t va, uint64_t bytes);
   // The host bytes behind `va` and how many follow contiguously, or null when unmapped.
   unsigned char* Lookup(uint64_t va, uint64_t* contiguous);
 

@@ -45,10 +45,10 @@ int Main() {
   std::printf("file and the opcode tables disagree. Opcodes are the encoding's own (VOP3 numbering for the VALU), in hex;\n");
   std::printf("an opcode listed with `(illegal)` is named but answers as an illegal instruction. Anything not listed is an\n");
   std::printf("illegal instruction too (a queue error, never a crash). Not implemented this round: SMFMAC (gfx942's sparse\n");
-  std::printf("MFMA), GDS, and the VGPR indexing mode (s_set_gpr_idx_*), which LLVM uses for register-held arrays indexed\n");
-  std::printf("at run time on some GFX9 targets. MFMA's opcodes differ per target, so each target has its own table. MUBUF\n");
-  std::printf("loads with the lds bit (dword, ubyte, sbyte, ushort, sshort) write LDS; the MUBUF format ops and MTBUF\n");
-  std::printf("convert through the buffer's data and number formats.\n");
+  std::printf("MFMA) and GDS. MFMA's opcodes differ per target, so each target has its own table. MUBUF loads with the lds\n");
+  std::printf("bit (dword, ubyte, sbyte, ushort, sshort) write LDS; the MUBUF format ops and MTBUF convert through the\n");
+  std::printf("buffer's data and number formats. VGPR indexing mode (s_set_gpr_idx_*, which LLVM uses for register-held\n");
+  std::printf("arrays indexed by a uniform value) offsets VALU operands.\n");
   int total = 0;
   for (const Family& f : families) {
     std::vector<std::string> rows;

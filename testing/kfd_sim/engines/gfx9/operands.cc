@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "testing/kfd_sim/engines/gfx9/decoder.h"
 
 namespace hipmem::kfd_sim::gfx9 {
 namespace {
@@ -157,7 +161,11 @@ void ReadU32(const Wave& wave, const Inst& inst, const Context& context, int ind
   const uint16_t code = inst.src[index];
   if (code >= op::kVgpr0 && code != op::kNone) {
     const uint32_t* v = wave.vgpr(code - op::kVgpr0);
-    PermuteLanes(wave, inst, index, out, [&](int s) { return v[s]; });
+    if (index == 0 && inst.extra == Extra::kDpp) {
+      PermuteLanes(wave, inst, index, out, [&](int s) { return v[s]; });
+    } else {
+      std::memcpy(out, v, sizeof(uint32_t) * kWaveSize);  // the common case: the register as it is
+    }
   } else {
     std::fill(out, out + kWaveSize, ScalarSource32(wave, inst, context, code, width));
   }
@@ -181,8 +189,12 @@ void ReadU64(const Wave& wave, const Inst& inst, const Context& context, int ind
   if (code >= op::kVgpr0 && code != op::kNone) {
     const uint32_t* lo = wave.vgpr(code - op::kVgpr0);
     const uint32_t* hi = wave.vgpr(code - op::kVgpr0 + 1);
-    // gfx90a+ DPP on a 64-bit source (v_mov_b64, row_newbcast) permutes the register pair as one.
-    PermuteLanes(wave, inst, index, out, [&](int s) { return uint64_t{lo[s]} | (uint64_t{hi[s]} << 32); });
+    if (index == 0 && inst.extra == Extra::kDpp) {
+      // gfx90a+ DPP on a 64-bit source (v_mov_b64, row_newbcast) permutes the register pair as one.
+      PermuteLanes(wave, inst, index, out, [&](int s) { return uint64_t{lo[s]} | (uint64_t{hi[s]} << 32); });
+    } else {
+      for (int lane = 0; lane < kWaveSize; ++lane) out[lane] = uint64_t{lo[lane]} | (uint64_t{hi[lane]} << 32);
+    }
   } else {
     std::fill(out, out + kWaveSize, ScalarSource64(wave, inst, context, code, width));
   }
@@ -254,6 +266,36 @@ void WriteV16(Wave& wave, const Inst& inst, const uint16_t value[kWaveSize], uin
   ForEachLane(mask, [&](int lane) {
     d[lane] = high ? (d[lane] & 0xffffu) | (uint32_t{value[lane]} << 16) : (d[lane] & 0xffff0000u) | value[lane];
   });
+}
+
+bool IndexVgprs(const Wave& wave, const Inst& inst, Target target, Inst* indexed, std::string* why) {
+  const uint32_t m0 = wave.s[op::kM0];
+  const uint32_t index = m0 & kM0GprIndexMask;
+  const uint32_t enabled = (m0 & kM0GprModeMask) >> kM0GprModeShift;
+  *indexed = inst;
+  if (index == 0 || enabled == 0) return true;
+  auto offset = [&](uint16_t* code, bool acc) {
+    if (*code == op::kNone || *code < op::kVgpr0) return true;
+    const uint32_t n = *code - op::kVgpr0 + index;
+    const uint32_t limit = acc ? wave.agpr_count : wave.vgpr_count;
+    if (n >= limit) {
+      *why = absl::StrCat(Mnemonic(inst), ": VGPR index ", index, " takes ", acc ? "a" : "v", *code - op::kVgpr0,
+                          " to ", acc ? "a" : "v", n, ", outside the kernel's ", limit);
+      return false;
+    }
+    *code = static_cast<uint16_t>(op::kVgpr0 + n);
+    return true;
+  };
+  // v_madmk_f32/f16 (VOP2 0x17/0x24): the VALU gets dst = src0 * K + src2, src2 being the src1 field.
+  const bool madmk = inst.encoding == Encoding::kVop2 && (inst.op == kVop2Base + 0x17 || inst.op == kVop2Base + 0x24);
+  for (int k = 0; k < 3; ++k) {
+    const int bit = madmk && k == 1 ? 2 : k;
+    if (((enabled >> bit) & 1) != 0 && !offset(&indexed->src[k], SourceIsAgpr(inst, k, target))) return false;
+  }
+  if (((enabled >> 3) & 1) != 0 && !DestinationIsScalar(inst) && !offset(&indexed->dst, DestinationIsAgpr(inst, target))) {
+    return false;
+  }
+  return true;
 }
 
 float OutputModifiersF32(const Inst& inst, float value) {

@@ -9,6 +9,7 @@
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_OPERANDS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gfx9/wave.h"
@@ -28,6 +29,20 @@ uint64_t ScalarSource64(const Wave& wave, const Inst& inst, const Context& conte
 // read-only operands are on hardware.
 void WriteScalar32(Wave& wave, uint16_t code, uint32_t value);
 void WriteScalar64(Wave& wave, uint16_t code, uint64_t value);
+
+// VGPR indexing mode (MODE.GPR_IDX_EN, set by s_set_gpr_idx_on): `inst` as the VALU executes it, its VGPR operands
+// offset by the index in M0[7:0] where M0[15:12] enables them (bit 0 src0, 1 src1, 2 src2, 3 the destination). Per
+// AMD's Vega/CDNA ISA guides ("VGPR Indexing Details"), the bits follow the operands the VALU receives: v_madmk's
+// addend (its src1 field) is the VALU's src2; v_mac/v_fmac, and SDWA's preserved destination, read their
+// destination under the destination's bit (the handlers read it through `dst`); an SGPR, constant or literal
+// operand, and the SGPR destination of v_readlane/v_readfirstlane, are never offset. Returns false, `why` saying
+// which, when an offset operand leaves the kernel's register file, which the guides call illegal (CLRX's notes say
+// the hardware then substitutes v0; the simulated GPU stops the wave instead).
+bool IndexVgprs(const Wave& wave, const Inst& inst, Target target, Inst* indexed, std::string* why);
+
+// Whether source `index` reads the same value in every lane (it is no VGPR: an SGPR, a constant or the literal), so
+// a handler may read it once.
+inline bool IsUniform(const Inst& inst, int index) { return inst.src[index] < op::kVgpr0; }
 
 // The lanes an instruction writes: EXEC, narrowed by the DPP masks of an e32 DPP instruction.
 uint64_t WriteMask(const Wave& wave, const Inst& inst);

@@ -4,9 +4,7 @@
 // signed overflow for the signed ones, "result is non-zero" for the bitwise ops, shifts, BFE and the counts). What
 // the simulated GPU does not model is an illegal instruction rather than a silent no-op when ignoring it would
 // change what the kernel computes:
-//   - VGPR indexing mode (s_set_gpr_idx_on/off/mode/idx, and MODE.GPR_IDX_EN through s_setreg): the VALU does not
-//     consult it, so running on would read and write the wrong VGPRs;
-//   - s_setvskip and MODE.VSKIP, likewise;
+//   - s_setvskip and MODE.VSKIP: the VALU does not consult them, so running on would execute what should be skipped;
 //   - fork/join (s_cbranch_g_fork, s_cbranch_i_fork, s_cbranch_join) and s_rfe_restore_b64: no compiler for these
 //     targets emits them;
 //   - halting (s_sethalt 1, s_sendmsghalt), s_trap (there is no trap handler) and s_endpgm_ordered_ps_done (a pixel
@@ -200,8 +198,7 @@ constexpr uint32_t kStatusScc = 1u << 0;
 constexpr uint32_t kStatusExecz = 1u << 9;
 constexpr uint32_t kStatusVccz = 1u << 10;
 constexpr uint32_t kStatusValid = 1u << 16;
-// MODE bits that would change how the VALU addresses or skips, which it does not model.
-constexpr uint32_t kModeGprIdxEn = 1u << 27;
+// MODE.VSKIP, which would make the VALU skip instructions: not modelled.
 constexpr uint32_t kModeVskip = 1u << 28;
 }  // namespace hwreg
 
@@ -264,8 +261,8 @@ void SetregValue(Wave& w, const Inst& i, Context& c, uint32_t value) {
   const HwregField f = Field(i);
   const uint32_t placed = (value << f.offset) & f.mask;
   if (f.id == hwreg::kMode) {
-    if ((placed & (hwreg::kModeGprIdxEn | hwreg::kModeVskip)) != 0) {
-      c.Illegal("s_setreg: MODE.GPR_IDX_EN and MODE.VSKIP are not modelled");
+    if ((placed & hwreg::kModeVskip) != 0) {
+      c.Illegal("s_setreg: MODE.VSKIP is not modelled");
       return;
     }
     w.mode = (w.mode & ~f.mask) | placed;
@@ -436,6 +433,22 @@ void Bitcmp(Wave& w, const Inst& i, Context& c) {
 // zero); s_sleep, s_wakeup, s_setprio (one wave runs at a time on its host thread); s_sendmsg (no message a compute
 // wave sends has an effect here); s_icache_inv; s_incperflevel/decperflevel, s_ttracedata (no counters or
 // trace); s_setkill (a pixel shader's).
+// VGPR indexing mode (Vega/CDNA ISA guides, "VGPR Indexing"): the index lives in M0[7:0], the operands it applies
+// to in M0[15:12], the switch in MODE.GPR_IDX_EN; the rest of M0 is kept. s_set_gpr_idx_on's second operand is the
+// raw 4-bit mode field, not a register (the decoder keeps it in Inst::imm).
+void SetM0GprIndex(Wave& w, uint32_t index) { w.s[op::kM0] = (w.s[op::kM0] & ~kM0GprIndexMask) | (index & kM0GprIndexMask); }
+void SetM0GprMode(Wave& w, uint32_t mode) {
+  w.s[op::kM0] = (w.s[op::kM0] & ~kM0GprModeMask) | ((mode << kM0GprModeShift) & kM0GprModeMask);
+}
+void SetGprIdxOn(Wave& w, const Inst& i, Context& c) {
+  SetM0GprIndex(w, ScalarSource32(w, i, c, i.src[0]));
+  SetM0GprMode(w, static_cast<uint32_t>(i.imm));
+  w.mode |= kModeGprIdxEn;
+}
+void SetGprIdxOff(Wave& w, const Inst&, Context&) { w.mode &= ~kModeGprIdxEn; }
+void SetGprIdxMode(Wave& w, const Inst& i, Context&) { SetM0GprMode(w, static_cast<uint32_t>(i.imm)); }
+void SetGprIdxIdx(Wave& w, const Inst& i, Context& c) { SetM0GprIndex(w, ScalarSource32(w, i, c, i.src[0])); }
+
 void Nop(Wave&, const Inst&, Context&) {}
 void Endpgm(Wave& w, const Inst&, Context&) { w.state = Wave::State::kEnded; }
 void Barrier(Wave& w, const Inst&, Context&) { w.state = Wave::State::kBarrier; }
@@ -609,7 +622,7 @@ const OpInfo* Sop1Op(uint16_t op) {
     t[0x2d] = {"s_movreld_b64", &Movreld<u64>};
     t[0x2e] = {"s_cbranch_join", nullptr};
     t[0x30] = {"s_abs_i32", &Sop1<u32, u32, Abs, true>};
-    t[0x32] = {"s_set_gpr_idx_idx", nullptr};
+    t[0x32] = {"s_set_gpr_idx_idx", &SetGprIdxIdx};
     t[0x33] = {"s_andn1_saveexec_b64", &Saveexec<Andn1>};
     t[0x34] = {"s_orn1_saveexec_b64", &Saveexec<Orn1>};
     t[0x35] = {"s_andn1_wrexec_b64", &Wrexec<Andn1>};
@@ -640,7 +653,7 @@ const OpInfo* SopcOp(uint16_t op) {
     t[0x0e] = {"s_bitcmp0_b64", &Bitcmp<uint64_t, false>};
     t[0x0f] = {"s_bitcmp1_b64", &Bitcmp<uint64_t, true>};
     t[0x10] = {"s_setvskip", nullptr};
-    t[0x11] = {"s_set_gpr_idx_on", nullptr};
+    t[0x11] = {"s_set_gpr_idx_on", &SetGprIdxOn};
     t[0x12] = {"s_cmp_eq_u64", &Cmp64<true>};
     t[0x13] = {"s_cmp_lg_u64", &Cmp64<false>};
     return t;
@@ -679,8 +692,8 @@ const OpInfo* SoppOp(uint16_t op) {
     t[0x19] = {"s_cbranch_cdbgsys_or_user", &Branch<Never>};
     t[0x1a] = {"s_cbranch_cdbgsys_and_user", &Branch<Never>};
     t[0x1b] = {"s_endpgm_saved", &Endpgm};
-    t[0x1c] = {"s_set_gpr_idx_off", nullptr};
-    t[0x1d] = {"s_set_gpr_idx_mode", nullptr};
+    t[0x1c] = {"s_set_gpr_idx_off", &SetGprIdxOff};
+    t[0x1d] = {"s_set_gpr_idx_mode", &SetGprIdxMode};
     t[0x1e] = {"s_endpgm_ordered_ps_done", nullptr};
     return t;
   }();

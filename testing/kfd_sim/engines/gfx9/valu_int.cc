@@ -72,7 +72,7 @@ void U16Op(Wave& w, const Inst& i, Context& c) {
 enum class W : uint8_t { kNone, k32, k64 };
 template <uint64_t (*F)(uint64_t, uint64_t, uint64_t, bool), W kA, W kB, W kC>
 void U64Op(Wave& w, const Inst& i, Context& c) {
-  uint64_t s[3][kWaveSize] = {};
+  uint64_t s[3][kWaveSize];
   const W widths[3] = {kA, kB, kC};
   for (int k = 0; k < 3; ++k) {
     if (widths[k] == W::k64) {
@@ -81,11 +81,24 @@ void U64Op(Wave& w, const Inst& i, Context& c) {
       uint32_t v[kWaveSize];
       ReadU32(w, i, c, k, v);
       std::copy(v, v + kWaveSize, s[k]);
+    } else {
+      std::fill(s[k], s[k] + kWaveSize, uint64_t{0});
     }
   }
   uint64_t r[kWaveSize];
   const uint64_t mask = WriteMask(w, i);
-  ForEachLane(mask, [&](int l) { r[l] = F(s[0][l], s[1][l], s[2][l], i.clamp); });
+  const bool clamp = i.clamp;
+  // A shift amount that is not a VGPR is one value for every lane: passed as one, the compiler vectorises the
+  // shift (SSE2 has no per-lane 64-bit shift), which the address arithmetic of every kernel leans on.
+  if (IsUniform(i, 0)) {
+    const uint64_t a = s[0][0];
+    ForEachLane(mask, [&](int l) { r[l] = F(a, s[1][l], s[2][l], clamp); });
+  } else if (IsUniform(i, 1)) {
+    const uint64_t b = s[1][0];
+    ForEachLane(mask, [&](int l) { r[l] = F(s[0][l], b, s[2][l], clamp); });
+  } else {
+    ForEachLane(mask, [&](int l) { r[l] = F(s[0][l], s[1][l], s[2][l], clamp); });
+  }
   WriteV64(w, i, r, mask);
 }
 

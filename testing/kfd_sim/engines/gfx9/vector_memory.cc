@@ -1,5 +1,6 @@
 #include "testing/kfd_sim/engines/gfx9/vector_memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -147,6 +148,35 @@ bool ResolveLane(Context& context, int lane, const LaneAccess& access, LaneSpan*
     return false;
   }
   span->split = true;
+  return true;
+}
+
+bool ResolveWave(Context& context, uint64_t mask, const uint64_t va[kWaveSize], uint32_t bytes, unsigned char** host,
+                 uint64_t* lowest) {
+  if (mask == 0) {  // no lane accesses anything: nothing to translate
+    *host = nullptr;
+    *lowest = 0;
+    return true;
+  }
+  uint64_t lo = ~uint64_t{0};
+  uint64_t hi = 0;
+  if (mask == ~uint64_t{0}) {  // a plain loop the compiler vectorises
+    for (int l = 0; l < kWaveSize; ++l) {
+      lo = std::min(lo, va[l]);
+      hi = std::max(hi, va[l]);
+    }
+  } else {
+    ForEachLane(mask, [&](int l) {
+      lo = std::min(lo, va[l]);
+      hi = std::max(hi, va[l]);
+    });
+  }
+  const uint64_t end = hi + bytes;
+  if (end < hi) return false;  // wraps around the address space: lane by lane
+  void* base = context.memory->Range(lo, end - lo);
+  if (base == nullptr) return false;
+  *host = static_cast<unsigned char*>(base);
+  *lowest = lo;
   return true;
 }
 

@@ -79,6 +79,14 @@ bool ResolveLanes(Context& context, uint64_t mask, AccessFn access, LaneSpan spa
   return true;
 }
 
+// The whole-wave path of a global access, the common case of a streaming kernel: when the `bytes`-byte accesses of
+// every lane in `mask` at va[lane] all fall inside one translation, each lane's host bytes are at
+// `*host + (va[lane] - *lowest)` and no lane can fault; one translation lookup serves the wave. Returns false when
+// they do not (some lane unmapped, or the lanes spread over more than one translation): nothing has been reported
+// then, and the caller resolves lane by lane (ResolveLanes), which finds the lowest faulting lane as before.
+bool ResolveWave(Context& context, uint64_t mask, const uint64_t va[kWaveSize], uint32_t bytes, unsigned char** host,
+                 uint64_t* lowest);
+
 // Copies `bytes` bytes of a resolved span out (zeros past the bytes it has) or in (dropping what it has not).
 void ReadSpan(Context& context, const LaneSpan& span, void* out, uint32_t bytes);
 void WriteSpan(Context& context, const LaneSpan& span, const void* in);
@@ -204,6 +212,42 @@ void LoadLanes(Wave& w, const Inst& i, Context& c, uint16_t dst, AccessFn access
   });
 }
 
+// Whether every lane is active and lane l's address is va[0] + l * stride: the wave moves one contiguous block.
+inline bool UnitStride(uint64_t mask, const uint64_t va[kWaveSize], uint64_t stride) {
+  if (mask != ~uint64_t{0}) return false;
+  bool unit = true;
+  for (int l = 1; l < kWaveSize; ++l) unit &= va[l] - va[l - 1] == stride;
+  return unit;
+}
+
+// LoadLanes for a global access whose lanes' VAs are known (va[lane]): the whole-wave path when ResolveWave allows
+// it. Returns false, having done nothing, when it does not; the caller then takes LoadLanes.
+template <LoadKind kKind, uint32_t kBytes>
+bool LoadWave(Wave& w, const Inst& i, Context& c, uint16_t dst, const uint64_t va[kWaveSize]) {
+  constexpr uint32_t kDwords = kBytes < 4 ? 1 : kBytes / 4;
+  const uint64_t mask = w.exec();
+  unsigned char* host = nullptr;
+  uint64_t lowest = 0;
+  if (!ResolveWave(c, mask, va, kBytes, &host, &lowest)) return false;
+  uint32_t* d[kDwords];
+  for (uint32_t k = 0; k < kDwords; ++k) d[k] = DataRegister(w, i, static_cast<uint16_t>(dst + k));
+  if (kKind == LoadKind::kDwords && kDwords == 1 && UnitStride(mask, va, 4)) {
+    std::memcpy(d[0], host + (va[0] - lowest), 4 * kWaveSize);  // a whole wave reading consecutive dwords
+    return true;
+  }
+  ForEachLane(mask, [&](int l) {
+    const unsigned char* p = host + (va[l] - lowest);
+    if constexpr (kKind == LoadKind::kDwords) {
+      uint32_t v[kDwords];
+      std::memcpy(v, p, kBytes);
+      for (uint32_t k = 0; k < kDwords; ++k) d[k][l] = v[k];
+    } else {
+      d[0][l] = LoadedDword(kKind, kBytes, p, d[0][l]);
+    }
+  });
+  return true;
+}
+
 // Stores the low kBytes (1, 2) of the data register, or kBytes / 4 registers from `data` on; kHigh stores from the
 // high half of the register instead (the *_d16_hi stores).
 template <uint32_t kBytes, bool kHigh, typename AccessFn>
@@ -226,6 +270,32 @@ void StoreLanes(Wave& w, const Inst& i, Context& c, uint16_t data, AccessFn acce
     }
     WriteSpan(c, spans[l], bytes);
   });
+}
+
+// StoreLanes for a global access whose lanes' VAs are known, as LoadWave. Lanes store in ascending order, so where
+// two lanes' bytes overlap the higher lane's land last, as in StoreLanes.
+template <uint32_t kBytes, bool kHigh>
+bool StoreWave(Wave& w, const Inst& i, Context& c, uint16_t data, const uint64_t va[kWaveSize]) {
+  constexpr uint32_t kDwords = kBytes < 4 ? 1 : kBytes / 4;
+  const uint64_t mask = w.exec();
+  unsigned char* host = nullptr;
+  uint64_t lowest = 0;
+  if (!ResolveWave(c, mask, va, kBytes, &host, &lowest)) return false;
+  const uint32_t* s[kDwords];
+  for (uint32_t k = 0; k < kDwords; ++k) s[k] = DataRegister(w, i, static_cast<uint16_t>(data + k));
+  if (kBytes == 4 && !kHigh && UnitStride(mask, va, 4)) {
+    std::memcpy(host + (va[0] - lowest), s[0], 4 * kWaveSize);  // a whole wave writing consecutive dwords
+    return true;
+  }
+  ForEachLane(mask, [&](int l) {
+    unsigned char bytes[16];
+    for (uint32_t k = 0; k < kDwords; ++k) {
+      const uint32_t v = kHigh ? s[k][l] >> 16 : s[k][l];
+      std::memcpy(bytes + 4 * k, &v, 4);
+    }
+    std::memcpy(host + (va[l] - lowest), bytes, kBytes);
+  });
+  return true;
 }
 
 // An atomic read-modify-write of a T per lane: F(old, data, compare) with the data from the registers at `data`

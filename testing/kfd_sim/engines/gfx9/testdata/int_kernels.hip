@@ -53,3 +53,19 @@ extern "C" __global__ void wave_ops(const uint32_t* in, uint32_t* scan, uint32_t
     first[__builtin_amdgcn_workgroup_id_x()] = first_value;
   }
 }
+
+// A private array the compiler keeps in VGPRs, indexed dynamically: with a wave-uniform index (a kernel argument)
+// clang-19 reads and writes it through VGPR indexing mode (s_set_gpr_idx_on ... gpr_idx(SRC0) / gpr_idx(DST)) on
+// gfx908, gfx90a and gfx942; a per-lane index becomes compares and selects. in[16 * i + k] fills the array.
+extern "C" __global__ void register_array_index(const uint32_t* in, const uint32_t* lane_index, uint32_t* out,
+                                                uint32_t uniform) {
+  const unsigned i = GlobalId();
+  uint32_t a[16];
+  for (int k = 0; k < 16; ++k) a[k] = in[i * 16 + k];
+  a[uniform & 15] += 1000;
+  a[lane_index[i] & 15] ^= 0x5a5a;
+  uint32_t s = 0;
+  for (int k = 0; k < 16; ++k) s = s * 31 + a[k];
+  out[2 * i] = s;
+  out[2 * i + 1] = a[(uniform >> 4) & 15] + a[(lane_index[i] >> 4) & 15];
+}

@@ -208,6 +208,7 @@ s_set_gpr_idx_mode gpr_idx(DST)
 s_set_gpr_idx_idx s2
 s_setvskip s2, s4
 s_setreg_imm32_b32 hwreg(HW_REG_MODE, 27, 1), 1
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 1
 s_cbranch_g_fork s[2:3], s[4:5]
 s_cbranch_i_fork s[2:3], 4
 s_cbranch_join s2
