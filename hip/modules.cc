@@ -9,6 +9,7 @@
 #include "base/trace.h"
 #include "hip/fat_binary.h"
 #include "hip/hip_error.h"
+#include "hip/occupancy.h"
 #include "hip/runtime.h"
 
 namespace hipmem::hip {
@@ -55,6 +56,18 @@ DeviceVariable* Module::AddVariable(std::string_view name, size_t size) {
   LightLock lock(&mu_);
   variables_.push_back(DeviceVariable{this, std::string(name), size});
   return &variables_.back();
+}
+
+FunctionSettings Module::GetSettings(std::string_view name, int ordinal) {
+  LightLock lock(&mu_);
+  auto it = settings_.find(std::make_pair(std::string(name), ordinal));
+  return it == settings_.end() ? FunctionSettings() : it->second;
+}
+
+void Module::UpdateSettings(std::string_view name, int ordinal,
+                            const std::function<void(FunctionSettings&)>& update) {
+  LightLock lock(&mu_);
+  update(settings_[std::make_pair(std::string(name), ordinal)]);
 }
 
 std::vector<int> Module::LoadedDevices() {
@@ -215,6 +228,19 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   if (block > kernel->max_flat_workgroup_size) {
     return FromHipError(hipErrorLaunchFailure, absl::StrCat(context(), ": larger than the kernel's launch bounds (",
                                                             kernel->max_flat_workgroup_size, ")"));
+  }
+  if (r.cooperative) {
+    if (!info.cooperative_groups) {
+      return FromHipError(hipErrorLaunchFailure, absl::StrCat(context(), ": the device has no cooperative queues"));
+    }
+    ASSIGN_OR_RETURN(const Occupancy occupancy,
+                     ComputeOccupancy(*kernel, info, static_cast<int>(block), r.shared_bytes, /*potential=*/true));
+    const uint64_t blocks = r.global[0] * r.global[1] * r.global[2] / block;
+    if (blocks > static_cast<uint64_t>(occupancy.blocks_per_grid)) {
+      return FromHipError(hipErrorCooperativeLaunchTooLarge,
+                          absl::StrCat(context(), ": ", blocks, " blocks; the device holds ", occupancy.blocks_per_grid,
+                                       " of them at once"));
+    }
   }
   if (kernel->group_segment_size + r.shared_bytes > info.local_mem_per_cu.raw()) {
     return FromHipError(hipErrorInvalidValue, absl::StrCat(context(), ": with the kernel's ",
