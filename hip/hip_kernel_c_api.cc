@@ -225,9 +225,13 @@ void __hipRegisterVar(void** modules, void* var, char* /*hostVar*/, char* device
   hipmem::hip::ModuleTable::Get().RegisterVariable(hipmem::hip::AsModule(modules), var, deviceVar, size);
 }
 
-// hipmem's headers make __managed__ a plain device variable, so clang never calls this (TODO(#23)).
-void __hipRegisterManagedVar(void* /*hipModule*/, void** /*pointer*/, void* /*init_value*/, const char* /*name*/,
-                             size_t /*size*/, unsigned /*align*/) {}
+// A __managed__ variable (clang passes the module as void*): see ModuleTable::RegisterManagedVariable.
+void __hipRegisterManagedVar(void* hipModule, void** pointer, void* init_value, const char* name, size_t size,
+                             unsigned align) {
+  if (hipModule == nullptr || pointer == nullptr || name == nullptr) return;
+  hipmem::hip::ModuleTable::Get().RegisterManagedVariable(hipmem::hip::AsModule(reinterpret_cast<void**>(hipModule)),
+                                                          pointer, init_value, name, size, align);
+}
 
 void __hipRegisterSurface(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/, int /*type*/,
                           int /*ext*/) {}

@@ -114,8 +114,32 @@ class ModuleTable {
   // The device variable a host shadow stands for, or nullptr.
   DeviceVariable* FindVariable(const void* host_variable);
 
+  // __hipRegisterManagedVar: a __managed__ variable of `module`. Clang's host code reaches it through `*pointer`,
+  // its device code through the device variable `name`, a pointer too. Until a kernel of the module first launches,
+  // *pointer is host memory holding `init` (nothing touches a GPU before main, as CLR defers it).
+  void RegisterManagedVariable(Module* module, void** pointer, const void* init, std::string_view name, size_t size,
+                               size_t align);
+  // Before a launch of `module`'s code on `device`: gives each of its __managed__ variables managed memory
+  // (hipMallocManaged, holding what the host wrote so far, and *pointer then names it), and points the variable's
+  // device-side pointer in `program` at it. Errors: the allocation's or the copy's.
+  absl::Status BindManagedVariables(Runtime& runtime, Module* module, const clr::Device& device,
+                                    const clr::Program& program);
+
  private:
+  // One __managed__ variable.
+  struct ManagedVariable {
+    Module* module;
+    std::string name;
+    void** host_pointer;
+    size_t size;
+    std::shared_ptr<uint8_t> staging;  // the value until managed memory is bound; then null
+    void* managed = nullptr;
+    std::vector<int> bound_devices;  // whose program's pointer names `managed`
+  };
+
   ModuleTable() = default;
+  LightMutex managed_mu_;  // taken before mu_, never after
+  std::deque<ManagedVariable> managed_ ABSL_GUARDED_BY(managed_mu_);
   LightMutex mu_;
   std::vector<std::unique_ptr<Module>> modules_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const void*, Function*> functions_ ABSL_GUARDED_BY(mu_);
