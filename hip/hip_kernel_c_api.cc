@@ -146,13 +146,19 @@ absl::StatusOr<const clr::Kernel*> RegisteredKernel(Runtime& rt, const void* hos
   return KernelOnCurrentDevice(rt, *f);
 }
 
+// The occupancy of a looked-up kernel on the current device (occupancy.h).
+absl::StatusOr<Occupancy> OccupancyOnCurrentDevice(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& kernel,
+                                                   int block_size, size_t dynamic_shared, bool potential) {
+  if (!kernel.ok()) return kernel.status();
+  absl::StatusOr<const clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+  if (!info.ok()) return info.status();
+  return ComputeOccupancy(**kernel, **info, block_size, dynamic_shared, potential);
+}
+
 // hip*OccupancyMaxActiveBlocksPerMultiprocessor once the kernel is known: its blocks per CU, written only on success.
 hipError_t ActiveBlocks(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& kernel, int* num_blocks, int block_size,
                         size_t dynamic_shared) {
-  if (!kernel.ok()) return Return(kernel.status());
-  absl::StatusOr<const clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
-  if (!info.ok()) return Return(info.status());
-  absl::StatusOr<Occupancy> o = ComputeOccupancy(**kernel, **info, block_size, dynamic_shared, /*potential=*/false);
+  absl::StatusOr<Occupancy> o = OccupancyOnCurrentDevice(rt, kernel, block_size, dynamic_shared, false);
   if (!o.ok()) return Return(o.status());
   *num_blocks = o->blocks_per_cu;
   return Return(hipSuccess);
@@ -162,10 +168,7 @@ hipError_t ActiveBlocks(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& k
 // grid of such blocks that fills the device.
 hipError_t PotentialBlockSize(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& kernel, int* grid_size,
                               int* block_size, size_t dynamic_shared, int limit) {
-  if (!kernel.ok()) return Return(kernel.status());
-  absl::StatusOr<const clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
-  if (!info.ok()) return Return(info.status());
-  absl::StatusOr<Occupancy> o = ComputeOccupancy(**kernel, **info, limit, dynamic_shared, /*potential=*/true);
+  absl::StatusOr<Occupancy> o = OccupancyOnCurrentDevice(rt, kernel, limit, dynamic_shared, true);
   if (!o.ok()) return Return(o.status());
   *block_size = o->best_block_size;
   *grid_size = o->blocks_per_grid;
