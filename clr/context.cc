@@ -252,7 +252,25 @@ absl::Status Context::Free(DeviceAddress base) {
   TraceSlice trace_slice(TraceCategory::kClr, "Context::Free");
   ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory,
                    objects_.Extract(base, {MemoryKind::kDevice, MemoryKind::kHost, MemoryKind::kManaged}));
+  if (memory->borrowed()) {
+    // A program's device variable is not an allocation: it stays, as CLR refuses to free it.
+    const DeviceAddress address = memory->desc().range.base;
+    RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
+    return absl::FailedPreconditionError(absl::StrCat(AddressText(address), " is a device variable, not an allocation"));
+  }
   return std::move(*memory).Free();
+}
+
+absl::Status Context::Forget(DeviceAddress base) {
+  if (const std::optional<MemObjRef> ref = objects_.Find(base); !ref.has_value() || ref->desc.range.base != base) {
+    return absl::NotFoundError(absl::StrCat("no device variable at ", AddressText(base)));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Memory> memory, objects_.Extract(base, {MemoryKind::kDevice}));
+  if (!memory->borrowed()) {
+    RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
+    return absl::NotFoundError(absl::StrCat(AddressText(base), " is an allocation, not a device variable"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Context::FreeDeviceMemory(const Device& device) {
@@ -260,7 +278,8 @@ absl::Status Context::FreeDeviceMemory(const Device& device) {
   for (DeviceAddress base : objects_.Bases(device.ordinal, MemoryKind::kDevice)) {
     // Another thread may free the same allocation meanwhile: kNotFound then is not an error of the reset.
     absl::Status status = Free(base);
-    if (!status.ok() && !absl::IsNotFound(status) && first.ok()) first = status;
+    // Another thread may have freed it meanwhile (kNotFound); a program's variable is not freed (kFailedPrecondition).
+    if (!status.ok() && !absl::IsNotFound(status) && !absl::IsFailedPrecondition(status) && first.ok()) first = status;
   }
   return first;
 }

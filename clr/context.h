@@ -125,6 +125,9 @@ class Context {
   // Records a memory object made outside the context (a managed buffer, clr/svm.h). kAlreadyExists when it overlaps
   // one already known.
   absl::Status Adopt(std::unique_ptr<Memory> memory) { return objects_.Insert(std::move(memory)); }
+  // Drops a borrowed object (Memory::borrowed) from the map, releasing nothing. kNotFound when no borrowed object
+  // starts at `base`.
+  absl::Status Forget(DeviceAddress base);
 
   // Frees the allocation starting at `base`. kNotFound for any other address (unknown, interior, freed);
   // kFailedPrecondition for registered memory (UnregisterHost releases it).

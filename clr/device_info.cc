@@ -61,6 +61,17 @@ uint32_t VgprsPerSimd(absl::string_view processor, const GfxVersion& v, uint32_t
   return wavefront == 32 ? wave32 : wave32 / 2;
 }
 
+// LLVM's VGPR allocation granule for the ISA's default wavefront (comgr's VGPRAllocGranule): 8 with the gfx90a
+// register file; on gfx10+ (wave32) 24 with the 1.5x register file, 16 on gfx10.3 and later, 8 on gfx10.1; 4 on
+// older gfx9.
+uint32_t VgprAllocGranule(absl::string_view processor, const GfxVersion& v) {
+  if (v.major < 10) return (v.minor == 0 && v.stepping < 10) ? 4 : 8;
+  const bool wide = processor == "gfx1100" || processor == "gfx1101" || processor == "gfx1151" ||
+                    processor == "gfx1200" || processor == "gfx1201";
+  if (wide) return 24;
+  return (v.major == 10 && v.minor < 3) ? 8 : 16;
+}
+
 }  // namespace
 
 absl::StatusOr<DeviceInfo> DescribeDevice(hsa::Runtime& runtime, const hsa::Agent& agent, hsa::PoolId vram,
@@ -105,6 +116,11 @@ absl::StatusOr<DeviceInfo> DescribeDevice(hsa::Runtime& runtime, const hsa::Agen
       VgprsPerSimd(d.isa->processor, gfx, d.wavefront_size) * info.simds_per_cu * d.wavefront_size;
   // LLVM's addressable VGPRs per thread: 512 with the gfx90a register file, 256 everywhere else.
   info.available_vgprs = gfx.major == 9 && (gfx.minor > 0 || gfx.stepping >= 10) ? 512 : 256;
+  // For the ISA's default wavefront: wave32 from gfx10 on (ROCclr halves both for a wave64 kernel).
+  info.vgprs_per_simd = VgprsPerSimd(d.isa->processor, gfx, gfx.major >= 10 ? 32 : 64);
+  info.vgpr_alloc_granule = VgprAllocGranule(d.isa->processor, gfx);
+  // ROCclr's SGPR file per SIMD: 800 on gfx8 and gfx9 (512 before), unbounded from gfx10 on.
+  info.sgprs_per_simd = gfx.major < 8 ? 512 : gfx.major < 10 ? 800 : UINT32_MAX;
   info.max_work_group_size = kMaxWorkGroupSize;
   info.max_work_item_sizes = {kMaxWorkGroupSize, kMaxWorkGroupSize, kMaxWorkGroupSize};
   info.num_xcc = d.num_xcc;

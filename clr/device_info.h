@@ -47,6 +47,11 @@ struct DeviceInfo {
   uint32_t max_threads_per_cu = 0;          // wavefront x max waves per CU
   uint32_t available_registers_per_cu = 0;  // VGPRs per SIMD x SIMDs per CU x wavefront
   uint32_t available_vgprs = 0;             // addressable VGPRs per thread
+  // The register files as ROCclr's occupancy arithmetic sees them (comgr's TotalNumVGPRs and VGPRAllocGranule ISA
+  // metadata, for the ISA's default wavefront; ROCclr's fixed SGPR file per SIMD).
+  uint32_t vgprs_per_simd = 0;
+  uint32_t vgpr_alloc_granule = 0;
+  uint32_t sgprs_per_simd = 0;  // UINT32_MAX on gfx10+, whose waves do not share SGPRs
   uint32_t max_work_group_size = 0;         // 1024
   std::array<uint32_t, 3> max_work_item_sizes = {};
   uint32_t num_xcc = 0;

@@ -65,6 +65,10 @@ TEST(DeviceInfoTest, Mi300xMatchesTheRealGpu) {
   EXPECT_EQ(info.num_xcc, 8u);
   // 512 VGPRs per SIMD (gfx90a register file) x 4 SIMDs x 64 lanes.
   EXPECT_EQ(info.available_registers_per_cu, 512u * 4 * 64);
+  // What occupancy is computed from: that file allocated in granules of 8, and gfx9's 800 SGPRs.
+  EXPECT_EQ(info.vgprs_per_simd, 512u);
+  EXPECT_EQ(info.vgpr_alloc_granule, 8u);
+  EXPECT_EQ(info.sgprs_per_simd, 800u);
   // 192 GB of HBM3, all of it behind the BAR.
   EXPECT_GT(info.vram_size, Bytes::GiB(180));
   EXPECT_EQ(info.global_mem_size, info.vram_size) << "GPU_MAX_HEAP_SIZE defaults to 100";

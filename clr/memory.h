@@ -46,6 +46,8 @@ class Memory {
   Memory& operator=(const Memory&) = delete;
 
   const MemoryDesc& desc() const { return desc_; }
+  // Memory this object only names (runtime null): a loaded program's device variable, which its executable owns.
+  bool borrowed() const { return runtime_ == nullptr; }
   // For the object map, which numbers objects and keeps their mutable user data.
   void set_buffer_id(uint64_t id) { desc_.buffer_id = id; }
   void set_sync_mem_ops(bool sync) { desc_.sync_mem_ops = sync; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -42,10 +43,19 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(Context& context, const D
     };
     RETURN_IF_ERROR(executable.LoadAgentCodeObject(context.runtime(), device.agent, reader, write));
     RETURN_IF_ERROR(executable.Freeze());
-    std::unique_ptr<Program> program(new Program(std::move(executable), isa));
+    std::unique_ptr<Program> program(new Program(context, std::move(executable), isa));
     for (const hsa::ExecutableSymbol& symbol : program->executable_.symbols()) {
       if (symbol.kind == hsa::SymbolKind::kVariable) {
-        program->variables_.emplace(symbol.name, Variable{DeviceAddress(symbol.address), Bytes(symbol.variable_size)});
+        const Variable variable{DeviceAddress(symbol.address), Bytes(symbol.variable_size)};
+        program->variables_.emplace(symbol.name, variable);
+        if (!variable.size.is_zero()) {
+          // No pool: nothing is ever released through it (a borrowed object).
+          const MemoryDesc desc{{variable.address, variable.size}, variable.address, MemoryKind::kDevice,
+                                device.ordinal, 0, hsa::PoolId(0)};
+          if (context.Adopt(std::make_unique<Memory>(nullptr, desc)).ok()) {
+            program->mapped_variables_.push_back(variable.address);
+          }
+        }
         continue;
       }
       if (symbol.kind != hsa::SymbolKind::kKernel) continue;
@@ -81,7 +91,9 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(Context& context, const D
                                           "); the fat binary holds: ", tried.empty() ? "nothing" : tried));
 }
 
-Program::~Program() = default;
+Program::~Program() {
+  for (DeviceAddress address : mapped_variables_) (void)context_.Forget(address);
+}
 
 const Kernel* Program::FindKernel(std::string_view name) const {
   auto it = kernels_.find(absl::string_view(name.data(), name.size()));

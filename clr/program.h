@@ -72,9 +72,13 @@ class Program {
   const std::string& isa_name() const { return isa_name_; }
 
  private:
-  Program(hsa::Executable executable, std::string isa_name) : executable_(std::move(executable)),
-                                                              isa_name_(std::move(isa_name)) {}
+  Program(Context& context, hsa::Executable executable, std::string isa_name)
+      : context_(context), executable_(std::move(executable)), isa_name_(std::move(isa_name)) {}
 
+  Context& context_;
+  // The variables' memory, named in the context's memory-object map (as CLR makes each a memory object) so that
+  // hipMemcpy and hipMemset reach a hipModuleGetGlobal address; forgotten before the executable goes.
+  std::vector<DeviceAddress> mapped_variables_;
   hsa::Executable executable_;  // owns the loaded image
   std::string isa_name_;        // the loaded code object's target ("amdgcn-amd-amdhsa--gfx90a:xnack-")
   absl::flat_hash_map<std::string, Kernel> kernels_;

@@ -9,11 +9,15 @@
 #include "hip/hip_runtime_api.h"
 #include "hip/last_error.h"
 #include "hip/runtime.h"
+#include "hip/streams.h"
 
 namespace hipmem::hip {
 
 inline hipError_t Return(hipError_t error) { return RecordLastError(error); }
-inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(status)); }
+// Every hip* call that waits for a device, copies or fills its memory or queues work there may meet the device's
+// sticky GPU fault (clr's kAborted, from whichever queue or wait saw it first): each answers
+// hipErrorIllegalAddress, whatever path it took, rather than the canonical code's hipErrorLaunchFailure.
+inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(DeviceFaultAsHip(status))); }
 
 }  // namespace hipmem::hip
 

@@ -17,6 +17,7 @@
 #include "hip/hip_runtime_api.h"
 #include "hip/last_error.h"
 #include "hip/modules.h"
+#include "hip/occupancy.h"
 #include "hip/runtime.h"
 #include "hip/streams.h"
 
@@ -110,13 +111,16 @@ hipError_t SymbolCopy(const void* symbol, size_t offset, size_t size, void* host
   return Return(DeviceFaultAsHip(copied));
 }
 
-void FillAttributes(hipFuncAttributes* attr, const clr::Kernel& kernel, const clr::DeviceInfo& info) {
+void FillAttributes(hipFuncAttributes* attr, const clr::Kernel& kernel, const clr::DeviceInfo& info,
+                    const FunctionSettings& settings) {
   *attr = hipFuncAttributes{};
   attr->binaryVersion = static_cast<int>(info.gfx_major * 10 + info.gfx_minor);
   attr->cacheModeCA = 0;
   attr->constSizeBytes = 0;
   attr->localSizeBytes = kernel.private_segment_size;
-  attr->maxDynamicSharedSizeBytes = static_cast<int>(info.local_mem_per_cu.raw() - kernel.group_segment_size);
+  // The LDS left beside the static shared memory, unless hipFuncSetAttribute lowered the ceiling.
+  attr->maxDynamicSharedSizeBytes = settings.max_dynamic_shared_bytes.value_or(
+      static_cast<int>(info.local_mem_per_cu.raw() - kernel.group_segment_size));
   attr->maxThreadsPerBlock = static_cast<int>(std::min<uint32_t>(kernel.max_flat_workgroup_size,
                                                                  info.max_work_group_size));
   attr->numRegs = static_cast<int>(kernel.vgpr_count);
@@ -131,6 +135,53 @@ absl::StatusOr<const clr::Kernel*> KernelOnCurrentDevice(Runtime& rt, const Func
   const clr::Kernel* kernel = (*program)->FindKernel(function.name);
   if (kernel == nullptr) return FromHipError(hipErrorInvalidDeviceFunction, function.name);
   return kernel;
+}
+
+// The kernel a host stub (<<<>>>'s function address) names on the current device: hipErrorInvalidDeviceFunction for
+// an address that names no registered kernel, or a kernel without code for the device.
+absl::StatusOr<const clr::Kernel*> RegisteredKernel(Runtime& rt, const void* host_function, Function** function) {
+  Function* f = host_function == nullptr ? nullptr : ModuleTable::Get().FindFunction(host_function);
+  if (f == nullptr) return FromHipError(hipErrorInvalidDeviceFunction, "not a registered kernel");
+  if (function != nullptr) *function = f;
+  return KernelOnCurrentDevice(rt, *f);
+}
+
+// The occupancy of a looked-up kernel on the current device (occupancy.h).
+absl::StatusOr<Occupancy> OccupancyOnCurrentDevice(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& kernel,
+                                                   int block_size, size_t dynamic_shared, bool potential) {
+  if (!kernel.ok()) return kernel.status();
+  absl::StatusOr<const clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+  if (!info.ok()) return info.status();
+  return ComputeOccupancy(**kernel, **info, block_size, dynamic_shared, potential);
+}
+
+// hip*OccupancyMaxActiveBlocksPerMultiprocessor once the kernel is known: its blocks per CU, written only on success.
+hipError_t ActiveBlocks(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& kernel, int* num_blocks, int block_size,
+                        size_t dynamic_shared) {
+  absl::StatusOr<Occupancy> o = OccupancyOnCurrentDevice(rt, kernel, block_size, dynamic_shared, false);
+  if (!o.ok()) return Return(o.status());
+  *num_blocks = o->blocks_per_cu;
+  return Return(hipSuccess);
+}
+
+// hip*OccupancyMaxPotentialBlockSize once the kernel is known: the block size that fills a CU (up to `limit`) and the
+// grid of such blocks that fills the device.
+hipError_t PotentialBlockSize(Runtime& rt, const absl::StatusOr<const clr::Kernel*>& kernel, int* grid_size,
+                              int* block_size, size_t dynamic_shared, int limit) {
+  absl::StatusOr<Occupancy> o = OccupancyOnCurrentDevice(rt, kernel, limit, dynamic_shared, true);
+  if (!o.ok()) return Return(o.status());
+  *block_size = o->best_block_size;
+  *grid_size = o->blocks_per_grid;
+  return Return(hipSuccess);
+}
+
+bool ValidOccupancyFlags(unsigned int flags) {
+  return flags == hipOccupancyDefault || flags == hipOccupancyDisableCachingOverride;
+}
+
+// A module kernel (hipFunction_t) on the current device.
+absl::StatusOr<const clr::Kernel*> ModuleKernel(Runtime& rt, hipFunction_t f) {
+  return KernelOnCurrentDevice(rt, *reinterpret_cast<Function*>(f));
 }
 
 hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
@@ -177,9 +228,13 @@ void __hipRegisterVar(void** modules, void* var, char* /*hostVar*/, char* device
   hipmem::hip::ModuleTable::Get().RegisterVariable(hipmem::hip::AsModule(modules), var, deviceVar, size);
 }
 
-// hipmem's headers make __managed__ a plain device variable, so clang never calls this (TODO(#23)).
-void __hipRegisterManagedVar(void* /*hipModule*/, void** /*pointer*/, void* /*init_value*/, const char* /*name*/,
-                             size_t /*size*/, unsigned /*align*/) {}
+// A __managed__ variable (clang passes the module as void*): see ModuleTable::RegisterManagedVariable.
+void __hipRegisterManagedVar(void* hipModule, void** pointer, void* init_value, const char* name, size_t size,
+                             unsigned align) {
+  if (hipModule == nullptr || pointer == nullptr || name == nullptr) return;
+  hipmem::hip::ModuleTable::Get().RegisterManagedVariable(hipmem::hip::AsModule(reinterpret_cast<void**>(hipModule)),
+                                                          pointer, init_value, name, size, align);
+}
 
 void __hipRegisterSurface(void** /*modules*/, void* /*var*/, char* /*hostVar*/, char* /*deviceVar*/, int /*type*/,
                           int /*ext*/) {}
@@ -266,6 +321,55 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
   }
   auto* function = reinterpret_cast<hipmem::hip::Function*>(f);
   return Return(hipmem::hip::LaunchKernel(rt, *function, r));
+}
+
+// Every block resident at once, so that the kernel may synchronise its whole grid: checked against the occupancy of
+// the kernel on the stream's device (modules.h's LaunchKernel). CLR's order and codes: a grid or block of no work-items,
+// a grid beyond 2^32 work-items per dimension or a block beyond 1024: hipErrorInvalidConfiguration; more dynamic shared
+// memory than the device's LDS: hipErrorCooperativeLaunchTooLarge.
+hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDimX, void** kernelParams,
+                                      unsigned int sharedMemBytes, hipStream_t stream) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (f == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  hipmem::hip::Function* function = hipmem::hip::ModuleTable::Get().FindFunction(f);
+  if (function == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  hipmem::hip::LaunchRequest r =
+      hipmem::hip::BlocksRequest(gridDim, blockDimX, sharedMemBytes, stream, kernelParams);
+  absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+  if (!info.ok()) return Return(info.status());
+  for (int d = 0; d < 3; ++d) {
+    if (r.global[d] == 0 || r.local[d] == 0 || r.global[d] > UINT32_MAX) return Return(hipErrorInvalidConfiguration);
+  }
+  if (uint64_t{r.local[0]} * r.local[1] * r.local[2] > (*info)->max_work_group_size) {
+    return Return(hipErrorInvalidConfiguration);
+  }
+  if (sharedMemBytes > (*info)->local_mem_per_cu.raw()) return Return(hipErrorCooperativeLaunchTooLarge);
+  r.cooperative = true;
+  return Return(hipmem::hip::LaunchKernel(rt, *function, r));
+}
+
+hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
+                                            unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                            unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream,
+                                            void** kernelParams) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  // hipModuleLaunchKernel's checks, all hipErrorInvalidValue.
+  absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+  if (!info.ok()) return Return(info.status());
+  if (gridDimX == 0 || gridDimY == 0 || gridDimZ == 0 || blockDimX == 0 || blockDimY == 0 || blockDimZ == 0 ||
+      uint64_t{blockDimX} * blockDimY * blockDimZ > (*info)->max_work_group_size ||
+      sharedMemBytes > (*info)->local_mem_per_cu.raw()) {
+    return Return(hipErrorInvalidValue);
+  }
+  if (f == nullptr) return Return(hipErrorInvalidHandle);
+  hipmem::hip::LaunchRequest r = hipmem::hip::BlocksRequest(dim3(gridDimX, gridDimY, gridDimZ),
+                                                            dim3(blockDimX, blockDimY, blockDimZ), sharedMemBytes,
+                                                            stream, kernelParams);
+  for (int d = 0; d < 3; ++d) {
+    if (r.global[d] > UINT32_MAX) return Return(hipErrorInvalidValue);
+  }
+  r.cooperative = true;
+  return Return(hipmem::hip::LaunchKernel(rt, *reinterpret_cast<hipmem::hip::Function*>(f), r));
 }
 
 // --- Modules -----------------------------------------------------------------------------------------------------
@@ -382,7 +486,7 @@ hipError_t hipFuncGetAttributes(struct hipFuncAttributes* attr, const void* func
   if (!kernel.ok()) return Return(kernel.status());
   absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
   if (!info.ok()) return Return(info.status());
-  hipmem::hip::FillAttributes(attr, **kernel, **info);
+  hipmem::hip::FillAttributes(attr, **kernel, **info, function->module->GetSettings(function->name, rt.current_device()));
   return Return(hipSuccess);
 }
 
@@ -395,7 +499,9 @@ hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunc
   absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
   if (!info.ok()) return Return(info.status());
   hipFuncAttributes attr;
-  hipmem::hip::FillAttributes(&attr, **kernel, **info);
+  const hipmem::hip::FunctionSettings settings = function->module->GetSettings(function->name, rt.current_device());
+  hipmem::hip::FillAttributes(&attr, **kernel, **info, settings);
+  attr.preferredShmemCarveout = settings.shared_memory_carveout;
   switch (attrib) {
     case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = attr.maxThreadsPerBlock; break;
     case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = static_cast<int>(attr.sharedSizeBytes); break;
@@ -410,6 +516,116 @@ hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunc
     default: return Return(hipErrorInvalidValue);
   }
   return Return(hipSuccess);
+}
+
+// CLR honours hipFuncAttributeMaxDynamicSharedMemorySize (hipFuncGetAttributes reports it back) and keeps the
+// carveout for hipFuncGetAttribute; the cluster attributes are accepted and ignored, as CLR ignores them.
+hipError_t hipFuncSetAttribute(const void* func, hipFuncAttribute attr, int value) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (func == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  if (attr < 0 || attr > hipFuncAttributeMax) return Return(hipErrorInvalidValue);
+  hipmem::hip::Function* function = nullptr;
+  absl::StatusOr<const hipmem::clr::Kernel*> kernel = hipmem::hip::RegisteredKernel(rt, func, &function);
+  if (!kernel.ok()) return Return(kernel.status());
+  if (attr == hipFuncAttributeMaxDynamicSharedMemorySize) {
+    absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
+    if (!info.ok()) return Return(info.status());
+    const int64_t available = static_cast<int64_t>((*info)->local_mem_per_cu.raw()) - (*kernel)->group_segment_size;
+    if (value < 0 || value > available) return Return(hipErrorInvalidValue);
+    function->module->UpdateSettings(function->name, rt.current_device(),
+                                     [value](hipmem::hip::FunctionSettings& s) { s.max_dynamic_shared_bytes = value; });
+  } else if (attr == hipFuncAttributePreferredSharedMemoryCarveout) {
+    if (value < -1 || value > 100) return Return(hipErrorInvalidValue);
+    function->module->UpdateSettings(function->name, rt.current_device(),
+                                     [value](hipmem::hip::FunctionSettings& s) { s.shared_memory_carveout = value; });
+  }
+  return Return(hipSuccess);
+}
+
+// A hint: the GPUs' L1 and LDS are not reconfigurable. Checked as CLR checks it.
+hipError_t hipFuncSetCacheConfig(const void* func, hipFuncCache_t config) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (func == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  if (config != hipFuncCachePreferNone && config != hipFuncCachePreferShared && config != hipFuncCachePreferL1 &&
+      config != hipFuncCachePreferEqual) {
+    return Return(hipErrorInvalidValue);
+  }
+  absl::StatusOr<const hipmem::clr::Kernel*> kernel = hipmem::hip::RegisteredKernel(rt, func, nullptr);
+  return Return(kernel.status());
+}
+
+// A hint: LDS banks have one width. CLR checks the value and not the function (beyond null).
+hipError_t hipFuncSetSharedMemConfig(const void* func, hipSharedMemConfig config) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  (void)rt;
+  if (func == nullptr) return Return(hipErrorInvalidDeviceFunction);
+  if (config != hipSharedMemBankSizeDefault && config != hipSharedMemBankSizeFourByte &&
+      config != hipSharedMemBankSizeEightByte) {
+    return Return(hipErrorInvalidValue);
+  }
+  return Return(hipSuccess);
+}
+
+// --- Occupancy -----------------------------------------------------------------------------------------------------
+
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* f, int blockSize,
+                                                        size_t dynSharedMemPerBlk) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (numBlocks == nullptr) return Return(hipErrorInvalidValue);
+  return hipmem::hip::ActiveBlocks(rt, hipmem::hip::RegisteredKernel(rt, f, nullptr), numBlocks, blockSize,
+                                   dynSharedMemPerBlk);
+}
+
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* f, int blockSize,
+                                                                 size_t dynSharedMemPerBlk, unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (numBlocks == nullptr || !hipmem::hip::ValidOccupancyFlags(flags)) return Return(hipErrorInvalidValue);
+  return hipmem::hip::ActiveBlocks(rt, hipmem::hip::RegisteredKernel(rt, f, nullptr), numBlocks, blockSize,
+                                   dynSharedMemPerBlk);
+}
+
+hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* f, size_t dynSharedMemPerBlk,
+                                             int blockSizeLimit) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (gridSize == nullptr || blockSize == nullptr) return Return(hipErrorInvalidValue);
+  return hipmem::hip::PotentialBlockSize(rt, hipmem::hip::RegisteredKernel(rt, f, nullptr), gridSize, blockSize,
+                                         dynSharedMemPerBlk, blockSizeLimit);
+}
+
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hipFunction_t f, int blockSize,
+                                                              size_t dynSharedMemPerBlk) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (numBlocks == nullptr || f == nullptr) return Return(hipErrorInvalidValue);
+  return hipmem::hip::ActiveBlocks(rt, hipmem::hip::ModuleKernel(rt, f), numBlocks, blockSize, dynSharedMemPerBlk);
+}
+
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, hipFunction_t f, int blockSize,
+                                                                       size_t dynSharedMemPerBlk,
+                                                                       unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (numBlocks == nullptr || f == nullptr || !hipmem::hip::ValidOccupancyFlags(flags)) {
+    return Return(hipErrorInvalidValue);
+  }
+  return hipmem::hip::ActiveBlocks(rt, hipmem::hip::ModuleKernel(rt, f), numBlocks, blockSize, dynSharedMemPerBlk);
+}
+
+hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, hipFunction_t f,
+                                                   size_t dynSharedMemPerBlk, int blockSizeLimit) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (gridSize == nullptr || blockSize == nullptr || f == nullptr) return Return(hipErrorInvalidValue);
+  return hipmem::hip::PotentialBlockSize(rt, hipmem::hip::ModuleKernel(rt, f), gridSize, blockSize,
+                                         dynSharedMemPerBlk, blockSizeLimit);
+}
+
+hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize, hipFunction_t f,
+                                                            size_t dynSharedMemPerBlk, int blockSizeLimit,
+                                                            unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  if (gridSize == nullptr || blockSize == nullptr || f == nullptr || !hipmem::hip::ValidOccupancyFlags(flags)) {
+    return Return(hipErrorInvalidValue);
+  }
+  return hipmem::hip::PotentialBlockSize(rt, hipmem::hip::ModuleKernel(rt, f), gridSize, blockSize,
+                                         dynSharedMemPerBlk, blockSizeLimit);
 }
 
 // The name of a registered kernel (hipKernelNameRef), or null.

@@ -54,20 +54,11 @@ hipError_t hipIpcOpenEventHandle(hipEvent_t* /*event*/, hipIpcEventHandle_t /*ha
 
 // --- Execution control: modules/kernels: hipmem runs no user ISA
 
-hipError_t hipFuncSetAttribute(const void* /*func*/, hipFuncAttribute /*attr*/, int /*value*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipKernelSetAttribute(hipFunction_attribute /*attrib*/, int /*value*/,
                                  hipKernel_t /*kernel*/, hipDevice_t /*dev*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipKernelGetFunction(hipFunction_t* /*pFunc*/, hipKernel_t /*kernel*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipFuncSetCacheConfig(const void* /*func*/, hipFuncCache_t /*config*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipFuncSetSharedMemConfig(const void* /*func*/, hipSharedMemConfig /*config*/) {
   HIPMEM_UNSUPPORTED;
 }
 
@@ -567,22 +558,9 @@ hipError_t hipLinkDestroy(hipLinkState_t /*state*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Kernel launch: modules/kernels: hipmem runs no user ISA
 
-hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t /*f*/, unsigned int /*gridDimX*/,
-                                            unsigned int /*gridDimY*/, unsigned int /*gridDimZ*/,
-                                            unsigned int /*blockDimX*/, unsigned int /*blockDimY*/,
-                                            unsigned int /*blockDimZ*/,
-                                            unsigned int /*sharedMemBytes*/, hipStream_t /*stream*/,
-                                            void** /*kernelParams*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipModuleLaunchCooperativeKernelMultiDevice(
     hipFunctionLaunchParams* /*launchParamsList*/, unsigned int /*numDevices*/,
     unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipLaunchCooperativeKernel(const void* /*f*/, dim3 /*gridDim*/, dim3 /*blockDimX*/,
-                                      void** /*kernelParams*/, unsigned int /*sharedMemBytes*/,
-                                      hipStream_t /*stream*/) {
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* /*launchParamsList*/,
@@ -604,47 +582,6 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG* /*config*/, hipFunction
 
 // --- Occupancy: modules/kernels: hipmem runs no user ISA
 
-hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* /*gridSize*/, int* /*blockSize*/,
-                                                   hipFunction_t /*f*/,
-                                                   size_t /*dynSharedMemPerBlk*/,
-                                                   int /*blockSizeLimit*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* /*gridSize*/, int* /*blockSize*/,
-                                                            hipFunction_t /*f*/,
-                                                            size_t /*dynSharedMemPerBlk*/,
-                                                            int /*blockSizeLimit*/,
-                                                            unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* /*numBlocks*/,
-                                                              hipFunction_t /*f*/,
-                                                              int /*blockSize*/,
-                                                              size_t /*dynSharedMemPerBlk*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-    int* /*numBlocks*/, hipFunction_t /*f*/, int /*blockSize*/, size_t /*dynSharedMemPerBlk*/,
-    unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* /*numBlocks*/, const void* /*f*/,
-                                                        int /*blockSize*/,
-                                                        size_t /*dynSharedMemPerBlk*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* /*numBlocks*/,
-                                                                 const void* /*f*/,
-                                                                 int /*blockSize*/,
-                                                                 size_t /*dynSharedMemPerBlk*/,
-                                                                 unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipOccupancyMaxPotentialBlockSize(int* /*gridSize*/, int* /*blockSize*/,
-                                             const void* /*f*/, size_t /*dynSharedMemPerBlk*/,
-                                             int /*blockSizeLimit*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipOccupancyAvailableDynamicSMemPerBlock(size_t* /*dynamicSmemSize*/, const void* /*f*/,
                                                     int /*numBlocks*/, int /*blockSize*/) {
   HIPMEM_UNSUPPORTED;

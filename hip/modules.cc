@@ -1,7 +1,9 @@
 #include "hip/modules.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +11,8 @@
 #include "base/trace.h"
 #include "hip/fat_binary.h"
 #include "hip/hip_error.h"
+#include "hip/managed.h"
+#include "hip/occupancy.h"
 #include "hip/runtime.h"
 
 namespace hipmem::hip {
@@ -55,6 +59,18 @@ DeviceVariable* Module::AddVariable(std::string_view name, size_t size) {
   LightLock lock(&mu_);
   variables_.push_back(DeviceVariable{this, std::string(name), size});
   return &variables_.back();
+}
+
+FunctionSettings Module::GetSettings(std::string_view name, int ordinal) {
+  LightLock lock(&mu_);
+  auto it = settings_.find(std::make_pair(std::string(name), ordinal));
+  return it == settings_.end() ? FunctionSettings() : it->second;
+}
+
+void Module::UpdateSettings(std::string_view name, int ordinal,
+                            const std::function<void(FunctionSettings&)>& update) {
+  LightLock lock(&mu_);
+  update(settings_[std::make_pair(std::string(name), ordinal)]);
 }
 
 std::vector<int> Module::LoadedDevices() {
@@ -126,6 +142,11 @@ bool ModuleTable::Holds(Module* module) {
 absl::Status ModuleTable::Unload(Module* module) {
   std::unique_ptr<Module> gone;
   {
+    // Its __managed__ variables keep their memory (the host may still hold their addresses), not their registration.
+    LightLock managed_lock(&managed_mu_);
+    std::erase_if(managed_, [&](const ManagedVariable& v) { return v.module == module; });
+  }
+  {
     LightLock lock(&mu_);
     auto it = std::find_if(modules_.begin(), modules_.end(), [&](const auto& m) { return m.get() == module; });
     if (it == modules_.end()) return absl::NotFoundError("module not loaded");
@@ -168,6 +189,45 @@ DeviceVariable* ModuleTable::FindVariable(const void* host_variable) {
   LightLock lock(&mu_);
   auto it = variables_.find(host_variable);
   return it == variables_.end() ? nullptr : it->second;
+}
+
+void ModuleTable::RegisterManagedVariable(Module* module, void** pointer, const void* init, std::string_view name,
+                                          size_t size, size_t align) {
+  const size_t alignment = std::max<size_t>(align, alignof(std::max_align_t));
+  std::shared_ptr<uint8_t> staging(static_cast<uint8_t*>(::operator new(std::max<size_t>(size, 1),
+                                                                          std::align_val_t(alignment))),
+                                   [alignment](uint8_t* p) { ::operator delete(p, std::align_val_t(alignment)); });
+  if (init != nullptr) std::memcpy(staging.get(), init, size);
+  *pointer = staging.get();
+  LightLock lock(&managed_mu_);
+  managed_.push_back(ManagedVariable{module, std::string(name), pointer, size, std::move(staging)});
+}
+
+absl::Status ModuleTable::BindManagedVariables(Runtime& runtime, Module* module, const clr::Device& device,
+                                               const clr::Program& program) {
+  LightLock lock(&managed_mu_);
+  for (ManagedVariable& v : managed_) {
+    if (v.module != module) continue;
+    if (v.managed == nullptr) {
+      // hipMallocManaged: one allocation, reachable from the host and every GPU, holding what the host wrote so far.
+      ASSIGN_OR_RETURN(v.managed, MallocManaged(runtime, std::max<size_t>(v.size, 1), /*hipMemAttachGlobal=*/1));
+      std::memcpy(v.managed, v.staging.get(), v.size);
+      *v.host_pointer = v.managed;
+      v.staging.reset();
+    }
+    if (std::find(v.bound_devices.begin(), v.bound_devices.end(), device.ordinal) != v.bound_devices.end()) continue;
+    std::optional<clr::Variable> pointer = program.FindVariable(v.name);
+    if (!pointer.has_value() || pointer->size < Bytes(sizeof(void*))) {
+      return FromHipError(hipErrorInvalidSymbol, absl::StrCat(v.name, ": the __managed__ variable's device-side "
+                                                              "pointer is not in the code object for ",
+                                                              program.isa_name()));
+    }
+    const void* target = v.managed;
+    RETURN_IF_ERROR(runtime.context().copies().CopySync(pointer->address, DeviceAddress::FromPointer(&target),
+                                                        Bytes(sizeof(target))));
+    v.bound_devices.push_back(device.ordinal);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequest& r) {
@@ -216,12 +276,26 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
     return FromHipError(hipErrorLaunchFailure, absl::StrCat(context(), ": larger than the kernel's launch bounds (",
                                                             kernel->max_flat_workgroup_size, ")"));
   }
+  if (r.cooperative) {
+    if (!info.cooperative_groups) {
+      return FromHipError(hipErrorLaunchFailure, absl::StrCat(context(), ": the device has no cooperative queues"));
+    }
+    ASSIGN_OR_RETURN(const Occupancy occupancy,
+                     ComputeOccupancy(*kernel, info, static_cast<int>(block), r.shared_bytes, /*potential=*/true));
+    const uint64_t blocks = r.global[0] * r.global[1] * r.global[2] / block;
+    if (blocks > static_cast<uint64_t>(occupancy.blocks_per_grid)) {
+      return FromHipError(hipErrorCooperativeLaunchTooLarge,
+                          absl::StrCat(context(), ": ", blocks, " blocks; the device holds ", occupancy.blocks_per_grid,
+                                       " of them at once"));
+    }
+  }
   if (kernel->group_segment_size + r.shared_bytes > info.local_mem_per_cu.raw()) {
     return FromHipError(hipErrorInvalidValue, absl::StrCat(context(), ": with the kernel's ",
                                                            kernel->group_segment_size, " B of static shared memory, "
                                                            "more than the device's ",
                                                            info.local_mem_per_cu.raw(), " B"));
   }
+  RETURN_IF_ERROR(ModuleTable::Get().BindManagedVariables(runtime, function.module, *device, **program));
   clr::LaunchGeometry geometry;
   clr::KernelDispatch dispatch;
   for (int d = 0; d < 3; ++d) {

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <span>
@@ -48,6 +50,12 @@ struct DeviceVariable {
   size_t size;
 };
 
+// What hipFuncSetAttribute set on a kernel for one device (CLR keeps it on that device's kernel).
+struct FunctionSettings {
+  std::optional<int> max_dynamic_shared_bytes;  // hipFuncAttributeMaxDynamicSharedMemorySize
+  int shared_memory_carveout = 0;               // hipFuncAttributePreferredSharedMemoryCarveout
+};
+
 class Module {
  public:
   // A module over `code_objects`, which borrow from `owned` (hipModuleLoadData's copy) or from the program's image
@@ -63,6 +71,9 @@ class Module {
   // The function named `name`, made on first request (stable address).
   Function* GetFunction(std::string_view name);
   DeviceVariable* AddVariable(std::string_view name, size_t size);
+  // The settings of kernel `name` on device `ordinal` (defaults until set), and their update.
+  FunctionSettings GetSettings(std::string_view name, int ordinal);
+  void UpdateSettings(std::string_view name, int ordinal, const std::function<void(FunctionSettings&)>& update);
   // The devices this module's code was loaded on.
   std::vector<int> LoadedDevices();
   // Frees every loaded program (their images in VRAM).
@@ -76,6 +87,7 @@ class Module {
   std::vector<std::optional<absl::StatusOr<std::unique_ptr<clr::Program>>>> programs_ ABSL_GUARDED_BY(mu_);
   std::deque<Function> functions_ ABSL_GUARDED_BY(mu_);
   std::deque<DeviceVariable> variables_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::pair<std::string, int>, FunctionSettings> settings_ ABSL_GUARDED_BY(mu_);
 };
 
 // Every module of the process. Lives for the whole process (registrations run before main and after exit).
@@ -102,8 +114,32 @@ class ModuleTable {
   // The device variable a host shadow stands for, or nullptr.
   DeviceVariable* FindVariable(const void* host_variable);
 
+  // __hipRegisterManagedVar: a __managed__ variable of `module`. Clang's host code reaches it through `*pointer`,
+  // its device code through the device variable `name`, a pointer too. Until a kernel of the module first launches,
+  // *pointer is host memory holding `init` (nothing touches a GPU before main, as CLR defers it).
+  void RegisterManagedVariable(Module* module, void** pointer, const void* init, std::string_view name, size_t size,
+                               size_t align);
+  // Before a launch of `module`'s code on `device`: gives each of its __managed__ variables managed memory
+  // (hipMallocManaged, holding what the host wrote so far, and *pointer then names it), and points the variable's
+  // device-side pointer in `program` at it. Errors: the allocation's or the copy's.
+  absl::Status BindManagedVariables(Runtime& runtime, Module* module, const clr::Device& device,
+                                    const clr::Program& program);
+
  private:
+  // One __managed__ variable.
+  struct ManagedVariable {
+    Module* module;
+    std::string name;
+    void** host_pointer;
+    size_t size;
+    std::shared_ptr<uint8_t> staging;  // the value until managed memory is bound; then null
+    void* managed = nullptr;
+    std::vector<int> bound_devices;  // whose program's pointer names `managed`
+  };
+
   ModuleTable() = default;
+  LightMutex managed_mu_;  // taken before mu_, never after
+  std::deque<ManagedVariable> managed_ ABSL_GUARDED_BY(managed_mu_);
   LightMutex mu_;
   std::vector<std::unique_ptr<Module>> modules_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const void*, Function*> functions_ ABSL_GUARDED_BY(mu_);
@@ -117,6 +153,8 @@ struct LaunchRequest {
   size_t shared_bytes = 0;
   StreamHandle stream = kNullStreamHandle;
   clr::ExplicitArgs args;
+  // hipLaunchCooperativeKernel: every block must be resident at once (grid-wide synchronisation).
+  bool cooperative = false;
 };
 
 // Launches `function` on its stream's device (ihipModuleLaunchKernel). Errors, as CLR's ihipLaunchKernel_validate
@@ -124,7 +162,9 @@ struct LaunchRequest {
 // hipErrorInvalidConfiguration; sharedMemBytes (or, with the kernel's static LDS, the whole group segment) beyond the
 // device's LDS: hipErrorInvalidValue; a block beyond the device's 1024 work-items: hipErrorInvalidConfiguration; no
 // code object for the device or no such kernel in it: hipErrorInvalidDeviceFunction; a kernel with parameters and no
-// arguments: hipErrorInvalidValue; a block beyond the kernel's __launch_bounds__: hipErrorLaunchFailure. Then the
+// arguments: hipErrorInvalidValue; a block beyond the kernel's __launch_bounds__: hipErrorLaunchFailure; for a
+// cooperative launch, a device without cooperative queues: hipErrorLaunchFailure, and more blocks than the device
+// holds at once (occupancy.h's blocks per grid for this block size and LDS): hipErrorCooperativeLaunchTooLarge. Then the
 // stream's errors (hipErrorIllegalAddress, sticky, after a GPU memory fault on the device).
 absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequest& request);
 

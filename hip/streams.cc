@@ -48,7 +48,10 @@ clr::StreamPriority QueuePriority(int priority) {
 }  // namespace
 
 absl::Status DeviceFaultAsHip(absl::Status status) {
-  if (status.code() == absl::StatusCode::kAborted) return WithHipError(std::move(status), hipErrorIllegalAddress);
+  // A status that names its HIP code already keeps it (a launch beyond __launch_bounds__ is hipErrorLaunchFailure).
+  if (status.code() == absl::StatusCode::kAborted && !status.GetPayload(kHipErrorPayloadUrl).has_value()) {
+    return WithHipError(std::move(status), hipErrorIllegalAddress);
+  }
   return status;
 }
 

@@ -52,7 +52,8 @@ inline constexpr uint32_t kEventReleaseToDevice = 0x40000000;
 inline constexpr uint32_t kEventReleaseToSystem = 0x80000000;
 
 // A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h): returns it tagged
-// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses unchanged.
+// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses, and a kAborted
+// that carries its own HIP code, unchanged.
 absl::Status DeviceFaultAsHip(absl::Status status);
 
 class HipStream {

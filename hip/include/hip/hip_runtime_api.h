@@ -2612,8 +2612,10 @@ template <typename F>
 inline hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, F kernel,
                                                     size_t dynSharedMemPerBlk,
                                                     uint32_t blockSizeLimit) {
-  return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, (hipFunction_t)kernel,
-                                           dynSharedMemPerBlk, blockSizeLimit);
+  // To the C entry point (a const void* kernel and an int limit match it exactly; a hipFunction_t would pick this
+  // template again, for ever).
+  return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, reinterpret_cast<const void*>(kernel),
+                                           dynSharedMemPerBlk, static_cast<int>(blockSizeLimit));
 }
 
 template <typename F>

@@ -13,14 +13,15 @@
 
 #if defined(__clang__) && defined(__HIP__)
 /* HIP-Clang (clang -x hip): the markers are clang's CUDA/HIP attributes, so the device side of a TU compiles its
- * kernels and the host side gets their launch stubs. __managed__ is a plain device variable for now: the host
- * reaches it through hipMemcpyToSymbol/FromSymbol, not through its own name (TODO(#23): managed storage). */
+ * kernels and the host side gets their launch stubs. A __managed__ variable lives in managed memory: clang makes
+ * its name a pointer on both sides and registers it (__hipRegisterManagedVar); the runtime points both at one
+ * hipMallocManaged allocation. */
 #define __host__ __attribute__((host))
 #define __device__ __attribute__((device))
 #define __global__ __attribute__((global))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
-#define __managed__ __attribute__((device))
+#define __managed__ __attribute__((managed))
 /* __noinline__ is a keyword of clang's CUDA/HIP mode (libstdc++ spells __attribute__((__noinline__)), which a
  * macro would break). */
 #define __forceinline__ inline __attribute__((always_inline))

@@ -1,0 +1,160 @@
+// Modules: a code object bundle built apart from the program (hip:module_kernels_bundle) and one bare ELF code object
+// (gfx90a only), loaded from a file and from memory, their kernels launched with hipModuleLaunchKernel (argument
+// pointers and a packed argument buffer) and their variables reached through hipModuleGetGlobal.
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hip/hip_runtime.h"
+
+namespace {
+
+#define ASSERT_HIP(expr) ASSERT_EQ((expr), hipSuccess)
+
+constexpr char kBundle[] = "hip/module_kernels.hipfb";
+constexpr char kGfx90aObject[] = "hip/module_kernels_gfx90a.co";
+
+std::vector<char> ReadFile(const char* path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::vector<char>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+std::string Arch() {
+  hipDeviceProp_t props{};
+  EXPECT_EQ(hipGetDeviceProperties(&props, 0), hipSuccess);
+  return std::string(props.gcnArchName).substr(0, 6);
+}
+
+// Runs module_axpy of `module` over n elements and checks y = a x + y * scale[i % 4].
+void CheckAxpy(hipModule_t module) {
+  hipFunction_t axpy = nullptr;
+  ASSERT_HIP(hipModuleGetFunction(&axpy, module, "module_axpy"));
+  hipDeviceptr_t scale = nullptr;
+  size_t scale_bytes = 0;
+  ASSERT_HIP(hipModuleGetGlobal(&scale, &scale_bytes, module, "module_scale"));
+  ASSERT_EQ(scale_bytes, 4 * sizeof(float));
+  const float scales[4] = {1.0f, 2.0f, 0.5f, -1.0f};
+  ASSERT_HIP(hipMemcpyHtoD(scale, scales, sizeof(scales)));
+  constexpr int kN = 1000;
+  std::vector<float> x(kN), y(kN);
+  for (int i = 0; i < kN; ++i) {
+    x[i] = static_cast<float>(i);
+    y[i] = 3.0f;
+  }
+  float *dx = nullptr, *dy = nullptr;
+  ASSERT_HIP(hipMalloc(reinterpret_cast<void**>(&dx), kN * sizeof(float)));
+  ASSERT_HIP(hipMalloc(reinterpret_cast<void**>(&dy), kN * sizeof(float)));
+  ASSERT_HIP(hipMemcpy(dx, x.data(), kN * sizeof(float), hipMemcpyHostToDevice));
+  ASSERT_HIP(hipMemcpy(dy, y.data(), kN * sizeof(float), hipMemcpyHostToDevice));
+  float a = 2.0f;
+  int n = kN;
+  void* params[] = {&a, &dx, &dy, &n};
+  ASSERT_HIP(hipModuleLaunchKernel(axpy, (kN + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
+  ASSERT_HIP(hipMemcpy(y.data(), dy, kN * sizeof(float), hipMemcpyDeviceToHost));
+  for (int i = 0; i < kN; ++i) ASSERT_EQ(y[i], 2.0f * i + 3.0f * scales[i % 4]) << i;
+  ASSERT_HIP(hipFree(dx));
+  ASSERT_HIP(hipFree(dy));
+}
+
+// Adds through module_count with a packed argument buffer; returns the module's counter.
+int CountBy(hipModule_t module, int by, unsigned blocks) {
+  hipFunction_t count = nullptr;
+  EXPECT_EQ(hipModuleGetFunction(&count, module, "module_count"), hipSuccess);
+  struct {
+    int by;
+  } args{by};
+  size_t size = sizeof(args);
+  void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END};
+  EXPECT_EQ(hipModuleLaunchKernel(count, blocks, 1, 1, 64, 1, 1, 0, nullptr, nullptr, extra), hipSuccess);
+  hipDeviceptr_t counter = nullptr;
+  size_t bytes = 0;
+  EXPECT_EQ(hipModuleGetGlobal(&counter, &bytes, module, "module_counter"), hipSuccess);
+  EXPECT_EQ(bytes, sizeof(int));
+  int value = -1;
+  EXPECT_EQ(hipMemcpyDtoH(&value, counter, sizeof(value)), hipSuccess);
+  return value;
+}
+
+TEST(Modules, ABundleLoadedFromAFileRunsItsKernels) {
+  hipModule_t module = nullptr;
+  ASSERT_HIP(hipModuleLoad(&module, kBundle));
+  CheckAxpy(module);
+  EXPECT_EQ(CountBy(module, 2, 3), 2 * 3 * 64);
+  EXPECT_EQ(CountBy(module, 1, 1), 2 * 3 * 64 + 64);
+  // The occupancy of a module kernel: few registers, the SPI's 32 waves per CU.
+  hipFunction_t axpy = nullptr;
+  ASSERT_HIP(hipModuleGetFunction(&axpy, module, "module_axpy"));
+  int blocks = 0;
+  ASSERT_HIP(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, axpy, 64, 0));
+  EXPECT_EQ(blocks, 32);
+  int value = 0;
+  ASSERT_HIP(hipFuncGetAttribute(&value, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, axpy));
+  EXPECT_EQ(value, 1024);
+  ASSERT_HIP(hipModuleUnload(module));
+}
+
+TEST(Modules, EachLoadFromMemoryHasItsOwnVariables) {
+  const std::vector<char> image = ReadFile(kBundle);
+  ASSERT_FALSE(image.empty());
+  hipModule_t first = nullptr, second = nullptr;
+  ASSERT_HIP(hipModuleLoadData(&first, image.data()));
+  ASSERT_HIP(hipModuleLoadDataEx(&second, image.data(), 0, nullptr, nullptr));
+  EXPECT_NE(first, second);
+  EXPECT_EQ(CountBy(first, 5, 1), 5 * 64);
+  EXPECT_EQ(CountBy(second, 1, 2), 2 * 64);
+  hipDeviceptr_t a = nullptr, b = nullptr;
+  ASSERT_HIP(hipModuleGetGlobal(&a, nullptr, first, "module_counter"));
+  ASSERT_HIP(hipModuleGetGlobal(&b, nullptr, second, "module_counter"));
+  EXPECT_NE(a, b);
+  CheckAxpy(second);
+  ASSERT_HIP(hipModuleUnload(first));
+  ASSERT_HIP(hipModuleUnload(second));
+}
+
+TEST(Modules, ABareCodeObjectRunsOnlyOnItsIsa) {
+  const std::vector<char> image = ReadFile(kGfx90aObject);
+  ASSERT_FALSE(image.empty());
+  hipModule_t module = nullptr;
+  ASSERT_HIP(hipModuleLoadData(&module, image.data()));
+  hipFunction_t axpy = nullptr;
+  if (Arch() == "gfx90a") {
+    CheckAxpy(module);
+  } else {
+    // Loaded lazily per device: the device without a code object for it finds out at the lookup.
+    EXPECT_EQ(hipModuleGetFunction(&axpy, module, "module_axpy"), hipErrorNoBinaryForGpu);
+  }
+  ASSERT_HIP(hipModuleUnload(module));
+}
+
+TEST(Modules, BadArgumentsAreClrs) {
+  hipModule_t module = nullptr;
+  EXPECT_EQ(hipModuleLoad(&module, "hip/no_such_code_object.hipfb"), hipErrorFileNotFound);
+  const char garbage[64] = "not a code object";
+  EXPECT_EQ(hipModuleLoadData(&module, garbage), hipErrorInvalidImage);
+  EXPECT_EQ(hipModuleLoadData(nullptr, garbage), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleUnload(nullptr), hipErrorInvalidHandle);
+  ASSERT_HIP(hipModuleLoad(&module, kBundle));
+  hipFunction_t f = nullptr;
+  EXPECT_EQ(hipModuleGetFunction(&f, module, "no_such_kernel"), hipErrorNotFound);
+  EXPECT_EQ(hipModuleGetFunction(nullptr, module, "module_axpy"), hipErrorInvalidValue);
+  hipDeviceptr_t p = nullptr;
+  size_t bytes = 0;
+  EXPECT_EQ(hipModuleGetGlobal(&p, &bytes, module, "no_such_variable"), hipErrorNotFound);
+  EXPECT_EQ(hipModuleGetGlobal(nullptr, nullptr, module, "module_counter"), hipErrorInvalidValue);
+  ASSERT_HIP(hipModuleGetFunction(&f, module, "module_count"));
+  int by = 1;
+  void* params[] = {&by};
+  size_t size = sizeof(by);
+  void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &by, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END};
+  EXPECT_EQ(hipModuleLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, nullptr, params, extra), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchKernel(f, 1, 1, 1, 0, 1, 1, 0, nullptr, params, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchKernel(nullptr, 1, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr), hipErrorInvalidHandle);
+  ASSERT_HIP(hipModuleUnload(module));
+  EXPECT_EQ(hipModuleUnload(module), hipErrorInvalidHandle);
+}
+
+}  // namespace
