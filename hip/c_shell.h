@@ -21,7 +21,6 @@ inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(
 
 }  // namespace hipmem::hip
 
-// HIP_INIT_API: the runtime, made on first use; a failed initialisation is every call's answer.
 // A hip* entry point's `hip_api` trace slice, named after the function.
 #define HIPMEM_API_SLICE() ::hipmem::TraceSlice hipmem_api_slice_(::hipmem::TraceCategory::kHipApi, __func__)
 
@@ -32,6 +31,7 @@ inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(
   HIPMEM_API_SLICE();                  \
   HIPMEM_RUNTIME_OR_RETURN(runtime)
 
+// HIP_INIT_API: the runtime, made on first use; a failed initialisation is every call's answer.
 #define HIPMEM_RUNTIME_OR_RETURN(runtime)                                                 \
   absl::StatusOr<::hipmem::hip::Runtime*> runtime##_or = ::hipmem::hip::Runtime::Get();  \
   if (!runtime##_or.ok()) return ::hipmem::hip::Return(runtime##_or.status());           \
