@@ -32,6 +32,16 @@ absl::StatusOr<DeviceAddress> ManagedMemory::Allocate(const Device& current, Byt
   // hip_hmm.cpp ihipMallocManaged: a size no memory can hold fails the allocation (hipErrorMemoryAllocation),
   // it is not a bad argument.
   if (!rounded.has_value()) return absl::ResourceExhaustedError("hipMallocManaged: size overflows");
+  // A managed buffer lives in system memory until it migrates, and its pages come on first touch (as with HMM): a
+  // size larger than all of the host's memory could never be backed, and would be found out only when a touch
+  // fails (an OOM kill), so it is refused now, with the code ihipMallocManaged gives a failed SvmBuffer::malloc
+  // (hipErrorMemoryAllocation). Deliberately the whole system pool, not what is free now: free memory changes,
+  // and an untouched buffer costs nothing.
+  ASSIGN_OR_RETURN(const hsa::MemoryPool* host, context_.runtime().GetPool(current.host_pool));
+  if (*rounded > host->size) {
+    return absl::ResourceExhaustedError(absl::StrCat("hipMallocManaged(", size.raw(), "): larger than the host's ",
+                                                     host->size.raw(), " B of system memory"));
+  }
   // Private anonymous memory: what HMM can migrate (a shared mapping keeps its page cache) and what the CPU can
   // always touch. MAP_NORESERVE: like malloc, pages come on first touch.
   void* p = mmap(nullptr, rounded->raw(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -63,6 +65,7 @@ static_assert(kRetireSignalOffset % 64 == 0 && kRetireSignalOffset + 64 <= 4096)
 
 constexpr absl::Duration kRingWait = absl::Seconds(30);  // for space in a ring held by blocked copies
 constexpr absl::Duration kWatchPeriod = absl::Milliseconds(20);
+constexpr absl::Duration kRetirePoll = absl::Microseconds(50);  // a channel without a retire event, while busy
 constexpr uint64_t kPage = 4096;
 
 uint64_t MonotonicNs() {
@@ -179,7 +182,7 @@ class Copies::Channel {
     DeviceAddress control{0};
     thunk::Queue queue;
     thunk::Event faults;  // MEMORY event: VM faults of the GPU
-    thunk::Event done;    // signal event of the retire counter
+    std::optional<thunk::Event> done;  // signal event of the retire counter; none when the KFD had none left
     uint64_t written = 0;  // SDMA: bytes written (monotonic); AQL: the next packet index
     uint64_t host_ops = 0;  // via_host operations submitted
 
@@ -248,15 +251,29 @@ class Copies::Channel {
     ASSIGN_OR_RETURN(thunk::Queue queue, Annotated(thunk::Queue::Create(kfd_, spec), context));
     ASSIGN_OR_RETURN(thunk::Event faults,
                      thunk::Event::Create(kfd_, thunk::EventDescriptor{.type = thunk::EventType::kMemory, .node = gpu_}));
-    ASSIGN_OR_RETURN(thunk::Event done,
-                     thunk::Event::Create(kfd_, thunk::EventDescriptor{.type = thunk::EventType::kSignal, .node = gpu_}));
-    if (done.handle().mailbox == nullptr) {
+    // The retire counter's event. When the process's signal events are used up (AMDKFD_IOC_CREATE_EVENT: ENOSPC,
+    // e.g. by thousands of pending interrupt signals), the counter is a polled one, as ROCr's signals degrade
+    // when its event pool runs dry: the watcher then looks at it often instead of sleeping until it is set.
+    std::optional<thunk::Event> done;
+    absl::StatusOr<thunk::Event> made =
+        thunk::Event::Create(kfd_, thunk::EventDescriptor{.type = thunk::EventType::kSignal, .node = gpu_});
+    if (made.ok()) {
+      done = *std::move(made);
+    } else if (!absl::IsResourceExhausted(made.status())) {
+      return Annotate(made.status(), context);
+    } else {
+      HIPMEM_LOG(kWarning, context, ": no KFD signal event left (", made.status().message(),
+                 "); its completions are polled");
+    }
+    if (done.has_value() && done->handle().mailbox == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat(context, ": the signal event has no mailbox"));
     }
     aql::AmdSignal retire{};
     retire.kind = static_cast<int64_t>(aql::SignalKind::kUser);
-    retire.event_mailbox_ptr = reinterpret_cast<uint64_t>(done.handle().mailbox);
-    retire.event_id = done.handle().trigger_data;
+    if (done.has_value()) {
+      retire.event_mailbox_ptr = reinterpret_cast<uint64_t>(done->handle().mailbox);
+      retire.event_id = done->handle().trigger_data;
+    }
     std::memcpy(base + kRetireSignalOffset, &retire, sizeof(retire));
     std::move(free_ring).Cancel();
     std::move(free_control).Cancel();
@@ -409,6 +426,7 @@ class Copies::Channel {
     while (true) {
       const thunk::Event* faults = nullptr;
       const thunk::Event* done = nullptr;
+      bool busy = false;
       {
         ScopedLock lock(&mu_);
         if (stop_) return;
@@ -417,15 +435,19 @@ class Copies::Channel {
         // while they are waited on below.
         if (q_ != nullptr) {
           faults = &q_->faults;
-          done = &q_->done;
+          if (q_->done.has_value()) done = &*q_->done;
         }
+        busy = !pending_.empty();
       }
       if (faults == nullptr) {
         absl::SleepFor(kWatchPeriod);
         continue;
       }
-      const thunk::Event* waited[] = {faults, done};
-      absl::StatusOr<thunk::WaitResult> result = thunk::Event::WaitMultiple(waited, thunk::WaitMode::kAny, kWatchPeriod);
+      // Without a retire event nothing wakes this thread when an op finishes: it polls while ops are queued.
+      const absl::Duration period = done == nullptr && busy ? kRetirePoll : kWatchPeriod;
+      const thunk::Event* both[] = {faults, done};
+      const std::span<const thunk::Event* const> waited(both, done == nullptr ? 1 : 2);
+      absl::StatusOr<thunk::WaitResult> result = thunk::Event::WaitMultiple(waited, thunk::WaitMode::kAny, period);
       if (!result.ok() || result->memory_faults.empty() || !result->memory_faults[0].has_value()) continue;
       OnFault(*result->memory_faults[0]);
     }

@@ -182,9 +182,10 @@ absl::StatusOr<std::optional<PooledEvent>> SignalAllocator::TakeEvent() {
   if (event.ok()) return PooledEvent(this, *std::move(event));
   if (!absl::IsResourceExhausted(event.status())) return Annotate(event.status(), "a signal's KFD event");
   ScopedLock lock(&mu_);
-  if (!std::exchange(events_exhausted_, true)) {
+  events_exhausted_ = true;
+  if (!std::exchange(exhaustion_logged_, true)) {
     HIPMEM_LOG(kWarning, "the KFD has no more signal events (", event.status().message(),
-               "); new interrupt signals are polled");
+               "); new interrupt signals are polled until some are given back");
   }
   return std::nullopt;
 }
@@ -197,8 +198,21 @@ void SignalAllocator::Return(AmdSignal* abi) {
 }
 
 void SignalAllocator::Return(thunk::Event event) {
+  {
+    ScopedLock lock(&mu_);
+    if (free_events_.size() < kMaxIdleEvents) {
+      free_events_.push_back(std::move(event));
+      return;
+    }
+  }
+  // Outside the lock: destroying it is an ioctl. Its slot is free once that returned, so new interrupt signals
+  // may have events again.
+  if (absl::Status s = std::move(event).Free(); !s.ok()) {
+    HIPMEM_LOG(kError, "giving a signal event back: ", s.message());
+    return;
+  }
   ScopedLock lock(&mu_);
-  free_events_.push_back(std::move(event));
+  events_exhausted_ = false;
 }
 
 }  // namespace hipmem::hsa

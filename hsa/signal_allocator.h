@@ -4,7 +4,10 @@
 // Plays ROCr's SharedSignalPool_t (signal.cpp: blocks of signal ABI structs from the fine-grained system
 // allocator, with NonPaged set, handed out from a free list and kept until the runtime goes) and
 // InterruptSignal::EventPool (interrupt_signal.cpp: auto-reset SIGNAL events, created on demand, recycled
-// when their signal goes; once the KFD refuses one, later interrupt signals get none). A signal's handle is
+// when their signal goes; while the KFD refuses them, new interrupt signals get none and are polled). Unlike
+// ROCr's pool, which keeps every event it ever made, this one keeps a bounded number idle and gives the rest
+// back to the KFD: a burst of pending signals would otherwise hold the process's 4,095 signal-event slots for
+// good, and the copy engines made later need slots of their own (issue #24). A signal's handle is
 // the address of its amd_signal_t (ROCr's Signal::Convert), which is also its GPU address: the memory is
 // mapped on every GPU, so a queue's completion write (CP or SDMA) lands in the value waiters read.
 #ifndef HIPMEM_HSA_SIGNAL_ALLOCATOR_H_
@@ -119,7 +122,7 @@ class SignalAllocator {
   // Makes a signal's core: a zeroed amd_signal_t of kind USER holding `initial`; for kInterrupt (when
   // interrupts are on) also an event, whose mailbox address and id go into event_mailbox_ptr / event_id.
   // When the KFD refuses more events the signal gets none (logged once) and is polled, as ROCr's event pool
-  // degrades. Errors: allocating or mapping a new block of signal memory (the thunk's, e.g.
+  // degrades; once an event has been given back to the KFD, new interrupt signals try again. Errors: allocating or mapping a new block of signal memory (the thunk's, e.g.
   // kResourceExhausted); creating an event for another reason than exhaustion.
   absl::StatusOr<std::shared_ptr<SignalCore>> Allocate(int64_t initial, SignalKind kind);
 
@@ -129,6 +132,8 @@ class SignalAllocator {
   // The first block holds 64 signals; each new block is twice the last, up to kMaxBlock.
   static constexpr Bytes kFirstBlock = Bytes::KiB(4);
   static constexpr Bytes kMaxBlock = Bytes::MiB(1);
+  // Idle events kept for the next interrupt signals; one more is destroyed, its KFD slot free for anyone.
+  static constexpr size_t kMaxIdleEvents = 256;
 
  private:
   friend class SignalSlot;
@@ -150,7 +155,9 @@ class SignalAllocator {
   std::vector<AmdSignal*> free_slots_ ABSL_GUARDED_BY(mu_);
   size_t slots_lent_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<thunk::Event> free_events_ ABSL_GUARDED_BY(mu_);
+  // The KFD refused an event and none has been given back since: new interrupt signals are polled.
   bool events_exhausted_ ABSL_GUARDED_BY(mu_) = false;
+  bool exhaustion_logged_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace hipmem::hsa

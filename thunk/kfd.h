@@ -395,6 +395,10 @@ class Kfd {
   absl::StatusOr<Allocation> AllocScratch(const Gpu& gpu, Bytes size, std::optional<DeviceAddress> fixed);
   // A VA range for an allocation: at `fixed` when set, else anywhere suitably aligned.
   absl::StatusOr<VaReservation> ReserveVa(Bytes size, Bytes alignment, std::optional<DeviceAddress> fixed);
+  // fmm_map_to_cpu: the device's mmap of a buffer over `addr` (KfdDevice::MapBoForCpu), then kept out of forked
+  // children (MADV_DONTFORK, as libhsakmt marks its mappings): a child has none of the parent's GPU memory, so
+  // nothing it does reaches the parent's buffers, rings or signals.
+  absl::Status MapBoForCpu(const Gpu& gpu, void* addr, Bytes size, int prot, uint64_t mmap_offset);
   absl::StatusOr<KfdBuffer::Allocated> AllocBo(const Gpu& gpu, DeviceAddress va, Bytes size, uint32_t ioc_flags,
                                                uint64_t mmap_offset_in);
   // Records a new allocation; returns its start.

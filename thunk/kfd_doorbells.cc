@@ -40,6 +40,8 @@ absl::StatusOr<uint64_t*> Kfd::DoorbellSlice(NodeId node) {
   RETURN_IF_ERROR(Annotate(Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, map), context));
   RETURN_IF_ERROR(
       Annotate(device_->MapDoorbellsForCpu(range.base.ToPointer(), size, allocated->mmap_offset), context));
+  // A forked child must not ring the parent's queues.
+  RETURN_IF_ERROR(Annotate(KeepFromForkedChildren(range), context));
   Allocation allocation{.va = std::move(va), .bo = std::move(allocated->buffer)};
   allocation.node = node;
   allocation.owner_gpu = gpu->gpu_id;

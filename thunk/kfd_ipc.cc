@@ -133,8 +133,8 @@ absl::StatusOr<Kfd::ImportedShared> Kfd::RegisterSharedHandle(const SharedMemory
   // fmm_map_to_cpu over the reservation. A handle claiming more pages than the buffer has fails here.
   const bool host_access = HasFlag(flags, MemFlags::kHostAccess);
   RETURN_IF_ERROR(WithHsakmtStatus(
-      Annotate(device_->MapBoForCpu(gpu->render_fd, range.base.ToPointer(), size,
-                                    host_access ? PROT_READ | PROT_WRITE : PROT_NONE, imported->mmap_offset),
+      Annotate(MapBoForCpu(*gpu, range.base.ToPointer(), size, host_access ? PROT_READ | PROT_WRITE : PROT_NONE,
+                           imported->mmap_offset),
                context),
       HSAKMT_STATUS_ERROR));
 

@@ -162,6 +162,11 @@ void Kfd::EraseLocked(const Allocation& allocation) {
   allocations_.Erase(DeviceAddress(start));
 }
 
+absl::Status Kfd::MapBoForCpu(const Gpu& gpu, void* addr, Bytes size, int prot, uint64_t mmap_offset) {
+  RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, addr, size, prot, mmap_offset));
+  return KeepFromForkedChildren(AddressRange{DeviceAddress::FromPointer(addr), size});
+}
+
 absl::StatusOr<KfdBuffer::Allocated> Kfd::AllocBo(const Gpu& gpu, DeviceAddress va, Bytes size, uint32_t ioc_flags,
                                                   uint64_t mmap_offset_in) {
   return KfdBuffer::Allocate(*device_, gpu.gpu_id, va, size, ioc_flags, mmap_offset_in);
@@ -201,8 +206,7 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnHost(const NodeProperties& node, Byt
     ASSIGN_OR_RETURN(KfdBuffer::Allocated bo, AllocBo(gpu, range.base, size, ToRaw(ioc | AllocMemFlags::kGtt), 0));
     allocation.bo = std::move(bo.buffer);
     if (HasFlag(flags, MemFlags::kHostAccess)) {
-      RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size, PROT_READ | PROT_WRITE,
-                                           bo.mmap_offset));
+      RETURN_IF_ERROR(MapBoForCpu(gpu, range.base.ToPointer(), size, PROT_READ | PROT_WRITE, bo.mmap_offset));
       if (device_->FreedBoCpuMappingMayStay()) allocation.va.MarkRevocableMapping();
     }
   }
@@ -249,8 +253,8 @@ absl::StatusOr<Kfd::Allocation> Kfd::AllocOnDevice(const Gpu& gpu, Bytes size, M
     allocation.va.MarkUnchanged();
     return allocation;
   }
-  RETURN_IF_ERROR(device_->MapBoForCpu(gpu.render_fd, range.base.ToPointer(), size,
-                                       host_access ? PROT_READ | PROT_WRITE : PROT_NONE, bo.mmap_offset));
+  RETURN_IF_ERROR(MapBoForCpu(gpu, range.base.ToPointer(), size, host_access ? PROT_READ | PROT_WRITE : PROT_NONE,
+                              bo.mmap_offset));
   // Where the freed buffer's mapping may stay, releasing the range later only takes its access away.
   if (host_access && device_->FreedBoCpuMappingMayStay()) allocation.va.MarkRevocableMapping();
   return allocation;
@@ -492,7 +496,7 @@ absl::Status Kfd::MapScratchLocked(Allocation& scratch, DeviceAddress address, B
   // _fmm_map_to_gpu_scratch answers INVALID_HANDLE when the buffer cannot be had.
   if (!bo.ok()) return WithHsakmtStatus(bo.status(), HSAKMT_STATUS_INVALID_HANDLE);
   RETURN_IF_ERROR(WithHsakmtStatus(
-      device_->MapBoForCpu(gpu->render_fd, address.ToPointer(), size, PROT_NONE, bo->mmap_offset), HSAKMT_STATUS_ERROR));
+      MapBoForCpu(*gpu, address.ToPointer(), size, PROT_NONE, bo->mmap_offset), HSAKMT_STATUS_ERROR));
   uint32_t gpu_id = gpu->gpu_id.raw();
   kfd_uapi::MapMemoryToGpuArgs args{};
   args.handle = bo->buffer.handle()->raw();

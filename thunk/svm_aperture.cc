@@ -230,7 +230,7 @@ absl::Status SvmAperture::CommitAnonymous(const AddressRange& range) const {
   void* p = mmap(range.base.ToPointer(), range.size.raw(), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot commit ", range.size.raw(), " bytes"));
-  return absl::OkStatus();
+  return KeepFromForkedChildren(range);
 }
 
 absl::Status SvmAperture::Decommit(const AddressRange& range) const {
@@ -238,6 +238,13 @@ absl::Status SvmAperture::Decommit(const AddressRange& range) const {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
   if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat("cannot re-reserve ", range.size.raw(), " bytes"));
   return absl::OkStatus();
+}
+
+absl::Status KeepFromForkedChildren(const AddressRange& range) {
+  if (madvise(range.base.ToPointer(), range.size.raw(), MADV_DONTFORK) == 0) return absl::OkStatus();
+  const int error = errno;
+  return absl::Status(absl::ErrnoToStatusCode(error), absl::StrCat("madvise(", AddressText(range.base), ", ",
+                                                                   range.size.raw(), ", MADV_DONTFORK): errno ", error));
 }
 
 }  // namespace hipmem::thunk

@@ -160,7 +160,7 @@ class SvmAperture : public VaSpace {
   void ReleaseRevocable(const AddressRange& range) override;
 
   // Replaces part of a reservation with fresh anonymous read/write memory (for pageable system
-  // memory, which the kernel then registers as a USERPTR BO).
+  // memory, which the kernel then registers as a USERPTR BO), kept out of forked children (KeepFromForkedChildren).
   absl::Status CommitAnonymous(const AddressRange& range) const;
 
   // Puts a fresh PROT_NONE reservation over part of a reservation, dropping whatever was mapped there (a buffer's
@@ -191,6 +191,12 @@ class SvmAperture : public VaSpace {
   // Kept reservations, by size; each value is the range's base.
   absl::btree_multimap<uint64_t, DeviceAddress> kept_ ABSL_GUARDED_BY(mu_);
 };
+
+// madvise(MADV_DONTFORK) over `range`: a forked child gets nothing mapped there (libhsakmt marks the memory it
+// maps for the GPU so). Every CPU mapping of memory the GPU may reach goes through this: the parent's buffers, rings,
+// signals and doorbells are shared mappings, and a child writing them would change the parent's data or feed its
+// queues. Errors: madvise's (kInvalidArgument for a range that is not mapped).
+absl::Status KeepFromForkedChildren(const AddressRange& range);
 
 }  // namespace hipmem::thunk
 

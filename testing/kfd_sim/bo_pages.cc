@@ -157,6 +157,9 @@ std::byte* BoPages::EngineView() {
       HIPMEM_LOG(kError, "mmap(engine view of ", size_.raw(), " B) failed: errno ", errno);
       return nullptr;
     }
+    // The view stands for the kernel's own access to the buffer, which a forked child of the process does not
+    // inherit: without this the child would hold a writable shared mapping of its parent's GPU memory.
+    (void)madvise(p, size_.raw(), MADV_DONTFORK);
     view_.store(static_cast<std::byte*>(p), std::memory_order_release);
   }
   return view_.load(std::memory_order_relaxed);

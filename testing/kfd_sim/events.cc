@@ -54,6 +54,7 @@ bool IsSignalType(uint32_t type) {
 absl::StatusOr<uint64_t*> MapShared(int fd, Bytes size, uint64_t offset = 0) {
   void* p = mmap(nullptr, size.raw(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   if (p == MAP_FAILED) return absl::ErrnoToStatus(errno, "mmap(signal page)");
+  (void)madvise(p, size.raw(), MADV_DONTFORK);  // the kernel's view of the page: not a forked child's
   return static_cast<uint64_t*>(p);
 }
 

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -84,7 +85,9 @@ struct Server {
   std::vector<IpcGrantSource*> sources;  // guarded by mu
   std::vector<Connection> connections;   // guarded by mu
   uint64_t next_connection = 1;          // guarded by mu
-  bool running = false;                  // guarded by mu; the (detached) server thread runs while it is set
+  bool running = false;                  // guarded by mu; the server thread runs while it is set
+  bool exiting = false;                  // guarded by mu; the process is exiting: the thread stops for good
+  std::thread thread;                    // guarded by mu; the running thread, joined at exit
   ProcessLocalFd listener;               // guarded by mu
   ProcessLocalFd wake;                   // guarded by mu; an eventfd, made once per process
   std::atomic<int> wake_raw{-1};         // its number, for WakeIpcServer without the lock
@@ -116,11 +119,20 @@ void ResetInChild() {
   left_behind->push_back(g_server.exchange(new Server()));
 }
 
+void WakeServer(Server& c) {
+  const int fd = c.wake_raw.load(std::memory_order_relaxed);
+  if (fd >= 0) (void)eventfd_write(fd, 1);
+}
+
+// The library's exit handler (StopIpcServerForExit); registered once, inherited by forked children.
+void StopServerAtExit() { StopIpcServerForExit(); }
+
 Registry& GetRegistry() {
   static Registry* const registry = [] {
     g_registry = new Registry();
     g_server.store(new Server());
     pthread_atfork(&LockBeforeFork, &UnlockInParent, &ResetInChild);
+    std::atexit(&StopServerAtExit);  // inherited by a forked child, where it stops the child's own server
     return g_registry;
   }();
   return *registry;
@@ -139,6 +151,7 @@ Server& GetServer() {
 
 // The caller holds c.mu.
 bool ShouldStopLocked(Server& c) {
+  if (c.exiting) return true;
   return c.connections.empty() &&
          std::all_of(c.sources.begin(), c.sources.end(), [](const IpcGrantSource* s) { return s->empty(); });
 }
@@ -230,6 +243,10 @@ void Serve(Server* c) {
       if (ShouldStopLocked(*c)) {
         c->listener.Reset();  // the name is free again for the next server
         c->running = false;
+        // A thread that stops with nothing left to do touches nothing after this: it lets itself go, so no finished
+        // thread waits for a join (ThreadSanitizer counts one as leaked at exit). One StopIpcServerForExit took
+        // over is joined there.
+        if (c->thread.joinable() && c->thread.get_id() == std::this_thread::get_id()) c->thread.detach();
         return;
       }
       polled.clear();
@@ -354,6 +371,7 @@ absl::Status EnsureIpcServer() {
   std::lock_guard<std::mutex> lock(c.mu);
   // A stopped server thread cleared `running` and closed the listener under the lock, and touches nothing after.
   if (c.running) return absl::OkStatus();
+  if (c.exiting) return absl::FailedPreconditionError("kfd_sim IPC server: the process is exiting");
   if (!c.wake.valid()) {
     const int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (fd < 0) return absl::ErrnoToStatus(errno, "kfd_sim IPC server: eventfd");
@@ -370,13 +388,22 @@ absl::Status EnsureIpcServer() {
   if (listen(fd, kListenBacklog) != 0) return absl::ErrnoToStatus(errno, "kfd_sim IPC server: listen");
   c.listener = std::move(listener);
   c.running = true;
-  std::thread(&Serve, &c).detach();  // the server is never destroyed
+  c.thread = std::thread(&Serve, &c);
   return absl::OkStatus();
 }
 
-void WakeIpcServer() {
-  const int fd = GetServer().wake_raw.load(std::memory_order_relaxed);
-  if (fd >= 0) (void)eventfd_write(fd, 1);
+void WakeIpcServer() { WakeServer(GetServer()); }
+
+void StopIpcServerForExit() {
+  Server* c = &GetServer();
+  std::thread thread;
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    c->exiting = true;
+    thread = std::move(c->thread);
+  }
+  WakeServer(*c);
+  if (thread.joinable()) thread.join();
 }
 
 // ---- the client ----

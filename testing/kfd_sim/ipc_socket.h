@@ -104,6 +104,13 @@ absl::Status EnsureIpcServer();
 // Asks the server to look again whether it should stop (a source became empty). Lock-free; any thread.
 void WakeIpcServer();
 
+// exit(): this process's server thread stops for good and is joined, before the process goes (the library
+// registers this with atexit). A thread still running while exit handlers and static destructors run may use what
+// they free, and LeakSanitizer, which runs last, cannot suspend it and misses what it holds (issue #24). The
+// connections' holds stay where they are (the server is never destroyed). A forked child's server is its own: the
+// one it inherited has no thread there and is never joined. EnsureIpcServer fails (kFailedPrecondition) after.
+void StopIpcServerForExit();
+
 // What a remote export gives this process.
 struct RemoteImport {
   int error = 0;              // 0 or -errno; the fields below are set only on 0

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -188,6 +190,44 @@ TEST_F(IpcServerTest, RefusesUnknownHandlesAndOtherProcessesNames) {
   EXPECT_EQ(ImportFromProcess(nobody).error, -EINVAL);
   // The refused requests left no hold behind: a good one is still answered.
   EXPECT_EQ(ImportFromProcess(source.handle()).error, 0);
+}
+
+// The threads of this process (/proc/self/task).
+int CountThreads() {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+// Issue #24 §11: exit() stops the server's thread and joins it (StopIpcServerForExit, the library's exit handler)
+// even while the server still has a buffer to serve, so nothing runs while the other exit handlers and
+// LeakSanitizer do; and the server stays stopped. Run in a forked child, which starts with this thread alone.
+TEST(IpcServerExitTest, TheExitHandlerStopsAServerThatStillHasWorkAndJoinsItsThread) {
+  const pid_t child = fork();
+  if (child == 0) {
+    // Never unregistered: the server has something to serve until the process goes (reachable from it).
+    auto* source = new OneBuffer();
+    (void)source;
+    // This thread, and a sanitizer's own where there is one.
+    const int alone = CountThreads();
+    if (!EnsureIpcServer().ok()) _exit(1);
+    if (CountThreads() != alone + 1) _exit(2);  // and the server's
+    StopIpcServerForExit();
+    // A joined thread leaves /proc/self/task a moment after the join returns (the kernel wakes the joiner before
+    // it has removed the task): wait for that, bounded. A thread still serving never goes.
+    if (!WaitUntil([alone] { return CountThreads() == alone; })) _exit(3);
+    if (ServerNameBound()) _exit(4);
+    if (EnsureIpcServer().code() != absl::StatusCode::kFailedPrecondition) _exit(5);
+    std::exit(0);  // the exit handler runs again: nothing left to stop
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the step that failed in the child";
 }
 
 }  // namespace

@@ -284,6 +284,7 @@ int SimFile::DispatchIoctl(unsigned long request, void* arg) {
 }
 
 int SimFile::OpenRenderNode(uint32_t drm_render_minor) {
+  if (CurrentPid() != opener_pid_) return -EBADF;  // as MmapBo: the parent's process is not the child's
   ScopedReaderLock world(&sim_->world_mu_);
   ScopedLock lock(&mu_);
   const std::vector<GpuConfig>& gpus = sim_->topology_.gpus;
@@ -296,6 +297,10 @@ int SimFile::OpenRenderNode(uint32_t drm_render_minor) {
 }
 
 int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t mmap_offset) {
+  // A forked child's inherited file: its render node would let a child map a buffer, but the buffer belongs to
+  // the parent's simulated process, whose state the child's copy must never touch (its locks may have been
+  // held by parent threads at fork()). Checked before any lock, as Ioctl.
+  if (CurrentPid() != opener_pid_) return -EBADF;
   ScopedReaderLock world(&sim_->world_mu_);
   ScopedLock lock(&mu_);
   ProcessState& process = *state_;
@@ -340,6 +345,8 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
 }
 
 int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) {
+  // kfd_mmap looks up the caller's own KFD process: a forked child that opened none has none (-ESRCH).
+  if (CurrentPid() != opener_pid_) return -ESRCH;
   ScopedReaderLock world(&sim_->world_mu_);
   ScopedLock lock(&mu_);
   const uint64_t addr_raw = reinterpret_cast<uintptr_t>(addr);

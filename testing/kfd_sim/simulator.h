@@ -390,14 +390,14 @@ class SimFile {
 
   // Stands in for open("/dev/dri/renderD<drm_render_minor>"): returns a new process-local token (>= 0, and
   // never 0..2 so a zeroed fd is caught) to pass as drm_fd to ACQUIRE_VM and as render_fd to MmapBo.
-  // -ENOENT for a minor no GPU has.
+  // -ENOENT for a minor no GPU has; -EBADF from another OS process (a forked child) than the opener.
   int OpenRenderNode(uint32_t drm_render_minor);
 
   // Stands in for mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, render_fd, mmap_offset): maps the part of
   // a VRAM or GTT buffer of this process, on the render node's GPU, that starts `mmap_offset - (the
   // buffer's mmap_offset)` bytes in, at `addr`. Two mappings of one buffer share its pages.
-  // Returns 0 or a negative errno: -EBADF when render_fd is not a token of this process; -EINVAL for a
-  // null or misaligned addr, a zero size, unknown prot bits, or an offset range that is not inside one
+  // Returns 0 or a negative errno: -EBADF when render_fd is not a token of this process, or when called from
+  // another OS process than the opener (a forked child); -EINVAL for a null or misaligned addr, a zero size, unknown prot bits, or an offset range that is not inside one
   // buffer of that GPU; -EPERM for a USERPTR buffer, or a VRAM buffer allocated without PUBLIC and `prot`
   // other than PROT_NONE (as on hardware without a large BAR); -ENOMEM when the buffer's backing store
   // cannot be made; the errno of mmap() or mprotect() itself. Invisible VRAM gets only an inaccessible
@@ -407,7 +407,8 @@ class SimFile {
   // Stands in for mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, <this /dev/kfd fd>, mmap_offset). Maps
   // the process's doorbell slice on a GPU for offset KFD_MMAP_TYPE_DOORBELL | gpu id << 46 (what
   // CREATE_QUEUE and a DOORBELL allocation return, without the queue's byte offset); the pages are the
-  // ones the engines wait on. Returns 0 or a negative errno: -EINVAL for a null or misaligned addr, unknown
+  // ones the engines wait on. Returns 0 or a negative errno: -ESRCH from another OS process than the opener (a
+  // forked child: kfd_mmap finds no KFD process of its own); -EINVAL for a null or misaligned addr, unknown
   // prot bits, another mmap type (EVENTS and RESERVED_MEM are not simulated yet), an unknown GPU or one
   // whose VM was never acquired, or a size other than the 8 KiB slice; -ENOMEM when the slice's backing
   // store cannot be made; the errno of mmap() itself.

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -48,22 +49,49 @@ bool CpuRangeMapped(uint64_t start, uint64_t bytes) {
   return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), bytes, MS_ASYNC) == 0 || errno != ENOMEM;
 }
 
-// Faults in [start, start + bytes) for writing, as hmm_range_fault does before the kernel maps system memory into
-// a GPU: returns false when a page cannot be written (PROT_NONE or read-only memory), which then stays unmapped, so
-// an engine never stores to memory that would crash the process. The kernel answers EINVAL both for memory it
-// cannot write and, before 5.14, for the advice itself, so support is probed once on a page known to be writable;
-// without it nothing is checked.
-bool PopulateForGpu(uint64_t start, uint64_t bytes) {
-  static const bool supported = [] {
-    alignas(4096) static char probe_page[4096];
-    return madvise(probe_page, sizeof(probe_page), MADV_POPULATE_WRITE) == 0;
-  }();
-  if (!supported) return true;
-  int r;
-  do {
-    r = madvise(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), bytes, MADV_POPULATE_WRITE);
-  } while (r != 0 && errno == EINTR);
-  return r == 0;
+// Whether every page of [start, start + bytes) lies in a mapping of this process the CPU may write, read from
+// /proc/self/maps: what hmm_range_fault requires before the kernel maps system memory into a GPU. Memory that is
+// not (PROT_NONE or read-only) then stays unmapped, so an engine never stores where the process would crash.
+// Deliberately, nothing is faulted in here, where the kernel faults the whole range in (and, with XNACK off, at
+// SET_ATTR): the pages come when the CPU or an engine first touches them, so a managed allocation costs the
+// host only what is used of it, as it would with XNACK and migration (issue #24), and an allocation larger than
+// the host's memory does not exhaust it before anyone touches it.
+bool WritableForGpu(uint64_t start, uint64_t bytes) {
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const uint64_t end = start + bytes;
+  uint64_t covered = start;  // [start, covered) is known writable
+  std::string pending;
+  char buffer[8192];
+  bool done = false;
+  while (!done) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buffer, static_cast<size_t>(n));
+    size_t line_start = 0;
+    for (size_t nl; !done && (nl = pending.find('\n', line_start)) != std::string::npos; line_start = nl + 1) {
+      // "lo-hi perms offset dev inode path", addresses in hex, in ascending order.
+      const char* line = pending.c_str() + line_start;
+      char* after = nullptr;
+      const uint64_t lo = std::strtoull(line, &after, 16);
+      if (after == nullptr || *after != '-') continue;
+      const uint64_t hi = std::strtoull(after + 1, &after, 16);
+      if (after == nullptr || *after != ' ' || after[1] == '\0' || after[2] == '\0') continue;
+      const bool writable = after[2] == 'w';
+      if (hi <= covered) continue;
+      // A hole before this mapping, or a mapping the CPU may not write, inside the range: not writable.
+      if (lo > covered || !writable) {
+        done = true;
+        break;
+      }
+      covered = hi;
+      if (covered >= end) done = true;
+    }
+    pending.erase(0, line_start);
+  }
+  close(fd);
+  return covered >= end;
 }
 
 // Returns whether any page of the range is still resident after MADV_DONTNEED: it is then not private anonymous
@@ -532,7 +560,7 @@ int SvmSpace::SetAttr(uint64_t start, uint64_t size, std::span<const kfd_uapi::S
     const uint64_t old_bits = r.mapped.bits.load(std::memory_order_relaxed);
     uint64_t bits = (old_bits & allowed) | MappingsFor(r);
     // svm_range_validate_and_map faults system memory in before mapping it; memory that cannot be is -EFAULT.
-    if ((bits & ~old_bits) != 0 && !r.vram_gpu && !PopulateForGpu(it->first, r.end - it->first)) {
+    if ((bits & ~old_bits) != 0 && !r.vram_gpu && !WritableForGpu(it->first, r.end - it->first)) {
       bits &= old_bits;
       result = -EFAULT;
     }
@@ -689,7 +717,7 @@ std::optional<GpuMemory::Span> SvmSpace::TranslateForGpu(size_t gpu, uint64_t va
     // Not in this GPU's page table: under XNACK a retry fault the kernel resolves (svm_range_restore_pages) if the
     // GPU may access the range and reach where it lives; otherwise a VM fault.
     if (!xnack_.load(std::memory_order_relaxed) || ((r.attrs.access | r.attrs.in_place) & bit) == 0 ||
-        !Reaches(gpu, r) || (!r.vram_gpu && !PopulateForGpu(it->first, r.end - it->first))) {
+        !Reaches(gpu, r) || (!r.vram_gpu && !WritableForGpu(it->first, r.end - it->first))) {
       return std::nullopt;
     }
     if ((r.mapped.bits.fetch_or(bit, std::memory_order_acq_rel) & bit) == 0) {

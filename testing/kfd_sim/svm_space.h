@@ -35,9 +35,11 @@
 // NO_ACCESS, or one that cannot reach the VRAM the range lives in, faults for good either way. A migration
 // leaves the mappings the rule above gives, so under XNACK the other GPUs fault again, as after the kernel's
 // eviction. A VA in no range at all is a VM fault (the kernel, under XNACK, makes a range for any valid CPU
-// address a GPU touches). Mapping system memory faults it in for writing first (MADV_POPULATE_WRITE, as the kernel's
-// hmm_range_fault): PROT_NONE or read-only memory is not mapped (SET_ATTR -EFAULT; under XNACK a VM fault), so an
-// engine never stores where the process would crash. Deliberately, read-only memory is refused even for a GPU_RO
+// address a GPU touches). Mapping system memory checks first that the CPU may write all of it (hmm_range_fault's
+// condition): PROT_NONE or read-only memory is not mapped (SET_ATTR -EFAULT; under XNACK a VM fault), so an
+// engine never stores where the process would crash. Deliberately, the pages are not faulted in then (the kernel's
+// hmm_range_fault does, whole): they come on first touch, by the CPU or an engine, so a large managed range costs
+// the host only what is used of it (issue #24). Deliberately, read-only memory is refused even for a GPU_RO
 // range (the simulated engines do not enforce GPU_RO), and a protection changed after mapping is not noticed.
 #ifndef HIPMEM_TESTING_KFD_SIM_SVM_SPACE_H_
 #define HIPMEM_TESTING_KFD_SIM_SVM_SPACE_H_
