@@ -9,6 +9,18 @@ grep -q "all bytes match" <<<"$tour"
 grep -q "back to where it started" <<<"$tour"
 grep -q "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU" <<<"$tour"
 grep -q "hipFree(already freed) = hipErrorInvalidValue" <<<"$tour"
+# The sequence chart is caller first: hipMalloc's line comes before the clr call it makes, drawn as an arrow.
+malloc_line=$(grep -n "^hipMalloc " <<<"$tour" | head -1 | cut -d: -f1)
+clr_line=$(grep -n -- "-> Context::AllocDevice" <<<"$tour" | head -1 | cut -d: -f1)
+[[ -n "$malloc_line" && -n "$clr_line" && "$malloc_line" -lt "$clr_line" ]]
+grep -q "^  hsa_api .* ns" <<<"$tour"  # the cost table
+# tour --trace FILE: the same run as a Chrome trace-event file, every layer's category and flows in it.
+trace_file=$(mktemp)
+"$hipmem" tour --trace "$trace_file" >/dev/null
+for category in hip_api clr hsa_api hsakmt kfd sdma; do grep -q "\"cat\":\"$category\"" "$trace_file"; done
+grep -q '"ph":"s"' "$trace_file"
+tail -1 "$trace_file" | grep -q '^]$'
+rm -f "$trace_file"
 info=$("$hipmem" info)
 grep -q "COARSE GRAINED" <<<"$info"
 grep -q "Device Type:             GPU" <<<"$info"
