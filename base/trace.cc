@@ -9,7 +9,7 @@
 #include "absl/base/const_init.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
-#include "base/trace_file_sink.h"
+#include "base/trace_environment.h"
 
 namespace hipmem {
 
@@ -55,8 +55,8 @@ std::atomic<uint32_t> g_next_thread{1};
 thread_local uint32_t t_thread = 0;
 thread_local int t_depth = 0;
 
-// HIPMEM_TRACE=FILE installs the file sink before main, so the first hip call is already traced.
-const bool g_installed_from_environment = InstallTraceFileSinkFromEnvironment();
+// HIPMEM_TRACE=FILE and the log switches install their sinks before main, so the first hip call is already traced.
+const bool g_installed_from_environment = InstallTraceSinksFromEnvironment();
 
 }  // namespace
 
@@ -126,6 +126,8 @@ void TraceSlice::Begin(TraceCategory category, const char* name) {
   name_ = name;
   depth_ = t_depth++;
   begin_ns_ = trace_internal::NowNs();
+  TraceSink* sink = trace_internal::g_sink.load(std::memory_order_acquire);
+  if (sink != nullptr) sink->SliceBegin(TraceSliceBeginRecord{category, name, begin_ns_, TraceThreadId(), depth_});
 }
 
 void TraceSlice::End() {

@@ -46,6 +46,15 @@ struct TraceSliceRecord {
   int depth;        // slices open on that thread when it began
 };
 
+// A slice starting (for sinks that print as things happen, as a log does). Views are valid only during the call.
+struct TraceSliceBeginRecord {
+  TraceCategory category;
+  absl::string_view name;
+  uint64_t ns;
+  uint32_t thread;
+  int depth;
+};
+
 enum class TraceFlowPhase : uint8_t { kStart, kStep, kEnd };
 
 struct TraceFlowRecord {
@@ -62,6 +71,7 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void Record(Layer layer, absl::string_view message) = 0;
+  virtual void SliceBegin(const TraceSliceBeginRecord& begin) { (void)begin; }
   virtual void Slice(const TraceSliceRecord& slice) { (void)slice; }
   virtual void Flow(const TraceFlowRecord& flow) { (void)flow; }
   // A thread named itself (SetTraceThreadName); `name` is valid during the call.

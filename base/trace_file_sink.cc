@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 
 namespace hipmem {
 namespace {
@@ -146,17 +147,25 @@ void TraceFileSink::ThreadName(uint32_t thread, absl::string_view name) {
   Append(event);
 }
 
-bool InstallTraceFileSinkFromEnvironment() {
-  const char* path = std::getenv("HIPMEM_TRACE");
-  if (path == nullptr || *path == '\0') return false;
+TraceFileSink* OpenTraceFileSinkFromEnvironment() {
+  const char* variable = std::getenv("HIPMEM_TRACE");
+  if (variable == nullptr || *variable == '\0') return nullptr;
+  // "%p" becomes the process id, so each process of a command that starts several writes its own file.
+  const std::string path = absl::StrReplaceAll(variable, {{"%p", absl::StrCat(getpid())}});
   absl::StatusOr<std::unique_ptr<TraceFileSink>> sink = TraceFileSink::Open(path);
   if (!sink.ok()) {
     std::fprintf(stderr, "hipmem: %s; not tracing\n", std::string(sink.status().message()).c_str());
-    return false;
+    return nullptr;
   }
   g_environment_sink = sink->release();
-  SetTraceSink(g_environment_sink);
   std::atexit(CloseEnvironmentSink);
+  return g_environment_sink;
+}
+
+bool InstallTraceFileSinkFromEnvironment() {
+  TraceFileSink* sink = OpenTraceFileSinkFromEnvironment();
+  if (sink == nullptr) return false;
+  SetTraceSink(sink);
   return true;
 }
 

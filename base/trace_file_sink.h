@@ -50,8 +50,11 @@ class TraceFileSink final : public TraceSink {
 // Appends `text` to `out` as a JSON string literal (quotes included).
 void AppendJsonString(std::string& out, absl::string_view text);
 
-// If HIPMEM_TRACE names a file, opens it, installs the sink for the life of the process and closes the file at
-// exit. Returns whether it did. Called once, before main (trace.cc); an unopenable file is reported on stderr.
+// If HIPMEM_TRACE names a file ("%p" in it stands for the process id), opens it and returns its sink, which lives as long as the process and closes the file
+// at exit; otherwise nullptr (an unopenable file is reported on stderr). Called once, before main
+// (InstallTraceSinksFromEnvironment).
+TraceFileSink* OpenTraceFileSinkFromEnvironment();
+// OpenTraceFileSinkFromEnvironment, installed alone. Returns whether it was.
 bool InstallTraceFileSinkFromEnvironment();
 
 }  // namespace hipmem

@@ -13,7 +13,41 @@
 
 namespace hipmem::hip {
 
-inline hipError_t Return(hipError_t error) { return RecordLastError(error); }
+// A hip* entry point's `hip_api` trace slice, named after the function, carrying the call's result ("result":
+// hipSuccess...) for the trace file and for AMD_LOG_LEVEL's "hipX: Returned hipY" line. The result is the last one
+// Return saw on this thread while the slice was the innermost, which is the entry's own `return Return(...)`.
+class ApiSlice {
+ public:
+  explicit ApiSlice(const char* name) : slice_(TraceCategory::kHipApi, name), outer_(current_) {
+    if (slice_.active()) current_ = this;
+  }
+  ~ApiSlice() {
+    if (!slice_.active()) return;
+    if (has_result_) slice_.Arg("result", hipGetErrorName(result_));
+    current_ = outer_;
+  }
+  ApiSlice(const ApiSlice&) = delete;
+  ApiSlice& operator=(const ApiSlice&) = delete;
+
+  // Called by Return while tracing: remembers `error` in the innermost traced entry on this thread.
+  static void NoteResult(hipError_t error) {
+    if (current_ == nullptr) return;
+    current_->result_ = error;
+    current_->has_result_ = true;
+  }
+
+ private:
+  TraceSlice slice_;
+  ApiSlice* const outer_;
+  hipError_t result_ = hipSuccess;
+  bool has_result_ = false;
+  static inline thread_local ApiSlice* current_ = nullptr;
+};
+
+inline hipError_t Return(hipError_t error) {
+  if (TraceEnabled()) ApiSlice::NoteResult(error);
+  return RecordLastError(error);
+}
 // Every hip* call that waits for a device, copies or fills its memory or queues work there may meet the device's
 // sticky GPU fault (clr's kAborted, from whichever queue or wait saw it first): each answers
 // hipErrorIllegalAddress, whatever path it took, rather than the canonical code's hipErrorLaunchFailure.
@@ -21,8 +55,8 @@ inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(
 
 }  // namespace hipmem::hip
 
-// A hip* entry point's `hip_api` trace slice, named after the function.
-#define HIPMEM_API_SLICE() ::hipmem::TraceSlice hipmem_api_slice_(::hipmem::TraceCategory::kHipApi, __func__)
+// A hip* entry point's `hip_api` trace slice (ApiSlice), named after the function.
+#define HIPMEM_API_SLICE() ::hipmem::hip::ApiSlice hipmem_api_slice_(__func__)
 
 // In a hip* entry point: the runtime (HIPMEM_RUNTIME_OR_RETURN) and the entry's trace slice. Helpers the entry points
 // share use HIPMEM_RUNTIME_OR_RETURN alone; an entry that binds no runtime itself opens its slice with

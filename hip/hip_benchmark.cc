@@ -684,26 +684,12 @@ const Configuration kConfigurations[] = {
     {"pageable copies through staging", "GPU_PINNED_MIN_XFER_SIZE", "1024", RegisterStaged, StagedGoals},
 };
 
-// A RatioReporter that also remembers whether a benchmark failed.
-class Reporter : public hipmem_bench::RatioReporter {
- public:
-  using RatioReporter::RatioReporter;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) failed_ = failed_ || run.error_occurred;
-    RatioReporter::ReportRuns(runs);
-  }
-  bool failed() const { return failed_; }
-
- private:
-  bool failed_ = false;
-};
-
 // In a child process: 0 when every goal was met (or the filter selected nothing), 1 when one was missed, 2 when
 // a benchmark failed.
 int RunConfiguration(const Configuration& configuration) {
   if (configuration.env_name != nullptr) setenv(configuration.env_name, configuration.env_value, 1);
   configuration.register_benchmarks();
-  Reporter reporter(configuration.goals());
+  hipmem_bench::RatioReporter reporter(configuration.goals());
   const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   FreeLiveAllocations();
   if (ran == 0) return 0;

@@ -6,24 +6,14 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/log_sink.h"
 
 namespace hipmem::thunk {
 
 using absl::Hex;
 using absl::StrCat;
 
-bool IoctlDebugEnabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("HSAKMT_DEBUG_LEVEL");
-    int level = 0;
-    return v != nullptr && absl::SimpleAtoi(v, &level) && level >= 7;
-  }();
-  return enabled;
-}
-
-void PrintIoctl(absl::string_view line) {
-  std::fprintf(stderr, "[hsakmt] %.*s\n", static_cast<int>(line.size()), line.data());
-}
+bool IoctlDebugEnabled() { return ProcessLogSettings().hsakmt_level >= LogSettings::kHsakmtDebug; }
 
 std::string DescribeArgs(const kfd_uapi::GetVersionArgs& a) {
   return StrCat("major=", a.major_version, ", minor=", a.minor_version);

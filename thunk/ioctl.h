@@ -52,31 +52,27 @@ std::string DescribeArgs(const kfd_uapi::IpcImportHandleArgs& a);
 
 // Issues `descriptor` with `args` (updated in place with the kernel's answer).
 // Returns FromErrno(errno, "AMDKFD_IOC_<NAME>").
-// True when HSAKMT_DEBUG_LEVEL >= 7 (libhsakmt's HSAKMT_DEBUG_LEVEL_DEBUG): every ioctl is printed
-// to stderr, decoded, like strace for KFD. Read once per process.
+// True when HSAKMT_DEBUG_LEVEL >= 7 (libhsakmt's HSAKMT_DEBUG_LEVEL_DEBUG): every ioctl is printed to stderr,
+// decoded, like strace for KFD ("[hsakmt] NAME(args) = result -> answer"). The line is the kfd trace record each
+// ioctl makes; the log sink (base/log_sink.h), installed from the environment, prints it. Read once per process.
 bool IoctlDebugEnabled();
-
-// Writes one decoded ioctl line to stderr ("[hsakmt] NAME(args) = result -> answer").
-void PrintIoctl(absl::string_view line);
 
 template <typename Args>
 absl::Status Ioctl(KfdDevice& device, const kfd_uapi::IoctlDescriptor<Args>& descriptor, Args& args) {
   // The kfd slice spans the system call: on the simulator, the simulated driver's work; on /dev/kfd, the kernel's.
   TraceSlice slice(TraceCategory::kKfd, descriptor.name);
   const bool trace = slice.active();
-  const bool debug = IoctlDebugEnabled();
   std::string before;
-  if (trace || debug) before = DescribeArgs(args);
+  if (trace) before = DescribeArgs(args);
   const int err = device.Ioctl(descriptor.request(), &args);
-  if (trace || debug) {
+  if (trace) {
     const std::string after = err == 0 ? DescribeArgs(args) : "";
     const std::string line = absl::StrCat(descriptor.name, "(", before, ") = ", err == 0 ? 0 : -err,
                                           err == 0 ? " -> " : "", after);
     slice.Arg("args", before);
     slice.Arg("result", err == 0 ? 0 : -err);
     if (err == 0) slice.Arg("answer", after);
-    if (trace) Trace(Layer::kKfd, line);
-    if (debug) PrintIoctl(line);
+    Trace(Layer::kKfd, line);
   }
   return FromErrno(err, descriptor.name);
 }

@@ -89,12 +89,11 @@ absl::Status IssueSvm(Kfd& kfd, uapi::SvmOp op, DeviceAddress start, Bytes size,
   std::memcpy(buffer.data(), &args, sizeof(args));
   std::memcpy(buffer.data() + sizeof(args), attrs.data(), attrs.size() * sizeof(uapi::SvmAttribute));
   const int err = kfd.device().Ioctl(uapi::SvmRequest(args.nattr), buffer.data());
-  if (TraceEnabled() || IoctlDebugEnabled()) {
+  if (TraceEnabled()) {
     const std::string line = absl::StrCat(uapi::kSvm.name, "(start_addr=0x", absl::Hex(args.start_addr), ", size=0x",
                                           absl::Hex(args.size), ", op=", args.op, ", nattr=", args.nattr,
                                           ") = ", err == 0 ? 0 : -err);
-    if (TraceEnabled()) Trace(Layer::kKfd, line);
-    if (IoctlDebugEnabled()) PrintIoctl(line);
+    Trace(Layer::kKfd, line);
   }
   std::memcpy(attrs.data(), buffer.data() + sizeof(args), attrs.size() * sizeof(uapi::SvmAttribute));
   return FromErrno(err, uapi::kSvm.name);

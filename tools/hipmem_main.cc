@@ -11,16 +11,23 @@
 //                 runs an unmodified program (AMD's rocminfo, a binary linked to AMD's ROCr...) on a simulated
 //                 machine (HIPMEM_SIM_PRESET): execs CMD with libhipmem_kfd.so in LD_PRELOAD, which shows it
 //                 /dev/kfd, the render nodes and the KFD sysfs tree (testing/kfd_sim/preload/)
+//   hipmem trace -o FILE -- CMD ARGS...
+//                 `run`, traced: every process of CMD writes its trace (HIPMEM_TRACE=DIR/trace.%p.json: our layers'
+//                 slices where it uses hipmem's libraries, and for AMD's own libraries the KFD ioctls they issue
+//                 and the simulated engines' work), merged into FILE when CMD exits (tools/trace_merge.h)
 //
 // Several commands run in order in one process, on one simulated machine: `hipmem tour dmesg` shows the
 // kernel's side of the tour.
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +44,7 @@
 #include "tools/agent_report.h"
 #include "tools/sim_view.h"
 #include "tools/tour_chart.h"
+#include "tools/trace_merge.h"
 
 namespace {
 
@@ -298,17 +306,78 @@ int RunPreloaded(int argc, char** argv, int first) {
   return err == ENOENT ? 127 : 126;
 }
 
+// `hipmem trace -o FILE -- CMD ARGS...`: runs CMD as `run` does in a child, each of its processes tracing into a
+// temporary directory, then merges what they wrote into FILE. Returns CMD's exit status (128 + signal when it was
+// killed, as a shell reports it), or 2 for usage and merge failures.
+int TracePreloaded(int argc, char** argv, int first) {
+  constexpr char kTraceUsage[] = "usage: hipmem trace -o FILE -- CMD ARGS...\n";
+  if (first + 1 >= argc || std::string_view(argv[first]) != "-o") {
+    std::fputs(kTraceUsage, stderr);
+    return 2;
+  }
+  const std::string output = argv[first + 1];
+  first += 2;
+  if (first < argc && std::string_view(argv[first]) == "--") ++first;
+  if (first >= argc) {
+    std::fputs(kTraceUsage, stderr);
+    return 2;
+  }
+  char dir_template[] = "/tmp/hipmem_trace_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (dir == nullptr) {
+    std::fprintf(stderr, "hipmem trace: mkdtemp: %s\n", std::strerror(errno));
+    return 2;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "hipmem trace: fork: %s\n", std::strerror(errno));
+    rmdir(dir);
+    return 2;
+  }
+  if (child == 0) {
+    setenv("HIPMEM_TRACE", (std::string(dir) + "/trace.%p.json").c_str(), 1);
+    _exit(RunPreloaded(argc, argv, first));
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  // The files in name order; a process still running in the background writes on into its unlinked file.
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir); d != nullptr) {
+    while (const dirent* entry = readdir(d)) {
+      if (entry->d_name[0] != '.') files.push_back(std::string(dir) + "/" + entry->d_name);
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  absl::StatusOr<hipmem::tools::TraceMergeSummary> summary = hipmem::tools::MergeTraceFiles(files, output);
+  for (const std::string& file : files) unlink(file.c_str());
+  rmdir(dir);
+  if (!summary.ok()) {
+    std::fprintf(stderr, "hipmem trace: %s\n", std::string(summary.status().message()).c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "hipmem trace: %d events from %d process%s written to %s\n", summary->events,
+               summary->processes, summary->processes == 1 ? "" : "es", output.c_str());
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   constexpr char kUsage[] =
       "usage: hipmem <info | tour [--trace FILE] | dmesg>...  (commands run in order, in one process)\n"
-      "       hipmem run -- CMD ARGS...        (CMD on the simulated machine, through libhipmem_kfd.so)\n";
+      "       hipmem run -- CMD ARGS...        (CMD on the simulated machine, through libhipmem_kfd.so)\n"
+      "       hipmem trace -o FILE -- CMD ARGS...   (run, writing every process's trace into FILE)\n";
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;
   }
   if (std::string_view(argv[1]) == "run") return RunPreloaded(argc, argv, 2);
+  if (std::string_view(argv[1]) == "trace") return TracePreloaded(argc, argv, 2);
   // Parsed up front so a typo does not run half a list.
   std::vector<std::pair<std::string_view, std::string>> commands;
   for (int i = 1; i < argc; ++i) {

@@ -13,6 +13,7 @@ constexpr const char* kAggregates[] = {"median", "mean"};
 void RatioReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);
   for (const Run& run : runs) {
+    failed_ = failed_ || run.error_occurred;
     if (run.error_occurred) continue;
     if (run.run_type == Run::RT_Aggregate) {
       bool wanted = false;

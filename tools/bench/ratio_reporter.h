@@ -32,7 +32,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
   // with a limit was missed or a named benchmark did not run.
   bool PrintRatios() const;
 
+  // Whether a benchmark reported an error (SkipWithError) in a run seen so far.
+  bool failed() const { return failed_; }
+
  private:
+  bool failed_ = false;
   struct Times {
     double real_ns;  // wall time per iteration
     double cpu_ns;   // CPU time per iteration

@@ -47,6 +47,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "base/scoped_lock.h"
+#include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/preload/libc_next.h"
 #include "testing/kfd_sim/preload/render_node.h"
@@ -320,8 +321,13 @@ int DupOnto(int old_fd, int new_fd, int flags, bool is_dup2) {
 // ---- ioctl ----
 
 int KfdIoctl(KfdProcess& process, unsigned long request, void* arg) {
+  // The system call as the trace of an unmodified program sees it (hipmem trace): AMD's libhsakmt issued it.
+  TraceSlice slice(TraceCategory::kKfd, kfd_uapi::IoctlName(request));
   // kfd_ioctl: only the process that opened it (its lead thread's group).
-  if (process.owner != getpid()) return Fail(EBADF);
+  if (process.owner != getpid()) {
+    slice.Arg("result", -EBADF);
+    return Fail(EBADF);
+  }
   int ret;
   if (kfd_uapi::IoctlNr(request) == kfd_uapi::kAcquireVm.nr) {
     // ACQUIRE_VM names a render node by descriptor: give the simulator its token for that file in this process.
@@ -350,6 +356,7 @@ int KfdIoctl(KfdProcess& process, unsigned long request, void* arg) {
   } else {
     ret = process.file->Ioctl(request, arg);
   }
+  slice.Arg("result", ret);
   return ret < 0 ? Fail(-ret) : ret;
 }
 
