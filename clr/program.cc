@@ -133,6 +133,13 @@ constexpr HiddenDimension kHiddenDimensions[] = {
 
 }  // namespace
 
+std::optional<uint32_t> GridSyncArgOffset(const Kernel& kernel) {
+  for (const co::KernelArg& arg : kernel.hidden_args) {
+    if (arg.value_kind == "hidden_multigrid_sync_arg" && arg.size >= 8) return arg.offset;
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const ExplicitArgs& args,
                                                    const LaunchGeometry& g) {
   std::vector<uint8_t> segment(std::max<uint32_t>(kernel.kernarg_segment_size, 16), 0);
@@ -176,6 +183,10 @@ absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const E
       Put<uint32_t>(segment, arg, g.dynamic_group_bytes);
     } else if (kind == "hidden_queue_ptr") {
       Put<uint64_t>(segment, arg, g.queue_address);
+    } else if (kind == "hidden_multigrid_sync_arg" && g.cooperative) {
+      const size_t workspace = (segment.size() + 63) / 64 * 64;
+      segment.resize(workspace + kGridSyncWorkspaceBytes, 0);
+      Put<uint64_t>(segment, arg, workspace);
     }
     // Everything else (global offsets, printf/hostcall buffers, default queue, completion action, multigrid sync,
     // heap, private/shared apertures) stays 0: HIP launches have no global offset, and the rest are services this

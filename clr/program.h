@@ -92,7 +92,17 @@ struct LaunchGeometry {
   uint16_t workgroup[3] = {1, 1, 1};
   uint32_t dynamic_group_bytes = 0;
   uint64_t queue_address = 0;  // the hsa_queue_t the dispatch goes to (hidden_queue_ptr)
+  // hipLaunchCooperativeKernel: the segment gets a grid barrier workspace (kGridSyncWorkspaceBytes, zero, 64-byte
+  // aligned, after the kernel's kernarg_segment_size), and hidden_multigrid_sync_arg holds its offset in the segment
+  // until the stream turns it into the address (KernelDispatch::grid_sync_arg).
+  bool cooperative = false;
 };
+
+// The grid barrier's workspace: what grid_group::sync (hip_cooperative_groups.h) counts arrivals and phases in.
+inline constexpr uint32_t kGridSyncWorkspaceBytes = 64;
+
+// The kernarg offset of `kernel`'s hidden_multigrid_sync_arg, if its metadata lists one.
+std::optional<uint32_t> GridSyncArgOffset(const Kernel& kernel);
 
 // Where the explicit arguments come from: one pointer per argument (hipLaunchKernel's args, `<<<>>>`), or one buffer
 // laid out as the kernarg segment (hipModuleLaunchKernel's HIP_LAUNCH_PARAM_BUFFER_POINTER), whose arguments are
@@ -105,7 +115,7 @@ struct ExplicitArgs {
 // The kernarg segment of one launch: kernarg_segment_size bytes (at least 16), the explicit arguments at their
 // offsets, then the hidden ones: block counts (whole work-groups per dimension), group sizes, remainders (the partial
 // work-group, 0 for HIP's launches), grid dimensions, dynamic LDS size, the queue; global offsets, printf, hostcall,
-// default queue, completion action, multigrid sync and heap stay 0 (no such services here, as CLR leaves them when a
+// default queue, completion action and heap stay 0, multigrid sync too unless `geometry.cooperative` (no such services here, as CLR leaves them when a
 // kernel does not use them). kInvalidArgument when the kernel takes arguments and `args` gives none.
 absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const ExplicitArgs& args,
                                                    const LaunchGeometry& geometry);

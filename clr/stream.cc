@@ -398,6 +398,13 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch) {
   RETURN_IF_ERROR(Failure());
   ASSIGN_OR_RETURN(DeviceAddress kernargs, ReserveKernargs(Bytes(dispatch.kernargs.size())));
   std::memcpy(kernargs.ToPointer(), dispatch.kernargs.data(), dispatch.kernargs.size());
+  if (dispatch.grid_sync_arg.has_value() && *dispatch.grid_sync_arg + uint64_t{8} <= dispatch.kernargs.size()) {
+    auto* field = static_cast<unsigned char*>(kernargs.ToPointer()) + *dispatch.grid_sync_arg;
+    uint64_t offset;
+    std::memcpy(&offset, field, sizeof(offset));
+    const uint64_t address = kernargs.raw() + offset;
+    std::memcpy(field, &address, sizeof(address));
+  }
   if (TraceEnabled()) {
     Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": kernel 0x",
           absl::Hex(dispatch.kernel_object), " grid ", dispatch.grid[0], "x", dispatch.grid[1], "x", dispatch.grid[2],

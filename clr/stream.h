@@ -169,6 +169,10 @@ struct KernelDispatch {
   uint32_t group_segment_size = 0;    // LDS per work-group: the kernel's static use plus the launch's dynamic bytes
   uint32_t private_segment_size = 0;  // scratch per work-item
   std::span<const uint8_t> kernargs;  // the kernarg segment (BuildKernargs), copied into the stream's kernarg ring
+  // A cooperative launch's hidden_multigrid_sync_arg: the kernarg offset of a 64-bit field holding the offset of the
+  // grid barrier's workspace in the segment, which becomes its address in the ring. The workspace so lives exactly
+  // as long as the dispatch, zeroed per launch, and no two launches share one.
+  std::optional<uint32_t> grid_sync_arg;
 };
 
 class Stream {

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "base/units.h"
 #include "hip/c_shell.h"
 #include "hip/hip_error.h"
@@ -194,6 +195,89 @@ hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
   return Return(hipSuccess);
 }
 
+// hipLaunchCooperativeKernelMultiDevice (`cooperative`) and hipExtLaunchMultiKernelMultiDevice: one launch per
+// listed stream, each on its stream's device, with CLR's checks in CLR's order (ihipLaunchCooperativeKernelMultiDevice
+// then ihipModuleLaunchCooperativeKernelMultiDevice): no list: hipErrorInvalidValue; more devices than there are
+// (a negative count too: CLR compares it as unsigned): hipErrorInvalidDevice; per entry, an unknown stream:
+// hipErrorInvalidValue, the null or legacy stream: hipErrorInvalidResourceHandle, a function with no kernel for the
+// stream's device: hipErrorInvalidDeviceFunction, a function other than the previous entry's: hipErrorInvalidValue;
+// then no devices or flags beyond the two sync bits: hipErrorInvalidValue; a block of no work-items:
+// hipErrorInvalidConfiguration; two entries on one device: hipErrorInvalidDevice; grid, block or shared memory
+// differing between entries: hipErrorInvalidValue. Each stream is synchronised before the launches unless
+// hipCooperativeLaunchMultiDeviceNoPreSync, and after them unless ...NoPostSync; the first failing launch stops the
+// rest and is the answer. Each launch is the single-device launch (a cooperative one gets its own grid barrier):
+// the grids are not synchronised with each other (no multi_grid_group here).
+absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsigned int flags, bool cooperative) {
+  if (list == nullptr) return FromHipError(hipErrorInvalidValue, "no launch list");
+  if (count < 0 || count > rt.device_count()) {
+    return FromHipError(hipErrorInvalidDevice, absl::StrCat(count, " devices; there are ", rt.device_count()));
+  }
+  std::vector<HipStream*> streams;
+  std::vector<Function*> functions;
+  for (int i = 0; i < count; ++i) {
+    const hipLaunchParams& launch = list[i];
+    if (launch.stream == nullptr || launch.stream == hipStreamLegacy) {
+      return FromHipError(hipErrorInvalidResourceHandle, absl::StrCat("launch ", i, ": the null stream"));
+    }
+    absl::StatusOr<HipStream*> stream = rt.streams().Resolve(Handle(launch.stream), rt.current_device());
+    if (!stream.ok()) return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": no such stream"));
+    Function* function = launch.func == nullptr ? nullptr : ModuleTable::Get().FindFunction(launch.func);
+    if (function == nullptr) {
+      return FromHipError(hipErrorInvalidDeviceFunction, absl::StrCat("launch ", i, ": no such kernel"));
+    }
+    if (i > 0 && launch.func != list[i - 1].func) {
+      return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": another kernel than launch ", i - 1));
+    }
+    streams.push_back(*stream);
+    functions.push_back(function);
+  }
+  if (count == 0) return FromHipError(hipErrorInvalidValue, "no devices");
+  if (flags > (hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync)) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat("flags 0x", absl::Hex(flags)));
+  }
+  for (int i = 0; i < count; ++i) {
+    const dim3& b = list[i].blockDim;
+    if (uint64_t{b.x} * b.y * b.z == 0) {
+      return FromHipError(hipErrorInvalidConfiguration, absl::StrCat("launch ", i, ": a block of no work-items"));
+    }
+    for (int j = 0; j < i; ++j) {
+      if (streams[j]->device() == streams[i]->device()) {
+        return FromHipError(hipErrorInvalidDevice, absl::StrCat("launches ", j, " and ", i, " on one device"));
+      }
+    }
+  }
+  if ((flags & hipCooperativeLaunchMultiDeviceNoPreSync) == 0) {
+    for (HipStream* stream : streams) RETURN_IF_ERROR(rt.streams().Synchronize(*stream));
+  }
+  for (int i = 1; i < count; ++i) {
+    const hipLaunchParams& a = list[i - 1];
+    const hipLaunchParams& b = list[i];
+    if (a.gridDim.x != b.gridDim.x || a.gridDim.y != b.gridDim.y || a.gridDim.z != b.gridDim.z ||
+        a.blockDim.x != b.blockDim.x || a.blockDim.y != b.blockDim.y || a.blockDim.z != b.blockDim.z ||
+        a.sharedMem != b.sharedMem) {
+      return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": another geometry than launch ", i - 1));
+    }
+  }
+  // Each launch goes to its stream's device, which CLR's launch path wants current.
+  const int caller_device = rt.current_device();
+  absl::Status result = absl::OkStatus();
+  for (int i = 0; i < count && result.ok(); ++i) {
+    const hipLaunchParams& launch = list[i];
+    LaunchRequest r = BlocksRequest(launch.gridDim, launch.blockDim, launch.sharedMem, launch.stream, launch.args);
+    r.cooperative = cooperative;
+    result = rt.SetDevice(streams[i]->device());
+    if (result.ok()) result = LaunchKernel(rt, *functions[i], r);
+  }
+  RETURN_IF_ERROR(rt.SetDevice(caller_device));
+  if ((flags & hipCooperativeLaunchMultiDeviceNoPostSync) == 0) {
+    for (HipStream* stream : streams) {
+      absl::Status synced = rt.streams().Synchronize(*stream);
+      if (result.ok()) result = synced;
+    }
+  }
+  return result;
+}
+
 }  // namespace
 }  // namespace hipmem::hip
 
@@ -346,6 +430,17 @@ hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim
   if (sharedMemBytes > (*info)->local_mem_per_cu.raw()) return Return(hipErrorCooperativeLaunchTooLarge);
   r.cooperative = true;
   return Return(hipmem::hip::LaunchKernel(rt, *function, r));
+}
+
+hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
+                                                 unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(hipmem::hip::LaunchOnDevices(rt, launchParamsList, numDevices, flags, /*cooperative=*/true));
+}
+
+hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices, unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt);
+  return Return(hipmem::hip::LaunchOnDevices(rt, launchParamsList, numDevices, flags, /*cooperative=*/false));
 }
 
 hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,

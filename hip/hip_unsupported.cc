@@ -563,14 +563,6 @@ hipError_t hipModuleLaunchCooperativeKernelMultiDevice(
     unsigned int /*flags*/) {
   HIPMEM_UNSUPPORTED;
 }
-hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* /*launchParamsList*/,
-                                                 int /*numDevices*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* /*launchParamsList*/,
-                                              int /*numDevices*/, unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipLaunchKernelExC(const hipLaunchConfig_t* /*config*/, const void* /*fPtr*/,
                               void** /*args*/) {
   HIPMEM_UNSUPPORTED;

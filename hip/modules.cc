@@ -304,7 +304,9 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   }
   geometry.dynamic_group_bytes = static_cast<uint32_t>(r.shared_bytes);
   geometry.queue_address = stream->queue().queue_address();
+  geometry.cooperative = r.cooperative;
   ASSIGN_OR_RETURN(std::vector<uint8_t> kernargs, clr::BuildKernargs(*kernel, r.args, geometry));
+  if (r.cooperative) dispatch.grid_sync_arg = clr::GridSyncArgOffset(*kernel);
   dispatch.kernel_object = kernel->kernel_object;
   dispatch.group_segment_size = kernel->group_segment_size + static_cast<uint32_t>(r.shared_bytes);
   dispatch.private_segment_size = kernel->private_segment_size;

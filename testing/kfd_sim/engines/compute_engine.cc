@@ -125,17 +125,32 @@ class ComputeEngine::WorkerPool {
 
   int size() const { return static_cast<int>(threads_.size()); }
 
+  using Claim = std::function<std::optional<uint64_t>()>;
+
   // Calls body(i) for every i in [0, count), spread over the workers, and returns when all calls returned.
   // Workgroups are handed out in increasing order.
   void Run(uint64_t count, const std::function<void(uint64_t)>& body) {
+    RunOnWorkers(count, [&](const Claim& claim) {
+      for (std::optional<uint64_t> i = claim(); i.has_value(); i = claim()) body(*i);
+    });
+  }
+
+  // Calls unit(claim) once on every worker (on the calling thread alone for a count of 1); `claim` hands out the
+  // indices [0, count) in increasing order, each once over all workers, then nullopt. Returns when all returned.
+  void RunOnWorkers(uint64_t count, const std::function<void(const Claim&)>& unit) {
     // A dispatch of one workgroup (every copy or fill up to 256 KiB) runs on the calling thread: handing it to a
     // sleeping worker would cost two thread wake-ups, several times the work itself, and no unit runs beside it.
     if (count <= 1) {
-      if (count == 1) body(0);
+      bool taken = count == 0;
+      unit([&]() -> std::optional<uint64_t> {
+        if (taken) return std::nullopt;
+        taken = true;
+        return 0;
+      });
       return;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    body_ = &body;
+    body_ = &unit;
     count_ = count;
     next_.store(0, std::memory_order_relaxed);
     busy_ = size();
@@ -153,13 +168,14 @@ class ComputeEngine::WorkerPool {
       work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
-      const std::function<void(uint64_t)>* body = body_;
+      const std::function<void(const Claim&)>* body = body_;
       const uint64_t count = count_;
       lock.unlock();
-      for (uint64_t i = next_.fetch_add(1, std::memory_order_relaxed); i < count;
-           i = next_.fetch_add(1, std::memory_order_relaxed)) {
-        (*body)(i);
-      }
+      (*body)([this, count]() -> std::optional<uint64_t> {
+        const uint64_t i = next_.fetch_add(1, std::memory_order_relaxed);
+        if (i < count) return i;
+        return std::nullopt;
+      });
       lock.lock();
       if (--busy_ == 0) done_cv_.notify_one();
     }
@@ -169,7 +185,7 @@ class ComputeEngine::WorkerPool {
   std::condition_variable work_cv_;                      // a new generation or stop_
   std::condition_variable done_cv_;                      // busy_ reached 0
   uint64_t generation_ = 0;                              // guarded by mu_
-  const std::function<void(uint64_t)>* body_ = nullptr;  // guarded by mu_
+  const std::function<void(const Claim&)>* body_ = nullptr;  // guarded by mu_
   uint64_t count_ = 0;                                   // guarded by mu_
   int busy_ = 0;                                         // guarded by mu_: workers still in the current generation
   bool stop_ = false;                                    // guarded by mu_
@@ -191,6 +207,7 @@ ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescri
       amd_queue_base_(ProbeAmdQueue(memory, queue)),
       read_(queue.initial_read_index),
       announced_end_(queue.initial_read_index),
+      cu_count_(std::max(cu_count, 1u)),
       units_(std::make_unique<WorkerPool>(
           static_cast<int>(std::clamp<uint32_t>(cu_count, 1, std::max(1u, std::thread::hardware_concurrency()))))) {
   Start();
@@ -502,15 +519,17 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   }
   gfx9::KernelDispatch& d = **dispatch;
   const std::function<bool()> stop = [this] { return interrupted(); };
-  // Workgroups go out in order; once one has failed, later ones are not started (earlier ones still finish, so the
-  // failure reported is the first in workgroup order).
-  std::atomic<bool> failed{false};
-  const std::function<void(uint64_t)> workgroup = [&](uint64_t w) {
-    if (interrupted() || failed.load(std::memory_order_relaxed)) return;
-    d.RunWorkgroup(w, stop);
-    if (d.failure().has_value()) failed.store(true, std::memory_order_relaxed);
-  };
-  units_->Run(d.workgroup_count(), workgroup);
+  // Each worker plays its share of the device's compute units, holding their resident workgroups (so a grid that
+  // fits the device's resident capacity, as a cooperative launch does, has every workgroup making progress).
+  // Workgroups go out in order; a failure halts the dispatch (KernelDispatch stops every unit).
+  const uint32_t workers = static_cast<uint32_t>(units_->size());
+  const uint32_t units_per_worker = (cu_count_ + workers - 1) / workers;
+  units_->RunOnWorkers(d.workgroup_count(), [&](const WorkerPool::Claim& claim) {
+    d.RunUnits(units_per_worker, [&]() -> std::optional<uint64_t> {
+      if (interrupted()) return std::nullopt;
+      return claim();
+    }, stop);
+  });
   instructions_.fetch_add(d.instructions(), std::memory_order_relaxed);
   if (interrupted()) return Outcome::kStopped;
   if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {

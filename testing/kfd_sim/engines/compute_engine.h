@@ -169,6 +169,7 @@ class ComputeEngine final : public QueueEngine {
   std::atomic<uint64_t> announced_end_;
   std::atomic<uint64_t> bytes_moved_{0};
   std::atomic<uint64_t> instructions_{0};
+  const uint32_t cu_count_;            // the compute units the device has (each worker plays a share of them)
   std::unique_ptr<WorkerPool> units_;  // the compute units; outlive the CP thread (Stop in the destructor)
 };
 

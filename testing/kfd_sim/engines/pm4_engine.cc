@@ -483,11 +483,15 @@ Pm4Engine::Outcome Pm4Engine::Dispatch(const char* what, const std::array<uint32
   }
   gfx9::KernelDispatch& d = **dispatch;
   const std::function<bool()> stop = [this] { return interrupted(); };
-  // One workgroup after another on the CP thread; after a failure no later one starts.
-  for (uint64_t w = 0; w < d.workgroup_count() && !interrupted(); ++w) {
-    d.RunWorkgroup(w, stop);
-    if (d.failure().has_value()) break;
-  }
+  // On the CP thread, as one compute unit (its resident workgroups take turns); a failure halts the dispatch.
+  uint64_t next = 0;
+  d.RunUnits(
+      1,
+      [&]() -> std::optional<uint64_t> {
+        if (next == d.workgroup_count() || interrupted()) return std::nullopt;
+        return next++;
+      },
+      stop);
   if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {
     if (failure->fault_va.has_value()) return Fault(*failure->fault_va);
     return Error(Pm4Error::kIllegalInstruction, absl::StrCat(what, " at ", where, ": ", failure->illegal));

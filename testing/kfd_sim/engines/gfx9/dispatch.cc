@@ -16,6 +16,15 @@ namespace {
 
 // Instructions a wave runs before the workgroup's next wave gets a turn (and the access scope is renewed).
 constexpr uint32_t kSlice = 4096;
+// Rounds (every resident workgroup one turn) with none ending after which a unit fills more of its resident slots:
+// long enough that a compute-bound workgroup of a few slices finishes first, short enough that workgroups spinning
+// without s_sleep soon get the ones they wait for started.
+constexpr uint32_t kStallRounds = 8;
+// GFX9's compute unit: 4 SIMDs, each holding at most 8 waves (the SPI's limit) in a 512-VGPR file (256 on gfx908,
+// whose AGPRs are a file of their own), allocated in granules of 8 (4 on gfx908); 64 KiB of LDS.
+constexpr uint32_t kSimdsPerCu = 4;
+constexpr uint32_t kMaxWavesPerSimd = 8;
+constexpr uint32_t kLdsPerCu = 64 * 1024;
 constexpr uint32_t kMaxLdsBytes = 64 * 1024;
 constexpr uint32_t kMaxWorkgroupThreads = 1024;
 
@@ -25,10 +34,17 @@ constexpr uint32_t kScratchRsrcWord3 = 1u << 23;
 
 }  // namespace
 
+// What a compute unit (or a thread's several units) keeps across the workgroups it runs.
 struct KernelDispatch::Worker {
   Worker(GpuMemory* memory, Target target, RegisterLimits limits) : port(memory), code(target, limits) {}
   MemoryPort port;
   CodeCache code;
+};
+
+// One resident workgroup: its waves, LDS and scratch (kept for reuse once it ends).
+struct KernelDispatch::Resident {
+  uint64_t index = 0;
+  uint32_t wave_count = 0;
   std::vector<Wave> waves;
   std::vector<unsigned char> lds;
   std::vector<std::vector<unsigned char>> scratch;  // per wave
@@ -187,6 +203,20 @@ void KernelDispatch::Fail(uint64_t workgroup, DispatchFailure failure) {
     failed_workgroup_ = workgroup;
     failure_ = std::move(failure);
   }
+  failed_.store(true, std::memory_order_relaxed);
+}
+
+uint32_t KernelDispatch::ResidentWorkgroupsPerCu() const {
+  const aql::KernelDispatchPacket& p = request_.packet;
+  const uint64_t threads = uint64_t{p.workgroup_size_x} * p.workgroup_size_y * p.workgroup_size_z;
+  const uint64_t waves = (threads + kWaveSize - 1) / kWaveSize;
+  // The architectural VGPRs only (vgprs_ is already granule-rounded): AGPRs are left out so that this bound is
+  // never below the one the runtime admitted a cooperative launch with.
+  const uint32_t file = request_.target == Target::kGfx908 ? 256 : 512;
+  const uint64_t waves_per_simd = std::min<uint64_t>(kMaxWavesPerSimd, vgprs_ == 0 ? kMaxWavesPerSimd : file / vgprs_);
+  uint64_t groups = kSimdsPerCu * waves_per_simd / waves;
+  if (lds_bytes_ != 0) groups = std::min<uint64_t>(groups, kLdsPerCu / lds_bytes_);
+  return static_cast<uint32_t>(std::clamp<uint64_t>(groups, 1, UINT32_MAX));
 }
 
 std::optional<DispatchFailure> KernelDispatch::failure() const {
@@ -263,8 +293,7 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
   }
 }
 
-void KernelDispatch::RunWorkgroup(uint64_t index, const std::function<bool()>& interrupted) {
-  std::unique_ptr<Worker> worker = TakeWorker();
+bool KernelDispatch::Start(uint64_t index, Worker& worker, Resident& r) {
   const aql::KernelDispatchPacket& p = request_.packet;
   const uint32_t wg[3] = {p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z};
   const uint32_t grid[3] = {p.grid_size_x, p.grid_size_y, p.grid_size_z};
@@ -275,82 +304,150 @@ void KernelDispatch::RunWorkgroup(uint64_t index, const std::function<bool()>& i
   uint32_t size[3];
   for (int d = 0; d < 3; ++d) size[d] = std::min<uint32_t>(wg[d], grid[d] - id[d] * wg[d]);
   const uint32_t threads = size[0] * size[1] * size[2];
-  const uint32_t wave_count = (threads + kWaveSize - 1) / kWaveSize;
-
-  if (worker->waves.size() < wave_count) worker->waves.resize(wave_count);
-  if (worker->scratch.size() < wave_count) worker->scratch.resize(wave_count);
-  worker->lds.assign(lds_bytes_, 0);
+  r.index = index;
+  r.wave_count = (threads + kWaveSize - 1) / kWaveSize;
+  if (r.waves.size() < r.wave_count) r.waves.resize(r.wave_count);
+  if (r.scratch.size() < r.wave_count) r.scratch.resize(r.wave_count);
+  r.lds.assign(lds_bytes_, 0);
   const uint64_t scratch_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
 
-  MemoryPort& port = worker->port;
-  port.Open();
   // gfx942 kernarg preload: the first dwords of the kernarg segment, in the SGPRs after the enabled user SGPRs.
   uint32_t preload[64] = {};
   const uint32_t preload_count = std::min<uint32_t>(kd_.kernarg_preload_spec_length(), 16);
   if (preload_count > 0) {
     const uint64_t va = p.kernarg_address + uint64_t{kd_.kernarg_preload_spec_offset()} * 4;
-    if (std::optional<uint64_t> fault = port.Read(va, preload, preload_count * 4)) {
-      port.Close();
+    if (std::optional<uint64_t> fault = worker.port.Read(va, preload, preload_count * 4)) {
       Fail(index, DispatchFailure{*fault, ""});
-      GiveBack(std::move(worker));
-      return;
+      return false;
     }
   }
   const uint32_t preload_first = amdhsa::EnabledUserSgprCount(kd_) - kd_.kernarg_preload_spec_length();
-  for (uint32_t w = 0; w < wave_count; ++w) {
-    InitWave(worker->waves[w], w, id, size, threads);
-    for (uint32_t k = 0; k < preload_count; ++k) worker->waves[w].s[preload_first + k] = preload[k];
-    worker->scratch[w].assign(scratch_bytes, 0);
+  for (uint32_t w = 0; w < r.wave_count; ++w) {
+    InitWave(r.waves[w], w, id, size, threads);
+    for (uint32_t k = 0; k < preload_count; ++k) r.waves[w].s[preload_first + k] = preload[k];
+    r.scratch[w].assign(scratch_bytes, 0);
   }
+  return true;
+}
 
-  uint64_t executed = 0;
-  while (true) {
-    uint32_t live = 0;
-    uint32_t waiting = 0;
-    for (uint32_t w = 0; w < wave_count; ++w) {
-      Wave& wave = worker->waves[w];
-      if (wave.state == Wave::State::kEnded) continue;
-      if (wave.state == Wave::State::kRunning) {
-        Context context;
-        context.memory = &port;
-        context.dispatch = &info_;
-        context.lds = worker->lds.data();
-        context.lds_bytes = lds_bytes_;
-        context.scratch = worker->scratch[w].data();
-        context.scratch_bytes = scratch_bytes;
-        const WaveStop stop = RunWave(wave, context, worker->code, kSlice, &executed);
-        if (stop == WaveStop::kStopped) {
-          port.Close();
-          DispatchFailure failure;
-          if (context.faulted) {
-            failure.fault_va = context.fault_va;
-          } else {
-            failure.illegal = std::move(context.illegal);
-          }
-          Fail(index, std::move(failure));
-          instructions_.fetch_add(executed, std::memory_order_relaxed);
-          GiveBack(std::move(worker));
-          return;
+KernelDispatch::Turn KernelDispatch::RunTurn(Worker& worker, Resident& r, uint64_t* executed, bool* slept) {
+  uint32_t live = 0;
+  uint32_t waiting = 0;
+  for (uint32_t w = 0; w < r.wave_count; ++w) {
+    Wave& wave = r.waves[w];
+    if (wave.state == Wave::State::kEnded) continue;
+    if (wave.state == Wave::State::kRunning) {
+      Context context;
+      context.memory = &worker.port;
+      context.dispatch = &info_;
+      context.lds = r.lds.data();
+      context.lds_bytes = lds_bytes_;
+      context.scratch = r.scratch[w].data();
+      context.scratch_bytes = r.scratch[w].size();
+      const WaveStop stop = RunWave(wave, context, worker.code, kSlice, executed);
+      if (stop == WaveStop::kStopped) {
+        DispatchFailure failure;
+        if (context.faulted) {
+          failure.fault_va = context.fault_va;
+        } else {
+          failure.illegal = std::move(context.illegal);
         }
+        Fail(r.index, std::move(failure));
+        return Turn::kFailed;
       }
-      if (wave.state == Wave::State::kEnded) continue;
-      ++live;
-      if (wave.state == Wave::State::kBarrier) ++waiting;
+      if (stop == WaveStop::kYield) *slept = true;
     }
-    if (live == 0) break;
-    if (waiting == live) {  // every wave still running has reached the barrier: release them together
-      for (uint32_t w = 0; w < wave_count; ++w) {
-        if (worker->waves[w].state == Wave::State::kBarrier) worker->waves[w].state = Wave::State::kRunning;
+    if (wave.state == Wave::State::kEnded) continue;
+    ++live;
+    if (wave.state == Wave::State::kBarrier) ++waiting;
+  }
+  if (live == 0) return Turn::kEnded;
+  if (waiting == live) {  // every wave still running has reached the barrier: release them together
+    for (uint32_t w = 0; w < r.wave_count; ++w) {
+      if (r.waves[w].state == Wave::State::kBarrier) r.waves[w].state = Wave::State::kRunning;
+    }
+  }
+  return Turn::kLive;
+}
+
+void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::optional<uint64_t>()>& next,
+                              const std::function<bool()>& interrupted) {
+  const uint64_t limit = uint64_t{std::max(compute_units, 1u)} * ResidentWorkgroupsPerCu();
+  std::unique_ptr<Worker> worker = TakeWorker();
+  MemoryPort& port = worker->port;
+  std::vector<std::unique_ptr<Resident>> resident;  // in the order they started: the round-robin order
+  std::vector<std::unique_ptr<Resident>> spare;     // ended workgroups' state, for the next ones
+  uint64_t target = 1;                              // slots to fill now (lazy admission; see the file comment)
+  uint32_t stalled_rounds = 0;
+  bool more = true;
+  uint64_t executed = 0;
+  port.Open();
+  while (!failed_.load(std::memory_order_relaxed)) {
+    while (more && resident.size() < std::min(target, limit)) {
+      const std::optional<uint64_t> index = next();
+      if (!index.has_value()) {
+        more = false;
+        break;
       }
+      std::unique_ptr<Resident> r;
+      if (spare.empty()) {
+        r = std::make_unique<Resident>();
+      } else {
+        r = std::move(spare.back());
+        spare.pop_back();
+      }
+      if (!Start(*index, *worker, *r)) break;  // the dispatch has failed
+      resident.push_back(std::move(r));
     }
-    // Let the page table change between slices, as between a real wave's memory operations.
-    port.Close();
-    if (interrupted()) break;
-    port.Open();
+    if (resident.empty() || failed_.load(std::memory_order_relaxed)) break;
+    bool ended = false;
+    bool slept = false;
+    bool stop = false;
+    for (size_t k = 0; k < resident.size();) {
+      const Turn turn = RunTurn(*worker, *resident[k], &executed, &slept);
+      if (turn == Turn::kFailed) {
+        stop = true;
+        break;
+      }
+      if (turn == Turn::kEnded) {
+        ended = true;
+        spare.push_back(std::move(resident[k]));
+        resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+      // Let the page table change between turns, as between a real wave's memory operations.
+      port.Close();
+      if (interrupted() || failed_.load(std::memory_order_relaxed)) {
+        stop = true;
+        port.Open();  // closed again below
+        break;
+      }
+      port.Open();
+    }
+    if (stop) break;
+    if (ended) {
+      stalled_rounds = 0;
+    } else if (slept || ++stalled_rounds >= kStallRounds) {
+      target = std::min(target * 2, limit);
+      stalled_rounds = 0;
+    }
   }
   port.Close();
   instructions_.fetch_add(executed, std::memory_order_relaxed);
   GiveBack(std::move(worker));
+}
+
+void KernelDispatch::RunWorkgroup(uint64_t index, const std::function<bool()>& interrupted) {
+  bool taken = false;
+  RunUnits(
+      1,
+      [&]() -> std::optional<uint64_t> {
+        if (taken) return std::nullopt;
+        taken = true;
+        return index;
+      },
+      interrupted);
 }
 
 }  // namespace hipmem::kfd_sim::gfx9

@@ -15,9 +15,19 @@
 // rather than in the queue's scratch backing memory; the private segment buffer V#, FLAT_SCRATCH and the private
 // aperture all name it, so everything a kernel can observe of its own scratch behaves as on hardware, but the
 // runtime cannot see it (TODO(#22): back scratch with the queue's memory).
-// Waves of a workgroup run on one host thread, taking turns at s_barrier and every few thousand instructions (so
-// waves that wait on each other through memory make progress); workgroups run on the engine's compute-unit
-// threads in parallel.
+// Scheduling, as the hardware keeps workgroups resident: each host thread running a dispatch plays one or more
+// compute units (RunUnits) and holds up to their occupancy of the dispatch's workgroups resident at once (per CU:
+// 8 waves per SIMD on 4 SIMDs, fewer when the kernel's VGPRs or its LDS do not fit that many; see
+// ResidentWorkgroupsPerCu). It round-robins the resident workgroups in slices: every live wave of a workgroup runs
+// until s_barrier, s_sleep, s_endpgm or a few thousand instructions, then the next resident workgroup has its turn.
+// So workgroups that wait on each other through memory (a grid barrier, a lock) all make progress as long as the
+// grid fits the resident capacity, which is what hipLaunchCooperativeKernel admits.
+// Admission is lazy, which only changes timing: a unit starts with one resident workgroup and takes the next one
+// from the dispatch when a slot is free; it fills more slots (doubling up to the limit) only when its resident
+// workgroups stall, i.e. a wave slept, or several rounds passed with none of them ending. A dispatch whose
+// workgroups each finish within a slice (the common case) thus keeps one workgroup's state hot per thread.
+// A failure (VM fault, illegal instruction) halts the whole dispatch: every unit drops its resident workgroups at
+// their next turn and takes no more, as a halted queue stops its waves.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
 
@@ -93,8 +103,20 @@ class KernelDispatch {
 
   uint64_t workgroup_count() const { return workgroups_[0] * workgroups_[1] * workgroups_[2]; }
 
-  // Runs workgroup `index` (X fastest) to completion or to its first fault. `interrupted` is polled between
-  // slices; an interrupted workgroup stops where it is.
+  // How many of this dispatch's workgroups one compute unit holds resident at once: the waves a CU holds (8 per
+  // SIMD on 4 SIMDs, fewer when the kernel's VGPRs, rounded to the allocation granule, do not fit 8 in a SIMD's
+  // file) divided by the workgroup's waves, and no more than the CU's 64 KiB of LDS fits; at least 1. SGPRs are not
+  // counted, so this is never below what hipOccupancyMaxActiveBlocksPerMultiprocessor answers.
+  uint32_t ResidentWorkgroupsPerCu() const;
+
+  // Plays `compute_units` compute units on the calling thread: keeps up to that many units' resident workgroups,
+  // taking workgroup indices (X fastest) from `next` until it answers nullopt, and round-robins them to completion
+  // (see the file comment). Several threads may run units of one dispatch at once, sharing one `next`.
+  // `interrupted` is polled between turns; an interrupted or failed dispatch's workgroups stop where they are.
+  void RunUnits(uint32_t compute_units, const std::function<std::optional<uint64_t>()>& next,
+                const std::function<bool()>& interrupted);
+
+  // Runs workgroup `index` alone to completion or to its first fault (RunUnits with just that workgroup).
   void RunWorkgroup(uint64_t index, const std::function<bool()>& interrupted);
 
   // The failure of the lowest-numbered failed workgroup, if any.
@@ -107,6 +129,12 @@ class KernelDispatch {
 
  private:
   struct Worker;
+  struct Resident;
+  enum class Turn : uint8_t { kLive, kEnded, kFailed };
+  // Sets up workgroup `index` in `r`; false when it failed at once (its failure recorded).
+  bool Start(uint64_t index, Worker& worker, Resident& r);
+  // Runs each live wave of `r` one slice; `slept` is set when one executed s_sleep.
+  Turn RunTurn(Worker& worker, Resident& r, uint64_t* executed, bool* slept);
   KernelDispatch(GpuMemory* memory, const DispatchRequest& request, const gpu_abi::amdhsa::KernelDescriptor& kd);
   // Checks the packet's geometry and `lds` bytes, then builds the dispatch that runs from `entry`.
   static absl::StatusOr<std::unique_ptr<KernelDispatch>> Build(GpuMemory* memory, const DispatchRequest& request,
@@ -134,6 +162,7 @@ class KernelDispatch {
   std::vector<std::unique_ptr<Worker>> idle_;  // guarded by mu_
   uint64_t failed_workgroup_ = ~uint64_t{0};   // guarded by mu_
   DispatchFailure failure_;                    // guarded by mu_
+  std::atomic<bool> failed_{false};            // set with failed_workgroup_: every unit stops
 };
 
 }  // namespace hipmem::kfd_sim::gfx9

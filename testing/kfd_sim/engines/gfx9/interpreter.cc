@@ -84,12 +84,15 @@ WaveStop RunWave(Wave& wave, Context& context, CodeCache& code, uint32_t budget,
       stop = WaveStop::kStopped;
       break;
     }
-    if (wave.state == Wave::State::kEnded) {
-      stop = WaveStop::kEnded;
-      break;
-    }
-    if (wave.state == Wave::State::kBarrier) {
-      stop = WaveStop::kBarrier;
+    if (wave.state != Wave::State::kRunning) {
+      if (wave.state == Wave::State::kEnded) {
+        stop = WaveStop::kEnded;
+      } else if (wave.state == Wave::State::kBarrier) {
+        stop = WaveStop::kBarrier;
+      } else {  // s_sleep: the wave is still running; it ends its slice early so that others get the unit
+        wave.state = Wave::State::kRunning;
+        stop = WaveStop::kYield;
+      }
       break;
     }
   }

@@ -59,6 +59,7 @@ absl::Status IsaHarness::Run(std::span<const hipmem_testing::AsmEncoding> encodi
       wave_.state = Wave::State::kRunning;
       continue;
     }
+    if (stop == WaveStop::kYield) continue;  // s_sleep: nothing else to run
     if (stop == WaveStop::kEnded) return absl::OkStatus();
     if (stop == WaveStop::kBudget) return absl::DeadlineExceededError("still running after 100000 instructions");
     if (context.faulted) return absl::AbortedError(absl::StrCat("VM fault at 0x", absl::Hex(context.fault_va)));

@@ -84,10 +84,15 @@ absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, ui
   }
   absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = KernelDispatch::Create(memory, request, descriptor);
   if (!dispatch.ok()) return dispatch.status();
-  for (uint64_t w = 0; w < (*dispatch)->workgroup_count(); ++w) {
-    (*dispatch)->RunWorkgroup(w, [] { return false; });
-    if ((*dispatch)->failure().has_value()) break;
-  }
+  uint64_t next = 0;
+  KernelDispatch& d = **dispatch;
+  d.RunUnits(
+      launch.compute_units,
+      [&]() -> std::optional<uint64_t> {
+        if (next == d.workgroup_count()) return std::nullopt;
+        return next++;
+      },
+      [] { return false; });
   return RunResult{(*dispatch)->failure(), (*dispatch)->instructions()};
 }
 

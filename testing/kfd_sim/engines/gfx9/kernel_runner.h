@@ -42,6 +42,7 @@ struct Launch {
   std::array<uint32_t, 3> workgroup = {1, 1, 1};  // work-items per workgroup
   const void* kernargs = nullptr;                 // mapped by the caller
   uint32_t group_segment_size = 0;                // dynamic LDS
+  uint32_t compute_units = 1;                     // whose resident workgroups the calling thread holds
 };
 
 struct RunResult {
@@ -49,7 +50,8 @@ struct RunResult {
   uint64_t instructions = 0;
 };
 
-// Runs every workgroup of the dispatch on the calling thread, in order. The kernarg block must be mapped.
+// Runs every workgroup of the dispatch on the calling thread, started in order and resident up to
+// `launch.compute_units` units' occupancy (KernelDispatch::RunUnits). The kernarg block must be mapped.
 absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, uint64_t kernel_object,
                                     const Launch& launch);
 

@@ -430,7 +430,7 @@ void Bitcmp(Wave& w, const Inst& i, Context& c) {
 
 // SOPP ----------------------------------------------------------------------------------------------------------
 // No-ops here: s_nop; s_waitcnt (memory operations complete before the next instruction, so every counter is always
-// zero); s_sleep, s_wakeup, s_setprio (one wave runs at a time on its host thread); s_sendmsg (no message a compute
+// zero); s_wakeup, s_setprio (one wave runs at a time on its host thread); s_sendmsg (no message a compute
 // wave sends has an effect here); s_icache_inv; s_incperflevel/decperflevel, s_ttracedata (no counters or
 // trace); s_setkill (a pixel shader's).
 // VGPR indexing mode (Vega/CDNA ISA guides, "VGPR Indexing"): the index lives in M0[7:0], the operands it applies
@@ -452,6 +452,9 @@ void SetGprIdxIdx(Wave& w, const Inst& i, Context& c) { SetM0GprIndex(w, ScalarS
 void Nop(Wave&, const Inst&, Context&) {}
 void Endpgm(Wave& w, const Inst&, Context&) { w.state = Wave::State::kEnded; }
 void Barrier(Wave& w, const Inst&, Context&) { w.state = Wave::State::kBarrier; }
+// s_sleep: a wave that sleeps is waiting for something another wave or workgroup will do (a spin lock, a grid
+// barrier), so it ends its slice and the compute unit runs the others; the time it sleeps is not modelled.
+void Sleep(Wave& w, const Inst&, Context&) { w.state = Wave::State::kSleeping; }
 
 // Branch targets are relative to the next instruction, in dwords.
 template <bool (*kTaken)(const Wave&)>
@@ -678,7 +681,7 @@ const OpInfo* SoppOp(uint16_t op) {
     t[0x0b] = {"s_setkill", &Nop};
     t[0x0c] = {"s_waitcnt", &Nop};
     t[0x0d] = {"s_sethalt", &Sethalt};
-    t[0x0e] = {"s_sleep", &Nop};
+    t[0x0e] = {"s_sleep", &Sleep};
     t[0x0f] = {"s_setprio", &Nop};
     t[0x10] = {"s_sendmsg", &Nop};
     t[0x11] = {"s_sendmsghalt", nullptr};

@@ -35,6 +35,7 @@ struct Wave {
     kRunning,
     kBarrier,  // waiting in s_barrier for the rest of its workgroup
     kEnded,    // s_endpgm
+    kSleeping,  // executed s_sleep: gives up the rest of its slice (RunWave makes it running again)
   };
 
   // Scalar operand space 0-127 (isa.h), with slack for a 64-bit access at 127 and for s_*_b512 reads.
