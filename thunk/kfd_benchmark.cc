@@ -24,6 +24,7 @@
 // with an amd_ prefix for AMD's thunk on the preload's KFD. The same by hand:
 //   for n in 0 10000; do strace -f -c -o /tmp/c$n bazel-bin/thunk/kfd_benchmark --cycle=visible_4k --cycles=$n; done
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/ptrace.h>
@@ -283,9 +284,12 @@ bool ApiCycle(const ThunkApi& api, Memory memory, HSAuint64 size, void* user, bo
 }
 
 struct UserBuffer {
-  explicit UserBuffer(size_t size) : data(static_cast<char*>(std::aligned_alloc(2u << 20, size))) {
+  // 2 MiB aligned, as a huge-page-backed allocation is; aligned_alloc wants a multiple of the alignment.
+  explicit UserBuffer(size_t size) : data(static_cast<char*>(std::aligned_alloc(kAlign, RoundUp(size)))) {
     std::memset(data, 1, size);  // resident, as a registered buffer is
   }
+  static constexpr size_t kAlign = 2u << 20;
+  static size_t RoundUp(size_t size) { return (size + kAlign - 1) / kAlign * kAlign; }
   ~UserBuffer() { std::free(data); }
   UserBuffer(const UserBuffer&) = delete;
   UserBuffer& operator=(const UserBuffer&) = delete;
@@ -439,6 +443,14 @@ std::string FindPreload() {
   return "";
 }
 
+// libasan's path when this binary (and so the preload, built alike) has ASan: it must come first in LD_PRELOAD.
+int FindSanitizerRuntime(dl_phdr_info* info, size_t, void* path) {
+  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "/libasan.so") != nullptr) {
+    *static_cast<std::string*>(path) = info->dlpi_name;
+  }
+  return 0;
+}
+
 // Re-executes this benchmark under the preload on kAmdPreset, with our thunk on the preload's KFD too. Returns only
 // when it cannot (no preload found, or exec failed), after saying why.
 void ReexecUnderPreload(char** argv) {
@@ -447,8 +459,12 @@ void ReexecUnderPreload(char** argv) {
     std::printf("AMD's libhsakmt: not compared (libhipmem_kfd.so not found; pass --kfd_preload=PATH)\n");
     return;
   }
+  std::string sanitizer;
+  dl_iterate_phdr(FindSanitizerRuntime, &sanitizer);
   setenv(kUnderPreloadEnv, "1", 1);
-  setenv("LD_PRELOAD", preload.c_str(), 1);
+  setenv("LD_PRELOAD", (sanitizer.empty() ? preload : sanitizer + ":" + preload).c_str(), 1);
+  // AMD's library frees nothing at exit; its leaks are not ours to report.
+  if (!sanitizer.empty()) setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
   setenv("HIPMEM_SIM_PRESET", kAmdPreset, 1);
   setenv("HIPMEM_KFD_BACKEND", "linux", 1);
   execv("/proc/self/exe", argv);
