@@ -26,7 +26,7 @@ _Static_assert(sizeof(HsaVersionInfo) == 8 && sizeof(HsaSystemProperties) == 16,
 _Static_assert(sizeof(HSA_ENGINE_ID) == 4 && sizeof(HSA_ENGINE_VERSION) == 4, "");
 _Static_assert(sizeof(HSA_CAPABILITY) == 4 && sizeof(HSA_DEBUG_PROPERTIES) == 8, "");
 _Static_assert(sizeof(HsaMemFlags) == 4 && sizeof(HsaMemMapFlags) == 4, "");
-_Static_assert(sizeof(HsaCacheProperties) == 1056, "");
+_Static_assert(offsetof(HsaCacheProperties, PersistingCacheSizeMax) == 1056 && sizeof(HsaCacheProperties) == 1060, "");
 _Static_assert(HSA_IOLINKTYPE_PCIEXPRESS == 2 && HSA_IOLINK_TYPE_XGMI == 11 && HSA_IOLINK_TYPE_OTHER == 16, "");
 _Static_assert(sizeof(HSA_IOLINKTYPE) == 4 && sizeof(HSA_LINKPROPERTY) == 4, "");
 _Static_assert(offsetof(HsaIoLinkProperties, NodeFrom) == 12 && offsetof(HsaIoLinkProperties, Weight) == 20, "");
@@ -104,7 +104,11 @@ AT(KFDGpuID, 360);
 AT(FamilyID, 364);
 AT(CwsrSize, 368);
 AT(CtlStackSize, 372);
-_Static_assert(sizeof(HsaNodeProperties) == 376, "");
+AT(LuidLowPart, 376);
+AT(LuidHighPart, 380);
+AT(WallClockKHz, 384);
+AT(FabricHandleSupported, 392);
+_Static_assert(sizeof(HsaNodeProperties) == 396, "");
 _Static_assert(sizeof(HSA_CAPABILITY2) == 4 && sizeof(HsaCComputeProperties) == 1024, "");
 
 /* HsaQueueResource: five 8-byte members (the unions hold pointers or HSAuint64). */

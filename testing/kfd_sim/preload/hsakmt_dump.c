@@ -4,7 +4,8 @@
  * Two builds of this file: hsakmt_dump_ours links hipmem's thunk (//thunk:hsakmt); hsakmt_dump_debian (with
  * HSAKMT_DUMP_DEBIAN) dlopens the libhsakmt.so.1 path in argv[1] (Debian's, ROCm 5.2.3) and reads its answers with
  * 5.2.3's struct layouts, which current upstream's headers (ours) have grown past: HsaNodeProperties gained fields in
- * the middle, HsaIoLinkProperties one before Flags. Exits 0 after printing, 1 when a call fails.
+ * the middle, HsaIoLinkProperties one before Flags, HsaCacheProperties one at the end. Exits 0 after printing, 1 when
+ * a call fails.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -77,8 +78,22 @@ typedef struct {
   HSAuint32 RecTransferSize;
   HSA_LINKPROPERTY Flags;
 } LinkProps;
+
+/* ROCm 5.2.3's HsaCacheProperties (1056 bytes): no PersistingCacheSizeMax. */
+typedef struct {
+  HSAuint32 ProcessorIdLow;
+  HSAuint32 CacheLevel;
+  HSAuint32 CacheSize;
+  HSAuint32 CacheLineSize;
+  HSAuint32 CacheLinesPerTag;
+  HSAuint32 CacheAssociativity;
+  HSAuint32 CacheLatency;
+  HsaCacheType CacheType;
+  HSAuint32 SiblingMap[HSA_CPU_SIBLINGS];
+} CacheProps;
 #pragma pack(pop)
 _Static_assert(sizeof(LinkProps) == 48, "ROCm 5.2.3's HsaIoLinkProperties");
+_Static_assert(sizeof(CacheProps) == 1056, "ROCm 5.2.3's HsaCacheProperties");
 
 static struct {
   HSAKMT_STATUS (*OpenKFD)(void);
@@ -87,7 +102,7 @@ static struct {
   HSAKMT_STATUS (*ReleaseSystemProperties)(void);
   HSAKMT_STATUS (*GetNodeProperties)(HSAuint32, NodeProps*);
   HSAKMT_STATUS (*GetNodeMemoryProperties)(HSAuint32, HSAuint32, HsaMemoryProperties*);
-  HSAKMT_STATUS (*GetNodeCacheProperties)(HSAuint32, HSAuint32, HSAuint32, HsaCacheProperties*);
+  HSAKMT_STATUS (*GetNodeCacheProperties)(HSAuint32, HSAuint32, HSAuint32, CacheProps*);
   HSAKMT_STATUS (*GetNodeIoLinkProperties)(HSAuint32, HSAuint32, LinkProps*);
 } kmt;
 
@@ -102,6 +117,7 @@ static void* Lookup(void* lib, const char* name) {
 #else
 typedef HsaNodeProperties NodeProps;
 typedef HsaIoLinkProperties LinkProps;
+typedef HsaCacheProperties CacheProps;
 static const struct {
   HSAKMT_STATUS (*OpenKFD)(void);
   HSAKMT_STATUS (*CloseKFD)(void);
@@ -109,7 +125,7 @@ static const struct {
   HSAKMT_STATUS (*ReleaseSystemProperties)(void);
   HSAKMT_STATUS (*GetNodeProperties)(HSAuint32, NodeProps*);
   HSAKMT_STATUS (*GetNodeMemoryProperties)(HSAuint32, HSAuint32, HsaMemoryProperties*);
-  HSAKMT_STATUS (*GetNodeCacheProperties)(HSAuint32, HSAuint32, HSAuint32, HsaCacheProperties*);
+  HSAKMT_STATUS (*GetNodeCacheProperties)(HSAuint32, HSAuint32, HSAuint32, CacheProps*);
   HSAKMT_STATUS (*GetNodeIoLinkProperties)(HSAuint32, HSAuint32, LinkProps*);
 } kmt = {hsaKmtOpenKFD,           hsaKmtCloseKFD,          hsaKmtAcquireSystemProperties,
          hsaKmtReleaseSystemProperties, hsaKmtGetNodeProperties, hsaKmtGetNodeMemoryProperties,
@@ -226,7 +242,7 @@ int main(int argc, char** argv) {
     }
 
     const HSAuint32 ncaches = p.NumCaches < 256 ? p.NumCaches : 256;
-    HsaCacheProperties* caches = calloc(ncaches + 1, sizeof(HsaCacheProperties));
+    CacheProps* caches = calloc(ncaches + 1, sizeof(CacheProps));
     if (ncaches > 0) {
       Check(kmt.GetNodeCacheProperties(n, p.NumFComputeCores != 0 ? p.FComputeIdLo : p.CComputeIdLo, ncaches, caches),
             "hsaKmtGetNodeCacheProperties");

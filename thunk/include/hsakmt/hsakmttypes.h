@@ -5,7 +5,9 @@
  * NumNeuralCores, Capability2 and the CWSR sizes in HsaNodeProperties), so code written against upstream
  * <hsakmt/hsakmttypes.h> compiles unchanged. Every upstream type is declared, including those of calls
  * hipmem answers with HSAKMT_STATUS_NOT_SUPPORTED (debugger, counters, SVM, SMI, PC sampling). Later
- * rocm-systems additions for Windows/WDDM and the experimental DRM-handle calls are not carried. Plain C;
+ * rocm-systems additions for Windows/WDDM and the experimental DRM-handle calls are not carried, except the
+ * fields appended to HsaNodeProperties and HsaCacheProperties (rocm-systems 24bf20d3), which a drop-in
+ * libhsakmt.so.1 needs for upstream's struct sizes. Plain C;
  * the layouts are pinned by static asserts in the header tests.
  */
 #ifndef HIPMEM_HSAKMT_HSAKMTTYPES_H_
@@ -222,6 +224,12 @@ typedef struct _HsaNodeProperties {
   HSAuint32 FamilyID;
   HSAuint32 CwsrSize;     /* context save/restore area per queue, bytes */
   HSAuint32 CtlStackSize; /* control stack within it, bytes */
+  /* rocm-systems' later tail (Windows' adapter LUID and clock, fabric handles): carried so the struct has
+     upstream's size; hipmem answers 0 (none). */
+  HSAuint32 LuidLowPart;
+  HSAuint32 LuidHighPart;
+  HSAuint64 WallClockKHz;
+  HSAuint32 FabricHandleSupported;
 } HsaNodeProperties;
 
 /* What a memory bank is (sysfs mem_banks/N/properties heap_type). */
@@ -288,6 +296,9 @@ typedef struct _HaCacheProperties {
   HSAuint32 CacheLatency; /* ns */
   HsaCacheType CacheType;
   HSAuint32 SiblingMap[HSA_CPU_SIBLINGS];
+  /* rocm-systems' later addition (sysfs persisting_cache_size_max, which no kernel writes yet): 0. Carried because
+     hsaKmtGetNodeCacheProperties fills an array, whose stride must be upstream's. */
+  HSAuint32 PersistingCacheSizeMax;
 } HsaCacheProperties;
 
 /* CPU siblings of a compute unit (declared upstream; no call fills it). */
