@@ -34,7 +34,10 @@
 // handler notes it, and the next ioctl that looks at the ranges applies it first. Departures: the kernel drops
 // the range before the pages go, here an engine may still reach them between the munmap and that next ioctl (a
 // process unmapping memory its GPU is using); memory userfaultfd cannot register (file mappings), and a process
-// without userfaultfd, keep their ranges after a munmap, as before; and a forked child's ranges are not watched.
+// without userfaultfd, keep their ranges after a munmap, as before; a forked child's ranges are not watched; and
+// a range made over memory that another KFD process of the same OS process keeps in VRAM re-registers those pages
+// for munmap only (one registration per page), so their CPU touch reads zeroes (a test-only situation: a real
+// process has one KFD process).
 //
 // GPU access. Each range records which GPUs' page tables map it. XNACK off: SET_ATTR maps it on every GPU with
 // ACCESS or ACCESS_IN_PLACE (svm_range_validate_and_map) and an access from any other GPU is a VM fault. XNACK
