@@ -18,6 +18,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/held_dir.h"
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/errno_status.h"
@@ -25,16 +26,6 @@
 
 namespace hipmem::thunk {
 namespace {
-
-// A directory for the simulated sysfs tree: under the test's private tmpdir when run by Bazel.
-absl::StatusOr<std::string> MakeSysfsDir() {
-  const char* base = std::getenv("TEST_TMPDIR");
-  if (base == nullptr) base = std::getenv("TMPDIR");
-  if (base == nullptr) base = "/tmp";
-  std::string templ = absl::StrCat(base, "/hipmem-sysfs-XXXXXX");
-  if (mkdtemp(templ.data()) == nullptr) return absl::InternalError(absl::StrCat("mkdtemp(", templ, ") failed"));
-  return templ;
-}
 
 // The default machine's topology: the preset HIPMEM_SIM_PRESET names, else one MI300X.
 absl::StatusOr<kfd_sim::Topology> DefaultMachineTopology() {
@@ -97,8 +88,8 @@ class SimKfdDevice final : public KfdDevice {
 
 }  // namespace
 
-SimMachine::SimMachine(std::unique_ptr<kfd_sim::Simulator> simulator, std::string sysfs_root)
-    : simulator_(std::move(simulator)), sysfs_root_(std::move(sysfs_root)) {}
+SimMachine::SimMachine(std::unique_ptr<kfd_sim::Simulator> simulator, kfd_sim::HeldDir sysfs_dir)
+    : simulator_(std::move(simulator)), sysfs_dir_(std::move(sysfs_dir)), sysfs_root_(sysfs_dir_.path()) {}
 
 SimMachine::~SimMachine() {
   std::error_code ec;
@@ -108,7 +99,8 @@ SimMachine::~SimMachine() {
 
 absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Create(const kfd_sim::Topology& topology) {
   ASSIGN_OR_RETURN(std::unique_ptr<kfd_sim::Simulator> simulator, kfd_sim::Simulator::Create(topology));
-  ASSIGN_OR_RETURN(std::string dir, MakeSysfsDir());
+  // Under the test's private tmpdir when run by Bazel. A tree a killed process left behind goes first (held_dir.h).
+  ASSIGN_OR_RETURN(kfd_sim::HeldDir dir, kfd_sim::HeldDir::Create("hipmem-sysfs-"));
   // Adopt the directory first so a failed write still removes it.
   std::shared_ptr<SimMachine> machine(new SimMachine(std::move(simulator), std::move(dir)));
   RETURN_IF_ERROR(machine->simulator_->WriteSysfs(machine->sysfs_root_));

@@ -8,13 +8,15 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "testing/kfd_sim/held_dir.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd_device.h"
 
 namespace hipmem::thunk {
 
 // A simulated machine: one Simulator plus the sysfs tree it exposes. Shared by every device
-// opened on it; removes its sysfs tree when the last user goes. Thread-safe.
+// opened on it; removes its sysfs tree when the last user goes, and a later machine removes the tree of a process
+// that was killed before it could (held_dir.h). Thread-safe.
 class SimMachine {
  public:
   // Errors: whatever creating the simulator or writing its sysfs tree returns.
@@ -33,9 +35,10 @@ class SimMachine {
   const std::string& sysfs_root() const { return sysfs_root_; }
 
  private:
-  SimMachine(std::unique_ptr<kfd_sim::Simulator> simulator, std::string sysfs_root);
+  SimMachine(std::unique_ptr<kfd_sim::Simulator> simulator, kfd_sim::HeldDir sysfs_dir);
 
   std::unique_ptr<kfd_sim::Simulator> simulator_;
+  kfd_sim::HeldDir sysfs_dir_;  // holds the tree while this process (or a forked child) lives
   std::string sysfs_root_;
 };
 

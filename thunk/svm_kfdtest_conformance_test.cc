@@ -352,6 +352,79 @@ TEST_P(KfdtestSvmTest, PrefetchLocationIsPerRangeAndUndefinedWhereRangesDisagree
   EXPECT_EQ(GetOne(p, kBuf, HSA_SVM_ATTR_PREFETCH_LOC), std::optional<HSAuint32>(kInvalidNode));
 }
 
+// ---- KFDSVMRangeTest.PartialUnmapSysMemTest ----
+
+// Upstream unmaps the middle of a registered range, then makes a queue (whose allocations upstream libhsakmt may
+// place in the hole: the kernel then refused them, EADDRINUSE, while a range still held it) and copies from both
+// pieces left. Here the hole is mapped again: GET_ATTR finds no range there any more (the kernel's MMU notifier
+// dropped that part at the munmap) and it registers as a buffer; //testing/kfd_sim:sim_svm_test allocates a
+// buffer at the hole's very address, which this thunk's own placement never does. The copies use SDMA, as
+// everywhere in this file.
+TEST_P(KfdtestSvmTest, MunmapOfPartOfARangeDropsThatPartAndTheRestStillWorks) {
+  constexpr HSAuint64 kBuf = 16 * kPageBytes;
+  constexpr HSAuint64 kHole = 4 * kPageBytes;
+  SvmRange dest(kBuf, node_);
+  char* p = static_cast<char*>(Anonymous(kBuf));
+  ASSERT_NE(p, nullptr);
+  SvmRange sys(kBuf, node_, /*prefetch=*/0, p);
+  ASSERT_EQ(sys.status(), HSAKMT_STATUS_SUCCESS);
+  for (HSAuint64 i = 0; i < kBuf / 4; ++i) reinterpret_cast<HSAuint32*>(p)[i] = 0x01010101;
+  char* hole = p + 2 * kPageBytes;
+  char* tail = hole + kHole;
+  ASSERT_EQ(munmap(hole, kHole), 0);
+
+  // Another mapping where the hole is, as libhsakmt's next allocation may get it.
+  void* again = mmap(hole, kHole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_EQ(again, static_cast<void*>(hole));
+  // No range there any more: GET_ATTR answers the defaults (the range had PREFERRED_LOC system memory).
+  EXPECT_EQ(GetOne(hole, kHole, HSA_SVM_ATTR_PREFERRED_LOC), HSAuint32{0xffffffff});
+  EXPECT_EQ(GetOne(p, 2 * kPageBytes, HSA_SVM_ATTR_PREFERRED_LOC), HSAuint32{0});
+  EXPECT_EQ(GetOne(tail, kBuf - 2 * kPageBytes - kHole, HSA_SVM_ATTR_PREFERRED_LOC), HSAuint32{0});
+  ASSERT_EQ(hsaKmtRegisterMemory(hole, kHole), HSAKMT_STATUS_SUCCESS);
+  HSAuint64 gpu_va = 0;
+  ASSERT_EQ(hsaKmtMapMemoryToGPU(hole, kHole, &gpu_va), HSAKMT_STATUS_SUCCESS);
+
+  SdmaQueue queue = NewSdmaQueue(node_);
+  ASSERT_EQ(queue.status(), HSAKMT_STATUS_SUCCESS);
+  queue.Copy(dest.As<void>(), tail, 4);
+  ASSERT_EQ(queue.Run(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(dest.As<HSAuint32>()[0], 0x01010101u);
+  dest.As<HSAuint32>()[0] = 0;
+  queue.Copy(dest.As<void>(), p, 4);
+  ASSERT_EQ(queue.Run(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(dest.As<HSAuint32>()[0], 0x01010101u);
+  // The buffer in the hole is the GPU's too (at the GPU address the thunk gave it).
+  queue.Fill(reinterpret_cast<void*>(gpu_va), 0x5A5A5A5A, kHole);
+  ASSERT_EQ(queue.Run(), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<HSAuint32*>(hole)[kHole / 4 - 1], 0x5A5A5A5Au);
+  EXPECT_EQ(queue.Destroy(), HSAKMT_STATUS_SUCCESS);
+
+  EXPECT_EQ(hsaKmtUnmapMemoryToGPU(hole), HSAKMT_STATUS_SUCCESS);
+  EXPECT_EQ(hsaKmtDeregisterMemory(hole), HSAKMT_STATUS_SUCCESS);
+  munmap(p, kBuf);
+}
+
+// Unmapping a range living in VRAM gives its VRAM back (svm_range_unmap_from_cpu frees the part's pages).
+TEST_P(KfdtestSvmTest, MunmapOfARangeInVramGivesTheVramBack) {
+  constexpr HSAuint64 kBuf = 64 * kPageBytes;
+  char* p = static_cast<char*>(Anonymous(kBuf));
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 0x11, kBuf);
+  const HSAuint64 before = Available(node_);
+  SvmRange range(kBuf, node_, node_, p);
+  ASSERT_EQ(range.status(), HSAKMT_STATUS_SUCCESS);
+  if (Available(node_) == before) GTEST_SKIP() << "the range did not move to VRAM (no userfaultfd here)";
+  ASSERT_EQ(Available(node_), before - kBuf);
+  ASSERT_EQ(munmap(p + kBuf / 2, kBuf / 2), 0);
+  // Any SVM call looks at the ranges first.
+  EXPECT_EQ(GetOne(p, kBuf / 2, HSA_SVM_ATTR_PREFERRED_LOC), node_);
+  EXPECT_EQ(Available(node_), before - kBuf / 2);
+  EXPECT_EQ(p[0], 0x11) << "the half left comes back on a CPU touch";
+  ASSERT_EQ(munmap(p, kBuf / 2), 0);
+  EXPECT_EQ(GetOne(range.As<void>(), kPageBytes, HSA_SVM_ATTR_PREFERRED_LOC), std::nullopt) << "nothing mapped there";
+  EXPECT_EQ(Available(node_), before);
+}
+
 // ---- KFDSVMRangeTest.MigrateTest (16 MiB, as upstream; 4 rounds instead of 8) ----
 
 TEST_P(KfdtestSvmTest, SdmaWritesRangesInVramAndTheCpuReadsThemBack) {

@@ -232,6 +232,38 @@ TEST_F(SimSvmTest, RangesAndBuffersRefuseEachOthersAddresses) {
   EXPECT_EQ(Alloc(*file_, gpu_, mem.address(), Bytes(kPage), hipmem_testing::kVramFlags).ret, -EADDRINUSE);
 }
 
+// kfdtest's PartialUnmapSysMemTest: a munmap of part of a range drops that part (the kernel's MMU notifier,
+// svm_range_unmap_from_cpu), so a buffer may take the freed hole, as upstream libhsakmt's next allocation may.
+TEST_F(SimSvmTest, MunmapDropsThePartOfARangeItUnmapsAndABufferMayTakeTheHole) {
+  Open();
+  constexpr uint64_t kBuf = 16 * kPage;
+  void* p = mmap(nullptr, kBuf, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  const uint64_t start = reinterpret_cast<uint64_t>(p);
+  const uint64_t hole = start + 2 * kPage;
+  ASSERT_EQ(Set(*file_, start, kBuf, {Attr(AttrType::kAccess, gpu_)}), 0);
+  ASSERT_EQ(munmap(reinterpret_cast<void*>(hole), 4 * kPage), 0);
+  void* again = mmap(reinterpret_cast<void*>(hole), 4 * kPage, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_EQ(again, reinterpret_cast<void*>(hole));
+
+  EXPECT_EQ(Alloc(*file_, gpu_, hole, Bytes(4 * kPage), hipmem_testing::kVramFlags).ret, 0);
+  // What is left of the range is still a range.
+  EXPECT_EQ(Alloc(*file_, gpu_, start, Bytes(kPage), hipmem_testing::kVramFlags).ret, -EADDRINUSE);
+  EXPECT_EQ(Alloc(*file_, gpu_, hole + 4 * kPage, Bytes(kPage), hipmem_testing::kVramFlags).ret, -EADDRINUSE);
+  const std::vector<SimSvmRange> ranges = sim_->Snapshot().processes.at(0).svm_ranges;
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[0].start.raw(), start);
+  EXPECT_EQ(ranges[0].size.raw(), 2 * kPage);
+  EXPECT_EQ(ranges[1].start.raw(), hole + 4 * kPage);
+  EXPECT_EQ(ranges[1].size.raw(), 10 * kPage);
+  EXPECT_EQ(ranges[1].mapped_gpu_ids, std::vector<uint32_t>{gpu_}) << "the GPU still maps the rest";
+
+  // The whole range unmapped: nothing left.
+  ASSERT_EQ(munmap(p, kBuf), 0);
+  EXPECT_TRUE(sim_->Snapshot().processes.at(0).svm_ranges.empty());
+}
+
 TEST_F(SimSvmTest, MemoryTheGpuCouldNotWriteIsNeverMapped) {
   Open();
   CreateSdmaQueue();

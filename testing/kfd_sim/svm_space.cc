@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -134,9 +135,17 @@ void DropZeroPages(std::byte* view, uint64_t bytes) {
   flush();
 }
 
-// The process-wide userfaultfd that brings VRAM-resident SVM pages back when the CPU touches them (svm_space.h),
-// and its handler thread, which sleeps in read() until a fault arrives. Made on first use and never destroyed:
-// a fault may arrive at any time while a registered range exists. Thread-safe.
+// The process-wide userfaultfd that brings VRAM-resident SVM pages back when the CPU touches them (svm_space.h)
+// and reports munmaps of SVM ranges (UFFD_FEATURE_EVENT_UNMAP), and its handler thread, which sleeps in poll()
+// until a fault or an event arrives. Made on first use and never destroyed: a fault or an unmap may arrive at any
+// time while a registered range exists. Thread-safe.
+//
+// Why unmap events, and not a look at /proc/self/maps (or msync/mincore probes) at ioctl time: what goes wrong
+// after a partial munmap is a *new* mapping in the freed hole (libhsakmt's next allocation, placed there by the
+// kernel), which the maps file shows exactly as it showed the old one (anonymous VMAs merge and carry no identity).
+// Only the munmap itself tells them apart, and userfaultfd reports it: the kernel makes munmap wait until the event
+// has been read, and the handler reads it and notes it to every space under events_mu_, so a thread whose munmap
+// has returned and which then calls an ioctl (SyncEvents first) finds the note there.
 class CpuFaultHandler {
  public:
   static CpuFaultHandler& Get() {
@@ -148,9 +157,22 @@ class CpuFaultHandler {
   // How the descriptor was obtained, or why there is none.
   const std::string& how() const { return how_; }
 
-  // Registers [start, start + len) in MISSING mode. Returns 0 or an errno.
+  // Whether munmaps of watched ranges are reported (UFFD_FEATURE_EVENT_UNMAP was granted).
+  bool unmap_events() const { return unmap_events_; }
+
+  // Watches [start, start + len) for munmap: registration in write-protect mode only, which alone never makes a
+  // fault (no page is ever write-protected here) but makes the kernel report the range's munmap. Returns 0 or an
+  // errno (EINVAL: not memory userfaultfd can register, such as a file mapping).
+  int Watch(uint64_t start, uint64_t len) {
+    if (!unmap_events_) return EOPNOTSUPP;
+    uffdio_register reg{.range = {.start = start, .len = len}, .mode = UFFDIO_REGISTER_MODE_WP, .ioctls = 0};
+    return ioctl(uffd_, UFFDIO_REGISTER, &reg) == 0 ? 0 : errno;
+  }
+
+  // Registers [start, start + len) in MISSING mode (and stays watching it). Returns 0 or an errno.
   int Register(uint64_t start, uint64_t len) {
-    uffdio_register reg{.range = {.start = start, .len = len}, .mode = UFFDIO_REGISTER_MODE_MISSING, .ioctls = 0};
+    const uint64_t mode = UFFDIO_REGISTER_MODE_MISSING | (unmap_events_ ? UFFDIO_REGISTER_MODE_WP : 0);
+    uffdio_register reg{.range = {.start = start, .len = len}, .mode = mode, .ioctls = 0};
     if (ioctl(uffd_, UFFDIO_REGISTER, &reg) != 0) return errno;
     if ((reg.ioctls & (uint64_t{1} << _UFFDIO_COPY)) == 0) {
       Unregister(start, len);
@@ -159,9 +181,18 @@ class CpuFaultHandler {
     return 0;
   }
 
+  // Ends MISSING mode over [start, start + len): a range that is watched for munmap stays watched.
   void Unregister(uint64_t start, uint64_t len) {
     uffdio_range range{.start = start, .len = len};
     ioctl(uffd_, UFFDIO_UNREGISTER, &range);
+    if (unmap_events_) Watch(start, len);
+  }
+
+  // Returns once every unmap event the kernel has handed out has been noted to the spaces: a munmap that returned
+  // before this call is in the spaces' notes after it (see the class comment).
+  void SyncEvents() {
+    if (!unmap_events_) return;
+    std::lock_guard<std::mutex> lock(events_mu_);
   }
 
   // Fills the missing pages of [dst, dst + len) from `src` without waking whoever waits on them (Wake does, once
@@ -229,21 +260,63 @@ class CpuFaultHandler {
       how_ = absl::StrCat("no userfaultfd: ", ErrnoText(errno));
       return;
     }
-    uffdio_api api{.api = UFFD_API, .features = 0, .ioctls = 0};
-    if (ioctl(fd, UFFDIO_API, &api) != 0) {
-      how_ = absl::StrCat("UFFDIO_API: ", ErrnoText(errno));
-      close(fd);
-      return;
+    // Non-blocking: the handler polls, then reads under events_mu_ (a blocking read would hold it while asleep).
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    uffdio_api api{.api = UFFD_API, .features = UFFD_FEATURE_EVENT_UNMAP, .ioctls = 0};
+    unmap_events_ = ioctl(fd, UFFDIO_API, &api) == 0;
+    if (!unmap_events_) {
+      // A kernel without the feature: faults still work, munmaps of ranges go unnoticed (svm_space.h). A failed
+      // handshake leaves the descriptor waiting for one, so the plain one can follow.
+      api = uffdio_api{.api = UFFD_API, .features = 0, .ioctls = 0};
+      if (ioctl(fd, UFFDIO_API, &api) != 0) {
+        how_ = absl::StrCat("UFFDIO_API: ", ErrnoText(errno));
+        close(fd);
+        return;
+      }
+      how_ += "; no UFFD_FEATURE_EVENT_UNMAP: munmaps of SVM ranges go unnoticed";
     }
     uffd_ = fd;
     std::thread([this] { Loop(); }).detach();
   }
 
+  // Tells every space that [start, end) was unmapped. Called with events_mu_ held; returns the spaces, which the
+  // caller lets go after releasing it (the last owner of a closing space runs its destructor, which takes mu_).
+  std::vector<std::shared_ptr<SvmSpace>> NoteUnmap(uint64_t start, uint64_t end) {
+    std::vector<std::shared_ptr<SvmSpace>> spaces = LiveSpaces();
+    for (const std::shared_ptr<SvmSpace>& space : spaces) space->NoteUnmap(start, end);
+    return spaces;
+  }
+
+  std::vector<std::shared_ptr<SvmSpace>> LiveSpaces() {
+    std::vector<std::shared_ptr<SvmSpace>> spaces;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [raw, weak] : spaces_) {
+      if (std::shared_ptr<SvmSpace> space = weak.lock()) spaces.push_back(std::move(space));
+    }
+    return spaces;
+  }
+
   void Loop() {
     pthread_setname_np(pthread_self(), "kfdsim-svmfault");
     for (;;) {
+      pollfd pfd{.fd = uffd_, .events = POLLIN, .revents = 0};
+      if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+        HIPMEM_LOG(kError, "kfd_sim: poll(svm userfaultfd): ", ErrnoText(errno), "; CPU faults go unserved");
+        return;
+      }
       uffd_msg msg{};
-      const ssize_t n = read(uffd_, &msg, sizeof(msg));
+      ssize_t n;
+      std::vector<std::shared_ptr<SvmSpace>> noted;
+      {
+        // The read and the note of an unmap together under events_mu_: the unmapping thread runs on as soon as
+        // the read takes the event, and SyncEvents must not slip between the two.
+        std::lock_guard<std::mutex> lock(events_mu_);
+        n = read(uffd_, &msg, sizeof(msg));
+        if (n == sizeof(msg) && msg.event == UFFD_EVENT_UNMAP) {
+          noted = NoteUnmap(msg.arg.remove.start, msg.arg.remove.end);
+        }
+      }
+      noted.clear();
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (n < 0) {
         HIPMEM_LOG(kError, "kfd_sim: read(svm userfaultfd): ", ErrnoText(errno), "; CPU faults go unserved");
@@ -251,13 +324,7 @@ class CpuFaultHandler {
       }
       if (n != sizeof(msg) || msg.event != UFFD_EVENT_PAGEFAULT) continue;
       const uint64_t page = msg.arg.pagefault.address & ~(kPage - 1);
-      std::vector<std::shared_ptr<SvmSpace>> spaces;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        for (const auto& [raw, weak] : spaces_) {
-          if (std::shared_ptr<SvmSpace> space = weak.lock()) spaces.push_back(std::move(space));
-        }
-      }
+      std::vector<std::shared_ptr<SvmSpace>> spaces = LiveSpaces();
       // A space whose lock is taken is asked again after the others: its holder may be the very thread that
       // faulted (an ioctl of one KFD process copying memory another process's range moved to VRAM), which only
       // the owner of the page can release. A holder that did not fault lets go by itself.
@@ -285,7 +352,9 @@ class CpuFaultHandler {
   }
 
   int uffd_ = -1;  // written once in the constructor
+  bool unmap_events_ = false;  // written once in the constructor
   std::string how_;
+  std::mutex events_mu_;  // held by the handler from reading an event to having noted it
   std::mutex mu_;
   std::vector<std::pair<SvmSpace*, std::weak_ptr<SvmSpace>>> spaces_;  // guarded by mu_
 };
@@ -384,12 +453,53 @@ void SvmSpace::FillHoles(uint64_t start, uint64_t end) {
   }
   if (cursor < end) holes.emplace_back(cursor, end);
   const uint64_t all = (gpus_.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpus_.size()) - 1);
+  CpuFaultHandler& handler = CpuFaultHandler::Get();
   for (const auto& [hole_start, hole_end] : holes) {
+    if (handler.available()) {
+      if (!registered_with_handler_) {
+        handler.Add(this, weak_from_this());
+        registered_with_handler_ = true;
+      }
+      if (const int error = handler.Watch(hole_start, hole_end - hole_start); error != 0 && !told_no_watch_) {
+        told_no_watch_ = true;
+        Log(absl::StrCat(RangeText(hole_start, hole_end), ": a munmap of it will go unnoticed (", handler.how(),
+                         error != EOPNOTSUPP ? absl::StrCat(", UFFDIO_REGISTER: ", ErrnoText(error)) : "",
+                         "); said once"));
+      }
+    }
     Range fresh;
     fresh.end = hole_end;
     // svm_range_new: under XNACK every GPU of the process may access a new range.
     if (xnack_.load(std::memory_order_relaxed)) fresh.attrs.access = all;
     ranges_.emplace(hole_start, std::move(fresh));
+  }
+}
+
+void SvmSpace::NoteUnmap(uint64_t start, uint64_t end) {
+  std::lock_guard<std::mutex> lock(unmapped_mu_);
+  unmapped_.emplace_back(start, end);
+}
+
+void SvmSpace::ApplyUnmaps() {
+  CpuFaultHandler::Get().SyncEvents();
+  std::vector<std::pair<uint64_t, uint64_t>> unmapped;
+  {
+    std::lock_guard<std::mutex> lock(unmapped_mu_);
+    unmapped.swap(unmapped_);
+  }
+  if (unmapped.empty()) return;
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  for (const auto& [start, end] : unmapped) {
+    SplitAt(start);
+    SplitAt(end);
+    for (auto it = ranges_.lower_bound(start); it != ranges_.end() && it->first < end;) {
+      const Range& r = it->second;
+      // svm_range_unmap_from_cpu: the GPUs lose the part and its VRAM is free (the pages of a split range stay
+      // with the pieces left, which share them).
+      if (r.vram_gpu) shared_->ReleaseVram(*r.vram_gpu, Bytes(r.end - it->first));
+      Log(absl::StrCat(RangeText(it->first, r.end), " unmapped by the process: dropped"));
+      it = ranges_.erase(it);
+    }
   }
 }
 
@@ -510,6 +620,7 @@ bool SvmSpace::MigrateToSystem(uint64_t start, Range& r, const char* why) {
 }
 
 int SvmSpace::SetAttr(uint64_t start, uint64_t size, std::span<const kfd_uapi::SvmAttribute> attrs) {
+  ApplyUnmaps();
   const uint64_t end = start + size;
   std::unique_lock<std::shared_mutex> lock(mu_);
   SplitAt(start);
@@ -587,6 +698,7 @@ int SvmSpace::GetAttr(uint64_t start, uint64_t size, std::span<kfd_uapi::SvmAttr
       default: return -EINVAL;  // ACCESS_IN_PLACE and NO_ACCESS are answers, not questions
     }
   }
+  ApplyUnmaps();
   const uint64_t end = start + size;
   const uint64_t all = (gpus_.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpus_.size()) - 1);
   uint32_t location = kfd_uapi::kSvmLocationUndefined;
@@ -661,7 +773,8 @@ int SvmSpace::GetAttr(uint64_t start, uint64_t size, std::span<kfd_uapi::SvmAttr
   return 0;
 }
 
-bool SvmSpace::Overlaps(AddressRange range) const {
+bool SvmSpace::Overlaps(AddressRange range) {
+  ApplyUnmaps();
   const uint64_t start = range.base.raw();
   const uint64_t end = start + range.size.raw();
   std::shared_lock<std::shared_mutex> lock(mu_);
@@ -670,7 +783,8 @@ bool SvmSpace::Overlaps(AddressRange range) const {
   return it != ranges_.end() && it->first < end;
 }
 
-std::vector<SvmRangeInfo> SvmSpace::Ranges() const {
+std::vector<SvmRangeInfo> SvmSpace::Ranges() {
+  ApplyUnmaps();
   std::shared_lock<std::shared_mutex> lock(mu_);
   std::vector<SvmRangeInfo> out;
   for (const auto& [start, r] : ranges_) {

@@ -25,7 +25,19 @@
 // that reads or writes a VRAM-resident range (read(2) into it, for instance) fails with EFAULT instead of
 // bringing it back; a forked child's copy of a VRAM-resident range reads zeroes (no UFFD_FEATURE_EVENT_FORK).
 // Departures, deliberately: a CPU store racing with the migration of its range to VRAM may be lost (the kernel's
-// migrate_vma locks the pages), and a munmap of a range is not noticed (the kernel's MMU notifier drops it).
+// migrate_vma locks the pages).
+//
+// munmap. As the kernel's MMU notifier does (svm_range_unmap_from_cpu), a munmap of all or part of a range drops
+// that part: its GPU mappings and its VRAM go, and a buffer may then take the VA (kfdtest's
+// PartialUnmapSysMemTest). The same userfaultfd reports it: every range is registered in write-protect mode when
+// it is made (which alone makes no fault) and the kernel reports its munmap (UFFD_FEATURE_EVENT_UNMAP); the
+// handler notes it, and the next ioctl that looks at the ranges applies it first. Departures: the kernel drops
+// the range before the pages go, here an engine may still reach them between the munmap and that next ioctl (a
+// process unmapping memory its GPU is using); memory userfaultfd cannot register (file mappings), and a process
+// without userfaultfd, keep their ranges after a munmap, as before; a forked child's ranges are not watched; and
+// a range made over memory that another KFD process of the same OS process keeps in VRAM re-registers those pages
+// for munmap only (one registration per page), so their CPU touch reads zeroes (a test-only situation: a real
+// process has one KFD process).
 //
 // GPU access. Each range records which GPUs' page tables map it. XNACK off: SET_ATTR maps it on every GPU with
 // ACCESS or ACCESS_IN_PLACE (svm_range_validate_and_map) and an access from any other GPU is a VM fault. XNACK
@@ -48,10 +60,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/btree_map.h"
@@ -150,9 +164,12 @@ class SvmSpace final : public SvmTranslator, public std::enable_shared_from_this
   // SET_XNACK_MODE changed the process's mode.
   void SetXnack(bool enabled) { xnack_.store(enabled, std::memory_order_relaxed); }
   // Returns whether any range shares a byte with `range` (ALLOC refuses such a VA with -EADDRINUSE).
-  bool Overlaps(AddressRange range) const;
+  bool Overlaps(AddressRange range);
   // Returns every range, ascending.
-  std::vector<SvmRangeInfo> Ranges() const;
+  std::vector<SvmRangeInfo> Ranges();
+  // The CPU-fault handler: the process unmapped [start, end). Applied by the next call that looks at the ranges
+  // (it may come while the ranges are locked, by the unmapping thread itself).
+  void NoteUnmap(uint64_t start, uint64_t end);
 
   // The CPU-fault handler: if `page` lies in one of this process's ranges living in VRAM, brings its granule back
   // and wakes the toucher: kHandled. kNotMine: no range here has it in VRAM. kBusy: the ranges are locked (an ioctl
@@ -175,8 +192,10 @@ class SvmSpace final : public SvmTranslator, public std::enable_shared_from_this
   std::optional<size_t> GpuIndex(uint32_t gpu_id) const;
   // Splits the range holding `addr` (if any) so that one starts there.
   void SplitAt(uint64_t addr);
-  // Fills the holes of [start, end) with fresh ranges of the default attributes.
+  // Fills the holes of [start, end) with fresh ranges of the default attributes, watched for munmap.
   void FillHoles(uint64_t start, uint64_t end);
+  // Drops every range's part the process unmapped since the last call (NoteUnmap). Takes mu_.
+  void ApplyUnmaps();
   void MergeAround(uint64_t start, uint64_t end);
   // The mappings the kernel's validate-and-map gives `r` now.
   uint64_t MappingsFor(const Range& r) const;
@@ -198,6 +217,10 @@ class SvmSpace final : public SvmTranslator, public std::enable_shared_from_this
   RangeMap ranges_;                    // guarded by mu_
   bool registered_with_handler_ = false;  // guarded by mu_
   bool told_no_migration_ = false;        // guarded by mu_
+  bool told_no_watch_ = false;            // guarded by mu_
+
+  std::mutex unmapped_mu_;
+  std::vector<std::pair<uint64_t, uint64_t>> unmapped_;  // guarded by unmapped_mu_; [start, end), oldest first
 };
 
 }  // namespace hipmem::kfd_sim

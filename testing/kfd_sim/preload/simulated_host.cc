@@ -236,16 +236,16 @@ void SimulatedHost::Complain(const std::string& what) {
 std::optional<std::string> SimulatedHost::Root() {
   if (!root_.empty()) return root_;
   if (root_failed_) return std::nullopt;
-  const char* base = std::getenv("TEST_TMPDIR");
-  if (base == nullptr) base = std::getenv("TMPDIR");
-  if (base == nullptr) base = "/tmp";
-  std::string dir = absl::StrCat(base, "/hipmem-kfd-XXXXXX");
-  if (mkdtemp(dir.data()) == nullptr) {
+  // A tree a killed process left behind goes first (held_dir.h).
+  absl::StatusOr<kfd_sim::HeldDir> held = kfd_sim::HeldDir::Create("hipmem-kfd-");
+  if (!held.ok()) {
     root_failed_ = true;
-    Complain(absl::StrCat("cannot make the simulated host's directory ", dir, ": ", std::strerror(errno)));
+    Complain(absl::StrCat("cannot make the simulated host's directory: ", held.status().ToString()));
     return std::nullopt;
   }
+  const std::string dir = held->path();
   root_ = dir;
+  held_dir_.emplace(*std::move(held));
   {
     ScopedLock tree_lock(&g_tree_mu);
     if (g_tree == nullptr) {

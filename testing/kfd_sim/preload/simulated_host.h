@@ -29,6 +29,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "testing/kfd_sim/held_dir.h"
 #include "testing/kfd_sim/simulator.h"
 
 namespace hipmem::kfd_preload {
@@ -91,6 +92,7 @@ class SimulatedHost {
 
   absl::Mutex mu_;
   std::string root_ ABSL_GUARDED_BY(mu_);
+  std::optional<kfd_sim::HeldDir> held_dir_ ABSL_GUARDED_BY(mu_);  // holds root_ while this process lives
   bool root_failed_ ABSL_GUARDED_BY(mu_) = false;
   bool modules_written_ ABSL_GUARDED_BY(mu_) = false;
   bool drm_written_ ABSL_GUARDED_BY(mu_) = false;

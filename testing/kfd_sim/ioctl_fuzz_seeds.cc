@@ -1,0 +1,228 @@
+// Writes the seed corpus of //testing/kfd_sim:ioctl_fuzzer into the directory given as argv[1]: the ioctl
+// sequences the simulator's own tests run (sim_memory/sim_event/sim_svm/sim_queue tests, in short), each played
+// on a machine like the fuzzer's while it is written, so the handles, ids and apertures in the seeds are the ones
+// a fresh process really gets.
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kfd_uapi/kfd_ioctl.h"
+#include "kfd_uapi/kfd_svm.h"
+#include "testing/kfd_sim/ioctl_fuzz_input.h"
+#include "testing/kfd_sim/simulator.h"
+
+namespace {
+
+namespace uapi = ::hipmem::kfd_uapi;
+namespace fuzz = ::hipmem::kfd_sim::fuzz;
+using ::hipmem::kfd_sim::SimFile;
+using ::hipmem::kfd_sim::Simulator;
+
+constexpr uint64_t kPage = 4096;
+
+// One seed: runs each ioctl on a fresh process of `sim` as it records it, so later records can use its answers.
+class Seed {
+ public:
+  Seed(Simulator& sim, std::byte* scratch, std::span<const std::byte> scratch_init)
+      : writer_(scratch_init), file_(sim.Open()), scratch_(scratch) {
+    std::memset(scratch_, 0, fuzz::kScratchBytes);
+    std::memcpy(scratch_, scratch_init.data(), scratch_init.size());
+    for (const auto& gpu : sim.topology().gpus) tokens_.push_back(file_->OpenRenderNode(gpu.drm_render_minor));
+  }
+  template <typename Args>
+  Args Run(const uapi::IoctlDescriptor<Args>& d, Args args) {
+    writer_.Add(d.request(), args);
+    file_->Ioctl(d.request(), &args);
+    return args;
+  }
+  void RunRaw(unsigned long request, std::span<const std::byte> arg) {
+    writer_.AddRaw(request, arg);
+    std::vector<std::byte> copy(std::max<size_t>(arg.size(), uapi::IoctlSize(request)));
+    std::memcpy(copy.data(), arg.data(), arg.size());
+    file_->Ioctl(request, copy.data());
+  }
+  int token(size_t gpu) const { return tokens_[gpu]; }
+  bool Write(const std::string& dir, const std::string& name) {
+    std::ofstream out(dir + "/" + name, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(writer_.bytes().data()), static_cast<std::streamsize>(writer_.bytes().size()));
+    return static_cast<bool>(out);
+  }
+
+ private:
+  fuzz::InputWriter writer_;
+  std::unique_ptr<SimFile> file_;
+  std::byte* scratch_;
+  std::vector<int> tokens_;
+};
+
+template <typename T>
+std::vector<std::byte> Bytes(const T& v) {
+  std::vector<std::byte> out(sizeof(T));
+  std::memcpy(out.data(), &v, sizeof(T));
+  return out;
+}
+
+uint32_t Flags(std::initializer_list<uapi::AllocMemFlags> flags) {
+  uint32_t raw = 0;
+  for (uapi::AllocMemFlags f : flags) raw |= uapi::ToRaw(f);
+  return raw;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  absl::StatusOr<std::unique_ptr<Simulator>> made = Simulator::Create(hipmem::kfd_sim::DefaultTopology());
+  if (!made.ok()) {
+    std::fprintf(stderr, "%s\n", made.status().ToString().c_str());
+    return 1;
+  }
+  Simulator& sim = **made;
+  void* p = mmap(reinterpret_cast<void*>(fuzz::kScratchAddress), fuzz::kScratchBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != reinterpret_cast<void*>(fuzz::kScratchAddress)) return 1;
+  auto* scratch = static_cast<std::byte*>(p);
+  const uint32_t gpu_id = sim.topology().gpus[0].gpu_id;
+  const std::vector<std::byte> gpu_ids = Bytes(gpu_id);
+  bool ok = true;
+
+  // GET_VERSION, apertures, available memory, clock counters, XNACK query.
+  {
+    Seed s(sim, scratch, {});
+    s.Run(uapi::kGetVersion, uapi::GetVersionArgs{});
+    s.Run(uapi::kGetProcessAperturesNew,
+          uapi::GetProcessAperturesNewArgs{.kfd_process_device_apertures_ptr = fuzz::kScratchAddress, .num_of_nodes = 8});
+    s.Run(uapi::kAvailableMemory, uapi::GetAvailableMemoryArgs{.gpu_id = gpu_id});
+    s.Run(uapi::kGetClockCounters, uapi::GetClockCountersArgs{.gpu_id = gpu_id});
+    s.Run(uapi::kSetXnackMode, uapi::SetXnackModeArgs{.xnack_enabled = -1});
+    ok = ok && s.Write(dir, "info");
+  }
+  // hsaKmtAllocMemory + MapMemoryToGPU + Unmap + Free, VRAM and GTT, and a USERPTR of the scratch region.
+  {
+    Seed s(sim, scratch, gpu_ids);
+    std::vector<uapi::ProcessDeviceApertures> apertures(8);
+    const auto got = s.Run(uapi::kGetProcessAperturesNew,
+                           uapi::GetProcessAperturesNewArgs{
+                               .kfd_process_device_apertures_ptr = reinterpret_cast<uint64_t>(apertures.data()),
+                               .num_of_nodes = 8});
+    const uint64_t base = got.num_of_nodes > 0 ? apertures[0].gpuvm_base : 0x1000000;
+    s.Run(uapi::kAcquireVm, uapi::AcquireVmArgs{.drm_fd = static_cast<uint32_t>(s.token(0)), .gpu_id = gpu_id});
+    struct Alloc {
+      uint64_t offset;
+      uint64_t size;
+      uint32_t flags;
+      uint64_t userptr;
+    };
+    const Alloc allocs[] = {
+        {0x200000, 2 << 20, Flags({uapi::AllocMemFlags::kVram, uapi::AllocMemFlags::kWritable,
+                                   uapi::AllocMemFlags::kNoSubstitute}), 0},
+        {0x600000, 64 * kPage, Flags({uapi::AllocMemFlags::kGtt, uapi::AllocMemFlags::kWritable,
+                                     uapi::AllocMemFlags::kExecutable}), 0},
+        {0, 16 * kPage, Flags({uapi::AllocMemFlags::kUserptr, uapi::AllocMemFlags::kWritable}),
+         fuzz::kScratchAddress + 16 * kPage},
+    };
+    for (const Alloc& a : allocs) {
+      const uint64_t va = a.userptr != 0 ? a.userptr : base + a.offset;
+      const auto alloc = s.Run(uapi::kAllocMemoryOfGpu, uapi::AllocMemoryOfGpuArgs{
+                                                          .va_addr = va, .size = a.size, .mmap_offset = a.userptr,
+                                                          .gpu_id = gpu_id, .flags = a.flags});
+      s.Run(uapi::kMapMemoryToGpu, uapi::MapMemoryToGpuArgs{.handle = alloc.handle,
+                                                            .device_ids_array_ptr = fuzz::kScratchAddress,
+                                                            .n_devices = 1});
+      s.Run(uapi::kUnmapMemoryFromGpu, uapi::UnmapMemoryFromGpuArgs{.handle = alloc.handle,
+                                                                    .device_ids_array_ptr = fuzz::kScratchAddress,
+                                                                    .n_devices = 1});
+      if (a.userptr == 0) s.Run(uapi::kFreeMemoryOfGpu, uapi::FreeMemoryOfGpuArgs{.handle = alloc.handle});
+    }
+    ok = ok && s.Write(dir, "alloc_map_free");
+  }
+  // Events: a signal event set, waited on (the events array in scratch), reset and destroyed; a memory event.
+  {
+    uapi::EventData wait{};
+    Seed s(sim, scratch, {});
+    const auto event = s.Run(uapi::kCreateEvent, uapi::CreateEventArgs{.event_type = uapi::ToRaw(uapi::EventType::kSignal),
+                                                                       .auto_reset = 1});
+    wait.event_id = event.event_id;
+    Seed with_data(sim, scratch, Bytes(wait));
+    const auto e = with_data.Run(uapi::kCreateEvent, uapi::CreateEventArgs{
+                                                         .event_type = uapi::ToRaw(uapi::EventType::kSignal),
+                                                         .auto_reset = 1});
+    with_data.Run(uapi::kSetEvent, uapi::SetEventArgs{.event_id = e.event_id});
+    with_data.Run(uapi::kWaitEvents, uapi::WaitEventsArgs{.events_ptr = fuzz::kScratchAddress, .num_events = 1});
+    with_data.Run(uapi::kResetEvent, uapi::ResetEventArgs{.event_id = e.event_id});
+    with_data.Run(uapi::kCreateEvent, uapi::CreateEventArgs{.event_type = uapi::ToRaw(uapi::EventType::kMemory)});
+    with_data.Run(uapi::kDestroyEvent, uapi::DestroyEventArgs{.event_id = e.event_id});
+    ok = ok && with_data.Write(dir, "events");
+  }
+  // SVM: SET_ATTR over scratch pages (access, prefetch to the GPU and back), GET_ATTR.
+  {
+    Seed s(sim, scratch, {});
+    struct {
+      uapi::SvmArgs head;
+      uapi::SvmAttribute attrs[3];
+    } set{};
+    set.head = {.start_addr = fuzz::kScratchAddress + 32 * kPage, .size = 8 * kPage,
+                .op = uapi::ToRaw(uapi::SvmOp::kSetAttr), .nattr = 3};
+    set.attrs[0] = {uapi::ToRaw(uapi::SvmAttrType::kAccess), gpu_id};
+    set.attrs[1] = {uapi::ToRaw(uapi::SvmAttrType::kPrefetchLoc), gpu_id};
+    set.attrs[2] = {uapi::ToRaw(uapi::SvmAttrType::kGranularity), 1};
+    s.RunRaw(uapi::SvmRequest(3), Bytes(set));
+    set.attrs[1].value = uapi::kSvmLocationSysmem;
+    set.head.size = 4 * kPage;
+    s.RunRaw(uapi::SvmRequest(3), Bytes(set));
+    set.head.op = uapi::ToRaw(uapi::SvmOp::kGetAttr);
+    set.head.size = 8 * kPage;
+    set.attrs[1].type = uapi::ToRaw(uapi::SvmAttrType::kPreferredLoc);
+    s.RunRaw(uapi::SvmRequest(3), Bytes(set));
+    s.Run(uapi::kSetXnackMode, uapi::SetXnackModeArgs{.xnack_enabled = 1});
+    ok = ok && s.Write(dir, "svm");
+  }
+  // A queue: an SDMA ring, read and write pointers in a USERPTR buffer of scratch pages mapped on the GPU.
+  {
+    Seed s(sim, scratch, gpu_ids);
+    s.Run(uapi::kAcquireVm, uapi::AcquireVmArgs{.drm_fd = static_cast<uint32_t>(s.token(0)), .gpu_id = gpu_id});
+    const uint64_t ring = fuzz::kScratchAddress + 48 * kPage;
+    const auto alloc = s.Run(uapi::kAllocMemoryOfGpu,
+                             uapi::AllocMemoryOfGpuArgs{.va_addr = ring, .size = 16 * kPage, .mmap_offset = ring,
+                                                        .gpu_id = gpu_id,
+                                                        .flags = Flags({uapi::AllocMemFlags::kUserptr,
+                                                                        uapi::AllocMemFlags::kWritable})});
+    s.Run(uapi::kMapMemoryToGpu, uapi::MapMemoryToGpuArgs{.handle = alloc.handle,
+                                                          .device_ids_array_ptr = fuzz::kScratchAddress,
+                                                          .n_devices = 1});
+    const auto queue = s.Run(uapi::kCreateQueue,
+                             uapi::CreateQueueArgs{.ring_base_address = ring,
+                                                   .write_pointer_address = ring + 8 * kPage,
+                                                   .read_pointer_address = ring + 8 * kPage + 64,
+                                                   .ring_size = 4 * kPage,
+                                                   .gpu_id = gpu_id,
+                                                   .queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma),
+                                                   .queue_percentage = 100,
+                                                   .queue_priority = 7});
+    s.Run(uapi::kDestroyQueue, uapi::DestroyQueueArgs{.queue_id = queue.queue_id});
+    ok = ok && s.Write(dir, "queue");
+  }
+  // Requests the kernel refuses: another type, an nr past the table, a size too small for the struct.
+  {
+    Seed s(sim, scratch, {});
+    const std::vector<std::byte> zeros(64);
+    s.RunRaw(uapi::EncodeIoctl(uapi::IoctlDirection::kReadWrite, 0x7f, 8), zeros);
+    s.RunRaw((uapi::kAllocMemoryOfGpu.request() & ~(0xfful << 8)) | (0x58ul << 8), zeros);  // type 'X'
+    s.RunRaw(uapi::EncodeIoctl(uapi::IoctlDirection::kReadWrite, uapi::kAllocMemoryOfGpu.nr, 4), zeros);
+    s.RunRaw(uapi::EncodeIoctl(uapi::IoctlDirection::kNone, uapi::kCreateEvent.nr, 0), {});
+    ok = ok && s.Write(dir, "refused");
+  }
+  return ok ? 0 : 1;
+}
