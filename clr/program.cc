@@ -80,6 +80,7 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(Context& context, const D
       kernel.code_object_version = parsed->code_object_version();
       for (const co::KernelArg& arg : metadata->args) {
         (absl::StartsWith(arg.value_kind, "hidden_") ? kernel.hidden_args : kernel.explicit_args).push_back(arg);
+        if (arg.value_kind == "hidden_hostcall_buffer") kernel.prints = true;
       }
       program->kernels_.emplace(kernel.name, std::move(kernel));
     }
@@ -176,8 +177,11 @@ absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const E
       Put<uint32_t>(segment, arg, g.dynamic_group_bytes);
     } else if (kind == "hidden_queue_ptr") {
       Put<uint64_t>(segment, arg, g.queue_address);
+    } else if (kind == "hidden_hostcall_buffer") {
+      // Device printf's records (amd_device_printf.h), in the slot its device functions read.
+      Put<uint64_t>(segment, arg, g.printf_buffer);
     }
-    // Everything else (global offsets, printf/hostcall buffers, default queue, completion action, multigrid sync,
+    // Everything else (global offsets, the buffered-printf buffer, default queue, completion action, multigrid sync,
     // heap, private/shared apertures) stays 0: HIP launches have no global offset, and the rest are services this
     // runtime does not offer (GFX9 code reads the apertures from their registers).
   }

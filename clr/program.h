@@ -43,6 +43,9 @@ struct Kernel {
   uint32_t agpr_count = 0;
   uint32_t wavefront_size = 0;
   uint32_t code_object_version = 0;
+  // The metadata lists hidden_hostcall_buffer: the kernel reaches device printf (amd_device_printf.h), so each
+  // dispatch gets a printf buffer (device_printf.h) in that argument.
+  bool prints = false;
   std::vector<gpu_abi::code_object::KernelArg> explicit_args;  // in declaration order
   std::vector<gpu_abi::code_object::KernelArg> hidden_args;
 };
@@ -92,6 +95,7 @@ struct LaunchGeometry {
   uint16_t workgroup[3] = {1, 1, 1};
   uint32_t dynamic_group_bytes = 0;
   uint64_t queue_address = 0;  // the hsa_queue_t the dispatch goes to (hidden_queue_ptr)
+  uint64_t printf_buffer = 0;  // the dispatch's PrintfBuffer (hidden_hostcall_buffer), 0 for none
 };
 
 // Where the explicit arguments come from: one pointer per argument (hipLaunchKernel's args, `<<<>>>`), or one buffer
@@ -104,8 +108,9 @@ struct ExplicitArgs {
 
 // The kernarg segment of one launch: kernarg_segment_size bytes (at least 16), the explicit arguments at their
 // offsets, then the hidden ones: block counts (whole work-groups per dimension), group sizes, remainders (the partial
-// work-group, 0 for HIP's launches), grid dimensions, dynamic LDS size, the queue; global offsets, printf, hostcall,
-// default queue, completion action, multigrid sync and heap stay 0 (no such services here, as CLR leaves them when a
+// work-group, 0 for HIP's launches), grid dimensions, dynamic LDS size, the queue, the printf buffer in the hostcall
+// slot (device printf); global offsets, the buffered-printf slot, default queue, completion action, multigrid sync and
+// heap stay 0 (no such services here, as CLR leaves them when a
 // kernel does not use them). kInvalidArgument when the kernel takes arguments and `args` gives none.
 absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const ExplicitArgs& args,
                                                    const LaunchGeometry& geometry);

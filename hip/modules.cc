@@ -304,6 +304,13 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   }
   geometry.dynamic_group_bytes = static_cast<uint32_t>(r.shared_bytes);
   geometry.queue_address = stream->queue().queue_address();
+  // A kernel that reaches device printf gets a buffer for its records, which the stream prints after it.
+  std::optional<clr::PrintfBuffer> printf_buffer;
+  if (kernel->prints) {
+    ASSIGN_OR_RETURN(clr::PrintfBuffer buffer, stream->queue().TakePrintfBuffer());
+    geometry.printf_buffer = buffer.address().raw();
+    printf_buffer.emplace(std::move(buffer));
+  }
   ASSIGN_OR_RETURN(std::vector<uint8_t> kernargs, clr::BuildKernargs(*kernel, r.args, geometry));
   dispatch.kernel_object = kernel->kernel_object;
   dispatch.group_segment_size = kernel->group_segment_size + static_cast<uint32_t>(r.shared_bytes);
@@ -311,7 +318,7 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   dispatch.kernargs = kernargs;
   RETURN_IF_ERROR(DeviceFaultAsHip(runtime.streams().BeforeCommand(*stream)));
   if (TraceEnabled()) Trace(Layer::kHip, context());
-  return DeviceFaultAsHip(stream->queue().DispatchKernel(dispatch));
+  return DeviceFaultAsHip(stream->queue().DispatchKernel(dispatch, std::move(printf_buffer)));
 }
 
 }  // namespace hipmem::hip
