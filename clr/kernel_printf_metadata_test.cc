@@ -1,0 +1,88 @@
+// Which kernels get a printf buffer: clang's printf lowering onto amd_device_printf.h makes the AMDGPU back end keep
+// hidden_hostcall_buffer (code object v5, implicit-argument offset 80) in the metadata of exactly the kernels that
+// reach printf, directly or through a callee; the launch path gives a buffer only to those (clr::Kernel::prints),
+// and BuildKernargs puts its address in that argument. Over hip/printf_kernels.hip built for each target hipmem's
+// presets run.
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "clr/program.h"
+#include "gpu_abi/code_object.h"
+#include "gtest/gtest.h"
+
+namespace hipmem::clr {
+namespace {
+
+namespace co = gpu_abi::code_object;
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// The kernel as clr::Program::Load records it.
+clr::Kernel KernelOf(const co::KernelMetadata& metadata) {
+  clr::Kernel kernel;
+  kernel.name = metadata.name;
+  kernel.kernarg_segment_size = metadata.kernarg_segment_size;
+  for (const co::KernelArg& arg : metadata.args) {
+    (absl::StartsWith(arg.value_kind, "hidden_") ? kernel.hidden_args : kernel.explicit_args).push_back(arg);
+    if (arg.value_kind == "hidden_hostcall_buffer") kernel.prints = true;
+  }
+  return kernel;
+}
+
+const co::KernelArg* FindArg(const co::KernelMetadata& kernel, const std::string& kind) {
+  for (const co::KernelArg& arg : kernel.args) {
+    if (arg.value_kind == kind) return &arg;
+  }
+  return nullptr;
+}
+
+class PrintfMetadataTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PrintfMetadataTest, OnlyPrintingKernelsAskForTheBufferAndGetItsAddress) {
+  const std::vector<uint8_t> bytes = ReadFile(std::string("hip/printf_kernels_") + GetParam() + ".co");
+  ASSERT_FALSE(bytes.empty());
+  absl::StatusOr<co::CodeObject> object = co::CodeObject::Parse(bytes);
+  ASSERT_TRUE(object.ok()) << object.status();
+  ASSERT_EQ(object->code_object_version(), 5u);
+  constexpr uint64_t kBuffer = 0x7f00deadbe00;
+  const int32_t n = 7;
+  void* args[] = {const_cast<int32_t*>(&n)};
+  for (const char* name : {"prints_directly", "prints_in_a_callee"}) {
+    SCOPED_TRACE(name);
+    const co::KernelMetadata* metadata = object->metadata().FindKernel(name);
+    ASSERT_NE(metadata, nullptr);
+    const co::KernelArg* slot = FindArg(*metadata, "hidden_hostcall_buffer");
+    ASSERT_NE(slot, nullptr);
+    const co::KernelArg* first_hidden = FindArg(*metadata, "hidden_block_count_x");
+    ASSERT_NE(first_hidden, nullptr);
+    // The slot the device functions read: 80 bytes into the implicit arguments.
+    EXPECT_EQ(slot->offset - first_hidden->offset, 80u);
+    EXPECT_EQ(slot->size, 8u);
+    const clr::Kernel kernel = KernelOf(*metadata);
+    EXPECT_TRUE(kernel.prints);
+    clr::LaunchGeometry geometry;
+    geometry.printf_buffer = kBuffer;
+    absl::StatusOr<std::vector<uint8_t>> segment = clr::BuildKernargs(kernel, {args, {}}, geometry);
+    ASSERT_TRUE(segment.ok()) << segment.status();
+    uint64_t filled = 0;
+    std::memcpy(&filled, segment->data() + slot->offset, sizeof(filled));
+    EXPECT_EQ(filled, kBuffer);
+  }
+  const co::KernelMetadata* plain = object->metadata().FindKernel("never_prints");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(FindArg(*plain, "hidden_hostcall_buffer"), nullptr);
+  EXPECT_FALSE(KernelOf(*plain).prints);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, PrintfMetadataTest, ::testing::Values("gfx908", "gfx90a", "gfx942"));
+
+}  // namespace
+}  // namespace hipmem::clr
