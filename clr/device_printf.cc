@@ -254,9 +254,76 @@ struct Chunk {
 
 constexpr uint8_t kStringChunk = 1;
 constexpr uint8_t kArgsChunk = 2;
+constexpr uint8_t kFrameChunk = 3;
+
+// A NUL-terminated string at `at` of `bytes`, stepping `at` past it and its padding to 8 bytes; nullopt when no NUL
+// ends it inside `bytes`.
+std::optional<std::string> InlineString(std::span<const uint8_t> bytes, size_t& at) {
+  if (at >= bytes.size()) return std::nullopt;
+  const auto* begin = reinterpret_cast<const char*>(bytes.data() + at);
+  const size_t length = strnlen(begin, bytes.size() - at);
+  if (length == bytes.size() - at) return std::nullopt;
+  at += (length + 1 + 7) & ~size_t{7};
+  return std::string(begin, length);
+}
+
+// One LLVM buffered-printf frame: the control dword (size << 2, bit 1 for a constant format), the format's hash
+// (constant) or the format inline, then the arguments the format's conversions take, in order: 8 bytes each (a `*`
+// too), %s strings inline when the format was constant (LLVM only finds the %s of a constant format; otherwise
+// the frame holds the pointer, which prints as the conversion's text). nullopt when the format is unknown or the
+// frame is malformed.
+std::optional<std::string> FormatFrame(std::span<const uint8_t> frame, const PrintfFormats* formats) {
+  if (frame.size() < 4) return std::nullopt;
+  const uint32_t control = Load<uint32_t>(frame, 0);
+  frame = frame.first(std::min<size_t>(control >> 2, frame.size()));
+  const bool constant = (control & 2) != 0;
+  size_t at = 4;
+  std::string format;
+  if (constant) {
+    if (formats == nullptr || at + 8 > frame.size()) return std::nullopt;
+    const auto it = formats->find(Load<uint64_t>(frame, at));
+    if (it == formats->end()) return std::nullopt;
+    format = it->second;
+    at += 8;
+  } else {
+    std::optional<std::string> inline_format = InlineString(frame, at);
+    if (!inline_format.has_value()) return std::nullopt;
+    format = std::move(*inline_format);
+  }
+  std::vector<PrintfArg> args;
+  auto value = [&] {
+    if (at + 8 > frame.size()) return false;
+    args.push_back(PrintfArg::Value(Load<uint64_t>(frame, at)));
+    at += 8;
+    return true;
+  };
+  for (size_t i = format.find('%'); i != std::string::npos; i = format.find('%', i)) {
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      i += 2;
+      continue;
+    }
+    size_t end = i + 1;
+    const std::optional<Spec> spec = ParseSpec(format, end);
+    i = end;
+    if (!spec.has_value()) continue;
+    if (spec->width_star && !value()) break;
+    if (spec->precision_star && !value()) break;
+    if (spec->conversion == 's' && constant) {
+      std::optional<std::string> string = InlineString(frame, at);
+      if (!string.has_value()) break;
+      args.push_back(PrintfArg::String(std::move(string)));
+    } else if (!value()) {
+      break;
+    }
+  }
+  return FormatPrintf(format, args);
+}
 
 // The record's text, or nullopt when it is not whole (a chunk missing, out of order, or of the wrong kind).
-std::optional<std::string> FormatRecord(const std::vector<Chunk>& chunks) {
+std::optional<std::string> FormatRecord(const std::vector<Chunk>& chunks, const PrintfFormats* formats) {
+  if (chunks.size() == 1 && chunks[0].kind == kFrameChunk && chunks[0].index == 0 && chunks[0].last) {
+    return FormatFrame(chunks[0].payload, formats);
+  }
   if (chunks.empty() || !chunks.back().last || chunks.front().kind != kStringChunk) return std::nullopt;
   std::vector<PrintfArg> args;
   for (size_t k = 0; k < chunks.size(); ++k) {
@@ -283,7 +350,29 @@ std::optional<std::string> FormatRecord(const std::vector<Chunk>& chunks) {
 
 }  // namespace
 
-PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer) {
+PrintfFormats ParsePrintfFormats(std::span<const std::string> entries) {
+  PrintfFormats formats;
+  for (const std::string& entry : entries) {
+    // "<id>:<sizes>:<hash>," then the format, which may hold colons and commas of its own.
+    const size_t first = entry.find(':');
+    const size_t second = first == std::string::npos ? first : entry.find(':', first + 1);
+    const size_t comma = second == std::string::npos ? second : entry.find(',', second + 1);
+    if (comma == std::string::npos || comma == second + 1 || comma - second - 1 > 16) continue;
+    uint64_t hash = 0;
+    bool hex = true;
+    for (size_t k = second + 1; k < comma; ++k) {
+      const char c = entry[k];
+      const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (digit < 0) hex = false;
+      hash = hash << 4 | static_cast<uint64_t>(digit & 0xf);
+    }
+    if (hex) formats.emplace(hash, entry.substr(comma + 1));
+  }
+  return formats;
+}
+
+PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer, const PrintfFormats* formats) {
   PrintfOutput output;
   if (buffer.size() < kPrintfHeaderBytes) return output;
   const uint64_t used = Load<uint64_t>(buffer, 0);
@@ -301,9 +390,9 @@ PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer) {
                      {}, Load<uint32_t>(data, at + 12)};
     const uint32_t bytes = Load<uint32_t>(data, at + 8);
     const uint64_t padded = (uint64_t{bytes} + 7) & ~uint64_t{7};
-    const bool well_formed = record != 0 && (head.kind == kStringChunk ? head.count == 0
-                                             : head.kind == kArgsChunk  ? head.count <= 7 && bytes == 8 * head.count
-                                                                        : false);
+    const bool well_formed = record != 0 && (head.kind == kStringChunk || head.kind == kFrameChunk ? head.count == 0
+                                             : head.kind == kArgsChunk ? head.count <= 7 && bytes == 8 * head.count
+                                                                       : false);
     if (!well_formed || padded > end - at - kPrintfChunkHeadBytes) break;  // damaged, or never written: stop here
     Chunk chunk = head;
     chunk.payload = data.subspan(at + kPrintfChunkHeadBytes, bytes);
@@ -311,7 +400,7 @@ PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer) {
     at += kPrintfChunkHeadBytes + padded;
   }
   for (const auto& [record, chunks] : records) {
-    if (std::optional<std::string> text = FormatRecord(chunks); text.has_value()) {
+    if (std::optional<std::string> text = FormatRecord(chunks, formats); text.has_value()) {
       output.text += *text;
       ++output.records;
     }
@@ -331,13 +420,14 @@ absl::StatusOr<PrintfBuffer> PrintfBuffer::Create(hsa::Runtime& runtime, hsa::Po
 }
 
 PrintfBuffer::PrintfBuffer(PrintfBuffer&& other) noexcept
-    : runtime_(std::exchange(other.runtime_, nullptr)), address_(other.address_) {}
+    : runtime_(std::exchange(other.runtime_, nullptr)), address_(other.address_), formats_(std::move(other.formats_)) {}
 
 PrintfBuffer& PrintfBuffer::operator=(PrintfBuffer&& other) noexcept {
   if (this != &other) {
     PrintfBuffer old(std::move(*this));
     runtime_ = std::exchange(other.runtime_, nullptr);
     address_ = other.address_;
+    formats_ = std::move(other.formats_);
   }
   return *this;
 }
@@ -351,7 +441,7 @@ std::span<uint8_t> PrintfBuffer::bytes() const {
   return {static_cast<uint8_t*>(address_.ToPointer()), kPrintfHeaderBytes + kPrintfDataBytes};
 }
 
-PrintfOutput PrintfBuffer::Decode() const { return DecodePrintfBuffer(bytes()); }
+PrintfOutput PrintfBuffer::Decode() const { return DecodePrintfBuffer(bytes(), formats_.get()); }
 
 void PrintfBuffer::Reset() {
   const std::span<uint8_t> all = bytes();
@@ -359,6 +449,7 @@ void PrintfBuffer::Reset() {
   std::memset(all.data() + kPrintfHeaderBytes, 0, used);
   std::memset(all.data(), 0, 8);        // used
   std::memset(all.data() + 16, 0, 16);  // records and the reserved words
+  formats_.reset();
 }
 
 }  // namespace hipmem::clr

@@ -8,17 +8,22 @@
 // while the kernel runs, the stream prints a dispatch's records once it sees the dispatch complete (Stream in
 // stream.h): output answers after the kernel, as issue #23 allows.
 //
+// With -mprintf-kind=buffered the same buffer goes in hidden_printf_buffer and each record is one LLVM printf frame,
+// whose constant format strings the code object's amdhsa.printf metadata holds (PrintfFormats).
+//
 // A full buffer drops whole records (the device writes nothing past its end); DecodePrintfBuffer counts them.
 #ifndef HIPMEM_CLR_DEVICE_PRINTF_H_
 #define HIPMEM_CLR_DEVICE_PRINTF_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "base/units.h"
 #include "hsa/runtime.h"
@@ -52,6 +57,13 @@ struct PrintfArg {
 // Widths and precisions above 1 MiB are cut to it.
 std::string FormatPrintf(std::string_view format, std::span<const PrintfArg> args);
 
+// The constant format strings of a code object's buffered printf calls, by the 64-bit hash its frames carry.
+using PrintfFormats = absl::flat_hash_map<uint64_t, std::string>;
+
+// Reads amdhsa.printf's entries ("<id>:<argument sizes>:<hash in hex>,<format>"); an entry of another shape is
+// skipped (its frames then count as dropped).
+PrintfFormats ParsePrintfFormats(std::span<const std::string> entries);
+
 // What a dispatch's buffer held.
 struct PrintfOutput {
   std::string text;           // every whole record, formatted, in record order
@@ -61,8 +73,8 @@ struct PrintfOutput {
 
 // Decodes a buffer (header and data area, as the device left it after the dispatch completed). Never reads past
 // `buffer`, whatever it holds: a damaged chunk ends the decoding, and its record and the ones after it count as
-// dropped.
-PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer);
+// dropped. `formats` resolves buffered-printf frames (null: they count as dropped).
+PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer, const PrintfFormats* formats = nullptr);
 
 // One dispatch's buffer in fine-grained system memory (the GPU writes it, the host reads it in place after the
 // dispatch completes). Move-only; frees the memory.
@@ -79,9 +91,12 @@ class PrintfBuffer {
 
   // The address the kernel's hidden_hostcall_buffer argument gets.
   DeviceAddress address() const { return address_; }
+  // The format strings of the dispatch's code object, for a kernel built with -mprintf-kind=buffered.
+  void set_formats(std::shared_ptr<const PrintfFormats> formats) { formats_ = std::move(formats); }
   // What the finished dispatch left.
   PrintfOutput Decode() const;
-  // Empties the buffer for another dispatch (clears the header and the part of the data area the last one used).
+  // Empties the buffer for another dispatch (clears the header, the part of the data area the last one used and
+  // the formats).
   void Reset();
 
  private:
@@ -90,6 +105,7 @@ class PrintfBuffer {
 
   hsa::Runtime* runtime_;  // null once moved from
   DeviceAddress address_;
+  std::shared_ptr<const PrintfFormats> formats_;
 };
 
 }  // namespace hipmem::clr

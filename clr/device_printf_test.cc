@@ -123,6 +123,11 @@ class DeviceBuffer {
     const uint32_t length = s == nullptr ? 0 : static_cast<uint32_t>(std::strlen(s) + 1);
     return Chunk(record, index, 1, length, 0, last, s);
   }
+  // __printf_alloc and the stores clang emits after it (-mprintf-kind=buffered).
+  bool Frame(const std::vector<uint8_t>& frame) {
+    const uint32_t record = Begin();
+    return Chunk(record, 0, 3, static_cast<uint32_t>(frame.size()), 0, true, frame.data());
+  }
   bool Args(uint32_t record, uint16_t index, std::vector<uint64_t> values, bool last) {
     return Chunk(record, index, 2, static_cast<uint32_t>(8 * values.size()), static_cast<uint32_t>(values.size()),
                  last, values.data());
@@ -231,6 +236,72 @@ TEST(DecodePrintfBufferTest, DamagedBuffersNeverReadPastTheirEnd) {
   ASSERT_TRUE(twice.String(1, 0, "first\n", true));
   ASSERT_TRUE(twice.String(1, 0, "second\n", true));
   EXPECT_EQ(DecodePrintfBuffer(twice.bytes()).text, "");
+}
+
+// A buffered-printf frame as LLVM's lowering stores it: the control dword, the hash or the inline format, then the
+// arguments (8 bytes each, %s strings inline and padded to 8).
+class Frame {
+ public:
+  Frame& Hash(uint64_t hash) { return Bytes(&hash, 8); }
+  Frame& Value(uint64_t value) { return Bytes(&value, 8); }
+  Frame& String(const std::string& s) {
+    Bytes(s.c_str(), s.size() + 1);
+    // Each string takes its length with the NUL rounded up to 8, wherever it starts.
+    for (size_t pad = (8 - (s.size() + 1) % 8) % 8; pad > 0; --pad) body_.push_back(0);
+    return *this;
+  }
+  std::vector<uint8_t> Build(bool constant) const {
+    std::vector<uint8_t> frame(4);
+    const uint32_t control = static_cast<uint32_t>((4 + body_.size()) << 2 | (constant ? 2 : 0));
+    std::memcpy(frame.data(), &control, 4);
+    frame.insert(frame.end(), body_.begin(), body_.end());
+    return frame;
+  }
+
+ private:
+  Frame& Bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    body_.insert(body_.end(), b, b + n);
+    return *this;
+  }
+  std::vector<uint8_t> body_;
+};
+
+TEST(ParsePrintfFormatsTest, ReadsAmdhsaPrintfEntries) {
+  const std::vector<std::string> entries = {"0:0:bcb2e958060e2989,a=%d: b, c\n", "0:0:abe38089d509ec,x", "junk",
+                                            "0:0:zz,bad hash", "0:0:ffffffff,\"Non const format string\""};
+  const PrintfFormats formats = ParsePrintfFormats(entries);
+  ASSERT_EQ(formats.size(), 3u);
+  EXPECT_EQ(formats.at(0xbcb2e958060e2989), "a=%d: b, c\n");
+  EXPECT_EQ(formats.at(0xabe38089d509ec), "x");
+}
+
+TEST(DecodePrintfBufferTest, BufferedFramesWithConstantAndInlineFormats) {
+  const PrintfFormats formats = {{0x1234, "k=%d %s|%*.*f %c\n"}, {0x99, "only text\n"}};
+  DeviceBuffer device(4096);
+  ASSERT_TRUE(device.Frame(Frame()
+                               .Hash(0x1234)
+                               .Value(static_cast<uint32_t>(-3))
+                               .String("inline")
+                               .Value(8)
+                               .Value(2)
+                               .Value(F64(3.14159).value)
+                               .Value('z')
+                               .Build(true)));
+  ASSERT_TRUE(device.Frame(Frame().Hash(0x99).Build(true)));
+  // A non-constant format travels inline; LLVM cannot find its %s, so the frame holds the pointer.
+  ASSERT_TRUE(device.Frame(Frame().String("dyn %d %s\n").Value(11).Value(0x1000).Build(false)));
+  // An unknown hash prints nothing and counts as dropped; a frame cut short prints the conversions it lacks as their
+  // text.
+  ASSERT_TRUE(device.Frame(Frame().Hash(0x5555).Build(true)));
+  ASSERT_TRUE(device.Frame(Frame().Hash(0x1234).Value(1).Build(true)));
+  const PrintfOutput out = DecodePrintfBuffer(device.bytes(), &formats);
+  EXPECT_EQ(out.text, Host("k=%d %s|%*.*f %c\n", -3, "inline", 8, 2, 3.14159, 'z') + "only text\n" + "dyn 11 %s\n" +
+                          "k=1 %s|%*.*f %c\n");
+  EXPECT_EQ(out.records, 4u);
+  EXPECT_EQ(out.dropped, 1u);
+  // Without the code object's formats, constant-format frames cannot print.
+  EXPECT_EQ(DecodePrintfBuffer(device.bytes()).text, "dyn 11 %s\n");
 }
 
 TEST(DecodePrintfBufferTest, AnEmptyBufferPrintsNothing) {

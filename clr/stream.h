@@ -208,7 +208,7 @@ class Stream {
   // stream's kernarg ring (fine-grained system memory every GPU maps, as CLR's kernarg pool), whose space comes
   // back as the dispatches that used it complete. Errors: kInvalidArgument for kernargs larger than the ring;
   // otherwise as ShaderCopy's. A kernel that faults on the GPU fails the stream as a faulting copy does.
-  // `printf`, for a kernel that prints (Kernel::prints; its hidden_hostcall_buffer holds the buffer's address), stays
+  // `printf`, for a kernel that prints (Kernel::prints; its printf argument holds the buffer's address), stays
   // with the dispatch: once the stream sees the dispatch complete (or fail), at the latest in Finish, WaitForQueued
   // or the stream's release, it prints the records to stdout (device_printf.h), dispatches in stream order, and
   // keeps the buffer for another dispatch.

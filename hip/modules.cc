@@ -309,6 +309,7 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   if (kernel->prints) {
     ASSIGN_OR_RETURN(clr::PrintfBuffer buffer, stream->queue().TakePrintfBuffer());
     geometry.printf_buffer = buffer.address().raw();
+    buffer.set_formats(kernel->printf_formats);
     printf_buffer.emplace(std::move(buffer));
   }
   ASSIGN_OR_RETURN(std::vector<uint8_t> kernargs, clr::BuildKernargs(*kernel, r.args, geometry));

@@ -14,7 +14,14 @@
  * LLVM ties to hostcall (code object v5's hidden_hostcall_buffer, implicit-argument offset 80): reading that slot is
  * what makes the AMDGPU attributor keep the argument in the kernel's metadata, and only kernels that reach printf
  * get it, so only their dispatches get a buffer. Code object v4 is not supported (its slot lies elsewhere).
- * -mprintf-kind=buffered (LLVM's __printf_alloc + hidden_printf_buffer) is not supported: it does not link.
+ *
+ * With -mprintf-kind=buffered clang instead calls __printf_alloc(size) once per printf and stores the whole frame
+ * itself (LLVM's layout: a control dword, size << 2 | 2 for a constant format; the low 64 bits of the format's MD5,
+ * whose text the code object's amdhsa.printf metadata holds, or the format inline for a non-constant one; then
+ * each argument in 8 bytes, %s strings inline, padded to 8). __printf_alloc takes one chunk of kind 3 for the frame
+ * from the buffer in hidden_printf_buffer (implicit-argument offset 72), which LLVM lists for every kernel of a
+ * module with a printf that reads any implicit argument; a null return makes printf return -1. In that mode a null
+ * %s argument takes no bytes of the frame, so the host cannot tell it from the next argument: do not pass one.
  *
  * The buffer (little-endian, 8-byte aligned; the host side's decoder in clr/device_printf.h reads the same layout):
  *   header, 32 bytes:  u64 used      bytes of the data area handed out (atomic; may pass capacity once full)
@@ -26,6 +33,7 @@
  *                      u16 index     the chunk's place in its record (0: the format string)
  *                      u8  kind      1: a string (payload: its bytes with the NUL; empty for a null pointer)
  *                                    2: arguments (payload: one u64 each)
+ *                                    3: a buffered-printf frame (the record's only chunk)
  *                      u8  flags     1: the record's last chunk
  *                      u32 bytes     payload bytes before padding
  *                      u32 count     arguments in the payload (0 for a string)
@@ -72,18 +80,20 @@ struct __hipmem_printf_chunk {
  * chunk's index, bit 63 set once a chunk of the record did not fit. */
 #define __HIPMEM_PRINTF_DROPPED (1ull << 63)
 
-/* The dispatch's buffer: the code object v5 hidden_hostcall_buffer (implicit-argument offset 80); null when the
- * runtime gave none. */
-__device__ inline __hipmem_printf_header* __hipmem_printf_buffer() {
+/* The dispatch's buffer, from an implicit-argument slot: code object v5's hidden_hostcall_buffer (offset 80) for the
+ * hostcall lowering, hidden_printf_buffer (72) for the buffered one; null when the runtime gave none. */
+#define __HIPMEM_PRINTF_HOSTCALL_SLOT 80
+#define __HIPMEM_PRINTF_BUFFERED_SLOT 72
+__device__ inline __hipmem_printf_header* __hipmem_printf_buffer(int slot) {
   const char* implicit = static_cast<const char*>(__builtin_amdgcn_implicitarg_ptr());
-  return *reinterpret_cast<__hipmem_printf_header* const*>(implicit + 80);
+  return *reinterpret_cast<__hipmem_printf_header* const*>(implicit + slot);
 }
 
 /* Takes the space of one chunk with `payload` bytes and writes its head; null when it does not fit (the space stays
  * taken: `used` only grows, so no later chunk lands past the end either). */
-__device__ inline char* __hipmem_printf_chunk_take(unsigned long long descriptor, unsigned char kind,
-                                                   unsigned int payload, unsigned int count, unsigned int last) {
-  __hipmem_printf_header* buffer = __hipmem_printf_buffer();
+__device__ inline char* __hipmem_printf_chunk_take(__hipmem_printf_header* buffer, unsigned long long descriptor,
+                                                   unsigned char kind, unsigned int payload, unsigned int count,
+                                                   unsigned int last) {
   const unsigned long long size = sizeof(__hipmem_printf_chunk) + ((payload + 7ull) & ~7ull);
   const unsigned long long at = __hip_atomic_fetch_add(&buffer->used, size, __ATOMIC_RELAXED,
                                                        __HIP_MEMORY_SCOPE_AGENT);
@@ -114,7 +124,7 @@ __device__ inline bool __hipmem_printf_live(unsigned long long descriptor) {
 /* `version` is 0 in every lowering clang emits. */
 __HIPMEM_PRINTF_FN unsigned long long __ockl_printf_begin(unsigned long long version) {
   (void)version;
-  __hipmem_printf_header* buffer = __hipmem_printf_buffer();
+  __hipmem_printf_header* buffer = __hipmem_printf_buffer(__HIPMEM_PRINTF_HOSTCALL_SLOT);
   if (buffer == nullptr) return __HIPMEM_PRINTF_DROPPED;
   const unsigned int record = __hip_atomic_fetch_add(&buffer->records, 1u, __ATOMIC_RELAXED,
                                                      __HIP_MEMORY_SCOPE_AGENT);
@@ -129,7 +139,8 @@ __HIPMEM_PRINTF_FN unsigned long long __ockl_printf_append_string_n(unsigned lon
   if (string == nullptr) length = 0;
   /* A string longer than 4 GiB cannot fit any buffer. */
   if (length > 0xffffffffull - 8) return __hipmem_printf_next(descriptor, false, last);
-  char* payload = __hipmem_printf_chunk_take(descriptor, 1, static_cast<unsigned int>(length), 0, last);
+  char* payload = __hipmem_printf_chunk_take(__hipmem_printf_buffer(__HIPMEM_PRINTF_HOSTCALL_SLOT), descriptor, 1,
+                                             static_cast<unsigned int>(length), 0, last);
   if (payload == nullptr) return __hipmem_printf_next(descriptor, false, last);
   for (unsigned long long i = 0; i < length; ++i) payload[i] = string[i];
   return __hipmem_printf_next(descriptor, true, last);
@@ -142,7 +153,8 @@ __HIPMEM_PRINTF_FN unsigned long long __ockl_printf_append_args(unsigned long lo
                                                                 unsigned long long a6, unsigned int last) {
   if (!__hipmem_printf_live(descriptor)) return __hipmem_printf_next(descriptor | __HIPMEM_PRINTF_DROPPED, true, last);
   if (count > 7) count = 7;
-  char* payload = __hipmem_printf_chunk_take(descriptor, 2, count * 8, count, last);
+  char* payload = __hipmem_printf_chunk_take(__hipmem_printf_buffer(__HIPMEM_PRINTF_HOSTCALL_SLOT), descriptor, 2,
+                                             count * 8, count, last);
   if (payload == nullptr) return __hipmem_printf_next(descriptor, false, last);
   const unsigned long long values[7] = {a0, a1, a2, a3, a4, a5, a6};
   unsigned long long* out = reinterpret_cast<unsigned long long*>(payload);
@@ -150,7 +162,21 @@ __HIPMEM_PRINTF_FN unsigned long long __ockl_printf_append_args(unsigned long lo
   return __hipmem_printf_next(descriptor, true, last);
 }
 
+/* -mprintf-kind=buffered: room for one frame of `bytes`, which the caller fills; null when there is none. */
+__HIPMEM_PRINTF_FN __attribute__((address_space(1))) char* __printf_alloc(unsigned int bytes) {
+  __hipmem_printf_header* buffer = __hipmem_printf_buffer(__HIPMEM_PRINTF_BUFFERED_SLOT);
+  if (buffer == nullptr) return nullptr;
+  const unsigned int record = __hip_atomic_fetch_add(&buffer->records, 1u, __ATOMIC_RELAXED,
+                                                     __HIP_MEMORY_SCOPE_AGENT);
+  char* frame = __hipmem_printf_chunk_take(buffer, static_cast<unsigned long long>(record + 1u), 3, bytes, 0, 1);
+  /* The buffer is global memory: the generic pointer converts as it is (a C-style cast, as clang allows between
+   * address spaces). */
+  return (__attribute__((address_space(1))) char*)frame;
+}
+
 #undef __HIPMEM_PRINTF_FN
+#undef __HIPMEM_PRINTF_HOSTCALL_SLOT
+#undef __HIPMEM_PRINTF_BUFFERED_SLOT
 #undef __HIPMEM_PRINTF_DROPPED
 
 #endif /* __HIP_DEVICE_COMPILE__ */
