@@ -44,6 +44,8 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(Context& context, const D
     RETURN_IF_ERROR(executable.LoadAgentCodeObject(context.runtime(), device.agent, reader, write));
     RETURN_IF_ERROR(executable.Freeze());
     std::unique_ptr<Program> program(new Program(context, std::move(executable), isa));
+    const auto printf_formats =
+        std::make_shared<const PrintfFormats>(ParsePrintfFormats(parsed->metadata().printf_formats));
     for (const hsa::ExecutableSymbol& symbol : program->executable_.symbols()) {
       if (symbol.kind == hsa::SymbolKind::kVariable) {
         const Variable variable{DeviceAddress(symbol.address), Bytes(symbol.variable_size)};
@@ -80,6 +82,11 @@ absl::StatusOr<std::unique_ptr<Program>> Program::Load(Context& context, const D
       kernel.code_object_version = parsed->code_object_version();
       for (const co::KernelArg& arg : metadata->args) {
         (absl::StartsWith(arg.value_kind, "hidden_") ? kernel.hidden_args : kernel.explicit_args).push_back(arg);
+        if (arg.value_kind == "hidden_hostcall_buffer") kernel.prints = true;
+        if (arg.value_kind == "hidden_printf_buffer") {
+          kernel.prints = true;
+          kernel.printf_formats = printf_formats;
+        }
       }
       program->kernels_.emplace(kernel.name, std::move(kernel));
     }
@@ -187,8 +194,11 @@ absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const E
       const size_t workspace = (segment.size() + 63) / 64 * 64;
       segment.resize(workspace + kGridSyncWorkspaceBytes, 0);
       Put<uint64_t>(segment, arg, workspace);
+    } else if (kind == "hidden_hostcall_buffer" || kind == "hidden_printf_buffer") {
+      // Device printf's records (amd_device_printf.h), in the slot its device functions read.
+      Put<uint64_t>(segment, arg, g.printf_buffer);
     }
-    // Everything else (global offsets, printf/hostcall buffers, default queue, completion action, multigrid sync,
+    // Everything else (global offsets, default queue, completion action, multigrid sync outside cooperative launches,
     // heap, private/shared apertures) stays 0: HIP launches have no global offset, and the rest are services this
     // runtime does not offer (GFX9 code reads the apertures from their registers).
   }

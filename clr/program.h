@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "base/units.h"
 #include "clr/context.h"
+#include "clr/device_printf.h"
 #include "gpu_abi/code_object.h"
 #include "hsa/executable.h"
 
@@ -43,6 +44,11 @@ struct Kernel {
   uint32_t agpr_count = 0;
   uint32_t wavefront_size = 0;
   uint32_t code_object_version = 0;
+  // The metadata lists hidden_hostcall_buffer (the kernel reaches device printf, amd_device_printf.h) or
+  // hidden_printf_buffer (-mprintf-kind=buffered): each dispatch gets a printf buffer (device_printf.h) there.
+  bool prints = false;
+  // The code object's buffered-printf format strings (amdhsa.printf), for a kernel listing hidden_printf_buffer.
+  std::shared_ptr<const PrintfFormats> printf_formats;
   std::vector<gpu_abi::code_object::KernelArg> explicit_args;  // in declaration order
   std::vector<gpu_abi::code_object::KernelArg> hidden_args;
 };
@@ -96,6 +102,7 @@ struct LaunchGeometry {
   // aligned, after the kernel's kernarg_segment_size), and hidden_multigrid_sync_arg holds its offset in the segment
   // until the stream turns it into the address (KernelDispatch::grid_sync_arg).
   bool cooperative = false;
+  uint64_t printf_buffer = 0;  // the dispatch's PrintfBuffer (hidden_hostcall/printf_buffer), 0 for none
 };
 
 // The grid barrier's workspace: what grid_group::sync (hip_cooperative_groups.h) counts arrivals and phases in.
@@ -114,9 +121,10 @@ struct ExplicitArgs {
 
 // The kernarg segment of one launch: kernarg_segment_size bytes (at least 16), the explicit arguments at their
 // offsets, then the hidden ones: block counts (whole work-groups per dimension), group sizes, remainders (the partial
-// work-group, 0 for HIP's launches), grid dimensions, dynamic LDS size, the queue; global offsets, printf, hostcall,
-// default queue, completion action and heap stay 0, multigrid sync too unless `geometry.cooperative` (no such services here, as CLR leaves them when a
-// kernel does not use them). kInvalidArgument when the kernel takes arguments and `args` gives none.
+// work-group, 0 for HIP's launches), grid dimensions, dynamic LDS size, the queue, the printf buffer (in the hostcall
+// or the buffered-printf slot, device printf), the grid barrier's workspace in hidden_multigrid_sync_arg when
+// `geometry.cooperative`; global offsets, default queue, completion action and heap stay 0 (no such services here, as
+// CLR leaves them when a kernel does not use them). kInvalidArgument when the kernel takes arguments and `args` gives none.
 absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const ExplicitArgs& args,
                                                    const LaunchGeometry& geometry);
 

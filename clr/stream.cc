@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -41,6 +42,8 @@ constexpr uint64_t kKernargRingBytes = 1 << 20;
 // Every segment starts 64-byte aligned (the kernarg_segment_align LLVM asks for is at most 16; a cache line apart
 // keeps two dispatches' segments from sharing one).
 constexpr uint64_t kKernargAlign = 64;
+// Printf buffers a stream keeps between printing dispatches (each holds kPrintfDataBytes of system memory).
+constexpr size_t kIdlePrintfBuffers = 2;
 
 absl::Status FailedCommand(hsa::SignalValue value) {
   return absl::DataLossError(absl::StrCat("a command of the stream failed on the GPU (its signal ended at ", value,
@@ -256,6 +259,9 @@ Stream::~Stream() {
   if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
   {
     LightLock lock(&mu_);
+    FlushPrintf();
+    printf_uses_.clear();
+    idle_printf_.clear();
     kernarg_uses_.clear();
     if (kernarg_ring_.has_value()) {
       if (absl::Status s = context_.runtime().Free(*kernarg_ring_); !s.ok()) {
@@ -289,7 +295,26 @@ absl::Status Stream::Failure() const {
   return absl::OkStatus();
 }
 
+void Stream::FlushPrintf() {
+  while (!printf_uses_.empty() && printf_uses_.front().done->value() <= 0) {
+    PrintfUse use = std::move(printf_uses_.front());
+    printf_uses_.pop_front();
+    const PrintfOutput output = use.buffer.Decode();
+    if (!output.text.empty()) {
+      std::fwrite(output.text.data(), 1, output.text.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (output.dropped != 0) {
+      HIPMEM_LOG(kWarning, "device printf: ", output.dropped, " records of a kernel did not fit its ",
+                 kPrintfDataBytes, "-byte buffer and were dropped");
+    }
+    use.buffer.Reset();
+    if (idle_printf_.size() < kIdlePrintfBuffers) idle_printf_.push_back(std::move(use.buffer));
+  }
+}
+
 void Stream::Retire() {
+  FlushPrintf();
   // A command's signal is needed until the command after it has started (it waited on it): drop every entry
   // whose successor is done. The newest stays, as the next command's dependency.
   while (in_flight_.size() >= 2 && in_flight_[1].done->value() <= 0) in_flight_.pop_front();
@@ -391,7 +416,19 @@ absl::StatusOr<DeviceAddress> Stream::ReserveKernargs(Bytes size) {
   return *kernarg_ring_ + Bytes(begin);
 }
 
-absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch) {
+absl::StatusOr<PrintfBuffer> Stream::TakePrintfBuffer() {
+  {
+    LightLock lock(&mu_);
+    if (!idle_printf_.empty()) {
+      PrintfBuffer buffer = std::move(idle_printf_.back());
+      idle_printf_.pop_back();
+      return buffer;
+    }
+  }
+  return PrintfBuffer::Create(context_.runtime(), device_.host_pool);
+}
+
+absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch, std::optional<PrintfBuffer> printf) {
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::DispatchKernel");
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   LightLock lock(&mu_);
@@ -432,6 +469,7 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch) {
   const uint64_t begin = (kernargs - *kernarg_ring_).raw();
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
   kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done});
+  if (printf.has_value()) printf_uses_.push_back(PrintfUse{done, std::move(*printf)});
   return absl::OkStatus();
 }
 
@@ -586,6 +624,7 @@ absl::Status Stream::Finish() {
     std::shared_ptr<StreamSignal> next;
     {
       LightLock lock(&mu_);
+      FlushPrintf();  // a failed dispatch's records too
       RETURN_IF_ERROR(Failure());
       Retire();
       for (const InFlight& command : in_flight_) {
@@ -628,6 +667,10 @@ absl::Status Stream::WaitForQueued() {
       if (next == nullptr) break;
     }
     next->ref().Wait(hsa::SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHintOf(context_, device_));
+  }
+  {
+    LightLock lock(&mu_);
+    FlushPrintf();
   }
   const hsa::SignalValue value = last->value();
   return value < 0 ? FailedCommand(value) : absl::OkStatus();

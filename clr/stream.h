@@ -30,6 +30,7 @@
 #include "base/light_mutex.h"
 #include "base/units.h"
 #include "clr/context.h"
+#include "clr/device_printf.h"
 #include "gpu_abi/blit_kernels.h"
 #include "hsa/queue.h"
 #include "hsa/signal.h"
@@ -211,7 +212,14 @@ class Stream {
   // stream's kernarg ring (fine-grained system memory every GPU maps, as CLR's kernarg pool), whose space comes
   // back as the dispatches that used it complete. Errors: kInvalidArgument for kernargs larger than the ring;
   // otherwise as ShaderCopy's. A kernel that faults on the GPU fails the stream as a faulting copy does.
-  absl::Status DispatchKernel(const KernelDispatch& dispatch);
+  // `printf`, for a kernel that prints (Kernel::prints; its printf argument holds the buffer's address), stays
+  // with the dispatch: once the stream sees the dispatch complete (or fail), at the latest in Finish, WaitForQueued
+  // or the stream's release, it prints the records to stdout (device_printf.h), dispatches in stream order, and
+  // keeps the buffer for another dispatch.
+  absl::Status DispatchKernel(const KernelDispatch& dispatch, std::optional<PrintfBuffer> printf = std::nullopt);
+  // A printf buffer for the next DispatchKernel: one the stream kept, emptied, or a new one. Errors: the
+  // allocator's (kResourceExhausted).
+  absl::StatusOr<PrintfBuffer> TakePrintfBuffer();
   // The address of the stream's hsa_queue_t (a kernel's hidden_queue_ptr).
   uint64_t queue_address() const { return reinterpret_cast<uint64_t>(queue_); }
 
@@ -262,6 +270,8 @@ class Stream {
   // ran elsewhere (SDMA, the host).
   std::vector<uint64_t> CrossEngineDeps() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Retire() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Prints the records of the printing dispatches that completed (or failed), oldest first, and keeps their buffers.
+  void FlushPrintf() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Failure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Completes every pending command's signal at -1 (QueueHealth::Report), waking their waiters.
   friend class QueueHealth;
@@ -291,6 +301,13 @@ class Stream {
   uint64_t kernarg_head_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<KernargUse> kernarg_uses_ ABSL_GUARDED_BY(mu_);
   std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mu_);
+  // The printing dispatches in flight, oldest first, and emptied buffers kept for the next ones.
+  struct PrintfUse {
+    std::shared_ptr<StreamSignal> done;
+    PrintfBuffer buffer;
+  };
+  std::deque<PrintfUse> printf_uses_ ABSL_GUARDED_BY(mu_);
+  std::vector<PrintfBuffer> idle_printf_ ABSL_GUARDED_BY(mu_);
   bool last_on_aql_ ABSL_GUARDED_BY(mu_) = true;  // whether the newest command ran on the AQL queue
 };
 

@@ -405,6 +405,13 @@ absl::StatusOr<Metadata> DecodeMetadata(std::span<const uint8_t> msgpack) {
       md.version.push_back(static_cast<uint32_t>(v.uinteger));
     }
   }
+  if (const MsgValue* formats = root.Find("amdhsa.printf")) {
+    if (formats->kind != MsgValue::Kind::kArray) return Malformed("amdhsa.printf is not an array");
+    for (const MsgValue& f : formats->array) {
+      if (f.kind != MsgValue::Kind::kString) return Malformed("amdhsa.printf holds a non-string");
+      md.printf_formats.push_back(f.string);
+    }
+  }
   if (const MsgValue* kernels = root.Find("amdhsa.kernels")) {
     if (kernels->kind != MsgValue::Kind::kArray) return Malformed("amdhsa.kernels is not an array");
     for (const MsgValue& k : kernels->array) {

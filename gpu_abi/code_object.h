@@ -167,6 +167,10 @@ struct KernelMetadata {
 struct Metadata {
   std::vector<uint32_t> version;  // amdhsa.version: [major, minor]
   std::string target;             // amdhsa.target
+  // amdhsa.printf: the format strings of LLVM's buffered printf (-mprintf-kind=buffered), each
+  // "<id>:<argument sizes>:<hash>,<format>" (clang's HIP lowering leaves id and sizes 0 and gives the low 64 bits of
+  // the format's MD5 in hex).
+  std::vector<std::string> printf_formats;
   std::vector<KernelMetadata> kernels;
 
   // The kernel whose .symbol or .name is `name`, if any.

@@ -305,6 +305,14 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   geometry.dynamic_group_bytes = static_cast<uint32_t>(r.shared_bytes);
   geometry.queue_address = stream->queue().queue_address();
   geometry.cooperative = r.cooperative;
+  // A kernel that reaches device printf gets a buffer for its records, which the stream prints after it.
+  std::optional<clr::PrintfBuffer> printf_buffer;
+  if (kernel->prints) {
+    ASSIGN_OR_RETURN(clr::PrintfBuffer buffer, stream->queue().TakePrintfBuffer());
+    geometry.printf_buffer = buffer.address().raw();
+    buffer.set_formats(kernel->printf_formats);
+    printf_buffer.emplace(std::move(buffer));
+  }
   ASSIGN_OR_RETURN(std::vector<uint8_t> kernargs, clr::BuildKernargs(*kernel, r.args, geometry));
   if (r.cooperative) dispatch.grid_sync_arg = clr::GridSyncArgOffset(*kernel);
   dispatch.kernel_object = kernel->kernel_object;
@@ -313,7 +321,7 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   dispatch.kernargs = kernargs;
   RETURN_IF_ERROR(DeviceFaultAsHip(runtime.streams().BeforeCommand(*stream)));
   if (TraceEnabled()) Trace(Layer::kHip, context());
-  return DeviceFaultAsHip(stream->queue().DispatchKernel(dispatch));
+  return DeviceFaultAsHip(stream->queue().DispatchKernel(dispatch, std::move(printf_buffer)));
 }
 
 }  // namespace hipmem::hip
