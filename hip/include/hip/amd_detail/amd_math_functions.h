@@ -176,30 +176,19 @@ __HIPMEM_MATH double norm(int n, const double* a) { return __hipmem_norm<double>
 __HIPMEM_MATH float rnormf(int n, const float* a) { return 1.0f / __hipmem_norm<float>(n, a); }
 __HIPMEM_MATH double rnorm(int n, const double* a) { return 1.0 / __hipmem_norm<double>(n, a); }
 
-__HIPMEM_MATH float frexpf(float x, int* e) {
-  int exponent;
-  const float mantissa = __ocml_frexp_f32(x, (__HIPMEM_PRIVATE int*)&exponent);
-  *e = exponent;
-  return mantissa;
-}
-__HIPMEM_MATH double frexp(double x, int* e) {
-  int exponent;
-  const double mantissa = __ocml_frexp_f64(x, (__HIPMEM_PRIVATE int*)&exponent);
-  *e = exponent;
-  return mantissa;
-}
-__HIPMEM_MATH float modff(float x, float* integral) {
-  float whole;
-  const float fraction = __ocml_modf_f32(x, (__HIPMEM_PRIVATE float*)&whole);
-  *integral = whole;
-  return fraction;
-}
-__HIPMEM_MATH double modf(double x, double* integral) {
-  double whole;
-  const double fraction = __ocml_modf_f64(x, (__HIPMEM_PRIVATE double*)&whole);
-  *integral = whole;
-  return fraction;
-}
+/* Out-parameter functions: ocml writes a private (scratch) variable, copied to wherever the caller's pointer points. */
+#define __HIPMEM_OUT1(fn, T, Out, ocml)                                 \
+  __HIPMEM_MATH T fn(T x, Out* out) {                                   \
+    Out value;                                                          \
+    const T r = __ocml_##ocml(x, (__HIPMEM_PRIVATE Out*)&value);        \
+    *out = value;                                                       \
+    return r;                                                           \
+  }
+__HIPMEM_OUT1(frexpf, float, int, frexp_f32)
+__HIPMEM_OUT1(frexp, double, int, frexp_f64)
+__HIPMEM_OUT1(modff, float, float, modf_f32)
+__HIPMEM_OUT1(modf, double, double, modf_f64)
+#undef __HIPMEM_OUT1
 __HIPMEM_MATH float remquof(float x, float y, int* quo) {
   int q;
   const float r = __ocml_remquo_f32(x, y, (__HIPMEM_PRIVATE int*)&q);
@@ -212,26 +201,18 @@ __HIPMEM_MATH double remquo(double x, double y, int* quo) {
   *quo = q;
   return r;
 }
-__HIPMEM_MATH void sincosf(float x, float* s, float* c) {
-  float cosine;
-  *s = __ocml_sincos_f32(x, (__HIPMEM_PRIVATE float*)&cosine);
-  *c = cosine;
-}
-__HIPMEM_MATH void sincos(double x, double* s, double* c) {
-  double cosine;
-  *s = __ocml_sincos_f64(x, (__HIPMEM_PRIVATE double*)&cosine);
-  *c = cosine;
-}
-__HIPMEM_MATH void sincospif(float x, float* s, float* c) {
-  float cosine;
-  *s = __ocml_sincospi_f32(x, (__HIPMEM_PRIVATE float*)&cosine);
-  *c = cosine;
-}
-__HIPMEM_MATH void sincospi(double x, double* s, double* c) {
-  double cosine;
-  *s = __ocml_sincospi_f64(x, (__HIPMEM_PRIVATE double*)&cosine);
-  *c = cosine;
-}
+/* sin and cos at once: ocml returns the sine and writes the cosine. */
+#define __HIPMEM_SINCOS(fn, T, ocml)                                    \
+  __HIPMEM_MATH void fn(T x, T* s, T* c) {                              \
+    T cosine;                                                           \
+    *s = __ocml_##ocml(x, (__HIPMEM_PRIVATE T*)&cosine);                \
+    *c = cosine;                                                        \
+  }
+__HIPMEM_SINCOS(sincosf, float, sincos_f32)
+__HIPMEM_SINCOS(sincos, double, sincos_f64)
+__HIPMEM_SINCOS(sincospif, float, sincospi_f32)
+__HIPMEM_SINCOS(sincospi, double, sincospi_f64)
+#undef __HIPMEM_SINCOS
 
 /* Rounding to integers: the rounded value converted (C leaves out-of-range results unspecified). */
 __HIPMEM_MATH long lroundf(float x) { return static_cast<long>(__ocml_round_f32(x)); }

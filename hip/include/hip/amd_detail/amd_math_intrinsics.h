@@ -46,67 +46,41 @@ __HIPMEM_MATH float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0
  * The intrinsics set both fields alike. */
 enum __hipmem_rounding { __hipmem_rn = 0, __hipmem_ru = 1, __hipmem_rd = 2, __hipmem_rz = 3 };
 
-/* One instruction under a rounding mode. s_nop: a VALU reading MODE right after s_setreg needs wait states. */
-#define __HIPMEM_UNDER_MODE(mode, instruction, ...)                                                    \
-  "s_getreg_b32 %[saved], hwreg(HW_REG_MODE, 0, 4)\n\t"                                               \
-  "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), " #mode "\n\t"                                          \
-  "s_nop 1\n\t" instruction "\n\t"                                                                       \
+/* One instruction under a rounding mode: the MODE round field saved, set, restored around it. s_nop: a VALU reading
+ * MODE right after s_setreg needs wait states. kMode * 5 sets the f32 and the f64/f16 field alike. */
+#define __HIPMEM_UNDER_MODE(instruction)                                     \
+  "s_getreg_b32 %[saved], hwreg(HW_REG_MODE, 0, 4)\n\t"                    \
+  "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), %[mode]\n\t"               \
+  "s_nop 1\n\t" instruction "\n\t"                                        \
   "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), %[saved]"
-
-template <int kMode>
-__HIPMEM_MATH float __hipmem_fadd(float a, float b) {
-  float r;
-  unsigned saved;
-  asm volatile(__HIPMEM_UNDER_MODE(%[mode], "v_add_f32 %[r], %[a], %[b]")
-               : [r] "=v"(r), [saved] "=&s"(saved)
-               : [a] "v"(a), [b] "v"(b), [mode] "i"(kMode * 5));
-  return r;
-}
-template <int kMode>
-__HIPMEM_MATH float __hipmem_fmul(float a, float b) {
-  float r;
-  unsigned saved;
-  asm volatile(__HIPMEM_UNDER_MODE(%[mode], "v_mul_f32 %[r], %[a], %[b]")
-               : [r] "=v"(r), [saved] "=&s"(saved)
-               : [a] "v"(a), [b] "v"(b), [mode] "i"(kMode * 5));
-  return r;
-}
-template <int kMode>
-__HIPMEM_MATH float __hipmem_ffma(float a, float b, float c) {
-  float r;
-  unsigned saved;
-  asm volatile(__HIPMEM_UNDER_MODE(%[mode], "v_fma_f32 %[r], %[a], %[b], %[c]")
-               : [r] "=v"(r), [saved] "=&s"(saved)
-               : [a] "v"(a), [b] "v"(b), [c] "v"(c), [mode] "i"(kMode * 5));
-  return r;
-}
-template <int kMode>
-__HIPMEM_MATH double __hipmem_dadd(double a, double b) {
-  double r;
-  unsigned saved;
-  asm volatile(__HIPMEM_UNDER_MODE(%[mode], "v_add_f64 %[r], %[a], %[b]")
-               : [r] "=v"(r), [saved] "=&s"(saved)
-               : [a] "v"(a), [b] "v"(b), [mode] "i"(kMode * 5));
-  return r;
-}
-template <int kMode>
-__HIPMEM_MATH double __hipmem_dmul(double a, double b) {
-  double r;
-  unsigned saved;
-  asm volatile(__HIPMEM_UNDER_MODE(%[mode], "v_mul_f64 %[r], %[a], %[b]")
-               : [r] "=v"(r), [saved] "=&s"(saved)
-               : [a] "v"(a), [b] "v"(b), [mode] "i"(kMode * 5));
-  return r;
-}
-template <int kMode>
-__HIPMEM_MATH double __hipmem_dfma(double a, double b, double c) {
-  double r;
-  unsigned saved;
-  asm volatile(__HIPMEM_UNDER_MODE(%[mode], "v_fma_f64 %[r], %[a], %[b], %[c]")
-               : [r] "=v"(r), [saved] "=&s"(saved)
-               : [a] "v"(a), [b] "v"(b), [c] "v"(c), [mode] "i"(kMode * 5));
-  return r;
-}
+#define __HIPMEM_MODE_BINARY(name, T, mnemonic)                                                     \
+  template <int kMode>                                                                              \
+  __HIPMEM_MATH T name(T a, T b) {                                                                  \
+    T r;                                                                                            \
+    unsigned saved;                                                                                 \
+    asm volatile(__HIPMEM_UNDER_MODE(mnemonic " %[r], %[a], %[b]")                                  \
+                 : [r] "=v"(r), [saved] "=&s"(saved)                                                \
+                 : [a] "v"(a), [b] "v"(b), [mode] "i"(kMode * 5));                                  \
+    return r;                                                                                       \
+  }
+#define __HIPMEM_MODE_TERNARY(name, T, mnemonic)                                                    \
+  template <int kMode>                                                                              \
+  __HIPMEM_MATH T name(T a, T b, T c) {                                                             \
+    T r;                                                                                            \
+    unsigned saved;                                                                                 \
+    asm volatile(__HIPMEM_UNDER_MODE(mnemonic " %[r], %[a], %[b], %[c]")                            \
+                 : [r] "=v"(r), [saved] "=&s"(saved)                                                \
+                 : [a] "v"(a), [b] "v"(b), [c] "v"(c), [mode] "i"(kMode * 5));                      \
+    return r;                                                                                       \
+  }
+__HIPMEM_MODE_BINARY(__hipmem_fadd, float, "v_add_f32")
+__HIPMEM_MODE_BINARY(__hipmem_fmul, float, "v_mul_f32")
+__HIPMEM_MODE_TERNARY(__hipmem_ffma, float, "v_fma_f32")
+__HIPMEM_MODE_BINARY(__hipmem_dadd, double, "v_add_f64")
+__HIPMEM_MODE_BINARY(__hipmem_dmul, double, "v_mul_f64")
+__HIPMEM_MODE_TERNARY(__hipmem_dfma, double, "v_fma_f64")
+#undef __HIPMEM_MODE_BINARY
+#undef __HIPMEM_MODE_TERNARY
 #undef __HIPMEM_UNDER_MODE
 
 /* --- Directed rounding from the nearest result and the side the exact value lies on ----------------------------
