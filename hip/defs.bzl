@@ -9,9 +9,11 @@ to register them and the kernels with the runtime (`__hipRegisterFatBinary`, `__
 GPU when a kernel is first launched on it.
 
 From another workspace: `load("@hipmem//hip:defs.bzl", "hip_binary")`. Needs clang-19 and clang-tools-19 (the
-offload bundler) on the host, as tools/quickstart.sh installs them.
+offload bundler) on the host, and rocm-device-libs (the math library's ocml.bc, linked into the device code only)
+unless a rule says device_libs = False, as tools/quickstart.sh installs them.
 
-  hip_library(name, srcs, hdrs, deps, offload_archs, copts, defines)   a cc_library of the compiled objects
+  hip_library(name, srcs, hdrs, deps, offload_archs, copts, defines,  a cc_library of the compiled objects
+              device_libs = True)                                     (False: no ocml.bc, see below)
   hip_binary(name, srcs, deps, ...)                                   a cc_binary linking them
   hip_test(name, srcs, deps, ...)                                     a cc_test linking them (gtest works: the
                                                                       compile sees every dep's headers)
@@ -26,7 +28,65 @@ DEFAULT_OFFLOAD_ARCHS = ["gfx908", "gfx90a", "gfx942"]
 
 # Flags of the host side as well as the device side: optimised (the simulated GPU interprets every instruction),
 # position independent (a test links its objects into a shared library when Bazel links dynamically).
-_HIP_FLAGS = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-fPIC", "-std=c++20"]
+_HIP_FLAGS = ["-x", "hip", "-nogpuinc", "-O2", "-fPIC", "-std=c++20"]
+
+# The device math library: Debian's rocm-device-libs (5.2.3) bitcode, where the math functions of
+# <hip/math_functions.h> that have no clang builtin live (__ocml_sin_f32 and the rest). `--hip-device-lib` makes the
+# driver link it into the device side only (-mlink-builtin-bitcode: only what a kernel calls, internalized), never
+# into the host object. ocml reads its controls from constants the oclc_* bitcodes define: HIP's defaults (infinities
+# and NaNs honoured, no unsafe math, denormals kept, f32 sqrt correctly rounded) for every target, and the ISA version
+# per target (`-Xarch_<target>`), which this rule generates for each offload arch because Debian's 5.2.3 has none for
+# gfx941/gfx942. With device_libs = False the driver gets -nogpulib instead, and a kernel calling an ocml function
+# fails to link.
+ROCM_DEVICE_LIB_PATH = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+_DEVICE_LIBS = [
+    "ocml.bc",
+    "oclc_finite_only_off.bc",
+    "oclc_unsafe_math_off.bc",
+    "oclc_daz_opt_off.bc",
+    "oclc_correctly_rounded_sqrt_on.bc",
+]
+
+def _isa_version(arch):
+    """gfx<major><minor><stepping> (stepping one hex digit), feature suffixes dropped -> major*1000+minor*100+stepping,
+    the value of ocml's __oclc_ISA_version (gfx90a -> 9010, gfx942 -> 9402, gfx1030 -> 10300)."""
+    name = arch.split(":")[0]
+    if not name.startswith("gfx") or len(name) < 6:
+        fail("offload arch %r is not gfx<major><minor><stepping>" % arch)
+    digits = name[3:]
+    return int(digits[:-2]) * 1000 + int(digits[-2], 16) * 100 + int(digits[-1], 16)
+
+def _isa_version_bitcode(ctx, arch):
+    """oclc_isa_version_<arch>.bc for one target: the one constant, as LLVM IR assembled by clang-19."""
+    name = arch.split(":")[0]
+    ir = ctx.actions.declare_file("_hip_objs/%s/device_libs/oclc_isa_version_%s.ll" % (ctx.label.name, name))
+    bc = ctx.actions.declare_file("_hip_objs/%s/device_libs/oclc_isa_version_%s.bc" % (ctx.label.name, name))
+    ctx.actions.write(ir, 'target triple = "amdgcn-amd-amdhsa"\n' +
+                          "@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) " +
+                          "constant i32 %d, align 4\n" % _isa_version(arch))
+    ctx.actions.run_shell(
+        command = 'exec clang-19 --target=amdgcn-amd-amdhsa -nogpulib -c -emit-llvm -x ir "$1" -o "$2"',
+        arguments = [ir.path, bc.path],
+        inputs = [ir],
+        outputs = [bc],
+        use_default_shell_env = True,
+        mnemonic = "HipIsaVersion",
+        progress_message = "Generating ocml's ISA version for %s" % name,
+    )
+    return bc
+
+def _device_lib_flags(ctx):
+    """The driver flags linking the device libraries, and the generated bitcode they read."""
+    if not ctx.attr.device_libs:
+        return ["-nogpulib"], []
+    generated = [_isa_version_bitcode(ctx, a) for a in ctx.attr.offload_archs]
+    flags = ["--rocm-device-lib-path=" + ROCM_DEVICE_LIB_PATH]
+    if generated:
+        flags.append("--rocm-device-lib-path=" + generated[0].dirname)
+    flags += ["--hip-device-lib=" + lib for lib in _DEVICE_LIBS]
+    for arch, bc in zip(ctx.attr.offload_archs, generated):
+        flags += ["-Xarch_" + arch.split(":")[0], "--hip-device-lib=" + bc.basename]
+    return flags, generated
 
 def _hip_objects_impl(ctx):
     compilation_contexts = [d[CcInfo].compilation_context for d in ctx.attr.deps + [ctx.attr._hip_headers]]
@@ -45,11 +105,13 @@ def _hip_objects_impl(ctx):
     # The workspace root and its generated twin, as the C++ toolchain adds them.
     include_flags += ["-iquote", ".", "-iquote", ctx.genfiles_dir.path]
     arch_flags = ["--offload-arch=" + a for a in ctx.attr.offload_archs]
+    device_lib_flags, device_lib_files = _device_lib_flags(ctx)
     outputs = []
     for src in ctx.files.srcs:
         out = ctx.actions.declare_file("_hip_objs/%s/%s.o" % (ctx.label.name, src.basename))
         args = ctx.actions.args()
         args.add_all(_HIP_FLAGS)
+        args.add_all(device_lib_flags)
         args.add_all(arch_flags)
         args.add_all(include_flags)
         args.add_all(["-D" + d for d in ctx.attr.defines])
@@ -58,7 +120,7 @@ def _hip_objects_impl(ctx):
         ctx.actions.run_shell(
             command = 'exec clang++-19 "$@"',
             arguments = [args],
-            inputs = depset([src], transitive = [headers]),
+            inputs = depset([src] + device_lib_files, transitive = [headers]),
             outputs = [out],
             use_default_shell_env = True,
             mnemonic = "HipCompile",
@@ -76,6 +138,7 @@ _hip_objects = rule(
         "offload_archs": attr.string_list(),
         "copts": attr.string_list(),
         "defines": attr.string_list(),
+        "device_libs": attr.bool(default = True),
         "_hip_headers": attr.label(default = Label("//hip:hip_headers"), providers = [CcInfo]),
     },
 )
@@ -85,7 +148,7 @@ def _split(srcs):
     other = [s for s in srcs if not s.endswith(".hip")]
     return hip, other
 
-def _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly):
+def _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly, device_libs = True):
     if not hip_srcs:
         return []
     _hip_objects(
@@ -97,6 +160,7 @@ def _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly
         copts = copts,
         defines = defines,
         testonly = testonly,
+        device_libs = device_libs,
     )
     return [":" + name + "_hip_objects"]
 
@@ -105,7 +169,8 @@ def hip_library(name, srcs = [], hdrs = [], deps = [], offload_archs = DEFAULT_O
     """A cc_library of HIP (and C++) sources, linked with the HIP runtime. Always linked whole: each object's
     registration constructor must run even when nothing else references the object."""
     hip_srcs, other = _split(srcs)
-    objects = _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly)
+    device_libs = kwargs.pop("device_libs", True)
+    objects = _objects(name, hip_srcs, hdrs, deps, offload_archs, copts, defines, testonly, device_libs)
     cc_library(
         name = name,
         srcs = objects + other,
@@ -120,6 +185,7 @@ def hip_library(name, srcs = [], hdrs = [], deps = [], offload_archs = DEFAULT_O
 
 def _linked(rule_fn, name, srcs, deps, offload_archs, copts, defines, testonly, kwargs):
     hip_srcs, other = _split(srcs)
+    device_libs = kwargs.pop("device_libs", True)
     lib_deps = deps
     if hip_srcs:
         hip_library(
@@ -131,6 +197,7 @@ def _linked(rule_fn, name, srcs, deps, offload_archs, copts, defines, testonly, 
             defines = defines,
             testonly = testonly,
             visibility = ["//visibility:private"],
+            device_libs = device_libs,
         )
         lib_deps = deps + [":" + name + "_hip"]
     rule_fn(

@@ -3,8 +3,8 @@
  * What a plain C or C++ compiler sees is the runtime API, the vector and channel types, the kernel-language
  * markers as no-ops, and the launch helper below; device builtins (threadIdx, __syncthreads, atomics) have no
  * meaning without a device compiler. HIP-Clang (clang -x hip, both sides of the TU) also gets the kernel
- * language (amd_device_functions.h, amd_hip_atomic.h, amd_warp_functions.h, device printf in amd_device_printf.h)
- * and upstream's launch macro.
+ * language (amd_device_functions.h, amd_hip_atomic.h, amd_warp_functions.h, device printf in amd_device_printf.h),
+ * the device math library (amd_math_functions.h) and upstream's launch macro.
  */
 #ifndef HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
 #define HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
@@ -44,6 +44,7 @@
 #include <hip/amd_detail/amd_warp_functions.h>
 /* printf from kernels: its output answers after the kernel (see the header). */
 #include <hip/amd_detail/amd_device_printf.h>
+#include <hip/amd_detail/amd_math_functions.h>
 
 /* Upstream's launch macro: the triple-chevron launch, so a kernel template's name (with its template arguments in
  * HIP_KERNEL_NAME) works where a function pointer could not be deduced. Returns nothing; the result is the

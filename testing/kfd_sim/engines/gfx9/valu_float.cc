@@ -2,9 +2,11 @@
 // division helpers (div_scale, div_fmas, div_fixup), ldexp/frexp, rounding to integers, and the transcendentals.
 // f16 lives in valu_f16.cc, conversions in valu_convert.cc, compares in valu_fcmp.cc; the MODE handling they share
 // in valu_fp.h (which also says where results may differ from hardware).
+#include <cfenv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "testing/kfd_sim/engines/gfx9/valu_common.h"
 #include "testing/kfd_sim/engines/gfx9/valu_fp.h"
@@ -142,7 +144,13 @@ T DivScale(T s0, T d, T n, bool* flag) {
   // The ISA's pseudocode tests 1/d in double for both widths; for f32 the reciprocal that matters is the f32 one
   // (v_rcp_f32 of a denominator beyond 2^126 is denormal), so that is tested.
   const bool rcp_denormal = denormal(static_cast<T>(T(1) / d));
-  const bool quotient_denormal = denormal(static_cast<T>(n / d));
+  // A quotient below the smallest normal, also one that would underflow to zero: the numerator is scaled up and the
+  // quotient back down by v_div_fmas (judged in a wider type, where the quotient of two T cannot underflow). Testing
+  // the T quotient for a denormal missed the zero case: a denormal numerator over a large denominator then fell
+  // through to the tiny-numerator rule, scaling both up, and the denominator overflowed (2^-133 / 2^72 gave inf).
+  using Wide = std::conditional_t<sizeof(T) == 4, double, long double>;
+  const Wide wide_quotient = static_cast<Wide>(n) / static_cast<Wide>(d);
+  const bool quotient_denormal = std::fabs(wide_quotient) < static_cast<Wide>(std::numeric_limits<T>::min());
   if (exponent(n) - exponent(d) >= kFar) {
     *flag = true;
     return s0 == d ? std::ldexp(s0, kScale) : s0;
@@ -204,6 +212,31 @@ void VDivScale(Wave& w, const Inst& i, Context& c) {
   WriteScalar64(w, i.sdst, flags);
 }
 
+// fma(a, b, c) * 2^scale rounded once, in the host's current rounding mode, as the hardware scales before it
+// rounds: a scaled-down quotient lands among the denormals, where rounding the fma first and the scaled value
+// again could be off by one. The fma is taken in a wider type rounded to odd (toward zero, then the last bit set
+// when inexact): with at least two more bits than T, that rounds correctly to T in any mode.
+template <typename T>
+T ScaledFma(T a, T b, T c, int scale) {
+  using Wide = std::conditional_t<sizeof(T) == 4, double, long double>;
+  const int mode = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  std::feclearexcept(FE_INEXACT);
+  Wide r = std::fma(static_cast<Wide>(a), static_cast<Wide>(b), static_cast<Wide>(c));
+  const bool inexact = std::fetestexcept(FE_INEXACT) != 0;
+  std::fesetround(mode);
+  if (inexact && std::isfinite(r)) {
+    // Odd: the truncated value, or its neighbour away from zero when its last bit is even.
+    int exponent;
+    const Wide mantissa = std::frexp(r, &exponent);
+    const Wide units = std::ldexp(mantissa, std::numeric_limits<Wide>::digits);  // an integer
+    if (std::fmod(units, Wide(2)) == 0) {
+      r = std::nextafter(r, r > 0 ? std::numeric_limits<Wide>::infinity() : -std::numeric_limits<Wide>::infinity());
+    }
+  }
+  return static_cast<T>(std::ldexp(r, scale));
+}
+
 // v_div_fmas: a fused multiply-add whose result is scaled back where v_div_scale flagged the lane in VCC: up by
 // 2^64 (2^128 for f64) when the quotient is large (the denominator was scaled), down when it is small (the
 // numerator was). Input denormals are kept.
@@ -217,9 +250,8 @@ void VDivFmas(Wave& w, const Inst& i, Context& c) {
   const uint64_t mask = WriteMask(w, i);
   RoundingScope round(k32 ? m.round32 : m.round64);
   const auto lane = [&](int l) {
-    T r = std::fma(a[l], b[l], d[l]);
-    if (((vcc >> l) & 1) != 0) r = std::ldexp(r, (std::fabs(d[l]) >= T(2) ? 1 : -1) * (k32 ? 64 : 128));
-    return r;
+    if (((vcc >> l) & 1) == 0) return std::fma(a[l], b[l], d[l]);
+    return ScaledFma(a[l], b[l], d[l], (std::fabs(d[l]) >= T(2) ? 1 : -1) * (k32 ? 64 : 128));
   };
   if constexpr (k32) {
     uint32_t r[kWaveSize];
@@ -341,6 +373,47 @@ void VLdexpF64(Wave& w, const Inst& i, Context& c) {
   WriteV64(w, i, r, mask);
 }
 
+// v_trig_preop_f64: 53 bits of 2/pi for a Payne-Hanek argument reduction of src0 (sin/cos of large doubles).
+// Segment src1[4:0] picks fraction bits 53*segment+1 on (bit 1 weighs 2^-1), shifted further by how far src0's
+// biased exponent exceeds 1077 so the product with src0 keeps the bits that matter; the result is those 53 bits
+// scaled to their weight, times 2^128 when the exponent is at least 1968 (the caller pre-scales such inputs). The
+// ISA holds 1201 fraction bits of 2/pi; later ones read as 0.
+constexpr uint32_t kTwoOverPi[38] = {
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561, 0xb7246e3a,
+    0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+    0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf,
+    0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08,
+    0x56033046, 0xfc7b6bab};
+constexpr int kTwoOverPiBits = 1201;
+
+double TrigPreop64(double x, uint32_t segment) {
+  const int exponent = static_cast<int>((F64Bits(x) >> 52) & 0x7ff);
+  int shift = static_cast<int>(segment & 31) * 53;
+  if (exponent > 1077) shift += exponent - 1077;
+  uint64_t bits = 0;
+  for (int k = 1; k <= 53; ++k) {
+    const int position = shift + k - 1;  // 0-based fraction bit
+    const uint64_t bit =
+        position < kTwoOverPiBits ? (kTwoOverPi[position / 32] >> (31 - position % 32)) & 1 : 0;
+    bits = (bits << 1) | bit;
+  }
+  int scale = -53 - shift;
+  if (exponent >= 1968) scale += 128;
+  return std::ldexp(static_cast<double>(bits), scale);
+}
+
+void VTrigPreopF64(Wave& w, const Inst& i, Context& c) {
+  const FpMode m(w.mode);
+  double a[kWaveSize];
+  uint32_t segment[kWaveSize];
+  uint64_t r[kWaveSize];
+  ReadF64(w, i, c, 0, a);
+  ReadU32(w, i, c, 1, segment);
+  const uint64_t mask = WriteMask(w, i);
+  ForEachLane(mask, [&](int l) { r[l] = F64Bits(FinishF64(i, m, TrigPreop64(a[l], segment[l]))); });
+  WriteV64(w, i, r, mask);
+}
+
 // v_frexp_exp_i32_f32 / _f64: the exponent frexp gives (0 for zero, infinity and NaN).
 void VFrexpExpF32(Wave& w, const Inst& i, Context& c) {
   const FpMode m(w.mode);
@@ -422,6 +495,7 @@ void AddValuFloatOps(ValuTable& t) {
   t[0x283] = {"v_max_f64", &F64Binary<Max64>};
   t[0x284] = {"v_ldexp_f64", &VLdexpF64};
   t[0x288] = {"v_ldexp_f32", &VLdexpF32};
+  t[0x292] = {"v_trig_preop_f64", &VTrigPreopF64};
   t[0x2a1] = {"v_mul_legacy_f32", &F32Binary<MulLegacy32>};  // gfx90a+
 }
 

@@ -210,6 +210,39 @@ TEST(ValuFloatTest, DivScaleFlagsAndFmasScalesBack) {
   EXPECT_EQ(h.wave().vgpr(0)[40], F(0x1p-68f));
 }
 
+// A quotient below the denormals (2^-133 / 2^72 underflows to 0) is the small-quotient case too: only the numerator
+// is scaled up (scaling both, as for a merely tiny numerator, overflowed the large denominator: the division macro
+// returned infinity). And v_div_fmas scales before it rounds: 2^-85 * (2.5 + 2^-30) scaled down to the denormals
+// is 3 denormal units, where rounding the fma first (to 2.5 units, a tie) and then scaling gave 2.
+TEST(ValuFloatTest, DivScaleUnderflowingQuotientAndFmasRoundsOnce) {
+  IsaHarness h(Target::kGfx90a);
+  h.wave().mode = kMode;
+  for (int l = 0; l < kWaveSize; ++l) {
+    h.wave().vgpr(1)[l] = F(0x1.b2d9p-133f);  // numerator (a denormal)
+    h.wave().vgpr(2)[l] = F(0x1.abea8p+72f);  // denominator
+  }
+  h.wave().set_vcc(0);
+  ASSERT_TRUE(h.Run(valu_float_encodings_gfx90a, {"v_div_scale_f32 v0, vcc, v1, v2, v1"}).ok());
+  EXPECT_EQ(h.wave().vcc(), ~uint64_t{0});
+  EXPECT_EQ(h.wave().vgpr(0)[0], F(0x1.b2d9p-69f));
+  h.wave().set_vcc(0);
+  ASSERT_TRUE(h.Run(valu_float_encodings_gfx90a, {"v_div_scale_f32 v0, vcc, v1, v2, v3"}).ok());
+  EXPECT_EQ(h.wave().vcc(), 0u);  // v3 is not a numerator here: an ordinary 0 / 2^72
+  for (int l = 0; l < kWaveSize; ++l) h.wave().vgpr(3)[l] = F(0x1.b2d9p-133f);
+  for (int l = 0; l < kWaveSize; ++l) h.wave().vgpr(1)[l] = F(0x1.abea8p+72f);
+  ASSERT_TRUE(h.Run(valu_float_encodings_gfx90a, {"v_div_scale_f32 v0, vcc, v1, v2, v3"}).ok());
+  EXPECT_EQ(h.wave().vcc(), ~uint64_t{0});
+  EXPECT_EQ(h.wave().vgpr(0)[0], F(0x1.abea8p+72f));  // the denominator is left alone
+  for (int l = 0; l < kWaveSize; ++l) {
+    h.wave().vgpr(1)[l] = F(0x1.4p-84f);
+    h.wave().vgpr(2)[l] = F(1.0f);
+    h.wave().vgpr(3)[l] = F(0x1p-115f);
+  }
+  h.wave().set_vcc(~uint64_t{0});
+  ASSERT_TRUE(h.Run(valu_float_encodings_gfx90a, {"v_div_fmas_f32 v0, v1, v2, v3"}).ok());
+  EXPECT_EQ(h.wave().vgpr(0)[0], F(0x1.8p-148f));
+}
+
 TEST(ValuFloatTest, AccumulatorsReadTheDestination) {
   IsaHarness h(Target::kGfx90a);
   h.wave().mode = kMode;
@@ -324,6 +357,14 @@ TEST(ValuFloatTest, F64Arithmetic) {
       {"v_max_f64 v[0:1], v[2:3], v[4:5]", D(3.0), D(std::nan("")), 0, D(3.0)},
       {"v_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]", D(1.0 + 0x1p-52), D(1.0 - 0x1p-52), D(-1.0), D(-0x1p-104)},
       {"v_ldexp_f64 v[0:1], v[2:3], v4", D(3.0), 10, 0, D(3072.0)},
+      // v_trig_preop_f64: 53-bit segments of 2/pi's fraction (0.a2f9836e4e441529fc2757d1...), computed from pi with
+      // exact integer arithmetic (Machin's formula): bits 1-53; bits 54-106 (segment 1); for 2^100 (biased exponent
+      // 1123) shifted 46 further; for 2^1000 (exponent >= 1968) shifted 946 and scaled up by 2^128.
+      {"v_trig_preop_f64 v[0:1], v[2:3], v4", D(1.0), 0, 0, D(0x1.45f306dc9c882p-1)},
+      {"v_trig_preop_f64 v[0:1], v[2:3], v4", D(-3.0), 1, 0, D(0x1.4a7f09d5f47d4p-54)},
+      {"v_trig_preop_f64 v[0:1], v[2:3], v4", D(0x1p100), 0, 0, D(0x1.529fc2757d1ep-52)},
+      {"v_trig_preop_f64 v[0:1], v[2:3], v4", D(0x1p1000), 0, 0, D(0x1.516ba93dd63f5p-819)},
+      {"v_trig_preop_f64 v[0:1], v[2:3], v4", D(1.0), 31, 0, 0},  // past the 1201 bits
       {"v_fract_f64_e32 v[0:1], v[2:3]", D(-1.25), 0, 0, D(0.75)},
       {"v_trunc_f64_e32 v[0:1], v[2:3]", D(-2.5), 0, 0, D(-2.0)},
       {"v_ceil_f64_e32 v[0:1], v[2:3]", D(2.5), 0, 0, D(3.0)},

@@ -377,14 +377,17 @@ void VMbcnt(Wave& w, const Inst& i, Context& c) {
   WriteV32(w, i, r, mask);
 }
 
-// v_cndmask_b32: src1 where the mask (VCC, or the e64 form's SGPR pair) has the lane's bit, else src0.
+// v_cndmask_b32: src1 where the mask (VCC, or the e64 form's SGPR pair) has the lane's bit, else src0. The e64
+// form's abs and neg modifiers act on the sources' bit 31 as on an f32 (LLVM folds fabs/fneg of a select into them:
+// `v_cndmask_b32_e64 v2, |v1|, v5, vcc`).
 void VCndmaskB32(Wave& w, const Inst& i, Context& c) {
-  uint32_t a[kWaveSize], b[kWaveSize], r[kWaveSize];
-  ReadU32(w, i, c, 0, a);
-  ReadU32(w, i, c, 1, b);
+  float a[kWaveSize], b[kWaveSize];
+  uint32_t r[kWaveSize];
+  ReadF32(w, i, c, 0, a);
+  ReadF32(w, i, c, 1, b);
   const uint64_t select = ScalarSource64(w, i, c, i.src[2]);
   const uint64_t mask = WriteMask(w, i);
-  ForEachLane(mask, [&](int l) { r[l] = ((select >> l) & 1) != 0 ? b[l] : a[l]; });
+  ForEachLane(mask, [&](int l) { r[l] = F32Bits(((select >> l) & 1) != 0 ? b[l] : a[l]); });
   WriteV32(w, i, r, mask);
 }
 

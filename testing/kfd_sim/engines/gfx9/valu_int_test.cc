@@ -44,6 +44,9 @@ constexpr Case kCases[] = {
     {"v_cndmask_b32_e32 v0, v1, v2, vcc", 1, 2, 0, 2, kCin},
     {"v_cndmask_b32_e32 v0, v1, v2, vcc", 1, 2, 0, 1},
     {"v_cndmask_b32_e64 v0, v1, v2, s[4:5]", 1, 2, 0, 2, kCin},
+    // ... the e64 form's abs/neg act on bit 31 (as LLVM folds fabs/fneg of a select): |-1.0f| and -(2.0f).
+    {"v_cndmask_b32_e64 v0, |v1|, -v2, s[4:5]", 0xbf800000, 0x40000000, 0, 0x3f800000},
+    {"v_cndmask_b32_e64 v0, |v1|, -v2, s[4:5]", 0xbf800000, 0x40000000, 0, 0xc0000000, kCin},
     // 24-bit multiplies ignore the top byte; the signed ones sign-extend bit 23.
     {"v_mul_i32_i24_e32 v0, v1, v2", 0x00800000, 2, 0, 0xff000000},          // -2^23 * 2
     {"v_mul_i32_i24_e32 v0, v1, v2", 0xff000003, 5, 0, 15},

@@ -56,6 +56,7 @@ v_min_f64 v[0:1], v[2:3], v[4:5]
 v_max_f64 v[0:1], v[2:3], v[4:5]
 v_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]
 v_ldexp_f64 v[0:1], v[2:3], v4
+v_trig_preop_f64 v[0:1], v[2:3], v4
 v_fract_f64_e32 v[0:1], v[2:3]
 v_trunc_f64_e32 v[0:1], v[2:3]
 v_ceil_f64_e32 v[0:1], v[2:3]

@@ -2,6 +2,7 @@
 // gfx908, gfx90a and gfx942 at build time).
 v_cndmask_b32_e32 v0, v1, v2, vcc
 v_cndmask_b32_e64 v0, v1, v2, s[4:5]
+v_cndmask_b32_e64 v0, |v1|, -v2, s[4:5]
 v_mul_i32_i24_e32 v0, v1, v2
 v_mul_i32_i24_e64 v0, v1, v2 clamp
 v_mul_hi_i32_i24_e32 v0, v1, v2
