@@ -19,19 +19,18 @@ constexpr uint32_t kSlice = 4096;
 constexpr uint32_t kMaxLdsBytes = 64 * 1024;
 constexpr uint32_t kMaxWorkgroupThreads = 1024;
 
-// The private segment buffer V#'s word 3: ADD_TID_ENABLE (bit 23) marks a swizzled per-lane buffer, which the
-// MUBUF handler maps onto the wave's scratch (mubuf.cc).
-constexpr uint32_t kScratchRsrcWord3 = 1u << 23;
-
 }  // namespace
 
 struct KernelDispatch::Worker {
-  Worker(GpuMemory* memory, Target target, RegisterLimits limits) : port(memory), code(target, limits) {}
+  Worker(GpuMemory* memory, Target target, RegisterLimits limits, uint64_t first_slot)
+      : port(memory), code(target, limits), first_slot(first_slot) {}
   MemoryPort port;
   CodeCache code;
   std::vector<Wave> waves;
   std::vector<unsigned char> lds;
-  std::vector<std::vector<unsigned char>> scratch;  // per wave
+  // The scratch slots this worker's waves use: wave w of the workgroup it runs holds slot first_slot + w. Fixed per
+  // worker, so no two workgroups running at once share a slot.
+  const uint64_t first_slot;
 };
 
 KernelDispatch::KernelDispatch(GpuMemory* memory, const DispatchRequest& request, const amdhsa::KernelDescriptor& kd)
@@ -83,7 +82,23 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory
   if (kd.enable_wavefront_size32()) return absl::FailedPreconditionError("a wave32 kernel on a wave64 GFX9 target");
   const uint32_t lds = std::max(p.group_segment_size, kd.group_segment_fixed_size);
   if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
-  return Build(memory, request, kd, entry_va, lds);
+  absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = Build(memory, request, kd, entry_va, lds);
+  if (!dispatch.ok()) return dispatch;
+  if (absl::Status scratch = (*dispatch)->CheckScratch(); !scratch.ok()) return scratch;
+  return dispatch;
+}
+
+absl::Status KernelDispatch::CheckScratch() const {
+  const uint64_t wave_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
+  if (wave_bytes == 0) return absl::OkStatus();
+  const ScratchRing& ring = request_.scratch;
+  if (wave_bytes > ring.wave_bytes || ring.waves < group_waves_ ||
+      uint64_t{ring.waves} * ring.wave_bytes > ring.bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "insufficient scratch: ", info_.private_bytes_per_lane, " bytes per work-item in waves of ", group_waves_,
+        "; the queue has ", ring.waves, " slots of ", ring.wave_bytes, " bytes in ", ring.bytes));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::CreateFromRegisters(GpuMemory* memory,
@@ -128,7 +143,13 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::CreateFromRegist
   const uint32_t lds = amdhsa::rsrc2::kGranulatedLdsSize.Get(r.rsrc2) * 512;
   if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
   req.user_sgprs = r.user_data;
-  return Build(memory, req, kd, r.entry, lds);
+  absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = Build(memory, req, kd, r.entry, lds);
+  if (!dispatch.ok()) return dispatch;
+  // A PM4 queue has no dynamic scratch: a ring too small for the registers' own WAVESIZE is the producer's error.
+  if (absl::Status scratch = (*dispatch)->CheckScratch(); !scratch.ok()) {
+    return absl::InvalidArgumentError(scratch.message());
+  }
+  return dispatch;
 }
 
 absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory* memory,
@@ -142,6 +163,7 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory*
   dispatch->code_entry_ = entry;
   dispatch->lds_bytes_ = lds;
   for (int d = 0; d < 3; ++d) dispatch->workgroups_[d] = (uint64_t{grid[d]} + size[d] - 1) / size[d];
+  dispatch->group_waves_ = (size[0] * size[1] * size[2] + kWaveSize - 1) / kWaveSize;
   if (request.target == Target::kGfx908) {
     dispatch->vgprs_ = std::min<uint32_t>(amdhsa::VgprCount(kd, 4), 256);
     dispatch->agprs_ = dispatch->vgprs_;  // gfx908's AGPR file is separate and as large as the VGPRs it may use
@@ -156,7 +178,11 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory*
   info.target = request.target;
   info.shared_aperture_base = request.shared_aperture_base;
   info.private_aperture_base = request.private_aperture_base;
-  info.private_bytes_per_lane = std::max(p.private_segment_size, kd.private_segment_fixed_size);
+  // The CP rounds the private segment up to whole dwords (AMDGPUUsage, private segment size SGPR).
+  info.private_bytes_per_lane = (std::max(p.private_segment_size, kd.private_segment_fixed_size) + 3) & ~3u;
+  if (info.private_bytes_per_lane > 0 && dispatch->group_waves_ > 0) {
+    dispatch->max_workers_ = request.scratch.waves / dispatch->group_waves_;
+  }
   // MODE: round modes (3:0), denorm modes (7:4), DX10_CLAMP (8), IEEE (9), from rsrc1.
   dispatch->initial_mode_ = kd.float_round_mode_32() | (kd.float_round_mode_16_64() << 2) |
                             (kd.float_denorm_mode_32() << 4) | (kd.float_denorm_mode_16_64() << 6) |
@@ -165,20 +191,27 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory*
 }
 
 std::unique_ptr<KernelDispatch::Worker> KernelDispatch::TakeWorker() {
+  uint64_t k = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    // Past the scratch slots, a workgroup waits for a running one to end (CheckScratch made max_workers_ >= 1).
+    worker_back_.wait(lock, [&] { return !idle_.empty() || workers_ < max_workers_; });
     if (!idle_.empty()) {
       std::unique_ptr<Worker> w = std::move(idle_.back());
       idle_.pop_back();
       return w;
     }
+    k = workers_++;
   }
-  return std::make_unique<Worker>(memory_, request_.target, RegisterLimits{vgprs_, agprs_});
+  return std::make_unique<Worker>(memory_, request_.target, RegisterLimits{vgprs_, agprs_}, k * group_waves_);
 }
 
 void KernelDispatch::GiveBack(std::unique_ptr<Worker> worker) {
-  std::lock_guard<std::mutex> lock(mu_);
-  idle_.push_back(std::move(worker));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.push_back(std::move(worker));
+  }
+  worker_back_.notify_one();
 }
 
 void KernelDispatch::Fail(uint64_t workgroup, DispatchFailure failure) {
@@ -196,7 +229,7 @@ std::optional<DispatchFailure> KernelDispatch::failure() const {
 }
 
 void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t group_id[3],
-                              const uint32_t group_size[3], uint32_t threads) const {
+                              const uint32_t group_size[3], uint32_t threads, uint64_t scratch_offset) const {
   wave.Allocate(vgprs_, agprs_);
   wave.id_in_group = wave_index;
   wave.pc = code_entry_;
@@ -218,16 +251,13 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
     for (uint32_t i = 0; i < kd_.user_sgpr_count(); ++i) put32((*request_.user_sgprs)[i]);
   }
   if (kd_.enable_sgpr_private_segment_buffer()) {
-    // A V# over the wave's scratch: base 0 (offsets are private-segment offsets), stride 0, every record.
-    put64(0);
-    put32(0xffffffffu);
-    put32(kScratchRsrcWord3);
+    for (uint32_t word : request_.scratch.resource) put32(word);  // the queue's scratch V#, as the CP copies it
   }
   if (kd_.enable_sgpr_dispatch_ptr()) put64(request_.packet_va);
   if (kd_.enable_sgpr_queue_ptr()) put64(request_.queue_va);
   if (kd_.enable_sgpr_kernarg_segment_ptr()) put64(p.kernarg_address);
   if (kd_.enable_sgpr_dispatch_id()) put64(request_.dispatch_id);
-  if (kd_.enable_sgpr_flat_scratch_init()) put64(0);  // the queue's scratch base: private offsets start at 0
+  if (kd_.enable_sgpr_flat_scratch_init()) put64(request_.scratch.base);  // the prologue adds the wave offset
   if (kd_.enable_sgpr_private_segment_size()) put32(info_.private_bytes_per_lane);
   // gfx942 kernarg preload: the loader filled these from the kernarg segment (RunWorkgroup reads them).
   s = static_cast<uint16_t>(kd_.user_sgpr_count());
@@ -235,8 +265,10 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
   if (kd_.enable_sgpr_workgroup_id_y()) put32(group_id[1]);
   if (kd_.enable_sgpr_workgroup_id_z()) put32(group_id[2]);
   if (kd_.enable_sgpr_workgroup_info()) put32(threads);  // not used by LLVM; the workgroup's work-item count
-  if (kd_.enable_private_segment()) put32(0);            // the wave's scratch offset: its scratch starts at 0
-  if (request_.target == Target::kGfx942) wave.Write64(op::kFlatScratchLo, 0);  // architected flat scratch
+  if (kd_.enable_private_segment()) put32(static_cast<uint32_t>(scratch_offset));  // the wave's slot in the ring
+  if (request_.target == Target::kGfx942) {  // architected flat scratch: the hardware adds the wave's slot itself
+    wave.Write64(op::kFlatScratchLo, request_.scratch.base + scratch_offset);
+  }
 
   // Work-item ids, X fastest.
   const uint32_t id_enable = kd_.enable_vgpr_workitem_id();
@@ -278,9 +310,11 @@ void KernelDispatch::RunWorkgroup(uint64_t index, const std::function<bool()>& i
   const uint32_t wave_count = (threads + kWaveSize - 1) / kWaveSize;
 
   if (worker->waves.size() < wave_count) worker->waves.resize(wave_count);
-  if (worker->scratch.size() < wave_count) worker->scratch.resize(wave_count);
   worker->lds.assign(lds_bytes_, 0);
   const uint64_t scratch_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
+  auto scratch_offset = [&](uint32_t w) {
+    return scratch_bytes == 0 ? 0 : (worker->first_slot + w) * uint64_t{request_.scratch.wave_bytes};
+  };
 
   MemoryPort& port = worker->port;
   port.Open();
@@ -298,9 +332,8 @@ void KernelDispatch::RunWorkgroup(uint64_t index, const std::function<bool()>& i
   }
   const uint32_t preload_first = amdhsa::EnabledUserSgprCount(kd_) - kd_.kernarg_preload_spec_length();
   for (uint32_t w = 0; w < wave_count; ++w) {
-    InitWave(worker->waves[w], w, id, size, threads);
+    InitWave(worker->waves[w], w, id, size, threads, scratch_offset(w));
     for (uint32_t k = 0; k < preload_count; ++k) worker->waves[w].s[preload_first + k] = preload[k];
-    worker->scratch[w].assign(scratch_bytes, 0);
   }
 
   uint64_t executed = 0;
@@ -316,7 +349,7 @@ void KernelDispatch::RunWorkgroup(uint64_t index, const std::function<bool()>& i
         context.dispatch = &info_;
         context.lds = worker->lds.data();
         context.lds_bytes = lds_bytes_;
-        context.scratch = worker->scratch[w].data();
+        context.scratch_va = request_.scratch.base + scratch_offset(w);
         context.scratch_bytes = scratch_bytes;
         const WaveStop stop = RunWave(wave, context, worker->code, kSlice, &executed);
         if (stop == WaveStop::kStopped) {
