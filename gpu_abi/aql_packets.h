@@ -26,6 +26,7 @@
 #ifndef HIPMEM_GPU_ABI_AQL_PACKETS_H_
 #define HIPMEM_GPU_ABI_AQL_PACKETS_H_
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -184,6 +185,21 @@ void WritePacket(void* slot, const Packet& packet) {
 inline void InvalidateSlot(void* slot) {
   std::atomic_ref<uint32_t>(*static_cast<uint32_t*>(slot))
       .store(static_cast<uint32_t>(PacketType::kInvalid), std::memory_order_release);
+}
+
+// The scratch V# a GFX9 runtime puts in amd_queue_t.scratch_resource_descriptor for a queue's scratch backing of
+// `bytes` at `base` (ROCr's InitScratchSRD), which the CP hands each wave as its private segment buffer: base (48
+// bits) with SWIZZLE_ENABLE (word1 bit 31), NUM_RECORDS the backing's size, and in word3 DST_SEL XYZW, NUM_FORMAT
+// UINT, DATA_FORMAT 32, ELEMENT_SIZE 4 bytes (1), INDEX_STRIDE 64 (3), ADD_TID_ENABLE, a buffer resource.
+constexpr std::array<uint32_t, 4> Gfx9ScratchResource(uint64_t base, uint32_t bytes) {
+  constexpr uint32_t kDstSelXyzw = 4u | (5u << 3) | (6u << 6) | (7u << 9);
+  constexpr uint32_t kNumFormatUint = 4u << 12;
+  constexpr uint32_t kDataFormat32 = 4u << 15;
+  constexpr uint32_t kElementSize4 = 1u << 19;
+  constexpr uint32_t kIndexStride64 = 3u << 21;
+  constexpr uint32_t kAddTidEnable = 1u << 23;
+  return {static_cast<uint32_t>(base), static_cast<uint32_t>((base >> 32) & 0xffffu) | (1u << 31), bytes,
+          kDstSelXyzw | kNumFormatUint | kDataFormat32 | kElementSize4 | kIndexStride64 | kAddTidEnable};
 }
 
 }  // namespace hipmem::gpu_abi::aql

@@ -58,8 +58,9 @@ hsa_status_t HSA_API hsa_amd_agent_set_async_scratch_limit(hsa_agent_t agent, si
   absl::StatusOr<const hipmem::hsa::Agent*> a = LookUp(rt, agent);
   if (!a.ok()) return ToHsaStatus(a.status());
   if ((*a)->type != DeviceType::kGpu) return HSA_STATUS_ERROR_INVALID_AGENT;
-  // ROCr's answer when asynchronous scratch reclaim is off for the GPU: the simulated compute CP gives queues no
-  // scratch (private segment) memory, so there is none to reclaim and no threshold to set.
+  // ROCr's answer when asynchronous scratch reclaim is off for the GPU: each queue's scratch is its own allocation,
+  // sized when a dispatch asks and kept until the queue goes (hsa/queue.cc), so there is nothing to reclaim and no
+  // threshold to set.
   return HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }
 

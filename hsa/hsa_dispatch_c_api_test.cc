@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,7 @@ struct Geometry {
   uint32_t grid[3] = {1, 1, 1};
   uint16_t workgroup[3] = {1, 1, 1};
   uint32_t group_bytes = 0;  // dynamic group memory
+  uint32_t private_bytes = 0;  // added to the kernel's private segment size in the packet
 };
 
 class DispatchTest : public ::testing::TestWithParam<uint32_t> {
@@ -174,7 +176,7 @@ class DispatchTest : public ::testing::TestWithParam<uint32_t> {
     packet->grid_size_x = g.grid[0];
     packet->grid_size_y = g.grid[1];
     packet->grid_size_z = g.grid[2];
-    packet->private_segment_size = private_size;
+    packet->private_segment_size = private_size + g.private_bytes;
     packet->group_segment_size = group_size + g.group_bytes;
     packet->kernel_object = object;
     packet->kernarg_address = kernargs;
@@ -331,6 +333,71 @@ TEST_P(DispatchTest, APrivateArrayLivesInScratch) {
   for (uint32_t i = 0; i < kN; ++i) index[i] = (i * 37) % 64;
   ASSERT_TRUE(Launch("private_array", Linear(kN, 64), Kernargs().Arg(index).Arg(out)));
   for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], index[i] * 3 + i % 64) << i;
+}
+
+// The queue starts without scratch; the first dispatch with a private segment makes the CP ask for it (ROCr's
+// dynamic scratch) and the runtime fills the amd_queue_t's scratch fields, and the waves' private arrays then live in
+// that memory in the hardware's swizzled layout: work-item l of a wave keeps dword k at its slot + k * 256 + l * 4.
+TEST_P(DispatchTest, PrivateArraysLiveInTheQueuesScratchSwizzled) {
+  // ROCr's amd_queue_t: compute_tmpring_size at 140, scratch_backing_memory_location at 160, its byte size at 168.
+  auto field = [&](size_t offset, auto* out) {
+    std::memcpy(out, reinterpret_cast<const char*>(queue_) + offset, sizeof(*out));
+  };
+  uint64_t bytes = 0;
+  field(168, &bytes);
+  EXPECT_EQ(bytes, 0u) << "a queue has no scratch until a dispatch needs it";
+  constexpr uint32_t kN = 256;  // one workgroup of four waves, each in a slot of its own
+  uint32_t* index = Allocate<uint32_t>(kN);
+  uint32_t* out = Allocate<uint32_t>(kN);
+  for (uint32_t i = 0; i < kN; ++i) index[i] = (i * 37) % 256;
+  ASSERT_TRUE(Launch("private_trace", Linear(kN, kN), Kernargs().Arg(index).Arg(out)));
+  for (uint32_t i = 0; i < kN; ++i) ASSERT_EQ(out[i], (i << 12) | index[i]) << i;
+  EXPECT_TRUE(QueueErrors().empty());
+
+  uint32_t tmpring = 0;
+  uint64_t location = 0;
+  field(140, &tmpring);
+  field(160, &location);
+  field(168, &bytes);
+  const uint64_t wave_bytes = ((tmpring >> 12) & 0x1fff) * 1024;
+  const uint64_t slots = tmpring & 0xfff;
+  ASSERT_GE(wave_bytes, 64u * 1024) << "a wave's 64 lanes of at least 1 KiB";
+  ASSERT_GE(slots, 4u);
+  ASSERT_LE(slots * wave_bytes, bytes);
+  ASSERT_NE(location, 0u);
+  const auto* scratch = reinterpret_cast<const uint32_t*>(location);
+  for (uint32_t wave = 0; wave < kN / 64; ++wave) {
+    // Find the slot whose dword for (lane 0, element 0) is this wave's, then check every element of every lane.
+    std::optional<uint64_t> slot;
+    for (uint64_t s = 0; s < slots && !slot.has_value(); ++s) {
+      if (scratch[(s * wave_bytes + 256) / 4] == (((wave * 64) << 12) | 1)) slot = s;  // lane 0, element 1
+    }
+    ASSERT_TRUE(slot.has_value()) << "wave " << wave << "'s private array is not in the queue's scratch";
+    for (uint32_t lane = 0; lane < 64; ++lane) {
+      for (uint32_t k = 0; k < 256; ++k) {
+        ASSERT_EQ(scratch[(*slot * wave_bytes + k * 256 + lane * 4) / 4], ((wave * 64 + lane) << 12) | k)
+            << "wave " << wave << " lane " << lane << " element " << k;
+      }
+    }
+  }
+}
+
+// A private segment no wave can hold (64 lanes over COMPUTE_TMPRING_SIZE's 8191 KiB): the runtime cannot grow the
+// queue's scratch, reports HSA_STATUS_ERROR_OUT_OF_RESOURCES through the queue's callback (as ROCr's handler does)
+// and the dispatch never completes.
+TEST_P(DispatchTest, ScratchNoWaveCanHoldIsOutOfResources) {
+  uint32_t* index = Allocate<uint32_t>(64);
+  uint32_t* out = Allocate<uint32_t>(64);
+  Geometry g = Linear(64, 64);
+  g.private_bytes = 200 * 1024;
+  EXPECT_FALSE(Launch("private_trace", g, Kernargs().Arg(index).Arg(out)));
+  std::vector<hsa_status_t> errors;
+  for (int i = 0; i < 2000 && errors.empty(); ++i) {
+    errors = QueueErrors();
+    if (errors.empty()) usleep(1000);
+  }
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], HSA_STATUS_ERROR_OUT_OF_RESOURCES);
 }
 
 TEST_P(DispatchTest, LanesReadTheFirstLaneAndCountTheLanesBelowThem) {

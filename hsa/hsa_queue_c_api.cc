@@ -49,8 +49,9 @@ hsa_status_t HSA_API hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queu
                                       void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
                                       uint32_t private_segment_size, uint32_t group_segment_size,
                                       hsa_queue_t** queue) {
-  // No scratch or group memory is reserved per queue: the simulated CP runs only built-in kernels, which
-  // need neither, so the two sizes (UINT32_MAX = the agent's default) are accepted as hints.
+  // Nothing is reserved up front: a queue starts without scratch and gets it on demand when a dispatch needs it
+  // (ROCr's dynamic scratch, Queues::AqlQueue::GrowScratch), and group memory is per dispatch; so the two sizes
+  // (UINT32_MAX = the agent's default) are accepted as hints.
   (void)private_segment_size;
   (void)group_segment_size;
   absl::StatusOr<hipmem::hsa::Queues*> queues = hipmem::hsa::SharedQueues();

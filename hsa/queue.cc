@@ -1,6 +1,7 @@
 #include "hsa/queue.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,9 @@ std::memory_order RmwOrder(MemoryOrder order) {
   }
   return std::memory_order_seq_cst;
 }
+
+// queue_inactive_signal's "insufficient scratch" bits, wave64 (1) and wave32 (0x400): a request, not an error.
+constexpr SignalValue kInsufficientScratch = 0x401;
 
 // queue_inactive_signal's codes, as ROCr's queue error handler decodes them.
 hsa_status_t QueueErrorStatus(SignalValue code) {
@@ -166,15 +170,65 @@ class Queues::AqlQueue {
     std::memcpy(static_cast<char*>(control.ToPointer()) + kDoorbellSignalOffset, &doorbell, sizeof(doorbell));
     std::move(free_ring).Cancel();
     std::move(free_control).Cancel();
-    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, ring, ring_bytes, control, *std::move(queue)));
+    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, gpu, ring, ring_bytes, control, *std::move(queue)));
   }
 
   ~AqlQueue() {
-    // The KFD queue goes first: its CP may not read the ring or the amd_queue_t after they are freed.
+    // The KFD queue goes first: its CP may not read the ring, the amd_queue_t or the scratch after they are freed.
     Deactivate();
+    FreeScratch();
     for (DeviceAddress a : {ring_, control_}) {
       if (absl::Status s = kfd_.FreeMemory(a); !s.ok()) HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
     }
+  }
+
+  // ROCr's dynamic scratch (AqlQueue::DynamicScratchHandler), the runtime's half: the CP stopped on the packet at
+  // the read index because the queue's scratch cannot hold its private segment. The queue's scratch is replaced by
+  // one sized for that packet, as ROCr sizes it: the private segment per work-item rounded up so a wave's 64 lanes
+  // fill whole KiB, times 64 lanes, times max_slots_scratch_cu waves on every CU (the most the GPU can hold at once).
+  // Where ROCr would carve that from a per-GPU scratch aperture and mark a large one single-use, this runtime (a
+  // choice: one allocation per queue, nothing to reclaim) allocates it as host-visible VRAM of its own, at most
+  // kMaxQueueScratch: past that, fewer waves get a slot, which COMPUTE_TMPRING_SIZE.WAVES tells the CP (it then runs
+  // fewer waves at once, as the hardware does), never fewer than a 1024-work-item workgroup's 16. The amd_queue_t's
+  // scratch fields are filled as ROCr's InitScratchSRD fills them, except scratch_backing_memory_location: this
+  // runtime never sets SH_HIDDEN_PRIVATE_BASE (SET_SCRATCH_BACKING_VA), so the CP's base plus location is the VA
+  // itself. Errors: OUT_OF_RESOURCES for a wave's scratch over TMPRING_SIZE.WAVESIZE's 8191 KiB; the allocation's.
+  absl::Status GrowScratch(uint32_t private_segment_size) {
+    constexpr uint64_t kLanes = 64;
+    constexpr uint64_t kMaxWaveBytes = uint64_t{0x1fff} * 1024;  // WAVESIZE is 13 bits of KiB
+    constexpr uint64_t kMinWaves = 16;
+    constexpr uint64_t kMaxQueueScratch = uint64_t{256} << 20;
+    const uint64_t per_lane = (uint64_t{private_segment_size} + 15) & ~uint64_t{15};  // 1 KiB / 64 lanes
+    const uint64_t wave_bytes = per_lane * kLanes;
+    if (wave_bytes > kMaxWaveBytes) {
+      return WithHsaStatus(absl::ResourceExhaustedError(absl::StrCat(
+                               "queue scratch: ", private_segment_size, " bytes per work-item is over a wave's limit")),
+                           HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    }
+    uint64_t waves = std::max<uint64_t>(uint64_t{cu_count} * std::max(scratch_slots_per_cu, 1u), kMinWaves);
+    if (wave_bytes > 0) waves = std::clamp(kMaxQueueScratch / wave_bytes, kMinWaves, waves);
+    FreeScratch();
+    AmdQueue* q = amd();
+    if (wave_bytes > 0) {
+      const Bytes bytes(waves * wave_bytes);
+      const std::span<const thunk::NodeId> just_gpu(&node_, 1);
+      ASSIGN_OR_RETURN(const DeviceAddress scratch,
+                       kfd_.AllocMemory(node_, bytes, MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kCoarseGrain));
+      if (absl::Status mapped = kfd_.MapMemoryToGpu(scratch, just_gpu); !mapped.ok()) {
+        (void)kfd_.FreeMemory(scratch);
+        return mapped;
+      }
+      scratch_ = scratch;
+      const std::array<uint32_t, 4> resource = aql::Gfx9ScratchResource(scratch.raw(), static_cast<uint32_t>(bytes.raw()));
+      std::memcpy(q->scratch_resource_descriptor, resource.data(), sizeof(q->scratch_resource_descriptor));
+      q->scratch_backing_memory_location = scratch.raw();
+      q->scratch_backing_memory_byte_size = bytes.raw();
+      q->scratch_wave64_lane_byte_size = static_cast<uint32_t>(per_lane);
+      // COMPUTE_TMPRING_SIZE: WAVES (11:0), WAVESIZE in KiB (24:12).
+      q->compute_tmpring_size = static_cast<uint32_t>(std::min<uint64_t>(waves, 0xfff)) |
+                                (static_cast<uint32_t>(wave_bytes / 1024) << 12);
+    }
+    return absl::OkStatus();
   }
 
   AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
@@ -193,6 +247,7 @@ class Queues::AqlQueue {
 
   std::vector<uint32_t> cu_mask;  // guarded by Queues::mu_
   uint32_t cu_count = 0;
+  uint32_t scratch_slots_per_cu = 0;  // the node's max_slots_scratch_cu
   // Word `i` of the mask that enables every CU of the GPU.
   uint32_t cu_mask_all(size_t i) const {
     const uint64_t first = uint64_t{i} * 32;
@@ -223,10 +278,28 @@ class Queues::AqlQueue {
   }
 
  private:
-  AqlQueue(thunk::Kfd& kfd, DeviceAddress ring, Bytes ring_bytes, DeviceAddress control, thunk::Queue queue)
-      : kfd_(kfd), ring_(ring), ring_bytes_(ring_bytes), control_(control), queue_(std::move(queue)) {}
+  AqlQueue(thunk::Kfd& kfd, thunk::NodeId node, DeviceAddress ring, Bytes ring_bytes, DeviceAddress control,
+           thunk::Queue queue)
+      : kfd_(kfd), node_(node), ring_(ring), ring_bytes_(ring_bytes), control_(control), queue_(std::move(queue)) {}
+
+  // Drops the queue's scratch and clears its amd_queue_t fields (the CP is stopped or gone: nothing uses it).
+  void FreeScratch() {
+    AmdQueue* q = amd();
+    std::memset(q->scratch_resource_descriptor, 0, sizeof(q->scratch_resource_descriptor));
+    q->scratch_backing_memory_location = 0;
+    q->scratch_backing_memory_byte_size = 0;
+    q->scratch_wave64_lane_byte_size = 0;
+    q->compute_tmpring_size = 0;
+    if (!scratch_.has_value()) return;
+    if (absl::Status s = kfd_.FreeMemory(*scratch_); !s.ok()) HIPMEM_LOG(kError, "queue scratch: ", s.message());
+    scratch_.reset();
+  }
 
   thunk::Kfd& kfd_;  // Not owned; must outlive this.
+  const thunk::NodeId node_;
+  // The queue's scratch backing, once a dispatch asked for one (GrowScratch). Touched only with the CP stopped on
+  // the dispatch that asked (the queue_inactive_signal handler) or gone (the destructor).
+  std::optional<DeviceAddress> scratch_;
   const DeviceAddress ring_;
   const Bytes ring_bytes_;
   const DeviceAddress control_;
@@ -359,6 +432,7 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   for (const thunk::NodeProperties& node : TopologyOf(runtime_).nodes) {
     if (node.id != KfdNodeOf(runtime_, *agent) || node.Get("simd_per_cu") == 0) continue;
     queue->cu_count = static_cast<uint32_t>(node.Get("simd_count") / node.Get("simd_per_cu"));
+    queue->scratch_slots_per_cu = static_cast<uint32_t>(node.Get("max_slots_scratch_cu"));
   }
   queue->cu_mask.assign((queue->cu_count + 31) / 32, ~uint32_t{0});
   if (queue->cu_count % 32 != 0) queue->cu_mask.back() = (uint32_t{1} << (queue->cu_count % 32)) - 1;
@@ -370,10 +444,29 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   queue->inactive_signal = inactive;
   amd->queue_inactive_signal = inactive.raw();
   QueueErrorCallback on_error = request.on_error;
+  ASSIGN_OR_RETURN(const SignalRef inactive_ref, signals_.Find(inactive));
   RETURN_IF_ERROR(signals_.SetAsyncHandler(
-      inactive, SignalCondition::kNe, 0, [on_error = std::move(on_error), amd, id = amd->id](SignalValue code) {
-        const hsa_status_t status = QueueErrorStatus(code);
-        absl::Status error = FromHsaStatus(status, absl::StrCat("queue ", id, ": the CP halted (code ", code, ")"));
+      inactive, SignalCondition::kNe, 0,
+      [on_error = std::move(on_error), amd, id = amd->id, aql = queue.get(), inactive_ref](SignalValue code) {
+        absl::Status error;
+        if ((code & kInsufficientScratch) != 0) {
+          // The CP waits on the packet at the read index; grown scratch and a 0 restart it (ROCr's handler).
+          const uint64_t slot = LoadReadIndex(*amd, MemoryOrder::kAcquire) & (amd->size - 1);
+          aql::KernelDispatchPacket packet;
+          std::memcpy(&packet, reinterpret_cast<const char*>(amd->base_address) + slot * aql::kPacketBytes,
+                      sizeof(packet));
+          error = aql->GrowScratch(packet.private_segment_size);
+          if (error.ok()) {
+            inactive_ref.Store(0, MemoryOrder::kRelease);
+            return true;  // keep watching for the next request or error
+          }
+          HIPMEM_LOG(kError, error.message());
+          if (on_error) on_error(error, amd);
+          // Anything but 0 or the request tells the waiting CP that no scratch will come (ROCr stores -1).
+          inactive_ref.Store(-1, MemoryOrder::kRelease);
+          return false;  // once: the queue stays halted
+        }
+        error = FromHsaStatus(QueueErrorStatus(code), absl::StrCat("queue ", id, ": the CP halted (code ", code, ")"));
         HIPMEM_LOG(kError, error.message());
         if (on_error) on_error(error, amd);
         return false;  // once: the queue stays halted

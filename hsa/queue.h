@@ -8,8 +8,14 @@
 // queue (thunk::Queue, COMPUTE_AQL) gets the amd_queue_t's two dispatch ids as its pointers, as ROCr's
 // hsaKmtCreateQueue call does. A store to the doorbell signal rings the KFD doorbell (Queues::RingDoorbell).
 //
-// Where this differs from ROCr, on purpose: no scratch, no CU mask or priority changes yet, and the
-// hsa_queue_t sits at the start of the mapped block (ROCr also keeps it there). Thread-safe.
+// Scratch: a queue starts without any and gets it when a dispatch needs it, through ROCr's dynamic scratch protocol:
+// the CP stops with "insufficient scratch" in queue_inactive_signal, the signal's handler allocates the queue's
+// scratch and fills the amd_queue_t's scratch fields (AqlQueue::GrowScratch says how it is sized), then stores 0 and
+// the CP retries the dispatch.
+//
+// Where this differs from ROCr, on purpose: each queue's scratch is its own VRAM allocation (not carved from a
+// per-GPU scratch aperture), and the hsa_queue_t sits at the start of the mapped block (ROCr also keeps it there).
+// Thread-safe.
 //
 // Queue errors: the amd_queue_t's queue_inactive_signal is an interrupt signal at 0 with an async handler
 // (ROCr's AqlQueue::DynamicQueueEventsHandler); the CP stores an error code into it when it halts on a packet

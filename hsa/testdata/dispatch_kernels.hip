@@ -91,6 +91,15 @@ extern "C" __global__ void private_array(const uint32_t* index, uint32_t* out) {
   out[Gid()] = table[index[Gid()] & 63];
 }
 
+// A volatile private array of 256 dwords (1 KiB per work-item): every element is stored to the queue's scratch and
+// stays there after the kernel, (work-item << 12) | element, for the test to find.
+extern "C" __global__ void private_trace(const uint32_t* index, uint32_t* out) {
+  volatile uint32_t table[256];
+  const uint32_t id = Gid();
+  for (unsigned k = 0; k < 256; ++k) table[k] = (id << 12) | k;
+  out[id] = table[index[id] & 255];
+}
+
 // Cross-lane: every lane reads the first lane's value and counts the lanes below it (mbcnt).
 extern "C" __global__ void wave_broadcast(const uint32_t* in, uint32_t* out) {
   const uint32_t v = in[Gid()];

@@ -87,8 +87,9 @@ int SetScratchBackingVa(IoctlContext& c, uapi::SetScratchBackingVaArgs& args) {
   if (!Bound(c, *gpu)) return -ENODEV;
   // Recorded as qpd.sh_hidden_private_base, whatever the value. The kernel programs SH_HIDDEN_PRIVATE_BASE_VMID
   // itself only without the hardware scheduler (sched_policy NO_HWS, a debugging mode); with the HWS every gfx9+
-  // GPU runs by default, and this simulator models, nothing more happens: the CP's scratch setup comes with
-  // each queue (compute_tmpring_size and the dispatch's private segment).
+  // GPU runs by default, and this simulator models, the value goes to the CP with the process's queues when they
+  // are mapped (StartEngine), and the CP finds a queue's scratch at it plus the queue's
+  // scratch_backing_memory_location.
   c.process.devices[*gpu].sh_hidden_private_base = args.va_addr;
   return 0;
 }

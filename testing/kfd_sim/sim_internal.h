@@ -112,8 +112,9 @@ struct ProcessDevice {
   uapi::CachePolicy alternate_policy = uapi::CachePolicy::kNoncoherent;
   uint64_t trap_handler_base = 0;
   uint64_t trap_memory_base = 0;
-  // SET_SCRATCH_BACKING_VA's last value (qpd sh_hidden_private_base: the scratch backing address >> 16). Recorded,
-  // not programmed: the simulated GPUs run under the hardware scheduler.
+  // SET_SCRATCH_BACKING_VA's last value (qpd sh_hidden_private_base: the scratch backing address >> 16). Under the
+  // hardware scheduler it travels with the process to the CP when a queue is mapped (StartEngine), which adds an AQL
+  // queue's scratch_backing_memory_location to it.
   uint64_t sh_hidden_private_base = 0;
   // The file this GPU's VRAM buffers of this process take their pages from, made on first use (VramFileOf).
   std::shared_ptr<PageFile> vram_file;

@@ -103,7 +103,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .doorbell = doorbell,
                            .initial_read_index = initial_progress,
                            .clock = GpuClock(gpu.gpu_clock_counter_hz),
-                           .isa = Gfx9TargetOf(gpu.gfx_target_version)},
+                           .isa = Gfx9TargetOf(gpu.gfx_target_version),
+                           .scratch_backing_base = device.sh_hidden_private_base << 16},
         gpu.simd_per_cu == 0 ? 1 : gpu.simd_count / gpu.simd_per_cu,
         ComputeEngine::Callbacks{
             // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.
@@ -130,7 +131,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .doorbell = doorbell,
                            .initial_rptr = initial_progress,
                            .clock = GpuClock(gpu.gpu_clock_counter_hz),
-                           .isa = Gfx9TargetOf(gpu.gfx_target_version)},
+                           .isa = Gfx9TargetOf(gpu.gfx_target_version),
+                           .scratch_backing_base = device.sh_hidden_private_base << 16},
         Pm4Engine::Callbacks{
             // RELEASE_MEM's end-of-pipe interrupt: kfd_int_process_v9 hands its context id to
             // kfd_signal_event_interrupt with all 32 bits valid, as for the AQL CP.

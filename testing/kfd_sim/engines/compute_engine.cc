@@ -100,6 +100,7 @@ const char* QueueErrorName(QueueError error) {
     case QueueError::kInvalidKernarg: return "invalid kernarg";
     case QueueError::kInvalidSignal: return "invalid signal";
     case QueueError::kIllegalInstruction: return "illegal instruction";
+    case QueueError::kOutOfScratch: return "out of scratch";
   }
   return "unknown";
 }
@@ -237,7 +238,6 @@ void ComputeEngine::ReportError() {
 void ComputeEngine::RaiseQueueInactive(QueueError error) {
   // Only a queue in ROCr's amd_queue_t layout (ProbeAmdQueue) has a queue_inactive_signal, at 192; other layouts
   // (the runtime's own blit queues) are left alone.
-  constexpr uint64_t kInactiveSignalOffset = 192;
   // The codes ROCr decodes from queue_inactive_signal (ComputeQueue::HandleError's table).
   int64_t code = 0;
   switch (error) {
@@ -250,27 +250,80 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     // instructions through KFD exceptions instead; the simulated CP reports them here, the one channel it has.
     case QueueError::kIllegalInstruction: code = 0x40000000; break;
     case QueueError::kInvalidQueue: return;  // the CP never ran: nothing to report through
+    case QueueError::kOutOfScratch: return;  // the runtime's scratch handler reported it already
   }
+  (void)StoreQueueInactive(code);
+}
+
+std::optional<uint64_t> ComputeEngine::StoreQueueInactive(int64_t code) {
+  constexpr uint64_t kInactiveSignalOffset = 192;
+  uint64_t signal = 0;
   uint64_t mailbox = 0;
   uint32_t event_id = 0;
   {
-    if (!amd_queue_base_.has_value()) return;
+    if (!amd_queue_base_.has_value()) return std::nullopt;
     GpuMemory::AccessScope scope(memory_);
-    uint64_t signal = 0;
     if (ReadGpu(memory_, *amd_queue_base_ + kInactiveSignalOffset, &signal, 8) || signal == 0 || signal % 8 != 0) {
-      return;
+      return std::nullopt;
     }
     auto* value = TranslateWord<int64_t>(memory_, signal + aql::kSignalValueOffset);
-    if (value == nullptr) return;
+    if (value == nullptr) return std::nullopt;
     PublishThroughAliases();
     std::atomic_ref<int64_t>(*value).store(code, std::memory_order_release);
-    if (ReadGpu(memory_, signal + aql::kSignalMailboxOffset, &mailbox, 8) || mailbox == 0 || mailbox % 8 != 0) return;
-    if (ReadGpu(memory_, signal + aql::kSignalEventIdOffset, &event_id, 4)) return;
+    if (ReadGpu(memory_, signal + aql::kSignalMailboxOffset, &mailbox, 8) || mailbox == 0 || mailbox % 8 != 0) {
+      return signal;
+    }
+    if (ReadGpu(memory_, signal + aql::kSignalEventIdOffset, &event_id, 4)) return signal;
     auto* slot = TranslateWord<uint64_t>(memory_, mailbox);
-    if (slot == nullptr) return;
+    if (slot == nullptr) return signal;
     std::atomic_ref<uint64_t>(*slot).store(event_id, std::memory_order_release);
   }
   if (callbacks_.on_signal_interrupt) callbacks_.on_signal_interrupt(event_id);
+  return signal;
+}
+
+std::optional<uint64_t> ComputeEngine::ReadScratchRing(gfx9::ScratchRing* ring) const {
+  // ROCr's amd_queue_t: compute_tmpring_size at 140, scratch_resource_descriptor[4] at 144,
+  // scratch_backing_memory_location at 160, scratch_backing_memory_byte_size at 168.
+  unsigned char fields[36];
+  GpuMemory::AccessScope scope(memory_);
+  ObserveThroughAliases();  // the runtime's handler rewrote them before it restarted the queue
+  if (std::optional<uint64_t> fault = ReadGpu(memory_, *amd_queue_base_ + 140, fields, sizeof(fields))) return fault;
+  uint32_t tmpring = 0;
+  uint64_t location = 0;
+  std::memcpy(&tmpring, fields, 4);
+  std::memcpy(ring->resource.data(), fields + 4, 16);
+  std::memcpy(&location, fields + 20, 8);
+  std::memcpy(&ring->bytes, fields + 28, 8);
+  // The location is an offset into the process's scratch backing (SH_HIDDEN_PRIVATE_BASE), as ROCr keeps it; a
+  // runtime that never sets that base (ours) gives the VA itself.
+  ring->base = queue_.scratch_backing_base + location;
+  ring->wave_bytes = gfx9::ScratchRing::WaveBytes(tmpring);
+  ring->waves = gfx9::ScratchRing::Waves(tmpring);
+  return std::nullopt;
+}
+
+ComputeEngine::Outcome ComputeEngine::AwaitScratch(const std::string& detail) {
+  constexpr int64_t kInsufficientScratch = 1;  // ROCr's DynamicScratchHandler: error_code & 1, a wave64 request
+  const std::optional<uint64_t> signal = StoreQueueInactive(kInsufficientScratch);
+  // No amd_queue_t or no signal to ask through: nobody can grow the scratch, so the dispatch cannot run.
+  if (!signal.has_value()) return Error(QueueError::kInvalidDispatch, detail);
+  HIPMEM_LOG(kInfo, name(), ": ", detail, "; waiting for the runtime to grow the queue's scratch");
+  auto backoff = std::chrono::microseconds(20);
+  while (true) {
+    int64_t value = kInsufficientScratch;
+    {
+      GpuMemory::AccessScope scope(memory_);
+      auto* word = TranslateWord<int64_t>(memory_, *signal + aql::kSignalValueOffset);
+      if (word == nullptr) return Fault(*signal + aql::kSignalValueOffset);
+      value = std::atomic_ref<int64_t>(*word).load(std::memory_order_acquire);
+      ObserveThroughAliases();
+    }
+    if (value == 0) return Outcome::kDone;
+    if (value != kInsufficientScratch) return Error(QueueError::kOutOfScratch, detail);
+    if (!SleepUnlessInterrupted(backoff)) return Outcome::kStopped;
+    backoff = std::min(backoff * 2, std::chrono::microseconds(1000));
+  }
 }
 
 std::optional<uint64_t> ComputeEngine::ProbeAmdQueue(GpuMemory* memory, const AqlQueueDescriptor& queue) {
@@ -510,8 +563,20 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   request.dispatch_id = index;
   request.shared_aperture_base = queue_.shared_aperture_base;
   request.private_aperture_base = queue_.private_aperture_base;
-  absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch = gfx9::KernelDispatch::Create(
-      memory_, request, gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor));
+  absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch;
+  for (bool retried = false;; retried = true) {
+    if (amd_queue_base_.has_value()) {
+      if (std::optional<uint64_t> fault = ReadScratchRing(&request.scratch)) return Fault(*fault);
+    }
+    dispatch = gfx9::KernelDispatch::Create(memory_, request, gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor));
+    // Too little scratch: once, ask the runtime for more and try again; a second time, its scratch still does not
+    // fit the dispatch (a kernel descriptor asking for more than the packet's private_segment_size, which ROCr
+    // sizes the new scratch by), and the dispatch is refused.
+    if (dispatch.ok() || !absl::IsResourceExhausted(dispatch.status()) || retried) break;
+    if (const Outcome grown = AwaitScratch(std::string(dispatch.status().message())); grown != Outcome::kDone) {
+      return grown;
+    }
+  }
   if (!dispatch.ok()) {
     return Error(absl::IsFailedPrecondition(dispatch.status()) ? QueueError::kInvalidKernelObject
                                                                : QueueError::kInvalidDispatch,

@@ -48,6 +48,9 @@
 #include "testing/kfd_sim/engines/queue_engine.h"
 
 namespace hipmem::kfd_sim {
+namespace gfx9 {
+struct ScratchRing;  // dispatch.h
+}  // namespace gfx9
 namespace aql = ::hipmem::gpu_abi::aql;
 namespace blit = ::hipmem::gpu_abi::blit;
 
@@ -68,6 +71,9 @@ struct AqlQueueDescriptor {
   // The process's flat apertures onto LDS and scratch (amdkfd's GFX9 layout).
   uint64_t shared_aperture_base = uint64_t{1} << 48;
   uint64_t private_aperture_base = uint64_t{2} << 48;
+  // The process's scratch backing (SET_SCRATCH_BACKING_VA's SH_HIDDEN_PRIVATE_BASE, as a VA) when the queue was
+  // mapped, as the scheduler hands it to the CP with the process; 0 when never set.
+  uint64_t scratch_backing_base = 0;
 };
 
 // Why a queue stopped without a VM fault. ROCr reports these through the queue's error callback
@@ -80,6 +86,7 @@ enum class QueueError {
   kInvalidKernarg,       // the kernel's arguments break its contract (a misaligned dword fill)
   kInvalidSignal,        // a signal or mailbox address that is not 8-byte aligned
   kIllegalInstruction,   // a kernel's wave met an instruction the compute units cannot run (or a malformed one)
+  kOutOfScratch,         // the runtime could not grow the queue's scratch for a dispatch (it has reported that)
 };
 
 const char* QueueErrorName(QueueError error);
@@ -148,6 +155,16 @@ class ComputeEngine final : public QueueEngine {
   // queue_inactive_signal and interrupts on its event. Does nothing for a queue without an amd_queue_t around
   // its read index (see compute_engine.cc).
   void RaiseQueueInactive(QueueError error);
+  // Stores `code` into queue_inactive_signal and interrupts on its event; returns the signal's handle, or nullopt
+  // when the queue has none (no amd_queue_t, or a signal the CP cannot reach).
+  std::optional<uint64_t> StoreQueueInactive(int64_t code);
+  // Reads the amd_queue_t's scratch fields into `ring` (ROCr's AqlQueue::InitScratchSRD fills them). Returns the
+  // faulting VA if they are not mapped.
+  std::optional<uint64_t> ReadScratchRing(gfx9::ScratchRing* ring) const;
+  // ROCr's dynamic scratch, the CP's half: stops with "insufficient scratch" (code 1) in queue_inactive_signal and
+  // waits for the runtime's handler to grow the queue's scratch and store 0 (kDone: retry the dispatch). Any other
+  // value is the handler giving up, having reported it: the queue halts (kOutOfScratch).
+  Outcome AwaitScratch(const std::string& detail);
   // Records why the queue halts; returns kHalt.
   Outcome Error(QueueError error, const std::string& detail);
 

@@ -470,12 +470,20 @@ Pm4Engine::Outcome Pm4Engine::Dispatch(const char* what, const std::array<uint32
   r.dims = dims;
   r.dims_are_threads = (initiator & pm4::kInitiatorUseThreadDimensions) != 0;
   // TMPRING_SIZE.WAVESIZE: scratch per wave in 1 KiB units, shared by the wave's 64 lanes.
-  r.private_bytes_per_lane = ((ShRegister(pm4::kComputeTmpringSize) >> 12) & 0x1fff) * 1024 / 64;
+  const uint32_t tmpring = ShRegister(pm4::kComputeTmpringSize);
+  r.private_bytes_per_lane = gfx9::ScratchRing::WaveBytes(tmpring) / 64;
 
   gfx9::DispatchRequest request;
   request.target = *queue_.isa;
   request.shared_aperture_base = queue_.shared_aperture_base;
   request.private_aperture_base = queue_.private_aperture_base;
+  // Without AQL there is no queue scratch: the waves' slots start at the process's SH_HIDDEN_PRIVATE_BASE, WAVES of
+  // WAVESIZE each (the hardware knows no size for that range; the producer maps what it programs). The shader gets
+  // no V# or flat scratch init from the CP: its user data carries whatever it needs.
+  request.scratch.base = queue_.scratch_backing_base;
+  request.scratch.wave_bytes = gfx9::ScratchRing::WaveBytes(tmpring);
+  request.scratch.waves = gfx9::ScratchRing::Waves(tmpring);
+  request.scratch.bytes = uint64_t{request.scratch.waves} * request.scratch.wave_bytes;
   absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch =
       gfx9::KernelDispatch::CreateFromRegisters(memory_, request, r);
   if (!dispatch.ok()) {

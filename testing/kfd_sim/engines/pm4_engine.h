@@ -60,6 +60,9 @@ struct Pm4QueueDescriptor {
   // The process's flat apertures onto LDS and scratch (amdkfd's GFX9 layout).
   uint64_t shared_aperture_base = uint64_t{1} << 48;
   uint64_t private_aperture_base = uint64_t{2} << 48;
+  // The process's scratch backing (SET_SCRATCH_BACKING_VA's SH_HIDDEN_PRIVATE_BASE, as a VA) when the queue was
+  // mapped, as the scheduler hands it to the CP with the process; 0 when never set.
+  uint64_t scratch_backing_base = 0;
 };
 
 // Why a PM4 queue stopped without a VM fault.

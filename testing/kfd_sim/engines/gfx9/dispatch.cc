@@ -28,10 +28,6 @@ constexpr uint32_t kLdsPerCu = 64 * 1024;
 constexpr uint32_t kMaxLdsBytes = 64 * 1024;
 constexpr uint32_t kMaxWorkgroupThreads = 1024;
 
-// The private segment buffer V#'s word 3: ADD_TID_ENABLE (bit 23) marks a swizzled per-lane buffer, which the
-// MUBUF handler maps onto the wave's scratch (mubuf.cc).
-constexpr uint32_t kScratchRsrcWord3 = 1u << 23;
-
 }  // namespace
 
 // What a compute unit (or a thread's several units) keeps across the workgroups it runs.
@@ -47,7 +43,9 @@ struct KernelDispatch::Resident {
   uint32_t wave_count = 0;
   std::vector<Wave> waves;
   std::vector<unsigned char> lds;
-  std::vector<std::vector<unsigned char>> scratch;  // per wave
+  // The scratch slots its waves use while it is resident: wave w holds slot first_slot + w (TakeSlots), so no two
+  // workgroups resident at once share a slot.
+  uint64_t first_slot = 0;
 };
 
 KernelDispatch::KernelDispatch(GpuMemory* memory, const DispatchRequest& request, const amdhsa::KernelDescriptor& kd)
@@ -99,7 +97,23 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Create(GpuMemory
   if (kd.enable_wavefront_size32()) return absl::FailedPreconditionError("a wave32 kernel on a wave64 GFX9 target");
   const uint32_t lds = std::max(p.group_segment_size, kd.group_segment_fixed_size);
   if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
-  return Build(memory, request, kd, entry_va, lds);
+  absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = Build(memory, request, kd, entry_va, lds);
+  if (!dispatch.ok()) return dispatch;
+  if (absl::Status scratch = (*dispatch)->CheckScratch(); !scratch.ok()) return scratch;
+  return dispatch;
+}
+
+absl::Status KernelDispatch::CheckScratch() const {
+  const uint64_t wave_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
+  if (wave_bytes == 0) return absl::OkStatus();
+  const ScratchRing& ring = request_.scratch;
+  if (wave_bytes > ring.wave_bytes || ring.waves < group_waves_ ||
+      uint64_t{ring.waves} * ring.wave_bytes > ring.bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "insufficient scratch: ", info_.private_bytes_per_lane, " bytes per work-item in waves of ", group_waves_,
+        "; the queue has ", ring.waves, " slots of ", ring.wave_bytes, " bytes in ", ring.bytes));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::CreateFromRegisters(GpuMemory* memory,
@@ -144,7 +158,13 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::CreateFromRegist
   const uint32_t lds = amdhsa::rsrc2::kGranulatedLdsSize.Get(r.rsrc2) * 512;
   if (lds > kMaxLdsBytes) return absl::InvalidArgumentError(absl::StrCat(lds, " bytes of LDS (at most 65536)"));
   req.user_sgprs = r.user_data;
-  return Build(memory, req, kd, r.entry, lds);
+  absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = Build(memory, req, kd, r.entry, lds);
+  if (!dispatch.ok()) return dispatch;
+  // A PM4 queue has no dynamic scratch: a ring too small for the registers' own WAVESIZE is the producer's error.
+  if (absl::Status scratch = (*dispatch)->CheckScratch(); !scratch.ok()) {
+    return absl::InvalidArgumentError(scratch.message());
+  }
+  return dispatch;
 }
 
 absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory* memory,
@@ -158,6 +178,7 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory*
   dispatch->code_entry_ = entry;
   dispatch->lds_bytes_ = lds;
   for (int d = 0; d < 3; ++d) dispatch->workgroups_[d] = (uint64_t{grid[d]} + size[d] - 1) / size[d];
+  dispatch->group_waves_ = (size[0] * size[1] * size[2] + kWaveSize - 1) / kWaveSize;
   if (request.target == Target::kGfx908) {
     dispatch->vgprs_ = std::min<uint32_t>(amdhsa::VgprCount(kd, 4), 256);
     dispatch->agprs_ = dispatch->vgprs_;  // gfx908's AGPR file is separate and as large as the VGPRs it may use
@@ -172,7 +193,11 @@ absl::StatusOr<std::unique_ptr<KernelDispatch>> KernelDispatch::Build(GpuMemory*
   info.target = request.target;
   info.shared_aperture_base = request.shared_aperture_base;
   info.private_aperture_base = request.private_aperture_base;
-  info.private_bytes_per_lane = std::max(p.private_segment_size, kd.private_segment_fixed_size);
+  // The CP rounds the private segment up to whole dwords (AMDGPUUsage, private segment size SGPR).
+  info.private_bytes_per_lane = (std::max(p.private_segment_size, kd.private_segment_fixed_size) + 3) & ~3u;
+  if (info.private_bytes_per_lane > 0 && dispatch->group_waves_ > 0) {
+    dispatch->max_slot_groups_ = request.scratch.waves / dispatch->group_waves_;
+  }
   // MODE: round modes (3:0), denorm modes (7:4), DX10_CLAMP (8), IEEE (9), from rsrc1.
   dispatch->initial_mode_ = kd.float_round_mode_32() | (kd.float_round_mode_16_64() << 2) |
                             (kd.float_denorm_mode_32() << 4) | (kd.float_denorm_mode_16_64() << 6) |
@@ -195,6 +220,40 @@ std::unique_ptr<KernelDispatch::Worker> KernelDispatch::TakeWorker() {
 void KernelDispatch::GiveBack(std::unique_ptr<Worker> worker) {
   std::lock_guard<std::mutex> lock(mu_);
   idle_.push_back(std::move(worker));
+}
+
+std::optional<uint64_t> KernelDispatch::TakeSlots(const std::function<bool()>* wait_unless) {
+  if (info_.private_bytes_per_lane == 0) return 0;  // no scratch: every workgroup may start
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (!free_slot_groups_.empty()) {
+      const uint64_t first = free_slot_groups_.back();
+      free_slot_groups_.pop_back();
+      return first;
+    }
+    // CheckScratch made max_slot_groups_ >= 1.
+    if (slot_groups_ < max_slot_groups_) return slot_groups_++ * group_waves_;
+    if (wait_unless == nullptr) return std::nullopt;
+    // Past the ring's slots a workgroup waits for a resident one to end, as the SPI does. Polled, so a queue being
+    // destroyed (the caller's `interrupted`) or a failed dispatch ends the wait.
+    lock.unlock();
+    if ((*wait_unless)() || failed_.load(std::memory_order_relaxed)) return std::nullopt;
+    lock.lock();
+    slots_back_.wait_for(lock, std::chrono::milliseconds(1));
+  }
+}
+
+void KernelDispatch::GiveBackSlots(uint64_t first_slot) {
+  if (info_.private_bytes_per_lane == 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_slot_groups_.push_back(first_slot);
+  }
+  slots_back_.notify_one();
+}
+
+uint64_t KernelDispatch::ScratchOffset(const Resident& r, uint32_t wave) const {
+  return info_.private_bytes_per_lane == 0 ? 0 : (r.first_slot + wave) * uint64_t{request_.scratch.wave_bytes};
 }
 
 void KernelDispatch::Fail(uint64_t workgroup, DispatchFailure failure) {
@@ -226,7 +285,7 @@ std::optional<DispatchFailure> KernelDispatch::failure() const {
 }
 
 void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t group_id[3],
-                              const uint32_t group_size[3], uint32_t threads) const {
+                              const uint32_t group_size[3], uint32_t threads, uint64_t scratch_offset) const {
   wave.Allocate(vgprs_, agprs_);
   wave.id_in_group = wave_index;
   wave.pc = code_entry_;
@@ -248,16 +307,13 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
     for (uint32_t i = 0; i < kd_.user_sgpr_count(); ++i) put32((*request_.user_sgprs)[i]);
   }
   if (kd_.enable_sgpr_private_segment_buffer()) {
-    // A V# over the wave's scratch: base 0 (offsets are private-segment offsets), stride 0, every record.
-    put64(0);
-    put32(0xffffffffu);
-    put32(kScratchRsrcWord3);
+    for (uint32_t word : request_.scratch.resource) put32(word);  // the queue's scratch V#, as the CP copies it
   }
   if (kd_.enable_sgpr_dispatch_ptr()) put64(request_.packet_va);
   if (kd_.enable_sgpr_queue_ptr()) put64(request_.queue_va);
   if (kd_.enable_sgpr_kernarg_segment_ptr()) put64(p.kernarg_address);
   if (kd_.enable_sgpr_dispatch_id()) put64(request_.dispatch_id);
-  if (kd_.enable_sgpr_flat_scratch_init()) put64(0);  // the queue's scratch base: private offsets start at 0
+  if (kd_.enable_sgpr_flat_scratch_init()) put64(request_.scratch.base);  // the prologue adds the wave offset
   if (kd_.enable_sgpr_private_segment_size()) put32(info_.private_bytes_per_lane);
   // gfx942 kernarg preload: the loader filled these from the kernarg segment (RunWorkgroup reads them).
   s = static_cast<uint16_t>(kd_.user_sgpr_count());
@@ -265,8 +321,10 @@ void KernelDispatch::InitWave(Wave& wave, uint32_t wave_index, const uint32_t gr
   if (kd_.enable_sgpr_workgroup_id_y()) put32(group_id[1]);
   if (kd_.enable_sgpr_workgroup_id_z()) put32(group_id[2]);
   if (kd_.enable_sgpr_workgroup_info()) put32(threads);  // not used by LLVM; the workgroup's work-item count
-  if (kd_.enable_private_segment()) put32(0);            // the wave's scratch offset: its scratch starts at 0
-  if (request_.target == Target::kGfx942) wave.Write64(op::kFlatScratchLo, 0);  // architected flat scratch
+  if (kd_.enable_private_segment()) put32(static_cast<uint32_t>(scratch_offset));  // the wave's slot in the ring
+  if (request_.target == Target::kGfx942) {  // architected flat scratch: the hardware adds the wave's slot itself
+    wave.Write64(op::kFlatScratchLo, request_.scratch.base + scratch_offset);
+  }
 
   // Work-item ids, X fastest.
   const uint32_t id_enable = kd_.enable_vgpr_workitem_id();
@@ -307,10 +365,7 @@ bool KernelDispatch::Start(uint64_t index, Worker& worker, Resident& r) {
   r.index = index;
   r.wave_count = (threads + kWaveSize - 1) / kWaveSize;
   if (r.waves.size() < r.wave_count) r.waves.resize(r.wave_count);
-  if (r.scratch.size() < r.wave_count) r.scratch.resize(r.wave_count);
   r.lds.assign(lds_bytes_, 0);
-  const uint64_t scratch_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
-
   // gfx942 kernarg preload: the first dwords of the kernarg segment, in the SGPRs after the enabled user SGPRs.
   uint32_t preload[64] = {};
   const uint32_t preload_count = std::min<uint32_t>(kd_.kernarg_preload_spec_length(), 16);
@@ -323,9 +378,8 @@ bool KernelDispatch::Start(uint64_t index, Worker& worker, Resident& r) {
   }
   const uint32_t preload_first = amdhsa::EnabledUserSgprCount(kd_) - kd_.kernarg_preload_spec_length();
   for (uint32_t w = 0; w < r.wave_count; ++w) {
-    InitWave(r.waves[w], w, id, size, threads);
+    InitWave(r.waves[w], w, id, size, threads, ScratchOffset(r, w));
     for (uint32_t k = 0; k < preload_count; ++k) r.waves[w].s[preload_first + k] = preload[k];
-    r.scratch[w].assign(scratch_bytes, 0);
   }
   return true;
 }
@@ -342,8 +396,8 @@ KernelDispatch::Turn KernelDispatch::RunTurn(Worker& worker, Resident& r, uint64
       context.dispatch = &info_;
       context.lds = r.lds.data();
       context.lds_bytes = lds_bytes_;
-      context.scratch = r.scratch[w].data();
-      context.scratch_bytes = r.scratch[w].size();
+      context.scratch_va = request_.scratch.base + ScratchOffset(r, w);
+      context.scratch_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
       const WaveStop stop = RunWave(wave, context, worker.code, kSlice, executed);
       if (stop == WaveStop::kStopped) {
         DispatchFailure failure;
@@ -384,8 +438,13 @@ void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::o
   port.Open();
   while (!failed_.load(std::memory_order_relaxed)) {
     while (more && resident.size() < std::min(target, limit)) {
+      // Scratch slots first, so no workgroup is taken that cannot start. A unit holding resident workgroups runs them
+      // rather than wait (their slots come back as they end); one holding none waits for another unit's.
+      std::optional<uint64_t> slots = TakeSlots(resident.empty() ? &interrupted : nullptr);
+      if (!slots.has_value()) break;
       const std::optional<uint64_t> index = next();
       if (!index.has_value()) {
+        GiveBackSlots(*slots);
         more = false;
         break;
       }
@@ -396,7 +455,11 @@ void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::o
         r = std::move(spare.back());
         spare.pop_back();
       }
-      if (!Start(*index, *worker, *r)) break;  // the dispatch has failed
+      r->first_slot = *slots;
+      if (!Start(*index, *worker, *r)) {  // the dispatch has failed
+        GiveBackSlots(*slots);
+        break;
+      }
       resident.push_back(std::move(r));
     }
     if (resident.empty() || failed_.load(std::memory_order_relaxed)) break;
@@ -411,6 +474,7 @@ void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::o
       }
       if (turn == Turn::kEnded) {
         ended = true;
+        GiveBackSlots(resident[k]->first_slot);
         spare.push_back(std::move(resident[k]));
         resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(k));
       } else {
@@ -434,6 +498,7 @@ void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::o
     }
   }
   port.Close();
+  for (const std::unique_ptr<Resident>& r : resident) GiveBackSlots(r->first_slot);  // stopped or failed
   instructions_.fetch_add(executed, std::memory_order_relaxed);
   GiveBack(std::move(worker));
 }

@@ -11,10 +11,14 @@
 //   system SGPRs from USER_SGPR_COUNT on: workgroup id X, Y, Z, workgroup info, private segment wave offset;
 //   VGPRs: work-item ids X, Y, Z in v0-v2 (gfx908) or packed into v0 as X | Y << 10 | Z << 20 (gfx90a, gfx942).
 // LDS is per workgroup (the packet's group_segment_size, at least the descriptor's static size; at most 64 KiB).
-// Scratch: each wave's private memory is kept by the compute unit (64 lanes of the per-work-item size, lane-major)
-// rather than in the queue's scratch backing memory; the private segment buffer V#, FLAT_SCRATCH and the private
-// aperture all name it, so everything a kernel can observe of its own scratch behaves as on hardware, but the
-// runtime cannot see it (TODO(#22): back scratch with the queue's memory).
+// Scratch: each wave's private memory is a slot of the queue's scratch backing memory (DispatchRequest::scratch),
+// in GPU virtual memory through the page table, as the CP hands it out: the private segment buffer is the queue's
+// scratch V# (amd_queue_t.scratch_resource_descriptor), flat scratch init the backing's base, the private segment
+// wave offset the wave's slot (slot * TMPRING_SIZE.WAVESIZE KiB), and on gfx942 FLAT_SCRATCH their sum; the private
+// aperture names the same bytes. Lanes' dwords are swizzled (vector_memory.h, ScratchLaneVa), so the runtime sees
+// what a wave left in its scratch in the hardware's layout. Slots are the ring's TMPRING_SIZE.WAVES: a workgroup
+// waits for free slots before it starts, as the SPI does (a unit holding resident workgroups runs them instead). A
+// dispatch needing more scratch than the ring has is refused with kResourceExhausted, which the AQL CP turns into ROCr's dynamic scratch request (compute_engine.h).
 // Scheduling, as the hardware keeps workgroups resident: each host thread running a dispatch plays one or more
 // compute units (RunUnits) and holds up to their occupancy of the dispatch's workgroups resident at once (per CU:
 // 8 waves per SIMD on 4 SIMDs, fewer when the kernel's VGPRs or its LDS do not fit that many; see
@@ -33,6 +37,7 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +55,19 @@
 
 namespace hipmem::kfd_sim::gfx9 {
 
+// A queue's scratch backing: wave slot s's private memory is base + s * wave_bytes.
+struct ScratchRing {
+  uint64_t base = 0;        // VA of slot 0: what flat scratch init holds
+  uint64_t bytes = 0;       // the backing's size
+  uint32_t wave_bytes = 0;  // COMPUTE_TMPRING_SIZE.WAVESIZE, in bytes (1 KiB units)
+  uint32_t waves = 0;       // COMPUTE_TMPRING_SIZE.WAVES: how many waves may hold a slot at once
+  std::array<uint32_t, 4> resource{};  // the private segment buffer V# (amd_queue_t.scratch_resource_descriptor)
+
+  // COMPUTE_TMPRING_SIZE's fields: WAVES in bits 11:0, WAVESIZE (KiB) in bits 24:12.
+  static uint32_t Waves(uint32_t tmpring) { return tmpring & 0xfffu; }
+  static uint32_t WaveBytes(uint32_t tmpring) { return ((tmpring >> 12) & 0x1fffu) * 1024; }
+};
+
 struct DispatchRequest {
   Target target = Target::kGfx90a;
   gpu_abi::aql::KernelDispatchPacket packet{};
@@ -58,6 +76,9 @@ struct DispatchRequest {
   uint64_t dispatch_id = 0;
   uint64_t shared_aperture_base = uint64_t{1} << 48;   // amdkfd's gfx9 LDS aperture
   uint64_t private_aperture_base = uint64_t{2} << 48;  // amdkfd's gfx9 scratch aperture
+  // The queue's scratch as the CP sees it: for AQL the amd_queue_t's scratch fields (base = SH_HIDDEN_PRIVATE_BASE
+  // + scratch_backing_memory_location), for PM4 SH_HIDDEN_PRIVATE_BASE and COMPUTE_TMPRING_SIZE.
+  ScratchRing scratch;
   // Set by CreateFromRegisters: the user SGPRs are these dwords as the queue's producer wrote them (the first
   // USER_SGPR_COUNT of them), not the layout a descriptor's kernel_code_properties asks the CP to build.
   std::optional<std::array<uint32_t, 16>> user_sgprs;
@@ -91,12 +112,15 @@ class KernelDispatch {
   // Checks the dispatch against `descriptor` (the 64 bytes at packet.kernel_object, which the CP has read).
   // Returns kFailedPrecondition when the bytes are no GFX9 kernel descriptor (reserved bytes set, an entry that is
   // not 256-byte aligned or at offset 0, a wave32 kernel), kInvalidArgument for a geometry the hardware cannot
-  // run: no work-items, a workgroup over 1024 work-items, more than 64 KiB of LDS.
+  // run: no work-items, a workgroup over 1024 work-items, more than 64 KiB of LDS; kResourceExhausted when the
+  // kernel has a private segment the queue's scratch cannot hold (a wave's 64 lanes over WAVESIZE, fewer slots than
+  // a workgroup's waves, or slots past the backing's end): the CP's "insufficient scratch".
   static absl::StatusOr<std::unique_ptr<KernelDispatch>> Create(GpuMemory* memory, const DispatchRequest& request,
                                                                 const gpu_abi::amdhsa::KernelDescriptor& descriptor);
-  // A dispatch the registers define (a PM4 queue's). `request` gives the target and apertures; its packet,
-  // user_sgprs and dispatch pointers are ignored. Returns kInvalidArgument for a geometry the hardware cannot run
-  // (as Create), more work-items than a 32-bit grid holds, or USER_SGPR_COUNT over 16.
+  // A dispatch the registers define (a PM4 queue's). `request` gives the target, apertures and scratch ring; its
+  // packet, user_sgprs and dispatch pointers are ignored. Returns kInvalidArgument for a geometry the hardware cannot
+  // run (as Create), more work-items than a 32-bit grid holds, USER_SGPR_COUNT over 16, or scratch the ring cannot
+  // hold (a PM4 queue has no dynamic scratch).
   static absl::StatusOr<std::unique_ptr<KernelDispatch>> CreateFromRegisters(GpuMemory* memory,
                                                                              const DispatchRequest& request,
                                                                              const ShaderRegisters& registers);
@@ -140,10 +164,20 @@ class KernelDispatch {
   static absl::StatusOr<std::unique_ptr<KernelDispatch>> Build(GpuMemory* memory, const DispatchRequest& request,
                                                                const gpu_abi::amdhsa::KernelDescriptor& kd,
                                                                uint64_t entry, uint32_t lds);
+  // Checks that the scratch ring holds the dispatch's waves (kResourceExhausted otherwise).
+  absl::Status CheckScratch() const;
+  // An idle worker, or a new one while scratch slots remain; otherwise waits for one to come back.
   std::unique_ptr<Worker> TakeWorker();
   void GiveBack(std::unique_ptr<Worker> worker);
+  // A free group of group_waves_ scratch slots for one workgroup (its first slot; 0 for a dispatch without scratch).
+  // With no group free: nullopt when `wait_unless` is null, else waits until one is, or until *wait_unless answers
+  // true or the dispatch fails (nullopt).
+  std::optional<uint64_t> TakeSlots(const std::function<bool()>* wait_unless);
+  void GiveBackSlots(uint64_t first_slot);
+  // Where wave `wave` of resident workgroup `r` has its scratch, from the ring's base.
+  uint64_t ScratchOffset(const Resident& r, uint32_t wave) const;
   void InitWave(Wave& wave, uint32_t wave_index, const uint32_t group_id[3], const uint32_t group_size[3],
-                uint32_t threads) const;
+                uint32_t threads, uint64_t scratch_offset) const;
   void Fail(uint64_t workgroup, DispatchFailure failure);
 
   GpuMemory* const memory_;  // Not owned; must outlive this.
@@ -156,10 +190,15 @@ class KernelDispatch {
   uint32_t lds_bytes_ = 0;
   uint64_t workgroups_[3] = {1, 1, 1};
   uint32_t initial_mode_ = 0;
+  uint32_t group_waves_ = 1;  // waves of a whole workgroup: the scratch slots a resident workgroup holds
+  uint64_t max_slot_groups_ = ~uint64_t{0};  // workgroups the ring's slots hold at once (unlimited without scratch)
 
   std::atomic<uint64_t> instructions_{0};
   mutable std::mutex mu_;
+  std::condition_variable slots_back_;          // a slot group went back to free_slot_groups_
   std::vector<std::unique_ptr<Worker>> idle_;  // guarded by mu_
+  std::vector<uint64_t> free_slot_groups_;     // guarded by mu_: first slots of the groups given back
+  uint64_t slot_groups_ = 0;                   // guarded by mu_: groups handed out so far (group k from slot k * group_waves_)
   uint64_t failed_workgroup_ = ~uint64_t{0};   // guarded by mu_
   DispatchFailure failure_;                    // guarded by mu_
   std::atomic<bool> failed_{false};            // set with failed_workgroup_: every unit stops

@@ -1,10 +1,20 @@
-// LDS instructions: DS. Every access is to the workgroup's LDS (GDS is not simulated: the gds bit is an illegal
-// instruction). An address past the workgroup's allocation reads 0 and drops writes and atomics: GFX9 checks LDS
-// addresses against the allocation (no longer against M0, which gfx9 stopped using as the LDS limit).
+// LDS instructions: DS. Every access is to the workgroup's LDS. An address past the workgroup's allocation reads 0
+// and drops writes and atomics: GFX9 checks LDS addresses against the allocation (no longer against M0, which gfx9
+// stopped using as the LDS limit).
+//
+// GDS and GWS, as a queue of ours has them, which is not at all:
+// - The gds bit: gfx90a and gfx942 have no GDS (LLVM refuses the modifier there), so on them it is an illegal
+//   instruction. gfx908 has GDS, but amdkfd gives a user queue's VMID no GDS partition (GDS_SIZE 0) and ROCr asks for
+//   none, so every GDS address is out of range: loads read 0, stores and atomics are dropped (atomics return 0), as
+//   an out-of-range LDS access. That a zero-sized partition behaves as out of range, rather than faulting, is inferred.
+// - ds_gws_*: a queue has GWS only when the runtime asked the KFD for it (ALLOC_QUEUE_GWS), which ROCr does not do
+//   for ordinary queues; a GWS operation without it is an illegal instruction (a queue error), our decision where
+//   the hardware's behaviour is not documented.
 #include <array>
 #include <cstdint>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gfx9/op_table.h"
 #include "testing/kfd_sim/engines/gfx9/operands.h"
@@ -19,18 +29,33 @@ namespace ao = atomic_op;
 // The lane's address plus the 16-bit offset, or (read2/write2) plus offset0 or offset1 in units of the element size,
 // times 64 for the st64 forms. The sum wraps at 32 bits: LLVM folds a constant into the offset of an address it
 // computed as a negative 32-bit value (ds_write_b16 v5, v4 offset:510 with v5 = -2 * tid).
+// A GDS access (gfx908) is out of range whatever its address: no byte of it is inside the queue's empty partition.
 auto Accessor(const Wave& w, const Inst& i, uint32_t offset) {
   const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
-  return [a, offset](int lane, uint32_t bytes) {
-    return LaneAccess{LaneAddress{Space::kLds, static_cast<uint32_t>(a[lane] + offset)}, bytes};
+  const bool gds = i.gds;
+  return [a, offset, gds](int lane, uint32_t bytes) {
+    return LaneAccess{LaneAddress{Space::kLds, static_cast<uint32_t>(a[lane] + offset)}, gds ? 0 : bytes};
   };
 }
 auto Accessor(const Wave& w, const Inst& i) { return Accessor(w, i, static_cast<uint16_t>(i.imm)); }
 
-bool RefuseGds(const Inst& i, Context& c) {
+// The gds bit where there is no GDS (gfx90a, gfx942), or on an operation that has no GDS form (the lane exchanges).
+bool RefuseGds(const Inst& i, Context& c, bool has_gds_form = true) {
   if (!i.gds) return false;
-  c.Illegal("GDS is not simulated");
-  return true;
+  if (!has_gds_form) {
+    c.Illegal("a lane exchange with the GDS bit");
+    return true;
+  }
+  if (c.dispatch != nullptr && c.dispatch->target != Target::kGfx908) {
+    c.Illegal("the GDS bit on a GPU without GDS (gfx90a, gfx942)");
+    return true;
+  }
+  return false;
+}
+
+// ds_gws_init, _sema_v, _sema_br, _sema_p, _sema_release_all, _barrier: the queue has no GWS (see the top).
+void Gws(Wave&, const Inst& i, Context& c) {
+  c.Illegal(absl::StrCat(i.info->name, ": the queue has no global wave sync resources (none allocated)"));
 }
 
 template <LoadKind kKind, uint32_t kBytes>
@@ -154,7 +179,7 @@ void Gather(Wave& w, const Inst& i, uint16_t data_register, SourceFn source) {
 // bit-mask permutation within each half of the wave: ((lane & and_mask) | or_mask) ^ xor_mask over the low 5 bits,
 // the masks in offset[4:0], [9:5], [14:10].
 void Swizzle(Wave& w, const Inst& i, Context& c) {
-  if (RefuseGds(i, c)) return;
+  if (RefuseGds(i, c, false)) return;
   const uint32_t offset = static_cast<uint16_t>(i.imm);
   if ((offset & 0x8000u) != 0) {
     Gather(w, i, i.addr, [offset](int l) { return (l & ~3) | static_cast<int>((offset >> (2 * (l & 3))) & 3); });
@@ -171,7 +196,7 @@ int PermuteLane(const Inst& i, uint32_t address) {
 
 // ds_bpermute_b32: each lane reads data0 of the lane its address names.
 void Bpermute(Wave& w, const Inst& i, Context& c) {
-  if (RefuseGds(i, c)) return;
+  if (RefuseGds(i, c, false)) return;
   const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
   Gather(w, i, i.data0, [&](int l) { return PermuteLane(i, a[l]); });
 }
@@ -179,7 +204,7 @@ void Bpermute(Wave& w, const Inst& i, Context& c) {
 // ds_permute_b32: each enabled lane writes its data0 to the lane its address names (the highest lane wins when two
 // name the same one); lanes nobody writes get 0.
 void Permute(Wave& w, const Inst& i, Context& c) {
-  if (RefuseGds(i, c)) return;
+  if (RefuseGds(i, c, false)) return;
   const uint64_t exec = w.exec();
   const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
   const uint32_t* data = w.vgpr(i.data0 - op::kVgpr0);
@@ -199,7 +224,7 @@ void Counter(Wave& w, const Inst& i, Context& c) {
   const uint32_t count = static_cast<uint32_t>(__builtin_popcountll(exec));
   LaneSpan span;
   const uint64_t address = (w.s[op::kM0] & 0xffffu) + static_cast<uint16_t>(i.imm);
-  (void)ResolveLane(c, 0, LaneAccess{LaneAddress{Space::kLds, address & ~uint64_t{3}}, 4}, &span);
+  (void)ResolveLane(c, LaneAccess{LaneAddress{Space::kLds, address & ~uint64_t{3}}, i.gds ? 0u : 4u}, &span);
   const uint32_t old = AtomicAt<uint32_t>(span, [&](uint32_t o) { return kAppend ? o + count : o - count; });
   uint32_t* dst = w.vgpr(i.dst - op::kVgpr0);
   ForEachLane(exec, [&](int l) { dst[l] = old; });
@@ -330,6 +355,12 @@ const OpInfo* DsOp(uint16_t op) {
     t[0xb7] = {"ds_pk_add_rtn_f16", &Atomic<u32, ao::PkAddF16, true>};
     t[0xb8] = {"ds_pk_add_rtn_bf16", &Atomic<u32, ao::PkAddBf16, true>};
     t[0xbd] = {"ds_consume", &Counter<false>};
+    t[0x98] = {"ds_gws_sema_release_all", &Gws};
+    t[0x99] = {"ds_gws_init", &Gws};
+    t[0x9a] = {"ds_gws_sema_v", &Gws};
+    t[0x9b] = {"ds_gws_sema_br", &Gws};
+    t[0x9c] = {"ds_gws_sema_p", &Gws};
+    t[0x9d] = {"ds_gws_barrier", &Gws};
     t[0xbe] = {"ds_append", &Counter<true>};
     t[0xde] = {"ds_write_b96", &Write<12, false>};
     t[0xdf] = {"ds_write_b128", &Write<16, false>};

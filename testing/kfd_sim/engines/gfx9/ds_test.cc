@@ -1,4 +1,5 @@
 // DS (LDS) instructions, each encoded by llvm-mc-19, on one wave and the harness's LDS.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -293,11 +294,50 @@ TEST(DsTest, AppendAndConsumeCountEnabledLanesAtM0) {
   EXPECT_EQ(h.wave().vgpr(2)[0], 18u);
 }
 
-TEST(DsTest, GdsIsAnIllegalInstruction) {
+// A queue has no GDS partition (gfx908) or the GPU no GDS at all (gfx90a, gfx942); see ds.cc.
+TEST(DsTest, GdsOnGfx908IsAnEmptyPartition) {
+  using hipmem_testing::ds_gds_encodings_gfx908;
   IsaHarness h(Target::kGfx908);
-  EXPECT_EQ(h.Run(ds_encodings_gfx90a, {"ds_nop", "ds_write_b32 v0, v4"}).code(), absl::StatusCode::kOk);
-  EXPECT_EQ(h.Run(hipmem_testing::ds_gds_encodings_gfx908, {"ds_add_u32 v0, v4 gds"}).code(),
-            absl::StatusCode::kFailedPrecondition);
+  Fill(h.wave(), 0, [](int lane) { return static_cast<uint32_t>(lane) * 8; });
+  Fill(h.wave(), 4, [](int lane) { return 0x100u + static_cast<uint32_t>(lane); });
+  Fill(h.wave(), 5, [](int) { return 7u; });
+  for (int r : {10, 11, 12, 13, 14}) Fill(h.wave(), r, [](int) { return 0xdeadbeefu; });
+  std::fill(h.lds().begin(), h.lds().end(), static_cast<unsigned char>(0x5a));
+  h.wave().s[op::kM0] = 0xffffffffu;  // whatever M0 says, the partition is empty
+  ASSERT_TRUE(h.Run(ds_gds_encodings_gfx908,
+                    {"ds_write_b32 v0, v4 gds", "ds_add_u32 v0, v4 gds", "ds_write2_b32 v0, v4, v5 offset1:1 gds",
+                     "ds_read_b32 v10, v0 gds", "ds_add_rtn_u32 v11, v0, v4 gds",
+                     "ds_read2_b32 v[12:13], v0 offset1:1 gds", "ds_append v14 gds"})
+                  .ok());
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    for (int r : {10, 11, 12, 13, 14}) EXPECT_EQ(h.wave().vgpr(r)[lane], 0u) << "v" << r << " lane " << lane;
+  }
+  EXPECT_TRUE(std::all_of(h.lds().begin(), h.lds().end(), [](unsigned char b) { return b == 0x5a; }))
+      << "GDS is not the workgroup's LDS";
+}
+
+TEST(DsTest, GdsWhereTheGpuHasNoneIsAnIllegalInstruction) {
+  for (Target target : {Target::kGfx90a, Target::kGfx942}) {
+    IsaHarness h(target);
+    const absl::Status status = h.Run(hipmem_testing::ds_gds_encodings_gfx908, {"ds_add_u32 v0, v4 gds"});
+    EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(status.message().find("without GDS"), std::string_view::npos) << status;
+  }
+}
+
+// Global wave sync needs resources the KFD gives a queue only on request (ALLOC_QUEUE_GWS): without them every GWS
+// operation is a queue error, on each target.
+TEST(DsTest, GwsWithoutAnAllocationIsAnIllegalInstruction) {
+  for (Target target : {Target::kGfx908, Target::kGfx90a, Target::kGfx942}) {
+    for (const char* line : {"ds_gws_init v2 offset:4 gds", "ds_gws_sema_v offset:4 gds", "ds_gws_sema_br v2 gds",
+                             "ds_gws_sema_p gds", "ds_gws_barrier v2 gds", "ds_gws_sema_release_all gds"}) {
+      SCOPED_TRACE(line);
+      IsaHarness h(target);
+      const absl::Status status = h.Run(hipmem_testing::ds_gds_encodings_gfx908, {line});
+      EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+      EXPECT_NE(status.message().find("no global wave sync"), std::string_view::npos) << status;
+    }
+  }
 }
 
 }  // namespace

@@ -37,10 +37,10 @@ LaneAddress Address(const Wave& w, const Inst& i, const Context& c, int lane) {
       if (i.saddr != op::kNone) offset += w.s[i.saddr];
       const bool vaddr = c.dispatch != nullptr && c.dispatch->target == Target::kGfx942 ? i.sve : i.saddr == op::kNone;
       if (vaddr) offset += w.vgpr(i.addr - op::kVgpr0)[lane];
-      return LaneAddress{Space::kScratch, static_cast<uint32_t>(offset)};
+      return ScratchLane(w.Read64(op::kFlatScratchLo), static_cast<uint32_t>(offset), lane);
     }
     default:
-      return Classify(c, VgprPair(w, i, lane) + int64_t{i.imm});
+      return Classify(c, VgprPair(w, i, lane) + int64_t{i.imm}, w.Read64(op::kFlatScratchLo), lane);
   }
 }
 

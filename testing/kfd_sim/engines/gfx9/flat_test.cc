@@ -122,7 +122,7 @@ TEST(FlatTest, FlatAtomicsReachLdsAndScratchThroughTheApertures) {
   uint32_t word = 5;
   h.memory().Map(&word, sizeof(word));
   std::memcpy(&h.lds()[64], "\x07\x00\x00\x00", 4);
-  std::memcpy(h.scratch(2) + 8, "\x09\x00\x00\x00", 4);
+  h.set_scratch_word(2, 8, 9);
   h.wave().set_exec(0b111);
   const uint64_t targets[3] = {Va(&word), kSharedBase + 64, kPrivateBase + 8};
   for (int lane = 0; lane < 3; ++lane) {
@@ -133,7 +133,7 @@ TEST(FlatTest, FlatAtomicsReachLdsAndScratchThroughTheApertures) {
   ASSERT_TRUE(h.Run(flat_encodings_gfx90a, {"flat_atomic_add v1, v[2:3], v4 glc"}).ok());
   EXPECT_EQ(word, 105u);
   EXPECT_EQ(h.lds()[64], 107);
-  EXPECT_EQ(h.scratch(2)[8], 109);
+  EXPECT_EQ(h.scratch_byte(2, 8), 109);
   EXPECT_EQ(h.wave().vgpr(1)[0], 5u);
   EXPECT_EQ(h.wave().vgpr(1)[1], 7u);
   EXPECT_EQ(h.wave().vgpr(1)[2], 9u);
@@ -159,7 +159,7 @@ TEST(FlatTest, FlatLoadsAndStoresFollowEachLanesAperture) {
   for (int lane = 0; lane < kWaveSize; ++lane) {
     uint32_t got = 0;
     if (lane >= 32) {
-      std::memcpy(&got, h.scratch(lane) + 12, 4);
+      got = h.scratch_word(lane, 12);
     } else if (lane % 2 == 1) {
       std::memcpy(&got, &h.lds()[256 + 4 * lane], 4);
     } else {
@@ -198,7 +198,7 @@ TEST(FlatTest, GlobalAddsTheScalarBaseAndTheSignedOffset) {
 TEST(FlatTest, ScratchAddressesEachLanesPrivateSegmentOnGfx90a) {
   IsaHarness h(Target::kGfx90a, 64);
   for (int lane = 0; lane < kWaveSize; ++lane) {
-    for (int k = 0; k < 64; ++k) h.scratch(lane)[k] = static_cast<uint8_t>(lane + k);
+    for (int k = 0; k < 64; ++k) h.scratch_byte(lane, k) = static_cast<uint8_t>(lane + k);
   }
   h.wave().s[2] = 8;
   Fill(h.wave(), 2, [](int lane) { return static_cast<uint32_t>(lane % 16) * 4 + 4; });
@@ -208,9 +208,9 @@ TEST(FlatTest, ScratchAddressesEachLanesPrivateSegmentOnGfx90a) {
                   .ok());
   for (int lane = 0; lane < kWaveSize; ++lane) {
     uint32_t expected;
-    std::memcpy(&expected, h.scratch(lane) + 12, 4);
+    expected = h.scratch_word(lane, 12);
     EXPECT_EQ(h.wave().vgpr(1)[lane], expected);
-    std::memcpy(&expected, h.scratch(lane) + (lane % 16) * 4, 4);
+    expected = h.scratch_word(lane, (lane % 16) * 4);
     EXPECT_EQ(h.wave().vgpr(3)[lane], expected);
     EXPECT_EQ(h.wave().vgpr(5)[lane], 0u) << "past the 64-byte private segment reads 0";
   }
@@ -218,16 +218,16 @@ TEST(FlatTest, ScratchAddressesEachLanesPrivateSegmentOnGfx90a) {
   ASSERT_TRUE(h.Run(flat_encodings_gfx90a, {"scratch_store_dword off, v4, s2", "scratch_store_dword v2, v4, off offset:60"}).ok());
   for (int lane = 0; lane < kWaveSize; ++lane) {
     uint32_t got;
-    std::memcpy(&got, h.scratch(lane) + 8, 4);
+    got = h.scratch_word(lane, 8);
     EXPECT_EQ(got, 0xabc00u + lane);
-    EXPECT_EQ(h.scratch(lane)[60], static_cast<uint8_t>(lane + 60)) << "a store past the segment is dropped";
+    EXPECT_EQ(h.scratch_byte(lane, 60), static_cast<uint8_t>(lane + 60)) << "a store past the segment is dropped";
   }
 }
 
 TEST(FlatTest, ScratchOnGfx942UsesTheVgprOnlyUnderSve) {
   IsaHarness h(Target::kGfx942, 64);
   for (int lane = 0; lane < kWaveSize; ++lane) {
-    for (int k = 0; k < 64; ++k) h.scratch(lane)[k] = static_cast<uint8_t>(3 * lane + k);
+    for (int k = 0; k < 64; ++k) h.scratch_byte(lane, k) = static_cast<uint8_t>(3 * lane + k);
   }
   h.wave().s[3] = 16;
   Fill(h.wave(), 2, [](int lane) { return static_cast<uint32_t>(lane % 8) * 4; });
@@ -238,7 +238,7 @@ TEST(FlatTest, ScratchOnGfx942UsesTheVgprOnlyUnderSve) {
   for (int lane = 0; lane < kWaveSize; ++lane) {
     auto at = [&](int offset) {
       uint32_t v;
-      std::memcpy(&v, h.scratch(lane) + offset, 4);
+      v = h.scratch_word(lane, offset);
       return v;
     };
     EXPECT_EQ(h.wave().vgpr(1)[lane], at((lane % 8) * 4));

@@ -17,6 +17,23 @@ IsaHarness::IsaHarness(Target target, uint32_t private_bytes) {
   wave_.set_exec(~uint64_t{0});
   lds_.assign(64 * 1024, 0);
   scratch_.assign(static_cast<size_t>(private_bytes) * kWaveSize, 0);
+  if (!scratch_.empty()) memory_.Map(scratch_.data(), scratch_.size());
+  wave_.Write64(op::kFlatScratchLo, scratch_base());
+}
+
+IsaHarness::~IsaHarness() {
+  if (!scratch_.empty()) memory_.Unmap(scratch_.data());
+  if (!code_.empty()) memory_.Unmap(code_.data());
+}
+
+uint32_t IsaHarness::scratch_word(int lane, uint32_t byte) {
+  uint32_t v = 0;
+  for (uint32_t k = 0; k < 4; ++k) v |= uint32_t{scratch_byte(lane, byte + k)} << (8 * k);
+  return v;
+}
+
+void IsaHarness::set_scratch_word(int lane, uint32_t byte, uint32_t value) {
+  for (uint32_t k = 0; k < 4; ++k) scratch_byte(lane, byte + k) = static_cast<unsigned char>(value >> (8 * k));
 }
 
 absl::Status IsaHarness::Run(std::span<const hipmem_testing::AsmEncoding> encodings,
@@ -48,7 +65,7 @@ absl::Status IsaHarness::Run(std::span<const hipmem_testing::AsmEncoding> encodi
   context.dispatch = &info_;
   context.lds = lds_.data();
   context.lds_bytes = static_cast<uint32_t>(lds_.size());
-  context.scratch = scratch_.data();
+  context.scratch_va = scratch_base();
   context.scratch_bytes = scratch_.size();
   CodeCache cache(info_.target, RegisterLimits{256, 256});
   executed_ = 0;

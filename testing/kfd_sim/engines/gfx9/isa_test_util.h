@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
+#include "testing/kfd_sim/engines/gfx9/vector_memory.h"
 #include "testing/kfd_sim/engines/gfx9/wave.h"
 #include "testing/kfd_sim/engines/test_memory.h"
 
@@ -33,14 +34,21 @@ namespace hipmem::kfd_sim::gfx9 {
 
 class IsaHarness {
  public:
-  // A wave with every lane active, 256 VGPRs and AGPRs, 64 KiB of LDS and `private_bytes` of scratch per lane.
+  // A wave with every lane active, 256 VGPRs and AGPRs, 64 KiB of LDS and `private_bytes` of scratch per lane: host
+  // memory the page table maps, in the hardware's swizzled layout (ScratchLaneVa), which FLAT_SCRATCH names.
   explicit IsaHarness(Target target, uint32_t private_bytes = 256);
+  ~IsaHarness();
 
   Wave& wave() { return wave_; }
   IdentityPageTable& memory() { return memory_; }
   std::vector<unsigned char>& lds() { return lds_; }
-  // Lane `lane`'s private segment.
-  unsigned char* scratch(int lane) { return scratch_.data() + static_cast<size_t>(lane) * info_.private_bytes_per_lane; }
+  // The wave's scratch (its VA), and byte `byte` of lane `lane`'s private segment in it.
+  uint64_t scratch_base() const { return reinterpret_cast<uint64_t>(scratch_.data()); }
+  unsigned char& scratch_byte(int lane, uint32_t byte) {
+    return scratch_[ScratchLaneVa(0, byte, lane)];
+  }
+  uint32_t scratch_word(int lane, uint32_t byte);  // four private bytes from `byte` on, little-endian
+  void set_scratch_word(int lane, uint32_t byte, uint32_t value);
   const DispatchInfo& dispatch() const { return info_; }
 
   // Runs `lines` (each looked up in `encodings` by its exact text) followed by s_endpgm. Returns kInternal for a

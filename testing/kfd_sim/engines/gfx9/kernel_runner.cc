@@ -4,6 +4,7 @@
 #include <cstring>
 #include <span>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gpu_abi/aql_packets.h"
@@ -82,6 +83,21 @@ absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, ui
       return absl::NotFoundError("kernel descriptor not mapped");
     }
   }
+  // A queue's scratch for one workgroup's waves at a time (the workgroups run one after another here), sized as
+  // ROCr would: the private segment rounded up to whole 1 KiB waves.
+  const uint32_t per_lane = (descriptor.private_segment_fixed_size + 3) & ~3u;
+  const uint32_t group_threads = launch.workgroup[0] * launch.workgroup[1] * launch.workgroup[2];
+  request.scratch.waves = (group_threads + kWaveSize - 1) / kWaveSize;
+  request.scratch.wave_bytes = (per_lane * kWaveSize + 1023) & ~1023u;
+  request.scratch.bytes = uint64_t{request.scratch.waves} * request.scratch.wave_bytes;
+  std::vector<unsigned char> scratch(request.scratch.bytes);
+  if (!scratch.empty()) memory->Map(scratch.data(), scratch.size());
+  absl::Cleanup unmap = [&] {
+    if (!scratch.empty()) memory->Unmap(scratch.data());
+  };
+  request.scratch.base = reinterpret_cast<uint64_t>(scratch.data());
+  request.scratch.resource =
+      aql::Gfx9ScratchResource(request.scratch.base, static_cast<uint32_t>(request.scratch.bytes));
   absl::StatusOr<std::unique_ptr<KernelDispatch>> dispatch = KernelDispatch::Create(memory, request, descriptor);
   if (!dispatch.ok()) return dispatch.status();
   uint64_t next = 0;

@@ -33,7 +33,7 @@ void LoadLanesToLds(Wave& w, const Inst& i, Context& c, AccessFn access) {
     const uint32_t value = LoadedDword(kKind, kBytes, bytes, 0);
     LaneSpan lds;
     const LaneAddress at{Space::kLds, (base + 4 * static_cast<uint64_t>(l)) & 0xffffffffu};
-    if (ResolveLane(c, l, LaneAccess{at, 4}, &lds)) WriteSpan(c, lds, &value);
+    if (ResolveLane(c, LaneAccess{at, 4}, &lds)) WriteSpan(c, lds, &value);
   });
 }
 

@@ -161,7 +161,7 @@ TEST(LdsLoadTest, Gfx942ScratchLoadsToLds) {
   Wave& w = h.wave();
   for (int l = 0; l < kWaveSize; ++l) {
     const uint32_t v = 0x1000u + static_cast<uint32_t>(l);
-    std::memcpy(h.scratch(l) + 24, &v, 4);
+    h.set_scratch_word(l, 24, v);
     w.vgpr(2)[l] = 16;
   }
   w.s[op::kM0] = 0;

@@ -29,7 +29,16 @@
 // dropped (xf32 keeps 10; truncation is inferred, not documented). EXEC does not mask MFMA: every lane of D is
 // written (inferred from the operation being a whole-wave matrix product).
 //
-// SMFMAC (gfx942 sparse MFMA) is named in the table but answers as an illegal instruction.
+// SMFMAC (gfx942 sparse MFMA): D = A * B + D, one block, A MxK with 2:4 structured sparsity (of every four
+// consecutive k of a row, at most two are non-zero) given compressed, B KxN dense, C being the destination itself
+// (vdst, in AGPRs under ACC_CD). B is laid out as a dense MFMA's: lane j + N*g holds the E = K*M/64 consecutive k
+// from g*E on. A's lane i + M*g holds the E/2 non-zero values of the same k, and the third source is a VGPR of
+// index sets: 2 bits per compressed value, the position (0-3) of compressed value v within its group of four k
+// (v / 2), lowest bits for value 0. A set is E bits of the A lane's index VGPR: four 8-bit sets for 16-bit data,
+// two 16-bit sets for 8-bit data; CBSZ 0 selects set ABID, any other CBSZ set 0 (MLIR's amdgpu.sparse_mfma
+// documents the sets and that choice; the order of the indices in a set and the lane layout are inferred from the
+// dense layout and the 2:4 format, not documented). Two values naming the same position both count (inferred).
+// Arithmetic and D's layout are as the dense op's of the same shape.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -246,9 +255,71 @@ void Run(Wave& w, const Inst& inst, Context& c, const Shape& s) {
   for (int r = 0; r < out_dwords; ++r) std::copy_n(&d[static_cast<size_t>(r) * kWaveSize], kWaveSize, file(dst + r));
 }
 
+void RunSparse(Wave& w, const Inst& inst, Context& c, const Shape& s) {
+  const int cbsz = inst.neg_hi & 7;
+  const int abid = (inst.opsel & 7) | (((inst.opsel_hi >> 2) & 1) << 3);
+  const bool acc_cd = inst.clamp;
+  if ((inst.neg & 7) != 0) {
+    c.Illegal("SMFMAC takes no BLGP");
+    return;
+  }
+  if (inst.src[0] < op::kVgpr0 || inst.src[1] < op::kVgpr0 || inst.src[2] < op::kVgpr0 || inst.src[0] == op::kNone ||
+      inst.src[1] == op::kNone || inst.src[2] == op::kNone) {
+    c.Illegal("SMFMAC's A, B and index operands must be registers");
+    return;
+  }
+  const int dense = s.k * s.m / 64;  // E: k of a row (column) per lane
+  const int sets = 32 / dense;       // index sets in the index VGPR
+  const int set = cbsz != 0 ? 0 : abid & (sets - 1);
+  Operand a{{}, s.a}, b{{}, s.b};
+  for (int d = 0; d < dense * Bits(s.b) / 32; ++d) {
+    const uint32_t rb = static_cast<uint32_t>(inst.src[1] - op::kVgpr0 + d);
+    b.dwords[d] = (inst.opsel_hi & 2) != 0 ? w.agpr(rb) : w.vgpr(rb);
+    if (d < dense * Bits(s.a) / 64) {
+      const uint32_t ra = static_cast<uint32_t>(inst.src[0] - op::kVgpr0 + d);
+      a.dwords[d] = (inst.opsel_hi & 1) != 0 ? w.agpr(ra) : w.vgpr(ra);
+    }
+  }
+  const uint32_t* index = w.vgpr(static_cast<uint32_t>(inst.src[2] - op::kVgpr0));
+  auto file = [&](uint32_t n) -> uint32_t* { return acc_cd ? w.agpr(n) : w.vgpr(n); };
+  const uint32_t dst = static_cast<uint32_t>(inst.dst - op::kVgpr0);
+  const bool integer = s.a == Elem::kI8;
+  std::array<uint32_t, 16 * kWaveSize> d{};
+  const int n = s.m;
+  for (int i = 0; i < s.m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const Slot slot = OutputSlot(s, false, 0, i, j);
+      const uint32_t c_bits = file(dst + slot.reg)[slot.lane];
+      double sum = BitsF32(c_bits);
+      uint32_t isum = c_bits;
+      for (int g = 0; g < s.k / dense; ++g) {
+        const int la = i + s.m * g;
+        const int lb = j + n * g;
+        const uint32_t positions = (index[la] >> (set * dense)) & ((1u << dense) - 1);
+        for (int v = 0; v < dense / 2; ++v) {
+          const int k = (v / 2) * 4 + static_cast<int>((positions >> (2 * v)) & 3);
+          if (integer) {
+            isum += static_cast<uint32_t>(static_cast<int8_t>(a.Raw(la, v)) * static_cast<int8_t>(b.Raw(lb, k)));
+          } else {
+            sum += FloatValue(s.a, a.Raw(la, v)) * FloatValue(s.b, b.Raw(lb, k));
+          }
+        }
+      }
+      d[static_cast<size_t>(slot.reg) * kWaveSize + slot.lane] = integer ? isum : F32Bits(static_cast<float>(sum));
+    }
+  }
+  const int out_dwords = s.m * s.m / 64;
+  for (int r = 0; r < out_dwords; ++r) std::copy_n(&d[static_cast<size_t>(r) * kWaveSize], kWaveSize, file(dst + r));
+}
+
 template <Shape kShape>
 void Mfma(Wave& w, const Inst& i, Context& c) {
   Run(w, i, c, kShape);
+}
+
+template <Shape kShape>
+void Smfmac(Wave& w, const Inst& i, Context& c) {
+  RunSparse(w, i, c, kShape);
 }
 
 constexpr Elem F32 = Elem::kF32, F16 = Elem::kF16, BF16 = Elem::kBf16, I8 = Elem::kI8, F64 = Elem::kF64,
@@ -292,7 +363,7 @@ void AddGfx90a(Table& t) {
 }
 
 // gfx942: the gfx90a shapes renamed (the _1k bf16 ops moved to 0x5d-0x61, the old bf16 and the K=8/16 i8 ops
-// dropped), twice-as-deep i8, xf32, fp8/bf8; SMFMAC named but not simulated.
+// dropped), twice-as-deep i8, xf32, fp8/bf8, and SMFMAC (K is the dense depth).
 void AddGfx942(Table& t) {
   t[0x3e] = {"v_mfma_f32_16x16x8_xf32", &Mfma<Shape{16, 8, 1, XF32, XF32}>};
   t[0x3f] = {"v_mfma_f32_32x32x4_xf32", &Mfma<Shape{32, 4, 1, XF32, XF32}>};
@@ -316,12 +387,12 @@ void AddGfx942(Table& t) {
   t[0x5f] = {"v_mfma_f32_4x4x4_16b_bf16", &Mfma<Shape{4, 4, 16, BF16, BF16}>};
   t[0x60] = {"v_mfma_f32_32x32x8_bf16", &Mfma<Shape{32, 8, 1, BF16, BF16}>};
   t[0x61] = {"v_mfma_f32_16x16x16_bf16", &Mfma<Shape{16, 16, 1, BF16, BF16}>};
-  t[0x62] = {"v_smfmac_f32_16x16x32_f16", nullptr};
-  t[0x64] = {"v_smfmac_f32_32x32x16_f16", nullptr};
-  t[0x66] = {"v_smfmac_f32_16x16x32_bf16", nullptr};
-  t[0x68] = {"v_smfmac_f32_32x32x16_bf16", nullptr};
-  t[0x6a] = {"v_smfmac_i32_16x16x64_i8", nullptr};
-  t[0x6c] = {"v_smfmac_i32_32x32x32_i8", nullptr};
+  t[0x62] = {"v_smfmac_f32_16x16x32_f16", &Smfmac<Shape{16, 32, 1, F16, F16}>};
+  t[0x64] = {"v_smfmac_f32_32x32x16_f16", &Smfmac<Shape{32, 16, 1, F16, F16}>};
+  t[0x66] = {"v_smfmac_f32_16x16x32_bf16", &Smfmac<Shape{16, 32, 1, BF16, BF16}>};
+  t[0x68] = {"v_smfmac_f32_32x32x16_bf16", &Smfmac<Shape{32, 16, 1, BF16, BF16}>};
+  t[0x6a] = {"v_smfmac_i32_16x16x64_i8", &Smfmac<Shape{16, 64, 1, I8, I8}>};
+  t[0x6c] = {"v_smfmac_i32_32x32x32_i8", &Smfmac<Shape{32, 32, 1, I8, I8}>};
   t[0x6e] = {"v_mfma_f64_16x16x4_f64", &Mfma<Shape{16, 4, 1, F64, F64}>};
   t[0x6f] = {"v_mfma_f64_4x4x4_4b_f64", &Mfma<Shape{4, 4, 4, F64, F64}>};
   t[0x70] = {"v_mfma_f32_16x16x32_bf8_bf8", &Mfma<Shape{16, 32, 1, BF8, BF8}>};
@@ -332,14 +403,14 @@ void AddGfx942(Table& t) {
   t[0x75] = {"v_mfma_f32_32x32x16_bf8_fp8", &Mfma<Shape{32, 16, 1, BF8, FP8}>};
   t[0x76] = {"v_mfma_f32_32x32x16_fp8_bf8", &Mfma<Shape{32, 16, 1, FP8, BF8}>};
   t[0x77] = {"v_mfma_f32_32x32x16_fp8_fp8", &Mfma<Shape{32, 16, 1, FP8, FP8}>};
-  t[0x78] = {"v_smfmac_f32_16x16x64_bf8_bf8", nullptr};
-  t[0x79] = {"v_smfmac_f32_16x16x64_bf8_fp8", nullptr};
-  t[0x7a] = {"v_smfmac_f32_16x16x64_fp8_bf8", nullptr};
-  t[0x7b] = {"v_smfmac_f32_16x16x64_fp8_fp8", nullptr};
-  t[0x7c] = {"v_smfmac_f32_32x32x32_bf8_bf8", nullptr};
-  t[0x7d] = {"v_smfmac_f32_32x32x32_bf8_fp8", nullptr};
-  t[0x7e] = {"v_smfmac_f32_32x32x32_fp8_bf8", nullptr};
-  t[0x7f] = {"v_smfmac_f32_32x32x32_fp8_fp8", nullptr};
+  t[0x78] = {"v_smfmac_f32_16x16x64_bf8_bf8", &Smfmac<Shape{16, 64, 1, BF8, BF8}>};
+  t[0x79] = {"v_smfmac_f32_16x16x64_bf8_fp8", &Smfmac<Shape{16, 64, 1, BF8, FP8}>};
+  t[0x7a] = {"v_smfmac_f32_16x16x64_fp8_bf8", &Smfmac<Shape{16, 64, 1, FP8, BF8}>};
+  t[0x7b] = {"v_smfmac_f32_16x16x64_fp8_fp8", &Smfmac<Shape{16, 64, 1, FP8, FP8}>};
+  t[0x7c] = {"v_smfmac_f32_32x32x32_bf8_bf8", &Smfmac<Shape{32, 32, 1, BF8, BF8}>};
+  t[0x7d] = {"v_smfmac_f32_32x32x32_bf8_fp8", &Smfmac<Shape{32, 32, 1, BF8, FP8}>};
+  t[0x7e] = {"v_smfmac_f32_32x32x32_fp8_bf8", &Smfmac<Shape{32, 32, 1, FP8, BF8}>};
+  t[0x7f] = {"v_smfmac_f32_32x32x32_fp8_fp8", &Smfmac<Shape{32, 32, 1, FP8, FP8}>};
 }
 
 }  // namespace

@@ -398,8 +398,8 @@ TEST(MfmaTest, AccumulatesInPlace) {
   for (int r = 0; r < 32; ++r) EXPECT_EQ(h.wave().vgpr(32 + r)[5], std::bit_cast<uint32_t>(static_cast<float>(r) + 6.0f));
 }
 
-// What the engine refuses: modifiers the ISA rules out, and the sparse SMFMAC ops it does not simulate; each is an
-// illegal instruction (kFailedPrecondition from the harness), never a wrong result.
+// What the engine refuses: modifiers the ISA rules out; each is an illegal instruction (kFailedPrecondition from the
+// harness), never a wrong result.
 TEST(MfmaTest, RefusesWhatItCannotRun) {
   struct Case {
     Target target;
@@ -413,13 +413,144 @@ TEST(MfmaTest, RefusesWhatItCannotRun) {
        "v_mfma_f32_32x32x2f32 a[32:47], v0, v2, a[64:79] cbsz:1"},  // one block: nothing to broadcast
       {Target::kGfx90a, hipmem_testing::mfma_encodings_gfx90a,
        "v_mfma_f64_16x16x4f64 v[32:39], v[0:1], v[2:3], v[64:71] blgp:1"},
-      {Target::kGfx942, hipmem_testing::mfma_encodings_gfx942, "v_smfmac_f32_16x16x32_f16 v[32:35], v[0:1], v[2:5], v6"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.line);
     IsaHarness h(c.target);
     EXPECT_EQ(h.Run(c.encodings, {c.line}).code(), absl::StatusCode::kFailedPrecondition);
   }
+}
+
+// SMFMAC (gfx942): A is MxK with 2:4 structured sparsity, given as its non-zero values (two of every four k) and an
+// index VGPR of 2-bit positions; B is dense; D = A * B + D. The test builds a random sparse A, packs it as
+// mfma.cc's header describes (lane i + M*g holds the non-zero values of k g*E..g*E+E-1 of row i, E = K*M/64, and
+// their positions in index set ABID, every other set holding other positions), and checks D against a host matrix
+// multiply of the dense A.
+struct SparseOp {
+  const char* name;
+  int m;
+  int k;
+  T a, b;
+};
+
+void RunSparse(const SparseOp& op, bool agpr_cd, int cbsz, int abid) {
+  const int out_regs = op.m * op.m / 64;
+  const std::string line = std::string(op.name) + " " + Range(agpr_cd ? 'a' : 'v', 32, out_regs) +
+                           ", v[0:1], v[2:5], v6" + (cbsz != 0 ? " cbsz:" + std::to_string(cbsz) : "") +
+                           (abid != 0 ? " abid:" + std::to_string(abid) : "");
+  SCOPED_TRACE(line);
+  IsaHarness h(Target::kGfx942);
+  Wave& w = h.wave();
+  Values values(static_cast<uint32_t>(line.size() * 104729));
+  const int n = op.m;
+  const int e = op.k * op.m / 64;  // k of a row per lane, dense
+  const int sets = 32 / e;
+  const int set = cbsz != 0 ? 0 : abid;
+  const int limit = op.a == T::kI8 ? 8 : 4;
+  std::vector<int> a(static_cast<size_t>(op.m) * op.k, 0), b(static_cast<size_t>(op.k) * n), c(static_cast<size_t>(op.m) * n);
+  for (int& v : b) v = values.Next(limit);
+  for (int& v : c) v = values.Next(8);
+  for (int r = 0; r < 6; ++r) {
+    for (int lane = 0; lane < 64; ++lane) w.vgpr(r)[lane] = 0;
+  }
+  // A: lane la = row + M*g packs its e/2 non-zero values (two per group of four k) and their positions.
+  for (int lane = 0; lane < 64; ++lane) {
+    const int row = lane % op.m;
+    const int g = lane / op.m;
+    uint32_t positions = 0;
+    for (int group = 0; group < e / 4; ++group) {
+      const int first = (values.Next(8) + 8) % 3;                // 0..2
+      const int second = first + 1 + (values.Next(8) + 8) % (3 - first);  // first+1..3
+      const int pos[2] = {first, second};
+      for (int t = 0; t < 2; ++t) {
+        const int v = group * 2 + t;  // compressed value index in the lane
+        const int value = values.Next(limit);
+        a[static_cast<size_t>(row) * op.k + g * e + group * 4 + pos[t]] = value;
+        positions |= static_cast<uint32_t>(pos[t]) << (2 * v);
+        const int bits = Bits(op.a);
+        w.vgpr(v * bits / 32)[lane] |= static_cast<uint32_t>(Encode(op.a, value)) << ((v * bits) % 32);
+      }
+    }
+    uint32_t index = 0;
+    for (int s2 = 0; s2 < sets; ++s2) {
+      // The other sets name other positions (each 2-bit index moved by one), so reading the wrong set shows.
+      const uint32_t other = positions ^ (e == 8 ? 0x55u : 0x5555u);
+      index |= (s2 == set ? positions : other) << (s2 * e);
+    }
+    w.vgpr(6)[lane] = index;
+  }
+  // B: dense, lane j + N*g holds k g*E.. of column j.
+  for (int lane = 0; lane < 64; ++lane) {
+    const int col = lane % n;
+    const int g = lane / n;
+    for (int t = 0; t < e; ++t) {
+      const int bits = Bits(op.b);
+      w.vgpr(2 + t * bits / 32)[lane] |=
+          static_cast<uint32_t>(Encode(op.b, b[static_cast<size_t>(g * e + t) * n + col])) << ((t * bits) % 32);
+    }
+  }
+  const Op dense{op.name, op.m, op.k, 1, op.a, op.b};
+  auto cd = [&](int r) { return agpr_cd ? w.agpr(r) : w.vgpr(r); };
+  for (int r = 0; r < out_regs; ++r) {
+    for (int lane = 0; lane < 64; ++lane) {
+      const OutElement o = OutputAt(dense, r, lane);
+      const int v = c[static_cast<size_t>(o.i) * n + o.j];
+      cd(32 + r)[lane] = op.a == T::kI8 ? static_cast<uint32_t>(v) : static_cast<uint32_t>(Encode(T::kF32, v));
+    }
+  }
+  if (out_regs < 32) {
+    for (int lane = 0; lane < 64; ++lane) cd(32 + out_regs)[lane] = kSentinel;
+  }
+  const absl::Status status = h.Run(hipmem_testing::mfma_encodings_gfx942, {line.c_str()});
+  ASSERT_TRUE(status.ok()) << status;
+  int mismatches = 0;
+  for (int r = 0; r < out_regs; ++r) {
+    for (int lane = 0; lane < 64; ++lane) {
+      const OutElement o = OutputAt(dense, r, lane);
+      int64_t sum = c[static_cast<size_t>(o.i) * n + o.j];
+      for (int k = 0; k < op.k; ++k) {
+        sum += int64_t{a[static_cast<size_t>(o.i) * op.k + k]} * b[static_cast<size_t>(k) * n + o.j];
+      }
+      const uint32_t expect =
+          op.a == T::kI8 ? static_cast<uint32_t>(sum) : std::bit_cast<uint32_t>(static_cast<float>(sum));
+      const uint32_t got = cd(32 + r)[lane];
+      if (expect != got && ++mismatches <= 4) {
+        ADD_FAILURE() << "D[" << o.i << "][" << o.j << "] (register " << r << ", lane " << lane << "): got 0x"
+                      << std::hex << got << ", want 0x" << expect;
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  if (out_regs < 32) {
+    EXPECT_EQ(cd(32 + out_regs)[0], kSentinel) << "wrote past D";
+  }
+}
+
+const SparseOp kSmfmac[] = {
+    {"v_smfmac_f32_16x16x32_f16", 16, 32, F16, F16},        {"v_smfmac_f32_32x32x16_f16", 32, 16, F16, F16},
+    {"v_smfmac_f32_16x16x32_bf16", 16, 32, BF16, BF16},     {"v_smfmac_f32_32x32x16_bf16", 32, 16, BF16, BF16},
+    {"v_smfmac_i32_16x16x64_i8", 16, 64, I8, I8},           {"v_smfmac_i32_32x32x32_i8", 32, 32, I8, I8},
+    {"v_smfmac_f32_16x16x64_bf8_bf8", 16, 64, BF8, BF8},    {"v_smfmac_f32_16x16x64_bf8_fp8", 16, 64, BF8, FP8},
+    {"v_smfmac_f32_16x16x64_fp8_bf8", 16, 64, FP8, BF8},    {"v_smfmac_f32_16x16x64_fp8_fp8", 16, 64, FP8, FP8},
+    {"v_smfmac_f32_32x32x32_bf8_bf8", 32, 32, BF8, BF8},    {"v_smfmac_f32_32x32x32_bf8_fp8", 32, 32, BF8, FP8},
+    {"v_smfmac_f32_32x32x32_fp8_bf8", 32, 32, FP8, BF8},    {"v_smfmac_f32_32x32x32_fp8_fp8", 32, 32, FP8, FP8},
+};
+
+// Every SMFMAC opcode with C/D in VGPRs and in AGPRs (ACC_CD), reading index set 0.
+TEST(MfmaTest, Gfx942SmfmacEveryOpcodeAgainstADenseProduct) {
+  for (const SparseOp& op : kSmfmac) {
+    RunSparse(op, false, 0, 0);
+    RunSparse(op, true, 0, 0);
+  }
+}
+
+// ABID picks the index set when CBSZ is 0 (four 8-bit sets for 16-bit data, two 16-bit sets for 8-bit data); any
+// other CBSZ reads set 0.
+TEST(MfmaTest, Gfx942SmfmacAbidSelectsTheIndexSet) {
+  for (int abid = 1; abid < 4; ++abid) RunSparse(kSmfmac[0], false, 0, abid);
+  RunSparse(kSmfmac[4], false, 0, 1);
+  RunSparse(kSmfmac[13], false, 0, 1);
+  RunSparse(kSmfmac[1], false, 1, 1);
 }
 
 }  // namespace

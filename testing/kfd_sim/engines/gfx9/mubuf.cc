@@ -1,10 +1,10 @@
 // Buffer memory instructions: MUBUF (untyped), through a buffer resource (V#) in four SGPRs.
 //
 // The V#: base address (word0, word1[15:0]; 48 bits), stride (word1[29:16]), num_records (word2), and in word3
-// ADD_TID_ENABLE (bit 23), which the private segment buffer the dispatch hands every wave sets (dispatch.cc). A V#
-// with ADD_TID_ENABLE is a swizzled per-lane buffer: the hardware interleaves the lanes' dwords by index_stride and
-// element_size; the simulator keeps each lane's private segment contiguous instead (vector_memory.h), so such an
-// access goes to the lane's scratch at base + soffset + offset, which is what the kernel can observe.
+// ADD_TID_ENABLE (bit 23), which the private segment buffer the dispatch hands every wave sets (the queue's
+// scratch_resource_descriptor, dispatch.h). A V# with ADD_TID_ENABLE is a swizzled per-lane buffer: the lanes' dwords
+// interleave at base + soffset (ScratchLaneVa), with ROCr's ELEMENT_SIZE 4 and INDEX_STRIDE 64, which the engine
+// assumes whatever word3 says; the range check is the wave's private memory (Context::scratch_va), not num_records.
 // Any other V# addresses global memory at base + soffset + index * stride + offset, range-checked against
 // num_records: bytes when the stride is 0 (each dword of a multi-dword access on its own; soffset is not part of the
 // check), records (the index) otherwise. Out-of-range loads read 0 and stores are dropped; an atomic is in or out
@@ -61,8 +61,10 @@ auto Accessor(const Wave& w, const Inst& i, const Context& c, bool whole) {
     // The buffer offset is a 32-bit sum, as the range check sees it.
     const uint64_t offset = static_cast<uint32_t>((i.offen ? (i.idxen ? v1[lane] : v0[lane]) : 0) + static_cast<uint32_t>(i.imm));
     if (r.add_tid) {
-      const uint64_t at = r.base + soffset + index * r.stride + offset;
-      return LaneAccess{LaneAddress{Space::kScratch, at & 0xffffffffu}, bytes};
+      // Swizzled: the lane's index (plus its id) picks the record within a group of 64 and the group by stride.
+      const uint64_t tid_index = index + static_cast<uint64_t>(lane);
+      const uint64_t group_base = r.base + soffset + (tid_index / kWaveSize) * r.stride * kWaveSize;
+      return LaneAccess{ScratchLane(group_base, offset, static_cast<int>(tid_index % kWaveSize)), bytes};
     }
     uint32_t in = bytes;
     if (r.stride == 0) {

@@ -150,9 +150,11 @@ TEST(MubufTest, RangeCheckDropsWhatLiesPastNumRecords) {
 
 TEST(MubufTest, AddTidResourceAddressesEachLanesScratch) {
   IsaHarness h(Target::kGfx90a, 64);
-  // The dispatch's private segment buffer, its base advanced by a wave offset of 16 as kernels do.
-  SetResource(h.wave(), 0, 16, 0, 0xffffffffu, 1u << 23);
-  h.wave().s[5] = 4;
+  // The dispatch's private segment buffer over the wave's scratch, its base advanced by 1024 bytes as a kernel adds
+  // its wave offset: wave-level offsets are unswizzled, so that is 16 bytes of each lane's private segment. s5 = 256
+  // is 4 more.
+  SetResource(h.wave(), 0, h.scratch_base() + 1024, 0, 0xffffffffu, 1u << 23);
+  h.wave().s[5] = 256;
   Fill(h.wave(), 0, [](int lane) { return static_cast<uint32_t>(lane % 4) * 4; });
   Fill(h.wave(), 1, [](int lane) { return 0xc000u + static_cast<uint32_t>(lane); });
   ASSERT_TRUE(h.Run(mubuf_encodings_gfx90a, {"buffer_store_dword v1, v0, s[0:3], 0 offen offset:4",
@@ -161,11 +163,11 @@ TEST(MubufTest, AddTidResourceAddressesEachLanesScratch) {
                   .ok());
   for (int lane = 0; lane < kWaveSize; ++lane) {
     uint32_t got;
-    std::memcpy(&got, h.scratch(lane) + 16 + (lane % 4) * 4 + 4, 4);
+    got = h.scratch_word(lane, 16 + (lane % 4) * 4 + 4);
     EXPECT_EQ(got, 0xc000u + lane) << "lane " << lane;
-    std::memcpy(&got, h.scratch(lane) + 36, 4);
+    got = h.scratch_word(lane, 36);
     EXPECT_EQ(h.wave().vgpr(2)[lane], got);
-    EXPECT_EQ(h.scratch(lane)[63], 0) << "offset 64 is past the segment: dropped";
+    EXPECT_EQ(h.scratch_byte(lane, 63), 0) << "offset 64 is past the segment: dropped";
   }
 }
 

@@ -103,33 +103,27 @@ void BufferStore(Wave& w, const Inst& i, Context& c) {
   }
 }
 
-// s_scratch_load/store: the hardware ignores sbase and adds the offset to FLAT_SCRATCH, the wave's scratch base,
-// which here is a wave-relative offset (0, as dispatch.cc sets it up). Scratch memory is swizzled per lane in dwords
-// (element size 4, index stride 64): wave-relative byte A is lane (A / 4) % 64's private byte (A / 256) * 4 + A % 4.
-// Keeping that layout means a scalar access sees what the lanes' scratch accesses wrote, as on hardware. Dwords
-// outside the private segment read 0 and are not written, as the lanes' out-of-range accesses.
-LaneAddress ScratchDword(const Wave& w, const Inst& i, int k, int* lane) {
-  const uint64_t a = ((w.Read64(op::kFlatScratchLo) + Offset(w, i)) & ~uint64_t{3}) + 4u * k;
-  *lane = static_cast<int>((a / 4) % kWaveSize);
-  return LaneAddress{Space::kScratch, (a / (4 * kWaveSize)) * 4};
+// s_scratch_load/store: the hardware ignores sbase and adds the offset to FLAT_SCRATCH, the wave's scratch base. The
+// address is not swizzled: scratch memory being swizzled per lane in dwords (ScratchLaneVa), wave-relative byte A is
+// lane (A / 4) % 64's private byte (A / 256) * 4 + A % 4, so a scalar access sees what the lanes' scratch accesses
+// wrote, as on hardware. Dwords outside the wave's private memory read 0 and are not written, as the lanes'
+// out-of-range accesses.
+LaneAddress ScratchDword(const Wave& w, const Inst& i, int k) {
+  return LaneAddress{Space::kScratch, ((w.Read64(op::kFlatScratchLo) + Offset(w, i)) & ~uint64_t{3}) + 4u * k};
 }
 template <int Dwords>
 void ScratchLoad(Wave& w, const Inst& i, Context& c) {
   uint32_t data[Dwords];
   for (int k = 0; k < Dwords; ++k) {
-    int lane = 0;
-    const LaneAddress a = ScratchDword(w, i, k, &lane);
-    LaneRead(c, lane, a, &data[k], 4);
+    if (!LaneRead(c, ScratchDword(w, i, k), &data[k], 4)) return;
   }
   for (int k = 0; k < Dwords; ++k) WriteScalar32(w, Data(i, k), data[k]);
 }
 template <int Dwords>
 void ScratchStore(Wave& w, const Inst& i, Context& c) {
   for (int k = 0; k < Dwords; ++k) {
-    int lane = 0;
-    const LaneAddress a = ScratchDword(w, i, k, &lane);
     const uint32_t v = ScalarSource32(w, i, c, Data(i, k));
-    LaneWrite(c, lane, a, &v, 4);
+    if (!LaneWrite(c, ScratchDword(w, i, k), &v, 4)) return;
   }
 }
 

@@ -188,10 +188,10 @@ TEST(SmemTest, ScratchAccessesSeeTheLanesSwizzledPrivateMemory) {
   IsaHarness h(Target::kGfx90a, /*private_bytes=*/256);
   auto lane_word = [&](int lane, int byte) {
     uint32_t v;
-    std::memcpy(&v, h.scratch(lane) + byte, 4);
+    v = h.scratch_word(lane, byte);
     return v;
   };
-  auto set_lane_word = [&](int lane, int byte, uint32_t v) { std::memcpy(h.scratch(lane) + byte, &v, 4); };
+  auto set_lane_word = [&](int lane, int byte, uint32_t v) { h.set_scratch_word(lane, byte, v); };
   h.wave().Write64(0, 0xdead0000dead0000ull);  // sbase: ignored
   h.wave().s[4] = 0x11;
   h.wave().s[5] = 0x22;
@@ -210,12 +210,12 @@ TEST(SmemTest, ScratchAccessesSeeTheLanesSwizzledPrivateMemory) {
   EXPECT_EQ(h.wave().s[8], 0x55u);
 
   // FLAT_SCRATCH moves the window; past the private segment reads 0 and writes nothing.
-  h.wave().Write64(op::kFlatScratchLo, 256);
+  h.wave().Write64(op::kFlatScratchLo, h.scratch_base() + 256);
   h.wave().s[9] = kUntouched;
   ASSERT_TRUE(h.Run(smem_encodings_gfx90a, {"s_scratch_load_dwordx2 s[8:9], s[0:1], 0x4"}).ok());
   EXPECT_EQ(h.wave().s[8], 0x11u);  // 260: lane 1, byte 4
   EXPECT_EQ(h.wave().s[9], lane_word(2, 4));
-  h.wave().Write64(op::kFlatScratchLo, 0);
+  h.wave().Write64(op::kFlatScratchLo, h.scratch_base());
   h.wave().s[8] = kUntouched;
   ASSERT_TRUE(h.Run(smem_encodings_gfx90a, {"s_scratch_store_dwordx4 s[4:7], s[0:1], 0x10000",
                                             "s_scratch_load_dword s8, s[0:1], 0x10000"})

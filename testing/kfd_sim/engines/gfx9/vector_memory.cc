@@ -11,15 +11,50 @@ namespace {
 
 constexpr uint64_t kApertureBytes = uint64_t{1} << 32;
 
-// The host bytes of [offset, offset + bytes) of a lane's private segment or the LDS, or null when any of it is out of
-// range (the hardware's range check against the workgroup's LDS allocation or the wave's private segment size).
-unsigned char* Local(Context& c, int lane, const LaneAddress& a, uint32_t bytes) {
-  if (a.space == Space::kLds) {
-    return a.address + bytes <= c.lds_bytes ? c.lds + a.address : nullptr;
+// The host bytes of [offset, offset + bytes) of the LDS, or null when any of it is out of range (the hardware's range
+// check against the workgroup's LDS allocation).
+unsigned char* Lds(Context& c, const LaneAddress& a, uint32_t bytes) {
+  return a.address + bytes <= c.lds_bytes && a.address + bytes >= a.address ? c.lds + a.address : nullptr;
+}
+
+// The pieces of a scratch access of `bytes` bytes from swizzled VA `va`: the rest of the first dword, then dword by
+// dword 256 bytes apart. `piece(va, offset, n)` returns false to stop.
+template <typename PieceFn>
+bool ForEachScratchPiece(uint64_t va, uint32_t bytes, PieceFn piece) {
+  uint32_t done = 0;
+  while (done < bytes) {
+    const uint32_t n = std::min<uint32_t>(bytes - done, 4 - static_cast<uint32_t>(va % 4));
+    if (!piece(va, done, n)) return false;
+    done += n;
+    va = (va & ~uint64_t{3}) + 4 * kWaveSize;
   }
-  const uint64_t per_lane = c.dispatch == nullptr ? 0 : c.dispatch->private_bytes_per_lane;
-  if (a.address + bytes > per_lane || a.address + bytes < a.address) return nullptr;
-  return c.scratch + static_cast<uint64_t>(lane) * per_lane + a.address;
+  return true;
+}
+
+// Resolves a scratch access: inside the wave's private memory (Context::scratch_va) or out of range as a whole (reads
+// 0, writes nothing, as the engine has always treated a lane's access past its private segment); in range, through
+// the page table like any global access, so an unmapped scratch backing is a VM fault.
+bool ResolveScratch(Context& c, const LaneAccess& access, LaneSpan* span) {
+  const uint64_t first = access.address.address;
+  const uint64_t k = first % 4 + access.bytes - 1;  // the last byte, counted from the first's dword
+  const uint64_t last = (first & ~uint64_t{3}) + (k / 4) * (4 * kWaveSize) + k % 4;
+  if (first < c.scratch_va || last < first || last >= c.scratch_va + c.scratch_bytes) return true;  // out of range
+  span->global = true;  // the runtime (and a debugger) may look at the queue's scratch while the wave runs
+  span->bytes = access.bytes;
+  if (first % 4 + access.bytes <= 4) {
+    span->host = static_cast<unsigned char*>(c.memory->Word(first, access.bytes));
+    if (span->host != nullptr) return true;
+  }
+  unsigned char probe[4];
+  const bool mapped = ForEachScratchPiece(first, access.bytes, [&](uint64_t va, uint32_t, uint32_t n) {
+    if (std::optional<uint64_t> fault = c.memory->Read(va, probe, n)) {
+      c.Fault(*fault);
+      return false;
+    }
+    return true;
+  });
+  span->swizzled = true;
+  return mapped;
 }
 
 float F32(uint32_t bits) { return BitsF32(bits); }
@@ -114,25 +149,26 @@ uint64_t MinF64(uint64_t old, uint64_t d, uint64_t) { return F64Bits(MinNum(Bits
 uint64_t MaxF64(uint64_t old, uint64_t d, uint64_t) { return F64Bits(MaxNum(BitsF64(old), BitsF64(d))); }
 }  // namespace atomic_op
 
-LaneAddress Classify(const Context& context, uint64_t flat_address) {
+LaneAddress Classify(const Context& context, uint64_t flat_address, uint64_t flat_scratch, int lane) {
   const DispatchInfo* d = context.dispatch;
   if (d != nullptr) {
     if (flat_address - d->shared_aperture_base < kApertureBytes) {
       return LaneAddress{Space::kLds, flat_address - d->shared_aperture_base};
     }
     if (flat_address - d->private_aperture_base < kApertureBytes) {
-      return LaneAddress{Space::kScratch, flat_address - d->private_aperture_base};
+      return ScratchLane(flat_scratch, flat_address - d->private_aperture_base, lane);
     }
   }
   return LaneAddress{Space::kGlobal, flat_address};
 }
 
-bool ResolveLane(Context& context, int lane, const LaneAccess& access, LaneSpan* span) {
+bool ResolveLane(Context& context, const LaneAccess& access, LaneSpan* span) {
   *span = LaneSpan{};
   span->va = access.address.address;
   if (access.bytes == 0) return true;
-  if (access.address.space != Space::kGlobal) {
-    span->host = Local(context, lane, access.address, access.bytes);
+  if (access.address.space == Space::kScratch) return ResolveScratch(context, access, span);
+  if (access.address.space == Space::kLds) {
+    span->host = Lds(context, access.address, access.bytes);
     span->bytes = span->host == nullptr ? 0 : access.bytes;
     return true;
   }
@@ -185,6 +221,11 @@ void ReadSpan(Context& context, const LaneSpan& span, void* out, uint32_t bytes)
   uint32_t have = span.bytes < bytes ? span.bytes : bytes;
   if (span.host != nullptr) {
     std::memcpy(dst, span.host, have);
+  } else if (span.swizzled) {
+    ForEachScratchPiece(span.va, have, [&](uint64_t va, uint32_t at, uint32_t n) {
+      (void)context.memory->Read(va, dst + at, n);  // resolved: mapped
+      return true;
+    });
   } else if (span.split) {
     (void)context.memory->Read(span.va, dst, have);  // resolved: mapped
   } else {
@@ -196,21 +237,26 @@ void ReadSpan(Context& context, const LaneSpan& span, void* out, uint32_t bytes)
 void WriteSpan(Context& context, const LaneSpan& span, const void* in) {
   if (span.host != nullptr) {
     std::memcpy(span.host, in, span.bytes);
+  } else if (span.swizzled) {
+    ForEachScratchPiece(span.va, span.bytes, [&](uint64_t va, uint32_t at, uint32_t n) {
+      (void)context.memory->Write(va, static_cast<const unsigned char*>(in) + at, n);  // resolved: mapped
+      return true;
+    });
   } else if (span.split) {
     (void)context.memory->Write(span.va, in, span.bytes);  // resolved: mapped
   }
 }
 
-bool LaneRead(Context& context, int lane, const LaneAddress& a, void* out, uint32_t bytes) {
+bool LaneRead(Context& context, const LaneAddress& a, void* out, uint32_t bytes) {
   LaneSpan span;
-  if (!ResolveLane(context, lane, LaneAccess{a, bytes}, &span)) return false;
+  if (!ResolveLane(context, LaneAccess{a, bytes}, &span)) return false;
   ReadSpan(context, span, out, bytes);
   return true;
 }
 
-bool LaneWrite(Context& context, int lane, const LaneAddress& a, const void* in, uint32_t bytes) {
+bool LaneWrite(Context& context, const LaneAddress& a, const void* in, uint32_t bytes) {
   LaneSpan span;
-  if (!ResolveLane(context, lane, LaneAccess{a, bytes}, &span)) return false;
+  if (!ResolveLane(context, LaneAccess{a, bytes}, &span)) return false;
   WriteSpan(context, span, in);
   return true;
 }

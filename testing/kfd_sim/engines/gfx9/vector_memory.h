@@ -28,8 +28,20 @@ enum class Space : uint8_t { kGlobal, kLds, kScratch };
 
 struct LaneAddress {
   Space space = Space::kGlobal;
-  uint64_t address = 0;  // a VA (kGlobal), an LDS byte offset, or the lane's private-segment byte offset
+  // A VA (kGlobal), an LDS byte offset, or (kScratch) the VA of the access's first byte in the wave's swizzled
+  // scratch (ScratchLaneVa): its later dwords are 256 bytes apart, one dword of each of the 64 lanes between them.
+  uint64_t address = 0;
 };
+
+// Scratch is swizzled per lane in dwords (the private segment buffer's ELEMENT_SIZE 4 and INDEX_STRIDE 64, which the
+// flat and scratch instructions follow too): lane `lane`'s private byte `offset` of the wave whose scratch starts at
+// `wave_base` (MUBUF: the V#'s base plus soffset; FLAT/SCRATCH: FLAT_SCRATCH).
+inline uint64_t ScratchLaneVa(uint64_t wave_base, uint64_t offset, int lane) {
+  return wave_base + (offset / 4) * (4 * kWaveSize) + static_cast<uint64_t>(lane) * 4 + offset % 4;
+}
+inline LaneAddress ScratchLane(uint64_t wave_base, uint64_t offset, int lane) {
+  return LaneAddress{Space::kScratch, ScratchLaneVa(wave_base, offset, lane)};
+}
 
 // Register `n` of the data file an instruction's data or destination operand names.
 inline uint32_t* DataRegister(Wave& wave, const Inst& inst, uint16_t code) {
@@ -46,17 +58,19 @@ struct LaneAccess {
 
 // One lane's access, resolved: the host bytes behind its first `bytes` bytes (none for an out-of-range LDS or scratch
 // access, which reads zeros and drops writes). A global access whose bytes straddle two translations has no single
-// host pointer: it goes through the memory port (`split`).
+// host pointer: it goes through the memory port (`split`); so does a scratch access of more than one dword
+// (`swizzled`: its dwords are 256 bytes apart).
 struct LaneSpan {
   unsigned char* host = nullptr;
   uint64_t va = 0;
   uint32_t bytes = 0;
   bool split = false;
   bool global = false;  // other host threads (waves, the host, copy engines) may touch these bytes at once
+  bool swizzled = false;
 };
 
 // Resolves one lane's access. Returns false after reporting a VM fault.
-bool ResolveLane(Context& context, int lane, const LaneAccess& access, LaneSpan* span);
+bool ResolveLane(Context& context, const LaneAccess& access, LaneSpan* span);
 
 // Resolves the access of every lane in `mask`, lowest lane first, `access(lane)` giving each lane's LaneAccess.
 // Returns false after reporting the VM fault of the lowest faulting lane; nothing has been read or written then.
@@ -74,7 +88,7 @@ bool ResolveLanes(Context& context, uint64_t mask, AccessFn access, LaneSpan spa
         continue;
       }
     }
-    if (!ResolveLane(context, lane, a, &spans[lane])) return false;
+    if (!ResolveLane(context, a, &spans[lane])) return false;
   }
   return true;
 }
@@ -95,8 +109,8 @@ void WriteSpan(Context& context, const LaneSpan& span, const void* in);
 // reads `bytes` (1-16) at a lane's address into `out`, zeros where LDS or scratch is out of range; writes likewise,
 // dropping what is out of range. An unmapped VA is a VM fault reported through the context, and the call returns
 // false having moved nothing.
-bool LaneRead(Context& context, int lane, const LaneAddress& a, void* out, uint32_t bytes);
-bool LaneWrite(Context& context, int lane, const LaneAddress& a, const void* in, uint32_t bytes);
+bool LaneRead(Context& context, const LaneAddress& a, void* out, uint32_t bytes);
+bool LaneWrite(Context& context, const LaneAddress& a, const void* in, uint32_t bytes);
 
 // Applies `op(old) -> new` to the naturally aligned T at a resolved span and returns the old value; atomically
 // with respect to other host threads for global memory (a compare-exchange loop on the host word, so float and
@@ -122,8 +136,8 @@ T AtomicAt(const LaneSpan& span, Op op) {
 }
 
 // The flat address space: a 64-bit address in the shared (LDS) or private (scratch) aperture goes there, anything
-// else is global.
-LaneAddress Classify(const Context& context, uint64_t flat_address);
+// else is global. A private address is lane `lane`'s private byte at FLAT_SCRATCH `flat_scratch` (ScratchLane).
+LaneAddress Classify(const Context& context, uint64_t flat_address, uint64_t flat_scratch = 0, int lane = 0);
 
 // The read-modify-write operations of the atomics, on the old memory value, the data operand and (compare-swap
 // only) a compare value. inc and dec wrap at the data operand, as the ISA defines them: inc stores 0 once the old
@@ -335,7 +349,14 @@ void AtomicLanes(Wave& w, const Inst& i, Context& c, uint16_t data, uint16_t com
       v |= static_cast<T>(static_cast<uint64_t>(d[k][l]) << (32 * k));
       cmp |= static_cast<T>(static_cast<uint64_t>(k_compare[k][l]) << (32 * k));
     }
-    const T old = AtomicAt<T>(spans[l], [&](T o) { return F(o, v, cmp); });
+    T old;
+    if (spans[l].swizzled) {  // a 64-bit atomic on scratch: two dwords 256 bytes apart, private to this wave
+      ReadSpan(c, spans[l], &old, sizeof(T));
+      const T updated = F(old, v, cmp);
+      WriteSpan(c, spans[l], &updated);
+    } else {
+      old = AtomicAt<T>(spans[l], [&](T o) { return F(o, v, cmp); });
+    }
     if (returns) {
       for (uint32_t k = 0; k < kDwords; ++k) out[k][l] = static_cast<uint32_t>(static_cast<uint64_t>(old) >> (32 * k));
     }

@@ -98,7 +98,11 @@ struct Context {
   const DispatchInfo* dispatch = nullptr;  // Not owned.
   unsigned char* lds = nullptr;  // the workgroup's LDS
   uint32_t lds_bytes = 0;
-  unsigned char* scratch = nullptr;  // this wave's private memory: 64 lanes of private_bytes_per_lane, lane-major
+  // This wave's private memory, in GPU virtual memory (the queue's scratch backing, dispatch.h): the `scratch_bytes`
+  // (64 lanes of private_bytes_per_lane) from `scratch_va` on, swizzled as the hardware lays it out: lane l's private
+  // byte A is at scratch_va + (A / 4) * 256 + l * 4 + A % 4 (ScratchLaneVa). Accesses outside it read 0 and write
+  // nothing.
+  uint64_t scratch_va = 0;
   uint64_t scratch_bytes = 0;
 
   // Set by a handler that stops the wave: a VM fault (the faulting VA) or an instruction the engine cannot run.

@@ -100,3 +100,37 @@ v_mfma_f64_16x16x4_f64 v[32:39], v[0:1], v[2:3], v[64:71] neg:[1,0,1]
 v_mfma_f64_4x4x4_4b_f64 v[32:33], v[0:1], v[2:3], v[64:65] neg:[0,1,0]
 v_mfma_f32_32x32x1_2b_f32 v[32:63], v0, v2, v[64:95] cbsz:1 abid:1 blgp:3
 v_smfmac_f32_16x16x32_f16 v[32:35], v[0:1], v[2:5], v6
+// SMFMAC: every opcode with C/D in VGPRs and AGPRs, and the index-set selections.
+v_smfmac_f32_16x16x32_f16 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x16_f16 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x16_f16 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x32_bf16 v[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x32_bf16 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x16_bf16 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x16_bf16 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_i32_16x16x64_i8 v[32:35], v[0:1], v[2:5], v6
+v_smfmac_i32_16x16x64_i8 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_i32_32x32x32_i8 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_i32_32x32x32_i8 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_bf8_bf8 v[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_bf8_bf8 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_bf8_fp8 v[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_bf8_fp8 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_fp8_bf8 v[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_fp8_bf8 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_fp8_fp8 v[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x64_fp8_fp8 a[32:35], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_bf8_bf8 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_bf8_bf8 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_bf8_fp8 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_bf8_fp8 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_fp8_bf8 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_fp8_bf8 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_fp8_fp8 v[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_32x32x32_fp8_fp8 a[32:47], v[0:1], v[2:5], v6
+v_smfmac_f32_16x16x32_f16 v[32:35], v[0:1], v[2:5], v6 abid:1
+v_smfmac_f32_16x16x32_f16 v[32:35], v[0:1], v[2:5], v6 abid:2
+v_smfmac_f32_16x16x32_f16 v[32:35], v[0:1], v[2:5], v6 abid:3
+v_smfmac_i32_16x16x64_i8 v[32:35], v[0:1], v[2:5], v6 abid:1
+v_smfmac_f32_32x32x32_fp8_fp8 v[32:47], v[0:1], v[2:5], v6 abid:1
+v_smfmac_f32_32x32x16_f16 v[32:47], v[0:1], v[2:5], v6 cbsz:1 abid:1
