@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <memory>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,22 +123,48 @@ std::vector<std::pair<uint32_t, std::string>> TraceThreadNames() {
   return *g_names;
 }
 
-void TraceSlice::Begin(TraceCategory category, const char* name) {
-  category_ = category;
-  name_ = name;
-  depth_ = t_depth++;
-  begin_ns_ = trace_internal::NowNs();
+struct TraceSlice::Frame {
+  TraceCategory category = TraceCategory::kHipApi;
+  const char* name = nullptr;
+  uint64_t begin_ns = 0;
+  int depth = 0;
+  std::vector<std::pair<std::string, std::string>> args;
+};
+
+namespace {
+// The calling thread's traced slices, one frame per nesting depth. Slices end in the reverse order they began, on
+// the thread that began them, so the frame at a depth belongs to the one open slice there.
+thread_local std::vector<std::unique_ptr<TraceSlice::Frame>> t_frames;
+}  // namespace
+
+TraceSlice::Frame* TraceSlice::Begin(TraceCategory category, const char* name) {
+  const int depth = t_depth++;
+  if (t_frames.size() <= static_cast<size_t>(depth)) t_frames.push_back(std::make_unique<Frame>());
+  Frame* frame = t_frames[depth].get();
+  frame->category = category;
+  frame->name = name;
+  frame->depth = depth;
+  frame->args.clear();
+  frame->begin_ns = trace_internal::NowNs();
   TraceSink* sink = trace_internal::g_sink.load(std::memory_order_acquire);
-  if (sink != nullptr) sink->SliceBegin(TraceSliceBeginRecord{category, name, begin_ns_, TraceThreadId(), depth_});
+  if (sink != nullptr) {
+    sink->SliceBegin(TraceSliceBeginRecord{category, name, frame->begin_ns, TraceThreadId(), depth});
+  }
+  return frame;
 }
 
-void TraceSlice::End() {
+void TraceSlice::AddArg(Frame* frame, absl::string_view key, std::string value) {
+  frame->args.emplace_back(std::string(key), std::move(value));
+}
+
+void TraceSlice::End(Frame* frame) {
   const uint64_t end_ns = trace_internal::NowNs();
   --t_depth;
   // The sink in place now: the one this slice began under may have been uninstalled meanwhile.
   TraceSink* sink = trace_internal::g_sink.load(std::memory_order_acquire);
   if (sink == nullptr) return;
-  sink->Slice(TraceSliceRecord{category_, name_, &args_, begin_ns_, end_ns, TraceThreadId(), depth_});
+  sink->Slice(
+      TraceSliceRecord{frame->category, frame->name, &frame->args, frame->begin_ns, end_ns, TraceThreadId(), frame->depth});
 }
 
 }  // namespace hipmem

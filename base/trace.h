@@ -108,36 +108,38 @@ std::vector<std::pair<uint32_t, std::string>> TraceThreadNames();
 
 // The duration of one entry point on the calling thread, from construction to destruction. `name` must be a
 // string literal or otherwise outlive the slice (__func__ does). Not movable: it lives in one scope.
+//
+// Untraced, a slice is one pointer: construction is the relaxed load and a store, destruction a test. Everything a
+// traced slice keeps lives in a frame of its thread's own stack of frames (reused, so a traced slice allocates
+// nothing once its depth has been reached before), which is what keeps the untraced object this small.
 class TraceSlice {
  public:
   TraceSlice(TraceCategory category, const char* name)
-      : active_(trace_internal::g_sink.load(std::memory_order_relaxed) != nullptr) {
-    if (active_) Begin(category, name);
-  }
+      : frame_(trace_internal::g_sink.load(std::memory_order_relaxed) != nullptr ? Begin(category, name)
+                                                                                : nullptr) {}
   ~TraceSlice() {
-    if (active_) End();
+    if (frame_ != nullptr) End(frame_);
   }
   TraceSlice(const TraceSlice&) = delete;
   TraceSlice& operator=(const TraceSlice&) = delete;
 
-  bool active() const { return active_; }
+  bool active() const { return frame_ != nullptr; }
 
   // Adds an argument shown with the slice; formatted only when the slice is traced.
   template <typename... Args>
   void Arg(absl::string_view key, const Args&... value) {
-    if (active_) args_.emplace_back(std::string(key), absl::StrCat(value...));
+    if (frame_ != nullptr) AddArg(frame_, key, absl::StrCat(value...));
   }
 
- private:
-  void Begin(TraceCategory category, const char* name);
-  void End();
+  // What a traced slice keeps until it ends (defined in trace.cc).
+  struct Frame;
 
-  const bool active_;
-  TraceCategory category_ = TraceCategory::kHipApi;
-  const char* name_ = nullptr;
-  uint64_t begin_ns_ = 0;
-  int depth_ = 0;
-  std::vector<std::pair<std::string, std::string>> args_;
+ private:
+  static Frame* Begin(TraceCategory category, const char* name);
+  static void End(Frame* frame);
+  static void AddArg(Frame* frame, absl::string_view key, std::string value);
+
+  Frame* const frame_;  // null when the slice is not traced
 };
 
 // Flow arrows. Call them inside a slice: a flow point binds to the slice enclosing it on its thread. The same

@@ -18,8 +18,12 @@ namespace hipmem::hip {
 // Return saw on this thread while the slice was the innermost, which is the entry's own `return Return(...)`.
 class ApiSlice {
  public:
-  explicit ApiSlice(const char* name) : slice_(TraceCategory::kHipApi, name), outer_(current_) {
-    if (slice_.active()) current_ = this;
+  // The thread's innermost entry is read only when traced: untraced, a thread_local access (a call in a shared
+  // library) would cost more than the slice itself.
+  explicit ApiSlice(const char* name) : slice_(TraceCategory::kHipApi, name) {
+    if (!slice_.active()) return;
+    outer_ = current_;
+    current_ = this;
   }
   ~ApiSlice() {
     if (!slice_.active()) return;
@@ -38,7 +42,7 @@ class ApiSlice {
 
  private:
   TraceSlice slice_;
-  ApiSlice* const outer_;
+  ApiSlice* outer_ = nullptr;  // set only when traced
   hipError_t result_ = hipSuccess;
   bool has_result_ = false;
   static inline thread_local ApiSlice* current_ = nullptr;

@@ -51,7 +51,7 @@ bool RatioReporter::PrintRatios() const {
       const Times& base = times_.at(rows[i].second);
       const double ratio = b.real_ns / base.real_ns;
       const double cpu_ratio = base.cpu_ns > 0 ? b.cpu_ns / base.cpu_ns : 0;
-      std::printf("ratio: %s / %s = %.2f (cpu %.2f)", rows[i].first.c_str(), rows[i].second.c_str(), ratio,
+      std::printf("ratio: %s / %s = %.3f (cpu %.3f)", rows[i].first.c_str(), rows[i].second.c_str(), ratio,
                   cpu_ratio);
       if (goal.max_ratio > 0 && i == 0) {
         const bool met = ratio <= goal.max_ratio;

@@ -49,17 +49,17 @@ TEST(RatioReporterTest, PrintsWallAndCpuRatiosAndJudgesTheGoalOnWallTime) {
   const std::vector<BenchmarkRun> runs = {MakeRun("BM_Ours", 200, 90), MakeRun("BM_Base", 100, 60)};
   auto [met_out, met] = Report({{"BM_Ours", "BM_Base", 3.0}}, runs);
   EXPECT_TRUE(met);
-  EXPECT_THAT(met_out, HasSubstr("ratio: BM_Ours / BM_Base = 2.00 (cpu 1.50) (goal <= 3.00: met)"));
+  EXPECT_THAT(met_out, HasSubstr("ratio: BM_Ours / BM_Base = 2.000 (cpu 1.500) (goal <= 3.00: met)"));
 
   auto [missed_out, missed] = Report({{"BM_Ours", "BM_Base", 1.5}}, runs);
   EXPECT_FALSE(missed);
-  EXPECT_THAT(missed_out, HasSubstr("= 2.00 (cpu 1.50) (goal <= 1.50: MISSED)"));
+  EXPECT_THAT(missed_out, HasSubstr("= 2.000 (cpu 1.500) (goal <= 1.50: MISSED)"));
 }
 
 TEST(RatioReporterTest, AReportOnlyRatioHasNoGoalAndNeverFails) {
   auto [out, ok] = Report({{"BM_Ours", "BM_Base", 0}}, {MakeRun("BM_Ours", 5000, 5000), MakeRun("BM_Base", 1, 1)});
   EXPECT_TRUE(ok);
-  EXPECT_THAT(out, HasSubstr("ratio: BM_Ours / BM_Base = 5000.00 (cpu 5000.00)\n"));
+  EXPECT_THAT(out, HasSubstr("ratio: BM_Ours / BM_Base = 5000.000 (cpu 5000.000)\n"));
 }
 
 TEST(RatioReporterTest, RepetitionsGiveARowPerAggregateAndTheMedianDecides) {
@@ -77,8 +77,8 @@ TEST(RatioReporterTest, RepetitionsGiveARowPerAggregateAndTheMedianDecides) {
 
   auto [out, ok] = Report({{"BM_Ours", "BM_Base", 1.0}}, runs);
   EXPECT_TRUE(ok);
-  EXPECT_THAT(out, HasSubstr("ratio: BM_Ours_median / BM_Base_median = 0.50 (cpu 0.50) (goal <= 1.00: met)\n"));
-  EXPECT_THAT(out, HasSubstr("ratio: BM_Ours_mean / BM_Base_mean = 1.40 (cpu 0.50)\n"));
+  EXPECT_THAT(out, HasSubstr("ratio: BM_Ours_median / BM_Base_median = 0.500 (cpu 0.500) (goal <= 1.00: met)\n"));
+  EXPECT_THAT(out, HasSubstr("ratio: BM_Ours_mean / BM_Base_mean = 1.400 (cpu 0.500)\n"));
   EXPECT_THAT(out, Not(HasSubstr("stddev")));
   EXPECT_THAT(out, Not(HasSubstr("ratio: BM_Ours / BM_Base")));
 }
