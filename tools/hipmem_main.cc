@@ -11,6 +11,9 @@
 //                 runs an unmodified program (AMD's rocminfo, a binary linked to AMD's ROCr...) on a simulated
 //                 machine (HIPMEM_SIM_PRESET): execs CMD with libhipmem_kfd.so in LD_PRELOAD, which shows it
 //                 /dev/kfd, the render nodes and the KFD sysfs tree (testing/kfd_sim/preload/)
+//   hipmem bench [--repetitions N] [--only SUBSTRING]... [-- BENCHMARK_ARGS...]
+//                 runs every benchmark program built with hipmem (interleaved repetitions, 3 by default) and prints
+//                 the performance goals of all of them as one table: each same-run ratio, its goal, met or MISSED
 //   hipmem trace -o FILE -- CMD ARGS...
 //                 `run`, traced: every process of CMD writes its trace (HIPMEM_TRACE=DIR/trace.%p.json: our layers'
 //                 slices where it uses hipmem's libraries, and for AMD's own libraries the KFD ioctls they issue
@@ -20,12 +23,14 @@
 // kernel's side of the tour.
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <algorithm>
 #include <memory>
@@ -34,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/trace.h"
@@ -42,6 +48,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "tools/agent_report.h"
+#include "tools/bench_table.h"
 #include "tools/sim_view.h"
 #include "tools/tour_chart.h"
 #include "tools/trace_merge.h"
@@ -250,31 +257,48 @@ int Tour(const std::string& trace_path) {
 
 // ---- hipmem run ------------------------------------------------------------------------------
 
+// A file of this binary's Bazel runfiles (`bazel run`, or a binary run from a test's runfiles), by its path in the
+// workspace; "" when there is none.
+std::string FindRunfile(const std::string& workspace_path) {
+  const std::string suffix = "/hipmem/" + workspace_path;
+  std::vector<std::string> candidates;
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    candidates.push_back(std::string(exe) + ".runfiles" + suffix);
+  }
+  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {  // a binary run by another's runfiles (a test)
+    if (const char* runfiles = std::getenv(variable); runfiles != nullptr) {
+      candidates.push_back(std::string(runfiles) + suffix);
+    }
+  }
+  for (const std::string& path : candidates) {
+    if (access(path.c_str(), R_OK) == 0) return path;
+  }
+  return "";
+}
+
 // Where libhipmem_kfd.so is: $HIPMEM_KFD_PRELOAD when set; else beside this binary in an install prefix
-// (PREFIX/bin/hipmem, PREFIX/lib/libhipmem_kfd.so) or in its Bazel runfiles (`bazel run`, or a test's).
+// (PREFIX/bin/hipmem, PREFIX/lib/libhipmem_kfd.so) or in its Bazel runfiles.
 std::string FindPreloadLibrary() {
   if (const char* explicit_path = std::getenv("HIPMEM_KFD_PRELOAD"); explicit_path != nullptr && *explicit_path) {
     return explicit_path;
   }
-  constexpr char kRunfile[] = "/hipmem/testing/kfd_sim/preload/libhipmem_kfd.so";
   std::vector<std::string> candidates;
   char exe[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) {
     exe[n] = '\0';
     const std::string self(exe);
-    const std::string dir = self.substr(0, self.rfind('/'));
-    candidates.push_back(dir + "/../lib/libhipmem_kfd.so");
-    candidates.push_back(self + ".runfiles" + kRunfile);
+    candidates.push_back(self.substr(0, self.rfind('/')) + "/../lib/libhipmem_kfd.so");
   }
-  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {  // a binary run by another's runfiles (a test)
-    if (const char* runfiles = std::getenv(variable); runfiles != nullptr) {
-      candidates.push_back(std::string(runfiles) + kRunfile);
-    }
-  }
+  candidates.push_back(FindRunfile("testing/kfd_sim/preload/libhipmem_kfd.so"));
   for (const std::string& path : candidates) {
     char resolved[PATH_MAX];
-    if (access(path.c_str(), R_OK) == 0 && realpath(path.c_str(), resolved) != nullptr) return resolved;
+    if (!path.empty() && access(path.c_str(), R_OK) == 0 && realpath(path.c_str(), resolved) != nullptr) {
+      return resolved;
+    }
   }
   return "";
 }
@@ -365,19 +389,161 @@ int TracePreloaded(int argc, char** argv, int first) {
   return code;
 }
 
+// ---- hipmem bench -----------------------------------------------------------------------------
+
+// Runs `path` with `args`, returning what it printed on stdout (its stderr stays ours) and its exit status (128 +
+// signal when it was killed).
+absl::StatusOr<std::pair<std::string, int>> RunCapturingStdout(const std::string& path,
+                                                                const std::vector<std::string>& args) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe2");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = fork();
+  if (child < 0) {
+    const int err = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return absl::ErrnoToStatus(err, "fork");
+  }
+  if (child == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(path.c_str()));
+    for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    execv(path.c_str(), argv.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  std::string output;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer));
+    if (n > 0) {
+      output.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return std::make_pair(std::move(output), code);
+}
+
+// `hipmem bench [--repetitions N] [--only SUBSTRING]... [-- BENCHMARK_ARGS...]`: runs every benchmark program
+// built with hipmem (tools/BUILD's HIPMEM_BENCHMARKS, listed in bench_programs.txt in the runfiles), each with
+// interleaved repetitions, and prints their same-run ratios and goals as one table (tools/bench_table.h). Returns 0
+// when every goal was met, 1 when one was missed or not measured, 2 when a program could not run or failed.
+int Bench(int argc, char** argv, int first) {
+  constexpr char kBenchUsage[] = "usage: hipmem bench [--repetitions N] [--only SUBSTRING]... [-- BENCHMARK_ARGS...]\n";
+  int repetitions = 3;
+  std::vector<std::string> only;
+  std::vector<std::string> extra;
+  for (int i = first; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") {
+      extra.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    if ((arg == "--repetitions" || arg == "--only") && i + 1 < argc) {
+      if (arg == "--only") {
+        only.emplace_back(argv[++i]);
+        continue;
+      }
+      char* end = nullptr;
+      const long n = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || n < 1 || n > 1000) {
+        std::fputs(kBenchUsage, stderr);
+        return 2;
+      }
+      repetitions = static_cast<int>(n);
+      continue;
+    }
+    std::fputs(kBenchUsage, stderr);
+    return 2;
+  }
+  const std::string manifest = FindRunfile("tools/bench_programs.txt");
+  if (manifest.empty()) {
+    std::fputs("hipmem bench: the benchmark programs are not here (they ship in hipmem's Bazel runfiles: "
+               "bazel run -c opt //tools:hipmem_bench)\n",
+               stderr);
+    return 2;
+  }
+#ifndef NDEBUG
+  std::fputs("hipmem bench: this is not an optimised build; ratios from it say little (bazel run -c opt)\n", stderr);
+#endif
+  std::vector<std::string> programs;
+  if (FILE* f = std::fopen(manifest.c_str(), "r"); f != nullptr) {
+    char line[PATH_MAX];
+    while (std::fgets(line, sizeof(line), f) != nullptr) {
+      std::string program(line);
+      while (!program.empty() && (program.back() == '\n' || program.back() == ' ')) program.pop_back();
+      if (program.empty()) continue;
+      bool wanted = only.empty();
+      for (const std::string& s : only) wanted = wanted || program.find(s) != std::string::npos;
+      if (wanted) programs.push_back(program);
+    }
+    std::fclose(f);
+  }
+  if (programs.empty()) {
+    std::fputs("hipmem bench: no benchmark program matches\n", stderr);
+    return 2;
+  }
+  std::vector<std::string> args = {"--benchmark_repetitions=" + std::to_string(repetitions),
+                                   "--benchmark_enable_random_interleaving=true"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<hipmem::tools::BenchRatio> ratios;
+  bool failed = false;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    std::fprintf(stderr, "hipmem bench: [%zu/%zu] %s\n", i + 1, programs.size(), programs[i].c_str());
+    const std::string path = FindRunfile(programs[i]);
+    absl::StatusOr<std::pair<std::string, int>> run =
+        path.empty() ? absl::NotFoundError("not in the runfiles") : RunCapturingStdout(path, args);
+    if (!run.ok()) {
+      std::fprintf(stderr, "hipmem bench: %s: %s\n", programs[i].c_str(), std::string(run.status().message()).c_str());
+      failed = true;
+      continue;
+    }
+    // RatioReporter's exit statuses: 0 goals met, 1 a goal missed, 2 a benchmark failed.
+    if (run->second != 0 && run->second != 1) {
+      std::fprintf(stderr, "hipmem bench: %s exited with status %d\n", programs[i].c_str(), run->second);
+      failed = true;
+    }
+    absl::StatusOr<std::vector<hipmem::tools::BenchRatio>> parsed =
+        hipmem::tools::ParseRatioLines(programs[i], run->first);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "hipmem bench: %s: %s\n", programs[i].c_str(),
+                   std::string(parsed.status().message()).c_str());
+      failed = true;
+      continue;
+    }
+    ratios.insert(ratios.end(), parsed->begin(), parsed->end());
+  }
+  std::fputs(hipmem::tools::FormatBenchTable(ratios).c_str(), stdout);
+  if (failed) return 2;
+  return hipmem::tools::AllGoalsMet(ratios) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   constexpr char kUsage[] =
       "usage: hipmem <info | tour [--trace FILE] | dmesg>...  (commands run in order, in one process)\n"
       "       hipmem run -- CMD ARGS...        (CMD on the simulated machine, through libhipmem_kfd.so)\n"
-      "       hipmem trace -o FILE -- CMD ARGS...   (run, writing every process's trace into FILE)\n";
+      "       hipmem trace -o FILE -- CMD ARGS...   (run, writing every process's trace into FILE)\n"
+      "       hipmem bench [--repetitions N] [--only SUBSTRING]... [-- BENCHMARK_ARGS...]\n"
+      "                                        (every benchmark program's ratios and goals, as one table)\n";
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;
   }
   if (std::string_view(argv[1]) == "run") return RunPreloaded(argc, argv, 2);
   if (std::string_view(argv[1]) == "trace") return TracePreloaded(argc, argv, 2);
+  if (std::string_view(argv[1]) == "bench") return Bench(argc, argv, 2);
   // Parsed up front so a typo does not run half a list.
   std::vector<std::pair<std::string_view, std::string>> commands;
   for (int i = 1; i < argc; ++i) {

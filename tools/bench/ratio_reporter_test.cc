@@ -8,6 +8,7 @@
 #include "benchmark/benchmark.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/bench/test_runs.h"
 
 namespace hipmem_bench {
 namespace {
@@ -15,22 +16,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using BenchmarkRun = benchmark::BenchmarkReporter::Run;
-
-// One run of `name` taking `real_ns` of wall time and `cpu_ns` of CPU time per iteration; an aggregate row of
-// that name when `aggregate` is given ("median", "mean", "stddev").
-BenchmarkRun MakeRun(const std::string& name, double real_ns, double cpu_ns, const std::string& aggregate = "") {
-  BenchmarkRun run;
-  run.run_name.function_name = name;
-  run.iterations = 10;
-  run.time_unit = benchmark::kMicrosecond;  // printed unit; the ratios must not depend on it
-  run.real_accumulated_time = real_ns * 1e-9 * 10;  // accumulated over the iterations, in seconds
-  run.cpu_accumulated_time = cpu_ns * 1e-9 * 10;
-  if (!aggregate.empty()) {
-    run.run_type = BenchmarkRun::RT_Aggregate;
-    run.aggregate_name = aggregate;
-  }
-  return run;
-}
 
 // Feeds `runs` to a reporter with `goals` and returns what PrintRatios printed and returned.
 std::pair<std::string, bool> Report(std::vector<RatioGoal> goals, const std::vector<BenchmarkRun>& runs) {
