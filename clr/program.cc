@@ -19,6 +19,14 @@ constexpr std::string_view kKernelSymbolSuffix = ".kd";
 
 }  // namespace
 
+bool Program::AnyFits(Context& context, const Device& device, std::span<const std::span<const uint8_t>> code_objects) {
+  for (std::span<const uint8_t> bytes : code_objects) {
+    absl::StatusOr<co::CodeObject> parsed = co::CodeObject::Parse(bytes);
+    if (parsed.ok() && hsa::CheckTargetFitsAgent(context.runtime(), device.agent, parsed->target()).ok()) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::unique_ptr<Program>> Program::Load(Context& context, const Device& device,
                                                        std::span<const std::span<const uint8_t>> code_objects) {
   std::string tried;

@@ -67,6 +67,8 @@ class Program {
   // image does not fit in VRAM). `context` must outlive the program.
   static absl::StatusOr<std::unique_ptr<Program>> Load(Context& context, const Device& device,
                                                        std::span<const std::span<const uint8_t>> code_objects);
+  // Whether one of `code_objects` fits `device` (Load's choice), without loading it.
+  static bool AnyFits(Context& context, const Device& device, std::span<const std::span<const uint8_t>> code_objects);
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;

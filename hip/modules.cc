@@ -46,6 +46,13 @@ absl::StatusOr<const clr::Program*> Module::ProgramFor(clr::Context& context, co
   return slot->value().get();
 }
 
+bool Module::FitsAnyDevice(clr::Context& context) const {
+  for (const clr::Device& device : context.devices()) {
+    if (clr::Program::AnyFits(context, device, code_objects_)) return true;
+  }
+  return false;
+}
+
 Function* Module::GetFunction(std::string_view name) {
   LightLock lock(&mu_);
   for (Function& f : functions_) {
@@ -262,7 +269,14 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   }
   absl::StatusOr<const clr::Program*> program = function.module->ProgramFor(runtime.context(), *device);
   if (!program.ok()) {
-    return FromHipError(hipErrorInvalidDeviceFunction, absl::StrCat(context(), ": ", program.status().message()));
+    // Current CLR (ihipLaunchKernel, 2025-26) passes the fat binary's own error on: with no code object for any of
+    // the process's devices the fat binary fails to digest (hipErrorInvalidImage); with one for another device but
+    // none for this one, this device has no program to build (hipErrorInvalidKernelFile).
+    hipError_t code = hipErrorInvalidDeviceFunction;
+    if (absl::IsNotFound(program.status())) {
+      code = function.module->FitsAnyDevice(runtime.context()) ? hipErrorInvalidKernelFile : hipErrorInvalidImage;
+    }
+    return FromHipError(code, absl::StrCat(context(), ": ", program.status().message()));
   }
   const clr::Kernel* kernel = (*program)->FindKernel(function.name);
   if (kernel == nullptr) {

@@ -68,6 +68,8 @@ class Module {
   // The module's program on `device`, loaded on first use. The outcome is kept: a device no code object fits keeps
   // answering kNotFound. Errors: clr::Program::Load's.
   absl::StatusOr<const clr::Program*> ProgramFor(clr::Context& context, const clr::Device& device);
+  // Whether some device of `context` has a code object of this module that fits it (loaded or not).
+  bool FitsAnyDevice(clr::Context& context) const;
   // The function named `name`, made on first request (stable address).
   Function* GetFunction(std::string_view name);
   DeviceVariable* AddVariable(std::string_view name, size_t size);
