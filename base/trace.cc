@@ -1,6 +1,7 @@
 #include "base/trace.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -53,7 +54,6 @@ ABSL_CONST_INIT absl::Mutex g_names_mu(absl::kConstInit);
 // Leaked: threads may name themselves while the process exits.
 std::vector<std::pair<uint32_t, std::string>>* g_names ABSL_GUARDED_BY(g_names_mu) = nullptr;
 
-std::atomic<uint32_t> g_next_thread{1};
 thread_local uint32_t t_thread = 0;
 thread_local int t_depth = 0;
 
@@ -102,7 +102,9 @@ TraceSink* SetTraceSink(TraceSink* sink) {
 }
 
 uint32_t TraceThreadId() {
-  if (t_thread == 0) t_thread = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+  // The OS thread id: the same in every copy of this code a process holds (trace_shared_sink.h), and what other
+  // tools show for the thread.
+  if (t_thread == 0) t_thread = static_cast<uint32_t>(gettid());
   return t_thread;
 }
 

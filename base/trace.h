@@ -99,7 +99,7 @@ void Trace(Layer layer, const Args&... args) {
   if (sink != nullptr) sink->Record(layer, absl::StrCat(args...));
 }
 
-// A small number naming the calling thread in traces, stable for the thread's life.
+// The calling thread's OS thread id, as traces name it.
 uint32_t TraceThreadId();
 // Names the calling thread's track ("sdma gpu 0x1e6a engine 0"); remembered, and given to sinks installed later.
 void SetTraceThreadName(std::string name);

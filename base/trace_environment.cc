@@ -6,6 +6,7 @@
 
 #include "base/log_sink.h"
 #include "base/trace_file_sink.h"
+#include "base/trace_shared_sink.h"
 
 namespace hipmem {
 
@@ -53,7 +54,7 @@ TraceSink* LogSinkFromEnvironment() {
 }  // namespace
 
 bool InstallTraceSinksFromEnvironment() {
-  TraceSink* file = OpenTraceFileSinkFromEnvironment();
+  TraceSink* file = ProcessTraceFileSink();
   TraceSink* log = LogSinkFromEnvironment();
   TraceSink* sink = file == nullptr ? log : log == nullptr ? file : new TraceTee(file, log);
   if (sink == nullptr) return false;

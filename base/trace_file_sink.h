@@ -52,7 +52,7 @@ void AppendJsonString(std::string& out, absl::string_view text);
 
 // If HIPMEM_TRACE names a file ("%p" in it stands for the process id), opens it and returns its sink, which lives as long as the process and closes the file
 // at exit; otherwise nullptr (an unopenable file is reported on stderr). Called once, before main
-// (InstallTraceSinksFromEnvironment).
+// (ProcessTraceFileSink, in the copy of this code that owns the process's trace file: trace_shared_sink.h).
 TraceFileSink* OpenTraceFileSinkFromEnvironment();
 // OpenTraceFileSinkFromEnvironment, installed alone. Returns whether it was.
 bool InstallTraceFileSinkFromEnvironment();
