@@ -1,5 +1,7 @@
 /* <hip/hip_runtime.h> from C: upstream layouts and values at compile time, and C callers linking
  * against //hip:hipmem (implemented and not-yet-implemented entry points). */
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +17,9 @@ _Static_assert(sizeof(hipIpcMemHandle_t) == HIP_IPC_HANDLE_SIZE, "");
 _Static_assert(hipDeviceAttributeMultiprocessorCount == 63, "");
 _Static_assert(HIP_R_8F_E4M3_FNUZ == 1000 && HIP_C_64U == 27, "library_types.h");
 _Static_assert(hipHostMallocDefault == 0 && hipStreamDefault == 0, "");
+/* hip_fp16.h and hip_bf16.h give C their raw patterns. */
+_Static_assert(sizeof(struct __half_raw) == 2 && sizeof(struct __half2_raw) == 4, "");
+_Static_assert(sizeof(__hip_bfloat16_raw) == 2 && sizeof(__hip_bfloat162_raw) == 4, "");
 
 static int Fail(const char* what) {
   fprintf(stderr, "FAILED: %s\n", what);

@@ -2,8 +2,11 @@
 // typed C++ overloads reaching the real allocator, the vector and channel types, and the entry
 // points hipmem does not implement yet failing with hipErrorNotSupported and the thread's last
 // error. Built as C++17 and C++20.
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -282,6 +285,40 @@ TEST(HipRuntimeHeadersTest, VectorTypesConstructLikeUpstream) {
   const uchar3 bytes = {1, 2, 3};
   EXPECT_EQ(bytes.z, 3);
   EXPECT_TRUE(make_int4(1, 2, 3, 4) == int4(1, 2, 3, 4));
+}
+
+// <hip/hip_fp16.h> and <hip/hip_bf16.h> in host code: the types are their bit patterns, conversions round in the
+// direction asked, arithmetic rounds to nearest-even.
+TEST(HipRuntimeHeadersTest, HalfAndBFloat16WorkInHostCode) {
+  static_assert(sizeof(__half) == 2 && sizeof(__half2) == 4 && alignof(__half2) == 4);
+  static_assert(sizeof(__hip_bfloat16) == 2 && sizeof(__hip_bfloat162) == 4 && alignof(__hip_bfloat162) == 4);
+  static_assert(std::is_trivially_copyable_v<__half> && std::is_trivially_copyable_v<__hip_bfloat162>);
+  // 1/3 is 0x3555 in binary16 rounded to nearest or toward zero, 0x3556 rounded away from zero.
+  EXPECT_EQ(__half_as_ushort(__float2half(1.0f / 3)), 0x3555);
+  EXPECT_EQ(__half_as_ushort(__float2half_ru(1.0f / 3)), 0x3556);
+  EXPECT_EQ(__half_as_ushort(__float2half_rz(-1.0f / 3)), 0xb555);
+  EXPECT_EQ(__half_as_ushort(__float2half_rd(-1.0f / 3)), 0xb556);
+  // 65520 is halfway past the largest finite half: to nearest it overflows, toward zero it stays finite.
+  EXPECT_EQ(__half_as_ushort(__float2half(65520.0f)), 0x7c00);
+  EXPECT_EQ(__half_as_ushort(__float2half_rz(1e9f)), 0x7bff);
+  EXPECT_EQ(__half2float(__ushort_as_half(0x0001)), std::ldexp(1.0f, -24));
+  const __half a = 1.5f, b = 2.0f;
+  EXPECT_EQ(__half2float(a * b + a), 4.5f);
+  EXPECT_EQ(__half2float(__hfma(a, b, __float2half(-3.0f))), 0.0f);
+  EXPECT_TRUE(__hlt(a, b));
+  EXPECT_FALSE(__heq(__float2half(NAN), __float2half(NAN)));
+  EXPECT_EQ(__half2int_rn(__float2half(2.5f)), 2);
+  EXPECT_EQ(__half2int_ru(__float2half(2.25f)), 3);
+  const __half2 pair = __floats2half2_rn(1.0f, -2.0f);
+  EXPECT_EQ(__high2float(__hmul2(pair, pair)), 4.0f);
+  // bfloat16 is a float's top half: 1/3 (0x3eaaaaab) rounds up to 0x3eab to nearest and down to 0x3eaa toward zero.
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16(1.0f / 3)), 0x3eab);
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16_rz(1.0f / 3)), 0x3eaa);
+  EXPECT_EQ(__bfloat162float(__ushort_as_bfloat16(0x3f80)), 1.0f);
+  const __hip_bfloat16 x = 3.0f, y = 0.5f;
+  EXPECT_EQ(__bfloat162float(__hsub(x, y)), 2.5f);
+  EXPECT_EQ(__bfloat162float(x / y), 6.0f);
+  EXPECT_EQ(__hisinf(__float2bfloat16(-INFINITY)), -1);
 }
 
 }  // namespace

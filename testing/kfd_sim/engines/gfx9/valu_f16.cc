@@ -121,7 +121,7 @@ double Cos(const FpMode&, double a) {
   return std::cos(6.283185307179586476925286766559 * (a - std::nearbyint(a)));
 }
 double FrexpMant(const FpMode&, double a) {
-  if (!std::isfinite(a)) return std::numeric_limits<double>::quiet_NaN();
+  if (!std::isfinite(a)) return a;  // infinity and NaN unchanged, as the f32 form
   int e;
   return std::frexp(a, &e);
 }

@@ -68,8 +68,9 @@ float Cos32(const FpMode&, float a) {
   if (!std::isfinite(a)) return std::numeric_limits<float>::quiet_NaN();
   return static_cast<float>(std::cos(kTwoPi * Revolutions(a)));
 }
+// v_frexp_mant_*: infinity and NaN pass through unchanged (the ISA: "if S0 is INF or NAN then D = S0").
 float FrexpMant32(const FpMode&, float a) {
-  if (!std::isfinite(a)) return std::numeric_limits<float>::quiet_NaN();
+  if (!std::isfinite(a)) return a;
   int e;
   return std::frexp(a, &e);
 }
@@ -92,7 +93,7 @@ double Rcp64(const FpMode&, double a) { return 1.0 / a; }
 double Rsq64(const FpMode&, double a) { return 1.0 / std::sqrt(a); }
 double Sqrt64(const FpMode&, double a) { return std::sqrt(a); }
 double FrexpMant64(const FpMode&, double a) {
-  if (!std::isfinite(a)) return std::numeric_limits<double>::quiet_NaN();
+  if (!std::isfinite(a)) return a;
   int e;
   return std::frexp(a, &e);
 }
