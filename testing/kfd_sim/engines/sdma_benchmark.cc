@@ -27,9 +27,10 @@ using ::hipmem::bench::BM_FutexRoundTrip;
 using ::hipmem::bench::BM_MemcpyAllCores;
 
 // One SDMA queue over an identity page table with `b` mapped: a 64 KiB ring, its read pointer and a fence word.
+// Large copies are spread over `workers` (null: the engine thread alone).
 class SdmaRig {
  public:
-  explicit SdmaRig(const CopyBuffers& b) : ring_(1 << 14, 0) {
+  SdmaRig(const CopyBuffers& b, CopyWorkers* workers) : ring_(1 << 14, 0) {
     memory_.Map(ring_.data(), ring_.size() * 4);
     memory_.Map(&rptr_, 8);
     memory_.Map(&fence_, 4);
@@ -37,8 +38,11 @@ class SdmaRig {
     memory_.Map(b.dst, b.size);
     engine_ = std::make_unique<SdmaEngine>(
         "sdma0", &memory_,
-        SdmaQueueDescriptor{reinterpret_cast<uint64_t>(ring_.data()), 1 << 16, reinterpret_cast<uint64_t>(&rptr_),
-                            reinterpret_cast<uint64_t>(&wptr_)},
+        SdmaQueueDescriptor{.ring_va = reinterpret_cast<uint64_t>(ring_.data()),
+                            .ring_bytes = 1 << 16,
+                            .rptr_va = reinterpret_cast<uint64_t>(&rptr_),
+                            .wptr_va = reinterpret_cast<uint64_t>(&wptr_),
+                            .copy_workers = workers},
         SdmaEngine::Callbacks{});
   }
 
@@ -74,10 +78,10 @@ class SdmaRig {
   std::unique_ptr<SdmaEngine> engine_;
 };
 
-// One copy of state.range(0) bytes per doorbell.
-void BM_SdmaLinearCopy(benchmark::State& state) {
+// One copy of state.range(0) bytes per doorbell, large ones spread over `workers` (null: the engine thread alone).
+void LinearCopy(benchmark::State& state, CopyWorkers* workers) {
   CopyBuffers b(static_cast<size_t>(state.range(0)));
-  SdmaRig rig(b);
+  SdmaRig rig(b, workers);
   for (auto _ : state) {
     rig.PutCopy(b, 0, b.size);
     if (!rig.Run(static_cast<uint32_t>(state.iterations()))) state.SkipWithError("queue halted");
@@ -85,12 +89,23 @@ void BM_SdmaLinearCopy(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
+// As in the simulator: the device's copy workers, one fewer than the host's hardware threads.
+void BM_SdmaLinearCopy(benchmark::State& state) {
+  CopyWorkers workers;
+  LinearCopy(state, &workers);
+}
+
+// The engine thread alone, as before copies were split: against BM_SdmaLinearCopy around the split threshold, where
+// splitting starts to pay (sdma_engine.cc kSplitBytes).
+void BM_SdmaOneThreadCopy(benchmark::State& state) { LinearCopy(state, nullptr); }
+
 // 256 copies of state.range(0) bytes each behind one doorbell: what the engine spends per packet.
 constexpr int kBatch = 256;
 void BM_SdmaCopyBatch(benchmark::State& state) {
   const auto each = static_cast<size_t>(state.range(0));
   CopyBuffers b(each * kBatch);
-  SdmaRig rig(b);
+  CopyWorkers workers;
+  SdmaRig rig(b, &workers);
   for (auto _ : state) {
     for (int i = 0; i < kBatch; ++i) rig.PutCopy(b, i * each, each);
     if (!rig.Run(static_cast<uint32_t>(state.iterations()))) state.SkipWithError("queue halted");
@@ -107,6 +122,9 @@ BENCHMARK(BM_MemcpyAllCores)->Arg(k64M)->Arg(k1G)->UseRealTime()->Unit(benchmark
 BENCHMARK(BM_FutexRoundTrip)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SdmaLinearCopy)->Arg(k4K)->Arg(k64M)->Arg(k1G)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SdmaCopyBatch)->Arg(k4K)->UseRealTime()->Unit(benchmark::kMicrosecond);
+// Around the split threshold.
+BENCHMARK(BM_SdmaLinearCopy)->RangeMultiplier(2)->Range(256 << 10, 4 << 20)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SdmaOneThreadCopy)->RangeMultiplier(2)->Range(256 << 10, 4 << 20)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 std::string Name(const char* benchmark, int64_t arg) {
   return std::string(benchmark) + "/" + std::to_string(arg) + "/real_time";
