@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "base/aliased_memory_sync.h"
 #include "base/log.h"
@@ -334,6 +335,22 @@ SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes)
   return Outcome::kDone;
 }
 
+void SdmaEngine::SpreadRuns(uint64_t bytes, absl::FunctionRef<void(const CopyRun&, uint64_t, uint64_t)> move) {
+  queue_.copy_workers->ParallelFor((bytes + kPieceBytes - 1) / kPieceBytes, [&](uint64_t piece) {
+    uint64_t at = piece * kPieceBytes;
+    const uint64_t end = std::min(at + kPieceBytes, bytes);
+    // The run holding `at`: the last one starting at or before it.
+    auto run = std::upper_bound(runs_.begin(), runs_.end(), at,
+                                [](uint64_t offset, const CopyRun& r) { return offset < r.offset; });
+    for (--run; at < end; ++run) {
+      const uint64_t skip = at - run->offset;
+      const uint64_t n = std::min(run->bytes - skip, end - at);
+      move(*run, skip, n);
+      at += n;
+    }
+  });
+}
+
 SdmaEngine::Outcome SdmaEngine::CopySplit(uint64_t dst, uint64_t src, uint64_t bytes) {
   // Every translation first, on this thread and inside the packet's scope: the page table cannot change before the
   // packet ends, so each byte is still reached through the mapping it had when the packet ran. Translating here, not
@@ -367,18 +384,8 @@ SdmaEngine::Outcome SdmaEngine::CopySplit(uint64_t dst, uint64_t src, uint64_t b
   }
   if (dst_high <= src_low || src_high <= dst_low) {
     // No piece reads what another writes: any order, any thread.
-    queue_.copy_workers->ParallelFor((mapped + kPieceBytes - 1) / kPieceBytes, [&](uint64_t piece) {
-      uint64_t at = piece * kPieceBytes;
-      const uint64_t end = std::min(at + kPieceBytes, mapped);
-      // The run holding `at`: the last one starting at or before it.
-      auto run = std::upper_bound(runs_.begin(), runs_.end(), at,
-                                  [](uint64_t offset, const CopyRun& r) { return offset < r.offset; });
-      for (--run; at < end; ++run) {
-        const uint64_t skip = at - run->offset;
-        const uint64_t n = std::min(run->bytes - skip, end - at);
-        std::memcpy(run->dst + skip, run->src + skip, n);
-        at += n;
-      }
+    SpreadRuns(mapped, [](const CopyRun& run, uint64_t skip, uint64_t n) {
+      std::memcpy(run.dst + skip, run.src + skip, n);
     });
   } else {
     // Overlap: in order on this thread, as an unsplit copy moves it.
@@ -466,6 +473,9 @@ SdmaEngine::Outcome SdmaEngine::Write(uint64_t data_offset, uint64_t dst, uint32
 
 SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords) {
   if (dwords && dst % 4 != 0) return Illegal(absl::StrCat("dword CONST_FILL to unaligned address 0x", absl::Hex(dst)));
+  if (bytes >= kSplitBytes && queue_.copy_workers != nullptr && queue_.copy_workers->max_threads() > 0) {
+    return FillSplit(dst, value, bytes, dwords);
+  }
   const uint64_t total = bytes;
   while (bytes > 0) {
     std::optional<GpuMemory::Span> d = memory_->Translate(dst, bytes);
@@ -487,6 +497,42 @@ SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t byte
     bytes -= n;
   }
   bytes_moved_.fetch_add(total, std::memory_order_relaxed);
+  return Outcome::kDone;
+}
+
+SdmaEngine::Outcome SdmaEngine::FillSplit(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords) {
+  // As CopySplit: every translation first, on this thread; then the runs up to the first unmapped byte, spread.
+  runs_.clear();
+  std::optional<uint64_t> fault;
+  uint64_t mapped = 0;
+  while (mapped < bytes) {
+    std::optional<GpuMemory::Span> d = memory_->Translate(dst + mapped, bytes - mapped);
+    if (!d.has_value()) {
+      fault = dst + mapped;
+      break;
+    }
+    uint64_t n = std::min(d->bytes, bytes - mapped);
+    if (dwords) {
+      n &= ~uint64_t{3};
+      if (n == 0) {  // a mapping ends inside a dword: the rest of it is unmapped
+        fault = dst + mapped + d->bytes;
+        break;
+      }
+    }
+    runs_.push_back(CopyRun{mapped, n, nullptr, static_cast<uint8_t*>(d->host)});
+    mapped += n;
+  }
+  // Pieces and runs start on dword boundaries of the fill (kPieceBytes and every dword run are whole dwords).
+  SpreadRuns(mapped, [&](const CopyRun& run, uint64_t skip, uint64_t n) {
+    if (dwords) {
+      auto* out = reinterpret_cast<uint32_t*>(run.dst + skip);
+      std::fill(out, out + n / 4, value);
+    } else {
+      std::memset(run.dst + skip, static_cast<int>(value & 0xff), n);
+    }
+  });
+  if (fault.has_value()) return Fault(*fault);
+  bytes_moved_.fetch_add(bytes, std::memory_order_relaxed);
   return Outcome::kDone;
 }
 

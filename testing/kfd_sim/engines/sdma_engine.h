@@ -15,6 +15,7 @@
 // packet's access scope (which keeps the page table as it is until the packet ends), then it and the workers move
 // the pieces, and the packet completes only when every piece has landed. Packet order, completion and faults are as
 // for a copy on the engine thread alone: everything before the first unmapped byte is copied, nothing after it.
+// A large CONST_FILL is spread the same way.
 // Thread-safe.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "gpu_abi/sdma_packets.h"
 #include "testing/kfd_sim/engines/copy_workers.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
@@ -81,8 +83,9 @@ class SdmaEngine final : public QueueEngine {
   Outcome Execute(uint64_t rptr, uint32_t* dwords_consumed);
   bool ReadRing(uint64_t offset, uint32_t* out, uint32_t count);
   Outcome Copy(uint64_t dst, uint64_t src, uint64_t bytes);
-  // Copy for a range at least kSplitBytes long, with copy workers.
+  // Copy and Fill for a range at least kSplitBytes long, with copy workers.
   Outcome CopySplit(uint64_t dst, uint64_t src, uint64_t bytes);
+  Outcome FillSplit(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
   Outcome CopyRect(const uint32_t* packet);  // COPY_LINEAR_SUB_WINDOW's 13 dwords
   Outcome Write(uint64_t rptr, uint64_t dst, uint32_t dwords);
   Outcome Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
@@ -110,6 +113,9 @@ class SdmaEngine final : public QueueEngine {
     uint8_t* dst;
   };
   std::vector<CopyRun> runs_;
+  // Calls move(run, skip, n) for every byte of the first `bytes` of runs_ (`n` bytes from `skip` into `run`), spread
+  // over the copy workers in kPieceBytes pieces; returns when all have returned.
+  void SpreadRuns(uint64_t bytes, absl::FunctionRef<void(const CopyRun&, uint64_t skip, uint64_t n)> move);
 
   std::atomic<uint64_t> bytes_moved_{0};
 };

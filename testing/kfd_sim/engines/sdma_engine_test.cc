@@ -226,6 +226,28 @@ TEST_F(SdmaQueueTest, SplitCopyFaultsAtTheFirstUnmappedSourceByte) {
   EXPECT_TRUE(std::all_of(dst.begin() + hole, dst.end(), [](uint8_t v) { return v == 0; }));
 }
 
+TEST_F(SdmaQueueTest, SplitFillsWriteEveryByteUpToTheFirstUnmappedOne) {
+  std::vector<uint32_t> words(kLarge / 4, 0);
+  std::vector<uint8_t> bytes(kLarge, 0);
+  // The word buffer's mapping ends two bytes into a dword past its middle: the dword fill faults on that dword.
+  const uint64_t mapped = kLarge / 2 + 4096 * 5 + 2;
+  memory_.Map(bytes.data(), kLarge);
+  memory_.Map(words.data(), mapped);
+  Submit(sdma::MakeByteFill(Va(bytes.data() + 1), 0x7A, static_cast<uint32_t>(kLarge - 2)));
+  Submit(sdma::MakeFill(Va(words.data()), 0xCAFEF00D, static_cast<uint32_t>(kLarge)));
+  EXPECT_FALSE(engine_->WaitIdle());
+  EXPECT_EQ(bytes.front(), 0);
+  EXPECT_TRUE(std::all_of(bytes.begin() + 1, bytes.end() - 1, [](uint8_t v) { return v == 0x7A; }));
+  EXPECT_EQ(bytes.back(), 0);
+  ASSERT_EQ(faults_.size(), 1u);
+  EXPECT_EQ(faults_[0], Va(words.data()) + mapped);
+  const uint64_t filled = mapped / 4;
+  EXPECT_TRUE(std::all_of(words.begin(), words.begin() + filled, [](uint32_t v) { return v == 0xCAFEF00Du; }));
+  EXPECT_TRUE(std::all_of(words.begin() + filled, words.end(), [](uint32_t v) { return v == 0; }));
+  EXPECT_EQ(engine_->bytes_moved(), kLarge - 2) << "the byte fill, not the faulting one";
+  EXPECT_GT(workers_.started_threads(), 0);
+}
+
 TEST_F(SdmaQueueTest, OverlappingLargeCopyMovesLikeMemmove) {
   // A copy within one buffer, the destination a little above the source: a split copy would read bytes it had
   // already overwritten.
