@@ -23,6 +23,7 @@
 #include "testing/kfd_sim/bo_pages.h"
 #include "testing/kfd_sim/dmabuf_table.h"
 #include "testing/kfd_sim/engines/compute_engine.h"
+#include "testing/kfd_sim/engines/copy_workers.h"
 #include "testing/kfd_sim/engines/doorbell_poller.h"
 #include "testing/kfd_sim/engines/pm4_engine.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
@@ -118,6 +119,9 @@ struct ProcessDevice {
   uint64_t sh_hidden_private_base = 0;
   // The file this GPU's VRAM buffers of this process take their pages from, made on first use (VramFileOf).
   std::shared_ptr<PageFile> vram_file;
+  // The host threads this GPU's SDMA engines spread large copies over (started by the first one). Behind a pointer:
+  // engines hold it across moves of the vector; they are gone before it (ProcessState's queues go first).
+  std::unique_ptr<CopyWorkers> copy_workers = std::make_unique<CopyWorkers>();
 };
 
 // The process's runtime-enable state (kfd_process.runtime_info.runtime_state), which RUNTIME_ENABLE moves. The

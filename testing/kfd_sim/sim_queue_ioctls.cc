@@ -168,7 +168,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                           .doorbell = doorbell,
                           .initial_rptr = initial_progress,
                           .generation = generation,
-                          .clock = GpuClock(gpu.gpu_clock_counter_hz)},
+                          .clock = GpuClock(gpu.gpu_clock_counter_hz),
+                          .copy_workers = device.copy_workers.get()},
       SdmaEngine::Callbacks{
           // The SDMA trap interrupt carries 28 bits of context: the event id (sdma_v4/v5 + kfd_int_process).
           .on_trap = [file](uint32_t context) { file->SignalEventInterrupt(context & 0x0fffffff, 28); },

@@ -1,6 +1,7 @@
 // The SDMA engine and the GPU clock through the simulator's raw ABI, as kfdtest drives them: GET_CLOCK_COUNTERS,
 // GET_GLOBAL_TIMESTAMP and WRITE_LINEAR packets on an SDMA queue, the queue's SDMA generation following its GPU,
 // and an illegal packet halting the queue with a kernel log line and a HW_EXCEPTION event.
+#include <dirent.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -277,6 +278,49 @@ TEST_F(SimSdmaTest, CopyLinearSubWindowThroughTheQueueCopiesTheBox) {
   for (int y = 0; y < 5; ++y) std::memcpy(&want[(3 + y) * 64 + 2 * 2], src.cpu + (1 + y) * 96 + 4 * 2, 20);
   EXPECT_EQ(std::memcmp(dst.cpu, want.data(), 4096), 0);
   EXPECT_FALSE(OnlyQueue().halted);
+}
+
+// The threads of this process, as /proc lists them.
+int ThreadCount() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return -1;
+  int count = 0;
+  while (const dirent* entry = readdir(dir)) count += entry->d_name[0] != '.' ? 1 : 0;
+  closedir(dir);
+  return count;
+}
+
+TEST_F(SimSdmaTest, LargeCopyLandsAndItsHostThreadsEndWithTheProcess) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: large copies are not split";
+  Open(DefaultTopology());
+  const int before = ThreadCount();
+  CreateSdmaQueue();
+  constexpr uint64_t kBytes = 2 * uint64_t{sdma::kMaxLinearBytes};
+  const Buffer src = NewBuffer(Bytes(kBytes));
+  const Buffer dst = NewBuffer(Bytes(kBytes));
+  const Buffer fence = NewBuffer(Bytes::KiB(4));
+  for (uint64_t i = 0; i < kBytes; ++i) src.cpu[i] = static_cast<char>(i * 13 + (i >> 16));
+  std::memset(dst.cpu, 0, kBytes);
+  for (uint64_t off = 0; off < kBytes; off += sdma::kMaxLinearBytes) {
+    Push(sdma::MakeCopy(dst.va + off, src.va + off, sdma::kMaxLinearBytes));
+  }
+  Push(sdma::MakeFence(fence.va, 0x600d));
+  Submit();
+  // The fence is the last packet: once it is seen, every byte of the copies is.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(fence.cpu)).load(std::memory_order_acquire) != 0x600d) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the fence never landed";
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  EXPECT_EQ(std::memcmp(dst.cpu, src.cpu, kBytes), 0);
+  EXPECT_GT(ThreadCount(), before + 1) << "the engine thread alone: the copy was not split";
+  // Closing /dev/kfd tears the device down, its copy workers with it: no thread of it lives on to the process's exit.
+  file_.reset();
+  const auto close_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (ThreadCount() > before && std::chrono::steady_clock::now() < close_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a joined thread leaves /proc a moment later
+  }
+  EXPECT_LE(ThreadCount(), before);
 }
 
 }  // namespace

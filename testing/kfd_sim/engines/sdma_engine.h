@@ -10,6 +10,12 @@
 // ATOMIC, CONST_FILL (byte and dword), TIMESTAMP (set/get local, get global), GCR_REQ (v5+) and NOP. Anything else -- an unknown opcode, a
 // sub-opcode we do not simulate, a count wider than the generation's field, a misaligned address -- is an
 // illegal packet: the queue halts where it stands and reports why.
+// A large COPY_LINEAR is spread over the device's copy workers (copy_workers.h), as a real engine moves it at the
+// memory's bandwidth rather than one CPU thread's: the engine thread translates the whole range first, inside the
+// packet's access scope (which keeps the page table as it is until the packet ends), then it and the workers move
+// the pieces, and the packet completes only when every piece has landed. Packet order, completion and faults are as
+// for a copy on the engine thread alone: everything before the first unmapped byte is copied, nothing after it.
+// A large CONST_FILL is spread the same way.
 // Thread-safe.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_SDMA_ENGINE_H_
@@ -18,8 +24,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "gpu_abi/sdma_packets.h"
+#include "testing/kfd_sim/engines/copy_workers.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
@@ -39,6 +48,9 @@ struct SdmaQueueDescriptor {
   gpu_abi::sdma::Generation generation = gpu_abi::sdma::Generation::kV4_4;
   // The GPU's clock counter, which TIMESTAMP packets read.
   GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
+  // The device's copy workers, which large copies are spread over; not owned, must outlive the engine. Null: every
+  // copy runs on the engine thread alone.
+  CopyWorkers* copy_workers = nullptr;
 };
 
 class SdmaEngine final : public QueueEngine {
@@ -71,6 +83,9 @@ class SdmaEngine final : public QueueEngine {
   Outcome Execute(uint64_t rptr, uint32_t* dwords_consumed);
   bool ReadRing(uint64_t offset, uint32_t* out, uint32_t count);
   Outcome Copy(uint64_t dst, uint64_t src, uint64_t bytes);
+  // Copy and Fill for a range at least kSplitBytes long, with copy workers.
+  Outcome CopySplit(uint64_t dst, uint64_t src, uint64_t bytes);
+  Outcome FillSplit(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
   Outcome CopyRect(const uint32_t* packet);  // COPY_LINEAR_SUB_WINDOW's 13 dwords
   Outcome Write(uint64_t rptr, uint64_t dst, uint32_t dwords);
   Outcome Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
@@ -89,6 +104,18 @@ class SdmaEngine final : public QueueEngine {
   uint64_t rptr_;                  // the read pointer (bytes, monotonic)
   std::string illegal_reason_;     // why the packet at rptr_ is illegal
   int64_t local_time_offset_ = 0;  // SET_LOCAL_TIMESTAMP: the local counter minus the GPU clock
+  // A split copy's translated runs: host source and destination of `bytes` bytes starting `offset` bytes into the
+  // copy. Kept to reuse its storage.
+  struct CopyRun {
+    uint64_t offset;
+    uint64_t bytes;
+    const uint8_t* src;
+    uint8_t* dst;
+  };
+  std::vector<CopyRun> runs_;
+  // Calls move(run, skip, n) for every byte of the first `bytes` of runs_ (`n` bytes from `skip` into `run`), spread
+  // over the copy workers in kPieceBytes pieces; returns when all have returned.
+  void SpreadRuns(uint64_t bytes, absl::FunctionRef<void(const CopyRun&, uint64_t skip, uint64_t n)> move);
 
   std::atomic<uint64_t> bytes_moved_{0};
 };

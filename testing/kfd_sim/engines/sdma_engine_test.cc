@@ -45,6 +45,7 @@ class SdmaQueueTest : public ::testing::Test {
     SdmaQueueDescriptor queue{Va(ring_.data()), kRingBytes, Va(&rptr_), Va(&wptr_)};
     queue.generation = generation;
     queue.clock = clock_;
+    queue.copy_workers = &workers_;
     engine_ = std::make_unique<SdmaEngine>(
         "sdma0", &memory_, queue,
         SdmaEngine::Callbacks{[this](uint32_t c) { traps_.push_back(c); }, [this](uint64_t va) { faults_.push_back(va); },
@@ -75,6 +76,8 @@ class SdmaQueueTest : public ::testing::Test {
   std::vector<uint64_t> faults_;
   std::vector<std::string> illegal_;
   const GpuClock clock_ = GpuClock(GpuClock::kDefaultFrequencyHz);
+  // Three workers whatever the host has, so that large copies are split even on one core.
+  CopyWorkers workers_{3};
   std::unique_ptr<SdmaEngine> engine_;
 };
 
@@ -143,6 +146,157 @@ TEST_F(SdmaQueueTest, UnmappedDestinationIsAVmFaultThatHaltsTheQueue) {
   EXPECT_EQ(faults_[0], Va(unmapped.data()));
   EXPECT_EQ(unmapped[0], 0) << "nothing is written through a missing mapping";
   EXPECT_EQ(std::atomic_ref<uint32_t>(fence).load(), 0u) << "a halted queue runs nothing after the fault";
+}
+
+// ---- copies large enough to be split over the copy workers ----
+
+constexpr uint64_t kLarge = sdma::kMaxLinearBytes;  // 4 MiB: one packet, far above the split threshold
+
+std::vector<uint8_t> Pattern(uint64_t bytes, uint8_t seed) {
+  std::vector<uint8_t> v(bytes);
+  for (uint64_t i = 0; i < bytes; ++i) v[i] = static_cast<uint8_t>(i * 131 + (i >> 12) * 7 + seed);
+  return v;
+}
+
+TEST_F(SdmaQueueTest, SplitCopyLandsBeforeTheNextPacketsRun) {
+  const std::vector<uint8_t> a = Pattern(kLarge, 1), b = Pattern(kLarge, 2);
+  std::vector<uint8_t> dst(kLarge, 0), copy_of_dst(kLarge, 0);
+  uint32_t fence = 0;
+  uint64_t counter = 0;
+  memory_.Map(a.data(), kLarge);
+  memory_.Map(b.data(), kLarge);
+  memory_.Map(dst.data(), kLarge);
+  memory_.Map(copy_of_dst.data(), kLarge);
+  memory_.Map(&fence, 4);
+  memory_.Map(&counter, 8);
+  const uint64_t half = kLarge / 2 + 4;  // not on a piece boundary
+  Submit(sdma::MakeCopy(Va(dst.data()), Va(a.data()), kLarge));
+  // Reads every byte the first copy wrote: only bytes that landed make it through.
+  Submit(sdma::MakeCopy(Va(copy_of_dst.data()), Va(dst.data()), kLarge));
+  // Overwrites the first copy's upper half: the later packet's bytes win.
+  Submit(sdma::MakeCopy(Va(dst.data() + half), Va(b.data() + half), static_cast<uint32_t>(kLarge - half)));
+  Submit(sdma::MakeAtomic(Va(&counter), sdma::AtomicOp::kAdd64, 5));
+  Submit(sdma::MakeFence(Va(&fence), 0xF00D));
+  // As a host waiting on the fence would: once it is seen, so is everything before it (no WaitIdle).
+  while (std::atomic_ref<uint32_t>(fence).load(std::memory_order_acquire) != 0xF00Du) std::this_thread::yield();
+  EXPECT_EQ(std::atomic_ref<uint64_t>(counter).load(), 5u);
+  EXPECT_TRUE(copy_of_dst == a) << "the second copy read bytes the first had not written yet";
+  EXPECT_TRUE(std::equal(dst.begin(), dst.begin() + half, a.begin()));
+  EXPECT_TRUE(std::equal(dst.begin() + half, dst.end(), b.begin() + half)) << "a later copy was overwritten";
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_EQ(engine_->bytes_moved(), 2 * kLarge + (kLarge - half));
+  EXPECT_GT(workers_.started_threads(), 0) << "the copies were not split: this test covers nothing new";
+}
+
+TEST_F(SdmaQueueTest, SplitCopyFaultsAtTheFirstUnmappedDestinationByte) {
+  const std::vector<uint8_t> src = Pattern(kLarge, 3);
+  std::vector<uint8_t> dst(kLarge, 0);
+  uint32_t fence = 0;
+  // A hole of one page a little past the middle of the destination.
+  const uint64_t hole = kLarge / 2 + 3 * 4096;
+  memory_.Map(src.data(), kLarge);
+  memory_.Map(dst.data(), hole);
+  memory_.Map(dst.data() + hole + 4096, kLarge - hole - 4096);
+  memory_.Map(&fence, 4);
+  Submit(sdma::MakeCopy(Va(dst.data()), Va(src.data()), kLarge));
+  Submit(sdma::MakeFence(Va(&fence), 9));
+  EXPECT_FALSE(engine_->WaitIdle());
+  EXPECT_TRUE(engine_->halted());
+  ASSERT_EQ(faults_.size(), 1u);
+  EXPECT_EQ(faults_[0], Va(dst.data() + hole));
+  EXPECT_EQ(engine_->rptr(), 0u) << "the read pointer stays on the faulting copy";
+  EXPECT_TRUE(std::equal(dst.begin(), dst.begin() + hole, src.begin())) << "everything before the fault lands";
+  EXPECT_TRUE(std::all_of(dst.begin() + hole, dst.end(), [](uint8_t v) { return v == 0; }))
+      << "nothing after the fault is written, as on one thread";
+  EXPECT_EQ(std::atomic_ref<uint32_t>(fence).load(), 0u) << "a halted queue runs nothing after the fault";
+  EXPECT_EQ(engine_->bytes_moved(), 0u);
+}
+
+TEST_F(SdmaQueueTest, SplitCopyFaultsAtTheFirstUnmappedSourceByte) {
+  const std::vector<uint8_t> src = Pattern(kLarge, 4);
+  std::vector<uint8_t> dst(kLarge, 0);
+  const uint64_t hole = kLarge / 4 + 12;  // the source's mapping ends inside a page
+  memory_.Map(src.data(), hole);
+  memory_.Map(dst.data(), kLarge);
+  Submit(sdma::MakeCopy(Va(dst.data()), Va(src.data()), kLarge));
+  EXPECT_FALSE(engine_->WaitIdle());
+  ASSERT_EQ(faults_.size(), 1u);
+  EXPECT_EQ(faults_[0], Va(src.data() + hole));
+  EXPECT_TRUE(std::equal(dst.begin(), dst.begin() + hole, src.begin()));
+  EXPECT_TRUE(std::all_of(dst.begin() + hole, dst.end(), [](uint8_t v) { return v == 0; }));
+}
+
+TEST_F(SdmaQueueTest, SplitFillsWriteEveryByteUpToTheFirstUnmappedOne) {
+  std::vector<uint32_t> words(kLarge / 4, 0);
+  std::vector<uint8_t> bytes(kLarge, 0);
+  // The word buffer's mapping ends two bytes into a dword past its middle: the dword fill faults on that dword.
+  const uint64_t mapped = kLarge / 2 + 4096 * 5 + 2;
+  memory_.Map(bytes.data(), kLarge);
+  memory_.Map(words.data(), mapped);
+  Submit(sdma::MakeByteFill(Va(bytes.data() + 1), 0x7A, static_cast<uint32_t>(kLarge - 2)));
+  Submit(sdma::MakeFill(Va(words.data()), 0xCAFEF00D, static_cast<uint32_t>(kLarge)));
+  EXPECT_FALSE(engine_->WaitIdle());
+  EXPECT_EQ(bytes.front(), 0);
+  EXPECT_TRUE(std::all_of(bytes.begin() + 1, bytes.end() - 1, [](uint8_t v) { return v == 0x7A; }));
+  EXPECT_EQ(bytes.back(), 0);
+  ASSERT_EQ(faults_.size(), 1u);
+  EXPECT_EQ(faults_[0], Va(words.data()) + mapped);
+  const uint64_t filled = mapped / 4;
+  EXPECT_TRUE(std::all_of(words.begin(), words.begin() + filled, [](uint32_t v) { return v == 0xCAFEF00Du; }));
+  EXPECT_TRUE(std::all_of(words.begin() + filled, words.end(), [](uint32_t v) { return v == 0; }));
+  EXPECT_EQ(engine_->bytes_moved(), kLarge - 2) << "the byte fill, not the faulting one";
+  EXPECT_GT(workers_.started_threads(), 0);
+}
+
+TEST_F(SdmaQueueTest, OverlappingLargeCopyMovesLikeMemmove) {
+  // A copy within one buffer, the destination a little above the source: a split copy would read bytes it had
+  // already overwritten.
+  std::vector<uint8_t> buffer = Pattern(2 * kLarge, 5);
+  std::vector<uint8_t> expected = buffer;
+  const uint64_t shift = 3 * 4096 + 8;
+  std::memmove(expected.data() + shift, expected.data(), kLarge);
+  memory_.Map(buffer.data(), buffer.size());
+  Submit(sdma::MakeCopy(Va(buffer.data() + shift), Va(buffer.data()), kLarge));
+  ASSERT_TRUE(engine_->WaitIdle());
+  EXPECT_TRUE(buffer == expected);
+}
+
+TEST_F(SdmaQueueTest, SplitCopyAcrossManyMappingsUsesEachOnesPages) {
+  // The destination's pages in reverse order behind consecutive VAs: every piece must go through the translation
+  // of its own bytes, not its neighbour's.
+  constexpr uint64_t kPage = 64 << 10;
+  constexpr uint64_t kPages = kLarge / kPage;
+  const std::vector<uint8_t> src = Pattern(kLarge, 6);
+  std::vector<uint8_t> backing(kLarge, 0);
+  // A page table that maps VA page p of a fake range to backing page (kPages - 1 - p).
+  class ReversedPages final : public GpuMemory {
+   public:
+    ReversedPages(GpuMemory* rest, uint64_t base, uint8_t* backing) : rest_(rest), base_(base), backing_(backing) {}
+    std::optional<Span> Translate(uint64_t va, uint64_t bytes) override {
+      if (va < base_ || va >= base_ + kLarge) return rest_->Translate(va, bytes);
+      const uint64_t page = (va - base_) / kPage, offset = (va - base_) % kPage;
+      return Span{backing_ + (kPages - 1 - page) * kPage + offset, std::min(bytes, kPage - offset)};
+    }
+
+   private:
+    GpuMemory* const rest_;
+    const uint64_t base_;
+    uint8_t* const backing_;
+  };
+  const uint64_t base = uint64_t{1} << 46;  // a VA nothing on the host uses
+  ReversedPages memory(&memory_, base, backing.data());
+  memory_.Map(src.data(), kLarge);
+  SdmaQueueDescriptor queue{Va(ring_.data()), kRingBytes, Va(&rptr_), Va(&wptr_)};
+  queue.copy_workers = &workers_;
+  engine_ = std::make_unique<SdmaEngine>("sdma1", &memory, queue, SdmaEngine::Callbacks{});
+  Submit(sdma::MakeCopy(base, Va(src.data()), kLarge));
+  ASSERT_TRUE(engine_->WaitIdle());
+  engine_.reset();  // before `memory` goes
+  for (uint64_t p = 0; p < kPages; ++p) {
+    EXPECT_TRUE(std::equal(src.begin() + p * kPage, src.begin() + (p + 1) * kPage,
+                           backing.begin() + (kPages - 1 - p) * kPage))
+        << "VA page " << p;
+  }
 }
 
 TEST_F(SdmaQueueTest, CopyAcrossTwoAdjacentMappingsIsOneCopy) {
