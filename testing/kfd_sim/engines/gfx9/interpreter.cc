@@ -18,7 +18,7 @@ CodeCache::Page* CodeCache::PageOf(uint64_t pc) {
   return last_;
 }
 
-const Inst* CodeCache::At(uint64_t pc, Context& context) {
+const Inst* CodeCache::Fetch(uint64_t pc, Context& context) {
   if (pc % 4 != 0) {
     context.Illegal(absl::StrCat("program counter 0x", absl::Hex(pc), " is not dword-aligned"));
     return nullptr;
