@@ -59,6 +59,11 @@ WaveStop RunWave(Wave& wave, Context& context, CodeCache& code, uint32_t budget,
       stop = WaveStop::kStopped;
       break;
     }
+    if ((wave.mode & kModeVskip) != 0 && IsVector(*inst)) {  // not issued: only the program counter moves
+      wave.pc += uint64_t{inst->dwords} * 4;
+      ++n;
+      continue;
+    }
     if (inst->info == nullptr || inst->info->handler == nullptr) {
       context.Illegal(absl::StrCat("at 0x", absl::Hex(wave.pc), ": ", Mnemonic(*inst), " is not implemented"));
       stop = WaveStop::kStopped;
