@@ -31,6 +31,8 @@ bool DestinationIsScalar(const Inst& inst);
 
 // Whether the instruction is a VALU one (VOP1, VOP2, VOPC, VOP3, VOP3P; DPP and SDWA forms included).
 inline bool IsValu(const Inst& inst) { return inst.encoding >= Encoding::kVop2 && inst.encoding <= Encoding::kVop3p; }
+// A vector instruction, the kind MODE.VSKIP skips: VALU or vector memory (DS, FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF).
+inline bool IsVector(const Inst& inst) { return inst.encoding >= Encoding::kVop2; }
 
 // The encoding's name, as LLVM's disassembler groups them ("SOP2", "VOP3", "FLAT", ...).
 const char* EncodingName(Encoding encoding);

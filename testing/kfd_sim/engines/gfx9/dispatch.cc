@@ -14,7 +14,9 @@ namespace aql = ::hipmem::gpu_abi::aql;
 namespace amdhsa = ::hipmem::gpu_abi::amdhsa;
 namespace {
 
-// Instructions a wave runs before the workgroup's next wave gets a turn (and the access scope is renewed).
+// Instructions a wave runs before the workgroup's next wave gets a turn; also how many instructions a unit runs
+// at most (give or take one turn) before it renews its access scope, so that a page-table change waits about as
+// long as one slice takes.
 constexpr uint32_t kSlice = 4096;
 // Rounds (every resident workgroup one turn) with none ending after which a unit fills more of its resident slots:
 // long enough that a compute-bound workgroup of a few slices finishes first, short enough that workgroups spinning
@@ -435,6 +437,7 @@ void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::o
   uint32_t stalled_rounds = 0;
   bool more = true;
   uint64_t executed = 0;
+  uint64_t scope_start = 0;  // `executed` when the access scope was last opened
   port.Open();
   while (!failed_.load(std::memory_order_relaxed)) {
     while (more && resident.size() < std::min(target, limit)) {
@@ -480,14 +483,19 @@ void KernelDispatch::RunUnits(uint32_t compute_units, const std::function<std::o
       } else {
         ++k;
       }
-      // Let the page table change between turns, as between a real wave's memory operations.
-      port.Close();
       if (interrupted() || failed_.load(std::memory_order_relaxed)) {
         stop = true;
-        port.Open();  // closed again below
         break;
       }
-      port.Open();
+      // Let the page table change between turns, as between a real wave's memory operations, once a slice's worth
+      // of instructions has run in this scope (or a wave slept: it waits on something outside, which may need the
+      // page table). Not after every turn: a turn of small workgroups (a streaming kernel's) is a few dozen
+      // instructions, and renewing forgets every translation.
+      if (slept || executed - scope_start >= kSlice) {
+        port.Close();
+        port.Open();
+        scope_start = executed;
+      }
     }
     if (stop) break;
     if (ended) {

@@ -58,38 +58,86 @@ void Gws(Wave&, const Inst& i, Context& c) {
   c.Illegal(absl::StrCat(i.info->name, ": the queue has no global wave sync resources (none allocated)"));
 }
 
+// The reads and writes, the common DS instructions, go to LDS lane by lane in one pass: an LDS access cannot fault,
+// so there is nothing to resolve for every lane before data moves (as LoadLanes/StoreLanes do for memory that can).
+// A lane's access that does not lie wholly inside the first `reach` bytes reads 0 and writes nothing (as
+// ResolveLane's LDS case). `reach` is the workgroup's allocation, or 0 for a GDS access (gfx908's empty partition).
+uint32_t Reach(const Inst& i, const Context& c) { return i.gds ? 0 : c.lds_bytes; }
+
+// The LDS bytes of a kBytes-byte access at `address`, or null when it is out of range.
+template <uint32_t kBytes>
+unsigned char* LdsBytes(const Context& c, uint32_t reach, uint32_t address) {
+  return uint64_t{address} + kBytes <= reach ? c.lds + address : nullptr;
+}
+
+// Loads kBytes per lane at the lane's address + `offset` into the registers from `dst` on. Each lane reads its
+// address before it writes its own destination lane, so a destination overlapping the address register is fine.
+template <LoadKind kKind, uint32_t kBytes>
+void ReadLds(Wave& w, const Inst& i, const Context& c, uint32_t offset) {
+  constexpr uint32_t kDwords = kBytes < 4 ? 1 : kBytes / 4;
+  const uint32_t reach = Reach(i, c);
+  const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
+  uint32_t* d[kDwords];
+  for (uint32_t k = 0; k < kDwords; ++k) d[k] = DataRegister(w, i, static_cast<uint16_t>(i.dst + k));
+  ForEachLane(w.exec(), [&](int l) {
+    unsigned char bytes[4 * kDwords] = {};
+    if (const unsigned char* p = LdsBytes<kBytes>(c, reach, a[l] + offset)) std::memcpy(bytes, p, kBytes);
+    for (uint32_t k = 0; k < kDwords; ++k) d[k][l] = LoadedDword(kKind, kBytes, bytes + 4 * k, d[k][l]);
+  });
+}
+
+// Stores the low kBytes (kHigh: the high half's) of the data registers from `data` on at the lane's address +
+// `offset`, lowest lane first, so that where lanes' bytes overlap the highest lane's land last.
+template <uint32_t kBytes, bool kHigh>
+void WriteLds(Wave& w, const Inst& i, const Context& c, uint16_t data, uint32_t offset) {
+  constexpr uint32_t kDwords = kBytes < 4 ? 1 : kBytes / 4;
+  const uint32_t reach = Reach(i, c);
+  const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
+  const uint32_t* s[kDwords];
+  for (uint32_t k = 0; k < kDwords; ++k) s[k] = DataRegister(w, i, static_cast<uint16_t>(data + k));
+  ForEachLane(w.exec(), [&](int l) {
+    unsigned char* p = LdsBytes<kBytes>(c, reach, a[l] + offset);
+    if (p == nullptr) return;
+    unsigned char bytes[4 * kDwords];
+    for (uint32_t k = 0; k < kDwords; ++k) {
+      const uint32_t v = kHigh ? s[k][l] >> 16 : s[k][l];
+      std::memcpy(bytes + 4 * k, &v, 4);
+    }
+    std::memcpy(p, bytes, kBytes);
+  });
+}
+
 template <LoadKind kKind, uint32_t kBytes>
 void Read(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
-  LoadLanes<kKind, kBytes>(w, i, c, i.dst, Accessor(w, i));
+  ReadLds<kKind, kBytes>(w, i, c, static_cast<uint16_t>(i.imm));
 }
 
 template <uint32_t kBytes, bool kHigh>
 void Write(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
-  StoreLanes<kBytes, kHigh>(w, i, c, i.data0, Accessor(w, i));
+  WriteLds<kBytes, kHigh>(w, i, c, i.data0, static_cast<uint16_t>(i.imm));
 }
 
 // read2/write2: two elements of kBytes (4 or 8) at offset0 and offset1 elements (x64 for st64); data0 and data1 are
-// the two sources, the destination holds the two results back to back. Both addresses are taken before the
-// destination is written, since it may overlap the address register.
+// the two sources, the destination holds the two results back to back. Both of a lane's addresses are taken before
+// its destination is written, since it may overlap the address register.
 template <uint32_t kBytes, uint32_t kStride>
 void Read2(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
   constexpr uint32_t kDwords = kBytes / 4;
-  const uint64_t mask = w.exec();
-  LaneSpan spans[2][kWaveSize];
-  const uint8_t offsets[2] = {i.offset0, i.offset1};
-  for (int k = 0; k < 2; ++k) {
-    auto access = Accessor(w, i, uint32_t{offsets[k]} * kBytes * kStride);
-    (void)ResolveLanes(c, mask, [&](int l) { return access(l, kBytes); }, spans[k]);
-  }
+  const uint32_t reach = Reach(i, c);
+  const uint32_t offsets[2] = {uint32_t{i.offset0} * kBytes * kStride, uint32_t{i.offset1} * kBytes * kStride};
+  const uint32_t* a = w.vgpr(i.addr - op::kVgpr0);
   uint32_t* d[2 * kDwords];
   for (uint32_t k = 0; k < 2 * kDwords; ++k) d[k] = DataRegister(w, i, static_cast<uint16_t>(i.dst + k));
-  ForEachLane(mask, [&](int l) {
-    uint32_t values[2 * kDwords];
-    ReadSpan(c, spans[0][l], values, kBytes);
-    ReadSpan(c, spans[1][l], values + kDwords, kBytes);
+  ForEachLane(w.exec(), [&](int l) {
+    uint32_t values[2 * kDwords] = {};
+    for (int k = 0; k < 2; ++k) {
+      if (const unsigned char* p = LdsBytes<kBytes>(c, reach, a[l] + offsets[k])) {
+        std::memcpy(values + k * kDwords, p, kBytes);
+      }
+    }
     for (uint32_t k = 0; k < 2 * kDwords; ++k) d[k][l] = values[k];
   });
 }
@@ -97,8 +145,8 @@ void Read2(Wave& w, const Inst& i, Context& c) {
 template <uint32_t kBytes, uint32_t kStride>
 void Write2(Wave& w, const Inst& i, Context& c) {
   if (RefuseGds(i, c)) return;
-  StoreLanes<kBytes, false>(w, i, c, i.data0, Accessor(w, i, uint32_t{i.offset0} * kBytes * kStride));
-  StoreLanes<kBytes, false>(w, i, c, i.data1, Accessor(w, i, uint32_t{i.offset1} * kBytes * kStride));
+  WriteLds<kBytes, false>(w, i, c, i.data0, uint32_t{i.offset0} * kBytes * kStride);
+  WriteLds<kBytes, false>(w, i, c, i.data1, uint32_t{i.offset1} * kBytes * kStride);
 }
 
 // An atomic with one data operand (data0); kReturn writes the old value to the destination.

@@ -64,6 +64,33 @@ bool GlobalAddresses(const Wave& w, const Inst& i, const Context& c, uint64_t va
   return !local;
 }
 
+// The streaming case of a dword load or store, told from the address registers alone (32-bit compares the compiler
+// vectorises, no 64 lane addresses to build): every lane active, lane l at lane 0's VA + 4 * l, and all of it
+// global. Sets `*first` to lane 0's VA. False otherwise; the caller then takes the general path, which also finds
+// any fault. For FLAT, lanes 0 and 63 outside the apertures put every lane outside them: an aperture (4 GiB) cannot
+// fit between two addresses 252 bytes apart.
+bool ContiguousDwords(const Wave& w, const Inst& i, const Context& c, uint64_t* first) {
+  if (i.seg == 1 || w.exec() != ~uint64_t{0}) return false;
+  constexpr uint32_t kSpan = 4 * kWaveSize;
+  const uint32_t* lo = w.vgpr(i.addr - op::kVgpr0);
+  if (lo[0] > UINT32_MAX - (kSpan - 4)) return false;  // the low halves would wrap
+  uint32_t differ = 0;
+  for (int l = 0; l < kWaveSize; ++l) differ |= lo[l] - (lo[0] + 4u * static_cast<uint32_t>(l));
+  const uint64_t offset = static_cast<uint64_t>(int64_t{i.imm});
+  if (i.seg == 2 && i.saddr != op::kNone) {
+    *first = w.Read64(i.saddr) + lo[0] + offset;
+  } else {
+    const uint32_t* hi = w.vgpr(i.addr - op::kVgpr0 + 1);
+    for (int l = 0; l < kWaveSize; ++l) differ |= hi[l] ^ hi[0];
+    *first = ((uint64_t{hi[0]} << 32) | lo[0]) + offset;
+    if (i.seg == 0 && (Classify(c, *first).space != Space::kGlobal ||
+                       Classify(c, *first + kSpan - 4).space != Space::kGlobal)) {
+      return false;
+    }
+  }
+  return differ == 0 && *first + kSpan > *first;
+}
+
 auto Accessor(const Wave& w, const Inst& i, const Context& c) {
   return [&w, &i, &c](int lane, uint32_t bytes) { return LaneAccess{Address(w, i, c, lane), bytes}; };
 }
@@ -78,6 +105,15 @@ bool RefuseLds(const Inst& i, Context& c) {
 template <LoadKind kKind, uint32_t kBytes>
 void Load(Wave& w, const Inst& i, Context& c) {
   if (RefuseLds(i, c)) return;
+  if constexpr (kKind == LoadKind::kDwords && kBytes == 4) {
+    uint64_t first = 0;
+    if (ContiguousDwords(w, i, c, &first)) {
+      if (const void* host = c.memory->Range(first, 4 * kWaveSize)) {  // one translation holds the whole wave's
+        std::memcpy(DataRegister(w, i, i.dst), host, 4 * kWaveSize);
+        return;
+      }
+    }
+  }
   uint64_t va[kWaveSize];
   if (GlobalAddresses(w, i, c, va) && LoadWave<kKind, kBytes>(w, i, c, i.dst, va)) return;
   LoadLanes<kKind, kBytes>(w, i, c, i.dst, Accessor(w, i, c));
@@ -86,6 +122,15 @@ void Load(Wave& w, const Inst& i, Context& c) {
 template <uint32_t kBytes, bool kHigh>
 void Store(Wave& w, const Inst& i, Context& c) {
   if (RefuseLds(i, c)) return;
+  if constexpr (kBytes == 4 && !kHigh) {
+    uint64_t first = 0;
+    if (ContiguousDwords(w, i, c, &first)) {
+      if (void* host = c.memory->Range(first, 4 * kWaveSize)) {  // one translation holds the whole wave's
+        std::memcpy(host, DataRegister(w, i, i.data0), 4 * kWaveSize);
+        return;
+      }
+    }
+  }
   uint64_t va[kWaveSize];
   if (GlobalAddresses(w, i, c, va) && StoreWave<kBytes, kHigh>(w, i, c, i.data0, va)) return;
   StoreLanes<kBytes, kHigh>(w, i, c, i.data0, Accessor(w, i, c));

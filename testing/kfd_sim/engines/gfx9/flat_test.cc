@@ -326,6 +326,34 @@ TEST(FlatTest, AFaultStopsAtTheLowestLanesAddressAndNothingLands) {
   }
 }
 
+// A whole wave of consecutive dwords, which moves as one block when one translation holds it: with its upper half
+// unmapped it faults at lane 32's address and nothing is stored or loaded; once the upper half is mapped separately
+// (two translations) every lane moves, as lane by lane.
+TEST(FlatTest, AWaveOfConsecutiveDwordsFaultsOrLandsAsLaneByLane) {
+  IsaHarness h(Target::kGfx90a);
+  std::vector<uint32_t> memory(kWaveSize, 7);
+  h.memory().Map(memory.data(), 32 * 4);
+  SetAddress(h.wave(), 2, Va(memory.data()), 4);
+  Fill(h.wave(), 1, [](int lane) { return 100u + static_cast<uint32_t>(lane); });
+  Fill(h.wave(), 6, [](int) { return 0x5eedu; });
+  for (const char* line : {"global_store_dword v[2:3], v1, off", "global_load_dword v6, v[2:3], off"}) {
+    SCOPED_TRACE(line);
+    const absl::Status status = h.Run(flat_encodings_gfx90a, {line});
+    EXPECT_EQ(status.code(), absl::StatusCode::kAborted);
+    EXPECT_THAT(std::string(status.message()), HasSubstr(absl::StrCat("0x", absl::Hex(Va(memory.data() + 32)))));
+    for (int lane = 0; lane < kWaveSize; ++lane) {
+      ASSERT_EQ(memory[lane], 7u) << "lane " << lane;
+      ASSERT_EQ(h.wave().vgpr(6)[lane], 0x5eedu) << "lane " << lane;
+    }
+  }
+  h.memory().Map(memory.data() + 32, 32 * 4);
+  ASSERT_TRUE(h.Run(flat_encodings_gfx90a, {"global_store_dword v[2:3], v1, off", "global_load_dword v6, v[2:3], off"}).ok());
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    EXPECT_EQ(memory[lane], 100u + lane);
+    EXPECT_EQ(h.wave().vgpr(6)[lane], 100u + lane);
+  }
+}
+
 TEST(FlatTest, AStoreAcrossTwoMappingsLandsWhole) {
   IsaHarness h(Target::kGfx90a);
   alignas(16) uint8_t memory[32] = {};

@@ -18,7 +18,7 @@ CodeCache::Page* CodeCache::PageOf(uint64_t pc) {
   return last_;
 }
 
-const Inst* CodeCache::At(uint64_t pc, Context& context) {
+const Inst* CodeCache::Fetch(uint64_t pc, Context& context) {
   if (pc % 4 != 0) {
     context.Illegal(absl::StrCat("program counter 0x", absl::Hex(pc), " is not dword-aligned"));
     return nullptr;
@@ -58,6 +58,11 @@ WaveStop RunWave(Wave& wave, Context& context, CodeCache& code, uint32_t budget,
     if (inst == nullptr) {
       stop = WaveStop::kStopped;
       break;
+    }
+    if ((wave.mode & kModeVskip) != 0 && IsVector(*inst)) {  // not issued: only the program counter moves
+      wave.pc += uint64_t{inst->dwords} * 4;
+      ++n;
+      continue;
     }
     if (inst->info == nullptr || inst->info->handler == nullptr) {
       context.Illegal(absl::StrCat("at 0x", absl::Hex(wave.pc), ": ", Mnemonic(*inst), " is not implemented"));

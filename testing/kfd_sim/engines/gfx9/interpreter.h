@@ -20,7 +20,14 @@ class CodeCache {
 
   // The instruction at `pc`, fetched through `context.memory` when first seen. Null when the fetch faulted or the
   // words are no instruction the kernel may run (the context then says which).
-  const Inst* At(uint64_t pc, Context& context);
+  // Inline for the common case, the next instruction of the page the last one was on, already decoded.
+  const Inst* At(uint64_t pc, Context& context) {
+    if (pc / kPageBytes == last_page_ && pc % 4 == 0) {
+      const uint64_t index = (pc % kPageBytes) / 4;
+      if (last_->decoded[index]) return &last_->slots[index];
+    }
+    return Fetch(pc, context);
+  }
 
  private:
   static constexpr uint64_t kPageBytes = 4096;
@@ -29,6 +36,8 @@ class CodeCache {
     bool decoded[kPageBytes / 4] = {};
   };
   Page* PageOf(uint64_t pc);
+  // At() for an instruction on another page or not yet decoded.
+  const Inst* Fetch(uint64_t pc, Context& context);
 
   const Target target_;
   const RegisterLimits limits_;

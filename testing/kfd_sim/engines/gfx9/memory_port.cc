@@ -46,7 +46,7 @@ unsigned char* MemoryPort::Lookup(uint64_t va, uint64_t* contiguous) {
   return victim.host;
 }
 
-std::optional<uint64_t> MemoryPort::Read(uint64_t va, void* out, uint32_t bytes) {
+std::optional<uint64_t> MemoryPort::ReadPieces(uint64_t va, void* out, uint32_t bytes) {
   auto* dst = static_cast<unsigned char*>(out);
   while (bytes > 0) {
     uint64_t n = 0;
@@ -61,7 +61,7 @@ std::optional<uint64_t> MemoryPort::Read(uint64_t va, void* out, uint32_t bytes)
   return std::nullopt;
 }
 
-std::optional<uint64_t> MemoryPort::Write(uint64_t va, const void* in, uint32_t bytes) {
+std::optional<uint64_t> MemoryPort::WritePieces(uint64_t va, const void* in, uint32_t bytes) {
   const auto* src = static_cast<const unsigned char*>(in);
   while (bytes > 0) {
     uint64_t n = 0;

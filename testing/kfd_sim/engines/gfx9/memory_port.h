@@ -3,14 +3,15 @@
 //
 // Plays the compute unit's UTCL1 (the L1 translation cache): translations are looked up in the process's GPU page
 // table and kept while the page table cannot change under them, i.e. inside one GpuMemory::AccessScope. The
-// interpreter opens a scope for a bounded slice of a wave's instructions and closes it between slices (and at
-// s_barrier and s_sleep), so an UNMAP waits at most one slice and a later access sees the new page table.
+// dispatch renews the scope between turns once about a slice's worth of instructions (dispatch.cc, kSlice) ran in it,
+// or a wave slept, so an UNMAP waits at most about one slice and a later access sees the new page table.
 // Thread-compatible: one port per host thread running waves.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_MEMORY_PORT_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_MEMORY_PORT_H_
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include "testing/kfd_sim/engines/gpu_memory.h"
@@ -32,8 +33,21 @@ class MemoryPort {
 
   // Copies `bytes` bytes at `va` out (Read) or in (Write). Returns the first unmapped VA on a fault; nothing of a
   // faulting Write is written when its first byte is unmapped, and a Read's `out` is then partly filled.
-  std::optional<uint64_t> Read(uint64_t va, void* out, uint32_t bytes);
-  std::optional<uint64_t> Write(uint64_t va, const void* in, uint32_t bytes);
+  // Inline when one translation holds all of it (the common case: a scalar load of kernel arguments).
+  std::optional<uint64_t> Read(uint64_t va, void* out, uint32_t bytes) {
+    if (const void* host = Range(va, bytes)) {
+      std::memcpy(out, host, bytes);
+      return std::nullopt;
+    }
+    return ReadPieces(va, out, bytes);
+  }
+  std::optional<uint64_t> Write(uint64_t va, const void* in, uint32_t bytes) {
+    if (void* host = Range(va, bytes)) {
+      std::memcpy(host, in, bytes);
+      return std::nullopt;
+    }
+    return WritePieces(va, in, bytes);
+  }
 
   // The host address of the naturally aligned `bytes`-byte word at `va` (bytes 4 or 8; for atomics), or null when
   // it is not mapped. `va` must be aligned; the caller checks.
@@ -56,6 +70,9 @@ class MemoryPort {
     unsigned char* host = nullptr;
   };
   void* RangeSlow(uint64_t va, uint64_t bytes);
+  // Read and Write translation by translation, stopping at the first unmapped byte.
+  std::optional<uint64_t> ReadPieces(uint64_t va, void* out, uint32_t bytes);
+  std::optional<uint64_t> WritePieces(uint64_t va, const void* in, uint32_t bytes);
   // The host bytes behind `va` and how many follow contiguously, or null when unmapped.
   unsigned char* Lookup(uint64_t va, uint64_t* contiguous);
 

@@ -107,6 +107,19 @@ inline void ForEachLane(uint64_t mask, Body body) {
   }
 }
 
+// A lane mask from 64 per-lane bytes of 0 or 1 (lane l's bit from bits[l]), eight lanes per multiply: the multiply
+// moves byte k's low bit to bit 56 + k and nothing carries, since every partial product lands on a bit of its own.
+// For a whole wave's compare, whose result |= bit << lane loop the compiler cannot vectorise.
+inline uint64_t PackLaneBits(const uint8_t bits[kWaveSize]) {
+  uint64_t mask = 0;
+  for (int k = 0; k < kWaveSize / 8; ++k) {
+    uint64_t eight;
+    __builtin_memcpy(&eight, bits + 8 * k, 8);
+    mask |= ((eight * 0x0102040810204080ull) >> 56) << (8 * k);
+  }
+  return mask;
+}
+
 }  // namespace hipmem::kfd_sim::gfx9
 
 #endif  // HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_OPERANDS_H_

@@ -4,7 +4,6 @@
 // signed overflow for the signed ones, "result is non-zero" for the bitwise ops, shifts, BFE and the counts). What
 // the simulated GPU does not model is an illegal instruction rather than a silent no-op when ignoring it would
 // change what the kernel computes:
-//   - s_setvskip and MODE.VSKIP: the VALU does not consult them, so running on would execute what should be skipped;
 //   - fork/join (s_cbranch_g_fork, s_cbranch_i_fork, s_cbranch_join) and s_rfe_restore_b64: no compiler for these
 //     targets emits them;
 //   - halting (s_sethalt 1, s_sendmsghalt), s_trap (there is no trap handler) and s_endpgm_ordered_ps_done (a pixel
@@ -198,8 +197,6 @@ constexpr uint32_t kStatusScc = 1u << 0;
 constexpr uint32_t kStatusExecz = 1u << 9;
 constexpr uint32_t kStatusVccz = 1u << 10;
 constexpr uint32_t kStatusValid = 1u << 16;
-// MODE.VSKIP, which would make the VALU skip instructions: not modelled.
-constexpr uint32_t kModeVskip = 1u << 28;
 }  // namespace hwreg
 
 struct HwregField {
@@ -257,15 +254,11 @@ void Getreg(Wave& w, const Inst& i, Context& c) {
 
 // Writes the field of MODE or TRAPSTS, the registers a shader may write; writes to the others are ignored as the
 // hardware ignores a user wave's writes to privileged or read-only state.
-void SetregValue(Wave& w, const Inst& i, Context& c, uint32_t value) {
+void SetregValue(Wave& w, const Inst& i, Context&, uint32_t value) {
   const HwregField f = Field(i);
   const uint32_t placed = (value << f.offset) & f.mask;
   if (f.id == hwreg::kMode) {
-    if ((placed & hwreg::kModeVskip) != 0) {
-      c.Illegal("s_setreg: MODE.VSKIP is not modelled");
-      return;
-    }
-    w.mode = (w.mode & ~f.mask) | placed;
+    w.mode = (w.mode & ~f.mask) | placed;  // VSKIP (bit 28) included: RunWave skips vector instructions while set
   } else if (f.id == hwreg::kTrapsts) {
     w.trapsts = (w.trapsts & ~f.mask) | placed;
   }
@@ -426,6 +419,12 @@ template <typename T, bool kOne>
 void Bitcmp(Wave& w, const Inst& i, Context& c) {
   const T a = Src<T>(w, i, c, 0);
   w.scc = (((a >> (Src<uint32_t>(w, i, c, 1) & kCountMask<T>)) & 1) != 0) == kOne;
+}
+
+// s_setvskip: MODE.VSKIP = bit S1[4:0] of S0.
+void Setvskip(Wave& w, const Inst& i, Context& c) {
+  const bool skip = ((Src<uint32_t>(w, i, c, 0) >> (Src<uint32_t>(w, i, c, 1) & 31)) & 1) != 0;
+  w.mode = skip ? w.mode | kModeVskip : w.mode & ~kModeVskip;
 }
 
 // SOPP ----------------------------------------------------------------------------------------------------------
@@ -655,7 +654,7 @@ const OpInfo* SopcOp(uint16_t op) {
     t[0x0d] = {"s_bitcmp1_b32", &Bitcmp<uint32_t, true>};
     t[0x0e] = {"s_bitcmp0_b64", &Bitcmp<uint64_t, false>};
     t[0x0f] = {"s_bitcmp1_b64", &Bitcmp<uint64_t, true>};
-    t[0x10] = {"s_setvskip", nullptr};
+    t[0x10] = {"s_setvskip", &Setvskip};
     t[0x11] = {"s_set_gpr_idx_on", &SetGprIdxOn};
     t[0x12] = {"s_cmp_eq_u64", &Cmp64<true>};
     t[0x13] = {"s_cmp_lg_u64", &Cmp64<false>};

@@ -52,9 +52,16 @@ void VCmp(Wave& w, const Inst& i, Context& c) {
   ReadLanes<U, S>(w, i, c, 0, a);
   ReadLanes<U, S>(w, i, c, 1, b);
   uint64_t result = 0;
-  ForEachLane(w.exec(), [&](int l) {
-    result |= uint64_t{Compare<S, kCond>(static_cast<S>(a[l]), static_cast<S>(b[l]))} << l;
-  });
+  const uint64_t exec = w.exec();
+  if (exec == ~uint64_t{0}) {  // every lane: compares the compiler vectorises, then packed
+    uint8_t bits[kWaveSize];
+    for (int l = 0; l < kWaveSize; ++l) bits[l] = Compare<S, kCond>(static_cast<S>(a[l]), static_cast<S>(b[l]));
+    result = PackLaneBits(bits);
+  } else {
+    ForEachLane(exec, [&](int l) {
+      result |= uint64_t{Compare<S, kCond>(static_cast<S>(a[l]), static_cast<S>(b[l]))} << l;
+    });
+  }
   WriteScalar64(w, i.sdst, result);
   if (kCmpx) w.set_exec(result);
 }

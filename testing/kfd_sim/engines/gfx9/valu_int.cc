@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "testing/kfd_sim/engines/gfx9/valu_common.h"
 
@@ -70,8 +71,51 @@ void U16Op(Wave& w, const Inst& i, Context& c) {
 
 // A 64-bit result from sources read at the widths the operation names (kU32/kU64 per source).
 enum class W : uint8_t { kNone, k32, k64 };
+
+// U64Op's common case, the address arithmetic of nearly every kernel (v_lshl_add_u64 base, shift, v[n:n+1];
+// v_lshlrev_b64 shift, v[n:n+1]): every lane active, one VGPR-pair source and the rest uniform. Computed straight
+// from and into the registers, without staging 64 lanes of every source; each lane reads its sources before it
+// writes, so a destination overlapping the source pair is fine. False (nothing done) when the case does not apply.
+template <uint64_t (*F)(uint64_t, uint64_t, uint64_t, bool), W kA, W kB, W kC>
+bool U64InPlace(Wave& w, const Inst& i, Context& c) {
+  const W widths[3] = {kA, kB, kC};
+  if (w.exec() != ~uint64_t{0} || i.extra != Extra::kNone) return false;
+  int pair = -1;
+  uint64_t u[3] = {};
+  for (int k = 0; k < 3; ++k) {
+    if (widths[k] == W::kNone) continue;
+    if (!IsUniform(i, k)) {
+      if (widths[k] != W::k64 || pair >= 0) return false;
+      pair = k;
+    } else {
+      u[k] = widths[k] == W::k64 ? ScalarSource64(w, i, c, i.src[k]) : ScalarSource32(w, i, c, i.src[k]);
+    }
+  }
+  if (pair < 0) return false;
+  const uint32_t* lo = w.vgpr(i.src[pair] - op::kVgpr0);
+  const uint32_t* hi = w.vgpr(i.src[pair] - op::kVgpr0 + 1);
+  uint32_t* dlo = w.vgpr(i.dst - op::kVgpr0);
+  uint32_t* dhi = w.vgpr(i.dst - op::kVgpr0 + 1);
+  const bool clamp = i.clamp;
+  // The pair's position as a constant, so that the uniform operands are loop invariants the compiler hoists.
+  auto run = [&](auto position) {
+    constexpr int kPair = decltype(position)::value;
+    for (int l = 0; l < kWaveSize; ++l) {
+      const uint64_t x = uint64_t{lo[l]} | (uint64_t{hi[l]} << 32);
+      const uint64_t r = F(kPair == 0 ? x : u[0], kPair == 1 ? x : u[1], kPair == 2 ? x : u[2], clamp);
+      dlo[l] = static_cast<uint32_t>(r);
+      dhi[l] = static_cast<uint32_t>(r >> 32);
+    }
+  };
+  if (pair == 0) run(std::integral_constant<int, 0>{});
+  if (pair == 1) run(std::integral_constant<int, 1>{});
+  if (pair == 2) run(std::integral_constant<int, 2>{});
+  return true;
+}
+
 template <uint64_t (*F)(uint64_t, uint64_t, uint64_t, bool), W kA, W kB, W kC>
 void U64Op(Wave& w, const Inst& i, Context& c) {
+  if (U64InPlace<F, kA, kB, kC>(w, i, c)) return;
   uint64_t s[3][kWaveSize];
   const W widths[3] = {kA, kB, kC};
   for (int k = 0; k < 3; ++k) {

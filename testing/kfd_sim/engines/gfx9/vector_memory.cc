@@ -188,7 +188,8 @@ bool ResolveLane(Context& context, const LaneAccess& access, LaneSpan* span) {
 }
 
 bool ResolveWave(Context& context, uint64_t mask, const uint64_t va[kWaveSize], uint32_t bytes, unsigned char** host,
-                 uint64_t* lowest) {
+                 uint64_t* lowest, bool* unit) {
+  *unit = false;
   if (mask == 0) {  // no lane accesses anything: nothing to translate
     *host = nullptr;
     *lowest = 0;
@@ -196,7 +197,11 @@ bool ResolveWave(Context& context, uint64_t mask, const uint64_t va[kWaveSize], 
   }
   uint64_t lo = ~uint64_t{0};
   uint64_t hi = 0;
-  if (mask == ~uint64_t{0}) {  // a plain loop the compiler vectorises
+  if (UnitStride(mask, va, bytes)) {  // the streaming case: the ends are the first and last lanes'
+    *unit = true;
+    lo = va[0];
+    hi = va[kWaveSize - 1];
+  } else if (mask == ~uint64_t{0}) {  // a plain loop the compiler vectorises
     for (int l = 0; l < kWaveSize; ++l) {
       lo = std::min(lo, va[l]);
       hi = std::max(hi, va[l]);

@@ -93,13 +93,23 @@ bool ResolveLanes(Context& context, uint64_t mask, AccessFn access, LaneSpan spa
   return true;
 }
 
+// Whether every lane is active and lane l's address is va[0] + l * stride, without wrapping: the wave moves one
+// contiguous block. An or-reduction of the differences, so the compiler vectorises it.
+inline bool UnitStride(uint64_t mask, const uint64_t va[kWaveSize], uint64_t stride) {
+  if (mask != ~uint64_t{0}) return false;
+  uint64_t differ = 0;
+  for (int l = 0; l < kWaveSize; ++l) differ |= va[l] - (va[0] + static_cast<uint64_t>(l) * stride);
+  return differ == 0 && va[kWaveSize - 1] >= va[0];
+}
+
 // The whole-wave path of a global access, the common case of a streaming kernel: when the `bytes`-byte accesses of
 // every lane in `mask` at va[lane] all fall inside one translation, each lane's host bytes are at
-// `*host + (va[lane] - *lowest)` and no lane can fault; one translation lookup serves the wave. Returns false when
-// they do not (some lane unmapped, or the lanes spread over more than one translation): nothing has been reported
-// then, and the caller resolves lane by lane (ResolveLanes), which finds the lowest faulting lane as before.
+// `*host + (va[lane] - *lowest)` and no lane can fault; one translation lookup serves the wave. `*unit` says whether
+// the lanes are also one contiguous block, every lane active and lane l at *lowest + l * bytes (UnitStride). Returns
+// false when they do not (some lane unmapped, or the lanes spread over more than one translation): nothing has been
+// reported then, and the caller resolves lane by lane (ResolveLanes), which finds the lowest faulting lane as before.
 bool ResolveWave(Context& context, uint64_t mask, const uint64_t va[kWaveSize], uint32_t bytes, unsigned char** host,
-                 uint64_t* lowest);
+                 uint64_t* lowest, bool* unit);
 
 // Copies `bytes` bytes of a resolved span out (zeros past the bytes it has) or in (dropping what it has not).
 void ReadSpan(Context& context, const LaneSpan& span, void* out, uint32_t bytes);
@@ -226,14 +236,6 @@ void LoadLanes(Wave& w, const Inst& i, Context& c, uint16_t dst, AccessFn access
   });
 }
 
-// Whether every lane is active and lane l's address is va[0] + l * stride: the wave moves one contiguous block.
-inline bool UnitStride(uint64_t mask, const uint64_t va[kWaveSize], uint64_t stride) {
-  if (mask != ~uint64_t{0}) return false;
-  bool unit = true;
-  for (int l = 1; l < kWaveSize; ++l) unit &= va[l] - va[l - 1] == stride;
-  return unit;
-}
-
 // LoadLanes for a global access whose lanes' VAs are known (va[lane]): the whole-wave path when ResolveWave allows
 // it. Returns false, having done nothing, when it does not; the caller then takes LoadLanes.
 template <LoadKind kKind, uint32_t kBytes>
@@ -242,10 +244,11 @@ bool LoadWave(Wave& w, const Inst& i, Context& c, uint16_t dst, const uint64_t v
   const uint64_t mask = w.exec();
   unsigned char* host = nullptr;
   uint64_t lowest = 0;
-  if (!ResolveWave(c, mask, va, kBytes, &host, &lowest)) return false;
+  bool unit = false;
+  if (!ResolveWave(c, mask, va, kBytes, &host, &lowest, &unit)) return false;
   uint32_t* d[kDwords];
   for (uint32_t k = 0; k < kDwords; ++k) d[k] = DataRegister(w, i, static_cast<uint16_t>(dst + k));
-  if (kKind == LoadKind::kDwords && kDwords == 1 && UnitStride(mask, va, 4)) {
+  if (kKind == LoadKind::kDwords && kDwords == 1 && unit) {
     std::memcpy(d[0], host + (va[0] - lowest), 4 * kWaveSize);  // a whole wave reading consecutive dwords
     return true;
   }
@@ -294,10 +297,11 @@ bool StoreWave(Wave& w, const Inst& i, Context& c, uint16_t data, const uint64_t
   const uint64_t mask = w.exec();
   unsigned char* host = nullptr;
   uint64_t lowest = 0;
-  if (!ResolveWave(c, mask, va, kBytes, &host, &lowest)) return false;
+  bool unit = false;
+  if (!ResolveWave(c, mask, va, kBytes, &host, &lowest, &unit)) return false;
   const uint32_t* s[kDwords];
   for (uint32_t k = 0; k < kDwords; ++k) s[k] = DataRegister(w, i, static_cast<uint16_t>(data + k));
-  if (kBytes == 4 && !kHigh && UnitStride(mask, va, 4)) {
+  if (kBytes == 4 && !kHigh && unit) {
     std::memcpy(host + (va[0] - lowest), s[0], 4 * kWaveSize);  // a whole wave writing consecutive dwords
     return true;
   }

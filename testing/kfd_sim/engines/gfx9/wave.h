@@ -26,6 +26,9 @@ inline constexpr uint32_t kRegisterFile = 256 + 32;
 // MODE.GPR_IDX_EN (bit 27): VGPR indexing mode is on (s_set_gpr_idx_on/off, s_setreg). While it is, M0 holds the
 // index (bits 7:0) and which VALU operands it offsets (bits 15:12: src0, src1, src2, dst); operands.h applies it.
 inline constexpr uint32_t kModeGprIdxEn = 1u << 27;
+// MODE.VSKIP (bit 28; s_setvskip, s_setreg): while set, vector instructions (VALU, DS, FLAT/GLOBAL/SCRATCH, MUBUF,
+// MTBUF) are not issued; scalar ones run as usual (Vega/CDNA ISA guides, MODE and S_SETVSKIP).
+inline constexpr uint32_t kModeVskip = 1u << 28;
 inline constexpr uint32_t kM0GprIndexMask = 0xffu;
 inline constexpr uint32_t kM0GprModeShift = 12;
 inline constexpr uint32_t kM0GprModeMask = 0xfu << kM0GprModeShift;
@@ -42,7 +45,7 @@ struct Wave {
   std::array<uint32_t, 128 + 16> s{};
   bool scc = false;
   uint64_t pc = 0;
-  uint32_t mode = 0;     // the MODE register: round (3:0), denorm (7:4), dx10 clamp (8), IEEE (9), GPR_IDX_EN (27)
+  uint32_t mode = 0;  // the MODE register: round (3:0), denorm (7:4), dx10 clamp (8), IEEE (9), GPR_IDX_EN (27), VSKIP (28)
   uint32_t trapsts = 0;  // TRAPSTS, for s_getreg
   State state = State::kRunning;
   uint32_t id_in_group = 0;  // the wave's index in its workgroup

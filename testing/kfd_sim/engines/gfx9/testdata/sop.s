@@ -213,3 +213,11 @@ s_cbranch_g_fork s[2:3], s[4:5]
 s_cbranch_i_fork s[2:3], 4
 s_cbranch_join s2
 s_rfe_restore_b64 s[2:3], s4
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 0
+s_getreg_b32 s9, hwreg(HW_REG_MODE, 28, 1)
+v_mov_b32_e32 v1, 5
+v_mov_b32_e32 v2, 6
+v_cmp_eq_u32_e32 vcc, v1, v1
+ds_write_b32 v3, v1
+global_store_dword v[4:5], v1, off
+s_mov_b32 s8, 1
