@@ -25,19 +25,19 @@ constexpr Bytes kPinAlignment = Bytes::KiB(4);
 absl::StatusOr<std::unique_ptr<BlitManager>> BlitManager::Create(Context& context, Stream& stream) {
   const Bytes chunk = context.settings().staged_xfer_size;
   if (chunk.is_zero()) return absl::InvalidArgumentError("GPU_STAGING_BUFFER_SIZE=0 leaves no staging buffer");
-  ASSIGN_OR_RETURN(DeviceAddress staging,
+  ASSIGN_OR_RETURN(hsa::PoolAllocation staging,
                    context.runtime().Allocate(stream.device().host_pool, Bytes(chunk.raw() * kStagingChunks)));
-  return std::unique_ptr<BlitManager>(new BlitManager(context, stream, staging));
+  return std::unique_ptr<BlitManager>(new BlitManager(context, stream, std::move(staging)));
 }
 
-BlitManager::BlitManager(Context& context, Stream& stream, DeviceAddress staging)
-    : context_(context), stream_(stream), staging_(staging), chunk_(context.settings().staged_xfer_size) {}
+BlitManager::BlitManager(Context& context, Stream& stream, hsa::PoolAllocation staging)
+    : context_(context), stream_(stream), staging_(std::move(staging)), chunk_(context.settings().staged_xfer_size) {}
 
 BlitManager::~BlitManager() {
   for (std::optional<Marker>& use : chunk_use_) {
     if (use.has_value()) (void)use->Wait();  // a failed command has stopped touching the ring too
   }
-  if (absl::Status s = context_.runtime().Free(staging_); !s.ok()) HIPMEM_LOG(kError, "staging ring: ", s.message());
+  // staging_ goes with the members.
 }
 
 absl::StatusOr<BlitManager::Side> BlitManager::Resolve(DeviceAddress address, Bytes size) const {
@@ -67,7 +67,7 @@ absl::StatusOr<DeviceAddress> BlitManager::Staging(int index) {
     RETURN_IF_ERROR(use->Wait());
     use.reset();
   }
-  return staging_ + Bytes(chunk_.raw() * index);
+  return staging_.address() + Bytes(chunk_.raw() * index);
 }
 
 absl::Status BlitManager::CopyOnGpu(const Side& dst, const Side& src, Bytes size, bool sdma) {

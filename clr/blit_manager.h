@@ -110,7 +110,7 @@ class BlitManager {
     bool managed = false;  // a managed (SVM) buffer: GPUs reach it through their page tables, not ROCr's pins
   };
 
-  BlitManager(Context& context, Stream& stream, DeviceAddress staging);
+  BlitManager(Context& context, Stream& stream, hsa::PoolAllocation staging);
 
   absl::StatusOr<Side> Resolve(DeviceAddress address, Bytes size) const;
   // Chunk `index` of the staging ring, after the stream's last use of it is done.
@@ -133,7 +133,8 @@ class BlitManager {
 
   Context& context_;
   Stream& stream_;
-  const DeviceAddress staging_;
+  // The staging ring, freed after ~BlitManager has waited for the chunks in use.
+  const hsa::PoolAllocation staging_;
   const Bytes chunk_;
   // One command at a time (CLR holds the queue lock around a command): threads sharing a stream, the null
   // stream above all, take turns here, which keeps the staging ring's chunk bookkeeping below consistent.

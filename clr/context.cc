@@ -141,11 +141,12 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
                                                      device.max_alloc_size.raw(), " B single-allocation limit"));
   }
   const hsa::PoolId pool = DevicePool(device, options.grain);
-  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size, options.contiguous
-                                                                          ? hsa::PoolAllocFlags::kContiguous
-                                                                          : hsa::PoolAllocFlags::kStandard));
-  auto memory = std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kDevice,
-                                                                    device.ordinal, user_flags, pool});
+  ASSIGN_OR_RETURN(hsa::PoolAllocation allocation,
+                   runtime_->Allocate(pool, size, options.contiguous ? hsa::PoolAllocFlags::kContiguous
+                                                                     : hsa::PoolAllocFlags::kStandard));
+  const DeviceAddress base = allocation.address();
+  auto memory = std::make_unique<Memory>(std::move(allocation), runtime_.get(),
+                                         MemoryDesc{{base, size}, base, MemoryKind::kDevice, device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   if (TraceEnabled()) {
     Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
@@ -237,9 +238,10 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
   TraceSlice trace_slice(TraceCategory::kClr, "Context::AllocHost");
   hsa::PoolId pool = coherence == HostCoherence::kNonCoherent ? device.host_coarse_pool : device.host_pool;
   if (coherence == HostCoherence::kUncached && device.host_uncached_pool.has_value()) pool = *device.host_uncached_pool;
-  ASSIGN_OR_RETURN(DeviceAddress base, runtime_->Allocate(pool, size));
-  auto memory =
-      std::make_unique<Memory>(runtime_.get(), MemoryDesc{{base, size}, base, MemoryKind::kHost, device.ordinal, user_flags, pool});
+  ASSIGN_OR_RETURN(hsa::PoolAllocation allocation, runtime_->Allocate(pool, size));
+  const DeviceAddress base = allocation.address();
+  auto memory = std::make_unique<Memory>(std::move(allocation), runtime_.get(),
+                                         MemoryDesc{{base, size}, base, MemoryKind::kHost, device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "host memory ", size.raw(), " B at ", AddressText(base),
         coherence == HostCoherence::kCoherent     ? " (fine-grained)"

@@ -410,35 +410,17 @@ PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer, const PrintfFor
 }
 
 absl::StatusOr<PrintfBuffer> PrintfBuffer::Create(hsa::Runtime& runtime, hsa::PoolId pool) {
-  absl::StatusOr<DeviceAddress> address = runtime.Allocate(pool, Bytes(kPrintfHeaderBytes + kPrintfDataBytes));
-  if (!address.ok()) return address.status();
-  PrintfBuffer buffer(&runtime, *address);
+  absl::StatusOr<hsa::PoolAllocation> memory = runtime.Allocate(pool, Bytes(kPrintfHeaderBytes + kPrintfDataBytes));
+  if (!memory.ok()) return memory.status();
+  PrintfBuffer buffer(*std::move(memory));
   std::memset(buffer.bytes().data(), 0, buffer.bytes().size());
   const uint64_t capacity = kPrintfDataBytes;
   std::memcpy(buffer.bytes().data() + 8, &capacity, sizeof(capacity));
   return buffer;
 }
 
-PrintfBuffer::PrintfBuffer(PrintfBuffer&& other) noexcept
-    : runtime_(std::exchange(other.runtime_, nullptr)), address_(other.address_), formats_(std::move(other.formats_)) {}
-
-PrintfBuffer& PrintfBuffer::operator=(PrintfBuffer&& other) noexcept {
-  if (this != &other) {
-    PrintfBuffer old(std::move(*this));
-    runtime_ = std::exchange(other.runtime_, nullptr);
-    address_ = other.address_;
-    formats_ = std::move(other.formats_);
-  }
-  return *this;
-}
-
-PrintfBuffer::~PrintfBuffer() {
-  if (runtime_ == nullptr) return;
-  if (absl::Status s = runtime_->Free(address_); !s.ok()) HIPMEM_LOG(kError, "printf buffer: ", s.message());
-}
-
 std::span<uint8_t> PrintfBuffer::bytes() const {
-  return {static_cast<uint8_t*>(address_.ToPointer()), kPrintfHeaderBytes + kPrintfDataBytes};
+  return {static_cast<uint8_t*>(memory_.pointer()), kPrintfHeaderBytes + kPrintfDataBytes};
 }
 
 PrintfOutput PrintfBuffer::Decode() const { return DecodePrintfBuffer(bytes(), formats_.get()); }

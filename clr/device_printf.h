@@ -83,14 +83,11 @@ class PrintfBuffer {
   // A buffer from `pool` of `runtime`, which must outlive it, with kPrintfDataBytes of data area, ready for a
   // dispatch. Errors: the allocator's.
   static absl::StatusOr<PrintfBuffer> Create(hsa::Runtime& runtime, hsa::PoolId pool);
-  PrintfBuffer(PrintfBuffer&& other) noexcept;
-  PrintfBuffer& operator=(PrintfBuffer&& other) noexcept;
-  PrintfBuffer(const PrintfBuffer&) = delete;
-  PrintfBuffer& operator=(const PrintfBuffer&) = delete;
-  ~PrintfBuffer();
+  PrintfBuffer(PrintfBuffer&& other) noexcept = default;
+  PrintfBuffer& operator=(PrintfBuffer&& other) noexcept = default;
 
   // The address the kernel's hidden_hostcall_buffer argument gets.
-  DeviceAddress address() const { return address_; }
+  DeviceAddress address() const { return memory_.address(); }
   // The format strings of the dispatch's code object, for a kernel built with -mprintf-kind=buffered.
   void set_formats(std::shared_ptr<const PrintfFormats> formats) { formats_ = std::move(formats); }
   // What the finished dispatch left.
@@ -100,11 +97,10 @@ class PrintfBuffer {
   void Reset();
 
  private:
-  PrintfBuffer(hsa::Runtime* runtime, DeviceAddress address) : runtime_(runtime), address_(address) {}
+  explicit PrintfBuffer(hsa::PoolAllocation memory) : memory_(std::move(memory)) {}
   std::span<uint8_t> bytes() const;
 
-  hsa::Runtime* runtime_;  // null once moved from
-  DeviceAddress address_;
+  hsa::PoolAllocation memory_;
   std::shared_ptr<const PrintfFormats> formats_;
 };
 

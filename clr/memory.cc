@@ -12,7 +12,12 @@ namespace hipmem::clr {
 
 namespace {
 
-absl::Status Release(hsa::Runtime& runtime, const MemoryDesc& desc) {
+absl::Status Release(hsa::Runtime& runtime, std::optional<hsa::PoolAllocation>& allocation, const MemoryDesc& desc) {
+  if (allocation.has_value()) {
+    absl::Status freed = std::move(*allocation).Free();
+    allocation.reset();
+    return freed;
+  }
   if (desc.kind == MemoryKind::kManaged) {
     // VRAM the range holds goes back first. The address space then stays reserved (PROT_NONE, no pages): the
     // simulated KFD, unlike the kernel's MMU notifier, keeps an SVM range after munmap, and a later GPU allocation
@@ -24,22 +29,28 @@ absl::Status Release(hsa::Runtime& runtime, const MemoryDesc& desc) {
     return released;
   }
   if (desc.kind == MemoryKind::kRegistered) return runtime.memory().Unlock(desc.range.base.ToPointer());
-  return runtime.Free(desc.range.base);
+  return absl::InternalError("releasing a memory object: it owns nothing");
 }
 
 }  // namespace
 
 Memory::~Memory() {
   if (runtime_ == nullptr) return;
-  if (absl::Status s = Release(*runtime_, desc_); !s.ok()) HIPMEM_LOG(kError, "releasing memory object: ", s.message());
+  if (absl::Status s = Release(*runtime_, allocation_, desc_); !s.ok()) {
+    HIPMEM_LOG(kError, "releasing memory object: ", s.message());
+  }
 }
 
-Memory::Memory(Memory&& other) noexcept : runtime_(std::exchange(other.runtime_, nullptr)), desc_(other.desc_) {}
+Memory::Memory(Memory&& other) noexcept
+    : runtime_(std::exchange(other.runtime_, nullptr)),
+      allocation_(std::exchange(other.allocation_, std::nullopt)),
+      desc_(other.desc_) {}
 
 Memory& Memory::operator=(Memory&& other) noexcept {
   if (this != &other) {
     Memory old(std::move(*this));  // frees the old allocation when it goes out of scope
     runtime_ = std::exchange(other.runtime_, nullptr);
+    allocation_ = std::exchange(other.allocation_, std::nullopt);
     desc_ = other.desc_;
   }
   return *this;
@@ -48,7 +59,7 @@ Memory& Memory::operator=(Memory&& other) noexcept {
 absl::Status Memory::Free() && {
   hsa::Runtime* runtime = std::exchange(runtime_, nullptr);
   if (runtime == nullptr) return absl::FailedPreconditionError("memory object already freed");
-  return Release(*runtime, desc_);
+  return Release(*runtime, allocation_, desc_);
 }
 
 }  // namespace hipmem::clr

@@ -7,6 +7,8 @@
 #define HIPMEM_CLR_MEMORY_H_
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "base/units.h"
@@ -37,7 +39,11 @@ struct MemoryDesc {
 
 class Memory {
  public:
-  // Adopts an allocation `runtime` made.
+  // Owns device or host memory (kDevice, kHost): `allocation`, which its runtime must outlive.
+  Memory(hsa::PoolAllocation allocation, hsa::Runtime* runtime, MemoryDesc desc)
+      : runtime_(runtime), allocation_(std::move(allocation)), desc_(desc) {}
+  // Registered or managed memory `runtime` holds for this object (kRegistered, kManaged), released through it;
+  // with a null runtime, memory this object only names.
   Memory(hsa::Runtime* runtime, MemoryDesc desc) : runtime_(runtime), desc_(desc) {}
   ~Memory();
   Memory(Memory&& other) noexcept;
@@ -57,6 +63,7 @@ class Memory {
 
  private:
   hsa::Runtime* runtime_;  // Not owned; must outlive this. Null once freed or moved from.
+  std::optional<hsa::PoolAllocation> allocation_;  // kDevice, kHost: the runtime's allocation
   MemoryDesc desc_;
 };
 

@@ -26,9 +26,10 @@ class MemoryTest : public ::testing::Test {
   }
 
   Memory Make(Bytes size) {
-    absl::StatusOr<DeviceAddress> base = rt_->Allocate(pool_, size);
-    EXPECT_THAT(base, IsOk());
-    return Memory(rt_.get(), MemoryDesc{{*base, size}, *base, MemoryKind::kDevice, 0, 0, pool_});
+    absl::StatusOr<hsa::PoolAllocation> allocation = rt_->Allocate(pool_, size);
+    EXPECT_THAT(allocation, IsOk());
+    const DeviceAddress base = allocation->address();
+    return Memory(*std::move(allocation), rt_.get(), MemoryDesc{{base, size}, base, MemoryKind::kDevice, 0, 0, pool_});
   }
 
   bool Live(const Memory& m) const { return rt_->FindPointer(m.desc().range.base).has_value(); }

@@ -212,17 +212,17 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
     return s;
   }
   // Kernel descriptors and kernargs live in fine-grained system memory every GPU of the context maps.
-  absl::StatusOr<DeviceAddress> control = context.runtime().Allocate(device.host_pool, kControlBytes);
+  absl::StatusOr<hsa::PoolAllocation> control = context.runtime().Allocate(device.host_pool, kControlBytes);
   if (!control.ok()) {
     (void)context.queues().Destroy(queue);
     return control.status();
   }
   for (blit::KernelId id : kKernels) {
     const blit::KernelDescriptor descriptor = blit::MakeDescriptor(id);
-    std::memcpy((*control + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
+    std::memcpy((control->address() + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
   }
   Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
-  std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *control));
+  std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *std::move(control)));
   {
     LightLock lock(&health->owner_mu_);
     health->owner_ = stream.get();
@@ -234,12 +234,12 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
 }
 
 Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
-               DeviceAddress control)
+               hsa::PoolAllocation control)
     : context_(context),
       device_(device),
       health_(std::move(health)),
       queue_(queue),
-      control_(control),
+      control_(std::move(control)),
       signal_pool_(std::make_shared<SignalPool>(context.signals())) {}
 
 Stream::~Stream() {
@@ -263,13 +263,9 @@ Stream::~Stream() {
     printf_uses_.clear();
     idle_printf_.clear();
     kernarg_uses_.clear();
-    if (kernarg_ring_.has_value()) {
-      if (absl::Status s = context_.runtime().Free(*kernarg_ring_); !s.ok()) {
-        HIPMEM_LOG(kError, "stream kernargs: ", s.message());
-      }
-    }
+    kernarg_ring_.reset();  // the queue that read it is gone
   }
-  if (absl::Status s = context_.runtime().Free(control_); !s.ok()) HIPMEM_LOG(kError, "stream memory: ", s.message());
+  // control_ goes with the members.
 }
 
 void Stream::FailPending() {
@@ -370,7 +366,7 @@ absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   LightLock lock(&mu_);
   auto write = [&](uint64_t index, void* packet_slot) {
-    const DeviceAddress kernarg = control_ + Bytes(kKernargOffset + (index % kQueuePackets) * kKernargSlot);
+    const DeviceAddress kernarg = control_.address() + Bytes(kKernargOffset + (index % kQueuePackets) * kKernargSlot);
     if (kernel != blit::KernelId::kCopy) {
       const blit::FillArgs args = blit::MakeFillArgs(dst.raw(), static_cast<uint32_t>(src_or_pattern), size.raw());
       std::memcpy(kernarg.ToPointer(), &args, sizeof(args));
@@ -378,7 +374,7 @@ absl::Status Stream::DispatchBlit(blit::KernelId kernel, DeviceAddress dst, uint
       const blit::CopyArgs args = blit::MakeCopyArgs(dst.raw(), src_or_pattern, size.raw());
       std::memcpy(kernarg.ToPointer(), &args, sizeof(args));
     }
-    const DeviceAddress descriptor = control_ + Bytes(DescriptorOffset(kernel));
+    const DeviceAddress descriptor = control_.address() + Bytes(DescriptorOffset(kernel));
     aql::WritePacket(packet_slot,
                      blit::MakeDispatch(descriptor.raw(), kernarg.raw(), size.raw(), done->handle().raw()));
   };
@@ -391,8 +387,8 @@ absl::StatusOr<DeviceAddress> Stream::ReserveKernargs(Bytes size) {
                                                    kKernargRingBytes, "-byte kernarg ring"));
   }
   if (!kernarg_ring_.has_value()) {
-    ASSIGN_OR_RETURN(DeviceAddress ring, context_.runtime().Allocate(device_.host_pool, Bytes(kKernargRingBytes)));
-    kernarg_ring_ = ring;
+    ASSIGN_OR_RETURN(hsa::PoolAllocation ring, context_.runtime().Allocate(device_.host_pool, Bytes(kKernargRingBytes)));
+    kernarg_ring_ = std::move(ring);
   }
   uint64_t begin = (kernarg_head_ + kKernargAlign - 1) / kKernargAlign * kKernargAlign;
   if (begin + size.raw() > kKernargRingBytes) begin = 0;
@@ -413,7 +409,7 @@ absl::StatusOr<DeviceAddress> Stream::ReserveKernargs(Bytes size) {
                                            WaitHintOf(context_, device_));
   }
   kernarg_head_ = end;
-  return *kernarg_ring_ + Bytes(begin);
+  return kernarg_ring_->address() + Bytes(begin);
 }
 
 absl::StatusOr<PrintfBuffer> Stream::TakePrintfBuffer() {
@@ -466,7 +462,7 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch, std::optiona
     packet.completion_signal = done->handle().raw();
     aql::WritePacket(packet_slot, packet);
   };
-  const uint64_t begin = (kernargs - *kernarg_ring_).raw();
+  const uint64_t begin = (kernargs - kernarg_ring_->address()).raw();
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
   kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done});
   if (printf.has_value()) printf_uses_.push_back(PrintfUse{done, std::move(*printf)});

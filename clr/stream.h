@@ -258,7 +258,7 @@ class Stream {
   };
 
   Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
-         DeviceAddress control);
+         hsa::PoolAllocation control);
 
   // Queues AQL `packets` (the last one completing `done`), preceded by a barrier-AND on `deps` that the AQL
   // queue does not order by itself (another engine's signal, another stream's).
@@ -281,7 +281,7 @@ class Stream {
   const Device& device_;
   const std::shared_ptr<QueueHealth> health_;
   hsa::AmdQueue* const queue_;    // owned: destroyed through context_.queues()
-  const DeviceAddress control_;   // blit kernel descriptors and the kernarg ring (system memory), owned
+  const hsa::PoolAllocation control_;  // blit kernel descriptors and the kernarg ring (system memory)
   const std::shared_ptr<SignalPool> signal_pool_;  // for the packets only the CP completes
 
   // Reserves `size` bytes of the kernarg ring for the next dispatch, waiting for the dispatches that still use
@@ -297,7 +297,7 @@ class Stream {
     uint64_t end;
     std::shared_ptr<StreamSignal> done;
   };
-  std::optional<DeviceAddress> kernarg_ring_ ABSL_GUARDED_BY(mu_);
+  std::optional<hsa::PoolAllocation> kernarg_ring_ ABSL_GUARDED_BY(mu_);
   uint64_t kernarg_head_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<KernargUse> kernarg_uses_ ABSL_GUARDED_BY(mu_);
   std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mu_);

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -26,6 +25,7 @@
 #include "gpu_abi/blit_kernels.h"
 #include "gpu_abi/sdma_packets.h"
 #include "hsa/gpu_access.h"
+#include "hsa/queue_memory.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime_kfd.h"
 #include "thunk/clock.h"
@@ -40,13 +40,9 @@ namespace blit = ::hipmem::gpu_abi::blit;
 namespace sdma = ::hipmem::gpu_abi::sdma;
 using thunk::MemFlags;
 
-// Rings and control pages: host-visible, uncached system memory the GPU maps (ROCr's system allocator).
-constexpr MemFlags kSystemFlags =
-    MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
 constexpr Bytes kSdmaRingBytes = Bytes::KiB(64);  // ROCr: 1 MiB; 64 KiB holds hundreds of queued copies
 constexpr uint32_t kAqlSlots = 64;
 constexpr Bytes kAqlRingBytes = Bytes(uint64_t{kAqlSlots} * aql::kPacketBytes);
-constexpr Bytes kControlBytes = Bytes::KiB(4);
 
 // The SDMA control page: the end timestamp lands here first, since TIMESTAMP needs a 32-byte aligned target
 // and amd_signal_t's end_ts is not; a COPY_LINEAR then moves it into the signal.
@@ -178,8 +174,10 @@ class Copies::Channel {
 
  private:
   struct Queue {
-    DeviceAddress ring{0};
-    DeviceAddress control{0};
+    // Declared before `queue`, which reads them, so they are freed after it.
+    QueueMemory memory;
+    DeviceAddress ring;
+    DeviceAddress control;
     thunk::Queue queue;
     thunk::Event faults;  // MEMORY event: VM faults of the GPU
     std::optional<thunk::Event> done;  // signal event of the retire counter; none when the KFD had none left
@@ -223,13 +221,9 @@ class Copies::Channel {
     const std::string context = Name();
     const bool sdma = kind_ == CopyEngineKind::kSdma;
     const Bytes ring_bytes = sdma ? kSdmaRingBytes : kAqlRingBytes;
-    const std::span<const thunk::NodeId> just_gpu(&gpu_, 1);
-    ASSIGN_OR_RETURN(const DeviceAddress ring, kfd_.AllocMemory(thunk::NodeId(0), ring_bytes, kSystemFlags));
-    absl::Cleanup free_ring = [&] { (void)kfd_.FreeMemory(ring); };
-    ASSIGN_OR_RETURN(const DeviceAddress control, kfd_.AllocMemory(thunk::NodeId(0), kControlBytes, kSystemFlags));
-    absl::Cleanup free_control = [&] { (void)kfd_.FreeMemory(control); };
-    RETURN_IF_ERROR(Annotate(kfd_.MapMemoryToGpu(ring, just_gpu), context));
-    RETURN_IF_ERROR(Annotate(kfd_.MapMemoryToGpu(control, just_gpu), context));
+    ASSIGN_OR_RETURN(QueueMemory memory, QueueMemory::Allocate(kfd_, gpu_, ring_bytes, context));
+    const DeviceAddress ring = memory.ring.address();
+    const DeviceAddress control = memory.control.address();
     thunk::QueueSpec spec{.node = gpu_, .percentage = 100, .ring = ring, .ring_size = ring_bytes};
     char* base = static_cast<char*>(control.ToPointer());
     if (sdma) {
@@ -275,21 +269,16 @@ class Copies::Channel {
       retire.event_id = done->handle().trigger_data;
     }
     std::memcpy(base + kRetireSignalOffset, &retire, sizeof(retire));
-    std::move(free_ring).Cancel();
-    std::move(free_control).Cancel();
     const uint64_t written = sdma ? *queue.write_pointer() : 0;
     q_ = std::unique_ptr<Queue>(
-        new Queue{ring, control, std::move(queue), std::move(faults), std::move(done), written, 0});
+        new Queue{std::move(memory), ring, control, std::move(queue), std::move(faults), std::move(done), written, 0});
     return absl::OkStatus();
   }
 
   void DropQueue() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (q_ == nullptr) return;
-    // The queue goes first: its engine may not read the ring or the control page after they are freed.
+    // The queue goes first: its engine may not read the ring or the control page after they are freed (with q_).
     if (absl::Status s = std::move(q_->queue).Destroy(); !s.ok()) HIPMEM_LOG(kError, Name(), ": ", s.message());
-    for (DeviceAddress a : {q_->ring, q_->control}) {
-      if (absl::Status s = kfd_.FreeMemory(a); !s.ok()) HIPMEM_LOG(kError, Name(), ": ", s.message());
-    }
     q_.reset();
   }
 

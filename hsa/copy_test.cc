@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "hsa/hsa_test_util.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_testing.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/signal.h"
 #include "hsa/signal_allocator.h"
@@ -104,7 +105,7 @@ class CopiesTest : public ::testing::Test {
       ADD_FAILURE() << "no pool with global flags " << ToRaw(flags);
       return DeviceAddress(0);
     }
-    absl::StatusOr<DeviceAddress> a = rt_->Allocate(pool->id, size);
+    absl::StatusOr<DeviceAddress> a = Unowned(rt_->Allocate(pool->id, size));
     EXPECT_THAT(a, IsOk());
     return a.value_or(DeviceAddress(0));
   }

@@ -90,28 +90,6 @@ absl::StatusOr<CodeObjectReader> CodeObjectReader::FromFile(int fd) {
   return CodeObjectReader(std::move(bytes));
 }
 
-LoadedImage::~LoadedImage() {
-  if (runtime_ == nullptr) return;
-  if (absl::Status s = runtime_->Free(allocation_); !s.ok()) HIPMEM_LOG(kError, "~LoadedImage: ", s.message());
-}
-
-LoadedImage::LoadedImage(LoadedImage&& other) noexcept
-    : runtime_(std::exchange(other.runtime_, nullptr)),
-      allocation_(other.allocation_),
-      base_(other.base_),
-      size_(other.size_) {}
-
-LoadedImage& LoadedImage::operator=(LoadedImage&& other) noexcept {
-  if (this != &other) {
-    LoadedImage old(std::move(*this));
-    runtime_ = std::exchange(other.runtime_, nullptr);
-    allocation_ = other.allocation_;
-    base_ = other.base_;
-    size_ = other.size_;
-  }
-  return *this;
-}
-
 absl::StatusOr<Executable> Executable::Create(uint32_t profile, uint32_t default_float_rounding_mode) {
   if (profile > HSA_PROFILE_FULL) {
     return absl::InvalidArgumentError(absl::StrCat("hsa_executable_create: profile ", profile, " is not one"));
@@ -237,10 +215,10 @@ absl::Status Executable::LoadAgentCodeObject(Runtime& runtime, AgentId agent_id,
   // One allocation for the whole span; over-allocated when the ELF asks for more than the pool's 4 KiB.
   ASSIGN_OR_RETURN(const PoolId pool, CodePool(runtime, *agent));
   const uint64_t align = std::max(span.align, kPage);
-  ASSIGN_OR_RETURN(const DeviceAddress allocation,
+  ASSIGN_OR_RETURN(PoolAllocation allocation,
                    runtime.Allocate(pool, Bytes(image_size + align - kPage), PoolAllocFlags::kExecutable));
-  const DeviceAddress base((allocation.raw() + align - 1) & ~(align - 1));
-  LoadedImage loaded(&runtime, allocation, base, Bytes(image_size));
+  const DeviceAddress base((allocation.address().raw() + align - 1) & ~(align - 1));
+  LoadedImage loaded(std::move(allocation), base, Bytes(image_size));
   const uint64_t delta = base.raw() - span.begin;  // load address minus p_vaddr
 
   for (const co::Relocation& rel : code.dynamic_relocations()) {

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -85,20 +86,16 @@ enum class ExecutableState : uint32_t { kUnfrozen = 0, kFrozen = 1 };
 // A GPU allocation holding one loaded code object's image. Move-only; the destructor frees it.
 class LoadedImage {
  public:
-  LoadedImage(Runtime* runtime, DeviceAddress allocation, DeviceAddress base, Bytes size)
-      : runtime_(runtime), allocation_(allocation), base_(base), size_(size) {}
-  ~LoadedImage();
-  LoadedImage(LoadedImage&& other) noexcept;
-  LoadedImage& operator=(LoadedImage&& other) noexcept;
+  LoadedImage(PoolAllocation allocation, DeviceAddress base, Bytes size)
+      : allocation_(std::move(allocation)), base_(base), size_(size) {}
 
   DeviceAddress base() const { return base_; }  // where p_vaddr 0 of the code object lands
   Bytes size() const { return size_; }
   // Leaves the allocation to its runtime, which already freed it (the runtime was shut down first).
-  void Abandon() { runtime_ = nullptr; }
+  void Abandon() { (void)std::move(allocation_).Release(); }
 
  private:
-  Runtime* runtime_;  // Not owned; must outlive this (or Abandon() it). Null once moved from.
-  DeviceAddress allocation_;
+  PoolAllocation allocation_;  // its runtime must outlive this (or Abandon() it)
   DeviceAddress base_;
   Bytes size_;
 };

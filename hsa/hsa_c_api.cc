@@ -86,10 +86,10 @@ hsa_status_t HSA_API hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t memory_p
                                                   void** ptr) {
   HSA_RUNTIME_OR_RETURN(rt);
   if (ptr == nullptr || size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  absl::StatusOr<DeviceAddress> address =
+  absl::StatusOr<hipmem::hsa::PoolAllocation> allocation =
       rt.Allocate(PoolId(memory_pool.handle), Bytes(size), static_cast<PoolAllocFlags>(flags));
-  if (!address.ok()) return ToHsaStatus(address.status());
-  *ptr = address->ToPointer();
+  if (!allocation.ok()) return ToHsaStatus(allocation.status());
+  *ptr = std::move(*allocation).Release().ToPointer();  // the caller's from here: hsa_amd_memory_pool_free
   return HSA_STATUS_SUCCESS;
 }
 

@@ -148,9 +148,9 @@ hsa_status_t HSA_API hsa_memory_allocate(hsa_region_t region, size_t size, void*
   if (ptr == nullptr || size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   absl::StatusOr<const hipmem::hsa::MemoryPool*> pool = rt.GetPool(PoolId(region.handle));
   if (!pool.ok()) return HSA_STATUS_ERROR_INVALID_REGION;
-  absl::StatusOr<DeviceAddress> address = rt.memory().AllocateUnrestricted(**pool, Bytes(size));
-  if (!address.ok()) return ToHsaStatus(address.status());
-  *ptr = address->ToPointer();
+  absl::StatusOr<hipmem::hsa::PoolAllocation> allocation = rt.memory().AllocateUnrestricted(**pool, Bytes(size));
+  if (!allocation.ok()) return ToHsaStatus(allocation.status());
+  *ptr = std::move(*allocation).Release().ToPointer();  // the caller's from here: hsa_memory_free
   return HSA_STATUS_SUCCESS;
 }
 

@@ -41,12 +41,12 @@ class MemoryManager::PoolBlockSource : public BlockSource {
   absl::StatusOr<DeviceAddress> AllocateBlock(Bytes size) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
     manager_->mu_.AssertHeld();
     const NodeId node = manager_->binding_.NodeOf(*pool_);
-    ASSIGN_OR_RETURN(DeviceAddress base,
+    ASSIGN_OR_RETURN(thunk::KfdAllocation block,
                      manager_->AllocateFromKfd(*pool_, size, manager_->binding_.KmtFlagsOf(*pool_), std::span<const NodeId>(&node, 1),
                                                [&] { return absl::StrCat("fragment block of ", size.raw(), " bytes"); }));
-    // Fresh from the KFD, so it cannot overlap a block still held.
-    if (absl::Status s = manager_->blocks_.Insert(AddressRange{base, size}, std::monostate{}); !s.ok()) {
-      manager_->FreeToKfd(base);
+    const DeviceAddress base = block.address();
+    // Fresh from the KFD, so it cannot overlap a block still held; if it did, the refused owner frees it.
+    if (absl::Status s = manager_->blocks_.Insert(AddressRange{base, size}, std::move(block)); !s.ok()) {
       return absl::InternalError(absl::StrCat("fragment block: ", s.message()));
     }
     return base;
@@ -54,8 +54,7 @@ class MemoryManager::PoolBlockSource : public BlockSource {
 
   void FreeBlock(DeviceAddress base, Bytes) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
     manager_->mu_.AssertHeld();
-    manager_->blocks_.Erase(base);
-    manager_->FreeToKfd(base);
+    manager_->blocks_.Erase(base);  // its owner frees it
   }
 
  private:
@@ -78,10 +77,7 @@ MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> a
 
 MemoryManager::~MemoryManager() {
   LightLock lock(&mu_);
-  for (const auto& [start, entry] : allocations_) {
-    if (!entry.value.block.has_value()) FreeToKfd(entry.range.base);
-  }
-  allocations_.clear();
+  allocations_.clear();  // the whole allocations' owners free them
   heaps_.clear();  // each returns its blocks, in use or cached
   for (const auto& [host, count] : locks_) {
     for (int i = 0; i < count; ++i) {
@@ -114,31 +110,24 @@ absl::StatusOr<const Agent*> MemoryManager::AgentOf(AgentId id) const {
   return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(id.raw()), " is not an agent of this runtime"));
 }
 
-void MemoryManager::FreeToKfd(DeviceAddress address) {
-  if (absl::Status s = kfd_->FreeMemory(address); !s.ok()) {
-    HIPMEM_LOG(kError, "freeing ", AddressText(address), " to the KFD: ", s.message());
-  }
-}
-
 void MemoryManager::TrimAll() {
   for (auto& [id, heap] : heaps_) heap->Trim();
 }
 
-absl::StatusOr<DeviceAddress> MemoryManager::AllocateFromKfd(const MemoryPool& pool, Bytes size, MemFlags flags,
-                                                             std::span<const NodeId> map_nodes,
-                                                             absl::FunctionRef<std::string()> context) {
-  absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
-  if (!address.ok()) {
+absl::StatusOr<thunk::KfdAllocation> MemoryManager::AllocateFromKfd(const MemoryPool& pool, Bytes size,
+                                                                     MemFlags flags, std::span<const NodeId> map_nodes,
+                                                                     absl::FunctionRef<std::string()> context) {
+  absl::StatusOr<thunk::KfdAllocation> allocation = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
+  if (!allocation.ok()) {
     // KfdDriver::AllocateMemory: cached fragment blocks may be what the KFD is missing; give them back, once.
     TrimAll();
-    address = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
+    allocation = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
   }
-  if (!address.ok()) return Recode(Annotate(address.status(), context()), absl::StatusCode::kResourceExhausted);
-  if (absl::Status mapped = kfd_->MapMemoryToGpu(*address, map_nodes); !mapped.ok()) {
-    FreeToKfd(*address);
-    return Recode(Annotate(mapped, context()), absl::StatusCode::kResourceExhausted);
+  if (!allocation.ok()) return Recode(Annotate(allocation.status(), context()), absl::StatusCode::kResourceExhausted);
+  if (absl::Status mapped = kfd_->MapMemoryToGpu(allocation->address(), map_nodes); !mapped.ok()) {
+    return Recode(Annotate(mapped, context()), absl::StatusCode::kResourceExhausted);  // `allocation` frees it
   }
-  return *address;
+  return allocation;
 }
 
 absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& pool, Bytes size, MemFlags flags,
@@ -148,18 +137,57 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& po
     FragmentAllocator& heap = *heaps_.at(pool.id.raw());
     absl::StatusOr<FragmentAllocator::Lookup> carved = heap.Carve(size);
     if (!carved.ok()) return Annotate(carved.status(), context());
-    RETURN_IF_ERROR(allocations_.Insert(carved->fragment, Allocation{pool.id, carved->block, flags, nullptr, {}}));
+    if (absl::Status s = allocations_.Insert(carved->fragment, Allocation{pool.id, carved->block, std::nullopt, flags});
+        !s.ok()) {
+      // The map is out of step with the KFD (an address of ours freed behind the runtime's back and given out
+      // again): refuse the allocation, and give the fragment back rather than lose it.
+      (void)heap.Free(carved->fragment.base);
+      return Annotate(s, context());
+    }
     return carved->fragment.base;
   }
   // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
   if (pool.location == PoolLocation::kGpu && restrict_vram) nodes.push_back(binding_.NodeOf(pool));
-  ASSIGN_OR_RETURN(DeviceAddress address, AllocateFromKfd(pool, size, flags, nodes, context));
-  RETURN_IF_ERROR(allocations_.Insert(AddressRange{address, size}, Allocation{pool.id, std::nullopt, flags, nullptr, {}}));
+  ASSIGN_OR_RETURN(thunk::KfdAllocation memory, AllocateFromKfd(pool, size, flags, nodes, context));
+  const DeviceAddress address = memory.address();
+  // A refused insert (the map out of step, as above) destroys the record, whose owner frees the KFD allocation.
+  RETURN_IF_ERROR(Annotate(
+      allocations_.Insert(AddressRange{address, size}, Allocation{pool.id, std::nullopt, std::move(memory), flags}),
+      context()));
   return address;
 }
 
-absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
+PoolAllocation::PoolAllocation(PoolAllocation&& other) noexcept
+    : manager_(std::exchange(other.manager_, nullptr)), address_(other.address_), size_(other.size_) {}
+
+PoolAllocation& PoolAllocation::operator=(PoolAllocation&& other) noexcept {
+  if (this != &other) {
+    PoolAllocation old(std::move(*this));  // frees what this held when it goes
+    manager_ = std::exchange(other.manager_, nullptr);
+    address_ = other.address_;
+    size_ = other.size_;
+  }
+  return *this;
+}
+
+PoolAllocation::~PoolAllocation() {
+  if (manager_ == nullptr) return;
+  if (absl::Status s = manager_->Free(address_); !s.ok()) HIPMEM_LOG(kError, "freeing an allocation: ", s.message());
+}
+
+DeviceAddress PoolAllocation::Release() && {
+  manager_ = nullptr;
+  return address_;
+}
+
+absl::Status PoolAllocation::Free() && {
+  MemoryManager* manager = std::exchange(manager_, nullptr);
+  if (manager == nullptr) return absl::FailedPreconditionError("PoolAllocation::Free: nothing owned");
+  return manager->Free(address_);
+}
+
+absl::StatusOr<PoolAllocation> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_allocate");
   // Formatted only for an error or a trace: a cached fragment costs less than building this string.
   const auto context = [&] {
@@ -184,14 +212,12 @@ absl::StatusOr<DeviceAddress> MemoryManager::Allocate(const MemoryPool& pool, By
   // Only ordinary VRAM is carved from blocks: a flag changes the buffer the KFD must make.
   const bool fragment = fragments_enabled_ && flags == PoolAllocFlags::kStandard && pool.location == PoolLocation::kGpu;
   LightLock lock(&mu_);
-  absl::StatusOr<DeviceAddress> address = AllocateLocked(pool, *rounded, kmt, fragment, true, context);
-  if (address.ok() && TraceEnabled()) {
-    Trace(Layer::kHsa, context(), " -> ", AddressText(*address), fragment ? " (fragment)" : "");
-  }
-  return address;
+  ASSIGN_OR_RETURN(const DeviceAddress address, AllocateLocked(pool, *rounded, kmt, fragment, true, context));
+  if (TraceEnabled()) Trace(Layer::kHsa, context(), " -> ", AddressText(address), fragment ? " (fragment)" : "");
+  return PoolAllocation(this, address, size);
 }
 
-absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPool& pool, Bytes size) {
+absl::StatusOr<PoolAllocation> MemoryManager::AllocateUnrestricted(const MemoryPool& pool, Bytes size) {
   const std::string context =
       absl::StrCat("hsa_memory_allocate(region=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(), ")");
   if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context, ": size is 0"));
@@ -202,12 +228,14 @@ absl::StatusOr<DeviceAddress> MemoryManager::AllocateUnrestricted(const MemoryPo
   const std::optional<Bytes> rounded = AlignUp(size, pool.alloc_granule);
   if (!rounded.has_value()) return absl::InvalidArgumentError(absl::StrCat(context, ": size overflows"));
   LightLock lock(&mu_);
-  return AllocateLocked(pool, *rounded, binding_.KmtFlagsOf(pool), false, false, [&] { return context; });
+  ASSIGN_OR_RETURN(const DeviceAddress address,
+                   AllocateLocked(pool, *rounded, binding_.KmtFlagsOf(pool), false, false, [&] { return context; }));
+  return PoolAllocation(this, address, size);
 }
 
-void MemoryManager::Release(DeviceAddress base, const Allocation& allocation) {
+void MemoryManager::Release(DeviceAddress base, Allocation& allocation) {
   if (!allocation.block.has_value()) {
-    FreeToKfd(base);
+    allocation.memory.reset();  // its owner frees it
     return;
   }
   if (absl::Status s = heaps_.at(allocation.pool.raw())->Free(base); !s.ok()) {

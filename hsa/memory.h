@@ -65,10 +65,10 @@ class MemoryManager {
   // hsa_amd_memory_pool_allocate: see Runtime::Allocate. kInvalidArgument as well for flag bits
   // hsa_amd_memory_pool_flag_t does not define. When the KFD refuses, every pool's cached blocks go back and
   // the allocation is tried once more (KfdDriver's Trim()).
-  absl::StatusOr<DeviceAddress> Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags);
+  absl::StatusOr<PoolAllocation> Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags);
   // hsa_memory_allocate on a region: as Allocate, but never from a fragment and, for VRAM, mapped for the
   // owner and every GPU linked to it (no AllocateRestrict).
-  absl::StatusOr<DeviceAddress> AllocateUnrestricted(const MemoryPool& pool, Bytes size);
+  absl::StatusOr<PoolAllocation> AllocateUnrestricted(const MemoryPool& pool, Bytes size);
 
   // Runs the allocation's deallocation callbacks, then frees it. INVALID_ALLOCATION (kNotFound) when no
   // allocation starts at `address`.
@@ -116,6 +116,7 @@ class MemoryManager {
   struct Allocation {
     PoolId pool;
     std::optional<AddressRange> block;  // the fragment's block, when it is a fragment
+    std::optional<thunk::KfdAllocation> memory;  // the KFD allocation, when it is not a fragment
     thunk::MemFlags kmt_flags;
     void* user_data = nullptr;
     std::vector<Notifier> notifiers;
@@ -126,18 +127,17 @@ class MemoryManager {
   std::optional<AgentId> AgentOfNode(thunk::NodeId node) const;
   absl::StatusOr<const Agent*> AgentOf(AgentId id) const;
   // KFD allocation and mapping, with one trim-and-retry. Empty `map_nodes`: the KFD's default set.
-  absl::StatusOr<DeviceAddress> AllocateFromKfd(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
-                                                std::span<const thunk::NodeId> map_nodes,
-                                                absl::FunctionRef<std::string()> context)
+  absl::StatusOr<thunk::KfdAllocation> AllocateFromKfd(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
+                                                       std::span<const thunk::NodeId> map_nodes,
+                                                       absl::FunctionRef<std::string()> context)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FreeToKfd(DeviceAddress address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TrimAll() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<DeviceAddress> AllocateLocked(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
                                                bool fragment, bool restrict_vram,
                                                absl::FunctionRef<std::string()> context)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Releases an allocation already taken out of allocations_.
-  void Release(DeviceAddress base, const Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Release(DeviceAddress base, Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const KfdBinding& binding_;  // Not owned; must outlive this.
   thunk::Kfd* const kfd_;      // binding_'s
@@ -149,8 +149,8 @@ class MemoryManager {
   // By pool id: one fragment allocator per VRAM pool, each with its block source.
   absl::btree_map<uint64_t, std::unique_ptr<PoolBlockSource>> sources_ ABSL_GUARDED_BY(mu_);
   absl::btree_map<uint64_t, std::unique_ptr<FragmentAllocator>> heaps_ ABSL_GUARDED_BY(mu_);
-  // Bases of the blocks the fragment allocators hold (their free space is nobody's allocation).
-  AddressRangeMap<std::monostate> blocks_ ABSL_GUARDED_BY(mu_);
+  // The blocks the fragment allocators hold, owned (their free space is nobody's allocation).
+  AddressRangeMap<thunk::KfdAllocation> blocks_ ABSL_GUARDED_BY(mu_);
   AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
   // Locked host ranges by host pointer, with how many Lock calls each has had.
   absl::btree_map<uint64_t, int> locks_ ABSL_GUARDED_BY(mu_);

@@ -11,7 +11,9 @@
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
 #include "hsa/runtime_kfd.h"
+#include "hsa/runtime_testing.h"
 #include "testing/status_matchers.h"
+#include "thunk/kfd_testing.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -44,8 +46,8 @@ class MemoryTest : public ::testing::Test {
   void LeaveOnly(Bytes left) {
     ASSERT_OK_AND_ASSIGN(Bytes available, KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)));
     ASSERT_GT(available, left);
-    ASSERT_OK_AND_ASSIGN(hog_, KfdOf(*rt_).AllocMemory(KfdNodeOf(*rt_, *gpu_), available - left,
-                                                       thunk::MemFlags::kNonPaged | thunk::MemFlags::kNoSubstitute));
+    ASSERT_OK_AND_ASSIGN(hog_, thunk::Unowned(KfdOf(*rt_).AllocMemory(KfdNodeOf(*rt_, *gpu_), available - left,
+                                                       thunk::MemFlags::kNonPaged | thunk::MemFlags::kNoSubstitute)));
     ASSERT_THAT(KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)), IsOkAndHolds(left));
   }
   void TearDown() override {
@@ -66,7 +68,7 @@ TEST_F(MemoryTest, RecommendedGranuleFollowsTheFragmentAllocatorSwitch) {
 
 TEST_F(MemoryTest, SmallAllocationTakesABlockOrItsOwnPages) {
   ASSERT_OK_AND_ASSIGN(Bytes before, rt_->MemoryAvailable(gpu_->id));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress p, rt_->Allocate(vram_->id, Bytes::KiB(64)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress p, Unowned(rt_->Allocate(vram_->id, Bytes::KiB(64))));
   ASSERT_OK_AND_ASSIGN(Bytes during, rt_->MemoryAvailable(gpu_->id));
   EXPECT_EQ(before - during, FragmentsDisabled() ? Bytes::KiB(64) : Bytes::MiB(2));
   std::optional<thunk::Kfd::AllocationInfo> buffer = KfdOf(*rt_).FindAllocation(p);
@@ -82,31 +84,31 @@ TEST_F(MemoryTest, KfdOutOfMemoryTrimsTheCacheAndRetries) {
   if (FragmentsDisabled()) GTEST_SKIP() << "no cache to trim";
   LeaveOnly(Bytes::MiB(6));
   // Three whole blocks, then two back: the cache keeps both (4 MiB is not above twice the 2 MiB in use).
-  ASSERT_OK_AND_ASSIGN(DeviceAddress a, rt_->Allocate(vram_->id, Bytes::MiB(2)));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress b, rt_->Allocate(vram_->id, Bytes::MiB(2)));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress c, rt_->Allocate(vram_->id, Bytes::MiB(2)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress a, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(2))));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress b, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(2))));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress c, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(2))));
   ASSERT_THAT(rt_->Free(a), IsOk());
   ASSERT_THAT(rt_->Free(b), IsOk());
   EXPECT_THAT(KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)), IsOkAndHolds(Bytes(0)));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(4))) << "cached blocks count as available";
 
   // A 4 MiB buffer of its own: the KFD has nothing, the cache gives its blocks back, the retry succeeds.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress big, rt_->Allocate(vram_->id, Bytes::MiB(4), PoolAllocFlags::kPcie));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress big, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(4), PoolAllocFlags::kPcie)));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes(0)));
   ASSERT_THAT(rt_->Free(big), IsOk());
 
   // Again through the fragment allocator itself: a 4 MiB request gets its own block, and the trim that makes
   // room runs on the very allocator asking.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress d, rt_->Allocate(vram_->id, Bytes::MiB(2)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress d, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(2))));
   ASSERT_THAT(rt_->Free(d), IsOk());  // cached again
   ASSERT_THAT(rt_->Free(c), IsOk());  // nothing in use: the balance keeps one cached block and returns the other
   EXPECT_THAT(KfdOf(*rt_).AvailableMemory(KfdNodeOf(*rt_, *gpu_)), IsOkAndHolds(Bytes::MiB(4)));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes::MiB(6)));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress e, rt_->Allocate(vram_->id, Bytes::MiB(6)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress e, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(6))));
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(Bytes(0)));
 
   // Nothing cached and nothing free: the KFD's refusal is OUT_OF_RESOURCES.
-  absl::StatusOr<DeviceAddress> refused = rt_->Allocate(vram_->id, Bytes::KiB(4));
+  absl::StatusOr<DeviceAddress> refused = Unowned(rt_->Allocate(vram_->id, Bytes::KiB(4)));
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_EQ(ToHsaStatus(refused.status()), HSA_STATUS_ERROR_OUT_OF_RESOURCES);
   ASSERT_THAT(rt_->Free(e), IsOk());
@@ -114,10 +116,39 @@ TEST_F(MemoryTest, KfdOutOfMemoryTrimsTheCacheAndRetries) {
 }
 
 TEST_F(MemoryTest, FreeOfAnInteriorPointerIsInvalidAllocation) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress p, rt_->Allocate(vram_->id, Bytes::KiB(8)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress p, Unowned(rt_->Allocate(vram_->id, Bytes::KiB(8))));
   EXPECT_EQ(ToHsaStatus(rt_->Free(p + Bytes::KiB(4))), HSA_STATUS_ERROR_INVALID_ALLOCATION);
   ASSERT_THAT(rt_->Free(p), IsOk());
   EXPECT_EQ(ToHsaStatus(rt_->Free(p)), HSA_STATUS_ERROR_INVALID_ALLOCATION);
+}
+
+// The runtime's map out of step with the KFD: an allocation freed through the thunk behind the runtime's back
+// keeps its record, and the KFD hands the same range out again. The runtime refuses the new allocation (its record
+// would overlap the stale one) and must leave nothing behind.
+TEST_F(MemoryTest, RefusedRecordGivesTheKfdAllocationBack) {
+  thunk::Kfd& kfd = KfdOf(*rt_);
+  const thunk::NodeId node = KfdNodeOf(*rt_, *gpu_);
+  // PCIe-coherent: a KFD buffer of its own, never a fragment.
+  ASSERT_OK_AND_ASSIGN(DeviceAddress stale, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(2), PoolAllocFlags::kPcie)));
+  ASSERT_THAT(kfd.FreeMemory(stale), IsOk());
+  ASSERT_OK_AND_ASSIGN(Bytes before, kfd.AvailableMemory(node));
+  absl::StatusOr<PoolAllocation> again = rt_->Allocate(vram_->id, Bytes::MiB(2), PoolAllocFlags::kPcie);
+  ASSERT_THAT(again, StatusIs(absl::StatusCode::kAlreadyExists)) << "the KFD gave the same range again";
+  EXPECT_THAT(kfd.AvailableMemory(node), IsOkAndHolds(before)) << "the refused buffer went back to the KFD";
+  EXPECT_FALSE(kfd.FindAllocation(stale).has_value());
+}
+
+TEST_F(MemoryTest, RefusedRecordGivesTheFragmentBack) {
+  if (FragmentsDisabled()) GTEST_SKIP() << "no fragments";
+  thunk::Kfd& kfd = KfdOf(*rt_);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress stale, Unowned(rt_->Allocate(vram_->id, Bytes::MiB(2), PoolAllocFlags::kPcie)));
+  ASSERT_THAT(kfd.FreeMemory(stale), IsOk());
+  ASSERT_OK_AND_ASSIGN(Bytes before, rt_->MemoryAvailable(gpu_->id));
+  // A new 2 MiB block lands on the stale record, and the fragment carved from it cannot be recorded.
+  absl::StatusOr<PoolAllocation> fragment = rt_->Allocate(vram_->id, Bytes::KiB(64));
+  ASSERT_THAT(fragment, StatusIs(absl::StatusCode::kAlreadyExists)) << "the KFD gave the same range again";
+  // The block stays cached, free again: a fragment kept in use would hold it (and count as unavailable).
+  EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(before));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "hsa/queue.h"
 
+#include "hsa/queue_memory.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -21,6 +23,7 @@
 #include "hsa/hsa_status.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/memory.h"
+#include "hsa/queue_memory.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/topology.h"
 #include "thunk/device_controls.h"
@@ -31,11 +34,8 @@ namespace {
 namespace aql = ::hipmem::gpu_abi::aql;
 using thunk::MemFlags;
 
-// The ring and the amd_queue_t page: host-visible, uncached system memory the GPU maps, as ROCr's system
-// allocator gives AqlQueue.
-constexpr MemFlags kSystemFlags =
-    MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kUncached | MemFlags::kExecuteAccess;
-constexpr Bytes kControlBytes = Bytes::KiB(4);
+// The ring and the amd_queue_t page (QueueMemory).
+constexpr Bytes kControlBytes = QueueMemory::kControlBytes;
 constexpr uint64_t kDoorbellSignalOffset = sizeof(AmdQueue);  // right after the amd_queue_t
 constexpr Bytes kMinRingBytes = Bytes::KiB(4);                // the KFD maps whole pages
 // hsa_queue_feature_t: KERNEL_DISPATCH | AGENT_DISPATCH, what ROCr's GPU queues advertise.
@@ -132,13 +132,9 @@ class Queues::AqlQueue {
                                                           QueueKind kind, uint64_t id) {
     const std::string context = absl::StrCat("hsa_queue_create(node=", gpu.raw(), ", size=", size, ")");
     const Bytes ring_bytes = std::max(Bytes(uint64_t{size} * aql::kPacketBytes), kMinRingBytes);
-    const std::span<const thunk::NodeId> just_gpu(&gpu, 1);
-    ASSIGN_OR_RETURN(const DeviceAddress ring, kfd.AllocMemory(thunk::NodeId(0), ring_bytes, kSystemFlags));
-    absl::Cleanup free_ring = [&] { (void)kfd.FreeMemory(ring); };
-    ASSIGN_OR_RETURN(const DeviceAddress control, kfd.AllocMemory(thunk::NodeId(0), kControlBytes, kSystemFlags));
-    absl::Cleanup free_control = [&] { (void)kfd.FreeMemory(control); };
-    RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(ring, just_gpu), context));
-    RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(control, just_gpu), context));
+    ASSIGN_OR_RETURN(QueueMemory memory, QueueMemory::Allocate(kfd, gpu, ring_bytes, context));
+    const DeviceAddress ring = memory.ring.address();
+    const DeviceAddress control = memory.control.address();
     for (uint32_t slot = 0; slot < size; ++slot) {
       aql::InvalidateSlot(static_cast<char*>(ring.ToPointer()) + uint64_t{slot} * aql::kPacketBytes);
     }
@@ -168,18 +164,13 @@ class Queues::AqlQueue {
     doorbell.value = static_cast<int64_t>(reinterpret_cast<uintptr_t>(queue->doorbell()));
     doorbell.queue_ptr = control.raw();
     std::memcpy(static_cast<char*>(control.ToPointer()) + kDoorbellSignalOffset, &doorbell, sizeof(doorbell));
-    std::move(free_ring).Cancel();
-    std::move(free_control).Cancel();
-    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, gpu, ring, ring_bytes, control, *std::move(queue)));
+    return std::unique_ptr<AqlQueue>(new AqlQueue(kfd, gpu, std::move(memory), ring_bytes, *std::move(queue)));
   }
 
   ~AqlQueue() {
     // The KFD queue goes first: its CP may not read the ring, the amd_queue_t or the scratch after they are freed.
     Deactivate();
-    FreeScratch();
-    for (DeviceAddress a : {ring_, control_}) {
-      if (absl::Status s = kfd_.FreeMemory(a); !s.ok()) HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
-    }
+    FreeScratch();  // then memory_ goes with this
   }
 
   // ROCr's dynamic scratch (AqlQueue::DynamicScratchHandler), the runtime's half: the CP stopped on the packet at
@@ -212,13 +203,11 @@ class Queues::AqlQueue {
     if (wave_bytes > 0) {
       const Bytes bytes(waves * wave_bytes);
       const std::span<const thunk::NodeId> just_gpu(&node_, 1);
-      ASSIGN_OR_RETURN(const DeviceAddress scratch,
+      ASSIGN_OR_RETURN(thunk::KfdAllocation allocated,
                        kfd_.AllocMemory(node_, bytes, MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kCoarseGrain));
-      if (absl::Status mapped = kfd_.MapMemoryToGpu(scratch, just_gpu); !mapped.ok()) {
-        (void)kfd_.FreeMemory(scratch);
-        return mapped;
-      }
-      scratch_ = scratch;
+      RETURN_IF_ERROR(kfd_.MapMemoryToGpu(allocated.address(), just_gpu));  // else `allocated` frees it
+      const DeviceAddress scratch = allocated.address();
+      scratch_ = std::move(allocated);
       const std::array<uint32_t, 4> resource = aql::Gfx9ScratchResource(scratch.raw(), static_cast<uint32_t>(bytes.raw()));
       std::memcpy(q->scratch_resource_descriptor, resource.data(), sizeof(q->scratch_resource_descriptor));
       q->scratch_backing_memory_location = scratch.raw();
@@ -231,7 +220,7 @@ class Queues::AqlQueue {
     return absl::OkStatus();
   }
 
-  AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+  AmdQueue* amd() const { return static_cast<AmdQueue*>(memory_.control.pointer()); }
   AgentId agent{0};
   // The KFD doorbell's address (amd_signal_t.hardware_doorbell_ptr of the doorbell signal).
   uint64_t doorbell_address = 0;
@@ -268,7 +257,7 @@ class Queues::AqlQueue {
       return WithHsaStatus(absl::InvalidArgumentError("hsa_amd_queue_set_priority: the queue is inactive"),
                            HSA_STATUS_ERROR_INVALID_QUEUE);
     }
-    return queue_.Update(100, priority, ring_, ring_bytes_);
+    return queue_.Update(100, priority, memory_.ring.address(), ring_bytes_);
   }
 
   void Ring(uint64_t value) {
@@ -278,9 +267,8 @@ class Queues::AqlQueue {
   }
 
  private:
-  AqlQueue(thunk::Kfd& kfd, thunk::NodeId node, DeviceAddress ring, Bytes ring_bytes, DeviceAddress control,
-           thunk::Queue queue)
-      : kfd_(kfd), node_(node), ring_(ring), ring_bytes_(ring_bytes), control_(control), queue_(std::move(queue)) {}
+  AqlQueue(thunk::Kfd& kfd, thunk::NodeId node, QueueMemory memory, Bytes ring_bytes, thunk::Queue queue)
+      : kfd_(kfd), node_(node), memory_(std::move(memory)), ring_bytes_(ring_bytes), queue_(std::move(queue)) {}
 
   // Drops the queue's scratch and clears its amd_queue_t fields (the CP is stopped or gone: nothing uses it).
   void FreeScratch() {
@@ -291,7 +279,7 @@ class Queues::AqlQueue {
     q->scratch_wave64_lane_byte_size = 0;
     q->compute_tmpring_size = 0;
     if (!scratch_.has_value()) return;
-    if (absl::Status s = kfd_.FreeMemory(*scratch_); !s.ok()) HIPMEM_LOG(kError, "queue scratch: ", s.message());
+    if (absl::Status s = std::move(*scratch_).Free(); !s.ok()) HIPMEM_LOG(kError, "queue scratch: ", s.message());
     scratch_.reset();
   }
 
@@ -299,10 +287,10 @@ class Queues::AqlQueue {
   const thunk::NodeId node_;
   // The queue's scratch backing, once a dispatch asked for one (GrowScratch). Touched only with the CP stopped on
   // the dispatch that asked (the queue_inactive_signal handler) or gone (the destructor).
-  std::optional<DeviceAddress> scratch_;
-  const DeviceAddress ring_;
+  std::optional<thunk::KfdAllocation> scratch_;
+  // The ring and the amd_queue_t page. Declared before queue_, which reads them, so they are freed after it.
+  const QueueMemory memory_;
   const Bytes ring_bytes_;
-  const DeviceAddress control_;
   absl::Mutex mu_;
   thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
 };
@@ -313,41 +301,31 @@ class Queues::SoftQueue {
   static absl::StatusOr<std::unique_ptr<SoftQueue>> Create(Runtime& runtime, const MemoryPool& region,
                                                            const SoftQueueRequest& request, uint64_t id) {
     const Bytes ring_bytes(uint64_t{request.size} * aql::kPacketBytes);
-    ASSIGN_OR_RETURN(const DeviceAddress ring, runtime.memory().AllocateUnrestricted(region, ring_bytes));
-    absl::Cleanup free_ring = [&] { (void)runtime.Free(ring); };
-    ASSIGN_OR_RETURN(const DeviceAddress control,
-                     runtime.memory().AllocateUnrestricted(region, Bytes(sizeof(AmdQueue))));
-    std::move(free_ring).Cancel();
+    ASSIGN_OR_RETURN(PoolAllocation ring, runtime.memory().AllocateUnrestricted(region, ring_bytes));
+    ASSIGN_OR_RETURN(PoolAllocation control, runtime.memory().AllocateUnrestricted(region, Bytes(sizeof(AmdQueue))));
     for (uint32_t slot = 0; slot < request.size; ++slot) {
-      aql::InvalidateSlot(static_cast<char*>(ring.ToPointer()) + uint64_t{slot} * aql::kPacketBytes);
+      aql::InvalidateSlot(static_cast<char*>(ring.pointer()) + uint64_t{slot} * aql::kPacketBytes);
     }
-    auto* amd = static_cast<AmdQueue*>(control.ToPointer());
+    auto* amd = static_cast<AmdQueue*>(control.pointer());
     std::memset(amd, 0, sizeof(AmdQueue));
     amd->type = static_cast<uint32_t>(request.kind);
     amd->features = request.features;
-    amd->base_address = ring.raw();
+    amd->base_address = ring.address().raw();
     amd->doorbell_signal = request.doorbell.raw();
     amd->size = request.size;
     amd->id = id;
     amd->read_dispatch_id_field_base_byte_offset = offsetof(AmdQueue, read_dispatch_id);
-    return std::unique_ptr<SoftQueue>(new SoftQueue(runtime, ring, control));
+    return std::unique_ptr<SoftQueue>(new SoftQueue(std::move(ring), std::move(control)));
   }
 
-  ~SoftQueue() {
-    for (DeviceAddress a : {ring_, control_}) {
-      if (absl::Status s = runtime_.Free(a); !s.ok()) HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
-    }
-  }
-
-  AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.ToPointer()); }
+  AmdQueue* amd() const { return static_cast<AmdQueue*>(control_.pointer()); }
 
  private:
-  SoftQueue(Runtime& runtime, DeviceAddress ring, DeviceAddress control)
-      : runtime_(runtime), ring_(ring), control_(control) {}
+  SoftQueue(PoolAllocation ring, PoolAllocation control) : ring_(std::move(ring)), control_(std::move(control)) {}
 
-  Runtime& runtime_;  // Not owned; must outlive this.
-  const DeviceAddress ring_;
-  const DeviceAddress control_;
+  // The runtime must outlive them.
+  const PoolAllocation ring_;
+  const PoolAllocation control_;
 };
 
 // One counted-queue handle: a copy of its hardware queue's amd_queue_t.

@@ -204,7 +204,7 @@ absl::StatusOr<const MemoryPool*> Runtime::GetPool(PoolId id) const {
   return InvalidMemoryPoolError(absl::StrCat("pool 0x", absl::Hex(id.raw()), " is not a memory pool of this runtime"));
 }
 
-absl::StatusOr<DeviceAddress> Runtime::Allocate(PoolId pool_id, Bytes size, PoolAllocFlags flags) {
+absl::StatusOr<PoolAllocation> Runtime::Allocate(PoolId pool_id, Bytes size, PoolAllocFlags flags) {
   if (size.is_zero()) {
     return absl::InvalidArgumentError(
         absl::StrCat("hsa_amd_memory_pool_allocate(pool=0x", absl::Hex(pool_id.raw()), ", size=0): size is 0"));

@@ -83,6 +83,38 @@ struct PointerInfo {
   AgentId owner;
 };
 
+// One allocation the runtime made (Runtime::Allocate, MemoryManager::Allocate / AllocateUnrestricted), owned: the
+// destructor frees it as hsa_amd_memory_pool_free does (deallocation callbacks first) and logs a failure; Free() &&
+// reports it instead. Move-only; a move empties the source. Release() && gives up ownership and returns the address,
+// for the C entry points, whose caller frees it by address (Runtime::Free). The runtime must outlive it.
+class [[nodiscard]] PoolAllocation {
+ public:
+  PoolAllocation(PoolAllocation&& other) noexcept;
+  PoolAllocation& operator=(PoolAllocation&& other) noexcept;
+  PoolAllocation(const PoolAllocation&) = delete;
+  PoolAllocation& operator=(const PoolAllocation&) = delete;
+  ~PoolAllocation();
+
+  DeviceAddress address() const { return address_; }
+  // As asked for (the runtime rounds it up to the pool's granule).
+  Bytes size() const { return size_; }
+  void* pointer() const { return address_.ToPointer(); }
+
+  // Gives up ownership: the allocation stays until someone frees its address.
+  [[nodiscard]] DeviceAddress Release() &&;
+  // Frees the allocation now; kFailedPrecondition when the owner is empty (moved from, released, freed).
+  absl::Status Free() &&;
+
+ private:
+  friend class MemoryManager;
+  PoolAllocation(MemoryManager* manager, DeviceAddress address, Bytes size)
+      : manager_(manager), address_(address), size_(size) {}
+
+  MemoryManager* manager_;  // Not owned; must outlive this. Null once empty.
+  DeviceAddress address_;
+  Bytes size_;
+};
+
 class Runtime {
  public:
   // Opens the KFD (the thunk's default device) and discovers agents and pools. CreateRuntime (runtime_kfd.h)
@@ -106,7 +138,7 @@ class Runtime {
   // Errors: kInvalidArgument for size 0 (INVALID_ARGUMENT) or an unknown pool (INVALID_MEMORY_POOL);
   // INVALID_ALLOCATION when the pool forbids runtime allocation or size > ALLOC_MAX_SIZE;
   // kResourceExhausted (OUT_OF_RESOURCES) when the KFD refuses.
-  absl::StatusOr<DeviceAddress> Allocate(PoolId pool, Bytes size, PoolAllocFlags flags = PoolAllocFlags::kStandard);
+  absl::StatusOr<PoolAllocation> Allocate(PoolId pool, Bytes size, PoolAllocFlags flags = PoolAllocFlags::kStandard);
 
   // Frees an allocation by its start address. INVALID_ALLOCATION when the address is not one.
   absl::Status Free(DeviceAddress address);

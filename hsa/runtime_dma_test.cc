@@ -20,6 +20,7 @@
 #include "hsa/hsa_status.h"
 #include "hsa/hsa_test_util.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_testing.h"
 #include "hsa/runtime_kfd.h"
 #include "hsa/signal_allocator.h"
 #include "testing/status_matchers.h"
@@ -57,7 +58,7 @@ class RuntimeDmaTest : public ::testing::Test {
   }
 
   DeviceAddress Vram(const Agent& gpu, Bytes size) {
-    absl::StatusOr<DeviceAddress> a = rt_->Allocate(Pool(gpu, GlobalFlags::kCoarseGrained).id, size);
+    absl::StatusOr<DeviceAddress> a = Unowned(rt_->Allocate(Pool(gpu, GlobalFlags::kCoarseGrained).id, size));
     EXPECT_THAT(a, IsOk());
     return a.value_or(DeviceAddress(0));
   }
@@ -110,8 +111,8 @@ TEST_F(RuntimeDmaTest, EachCopyRunsOnTheEngineRocrWouldPick) {
   const Bytes size = Bytes::KiB(256);
   const DeviceAddress a = Vram(*gpus_[0], size);
   const DeviceAddress b = Vram(*gpus_[0], size);
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress host, rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size));
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress host2, rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress host, Unowned(rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size)));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress host2, Unowned(rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size)));
   EngineLog log;
   ASSERT_THAT(Copy(a, host, size), IsOk());
   ASSERT_THAT(Copy(b, a, size), IsOk());
@@ -128,7 +129,7 @@ TEST_F(RuntimeDmaTest, VramToVramAndSystemPoolsUseTheEngine) {
   const Bytes size = Bytes::MiB(1);
   const DeviceAddress a = Vram(*gpus_[0], size);
   const DeviceAddress b = Vram(*gpus_[0], size);
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress host, rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress host, Unowned(rt_->Allocate(Pool(*cpu_, GlobalFlags::kCoarseGrained).id, size)));
   std::memset(host.ToPointer(), 0x5c, size.raw());
   ASSERT_THAT(Copy(a, host, size), IsOk());
   ASSERT_THAT(Copy(b, a, size), IsOk());
@@ -153,7 +154,7 @@ TEST_F(RuntimeDmaTest, CopyToUnmappedHostMemoryIsRefusedAndLeavesNothingBehind) 
 TEST_F(RuntimeDmaTest, CopyMovesBytesBetweenPoolsAndChecksBounds) {
   const MemoryPool& sys = Pool(*cpu_, GlobalFlags::kFineGrained);
   const DeviceAddress d = Vram(*gpus_[0], Bytes::KiB(8));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress h, rt_->Allocate(sys.id, Bytes::KiB(8)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress h, Unowned(rt_->Allocate(sys.id, Bytes::KiB(8))));
   std::vector<unsigned char> src(8192), dst(8192, 0);
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i);
   ASSERT_THAT(Copy(d, DeviceAddress::FromPointer(src.data()), Bytes(8192)), IsOk());

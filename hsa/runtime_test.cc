@@ -1,5 +1,6 @@
 // The HSA runtime over the real thunk and simulator (default simulated machine).
 #include "hsa/runtime.h"
+#include "hsa/runtime_testing.h"
 #include "hsa/hsa_test_util.h"
 #include "hsa/runtime_kfd.h"
 
@@ -64,8 +65,8 @@ TEST_F(RuntimeTest, AgentsAndPoolsLookLikeRocr) {
   const MemoryPool* group = *rt_->GetPool(gpu_->pools.back());
   EXPECT_EQ(group->segment, Segment::kGroup);
   EXPECT_FALSE(group->alloc_allowed);
-  EXPECT_THAT(rt_->Allocate(group->id, Bytes(64)), StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_EQ(ToHsaStatus(rt_->Allocate(group->id, Bytes(64)).status()), HSA_STATUS_ERROR_INVALID_ALLOCATION);
+  EXPECT_THAT(Unowned(rt_->Allocate(group->id, Bytes(64))), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_EQ(ToHsaStatus(Unowned(rt_->Allocate(group->id, Bytes(64))).status()), HSA_STATUS_ERROR_INVALID_ALLOCATION);
 }
 
 TEST_F(RuntimeTest, ForeignHandlesAreRefusedWithTheirOwnCodes) {
@@ -77,7 +78,7 @@ TEST_F(RuntimeTest, ForeignHandlesAreRefusedWithTheirOwnCodes) {
 TEST_F(RuntimeTest, AllocateRoundsToGranuleAndMapsForTheGpu) {
   const MemoryPool& vram = Pool(*gpu_, GlobalFlags::kCoarseGrained);
   ASSERT_OK_AND_ASSIGN(Bytes before, rt_->MemoryAvailable(gpu_->id));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress p, rt_->Allocate(vram.id, Bytes(100)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress p, Unowned(rt_->Allocate(vram.id, Bytes(100))));
   ASSERT_OK_AND_ASSIGN(Bytes during, rt_->MemoryAvailable(gpu_->id));
   // The 4 KiB fragment is carved from a 2 MiB block, which is what the KFD hands out.
   EXPECT_EQ(before - during, Bytes::MiB(2));
@@ -97,10 +98,10 @@ TEST_F(RuntimeTest, AllocateRoundsToGranuleAndMapsForTheGpu) {
 
 TEST_F(RuntimeTest, BadAllocationsAreRefusedWithRocrCodes) {
   const MemoryPool& vram = Pool(*gpu_, GlobalFlags::kCoarseGrained);
-  EXPECT_EQ(ToHsaStatus(rt_->Allocate(vram.id, Bytes(0)).status()), HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(ToHsaStatus(rt_->Allocate(vram.id, vram.alloc_max_size + Bytes(1)).status()),
+  EXPECT_EQ(ToHsaStatus(Unowned(rt_->Allocate(vram.id, Bytes(0))).status()), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ToHsaStatus(Unowned(rt_->Allocate(vram.id, vram.alloc_max_size + Bytes(1))).status()),
             HSA_STATUS_ERROR_INVALID_ALLOCATION);
-  EXPECT_EQ(ToHsaStatus(rt_->Allocate(PoolId(1), Bytes(4096)).status()), static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
+  EXPECT_EQ(ToHsaStatus(Unowned(rt_->Allocate(PoolId(1), Bytes(4096))).status()), static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL));
   int local = 0;
   EXPECT_EQ(ToHsaStatus(rt_->Free(DeviceAddress::FromPointer(&local))), HSA_STATUS_ERROR_INVALID_ALLOCATION);
 }
@@ -108,7 +109,7 @@ TEST_F(RuntimeTest, BadAllocationsAreRefusedWithRocrCodes) {
 TEST_F(RuntimeTest, ShutdownFreesOutstandingAllocations) {
   const MemoryPool& vram = Pool(*gpu_, GlobalFlags::kCoarseGrained);
   ASSERT_OK_AND_ASSIGN(Bytes before, rt_->MemoryAvailable(gpu_->id));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress d, rt_->Allocate(vram.id, Bytes::MiB(4)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress d, Unowned(rt_->Allocate(vram.id, Bytes::MiB(4))));
   (void)d;
   rt_.reset();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Runtime> again, Runtime::Create());

@@ -41,43 +41,21 @@ class SignalAllocator::Block {
  public:
   static absl::StatusOr<Block> Allocate(thunk::Kfd& kfd, Bytes size) {
     const std::string context = absl::StrCat("signal memory (", size.raw(), " bytes)");
-    ASSIGN_OR_RETURN(const DeviceAddress base, kfd.AllocMemory(thunk::NodeId(0), size, kSignalMemory));
-    Block block(&kfd, base, size);
+    ASSIGN_OR_RETURN(thunk::KfdAllocation memory, kfd.AllocMemory(thunk::NodeId(0), size, kSignalMemory));
     const bool any_gpu = std::any_of(kfd.topology().nodes.begin(), kfd.topology().nodes.end(),
                                      [](const thunk::NodeProperties& n) { return n.is_gpu(); });
-    if (any_gpu) RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(base), context));  // system memory: every GPU
-    return block;
+    // System memory: every GPU. On failure `memory` frees it.
+    if (any_gpu) RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(memory.address()), context));
+    return Block(std::move(memory));
   }
 
-  Block(Block&& other) noexcept
-      : kfd_(std::exchange(other.kfd_, nullptr)), base_(other.base_), size_(other.size_) {}
-  Block& operator=(Block&& other) noexcept {
-    if (this != &other) {
-      FreeNow();
-      kfd_ = std::exchange(other.kfd_, nullptr);
-      base_ = other.base_;
-      size_ = other.size_;
-    }
-    return *this;
-  }
-  ~Block() { FreeNow(); }
-
-  AmdSignal* slots() const { return static_cast<AmdSignal*>(base_.ToPointer()); }
-  size_t slot_count() const { return size_.raw() / sizeof(AmdSignal); }
+  AmdSignal* slots() const { return static_cast<AmdSignal*>(memory_.pointer()); }
+  size_t slot_count() const { return memory_.size().raw() / sizeof(AmdSignal); }
 
  private:
-  Block(thunk::Kfd* kfd, DeviceAddress base, Bytes size) : kfd_(kfd), base_(base), size_(size) {}
+  explicit Block(thunk::KfdAllocation memory) : memory_(std::move(memory)) {}
 
-  void FreeNow() {
-    if (kfd_ == nullptr) return;
-    if (absl::Status s = std::exchange(kfd_, nullptr)->FreeMemory(base_); !s.ok()) {
-      HIPMEM_LOG(kError, "freeing signal memory at ", AddressText(base_), ": ", s.message());
-    }
-  }
-
-  thunk::Kfd* kfd_;  // Not owned; must outlive this. Null when empty.
-  DeviceAddress base_;
-  Bytes size_;
+  thunk::KfdAllocation memory_;
 };
 
 // ---- SignalSlot / PooledEvent ----

@@ -25,6 +25,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/runtime.h"
+#include "thunk/kfd_testing.h"
 #include "hsa/runtime_kfd.h"
 #include "testing/status_matchers.h"
 #include "thunk/kfd.h"
@@ -63,7 +64,7 @@ class SignalEngineTest : public ::testing::Test {
     node_ = KfdNodeOf(*runtime_, *agent);
     // Ring and pointers in system memory mapped on the GPU, as the runtime's own queues.
     for (DeviceAddress* a : {&ring_, &control_}) {
-      ASSERT_OK_AND_ASSIGN(*a, kfd().AllocMemory(thunk::NodeId(0), kRingBytes, kQueueMemory));
+      ASSERT_OK_AND_ASSIGN(*a, thunk::Unowned(kfd().AllocMemory(thunk::NodeId(0), kRingBytes, kQueueMemory)));
       ASSERT_THAT(kfd().MapMemoryToGpu(*a, std::span<const thunk::NodeId>(&node_, 1)), hipmem_testing::IsOk());
     }
   }

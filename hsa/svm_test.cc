@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime.h"
+#include "hsa/runtime_testing.h"
 #include "hsa/signal.h"
 #include "hsa/signal_runtime.h"
 #include "testing/status_matchers.h"
@@ -265,7 +266,7 @@ TEST_F(SvmTest, FailedMigrationSetsTheCompletionNegative) {
     if (agent.id == gpus_[0] && !agent.pools.empty()) vram = agent.pools[0];
   }
   ASSERT_TRUE(vram.has_value());
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress buffer, runtime_->Allocate(*vram, kRange));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress buffer, Unowned(runtime_->Allocate(*vram, kRange)));
   SignalRef done = NewSignal(1);
   ASSERT_THAT(svm_->PrefetchAsync(buffer, kRange, gpus_[0], {}, done), IsOk());
   EXPECT_EQ(done.Wait(SignalCondition::kLt, 0, kPatience, WaitHint::kBlocked), -1);

@@ -17,6 +17,7 @@
 #include "thunk/events.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 #include "thunk/queues.h"
@@ -58,7 +59,7 @@ class DeviceControlsTest : public ::testing::Test {
 
   // An SDMA queue on the GPU node over a fresh GPU-mapped ring.
   Queue NewQueue() {
-    absl::StatusOr<DeviceAddress> ring = kfd_->AllocMemory(kCpuNode, kRing, kHostVisible);
+    absl::StatusOr<DeviceAddress> ring = Unowned(kfd_->AllocMemory(kCpuNode, kRing, kHostVisible));
     EXPECT_THAT(ring, IsOk());
     EXPECT_THAT(kfd_->MapMemoryToGpu(*ring), IsOk());
     absl::StatusOr<Queue> queue = Queue::Create(

@@ -257,11 +257,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint6
   // FixedAddress makes *MemoryAddress an input; otherwise it is output only.
   std::optional<DeviceAddress> fixed;
   if (MemFlags.ui32.FixedAddress) fixed = DeviceAddress::FromPointer(*MemoryAddress);
-  absl::StatusOr<DeviceAddress> address =
+  absl::StatusOr<hipmem::thunk::KfdAllocation> allocation =
       kfd.AllocMemory(::NodeId(PreferredNode), Bytes(SizeInBytes), hipmem::thunk::MemFlagsFromRaw(MemFlags.Value),
                       Bytes(Alignment), fixed);
-  if (!address.ok()) return Done(address.status());
-  *MemoryAddress = address->ToPointer();
+  if (!allocation.ok()) return Done(allocation.status());
+  // The caller owns it from here; hsaKmtFreeMemory frees it.
+  *MemoryAddress = std::move(*allocation).Release().ToPointer();
   return HSAKMT_STATUS_SUCCESS;
 }
 

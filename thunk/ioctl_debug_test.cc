@@ -8,6 +8,7 @@
 #include "testing/status_matchers.h"
 #include "thunk/ioctl.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -23,7 +24,7 @@ TEST(IoctlDebugTest, DebugLevelSevenPrintsDecodedIoctlsAndFailures) {
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<KfdDevice> device, OpenSimKfdDevice(machine));
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<Kfd> kfd, Kfd::Open(std::move(device)));
-    ASSERT_OK_AND_ASSIGN(DeviceAddress p, kfd->AllocMemory(NodeId(1), Bytes::KiB(4), MemFlags::kNonPaged));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress p, Unowned(kfd->AllocMemory(NodeId(1), Bytes::KiB(4), MemFlags::kNonPaged)));
     ASSERT_TRUE(kfd->FreeMemory(p).ok());
     kfd_uapi::FreeMemoryOfGpuArgs stale{0x1e6a00000fffull};
     EXPECT_FALSE(Ioctl(kfd->device(), kfd_uapi::kFreeMemoryOfGpu, stale).ok());

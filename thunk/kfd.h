@@ -99,6 +99,37 @@ struct KfdVersion {
   uint32_t minor;
 };
 
+class Kfd;
+
+// One allocation Kfd::AllocMemory made, owned: the destructor frees it (Kfd::FreeMemory) and logs a failure;
+// Free() && reports it instead. Move-only; a move empties the source. Release() && gives up ownership and
+// returns the address, for the C shell, whose caller frees it with hsaKmtFreeMemory. The Kfd must outlive it.
+class [[nodiscard]] KfdAllocation {
+ public:
+  KfdAllocation(KfdAllocation&& other) noexcept;
+  KfdAllocation& operator=(KfdAllocation&& other) noexcept;
+  KfdAllocation(const KfdAllocation&) = delete;
+  KfdAllocation& operator=(const KfdAllocation&) = delete;
+  ~KfdAllocation();
+
+  DeviceAddress address() const { return address_; }
+  Bytes size() const { return size_; }
+  void* pointer() const { return address_.ToPointer(); }
+
+  // Gives up ownership: the allocation stays until someone frees its address.
+  [[nodiscard]] DeviceAddress Release() &&;
+  // Frees the allocation now; kFailedPrecondition when the owner is empty (moved from, released, freed).
+  absl::Status Free() &&;
+
+ private:
+  friend class Kfd;
+  KfdAllocation(Kfd* kfd, DeviceAddress address, Bytes size) : kfd_(kfd), address_(address), size_(size) {}
+
+  Kfd* kfd_;  // Not owned; must outlive this. Null once empty.
+  DeviceAddress address_;
+  Bytes size_;
+};
+
 class Kfd {
  public:
   // Opens the default backend (see kfd_device.h) and initialises the process: GET_VERSION (major
@@ -145,7 +176,8 @@ class Kfd {
   // multiple, bad alignment, contradictory flags, OnlyAddress with NoAddress on the device path); a failed
   // host-path allocation is HSAKMT_STATUS_ERROR and a failed VRAM or scratch allocation NO_MEMORY, each
   // with the cause (the kernel's errno, an address in use...).
-  absl::StatusOr<DeviceAddress> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0),
+  // The allocation is owned by what this returns: it is freed when that goes (see KfdAllocation).
+  absl::StatusOr<KfdAllocation> AllocMemory(NodeId node, Bytes size, MemFlags flags, Bytes alignment = Bytes(0),
                                             std::optional<DeviceAddress> fixed = std::nullopt);
 
   // Frees an allocation by its start address; GPU mappings go with it. Given a registered pointer (or its GPU

@@ -63,8 +63,9 @@ constexpr MemFlags kVisibleVram = kInvisibleVram | MemFlags::kHostAccess;
 
 // One ALLOC + MAP + UNMAP + FREE of VRAM on the first GPU; false when a step fails.
 bool Cycle(Kfd& kfd, Bytes size, MemFlags flags) {
-  absl::StatusOr<DeviceAddress> p = kfd.AllocMemory(NodeId(1), size, flags);
-  return p.ok() && kfd.MapMemoryToGpu(*p).ok() && kfd.UnmapMemoryFromGpu(*p).ok() && kfd.FreeMemory(*p).ok();
+  absl::StatusOr<KfdAllocation> p = kfd.AllocMemory(NodeId(1), size, flags);
+  return p.ok() && kfd.MapMemoryToGpu(p->address()).ok() && kfd.UnmapMemoryFromGpu(p->address()).ok() &&
+         std::move(*p).Free().ok();
 }
 
 void BM_GetppidSyscall(benchmark::State& state) {

@@ -15,6 +15,7 @@
 #include "thunk/dma_buf_fd.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -65,7 +66,7 @@ class KfdDmaBufTest : public ::testing::Test {
 TEST_F(KfdDmaBufTest, SecondProcessReadsTheBytesTheFirstWrote) {
   const Bytes before = VramUsed();
   const Bytes size = Bytes::KiB(64);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, first_->AllocMemory(kGpuNode, size, kHostVisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(first_->AllocMemory(kGpuNode, size, kHostVisibleVram)));
   std::vector<uint8_t> pattern(size.raw());
   for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint8_t>(i * 7 + 3);
   std::memcpy(mine.ToPointer(), pattern.data(), pattern.size());
@@ -110,7 +111,7 @@ TEST_F(KfdDmaBufTest, SecondProcessReadsTheBytesTheFirstWrote) {
 TEST_F(KfdDmaBufTest, ExporterFreeingFirstLeavesTheImportReadable) {
   const Bytes before = VramUsed();
   const Bytes size = Bytes::MiB(2);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, first_->AllocMemory(kGpuNode, size, kHostVisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(first_->AllocMemory(kGpuNode, size, kHostVisibleVram)));
   std::memset(mine.ToPointer(), 0x5a, size.raw());
   ASSERT_OK_AND_ASSIGN(Kfd::DmaBufExport exported, first_->ExportDmaBuf(mine, size));
   ASSERT_OK_AND_ASSIGN(Kfd::ImportedDmaBuf imported, second_->ImportDmaBuf(exported.fd.get(), {}));
@@ -127,7 +128,7 @@ TEST_F(KfdDmaBufTest, ExporterFreeingFirstLeavesTheImportReadable) {
 }
 
 TEST_F(KfdDmaBufTest, ExportOfAnInteriorAddressReportsItsOffset) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, first_->AllocMemory(kGpuNode, Bytes::KiB(64), kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(first_->AllocMemory(kGpuNode, Bytes::KiB(64), kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(Kfd::DmaBufExport exported, first_->ExportDmaBuf(mine + Bytes::KiB(8), Bytes::KiB(4)));
   EXPECT_EQ(exported.offset, Bytes::KiB(8));
   EXPECT_THAT(first_->ExportDmaBuf(mine + Bytes::KiB(8), Bytes::KiB(60)),
@@ -163,7 +164,7 @@ TEST_F(KfdDmaBufTest, BadDescriptorsAreErrorsAndLeaveNothing) {
 }
 
 TEST_F(KfdDmaBufTest, NodesBecomeTheRegisteredNodesAndBadNodesAreRefused) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, first_->AllocMemory(kGpuNode, Bytes::KiB(64), kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(first_->AllocMemory(kGpuNode, Bytes::KiB(64), kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(Kfd::DmaBufExport exported, first_->ExportDmaBuf(mine, Bytes::KiB(64)));
   EXPECT_EQ(Code(second_->ImportDmaBuf(exported.fd.get(), std::vector<NodeId>{NodeId(99)}).status()),
             HSAKMT_STATUS_INVALID_NODE_UNIT);
@@ -180,7 +181,7 @@ TEST_F(KfdDmaBufTest, NodesBecomeTheRegisteredNodesAndBadNodesAreRefused) {
 }
 
 TEST_F(KfdDmaBufTest, WithoutAVaTheImportIsOnlyANameAndCannotBeMapped) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, first_->AllocMemory(kGpuNode, Bytes::KiB(64), kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(first_->AllocMemory(kGpuNode, Bytes::KiB(64), kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(Kfd::DmaBufExport exported, first_->ExportDmaBuf(mine, Bytes::KiB(64)));
   ASSERT_OK_AND_ASSIGN(Kfd::ImportedDmaBuf imported, second_->ImportDmaBuf(exported.fd.get(), {}, /*with_va=*/false));
   const std::vector<kfd_sim::SimBo> bos = KernelBos(1);

@@ -15,13 +15,10 @@ absl::StatusOr<Kfd::EventPage> Kfd::AllocEventPage() {
   // hsaKmtMapMemoryToGPU to every GPU.
   const Bytes size(uint64_t{kfd_uapi::kSignalEventLimit} * sizeof(uint64_t));
   const MemFlags flags = MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kExecuteAccess | MemFlags::kUncached;
-  ASSIGN_OR_RETURN(const DeviceAddress address, AllocMemory(NodeId(0), size, flags, kPageSize));
-  if (absl::Status mapped = MapMemoryToGpu(address); !mapped.ok()) {
-    if (absl::Status freed = FreeMemory(address); !freed.ok()) {
-      HIPMEM_LOG(kError, "releasing the event page: ", freed.message());
-    }
-    return mapped;
-  }
+  ASSIGN_OR_RETURN(KfdAllocation page, AllocMemory(NodeId(0), size, flags, kPageSize));
+  RETURN_IF_ERROR(MapMemoryToGpu(page.address()));  // else `page` frees it
+  // Kept by the record from here: the kernel takes the page over, and FreeMemory then refuses it (see kfd.h).
+  const DeviceAddress address = std::move(page).Release();
   ScopedLock lock(&mu_);
   const Allocation& allocation = allocations_.FindStart(address)->value;
   return EventPage{address, *allocation.handle(),

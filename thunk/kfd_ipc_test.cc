@@ -18,6 +18,7 @@
 #include "testing/status_matchers.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -99,7 +100,7 @@ class KfdIpcTest : public ::testing::Test {
 
 TEST_F(KfdIpcTest, SecondProcessSharesTheBufferAndReportsTheExportersFlags) {
   const Bytes before = VramUsed();
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, exporter_->AllocMemory(kGpuNode, kSize, kHostVisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kHostVisibleVram)));
   std::vector<uint8_t> pattern(kSize.raw());
   for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint8_t>(i * 5 + 1);
   std::memcpy(mine.ToPointer(), pattern.data(), pattern.size());
@@ -140,7 +141,7 @@ TEST_F(KfdIpcTest, SecondProcessSharesTheBufferAndReportsTheExportersFlags) {
 }
 
 TEST_F(KfdIpcTest, InvisibleVramIsSharedAsKfdtestDoesAndReachedByTheGpu) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(const Kfd::SharedMemoryHandle handle, exporter_->ShareMemory(mine, kSize));
   ASSERT_OK_AND_ASSIGN(const Kfd::SharedMemoryHandle again, exporter_->ShareMemory(mine, kSize));
   EXPECT_EQ(handle.share_handle, again.share_handle) << "one buffer, one name";
@@ -161,7 +162,7 @@ TEST_F(KfdIpcTest, InvisibleVramIsSharedAsKfdtestDoesAndReachedByTheGpu) {
 
 TEST_F(KfdIpcTest, ImportOutlivesTheExportersFreeAndThenTheHandleIsUnknown) {
   const Bytes before = VramUsed();
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, exporter_->AllocMemory(kGpuNode, kSize, kHostVisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kHostVisibleVram)));
   std::memset(mine.ToPointer(), 0x6b, kSize.raw());
   ASSERT_OK_AND_ASSIGN(const Kfd::SharedMemoryHandle handle, exporter_->ShareMemory(mine, kSize));
   ASSERT_OK_AND_ASSIGN(const Kfd::ImportedShared imported, importer_->RegisterSharedHandle(handle, {}));
@@ -176,7 +177,7 @@ TEST_F(KfdIpcTest, ImportOutlivesTheExportersFreeAndThenTheHandleIsUnknown) {
 }
 
 TEST_F(KfdIpcTest, ShareRefusesWhatIsNotAWholeAllocationStart) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram)));
   struct Row {
     const char* what;
     DeviceAddress address;
@@ -209,14 +210,14 @@ TEST_F(KfdIpcTest, ShareRefusesWhatIsNotAWholeAllocationStart) {
   munmap(host, 8192);
   // An address reservation has no buffer to share: the kernel gets handle 0 (EINVAL).
   ASSERT_OK_AND_ASSIGN(DeviceAddress only_va,
-                       exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram | MemFlags::kOnlyAddress));
+                       Unowned(exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram | MemFlags::kOnlyAddress)));
   EXPECT_EQ(Code(exporter_->ShareMemory(only_va, kSize).status()), HSAKMT_STATUS_ERROR);
   ASSERT_THAT(exporter_->FreeMemory(only_va), IsOk());
   ASSERT_THAT(exporter_->FreeMemory(mine), IsOk());
 }
 
 TEST_F(KfdIpcTest, BadHandlesAreRefusedAndLeaveNothingBehind) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(const Kfd::SharedMemoryHandle good, exporter_->ShareMemory(mine, kSize));
   struct Row {
     const char* what;
@@ -260,7 +261,7 @@ TEST_F(KfdIpcTest, BadHandlesAreRefusedAndLeaveNothingBehind) {
 }
 
 TEST_F(KfdIpcTest, NodesBecomeTheRegisteredNodes) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(const Kfd::SharedMemoryHandle handle, exporter_->ShareMemory(mine, kSize));
   const std::vector<NodeId> nodes{kGpuNode};
   ASSERT_OK_AND_ASSIGN(const Kfd::ImportedShared imported, importer_->RegisterSharedHandle(handle, nodes));
@@ -274,12 +275,12 @@ TEST_F(KfdIpcTest, NodesBecomeTheRegisteredNodes) {
 TEST_F(KfdIpcTest, AKernelWithoutTheDkmsIoctlsIsAClearError) {
   std::unique_ptr<Kfd> mainline = Open(/*mainline=*/true);
   ASSERT_NE(mainline, nullptr);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, mainline->AllocMemory(kGpuNode, kSize, kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress mine, Unowned(mainline->AllocMemory(kGpuNode, kSize, kInvisibleVram)));
   const absl::Status shared = mainline->ShareMemory(mine, kSize).status();
   EXPECT_EQ(Code(shared), HSAKMT_STATUS_ERROR);
   EXPECT_THAT(shared, StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("no IPC ioctls")));
   // A handle from a DKMS machine's process cannot be imported here either.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress theirs, exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress theirs, Unowned(exporter_->AllocMemory(kGpuNode, kSize, kInvisibleVram)));
   ASSERT_OK_AND_ASSIGN(const Kfd::SharedMemoryHandle handle, exporter_->ShareMemory(theirs, kSize));
   const absl::Status imported = mainline->RegisterSharedHandle(handle, {}).status();
   EXPECT_EQ(Code(imported), HSAKMT_STATUS_ERROR);

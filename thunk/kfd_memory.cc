@@ -89,7 +89,7 @@ const Kfd::Allocation* Kfd::FindContainingLocked(DeviceAddress address) const {
   return entry == nullptr ? nullptr : &entry->value;
 }
 
-absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment,
+absl::StatusOr<KfdAllocation> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFlags flags, Bytes alignment,
                                                std::optional<DeviceAddress> fixed) {
   TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtAllocMemory");
   // Built only for an error: formatting it costs as much as the rest of a small allocation's bookkeeping.
@@ -126,20 +126,49 @@ absl::StatusOr<DeviceAddress> Kfd::AllocMemory(NodeId node_id, Bytes size, MemFl
     absl::StatusOr<Allocation> scratch =
         gpu == nullptr ? absl::InvalidArgumentError("not a GPU node") : AllocScratch(*gpu, size, fixed);
     if (!scratch.ok()) return WithHsakmtStatus(Annotate(scratch.status(), context()), HSAKMT_STATUS_NO_MEMORY);
-    return Insert(*std::move(scratch));
+    return KfdAllocation(this, Insert(*std::move(scratch)), size);
   }
   // libhsakmt's host path: CPU nodes, pageable memory, and GTT requests.
   if (gpu == nullptr || !HasFlag(flags, MemFlags::kNonPaged) || HasFlag(flags, MemFlags::kGttAccess)) {
     absl::StatusOr<Allocation> allocation = AllocOnHost(*node, size, flags, alignment, fixed);
     if (!allocation.ok()) return WithHsakmtStatus(Annotate(allocation.status(), context()), HSAKMT_STATUS_ERROR);
-    return Insert(*std::move(allocation));
+    return KfdAllocation(this, Insert(*std::move(allocation)), size);
   }
   if (HasFlag(flags, MemFlags::kOnlyAddress) && HasFlag(flags, MemFlags::kNoAddress)) {
     return InvalidParameter(absl::StrCat(context(), ": OnlyAddress and NoAddress exclude each other"));
   }
   absl::StatusOr<Allocation> allocation = AllocOnDevice(*gpu, size, flags, alignment, fixed);
   if (!allocation.ok()) return WithHsakmtStatus(Annotate(allocation.status(), context()), HSAKMT_STATUS_NO_MEMORY);
-  return Insert(*std::move(allocation));
+  return KfdAllocation(this, Insert(*std::move(allocation)), size);
+}
+
+KfdAllocation::KfdAllocation(KfdAllocation&& other) noexcept
+    : kfd_(std::exchange(other.kfd_, nullptr)), address_(other.address_), size_(other.size_) {}
+
+KfdAllocation& KfdAllocation::operator=(KfdAllocation&& other) noexcept {
+  if (this != &other) {
+    KfdAllocation old(std::move(*this));  // frees what this held when it goes
+    kfd_ = std::exchange(other.kfd_, nullptr);
+    address_ = other.address_;
+    size_ = other.size_;
+  }
+  return *this;
+}
+
+KfdAllocation::~KfdAllocation() {
+  if (kfd_ == nullptr) return;
+  if (absl::Status s = kfd_->FreeMemory(address_); !s.ok()) HIPMEM_LOG(kError, "freeing an allocation: ", s.message());
+}
+
+DeviceAddress KfdAllocation::Release() && {
+  kfd_ = nullptr;
+  return address_;
+}
+
+absl::Status KfdAllocation::Free() && {
+  Kfd* kfd = std::exchange(kfd_, nullptr);
+  if (kfd == nullptr) return absl::FailedPreconditionError("KfdAllocation::Free: nothing owned");
+  return kfd->FreeMemory(address_);
 }
 
 DeviceAddress Kfd::Insert(Allocation allocation) {

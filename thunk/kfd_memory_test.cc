@@ -18,6 +18,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -100,7 +101,7 @@ class KfdMemoryTest : public ::testing::Test {
 TEST_F(KfdMemoryTest, OnlyAddressReservesVaWithoutABufferAndFreeReleasesIt) {
   for (MemFlags flags : {kVram, kSystem}) {
     SCOPED_TRACE(ToRaw(flags));
-    ASSERT_OK_AND_ASSIGN(DeviceAddress va, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), flags | MemFlags::kOnlyAddress));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress va, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), flags | MemFlags::kOnlyAddress)));
     EXPECT_THAT(KernelBos(), IsEmpty()) << "no buffer behind a reservation";
     const PointerInfo info = kfd_->QueryPointerInfo(va.ToPointer());
     EXPECT_EQ(info.type, PointerType::kReservedAddr);
@@ -115,14 +116,14 @@ TEST_F(KfdMemoryTest, OnlyAddressReservesVaWithoutABufferAndFreeReleasesIt) {
     EXPECT_EQ(kfd_->QueryPointerInfo(va.ToPointer()).type, PointerType::kUnknown);
     // The VA itself went back: a fixed allocation can take it again.
     ASSERT_OK_AND_ASSIGN(DeviceAddress again,
-                         kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kFixedAddress, Bytes(0), va));
+                         Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kFixedAddress, Bytes(0), va)));
     EXPECT_EQ(again, va);
     ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
   }
 }
 
 TEST_F(KfdMemoryTest, NoAddressIsAVramBufferWithoutAGpuVa) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress name, kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram | MemFlags::kNoAddress));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress name, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram | MemFlags::kNoAddress)));
   EXPECT_GE(name.raw(), uint64_t{1} << 47) << "a name in the non-canonical hole, never a CPU address";
   ASSERT_THAT(KernelBos(), SizeIs(1));
   EXPECT_EQ(KernelBos()[0].va, DeviceAddress(0));
@@ -135,34 +136,34 @@ TEST_F(KfdMemoryTest, NoAddressIsAVramBufferWithoutAGpuVa) {
 }
 
 TEST_F(KfdMemoryTest, OnlyAddressWithNoAddressOnTheDevicePathIsInvalidParameter) {
-  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kOnlyAddress | MemFlags::kNoAddress)
+  EXPECT_EQ(Code(Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kOnlyAddress | MemFlags::kNoAddress))
                      .status()),
             HSAKMT_STATUS_INVALID_PARAMETER);
   EXPECT_THAT(KernelBos(), IsEmpty());
 }
 
 TEST_F(KfdMemoryTest, FixedAddressAllocatesAtTheCallersAddressOrFailsLeavingNothing) {
-  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kFixedAddress).status()),
+  EXPECT_EQ(Code(Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kFixedAddress)).status()),
             HSAKMT_STATUS_INVALID_PARAMETER)
       << "FixedAddress needs an address";
   // A free address: one the aperture handed out and took back.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress probe, kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress probe, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram)));
   ASSERT_THAT(kfd_->FreeMemory(probe), IsOk());
   const DeviceAddress at = probe + Bytes::MiB(1);
   ASSERT_OK_AND_ASSIGN(DeviceAddress vram,
-                       kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kFixedAddress, Bytes(0), at));
+                       Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kFixedAddress, Bytes(0), at)));
   EXPECT_EQ(vram, at);
   ASSERT_THAT(KernelBos(), SizeIs(1));
   EXPECT_EQ(KernelBos()[0].va, at);
   // Taken now: the device path answers NO_MEMORY, the host path ERROR, and neither leaves a buffer.
-  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kFixedAddress, Bytes(0), at).status()),
+  EXPECT_EQ(Code(Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kFixedAddress, Bytes(0), at)).status()),
             HSAKMT_STATUS_NO_MEMORY);
   EXPECT_EQ(
-      Code(kfd_->AllocMemory(kCpuNode, Bytes::KiB(4), kSystem | MemFlags::kFixedAddress, Bytes(0), at).status()),
+      Code(Unowned(kfd_->AllocMemory(kCpuNode, Bytes::KiB(4), kSystem | MemFlags::kFixedAddress, Bytes(0), at)).status()),
       HSAKMT_STATUS_ERROR);
   EXPECT_THAT(KernelBos(), SizeIs(1));
   // Without the flag the address is only an output.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress elsewhere, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram, Bytes(0), at));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress elsewhere, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram, Bytes(0), at)));
   EXPECT_NE(elsewhere, at);
   ASSERT_THAT(kfd_->FreeMemory(elsewhere), IsOk());
   ASSERT_THAT(kfd_->FreeMemory(vram), IsOk());
@@ -170,15 +171,15 @@ TEST_F(KfdMemoryTest, FixedAddressAllocatesAtTheCallersAddressOrFailsLeavingNoth
 }
 
 TEST_F(KfdMemoryTest, ScratchIsOneRangePerGpuBackedWhereMapped) {
-  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch, Bytes::KiB(64)).status()),
+  EXPECT_EQ(Code(Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch, Bytes::KiB(64))).status()),
             HSAKMT_STATUS_NOT_IMPLEMENTED)
       << "scratch takes no alignment";
-  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, kfd_->AllocMemory(kGpuNode, Bytes::KiB(100), MemFlags::kScratch));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(100), MemFlags::kScratch)));
   EXPECT_TRUE(IsAligned(scratch, Bytes::KiB(64)));
   EXPECT_THAT(KernelBos(), IsEmpty()) << "no memory until mapped";
-  EXPECT_EQ(Code(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch).status()), HSAKMT_STATUS_NO_MEMORY)
+  EXPECT_EQ(Code(Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch)).status()), HSAKMT_STATUS_NO_MEMORY)
       << "one scratch range per GPU";
-  EXPECT_EQ(Code(kfd_->AllocMemory(kCpuNode, Bytes::KiB(64), MemFlags::kScratch).status()), HSAKMT_STATUS_NO_MEMORY);
+  EXPECT_EQ(Code(Unowned(kfd_->AllocMemory(kCpuNode, Bytes::KiB(64), MemFlags::kScratch)).status()), HSAKMT_STATUS_NO_MEMORY);
 
   const DeviceAddress part = scratch + Bytes::KiB(64);
   ASSERT_THAT(kfd_->MapMemoryToGpu(part, {}, Bytes::KiB(64)), IsOk());
@@ -192,7 +193,7 @@ TEST_F(KfdMemoryTest, ScratchIsOneRangePerGpuBackedWhereMapped) {
   ASSERT_THAT(kfd_->MapMemoryToGpu(scratch, {}, Bytes::KiB(64)), IsOk());
   ASSERT_THAT(kfd_->FreeMemory(scratch + Bytes::KiB(4)), IsOk()) << "any address in it frees the range";
   EXPECT_THAT(KernelBos(), IsEmpty());
-  ASSERT_OK_AND_ASSIGN(DeviceAddress again, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress again, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch)));
   ASSERT_THAT(kfd_->FreeMemory(again), IsOk());
 }
 
@@ -210,7 +211,7 @@ TEST_F(KfdMemoryTest, SystemMemoryIsZeroedOnEachReuseAndFreeingGivesThePagesBack
     const uint64_t resident_before = ResidentBytes();
     for (uint64_t round = 1; round <= 5; ++round) {
       SCOPED_TRACE(round);
-      ASSERT_OK_AND_ASSIGN(DeviceAddress p, kfd_->AllocMemory(kCpuNode, kSize, flags));
+      ASSERT_OK_AND_ASSIGN(DeviceAddress p, Unowned(kfd_->AllocMemory(kCpuNode, kSize, flags)));
       EXPECT_EQ(system_used(), kSize);
       auto* words = static_cast<volatile uint64_t*>(p.ToPointer());
       uint64_t nonzero = 0;
@@ -241,10 +242,10 @@ TEST_F(KfdMemoryTest, ScratchHandsItsRangeToTheKernelOfItsGpu) {
   Open("2xmi250x");
   const auto backing_vas = [&] { return machine_->simulator().Snapshot().processes.at(0).sh_hidden_private_base; };
   EXPECT_THAT(backing_vas(), ElementsAre(0, 0));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, kfd_->AllocMemory(kSecondGpuNode, Bytes::KiB(64), MemFlags::kScratch));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, Unowned(kfd_->AllocMemory(kSecondGpuNode, Bytes::KiB(64), MemFlags::kScratch)));
   // SH_HIDDEN_PRIVATE_BASE counts 64 KiB units.
   EXPECT_THAT(backing_vas(), ElementsAre(0, scratch.raw() >> 16));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress first, kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), MemFlags::kScratch));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress first, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), MemFlags::kScratch)));
   EXPECT_THAT(backing_vas(), ElementsAre(first.raw() >> 16, scratch.raw() >> 16));
   ASSERT_THAT(kfd_->FreeMemory(first), IsOk());
   ASSERT_THAT(kfd_->FreeMemory(scratch), IsOk());
@@ -260,13 +261,13 @@ TEST_F(KfdMemoryTest, ScratchTheKernelRefusesIsNoMemoryAndLeavesNothing) {
   ASSERT_OK_AND_ASSIGN(kfd_, Kfd::Open(std::move(failing)));
 
   device->Fail(kfd_uapi::kSetScratchBackingVa.request(), ENODEV);
-  const absl::StatusOr<DeviceAddress> refused = kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch);
+  const absl::StatusOr<DeviceAddress> refused = Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
   EXPECT_EQ(Code(refused.status()), HSAKMT_STATUS_NO_MEMORY);
   EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("AMDKFD_IOC_SET_SCRATCH_BACKING_VA"));
   EXPECT_THAT(machine_->simulator().Snapshot().processes.at(0).sh_hidden_private_base, ElementsAre(0));
   // Nothing is left of it: the GPU has no scratch range, so the next one can be had.
   device->Fail(0, 0);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress scratch, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), MemFlags::kScratch)));
   ASSERT_THAT(kfd_->FreeMemory(scratch), IsOk());
 }
 
@@ -276,7 +277,7 @@ TEST_F(KfdMemoryTest, MapToNodesSetsTheMappedSet) {
   const uint32_t second = GpuIdOf(kSecondGpuNode);
   for (MemFlags flags : {kSystem, kVram}) {
     SCOPED_TRACE(ToRaw(flags));
-    ASSERT_OK_AND_ASSIGN(DeviceAddress p, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress p, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), flags)));
     const NodeId both[] = {kGpuNode, kSecondGpuNode};
     const NodeId only_second[] = {kSecondGpuNode};
     const NodeId only_first[] = {kGpuNode};

@@ -17,6 +17,7 @@
 #include "testing/status_matchers.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -233,7 +234,7 @@ TEST_F(KfdRegisterTest, CoherenceFollowsTheFlags) {
 
 TEST_F(KfdRegisterTest, BadRequestsAreRefusedAndLeaveNothing) {
   std::vector<char> heap(64);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress allocated, kfd_->AllocMemory(kCpuNode, kPage, MemFlags::kHostAccess));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress allocated, Unowned(kfd_->AllocMemory(kCpuNode, kPage, MemFlags::kHostAccess)));
   const kfd_sim::SimSnapshot before = Snapshot();
   const NodeId unknown_node[] = {NodeId(9)};
   const NodeId cpu_node[] = {kCpuNode};
@@ -294,7 +295,7 @@ TEST_F(KfdRegisterTest, DeregisteringWhatIsNotRegisteredIsMemoryNotRegistered) {
   int stranger = 0;
   EXPECT_EQ(ToHsakmtStatus(kfd_->DeregisterMemory(&stranger)), HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
   EXPECT_EQ(ToHsakmtStatus(kfd_->DeregisterMemory(nullptr)), HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, kfd_->AllocMemory(kGpu0, kPage, MemFlags::kNonPaged));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpu0, kPage, MemFlags::kNonPaged)));
   EXPECT_EQ(ToHsakmtStatus(kfd_->DeregisterMemory(vram.ToPointer())), HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
   EXPECT_THAT(kfd_->FreeMemory(vram), IsOk()) << "the allocation was left alone";
 }
@@ -310,7 +311,7 @@ TEST_F(KfdRegisterTest, FreeMemoryOfARegisteredPointerDeregisters) {
 // kfdtest QueryPointerInfo.
 TEST_F(KfdRegisterTest, PointerInfoDescribesAllocationsRegistrationsAndStrangers) {
   const MemFlags host_flags = MemFlags::kHostAccess | MemFlags::kNoNumaBind;
-  ASSERT_OK_AND_ASSIGN(DeviceAddress host, kfd_->AllocMemory(kCpuNode, Bytes(8 * kPage.raw()), host_flags));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, Unowned(kfd_->AllocMemory(kCpuNode, Bytes(8 * kPage.raw()), host_flags)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(host), IsOk());
   PointerInfo info = kfd_->QueryPointerInfo(host.ToPointer());
   EXPECT_EQ(info.type, PointerType::kAllocated);
@@ -328,7 +329,7 @@ TEST_F(KfdRegisterTest, PointerInfoDescribesAllocationsRegistrationsAndStrangers
   EXPECT_EQ(info.type, PointerType::kAllocated);
   EXPECT_EQ(info.cpu_address, host);
 
-  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, kfd_->AllocMemory(kGpu1, Bytes(8 * kPage.raw()), MemFlags::kNonPaged));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpu1, Bytes(8 * kPage.raw()), MemFlags::kNonPaged)));
   info = kfd_->QueryPointerInfo((vram + Bytes(16)).ToPointer());
   EXPECT_EQ(info.node, kGpu1);
   EXPECT_EQ(info.gpu_address, vram);
@@ -364,7 +365,7 @@ TEST_F(KfdRegisterTest, PointerInfoDescribesAllocationsRegistrationsAndStrangers
 
 TEST_F(KfdRegisterTest, UserDataRoundTrips) {
   char user_data[16] = "This is a test.";
-  ASSERT_OK_AND_ASSIGN(DeviceAddress host, kfd_->AllocMemory(kCpuNode, kPage, MemFlags::kHostAccess));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, Unowned(kfd_->AllocMemory(kCpuNode, kPage, MemFlags::kHostAccess)));
   ASSERT_THAT(kfd_->SetMemoryUserData(host.ToPointer(), user_data), IsOk());
   EXPECT_EQ(kfd_->QueryPointerInfo((host + Bytes(8)).ToPointer()).user_data, user_data);
 

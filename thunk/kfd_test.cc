@@ -1,5 +1,6 @@
 // The thunk's C++ API against a fresh simulated machine per test.
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 
 #include <sys/mman.h>
 
@@ -68,7 +69,7 @@ TEST_F(KfdTest, OpenReadsVersionAndSysfsTopology) {
 }
 
 TEST_F(KfdTest, UnknownNodeIsInvalidNodeUnit) {
-  absl::StatusOr<DeviceAddress> r = kfd_->AllocMemory(NodeId(7), Bytes::KiB(4), kVram);
+  absl::StatusOr<DeviceAddress> r = Unowned(kfd_->AllocMemory(NodeId(7), Bytes::KiB(4), kVram));
   EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(ToHsakmtStatus(r.status()), HSAKMT_STATUS_INVALID_NODE_UNIT);
 }
@@ -82,17 +83,17 @@ TEST_F(KfdTest, BadSizesAndAlignmentsAreInvalidParameter) {
       {Bytes(0), Bytes(0)}, {Bytes(100), Bytes(0)}, {Bytes::KiB(4), Bytes(2048)}, {Bytes::KiB(4), Bytes(3 * 4096)}};
   for (const Row& row : kRows) {
     SCOPED_TRACE(row.size.raw());
-    absl::StatusOr<DeviceAddress> r = kfd_->AllocMemory(kGpuNode, row.size, kVram, row.alignment);
+    absl::StatusOr<DeviceAddress> r = Unowned(kfd_->AllocMemory(kGpuNode, row.size, kVram, row.alignment));
     EXPECT_EQ(ToHsakmtStatus(r.status()), HSAKMT_STATUS_INVALID_PARAMETER);
   }
   absl::StatusOr<DeviceAddress> contradictory =
-      kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kExtendedCoherent);
+      Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram | MemFlags::kExtendedCoherent));
   EXPECT_EQ(ToHsakmtStatus(contradictory.status()), HSAKMT_STATUS_INVALID_PARAMETER);
 }
 
 TEST_F(KfdTest, VramAllocationChargesAvailableMemoryUntilFreed) {
   ASSERT_OK_AND_ASSIGN(Bytes before, kfd_->AvailableMemory(kGpuNode));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::MiB(4), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(4), kVram)));
   ASSERT_OK_AND_ASSIGN(Bytes during, kfd_->AvailableMemory(kGpuNode));
   EXPECT_EQ(before - during, Bytes::MiB(4));
   EXPECT_TRUE(IsAligned(addr, Bytes::MiB(2)));
@@ -101,7 +102,7 @@ TEST_F(KfdTest, VramAllocationChargesAvailableMemoryUntilFreed) {
 }
 
 TEST_F(KfdTest, HostVisibleVramIsCpuReadableAndWritable) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVramHostVisible));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVramHostVisible)));
   auto* p = static_cast<unsigned char*>(addr.ToPointer());
   std::memset(p, 0xab, 64 * 1024);
   EXPECT_EQ(p[65535], 0xab);
@@ -117,12 +118,12 @@ TEST_F(KfdTest, FreedHostVisibleMemoryFaultsOnCpuTouchAndItsVaComesBackZeroed) {
   };
   for (const auto& [node, flags] : kCases) {
     SCOPED_TRACE(ToRaw(flags));
-    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(node, Bytes::KiB(64), flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(node, Bytes::KiB(64), flags)));
     std::memset(addr.ToPointer(), 0xab, 64 * 1024);
     ASSERT_THAT(kfd_->FreeMemory(addr), IsOk());
     EXPECT_DEATH({ *static_cast<volatile char*>(addr.ToPointer()) = 1; }, "");
     EXPECT_DEATH({ (void)*static_cast<volatile char*>((addr + Bytes::KiB(60)).ToPointer()); }, "");
-    ASSERT_OK_AND_ASSIGN(DeviceAddress again, kfd_->AllocMemory(node, Bytes::KiB(64), flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress again, Unowned(kfd_->AllocMemory(node, Bytes::KiB(64), flags)));
     EXPECT_EQ(again, addr) << "the kept range is reused";
     const auto* p = static_cast<const unsigned char*>(again.ToPointer());
     EXPECT_EQ(std::count(p, p + 64 * 1024, 0), 64 * 1024);
@@ -131,13 +132,13 @@ TEST_F(KfdTest, FreedHostVisibleMemoryFaultsOnCpuTouchAndItsVaComesBackZeroed) {
 }
 
 TEST_F(KfdTest, PrivateVramFaultsOnCpuTouch) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram)));
   EXPECT_DEATH({ *static_cast<volatile char*>(addr.ToPointer()) = 1; }, "");
   EXPECT_THAT(kfd_->FreeMemory(addr), IsOk());
 }
 
 TEST_F(KfdTest, PageableSystemMemoryIsAUserptrBoUsableByTheCpu) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kCpuNode, Bytes::KiB(8), kSystem));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kCpuNode, Bytes::KiB(8), kSystem)));
   std::memset(addr.ToPointer(), 7, 8192);
   std::optional<Kfd::AllocationInfo> info = kfd_->FindAllocation(addr + Bytes(100));
   ASSERT_TRUE(info.has_value());
@@ -150,7 +151,7 @@ TEST_F(KfdTest, PageableSystemMemoryIsAUserptrBoUsableByTheCpu) {
 }
 
 TEST_F(KfdTest, MapAndUnmapTrackGpuPageTables) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(addr), IsOk());
   kfd_sim::SimSnapshot snap = machine_->simulator().Snapshot();
   ASSERT_THAT(snap.processes, SizeIs(1));
@@ -175,7 +176,7 @@ TEST_F(KfdTest, UnknownAddressesAreRefused) {
 
 TEST_F(KfdTest, DoubleFreeFreesNothingAndLeavesAccountingIntact) {
   ASSERT_OK_AND_ASSIGN(Bytes before, kfd_->AvailableMemory(kGpuNode));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram)));
   ASSERT_THAT(kfd_->FreeMemory(addr), IsOk());
   // hsakmt_fmm_release with the SVM API: SUCCESS for an address of no allocation, and nothing freed twice.
   EXPECT_THAT(kfd_->FreeMemory(addr), IsOk());
@@ -185,7 +186,7 @@ TEST_F(KfdTest, DoubleFreeFreesNothingAndLeavesAccountingIntact) {
 TEST_F(KfdTest, ExhaustionIsNoMemoryAndLosesNothing) {
   ASSERT_OK_AND_ASSIGN(Bytes before, kfd_->AvailableMemory(kGpuNode));
   const Bytes too_much = before + Bytes::MiB(2);
-  absl::StatusOr<DeviceAddress> r = kfd_->AllocMemory(kGpuNode, too_much, kVram);
+  absl::StatusOr<DeviceAddress> r = Unowned(kfd_->AllocMemory(kGpuNode, too_much, kVram));
   EXPECT_THAT(r, StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("ENOMEM")));
   EXPECT_EQ(ToHsakmtStatus(r.status()), HSAKMT_STATUS_NO_MEMORY);
   EXPECT_THAT(kfd_->AvailableMemory(kGpuNode), hipmem_testing::IsOkAndHolds(before));
@@ -194,7 +195,7 @@ TEST_F(KfdTest, ExhaustionIsNoMemoryAndLosesNothing) {
 TEST_F(KfdTest, ClosingReleasesEverythingHeld) {
   ASSERT_OK_AND_ASSIGN(Bytes before, kfd_->AvailableMemory(kGpuNode));
   for (int i = 0; i < 4; ++i) {
-    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), kVram));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), kVram)));
     ASSERT_THAT(kfd_->MapMemoryToGpu(addr), IsOk());
   }
   kfd_.reset();
@@ -207,7 +208,7 @@ TEST_F(KfdTest, TwoProcessesShareVramAccountingButNotAllocations) {
   std::unique_ptr<Kfd> other = OpenOn(machine_);
   ASSERT_NE(other, nullptr);
   ASSERT_OK_AND_ASSIGN(Bytes before, other->AvailableMemory(kGpuNode));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram)));
   EXPECT_THAT(other->AvailableMemory(kGpuNode), hipmem_testing::IsOkAndHolds(before - Bytes::MiB(2)));
   // Not the other process's allocation: it frees nothing (SUCCESS, as hsakmt_fmm_release with the SVM API).
   EXPECT_THAT(other->FreeMemory(addr), IsOk());
@@ -238,7 +239,7 @@ TEST(KfdPresetTest, DefaultMapOfVramReachesItsXgmiPeer) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Kfd> kfd, Kfd::Open(std::move(device)));
   const GpuId owner(topology.gpus[0].gpu_id);
   const GpuId peer(topology.gpus[1].gpu_id);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, kfd->AllocMemory(kGpuNode, Bytes::MiB(2), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, Unowned(kfd->AllocMemory(kGpuNode, Bytes::MiB(2), kVram)));
   ASSERT_THAT(kfd->MapMemoryToGpu(vram), IsOk());
   EXPECT_THAT(kfd->FindAllocation(vram)->mapped_gpus, ::testing::ElementsAre(owner, peer));
   EXPECT_THAT(machine->simulator().Snapshot().processes[0].bos[0].mapped_gpu_ids,
@@ -247,7 +248,7 @@ TEST(KfdPresetTest, DefaultMapOfVramReachesItsXgmiPeer) {
 }
 
 TEST_F(KfdTest, DefaultMapOfVramWithoutPeersStaysOnItsGpu) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(4), kVram)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(vram), IsOk());
   EXPECT_THAT(kfd_->FindAllocation(vram)->mapped_gpus, ::testing::ElementsAre(*kfd_->topology().nodes[1].gpu_id));
   EXPECT_THAT(kfd_->FreeMemory(vram), IsOk());

@@ -22,6 +22,7 @@
 #include "thunk/hsakmt_status.h"
 #include "thunk/ioctl.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 #include "thunk/queues.h"
@@ -62,7 +63,7 @@ class KfdConformanceTest : public ::testing::Test {
 
   // Host-visible system memory mapped on the GPU (kfdtest's HsaMemoryBuffer(isLocal = false)).
   char* HostBuffer(Bytes size) {
-    absl::StatusOr<DeviceAddress> a = kfd_->AllocMemory(kCpuNode, size, kHostVisible);
+    absl::StatusOr<DeviceAddress> a = Unowned(kfd_->AllocMemory(kCpuNode, size, kHostVisible));
     EXPECT_THAT(a, IsOk());
     if (!a.ok()) return nullptr;
     EXPECT_THAT(kfd_->MapMemoryToGpu(*a), IsOk());
@@ -109,7 +110,7 @@ class KfdConformanceTest : public ::testing::Test {
 // step and AVAILABLE_MEMORY comes back to where it started.
 TEST_F(KfdConformanceTest, AllocMapUnmapFreeKeepsTheKernelsBooks) {
   ASSERT_OK_AND_ASSIGN(const Bytes before, kfd_->AvailableMemory(kGpuNode));
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::MiB(4), kVram));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(4), kVram)));
   EXPECT_EQ(*kfd_->AvailableMemory(kGpuNode), before - Bytes::MiB(4));
   ASSERT_THAT(kfd_->MapMemoryToGpu(vram), IsOk());
   kfd_sim::SimSnapshot s = Snapshot();
@@ -126,8 +127,8 @@ TEST_F(KfdConformanceTest, AllocMapUnmapFreeKeepsTheKernelsBooks) {
 
 // KFDMemoryTest.ZeroMemorySizeAlloc / InvalidMemoryPointerAlloc, and a double free.
 TEST_F(KfdConformanceTest, ZeroSizeAndDoubleFreeAreRefused) {
-  EXPECT_EQ(ToHsakmtStatus(kfd_->AllocMemory(kGpuNode, Bytes(0), kVram).status()), HSAKMT_STATUS_INVALID_PARAMETER);
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram));
+  EXPECT_EQ(ToHsakmtStatus(Unowned(kfd_->AllocMemory(kGpuNode, Bytes(0), kVram)).status()), HSAKMT_STATUS_INVALID_PARAMETER);
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram)));
   ASSERT_THAT(kfd_->FreeMemory(vram), IsOk());
   // hsakmt_fmm_release with the SVM API: an address of no allocation answers SUCCESS and frees nothing.
   EXPECT_EQ(ToHsakmtStatus(kfd_->FreeMemory(vram)), HSAKMT_STATUS_SUCCESS);
@@ -136,7 +137,7 @@ TEST_F(KfdConformanceTest, ZeroSizeAndDoubleFreeAreRefused) {
 // The kernel side of a double free and of an unmap of unmapped memory: the thunk's records are bypassed and
 // the raw ioctls meet the kernel's errnos.
 TEST_F(KfdConformanceTest, KernelRefusesDoubleFreeAndUnmapOfUnmapped) {
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram)));
   const uint64_t handle = Snapshot().processes[0].bos.back().handle;
   uint32_t gpu_id = kfd_->Node(kGpuNode).value()->gpu_id->raw();
   kfd_uapi::UnmapMemoryFromGpuArgs unmap{};
@@ -178,7 +179,7 @@ TEST_F(KfdConformanceTest, FreshVramReadsZeroEvenAfterReuse) {
   ASSERT_NE(q, nullptr);
   char* host = HostBuffer(Bytes::MiB(1));
   for (int round = 0; round < 2; ++round) {
-    ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), kVram));
+    ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(1), kVram)));
     ASSERT_THAT(kfd_->MapMemoryToGpu(vram), IsOk());
     std::memset(host, 0x77, Bytes::MiB(1).raw());
     q->Push(sdma::MakeCopy(reinterpret_cast<uint64_t>(host), vram.raw(), Bytes::MiB(1).raw()));
@@ -194,7 +195,7 @@ TEST_F(KfdConformanceTest, FreshVramReadsZeroEvenAfterReuse) {
 TEST_F(KfdConformanceTest, TwoProcessesAreIsolated) {
   std::unique_ptr<Kfd> other = OpenOn(machine_);
   ASSERT_NE(other, nullptr);
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress mine, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress mine, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(mine), IsOk());
   const kfd_sim::SimSnapshot s = Snapshot();
   ASSERT_EQ(s.processes.size(), 2u);
@@ -246,7 +247,7 @@ TEST_F(KfdConformanceTest, SdmaAccessToUnmappedMemoryRaisesAMemoryException) {
   ASSERT_NE(q, nullptr);
   ASSERT_OK_AND_ASSIGN(Event fault, Event::Create(*kfd_, EventDescriptor{.type = EventType::kMemory, .node = kGpuNode}));
   char* src = HostBuffer(Bytes::KiB(4));
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram));  // not mapped
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram)));  // not mapped
   q->Push(sdma::MakeCopy(vram.raw() + 0x2100, reinterpret_cast<uint64_t>(src), 4096));
   q->queue.RingDoorbell(q->wptr);
   ASSERT_OK_AND_ASSIGN(const WaitResult result, fault.Wait(absl::Seconds(10)));
@@ -268,7 +269,7 @@ TEST_F(KfdConformanceTest, ExhaustionIsNoMemoryAndAccountingSurvives) {
   std::vector<DeviceAddress> held;
   absl::Status refused = absl::OkStatus();
   for (int i = 0; i < 100 && refused.ok(); ++i) {
-    absl::StatusOr<DeviceAddress> a = kfd_->AllocMemory(kGpuNode, Bytes::MiB(5), kVram);
+    absl::StatusOr<DeviceAddress> a = Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(5), kVram));
     if (a.ok()) {
       held.push_back(*a);
     } else {
@@ -296,7 +297,7 @@ TEST_F(KfdConformanceTest, CloseReleasesBuffersQueuesAndSlots) {
   args.queue_type = static_cast<uint32_t>(kfd_uapi::QueueType::kSdma);
   args.queue_percentage = 100;
   ASSERT_THAT(Ioctl(kfd_->device(), kfd_uapi::kCreateQueue, args), IsOk());
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::MiB(2), kVram)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(vram), IsOk());
   EXPECT_EQ(Snapshot().processes[0].queues.size(), 1u);
   kfd_.reset();
@@ -313,8 +314,8 @@ TEST_F(KfdConformanceDeathTest, CpuTouchOfPrivateVramFaults) {
   absl::StatusOr<kfd_sim::Topology> topology = kfd_sim::PresetTopology("rx7900xtx");
   ASSERT_THAT(topology, IsOk());
   UseMachine(*topology);
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram));
-  EXPECT_EQ(ToHsakmtStatus(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kHostAccess).status()),
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram)));
+  EXPECT_EQ(ToHsakmtStatus(Unowned(kfd_->AllocMemory(kGpuNode, Bytes::KiB(64), kVram | MemFlags::kHostAccess)).status()),
             HSAKMT_STATUS_NO_MEMORY)
       << "the kernel refuses host-visible VRAM on a small-BAR GPU";
   EXPECT_DEATH(*static_cast<volatile char*>(vram.ToPointer()) = 1, "");

@@ -8,6 +8,7 @@
 #include "testing/kfd_sim/simulator.h"
 #include "testing/status_matchers.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -61,7 +62,7 @@ TEST(MemFlagsTest, EveryFlagTranslatesAsLibhsakmtDoes) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Kfd> kfd, Kfd::Open(std::move(device)));
   for (const Row& row : kRows) {
     SCOPED_TRACE(row.name);
-    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, kfd->AllocMemory(row.node, Bytes::KiB(4), row.flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress addr, Unowned(kfd->AllocMemory(row.node, Bytes::KiB(4), row.flags)));
     std::optional<kfd_sim::SimBo> bo;
     const kfd_sim::SimSnapshot snapshot = machine->simulator().Snapshot();
     ASSERT_EQ(snapshot.processes.size(), 1u);

@@ -94,11 +94,11 @@ absl::StatusOr<Queue> Queue::Create(Kfd& kfd, const QueueSpec& spec) {
   DeviceAddress write_pointer = spec.aql_write_pointer;
   if (!aql) {
     // The pointers live in system memory every GPU may map; this queue's GPU maps it now.
-    absl::StatusOr<DeviceAddress> allocated = kfd.AllocMemory(NodeId(0), kPointerBlock, kPointerBlockFlags);
+    absl::StatusOr<KfdAllocation> allocated = kfd.AllocMemory(NodeId(0), kPointerBlock, kPointerBlockFlags);
     if (!allocated.ok()) return Annotate(allocated.status(), context);
-    const DeviceAddress block = *allocated;
-    queue.owned_pointers_ = block;
-    queue.kfd_ = &kfd;  // so that an early return frees the block
+    const DeviceAddress block = allocated->address();
+    queue.owned_pointers_ = *std::move(allocated);  // an early return frees it
+    queue.kfd_ = &kfd;
     const NodeId node_id = spec.node;
     RETURN_IF_ERROR(Annotate(kfd.MapMemoryToGpu(block, std::span<const NodeId>(&node_id, 1)), context));
     read_pointer = block;
@@ -180,7 +180,7 @@ absl::Status Queue::Destroy() && {
   }
   // The engine has stopped (or never started): its pointers may go.
   if (owned_pointers_) {
-    if (absl::Status s = kfd->FreeMemory(*owned_pointers_); !s.ok() && status.ok()) status = s;
+    if (absl::Status s = std::move(*owned_pointers_).Free(); !s.ok() && status.ok()) status = s;
   }
   doorbell_ = read_pointer_ = write_pointer_ = nullptr;
   owned_pointers_.reset();

@@ -113,7 +113,7 @@ class Queue {
   uint64_t* doorbell_ = nullptr;
   uint64_t* read_pointer_ = nullptr;
   uint64_t* write_pointer_ = nullptr;
-  std::optional<DeviceAddress> owned_pointers_;  // SDMA: the block the thunk allocated for the pointers
+  std::optional<KfdAllocation> owned_pointers_;  // SDMA: the block the thunk allocated for the pointers
 };
 
 }  // namespace hipmem::thunk

@@ -16,6 +16,7 @@
 #include "thunk/events.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/kfd.h"
+#include "thunk/kfd_testing.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
 
@@ -43,7 +44,7 @@ class QueuesTest : public ::testing::Test {
 
   // Host-visible system memory mapped on the GPU; CPU address == GPU address.
   char* Allocate(Bytes size) {
-    absl::StatusOr<DeviceAddress> address = kfd_->AllocMemory(kCpuNode, size, kHostVisible);
+    absl::StatusOr<DeviceAddress> address = Unowned(kfd_->AllocMemory(kCpuNode, size, kHostVisible));
     EXPECT_THAT(address, IsOk());
     if (!address.ok()) return nullptr;
     EXPECT_THAT(kfd_->MapMemoryToGpu(*address), IsOk());
