@@ -25,7 +25,9 @@ if [[ ${#archives[@]} -eq 0 ]]; then
   echo "no static libraries among: $*" >&2
   exit 1
 fi
-defined=$(nm -g --defined-only "${archives[@]}" 2>/dev/null | awk '$2 == "T" {print $3}' | sort -u)
+# Demangled, cut at "(": the few functions upstream declares with C++ linkage count by their plain name.
+defined=$(nm -g -C --defined-only "${archives[@]}" 2>/dev/null | awk '$2 == "T" {sub(/\(.*/, "", $3); print $3}' |
+  sort -u)
 missing=$(comm -23 <(echo "$declared") <(echo "$defined"))
 count=$(echo "$declared" | wc -l)
 if [[ "$count" -lt 450 ]]; then

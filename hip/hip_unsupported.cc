@@ -1295,14 +1295,6 @@ hipError_t hipGraphicsUnmapResources(int /*count*/, hipGraphicsResource_t* /*res
 }
 hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t /*resource*/) { HIPMEM_UNSUPPORTED; }
 
-// --- Surfaces: textures/arrays: no image support in hipmem
-
-hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* /*pSurfObject*/,
-                                  const hipResourceDesc* /*pResDesc*/) {
-  HIPMEM_UNSUPPORTED;
-}
-hipError_t hipDestroySurfaceObject(hipSurfaceObject_t /*surfaceObject*/) { HIPMEM_UNSUPPORTED; }
-
 // --- Runtime logging: not yet: issue #9 (hipmem logs through base/trace)
 
 hipError_t hipExtEnableLogging(void) { HIPMEM_UNSUPPORTED; }
@@ -1461,3 +1453,12 @@ hipError_t hipGetProcAddress_spt(const char* /*symbol*/, void** /*pfn*/, int /*h
 }
 
 }  // extern "C"
+
+// --- Surfaces: no image support in hipmem. C++ linkage, as upstream's header declares them (outside its
+// extern "C" block).
+
+hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* /*pSurfObject*/,
+                                  const hipResourceDesc* /*pResDesc*/) {
+  HIPMEM_UNSUPPORTED;
+}
+hipError_t hipDestroySurfaceObject(hipSurfaceObject_t /*surfaceObject*/) { HIPMEM_UNSUPPORTED; }

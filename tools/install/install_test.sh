@@ -45,6 +45,10 @@ expect_export "$hip" hip_4.3 hipGraphCreate
 expect_export "$hip" hip_5.1 hipMallocAsync
 expect_export "$hip" hip_6.0 hipGetDevicePropertiesR0600
 expect_export "$hip" hip_6.5 hipLaunchKernelExC
+# C++ linkage where upstream's header declares the function outside extern "C" (AMD's 5.2.3 library exports these
+# mangled names at hip_4.2).
+expect_export "$hip" hip_4.2 _Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc
+expect_export "$hip" hip_4.2 _Z23hipDestroySurfaceObjectP13__hip_surface
 expect_export "$prefix/lib/libhsa-runtime64.so.1" ROCR_1 hsa_init
 expect_export "$prefix/lib/libhsa-runtime64.so.1" ROCR_1 hsa_amd_memory_pool_allocate
 expect_export "$prefix/lib/libhsakmt.so.1" HSAKMT_1 hsaKmtOpenKFD

@@ -2483,11 +2483,6 @@ hipError_t hipGraphicsUnmapResources(int count, hipGraphicsResource_t* resources
                                      hipStream_t stream __dparm(0));
 hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resource);
 
-/* --- Surfaces ----------------------------------------------------------------------------------- */
-
-hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject, const hipResourceDesc* pResDesc);
-hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject);
-
 /* --- Runtime logging ----------------------------------------------------------------------------- */
 
 hipError_t hipExtEnableLogging(void);
@@ -2501,6 +2496,11 @@ hipError_t hipExtSetLoggingParams(size_t log_level, size_t log_size, size_t log_
 /* --- C++ overloads ------------------------------------------------------------------------------ */
 
 #ifdef __cplusplus
+
+/* Surfaces: upstream declares these two after its extern "C" block, so they have C++ linkage (AMD's libamdhip64
+   exports _Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc) and C code does not see them. */
+hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject, const hipResourceDesc* pResDesc);
+hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject);
 
 /* Device symbols are passed by reference; the runtime takes their host-shadow address. */
 template <typename T>

@@ -4,7 +4,10 @@
 
 #include <hip/driver_types.h>
 
-typedef unsigned long long hipSurfaceObject_t;
+/* An opaque handle, as upstream declares it (not CUDA's integer): the C++ functions taking it are mangled with
+   this type, so a binary built against AMD's headers links against ours. */
+struct __hip_surface;
+typedef struct __hip_surface* hipSurfaceObject_t;
 
 struct surfaceReference {
   hipSurfaceObject_t surfaceObject;
