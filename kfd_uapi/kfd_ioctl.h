@@ -533,6 +533,10 @@ inline constexpr uint64_t kMmapTypeReservedMem = 1ull << kMmapTypeShift;
 inline constexpr uint64_t kMmapTypeMmio = 0ull << kMmapTypeShift;
 inline constexpr uint64_t kMmapGpuIdShift = 46;
 
+// Byte offsets of the HDP flush registers in the page an MMIO_REMAP buffer maps (uapi enum kfd_mmio_remap).
+inline constexpr uint32_t kMmioRemapHdpMemFlushCntl = 0;
+inline constexpr uint32_t kMmioRemapHdpRegFlushCntl = 4;
+
 // The handle encoding the kernel uses: (gpu_id << 32) | idr id.
 constexpr uint32_t HandleGpuId(uint64_t handle) { return static_cast<uint32_t>(handle >> 32); }
 constexpr uint32_t HandleIdr(uint64_t handle) { return static_cast<uint32_t>(handle & 0xffffffffu); }

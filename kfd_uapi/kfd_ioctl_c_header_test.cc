@@ -287,5 +287,10 @@ TEST(KfdCHeaderTest, AllocFlagBitsMatchCHeader) {
   }
 }
 
+TEST(KfdCHeaderTest, MmioRemapOffsetsMatchCHeader) {
+  EXPECT_EQ(kMmioRemapHdpMemFlushCntl, static_cast<uint32_t>(KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL));
+  EXPECT_EQ(kMmioRemapHdpRegFlushCntl, static_cast<uint32_t>(KFD_MMIO_REMAP_HDP_REG_FLUSH_CNTL));
+}
+
 }  // namespace
 }  // namespace hipmem::kfd_uapi

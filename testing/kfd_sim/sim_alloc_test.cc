@@ -102,7 +102,7 @@ class SimAllocTest : public ::testing::Test {
   void SetUp() override {
     sim_ = MakeSimulator(Mi300xTopology(2));
     file_ = sim_->Open();
-    AcquireAllVms(*sim_, *file_);
+    render_fds_ = AcquireAllVms(*sim_, *file_);
   }
   void TearDown() override { file_.reset(); }
 
@@ -110,6 +110,7 @@ class SimAllocTest : public ::testing::Test {
 
   std::unique_ptr<Simulator> sim_;
   std::unique_ptr<SimFile> file_;
+  std::vector<int> render_fds_;
 };
 
 TEST_F(SimAllocTest, HandleCarriesGpuIdAndUniqueIdr) {
@@ -146,7 +147,7 @@ TEST_F(SimAllocTest, BadRequestsGetKernelErrnos) {
       {"no domain bit", gpu_id(0), kTestVa, 4096, AllocMemFlags::kWritable, 0, -EINVAL},
       {"two domain bits", gpu_id(0), kTestVa, 4096, AllocMemFlags::kVram | AllocMemFlags::kGtt, 0, -EINVAL},
       {"doorbell smaller than the 8 KiB slice", gpu_id(0), kTestVa, 4096, AllocMemFlags::kDoorbell, 0, -EINVAL},
-      {"mmio remap (not simulated yet)", gpu_id(0), kTestVa, 4096, AllocMemFlags::kMmioRemap, 0, -EINVAL},
+      {"mmio remap of two pages", gpu_id(0), kTestVa, 8192, AllocMemFlags::kMmioRemap, 0, -EINVAL},
       {"misaligned va", gpu_id(0), kTestVa + 16, 4096, kVramFlags, 0, -EINVAL},
       {"misaligned size", gpu_id(0), kTestVa, 4097, kVramFlags, 0, -EINVAL},
       {"va below the GPUVM base", gpu_id(0), 0x1000, 4096, kVramFlags, 0, -EINVAL},
@@ -326,6 +327,48 @@ TEST_F(SimAllocTest, AvailableMemoryTracksVramUseExactly) {
   EXPECT_EQ(Available(*file_, gpu_id(1)), sim_->topology().gpus[1].vram_bytes) << "other GPU untouched";
   ASSERT_EQ(Free(*file_, a.handle), 0);
   ASSERT_EQ(Free(*file_, b.handle), 0);
+  EXPECT_EQ(Available(*file_, gpu_id(0)), start);
+}
+
+// libhsakmt's map_mmio: one MMIO_REMAP page per GPU, CPU-mapped through /dev/kfd at the offset ALLOC returned and
+// mapped on its GPU; ROCr writes the HDP flush registers through it.
+TEST_F(SimAllocTest, MmioRemapPageIsNotMemoryAndMapsOnlyThroughKfd) {
+  const uint64_t start = Available(*file_, gpu_id(0));
+  const AllocMemFlags flags = AllocMemFlags::kMmioRemap | AllocMemFlags::kWritable | AllocMemFlags::kCoherent;
+  const AllocResult r = Alloc(*file_, gpu_id(0), kTestVa, kPage, flags);
+  ASSERT_EQ(r.ret, 0);
+  EXPECT_EQ(r.mmap_offset, uapi::kMmapTypeMmio | (uint64_t{gpu_id(0)} << uapi::kMmapGpuIdShift));
+  EXPECT_EQ(Available(*file_, gpu_id(0)), start) << "a register page, not VRAM";
+
+  hipmem_testing::Reservation place(Bytes::KiB(8));
+  EXPECT_EQ(file_->MmapKfd(place.addr(), 8192, PROT_READ | PROT_WRITE, r.mmap_offset), -EINVAL) << "one page only";
+  EXPECT_EQ(file_->MmapKfd(place.addr(), 4096, PROT_READ | PROT_WRITE,
+                           uapi::kMmapTypeMmio | (uint64_t{0xbad} << uapi::kMmapGpuIdShift)),
+            -EINVAL)
+      << "unknown gpu";
+  EXPECT_EQ(file_->MmapBo(render_fds_[0], place.addr(), 4096, PROT_READ | PROT_WRITE, r.mmap_offset), -EINVAL)
+      << "not through the render node";
+  ASSERT_EQ(file_->MmapKfd(place.addr(), 4096, PROT_READ | PROT_WRITE, r.mmap_offset), 0);
+  auto* regs = static_cast<uint32_t*>(place.addr());
+  regs[uapi::kMmioRemapHdpMemFlushCntl / sizeof(uint32_t)] = 1;  // an HDP flush: harmless, and the page is writable
+
+  uapi::MapMemoryToGpuArgs map{};
+  uint32_t id = gpu_id(0);
+  map.handle = r.handle;
+  map.device_ids_array_ptr = reinterpret_cast<uintptr_t>(&id);
+  map.n_devices = 1;
+  ASSERT_EQ(Ioctl(*file_, uapi::kMapMemoryToGpu, map), 0);
+  EXPECT_TRUE(file_->IsMapped(gpu_id(0), DeviceAddress(kTestVa), kPage));
+  uint32_t seen = 0;
+  ASSERT_TRUE(file_->ReadGpuMemory(gpu_id(0), DeviceAddress(kTestVa), Bytes(sizeof(seen)), &seen));
+  EXPECT_EQ(seen, 1u) << "the GPU reaches the same page";
+
+  uapi::UnmapMemoryFromGpuArgs unmap{};
+  unmap.handle = r.handle;
+  unmap.device_ids_array_ptr = reinterpret_cast<uintptr_t>(&id);
+  unmap.n_devices = 1;
+  ASSERT_EQ(Ioctl(*file_, uapi::kUnmapMemoryFromGpu, unmap), 0);
+  ASSERT_EQ(Free(*file_, r.handle), 0);
   EXPECT_EQ(Available(*file_, gpu_id(0)), start);
 }
 

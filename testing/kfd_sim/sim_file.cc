@@ -329,7 +329,7 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
   // amdgpu_gem_object_mmap: user pages are not mappable through the render node; doorbells are mapped
   // through /dev/kfd (MmapKfd).
   if (bo.domain == Domain::kUserptr) return -EPERM;
-  if (bo.domain == Domain::kDoorbell) return -EINVAL;
+  if (bo.domain == Domain::kDoorbell || bo.domain == Domain::kMmioRemap) return -EINVAL;
   // Deliberate (see simulator.h): invisible VRAM may only hold a PROT_NONE placeholder mapping.
   if (bo.domain == Domain::kVram && !uapi::HasFlag(bo.flags, uapi::AllocMemFlags::kPublic)) {
     return prot == PROT_NONE ? si::MapInvisibleVramPlaceholder(addr, *span) : -EPERM;
@@ -356,12 +356,19 @@ int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) 
   const uint64_t type = mmap_offset & (uint64_t{3} << uapi::kMmapTypeShift);
   const auto gpu_id = static_cast<uint32_t>((mmap_offset >> uapi::kMmapGpuIdShift) & 0xffff);
   // TODO(#3): KFD_MMAP_TYPE_EVENTS (the APU signal page) and RESERVED_MEM.
-  if (type != uapi::kMmapTypeDoorbell) return -EINVAL;
-  // kfd_doorbell_mmap: a device this process uses, and exactly the doorbell slice.
+  if (type != uapi::kMmapTypeDoorbell && type != uapi::kMmapTypeMmio) return -EINVAL;
+  // kfd_doorbell_mmap / kfd_mmio_mmap: a device this process uses, and exactly the doorbell slice or one page.
   const std::optional<size_t> gpu = si::FindGpu(sim_->topology_, gpu_id);
   if (!gpu) return -EINVAL;
   ProcessDevice& device = state_->devices[*gpu];
   if (!device.vm_token) return -EINVAL;
+  if (type == uapi::kMmapTypeMmio) {
+    if (size != kPageSize.raw()) return -EINVAL;
+    const absl::StatusOr<BoPages::FileRange> page = si::MmioPageOf(sim_->topology_, device, *gpu)->File();
+    if (!page.ok()) return -ENOMEM;
+    void* mapped = mmap(addr, size, prot, MAP_SHARED | MAP_FIXED, page->fd, static_cast<off_t>(page->offset));
+    return mapped == MAP_FAILED ? -errno : 0;
+  }
   if (size != kDoorbellSlice.raw()) return -EINVAL;
   const std::shared_ptr<BoPages> doorbells = si::DoorbellsOf(sim_->topology_, device, *gpu);
   const absl::StatusOr<BoPages::FileRange> file = doorbells->File();

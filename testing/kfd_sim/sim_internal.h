@@ -107,6 +107,8 @@ struct ProcessDevice {
   // The client's CPU mappings of that slice (MmapKfd), watched for bare stores (doorbell_poller.h). After
   // `doorbells`, so they are unregistered before the engines' view of the slice can go.
   std::vector<DoorbellClientMapping> doorbell_mappings;
+  // The HDP-flush register page an MMIO_REMAP buffer and the /dev/kfd mmap reach (see MmioPageOf).
+  std::shared_ptr<BoPages> mmio_page;
   // SET_MEMORY_POLICY's last policies (qpd sh_mem_config; only pre-gfx9 ASICs act on them) and SET_TRAP_HANDLER's
   // addresses (qpd tba_addr / tma_addr). Recorded, not acted on: no simulated shader traps.
   uapi::CachePolicy default_policy = uapi::CachePolicy::kNoncoherent;
@@ -190,6 +192,9 @@ struct IoctlContext {
 std::optional<size_t> FindGpu(const Topology& topology, uint32_t gpu_id);
 // Returns the process's doorbell slice on `gpu`, making it on first use; never null.
 std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& device, size_t gpu);
+// Returns the page `gpu`'s MMIO_REMAP buffers and KFD_MMAP_TYPE_MMIO mappings reach in this process, making it on
+// first use; never null.
+std::shared_ptr<BoPages> MmioPageOf(const Topology& topology, ProcessDevice& device, size_t gpu);
 // Returns the page file of the process's VRAM buffers on `gpu` (kind kVram) or of its GTT buffers, making it
 // on first use.
 std::shared_ptr<PageFile> PageFileOf(const Topology& topology, ProcessState& process, Domain domain, size_t gpu);

@@ -133,6 +133,21 @@ std::shared_ptr<BoPages> DoorbellsOf(const Topology& topology, ProcessDevice& de
   return device.doorbells;
 }
 
+// On hardware this is the GPU's remapped register page (amdgpu's MMIO remap, one page of the BAR holding
+// HDP_MEM_FLUSH_CNTL and HDP_REG_FLUSH_CNTL at the KFD_MMIO_REMAP_* offsets), the same physical page for every
+// process. Deliberate: each process gets its own zeroed page here. Host writes to the simulated GPU's memory are
+// visible to its engines at once, so there is no HDP cache to flush and a write to the page changes nothing; a
+// page per process keeps one process's stores out of another's, which only the register's side effect joins.
+std::shared_ptr<BoPages> MmioPageOf(const Topology& topology, ProcessDevice& device, size_t gpu) {
+  if (device.mmio_page == nullptr) {
+    auto file = std::make_shared<PageFile>(absl::StrCat("kfd_sim mmio gpu_id=0x", absl::Hex(topology.gpus[gpu].gpu_id)));
+    absl::StatusOr<std::shared_ptr<BoPages>> page = BoPages::Create(std::move(file), kPageSize);
+    HIPMEM_CHECK(page.ok(), page.status().ToString());  // the first range of a fresh file
+    device.mmio_page = *std::move(page);
+  }
+  return device.mmio_page;
+}
+
 std::shared_ptr<PageFile> PageFileOf(const Topology& topology, ProcessState& process, Domain domain, size_t gpu) {
   std::shared_ptr<PageFile>& file = domain == Domain::kVram ? process.devices[gpu].vram_file : process.system_file;
   if (file == nullptr) {
@@ -272,8 +287,8 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   if (!domain) return -EINVAL;
   // DOORBELL: the buffer is the process's doorbell slice on this GPU, exactly that size.
   if (*domain == Domain::kDoorbell && args.size != kDoorbellSlice.raw()) return -EINVAL;
-  // Deliberate: there is no simulated MMIO register page (HDP flush) to remap.
-  if (*domain == Domain::kMmioRemap) return -EINVAL;
+  // MMIO_REMAP: the register page, exactly one page (kfd_ioctl_alloc_memory_of_gpu).
+  if (*domain == Domain::kMmioRemap && args.size != kPageSize.raw()) return -EINVAL;
 
   // "Alloc host visible vram on small bar is not allowed".
   if (*domain == Domain::kVram && (args.flags & uapi::ToRaw(uapi::AllocMemFlags::kPublic)) != 0 &&
@@ -314,10 +329,11 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   // amdgpu_amdkfd_reserve_mem_limit: VRAM against the GPU, GTT and USERPTR against system memory, global
   // over all processes. The amount is PAGE_ALIGN(size), halved for AQL queue memory (mapped twice).
   const uapi::AllocMemFlags flags = uapi::AllocMemFlagsFromRaw(args.flags);
-  // Doorbell buffers are not counted (they are the device's doorbell BAR, not memory).
+  // Doorbell and MMIO_REMAP buffers are not counted (they are BAR pages, not memory).
   const bool aql = uapi::HasFlag(flags, uapi::AllocMemFlags::kAqlQueueMem);
   const bool doorbell = *domain == Domain::kDoorbell;
-  const Bytes accounted = doorbell ? Bytes(0) : *AlignUp(aql ? Bytes(size.raw() / 2) : size, kPageSize);
+  const bool mmio = *domain == Domain::kMmioRemap;
+  const Bytes accounted = doorbell || mmio ? Bytes(0) : *AlignUp(aql ? Bytes(size.raw() / 2) : size, kPageSize);
   const bool vram = *domain == Domain::kVram;
   if (vram ? !c.shared.TryReserveVram(*gpu, accounted) : !c.shared.TryReserveSystem(accounted)) return -ENOMEM;
   absl::Cleanup unreserve = [&] {
@@ -335,6 +351,8 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
   std::shared_ptr<BoPages> pages;
   if (doorbell) {
     pages = DoorbellsOf(c.topology, device, *gpu);
+  } else if (mmio) {
+    pages = MmioPageOf(c.topology, device, *gpu);
   } else if (*domain != Domain::kUserptr) {
     // A range of the process's VRAM (or GTT) file; no system call (BoPages).
     absl::StatusOr<std::shared_ptr<BoPages>> taken = BoPages::Create(PageFileOf(c.topology, c.process, *domain, *gpu), size);
@@ -367,8 +385,11 @@ int AllocMemoryOfGpu(IoctlContext& c, uapi::AllocMemoryOfGpuArgs& args) {
 
   args.handle = handle;
   // As amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu: every BO gets its DRM mmap offset back, USERPTR included
-  // (mapping that one through the render node is refused with -EPERM); a doorbell gets the /dev/kfd one.
-  args.mmap_offset = doorbell ? uapi::kMmapTypeDoorbell | (uint64_t{args.gpu_id} << uapi::kMmapGpuIdShift)
+  // (mapping that one through the render node is refused with -EPERM); a doorbell or MMIO_REMAP buffer gets the
+  // /dev/kfd one.
+  const uint64_t kfd_offset_gpu = uint64_t{args.gpu_id} << uapi::kMmapGpuIdShift;
+  args.mmap_offset = doorbell ? uapi::kMmapTypeDoorbell | kfd_offset_gpu
+                     : mmio   ? uapi::kMmapTypeMmio | kfd_offset_gpu
                               : mmap_offset;
   return 0;
 }

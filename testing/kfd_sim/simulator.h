@@ -37,7 +37,8 @@
 //   Map time still refuses a conflict in the target GPU's page table with -EINVAL.
 // - ALLOC demands exactly one domain bit (the kernel takes the first bit of an if-chain), page-aligned
 //   va_addr and size, and [va, va+size) inside the process's GPUVM aperture.
-// - MMIO_REMAP allocations answer -EINVAL: there is no simulated register page to remap.
+// - An MMIO_REMAP buffer (the HDP-flush register page) is a zeroed page of the process's own; writing it flushes
+//   nothing, since the simulated engines see host writes at once (sim_memory_ioctls.cc MmioPageOf).
 // - An illegal SDMA packet (unknown opcode or sub-opcode, a count wider than the GPU's SDMA generation allows)
 //   halts its queue with amdgpu's "Illegal instruction in SDMA command stream" line and sets the process's
 //   HW_EXCEPTION events; on hardware the queue only stops (see sim_queue_ioctls.cc).
