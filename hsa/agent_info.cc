@@ -1,10 +1,10 @@
 #include "hsa/agent_info.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -397,6 +397,17 @@ absl::Status WriteTopologyAgentInfo(Runtime& runtime, const Agent& agent, uint32
       if (d.apu) flags[0] |= HSA_AMD_MEMORY_PROPERTY_AGENT_IS_APU;
       std::memcpy(value, flags, sizeof(flags));
       return absl::OkStatus();
+    }
+    case HSA_AMD_AGENT_INFO_HDP_FLUSH: {
+      // ROCr's GpuAgent points at the HDP flush registers in the node's MMIO_REMAP page (null without one); a CPU
+      // agent has no such attribute.
+      if (!gpu) return Unsupported(attribute);
+      hsa_amd_hdp_flush_t flush{nullptr, nullptr};
+      if (const auto regs = KfdOf(runtime).HdpFlushRegisters(KfdNodeOf(runtime, agent))) {
+        flush.HDP_MEM_FLUSH_CNTL = regs->mem_flush_cntl;
+        flush.HDP_REG_FLUSH_CNTL = regs->reg_flush_cntl;
+      }
+      return Put(value, flush);
     }
     case HSA_AMD_AGENT_INFO_AQL_EXTENSIONS: {
       uint8_t flags[8] = {};  // ROCr defines none yet

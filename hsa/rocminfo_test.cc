@@ -361,6 +361,26 @@ TEST_F(RocminfoTest, GpuAgentsMatchRealDumps) {
   EXPECT_EQ(uuids.size(), gpus.size()) << "every GPU has its own UUID";
 }
 
+// ROCr's HSA_AMD_AGENT_INFO_HDP_FLUSH: the GPU's HDP flush registers in the MMIO page libhsakmt mapped at open,
+// which a host writer to fine-grained VRAM (RCCL, for one) stores to; a CPU agent has none.
+TEST_F(RocminfoTest, GpuHdpFlushRegistersAreWritableAndDistinctPerGpu) {
+  const auto kHdpFlush = static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_HDP_FLUSH);
+  std::vector<uint32_t*> seen;
+  for (hsa_agent_t gpu : Agents(HSA_DEVICE_TYPE_GPU)) {
+    hsa_amd_hdp_flush_t flush{};
+    ASSERT_EQ(hsa_agent_get_info(gpu, kHdpFlush, &flush), HSA_STATUS_SUCCESS);
+    ASSERT_NE(flush.HDP_MEM_FLUSH_CNTL, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(flush.HDP_REG_FLUSH_CNTL) - reinterpret_cast<uintptr_t>(flush.HDP_MEM_FLUSH_CNTL),
+              4u)
+        << "KFD_MMIO_REMAP_HDP_REG_FLUSH_CNTL follows HDP_MEM_FLUSH_CNTL";
+    *flush.HDP_MEM_FLUSH_CNTL = 1;  // a flush: it must not fault
+    EXPECT_THAT(seen, ::testing::Not(::testing::Contains(flush.HDP_MEM_FLUSH_CNTL))) << "one page per GPU";
+    seen.push_back(flush.HDP_MEM_FLUSH_CNTL);
+  }
+  hsa_amd_hdp_flush_t flush{};
+  EXPECT_EQ(hsa_agent_get_info(Agents(HSA_DEVICE_TYPE_CPU)[0], kHdpFlush, &flush), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(RocminfoTest, GpuIsaAnswersEveryRocminfoQuery) {
   const GpuRow& row = Row();
   for (hsa_agent_t gpu : Agents(HSA_DEVICE_TYPE_GPU)) {

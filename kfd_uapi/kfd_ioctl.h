@@ -596,6 +596,10 @@ static_assert(kGetDmabufInfo.request() == 0xC0204B1C && kImportDmabuf.request() 
 // Layouts as in libhsakmt's bundled kfd_ioctl.h (current ROCR-Runtime); older copies call `flags` `pad`.
 inline constexpr uint32_t kDkmsCommandStart = 0x80;  // AMDKFD_COMMAND_START_2
 inline constexpr uint32_t kDkmsCommandEnd = 0x86;    // AMDKFD_COMMAND_END_2, exclusive; only 0x80/0x81 here
+// Deliberate: 0x82 (the DKMS debugger's DBG_TRAP, deprecated since mainline took AMDKFD_IOC_DBG_TRAP at 0x26), 0x83
+// (CROSS_MEMORY_COPY, deprecated), 0x84 (RLC_SPM) and 0x85 (PC_SAMPLE) answer -ENOTTY, as on a mainline kernel. AMD's
+// libhsakmt 5.2.3 probes 0x82 and, refused, runs on without its debugger support (Debian's rocminfo and ROCr run on
+// the simulator that way); current libhsakmt issues the mainline request.
 
 struct IpcExportHandleArgs {
   uint64_t handle;           // in: the buffer to share

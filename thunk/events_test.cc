@@ -123,7 +123,7 @@ TEST_F(EventsTest, FirstEventHandsTheKernelAGttEventPageItThenKeeps) {
   // Later events share the page.
   ASSERT_OK_AND_ASSIGN(Event second, Event::Create(kfd(), Signal()));
   EXPECT_EQ(second.handle().mailbox, event.handle().mailbox + 1);
-  EXPECT_THAT(SimState(process_.sim_id)->bos, SizeIs(1));
+  EXPECT_THAT(kfd_sim::BosButMmioPages(*SimState(process_.sim_id)), SizeIs(1));
 }
 
 TEST_F(EventsTest, CreateMaxEvents) {
@@ -319,7 +319,7 @@ TEST_F(EventsTest, UnknownEventTypeIsInvalidParameterAndCreatesNothing) {
   EXPECT_THAT(event, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(ToHsakmtStatus(event.status()), HSAKMT_STATUS_INVALID_PARAMETER);
   EXPECT_THAT(SimEvents(), IsEmpty());
-  EXPECT_THAT(SimState(process_.sim_id)->bos, IsEmpty()) << "no event page either";
+  EXPECT_THAT(kfd_sim::BosButMmioPages(*SimState(process_.sim_id)), IsEmpty()) << "no event page either";
 }
 
 TEST_F(EventsTest, EventsAreIsolatedBetweenProcesses) {

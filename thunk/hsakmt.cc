@@ -143,8 +143,7 @@ void FillPointerInfo(const PointerInfo& in, HsaPointerInfo& out) {
 
 // The banks libhsakmt reports for a GPU node beyond the kernel's (topology.c hsaKmtGetNodeMemoryProperties), in its
 // order: the LDS (LDSSizeInKB at the LDS aperture), the scratch aperture and the SVM aperture, each only where its
-// aperture is valid. libhsakmt adds an MMIO_REMAP bank only once its HDP-flush page is mapped; this thunk maps none
-// (and the simulator refuses MMIO_REMAP allocations), so there is none here.
+// aperture is valid, then the MMIO_REMAP page where Kfd mapped one (its HDP flush registers).
 std::vector<HsaMemoryProperties> ApertureBanks(const Kfd& kfd, const NodeProperties& node) {
   std::vector<HsaMemoryProperties> banks;
   if (!node.gpu_id.has_value()) return banks;
@@ -164,6 +163,9 @@ std::vector<HsaMemoryProperties> ApertureBanks(const Kfd& kfd, const NodePropert
   const uint64_t svm_base = kfd.svm_base().raw();
   const uint64_t svm_limit = kfd.svm_limit().raw();
   add(HSA_HEAPTYPE_DEVICE_SVM, svm_base, svm_limit, svm_limit - svm_base + 1);
+  if (const std::optional<DeviceAddress> mmio = kfd.MmioPage(node.id); mmio.has_value()) {
+    add(HSA_HEAPTYPE_MMIO_REMAP, mmio->raw(), mmio->raw() + kPageSize.raw() - 1, kPageSize.raw());
+  }
   return banks;
 }
 

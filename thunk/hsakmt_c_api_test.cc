@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/linux/kfd_ioctl.h"
 #include "thunk/host_cpu.h"
 
 namespace {
@@ -79,12 +80,12 @@ TEST_F(HsakmtCApiTest, GpuNodeHasFrameBufferBankAndGfxVersion) {
 }
 
 // Beyond the kernel's frame-buffer bank, libhsakmt reports a dGPU node's LDS, scratch and SVM apertures as banks, in
-// that order (an MMIO_REMAP bank only with a mapped HDP-flush page, which neither this thunk nor the simulator has).
-TEST_F(HsakmtCApiTest, GpuNodeReportsItsLdsScratchAndSvmAperturesAsBanks) {
+// that order, then the MMIO_REMAP page it mapped at open: one CPU-writable page holding the HDP flush registers.
+TEST_F(HsakmtCApiTest, GpuNodeReportsItsAperturesAndMmioPageAsBanks) {
   const HSAuint32 gpu = FirstGpuNode();
   HsaNodeProperties props{};
   ASSERT_EQ(hsaKmtGetNodeProperties(gpu, &props), HSAKMT_STATUS_SUCCESS);
-  ASSERT_EQ(props.NumMemoryBanks, 4u);
+  ASSERT_EQ(props.NumMemoryBanks, 5u);
   std::vector<HsaMemoryProperties> banks(props.NumMemoryBanks);
   ASSERT_EQ(hsaKmtGetNodeMemoryProperties(gpu, props.NumMemoryBanks, banks.data()), HSAKMT_STATUS_SUCCESS);
   EXPECT_EQ(banks[0].HeapType, HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC);
@@ -93,12 +94,19 @@ TEST_F(HsakmtCApiTest, GpuNodeReportsItsLdsScratchAndSvmAperturesAsBanks) {
   EXPECT_EQ(lds, HSAuint64{props.LDSSizeInKB} * 1024);
   EXPECT_EQ(banks[2].HeapType, HSA_HEAPTYPE_GPU_SCRATCH);
   EXPECT_EQ(banks[3].HeapType, HSA_HEAPTYPE_DEVICE_SVM);
-  for (int i = 1; i < 4; ++i) {
+  EXPECT_EQ(banks[4].HeapType, HSA_HEAPTYPE_MMIO_REMAP);
+  const HSAuint64 mmio_size = banks[4].SizeInBytes;
+  EXPECT_EQ(mmio_size, 4096u);
+  for (int i = 1; i < 5; ++i) {
     const HSAuint64 base = banks[i].VirtualBaseAddress;
     const HSAuint64 size = banks[i].SizeInBytes;
     EXPECT_NE(base, 0u) << i;
     EXPECT_NE(size, 0u) << i;
   }
+  // ROCr flushes the HDP by writing the register; the page must take the store.
+  auto* regs = reinterpret_cast<volatile uint32_t*>(static_cast<uintptr_t>(banks[4].VirtualBaseAddress));
+  regs[KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL / sizeof(uint32_t)] = 1;
+  EXPECT_EQ(regs[KFD_MMIO_REMAP_HDP_MEM_FLUSH_CNTL / sizeof(uint32_t)], 1u);
   // Asking for fewer fills only those.
   HsaMemoryProperties two[2] = {};
   ASSERT_EQ(hsaKmtGetNodeMemoryProperties(gpu, 2, two), HSAKMT_STATUS_SUCCESS);

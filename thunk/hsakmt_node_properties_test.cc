@@ -37,9 +37,10 @@ const std::vector<Row>& Rows() {
   static const auto* rows = new std::vector<Row>{
       {"cpu_cores_count", [](const HsaNodeProperties& p) { return p.NumCPUCores; }, Same},
       {"simd_count", [](const HsaNodeProperties& p) { return p.NumFComputeCores; }, Same},
-      // libhsakmt adds a dGPU node's LDS, scratch and SVM apertures as banks of their own.
+      // libhsakmt adds a dGPU node's LDS, scratch and SVM apertures as banks of their own, and on GFX9+ its MMIO
+      // page.
       {"mem_banks_count", [](const HsaNodeProperties& p) { return p.NumMemoryBanks; },
-       [](uint64_t v, const NodeProperties& n) { return n.is_gpu() ? v + 3 : v; }},
+       [](uint64_t v, const NodeProperties& n) { return n.is_gpu() ? v + (n.gfx_major() >= 9 ? 4 : 3) : v; }},
       // A CPU node's caches are the host's (host_cpu.h), whatever the kernel lists.
       {"caches_count", [](const HsaNodeProperties& p) { return p.NumCaches; },
        [](uint64_t v, const NodeProperties& n) {

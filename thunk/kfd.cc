@@ -108,8 +108,10 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
   const KfdVersion v{version.major_version, version.minor_version};
   Trace(Layer::kThunk, "hsaKmtOpenKFD: backend=", device->backend_name(), ", KFD ", v.major, ".", v.minor, ", ",
         topology.nodes.size(), " nodes, ", gpus.size(), " GPUs");
-  return std::unique_ptr<Kfd>(new Kfd(std::move(device), v, std::move(topology), std::move(gpus), std::move(aperture),
-                                      MakeHandleAperture(apertures, guard_pages), disable_cache, apertures));
+  std::unique_ptr<Kfd> kfd(new Kfd(std::move(device), v, std::move(topology), std::move(gpus), std::move(aperture),
+                                   MakeHandleAperture(apertures, guard_pages), disable_cache, apertures));
+  kfd->MapMmioPages();
+  return kfd;
 }
 
 Kfd::Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,

@@ -358,6 +358,17 @@ class Kfd {
   static constexpr uint64_t kDoorbellSliceBytes = 8192;  // 1024 8-byte doorbells (SOC15)
   absl::StatusOr<uint64_t*> DoorbellSlice(NodeId node);
 
+  // `node`'s remapped MMIO page (its HDP flush registers at KFD_MMIO_REMAP_* offsets), mapped at open for the CPU
+  // and the GPU as libhsakmt's map_mmio does; valid until ~Kfd. nullopt for a CPU node, a GPU before GFX9, or a
+  // GPU whose page the KFD refused.
+  std::optional<DeviceAddress> MmioPage(NodeId node) const;
+  // The two HDP flush registers in that page (KFD_MMIO_REMAP_HDP_MEM/REG_FLUSH_CNTL); a write flushes.
+  struct HdpFlush {
+    uint32_t* mem_flush_cntl;
+    uint32_t* reg_flush_cntl;
+  };
+  std::optional<HdpFlush> HdpFlushRegisters(NodeId node) const;
+
  private:
   struct Gpu {
     NodeId node;
@@ -414,6 +425,10 @@ class Kfd {
     KfdBufferHandle handle;
     std::span<uint64_t> slots;
   };
+
+  // At open, once: each GFX9+ GPU's MMIO page (kfd_mmio.cc); a GPU whose page fails is logged and left without.
+  void MapMmioPages();
+  absl::StatusOr<DeviceAddress> MapMmioPage(const Gpu& gpu);
 
   Kfd(std::unique_ptr<KfdDevice> device, KfdVersion version, SystemTopology topology, std::vector<Gpu> gpus,
       std::unique_ptr<SvmAperture> aperture, std::unique_ptr<HandleAperture> handle_aperture, bool disable_cache,
@@ -474,6 +489,8 @@ class Kfd {
   // Guards doorbells_; taken before mu_.
   absl::Mutex doorbell_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   absl::btree_map<uint32_t, uint64_t*> doorbells_ ABSL_GUARDED_BY(doorbell_mu_);  // by node
+  // Set by MapMmioPages before Open returns, read-only after: by node. The pages are allocations_ entries.
+  absl::btree_map<uint32_t, DeviceAddress> mmio_pages_;
 
   mutable absl::Mutex mu_;
   // By GPU VA range (Allocation::range()).

@@ -54,10 +54,11 @@ class KfdDevice {
   virtual bool FreedBoCpuMappingMayStay() const { return false; }
 
   // mmap(addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, <the /dev/kfd fd>, mmap_offset): places
-  // the process's doorbell slice of one GPU (offset KFD_MMAP_TYPE_DOORBELL | gpu id) at `addr`.
-  virtual absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) = 0;
+  // the process's doorbell slice of one GPU (offset KFD_MMAP_TYPE_DOORBELL | gpu id) or a GPU's remapped MMIO
+  // page (KFD_MMAP_TYPE_MMIO | gpu id) at `addr`.
+  virtual absl::Status MapKfdPagesForCpu(void* addr, Bytes size, uint64_t mmap_offset) = 0;
 
-  // Writes `value` to the doorbell at `doorbell` (inside a slice MapDoorbellsForCpu placed) with release
+  // Writes `value` to the doorbell at `doorbell` (inside a slice MapKfdPagesForCpu placed) with release
   // order: on hardware the store is the doorbell. The simulator notices a bare store too (its doorbell poller,
   // within 0.5 ms while the queue is in use), but its backend adds a futex wake so our own rings reach the
   // engine at once (testing/kfd_sim/engines/doorbell.h); every doorbell write in the stack goes through here.

@@ -115,7 +115,7 @@ class LinuxKfdDevice final : public KfdDevice {
     if (p == MAP_FAILED) return FromErrno(errno, absl::StrCat("mmap(render fd, offset=0x", absl::Hex(mmap_offset), ")"));
     return absl::OkStatus();
   }
-  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
+  absl::Status MapKfdPagesForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
     void* p = mmap(addr, size.raw(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, static_cast<off_t>(mmap_offset));
     if (p == MAP_FAILED) return FromErrno(errno, absl::StrCat("mmap(/dev/kfd, offset=0x", absl::Hex(mmap_offset), ")"));
     return absl::OkStatus();

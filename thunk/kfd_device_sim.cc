@@ -71,7 +71,7 @@ class SimKfdDevice final : public KfdDevice {
   // (bo_pages.h): a stale mapping reaches only zeroes.
   bool FreedBoCpuMappingMayStay() const override { return true; }
 
-  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
+  absl::Status MapKfdPagesForCpu(void* addr, Bytes size, uint64_t mmap_offset) override {
     return FromErrno(-file_->MmapKfd(addr, size.raw(), PROT_READ | PROT_WRITE, mmap_offset),
                      absl::StrCat("mmap(/dev/kfd, offset=0x", absl::Hex(mmap_offset), ")"));
   }

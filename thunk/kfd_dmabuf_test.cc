@@ -53,7 +53,7 @@ class KfdDmaBufTest : public ::testing::Test {
 
   Bytes VramUsed() { return machine_->simulator().Snapshot().gpus.at(0).vram_used; }
   std::vector<kfd_sim::SimBo> KernelBos(size_t process) {
-    return machine_->simulator().Snapshot().processes.at(process).bos;
+    return kfd_sim::BosButMmioPages(machine_->simulator().Snapshot().processes.at(process));
   }
   static HSAKMT_STATUS Code(const absl::Status& s) { return ToHsakmtStatus(s); }
 

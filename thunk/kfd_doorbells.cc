@@ -39,7 +39,7 @@ absl::StatusOr<uint64_t*> Kfd::DoorbellSlice(NodeId node) {
   map.n_devices = 1;
   RETURN_IF_ERROR(Annotate(Ioctl(*device_, kfd_uapi::kMapMemoryToGpu, map), context));
   RETURN_IF_ERROR(
-      Annotate(device_->MapDoorbellsForCpu(range.base.ToPointer(), size, allocated->mmap_offset), context));
+      Annotate(device_->MapKfdPagesForCpu(range.base.ToPointer(), size, allocated->mmap_offset), context));
   // A forked child must not ring the parent's queues.
   RETURN_IF_ERROR(Annotate(KeepFromForkedChildren(range), context));
   Allocation allocation{.va = std::move(va), .bo = std::move(allocated->buffer)};

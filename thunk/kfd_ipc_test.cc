@@ -53,8 +53,8 @@ class MainlineKfdDevice final : public KfdDevice {
     return inner_->MapBoForCpu(render_fd, addr, size, prot, offset);
   }
   bool InvisibleVramKeepsReservation() const override { return inner_->InvisibleVramKeepsReservation(); }
-  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t offset) override {
-    return inner_->MapDoorbellsForCpu(addr, size, offset);
+  absl::Status MapKfdPagesForCpu(void* addr, Bytes size, uint64_t offset) override {
+    return inner_->MapKfdPagesForCpu(addr, size, offset);
   }
   void RingDoorbell(uint64_t* doorbell, uint64_t value) override { inner_->RingDoorbell(doorbell, value); }
 
@@ -85,7 +85,7 @@ class KfdIpcTest : public ::testing::Test {
 
   Bytes VramUsed() { return machine_->simulator().Snapshot().gpus.at(0).vram_used; }
   std::vector<kfd_sim::SimBo> KernelBos(size_t process) {
-    return machine_->simulator().Snapshot().processes.at(process).bos;
+    return kfd_sim::BosButMmioPages(machine_->simulator().Snapshot().processes.at(process));
   }
   bool GpuReads(Kfd& kfd, DeviceAddress va, Bytes size, void* out) {
     return SimulatedFile(kfd.device())->ReadGpuMemory(gpu_id_, va, size, out);

@@ -57,8 +57,8 @@ class FailingDevice final : public KfdDevice {
     return device_->MapBoForCpu(fd, addr, size, prot, offset);
   }
   bool InvisibleVramKeepsReservation() const override { return device_->InvisibleVramKeepsReservation(); }
-  absl::Status MapDoorbellsForCpu(void* addr, Bytes size, uint64_t offset) override {
-    return device_->MapDoorbellsForCpu(addr, size, offset);
+  absl::Status MapKfdPagesForCpu(void* addr, Bytes size, uint64_t offset) override {
+    return device_->MapKfdPagesForCpu(addr, size, offset);
   }
   void RingDoorbell(uint64_t* doorbell, uint64_t value) override { device_->RingDoorbell(doorbell, value); }
 
@@ -90,7 +90,7 @@ class KfdMemoryTest : public ::testing::Test {
   }
 
   // The buffers the simulated kernel holds for this (the only) process.
-  std::vector<kfd_sim::SimBo> KernelBos() { return machine_->simulator().Snapshot().processes.at(0).bos; }
+  std::vector<kfd_sim::SimBo> KernelBos() { return kfd_sim::BosButMmioPages(machine_->simulator().Snapshot().processes.at(0)); }
   uint32_t GpuIdOf(NodeId node) { return kfd_->topology().nodes[node.raw()].gpu_id->raw(); }
   static HSAKMT_STATUS Code(const absl::Status& s) { return ToHsakmtStatus(s); }
 

@@ -64,7 +64,7 @@ class KfdRegisterTest : public ::testing::Test {
   // The kernel holds nothing more than before the test's registrations.
   void ExpectNothingHeld() const {
     const kfd_sim::SimSnapshot now = Snapshot();
-    EXPECT_THAT(now.processes.at(0).bos, IsEmpty());
+    EXPECT_THAT(kfd_sim::BosButMmioPages(now.processes.at(0)), IsEmpty());
     EXPECT_EQ(now.system_used, start_.system_used);
   }
 
@@ -143,7 +143,7 @@ TEST_F(KfdRegisterTest, SamePointerAndSizeCountsRegistrationsAndMaps) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress second, kfd_->RegisterMemory(p, size, nodes));
   ASSERT_THAT(kfd_->MapMemoryToGpu(At(p), nodes, size), IsOk());
   EXPECT_EQ(first, second);
-  EXPECT_THAT(Snapshot().processes[0].bos, ::testing::SizeIs(1));
+  EXPECT_THAT(kfd_sim::BosButMmioPages(Snapshot().processes[0]), ::testing::SizeIs(1));
 
   // One unmap and one deregistration leave the memory registered and mapped for the other user.
   ASSERT_THAT(kfd_->UnmapMemoryFromGpu(first), IsOk());
@@ -406,7 +406,7 @@ TEST_F(KfdRegisterTest, ConcurrentIdenticalRegistrationsShareOneBuffer) {
     ASSERT_THAT(r, IsOk());
     EXPECT_EQ(*r, *results[0]);
   }
-  EXPECT_THAT(Snapshot().processes[0].bos, ::testing::SizeIs(1));
+  EXPECT_THAT(kfd_sim::BosButMmioPages(Snapshot().processes[0]), ::testing::SizeIs(1));
   for (size_t i = 0; i < results.size(); ++i) ASSERT_THAT(kfd_->DeregisterMemory(heap.data()), IsOk());
   ExpectNothingHeld();
 }

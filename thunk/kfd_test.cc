@@ -155,10 +155,10 @@ TEST_F(KfdTest, MapAndUnmapTrackGpuPageTables) {
   ASSERT_THAT(kfd_->MapMemoryToGpu(addr), IsOk());
   kfd_sim::SimSnapshot snap = machine_->simulator().Snapshot();
   ASSERT_THAT(snap.processes, SizeIs(1));
-  ASSERT_THAT(snap.processes[0].bos, SizeIs(1));
-  EXPECT_THAT(snap.processes[0].bos[0].mapped_gpu_ids, SizeIs(1));
+  ASSERT_THAT(kfd_sim::BosButMmioPages(snap.processes[0]), SizeIs(1));
+  EXPECT_THAT(kfd_sim::BosButMmioPages(snap.processes[0])[0].mapped_gpu_ids, SizeIs(1));
   ASSERT_THAT(kfd_->UnmapMemoryFromGpu(addr), IsOk());
-  EXPECT_THAT(machine_->simulator().Snapshot().processes[0].bos[0].mapped_gpu_ids, SizeIs(0));
+  EXPECT_THAT(kfd_sim::BosButMmioPages(machine_->simulator().Snapshot().processes[0])[0].mapped_gpu_ids, SizeIs(0));
   EXPECT_THAT(kfd_->UnmapMemoryFromGpu(addr), IsOk()) << "unmapping an unmapped range is a no-op";
   EXPECT_THAT(kfd_->FreeMemory(addr), IsOk());
 }
@@ -242,7 +242,7 @@ TEST(KfdPresetTest, DefaultMapOfVramReachesItsXgmiPeer) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress vram, Unowned(kfd->AllocMemory(kGpuNode, Bytes::MiB(2), kVram)));
   ASSERT_THAT(kfd->MapMemoryToGpu(vram), IsOk());
   EXPECT_THAT(kfd->FindAllocation(vram)->mapped_gpus, ::testing::ElementsAre(owner, peer));
-  EXPECT_THAT(machine->simulator().Snapshot().processes[0].bos[0].mapped_gpu_ids,
+  EXPECT_THAT(kfd_sim::BosButMmioPages(machine->simulator().Snapshot().processes[0])[0].mapped_gpu_ids,
               ::testing::ElementsAre(owner.raw(), peer.raw()));
   ASSERT_THAT(kfd->FreeMemory(vram), IsOk());
 }

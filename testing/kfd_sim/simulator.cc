@@ -192,6 +192,14 @@ void AppendProcess(const SimProcess& process, std::string& out) {
 
 }  // namespace
 
+std::vector<SimBo> BosButMmioPages(const SimProcess& process) {
+  std::vector<SimBo> bos;
+  for (const SimBo& bo : process.bos) {
+    if (!kfd_uapi::HasFlag(bo.flags, kfd_uapi::AllocMemFlags::kMmioRemap)) bos.push_back(bo);
+  }
+  return bos;
+}
+
 const char* QueueTypeName(kfd_uapi::QueueType type) {
   switch (type) {
     case kfd_uapi::QueueType::kCompute: return "COMPUTE";

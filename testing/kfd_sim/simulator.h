@@ -276,6 +276,10 @@ struct SimSnapshot {
   Bytes system_used;  // GTT + USERPTR, every process
 };
 
+// `process`'s buffers without its MMIO_REMAP ones: the HDP register page libhsakmt maps on every GPU at open, which
+// a test counting what its scenario allocated leaves out.
+std::vector<SimBo> BosButMmioPages(const SimProcess& process);
+
 // Returns the KFD_IOC_QUEUE_TYPE_* name without the prefix ("SDMA", "COMPUTE_AQL"), or "UNKNOWN".
 const char* QueueTypeName(kfd_uapi::QueueType type);
 
