@@ -85,7 +85,7 @@ void LogSink::Record(Layer layer, absl::string_view message) {
 
 void LogSink::SliceBegin(const TraceSliceBeginRecord& begin) {
   if (begin.category == TraceCategory::kHipApi && Wants(begin.category, kLogInfo)) {
-    Print(kLogInfo, begin.category, begin.name);
+    Print(kLogInfo, begin.category, begin.args.empty() ? std::string(begin.name) : absl::StrCat(begin.name, " ( ", begin.args, " )"));
   }
 }
 

@@ -12,9 +12,8 @@
 //                         "[hsakmt] AMDKFD_IOC_NAME(args) = result -> answer".
 //
 // What prints at which level and under which LogMask bit (CLR's meanings, our records):
-//   hip_api slices   3  LOG_API (0x1)       "hipMalloc" when the call starts, "hipMalloc: Returned hipSuccess" when
-//                                           it ends (CLR also prints the arguments; our entry points do not record
-//                                           them yet)
+//   hip_api slices   3  LOG_API (0x1)       "hipMalloc ( 0x7ffd5f2c3a48, 4096 )" when the call starts (its arguments,
+//                                           as CLR prints them), "hipMalloc: Returned hipSuccess" when it ends
 //   clr              4  LOG_CMD (0x2), LOG_COPY (0x100)   blit decisions, commands, waits
 //   hsa_api          4  LOG_QUEUE (0x10)    ROCr's steps: queues, signals, pools
 //   hsakmt, kfd      4  LOG_RESOURCE (0x400)             thunk calls and ioctls (allocation is what they do)

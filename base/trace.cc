@@ -139,7 +139,7 @@ namespace {
 thread_local std::vector<std::unique_ptr<TraceSlice::Frame>> t_frames;
 }  // namespace
 
-TraceSlice::Frame* TraceSlice::Begin(TraceCategory category, const char* name) {
+TraceSlice::Frame* TraceSlice::Begin(TraceCategory category, const char* name, std::string args) {
   const int depth = t_depth++;
   if (t_frames.size() <= static_cast<size_t>(depth)) t_frames.push_back(std::make_unique<Frame>());
   Frame* frame = t_frames[depth].get();
@@ -147,10 +147,12 @@ TraceSlice::Frame* TraceSlice::Begin(TraceCategory category, const char* name) {
   frame->name = name;
   frame->depth = depth;
   frame->args.clear();
+  if (!args.empty()) frame->args.emplace_back("args", std::move(args));
   frame->begin_ns = trace_internal::NowNs();
   TraceSink* sink = trace_internal::g_sink.load(std::memory_order_acquire);
   if (sink != nullptr) {
-    sink->SliceBegin(TraceSliceBeginRecord{category, name, frame->begin_ns, TraceThreadId(), depth});
+    const absl::string_view described = frame->args.empty() ? absl::string_view() : frame->args.front().second;
+    sink->SliceBegin(TraceSliceBeginRecord{category, name, frame->begin_ns, TraceThreadId(), depth, described});
   }
   return frame;
 }

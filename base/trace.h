@@ -53,6 +53,7 @@ struct TraceSliceBeginRecord {
   uint64_t ns;
   uint32_t thread;
   int depth;
+  absl::string_view args = {};  // what the slice started with (TraceSlice's `describe`); empty when none
 };
 
 enum class TraceFlowPhase : uint8_t { kStart, kStep, kEnd };
@@ -115,8 +116,15 @@ std::vector<std::pair<uint32_t, std::string>> TraceThreadNames();
 class TraceSlice {
  public:
   TraceSlice(TraceCategory category, const char* name)
-      : frame_(trace_internal::g_sink.load(std::memory_order_relaxed) != nullptr ? Begin(category, name)
+      : frame_(trace_internal::g_sink.load(std::memory_order_relaxed) != nullptr ? Begin(category, name, std::string())
                                                                                 : nullptr) {}
+  // A slice that starts with a description (a call's arguments): `describe()` runs only when the slice is traced,
+  // and its text is the slice's "args" argument and its start record's `args`.
+  template <typename Describe>
+  TraceSlice(TraceCategory category, const char* name, const Describe& describe)
+      : frame_(trace_internal::g_sink.load(std::memory_order_relaxed) != nullptr
+                   ? Begin(category, name, describe())
+                   : nullptr) {}
   ~TraceSlice() {
     if (frame_ != nullptr) End(frame_);
   }
@@ -135,7 +143,7 @@ class TraceSlice {
   struct Frame;
 
  private:
-  static Frame* Begin(TraceCategory category, const char* name);
+  static Frame* Begin(TraceCategory category, const char* name, std::string args);
   static void End(Frame* frame);
   static void AddArg(Frame* frame, absl::string_view key, std::string value);
 

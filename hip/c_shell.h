@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/trace.h"
+#include "hip/api_args.h"
 #include "hip/hip_error.h"
 #include "hip/hip_runtime_api.h"
 #include "hip/last_error.h"
@@ -13,14 +14,18 @@
 
 namespace hipmem::hip {
 
-// A hip* entry point's `hip_api` trace slice, named after the function, carrying the call's result ("result":
-// hipSuccess...) for the trace file and for AMD_LOG_LEVEL's "hipX: Returned hipY" line. The result is the last one
+// A hip* entry point's `hip_api` trace slice, named after the function, carrying the call's arguments ("args", as
+// CLR's HIP_INIT_API prints them: api_args.h) and its result ("result": hipSuccess...) for the trace file and for
+// AMD_LOG_LEVEL's "hipX ( args )" and "hipX: Returned hipY" lines. The result is the last one
 // Return saw on this thread while the slice was the innermost, which is the entry's own `return Return(...)`.
 class ApiSlice {
  public:
   // The thread's innermost entry is read only when traced: untraced, a thread_local access (a call in a shared
   // library) would cost more than the slice itself.
-  explicit ApiSlice(const char* name) : slice_(TraceCategory::kHipApi, name) {
+  // The arguments are formatted only when traced.
+  template <typename... Args>
+  explicit ApiSlice(const char* name, const Args&... args)
+      : slice_(TraceCategory::kHipApi, name, [&] { return ApiArgsText(args...); }) {
     if (!slice_.active()) return;
     outer_ = current_;
     current_ = this;
@@ -59,14 +64,14 @@ inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(
 
 }  // namespace hipmem::hip
 
-// A hip* entry point's `hip_api` trace slice (ApiSlice), named after the function.
-#define HIPMEM_API_SLICE() ::hipmem::hip::ApiSlice hipmem_api_slice_(__func__)
+// A hip* entry point's `hip_api` trace slice (ApiSlice), named after the function, given the entry's parameters.
+#define HIPMEM_API_SLICE(...) ::hipmem::hip::ApiSlice hipmem_api_slice_(__func__ __VA_OPT__(, ) __VA_ARGS__)
 
 // In a hip* entry point: the runtime (HIPMEM_RUNTIME_OR_RETURN) and the entry's trace slice. Helpers the entry points
 // share use HIPMEM_RUNTIME_OR_RETURN alone; an entry that binds no runtime itself opens its slice with
 // HIPMEM_API_SLICE().
-#define HIPMEM_INIT_OR_RETURN(runtime) \
-  HIPMEM_API_SLICE();                  \
+#define HIPMEM_INIT_OR_RETURN(runtime, ...) \
+  HIPMEM_API_SLICE(__VA_ARGS__);            \
   HIPMEM_RUNTIME_OR_RETURN(runtime)
 
 // HIP_INIT_API: the runtime, made on first use; a failed initialisation is every call's answer.

@@ -18,7 +18,7 @@ using hipmem::hip::Runtime;
 extern "C" {
 
 hipError_t hipMalloc(void** ptr, size_t size) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ptr, size);
   if (ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = rt.Malloc(size);
   if (!p.ok()) return Return(p.status());
@@ -27,7 +27,7 @@ hipError_t hipMalloc(void** ptr, size_t size) {
 }
 
 hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ptr, size, flags);
   if (ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = rt.HostMalloc(size, flags);
   if (!p.ok()) return Return(p.status());
@@ -36,22 +36,22 @@ hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) {
 }
 
 hipError_t hipFree(void* ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ptr);
   return Return(rt.Free(ptr));
 }
 
 hipError_t hipHostFree(void* ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ptr);
   return Return(rt.Free(ptr));
 }
 
 hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dst, src, sizeBytes, kind);
   return Return(rt.Memcpy(dst, src, sizeBytes, static_cast<MemcpyKind>(kind)));
 }
 
 hipError_t hipMemGetInfo(size_t* free, size_t* total) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, free, total);
   absl::StatusOr<hipmem::clr::MemInfo> info = rt.MemGetInfo();
   if (!info.ok()) return Return(info.status());
   if (free != nullptr) *free = info->free.raw();
@@ -60,7 +60,7 @@ hipError_t hipMemGetInfo(size_t* free, size_t* total) {
 }
 
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, attributes, ptr);
   // hip_memory.cpp hipPointerGetAttributes refuses a null `attributes` or a null `ptr` with hipErrorInvalidValue;
   // any other pointer HIP never returned succeeds as hipMemoryTypeUnregistered.
   if (attributes == nullptr || ptr == nullptr) return Return(hipErrorInvalidValue);
@@ -75,19 +75,19 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
 }
 
 hipError_t hipGetDeviceCount(int* count) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, count);
   if (count == nullptr) return Return(hipErrorInvalidValue);
   *count = rt.device_count();
   return Return(hipSuccess);
 }
 
 hipError_t hipSetDevice(int deviceId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, deviceId);
   return Return(rt.SetDevice(deviceId));
 }
 
 hipError_t hipGetDevice(int* deviceId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, deviceId);
   if (deviceId == nullptr) return Return(hipErrorInvalidValue);
   *deviceId = rt.current_device();
   return Return(hipSuccess);

@@ -72,13 +72,13 @@ int ChooseDevice(Runtime& rt, const hipDeviceProp_t& want) {
 extern "C" {
 
 hipError_t hipInit(unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, flags);
   (void)rt;
   return Return(flags == 0 ? hipSuccess : hipErrorInvalidValue);
 }
 
 hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device, ordinal);
   if (device == nullptr) return Return(hipErrorInvalidValue);
   hipError_t error = hipSuccess;
   if (Info(rt, ordinal, &error) == nullptr) return Return(error);
@@ -87,7 +87,7 @@ hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
 }
 
 hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* prop, int deviceId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, prop, deviceId);
   if (prop == nullptr) return Return(hipErrorInvalidValue);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, deviceId, &error);
@@ -97,7 +97,7 @@ hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* prop, int deviceId)
 }
 
 hipError_t hipDeviceGetAttribute(int* pi, hipDeviceAttribute_t attr, int deviceId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, pi, attr, deviceId);
   if (pi == nullptr) return Return(hipErrorInvalidValue);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, deviceId, &error);
@@ -114,7 +114,7 @@ hipError_t hipDeviceGetAttribute(int* pi, hipDeviceAttribute_t attr, int deviceI
 }
 
 hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, name, len, device);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, device, &error);
   if (info == nullptr) return Return(error);
@@ -127,7 +127,7 @@ hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device) {
 }
 
 hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, pciBusId, len, device);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, device, &error);
   if (info == nullptr) return Return(error);
@@ -138,7 +138,7 @@ hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device) {
 }
 
 hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device, pciBusId);
   if (device == nullptr || pciBusId == nullptr) return Return(hipErrorInvalidValue);
   unsigned domain = 0, bus = 0, dev = 0, function = 0;
   if (std::sscanf(pciBusId, "%04x:%02x:%02x.%01x", &domain, &bus, &dev, &function) != 4) {
@@ -155,7 +155,7 @@ hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId) {
 }
 
 hipError_t hipDeviceGetUuid(hipUUID* uuid, hipDevice_t device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, uuid, device);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, device, &error);
   if (info == nullptr) return Return(error);
@@ -165,7 +165,7 @@ hipError_t hipDeviceGetUuid(hipUUID* uuid, hipDevice_t device) {
 }
 
 hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, bytes, device);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, device, &error);
   if (info == nullptr) return Return(error);
@@ -175,7 +175,7 @@ hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
 }
 
 hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, major, minor, device);
   hipError_t error = hipSuccess;
   const DeviceInfo* info = Info(rt, device, &error);
   if (info == nullptr) return Return(error);
@@ -186,26 +186,26 @@ hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device
 }
 
 hipError_t hipChooseDeviceR0600(int* device, const hipDeviceProp_tR0600* prop) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device, prop);
   if (device == nullptr || prop == nullptr) return Return(hipErrorInvalidValue);
   *device = ChooseDevice(rt, *prop);
   return Return(hipSuccess);
 }
 
 hipError_t hipGetDeviceFlags(unsigned int* flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, flags);
   if (flags == nullptr) return Return(hipErrorInvalidValue);
   *flags = rt.device_flags();
   return Return(hipSuccess);
 }
 
 hipError_t hipSetDeviceFlags(unsigned flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, flags);
   return Return(rt.SetDeviceFlags(flags));
 }
 
 hipError_t hipInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device, deviceFlags, flags);
   if (flags != 0 && flags != hipInitDeviceFlagsAreValid) return Return(hipErrorInvalidValue);
   hipError_t error = hipSuccess;
   if (Info(rt, device, &error) == nullptr) return Return(error);
@@ -221,7 +221,7 @@ hipError_t hipInitDevice(int device, unsigned int deviceFlags, unsigned int flag
 // hipmem has no L1/LDS carve-out to configure: the settings are validated and, as on upstream's GPUs, change
 // nothing.
 hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* cacheConfig) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, cacheConfig);
   (void)rt;
   if (cacheConfig == nullptr) return Return(hipErrorInvalidValue);
   *cacheConfig = hipFuncCachePreferNone;
@@ -229,7 +229,7 @@ hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* cacheConfig) {
 }
 
 hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, cacheConfig);
   (void)rt;
   const bool known = cacheConfig == hipFuncCachePreferNone || cacheConfig == hipFuncCachePreferShared ||
                      cacheConfig == hipFuncCachePreferL1 || cacheConfig == hipFuncCachePreferEqual;
@@ -237,7 +237,7 @@ hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig) {
 }
 
 hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* pConfig) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, pConfig);
   (void)rt;
   if (pConfig == nullptr) return Return(hipErrorInvalidValue);
   *pConfig = hipSharedMemBankSizeFourByte;  // LDS banks are 4 bytes wide on every AMD GPU
@@ -245,7 +245,7 @@ hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* pConfig) {
 }
 
 hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, config);
   (void)rt;
   const bool known = config == hipSharedMemBankSizeDefault || config == hipSharedMemBankSizeFourByte ||
                      config == hipSharedMemBankSizeEightByte;
@@ -258,7 +258,7 @@ hipError_t hipDeviceReset(void) {
 }
 
 hipError_t hipDeviceCanAccessPeer(int* canAccessPeer, int deviceId, int peerDeviceId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, canAccessPeer, deviceId, peerDeviceId);
   if (canAccessPeer == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<bool> can = rt.CanAccessPeer(deviceId, peerDeviceId);
   if (!can.ok()) return Return(can.status());
@@ -267,17 +267,17 @@ hipError_t hipDeviceCanAccessPeer(int* canAccessPeer, int deviceId, int peerDevi
 }
 
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, peerDeviceId, flags);
   return Return(rt.EnablePeerAccess(peerDeviceId, flags));
 }
 
 hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, peerDeviceId);
   return Return(rt.DisablePeerAccess(peerDeviceId));
 }
 
 hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t* linktype, uint32_t* hopcount) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device1, device2, linktype, hopcount);
   if (linktype == nullptr || hopcount == nullptr || device1 == device2 || device1 < 0 || device2 < 0) {
     return Return(hipErrorInvalidValue);
   }
@@ -289,7 +289,7 @@ hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t* link
 }
 
 hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, value, attr, srcDevice, dstDevice);
   if (value == nullptr) return Return(hipErrorInvalidValue);
   if (srcDevice == dstDevice || srcDevice < 0 || dstDevice < 0 || srcDevice >= rt.device_count() ||
       dstDevice >= rt.device_count()) {

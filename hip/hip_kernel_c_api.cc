@@ -349,7 +349,7 @@ hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* shar
 
 hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
                            size_t sharedMemBytes, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
   return hipmem::hip::LaunchByHostFunction(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
 
@@ -359,7 +359,7 @@ hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 di
 hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
                               size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent,
                               int /*flags*/) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent);
   if (startEvent != nullptr) {
     if (hipError_t e = hipEventRecord(startEvent, stream); e != hipSuccess) return e;
   }
@@ -375,7 +375,7 @@ hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                                  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                  unsigned int sharedMemBytes, hipStream_t stream, void** kernelParams, void** extra) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
   // CLR's hipModuleLaunchKernel checks, in its order, all answering hipErrorInvalidValue.
   constexpr uint64_t kMaxGridX = INT32_MAX;
   constexpr uint64_t kMaxGridYZ = uint64_t{UINT16_MAX} + 1;
@@ -413,7 +413,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 // memory than the device's LDS: hipErrorCooperativeLaunchTooLarge.
 hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDimX, void** kernelParams,
                                       unsigned int sharedMemBytes, hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
   if (f == nullptr) return Return(hipErrorInvalidDeviceFunction);
   hipmem::hip::Function* function = hipmem::hip::ModuleTable::Get().FindFunction(f);
   if (function == nullptr) return Return(hipErrorInvalidDeviceFunction);
@@ -434,12 +434,12 @@ hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim
 
 hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
                                                  unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, launchParamsList, numDevices, flags);
   return Return(hipmem::hip::LaunchOnDevices(rt, launchParamsList, numDevices, flags, /*cooperative=*/true));
 }
 
 hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, launchParamsList, numDevices, flags);
   return Return(hipmem::hip::LaunchOnDevices(rt, launchParamsList, numDevices, flags, /*cooperative=*/false));
 }
 
@@ -447,7 +447,7 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
                                             unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                             unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream,
                                             void** kernelParams) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams);
   // hipModuleLaunchKernel's checks, all hipErrorInvalidValue.
   absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
   if (!info.ok()) return Return(info.status());
@@ -470,18 +470,18 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
 // --- Modules -----------------------------------------------------------------------------------------------------
 
 hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(module, image);
   return hipmem::hip::ModuleFromImage(module, image);
 }
 
 hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int /*numOptions*/,
                                hipJitOption* /*options*/, void** /*optionValues*/) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(module, image);
   return hipmem::hip::ModuleFromImage(module, image);
 }
 
 hipError_t hipModuleLoad(hipModule_t* module, const char* fname) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(module, fname);
   if (module == nullptr || fname == nullptr) return Return(hipErrorInvalidValue);
   std::ifstream file(fname, std::ios::binary);
   if (!file) return Return(hipErrorFileNotFound);
@@ -491,7 +491,7 @@ hipError_t hipModuleLoad(hipModule_t* module, const char* fname) {
 }
 
 hipError_t hipModuleUnload(hipModule_t module) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, module);
   (void)rt;
   if (module == nullptr) return Return(hipErrorInvalidHandle);
   absl::Status s = hipmem::hip::ModuleTable::Get().Unload(reinterpret_cast<hipmem::hip::Module*>(module));
@@ -501,7 +501,7 @@ hipError_t hipModuleUnload(hipModule_t module) {
 // The kernel `kname` of `module`, checked against the module's code object for the current device (loaded now if
 // it was not): hipErrorNotFound for a name it lacks.
 hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, function, module, kname);
   if (function == nullptr || kname == nullptr) return Return(hipErrorInvalidValue);
   auto* m = reinterpret_cast<hipmem::hip::Module*>(module);
   if (m == nullptr || !hipmem::hip::ModuleTable::Get().Holds(m)) return Return(hipErrorInvalidHandle);
@@ -513,7 +513,7 @@ hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, con
 }
 
 hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod, const char* name) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dptr, bytes, hmod, name);
   if (name == nullptr || (dptr == nullptr && bytes == nullptr)) return Return(hipErrorInvalidValue);
   auto* m = reinterpret_cast<hipmem::hip::Module*>(hmod);
   if (m == nullptr || !hipmem::hip::ModuleTable::Get().Holds(m)) return Return(hipErrorInvalidHandle);
@@ -529,7 +529,7 @@ hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t h
 // --- Device symbols ----------------------------------------------------------------------------------------------
 
 hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, devPtr, symbol);
   if (devPtr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<hipmem::clr::Variable> variable = hipmem::hip::SymbolOnCurrentDevice(rt, symbol);
   if (!variable.ok()) return Return(variable.status());
@@ -538,7 +538,7 @@ hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol) {
 }
 
 hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, size, symbol);
   if (size == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<hipmem::clr::Variable> variable = hipmem::hip::SymbolOnCurrentDevice(rt, symbol);
   if (!variable.ok()) return Return(variable.status());
@@ -548,32 +548,32 @@ hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
 
 hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
                              hipMemcpyKind /*kind*/) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(symbol, src, sizeBytes, offset);
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, const_cast<void*>(src), true, nullptr);
 }
 
 hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
                                   hipMemcpyKind /*kind*/, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(symbol, src, sizeBytes, offset, stream);
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, const_cast<void*>(src), true, stream);
 }
 
 hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
                                hipMemcpyKind /*kind*/) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, symbol, sizeBytes, offset);
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, dst, false, nullptr);
 }
 
 hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
                                     hipMemcpyKind /*kind*/, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, symbol, sizeBytes, offset, stream);
   return hipmem::hip::SymbolCopy(symbol, offset, sizeBytes, dst, false, stream);
 }
 
 // --- Function attributes -----------------------------------------------------------------------------------------
 
 hipError_t hipFuncGetAttributes(struct hipFuncAttributes* attr, const void* func) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, attr, func);
   if (attr == nullptr) return Return(hipErrorInvalidValue);
   hipmem::hip::Function* function = func == nullptr ? nullptr : hipmem::hip::ModuleTable::Get().FindFunction(func);
   if (function == nullptr) return Return(hipErrorInvalidDeviceFunction);
@@ -586,7 +586,7 @@ hipError_t hipFuncGetAttributes(struct hipFuncAttributes* attr, const void* func
 }
 
 hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunction_t hfunc) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, value, attrib, hfunc);
   if (value == nullptr || hfunc == nullptr) return Return(hipErrorInvalidValue);
   auto* function = reinterpret_cast<hipmem::hip::Function*>(hfunc);
   absl::StatusOr<const hipmem::clr::Kernel*> kernel = hipmem::hip::KernelOnCurrentDevice(rt, *function);
@@ -616,7 +616,7 @@ hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunc
 // CLR honours hipFuncAttributeMaxDynamicSharedMemorySize (hipFuncGetAttributes reports it back) and keeps the
 // carveout for hipFuncGetAttribute; the cluster attributes are accepted and ignored, as CLR ignores them.
 hipError_t hipFuncSetAttribute(const void* func, hipFuncAttribute attr, int value) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, func, attr, value);
   if (func == nullptr) return Return(hipErrorInvalidDeviceFunction);
   if (attr < 0 || attr > hipFuncAttributeMax) return Return(hipErrorInvalidValue);
   hipmem::hip::Function* function = nullptr;
@@ -639,7 +639,7 @@ hipError_t hipFuncSetAttribute(const void* func, hipFuncAttribute attr, int valu
 
 // A hint: the GPUs' L1 and LDS are not reconfigurable. Checked as CLR checks it.
 hipError_t hipFuncSetCacheConfig(const void* func, hipFuncCache_t config) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, func, config);
   if (func == nullptr) return Return(hipErrorInvalidDeviceFunction);
   if (config != hipFuncCachePreferNone && config != hipFuncCachePreferShared && config != hipFuncCachePreferL1 &&
       config != hipFuncCachePreferEqual) {
@@ -651,7 +651,7 @@ hipError_t hipFuncSetCacheConfig(const void* func, hipFuncCache_t config) {
 
 // A hint: LDS banks have one width. CLR checks the value and not the function (beyond null).
 hipError_t hipFuncSetSharedMemConfig(const void* func, hipSharedMemConfig config) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, func, config);
   (void)rt;
   if (func == nullptr) return Return(hipErrorInvalidDeviceFunction);
   if (config != hipSharedMemBankSizeDefault && config != hipSharedMemBankSizeFourByte &&
@@ -665,7 +665,7 @@ hipError_t hipFuncSetSharedMemConfig(const void* func, hipSharedMemConfig config
 
 hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* f, int blockSize,
                                                         size_t dynSharedMemPerBlk) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, numBlocks, f, blockSize, dynSharedMemPerBlk);
   if (numBlocks == nullptr) return Return(hipErrorInvalidValue);
   return hipmem::hip::ActiveBlocks(rt, hipmem::hip::RegisteredKernel(rt, f, nullptr), numBlocks, blockSize,
                                    dynSharedMemPerBlk);
@@ -673,7 +673,7 @@ hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const vo
 
 hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* f, int blockSize,
                                                                  size_t dynSharedMemPerBlk, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
   if (numBlocks == nullptr || !hipmem::hip::ValidOccupancyFlags(flags)) return Return(hipErrorInvalidValue);
   return hipmem::hip::ActiveBlocks(rt, hipmem::hip::RegisteredKernel(rt, f, nullptr), numBlocks, blockSize,
                                    dynSharedMemPerBlk);
@@ -681,7 +681,7 @@ hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks,
 
 hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* f, size_t dynSharedMemPerBlk,
                                              int blockSizeLimit) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
   if (gridSize == nullptr || blockSize == nullptr) return Return(hipErrorInvalidValue);
   return hipmem::hip::PotentialBlockSize(rt, hipmem::hip::RegisteredKernel(rt, f, nullptr), gridSize, blockSize,
                                          dynSharedMemPerBlk, blockSizeLimit);
@@ -689,7 +689,7 @@ hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, cons
 
 hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hipFunction_t f, int blockSize,
                                                               size_t dynSharedMemPerBlk) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, numBlocks, f, blockSize, dynSharedMemPerBlk);
   if (numBlocks == nullptr || f == nullptr) return Return(hipErrorInvalidValue);
   return hipmem::hip::ActiveBlocks(rt, hipmem::hip::ModuleKernel(rt, f), numBlocks, blockSize, dynSharedMemPerBlk);
 }
@@ -697,7 +697,7 @@ hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hi
 hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, hipFunction_t f, int blockSize,
                                                                        size_t dynSharedMemPerBlk,
                                                                        unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
   if (numBlocks == nullptr || f == nullptr || !hipmem::hip::ValidOccupancyFlags(flags)) {
     return Return(hipErrorInvalidValue);
   }
@@ -706,7 +706,7 @@ hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numB
 
 hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, hipFunction_t f,
                                                    size_t dynSharedMemPerBlk, int blockSizeLimit) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
   if (gridSize == nullptr || blockSize == nullptr || f == nullptr) return Return(hipErrorInvalidValue);
   return hipmem::hip::PotentialBlockSize(rt, hipmem::hip::ModuleKernel(rt, f), gridSize, blockSize,
                                          dynSharedMemPerBlk, blockSizeLimit);
@@ -715,7 +715,7 @@ hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize
 hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize, hipFunction_t f,
                                                             size_t dynSharedMemPerBlk, int blockSizeLimit,
                                                             unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
   if (gridSize == nullptr || blockSize == nullptr || f == nullptr || !hipmem::hip::ValidOccupancyFlags(flags)) {
     return Return(hipErrorInvalidValue);
   }

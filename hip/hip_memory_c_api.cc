@@ -48,7 +48,7 @@ void Write(const hipmem::hip::PointerAttributeValue& value, void* data) {
 extern "C" {
 
 hipError_t hipExtMallocWithFlags(void** ptr, size_t sizeBytes, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ptr, sizeBytes, flags);
   if (ptr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = hipmem::hip::ExtMallocWithFlags(rt, sizeBytes, flags);
   if (!p.ok()) return Return(p.status());
@@ -63,7 +63,7 @@ hipError_t hipMemAllocHost(void** ptr, size_t size) { return HostAlloc(ptr, size
 hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) { return HostAlloc(ptr, size, flags); }
 
 hipError_t hipPointerGetAttribute(void* data, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, data, attribute, ptr);
   if (data == nullptr || ptr == nullptr) return Return(hipErrorInvalidValue);
   const hipmem::hip::PointerAttributeAnswer answer =
       hipmem::hip::GetPointerAttribute(rt, static_cast<uint32_t>(attribute), ptr);
@@ -73,7 +73,7 @@ hipError_t hipPointerGetAttribute(void* data, hipPointer_attribute attribute, hi
 
 hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute* attributes, void** data,
                                       hipDeviceptr_t ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, numAttributes, attributes, data, ptr);
   if (numAttributes == 0 || attributes == nullptr || data == nullptr || ptr == nullptr) {
     return Return(hipErrorInvalidValue);
   }
@@ -86,7 +86,7 @@ hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_att
 }
 
 hipError_t hipPointerSetAttribute(const void* value, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, value, attribute, ptr);
   if (value == nullptr || ptr == nullptr) return Return(hipErrorInvalidValue);
   return Return(hipmem::hip::SetPointerAttribute(rt, static_cast<uint32_t>(attribute),
                                                  *static_cast<const unsigned int*>(value), ptr));
@@ -94,13 +94,13 @@ hipError_t hipPointerSetAttribute(const void* value, hipPointer_attribute attrib
 
 hipError_t hipMemGetHandleForAddressRange(void* handle, hipDeviceptr_t dptr, size_t size,
                                           hipMemRangeHandleType handleType, unsigned long long flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, handle, dptr, size, handleType, flags);
   return Return(hipmem::hip::GetHandleForAddressRange(rt, handle, dptr, size, static_cast<uint32_t>(handleType),
                                                       flags));
 }
 
 hipError_t hipMemGetAddressRange(hipDeviceptr_t* pbase, size_t* psize, hipDeviceptr_t dptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, pbase, psize, dptr);
   if (pbase == nullptr || psize == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<hipmem::hip::AllocationExtent> extent = hipmem::hip::MemGetAddressRange(rt, dptr);
   if (!extent.ok()) return Return(extent.status());
@@ -110,7 +110,7 @@ hipError_t hipMemGetAddressRange(hipDeviceptr_t* pbase, size_t* psize, hipDevice
 }
 
 hipError_t hipMemPtrGetInfo(void* ptr, size_t* size) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ptr, size);
   if (size == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<size_t> s = hipmem::hip::MemPtrGetInfo(rt, ptr);
   if (!s.ok()) return Return(s.status());
@@ -119,25 +119,25 @@ hipError_t hipMemPtrGetInfo(void* ptr, size_t* size) {
 }
 
 hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId, size_t sizeBytes) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dst, dstDeviceId, src, srcDeviceId, sizeBytes);
   return Return(
       hipmem::hip::MemcpyPeer(rt, dst, dstDeviceId, src, srcDeviceId, sizeBytes, hipmem::hip::kNullStreamHandle));
 }
 
 hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int srcDevice, size_t sizeBytes,
                               hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
   return Return(hipmem::hip::MemcpyPeer(rt, dst, dstDeviceId, src, srcDevice, sizeBytes,
                                         StreamHandle(reinterpret_cast<uint64_t>(stream))));
 }
 
 hipError_t hipSetValidDevices(int* device_arr, int len) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device_arr, len);
   return Return(rt.SetValidDevices(device_arr, len));
 }
 
 hipError_t hipDeviceGetLimit(size_t* pValue, enum hipLimit_t limit) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, pValue, limit);
   if (pValue == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<size_t> value = rt.limits().Get(rt.current_device(), static_cast<uint32_t>(limit));
   if (!value.ok()) return Return(value.status());
@@ -146,7 +146,7 @@ hipError_t hipDeviceGetLimit(size_t* pValue, enum hipLimit_t limit) {
 }
 
 hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, limit, value);
   return Return(rt.limits().Set(rt.current_device(), static_cast<uint32_t>(limit), value));
 }
 

@@ -103,18 +103,18 @@ hipError_t MallocAsync(void** dev_ptr, size_t size, std::optional<MemPoolHandle>
 extern "C" {
 
 hipError_t hipMallocAsync(void** dev_ptr, size_t size, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dev_ptr, size, stream);
   return MallocAsync(dev_ptr, size, std::nullopt, stream);
 }
 
 hipError_t hipMallocFromPoolAsync(void** dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dev_ptr, size, mem_pool, stream);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   return MallocAsync(dev_ptr, size, Handle(mem_pool), stream);
 }
 
 hipError_t hipFreeAsync(void* dev_ptr, hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dev_ptr, stream);
   absl::StatusOr<HipStream*> s = rt.streams().Resolve(Handle(stream), rt.current_device());
   if (!s.ok()) return Return(s.status());
   if (dev_ptr == nullptr) return Return(hipSuccess);
@@ -127,7 +127,7 @@ hipError_t hipFreeAsync(void* dev_ptr, hipStream_t stream) {
 }
 
 hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t* mem_pool, int device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, device);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<MemPoolHandle> pool = rt.pools().DefaultPool(device);
   if (!pool.ok()) return Return(pool.status());
@@ -136,7 +136,7 @@ hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t* mem_pool, int device) {
 }
 
 hipError_t hipDeviceGetMemPool(hipMemPool_t* mem_pool, int device) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, device);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<MemPoolHandle> pool = rt.pools().CurrentPool(device);
   if (!pool.ok()) return Return(pool.status());
@@ -145,13 +145,13 @@ hipError_t hipDeviceGetMemPool(hipMemPool_t* mem_pool, int device) {
 }
 
 hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, device, mem_pool);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   return Return(rt.pools().SetCurrentPool(device, Handle(mem_pool)));
 }
 
 hipError_t hipMemPoolCreate(hipMemPool_t* mem_pool, const hipMemPoolProps* pool_props) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, pool_props);
   if (mem_pool == nullptr || pool_props == nullptr) return Return(hipErrorInvalidValue);
   if (pool_props->allocType == hipMemAllocationTypeManaged) return Return(hipErrorNotSupported);
   if (pool_props->allocType != hipMemAllocationTypePinned) return Return(hipErrorInvalidValue);
@@ -168,7 +168,7 @@ hipError_t hipMemPoolCreate(hipMemPool_t* mem_pool, const hipMemPoolProps* pool_
 }
 
 hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   absl::Status destroyed = rt.pools().Destroy(Handle(mem_pool));
   if (destroyed.ok()) Grants().Forget(Handle(mem_pool));
@@ -176,7 +176,7 @@ hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool) {
 }
 
 hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, min_bytes_to_hold);
   if (mem_pool == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> pool = rt.pools().Find(Handle(mem_pool));
   if (!pool.ok()) return Return(pool.status());
@@ -184,19 +184,19 @@ hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold) {
 }
 
 hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void* value) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, attr, value);
   if (mem_pool == nullptr || value == nullptr) return Return(hipErrorInvalidValue);
   return Return(rt.pools().SetAttribute(Handle(mem_pool), static_cast<PoolAttr>(attr), value));
 }
 
 hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void* value) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, attr, value);
   if (mem_pool == nullptr || value == nullptr) return Return(hipErrorInvalidValue);
   return Return(rt.pools().GetAttribute(Handle(mem_pool), static_cast<PoolAttr>(attr), value));
 }
 
 hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc* desc_list, size_t count) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, desc_list, count);
   if (mem_pool == nullptr || desc_list == nullptr) return Return(hipErrorInvalidValue);
   if (count > static_cast<size_t>(rt.device_count())) return Return(hipErrorInvalidDevice);
   absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> pool = rt.pools().Find(Handle(mem_pool));
@@ -227,7 +227,7 @@ hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc* de
 }
 
 hipError_t hipMemPoolGetAccess(hipMemAccessFlags* flags, hipMemPool_t mem_pool, hipMemLocation* location) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, flags, mem_pool, location);
   if (flags == nullptr || mem_pool == nullptr || location == nullptr) return Return(hipErrorInvalidValue);
   if (location->type != hipMemLocationTypeDevice || location->id < 0 || location->id >= rt.device_count()) {
     return Return(hipErrorInvalidValue);
@@ -245,7 +245,7 @@ hipError_t hipMemPoolGetAccess(hipMemAccessFlags* flags, hipMemPool_t mem_pool, 
 
 hipError_t hipMemPoolExportToShareableHandle(void* shared_handle, hipMemPool_t mem_pool,
                                              hipMemAllocationHandleType handle_type, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, shared_handle, mem_pool, handle_type, flags);
   if (mem_pool == nullptr || shared_handle == nullptr || flags != 0) return Return(hipErrorInvalidValue);
   if (handle_type == hipMemHandleTypeNone) return Return(hipErrorInvalidValue);
   absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> pool = rt.pools().Find(Handle(mem_pool));
@@ -255,7 +255,7 @@ hipError_t hipMemPoolExportToShareableHandle(void* shared_handle, hipMemPool_t m
 
 hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t* mem_pool, void* shared_handle,
                                                hipMemAllocationHandleType handle_type, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, mem_pool, shared_handle, handle_type, flags);
   (void)rt;
   if (mem_pool == nullptr || shared_handle == nullptr || flags != 0) return Return(hipErrorInvalidValue);
   if (handle_type == hipMemHandleTypeNone) return Return(hipErrorInvalidValue);
@@ -263,14 +263,14 @@ hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t* mem_pool, void* sha
 }
 
 hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData* export_data, void* dev_ptr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, export_data, dev_ptr);
   if (export_data == nullptr || dev_ptr == nullptr) return Return(hipErrorInvalidValue);
   if (!rt.pools().Owns(dev_ptr)) return Return(hipErrorInvalidValue);
   return Return(hipErrorNotSupported);
 }
 
 hipError_t hipMemPoolImportPointer(void** dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData* export_data) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dev_ptr, mem_pool, export_data);
   if (dev_ptr == nullptr || mem_pool == nullptr || export_data == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<std::shared_ptr<hipmem::clr::MemoryPool>> pool = rt.pools().Find(Handle(mem_pool));
   if (!pool.ok()) return Return(pool.status());

@@ -53,13 +53,13 @@ hipError_t Memset3D(hipPitchedPtr dst, int value, hipExtent extent, hipStream_t 
 extern "C" {
 
 hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(ptr, pitch, width, height);
   return MallocPitch(ptr, pitch, width, height);
 }
 
 hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInBytes, size_t height,
                             unsigned int /*elementSizeBytes*/) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dptr, pitch, widthInBytes, height);
   // As CLR: hipMallocPitch under another name. The element size (the widest access the caller will make) does
   // not change a pitch already aligned to 256 bytes, and CLR does not check it (CUDA refuses sizes other than
   // 4, 8 and 16; hip-tests expects that on NVIDIA only).
@@ -67,7 +67,7 @@ hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInB
 }
 
 hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, pitchedDevPtr, extent);
   if (pitchedDevPtr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<PitchedAllocation> a = hipmem::hip::MallocPitch(rt, extent.width, extent.height, extent.depth);
   if (!a.ok()) return Return(a.status());
@@ -77,65 +77,65 @@ hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent) {
 
 hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                        hipMemcpyKind kind) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, dpitch, src, spitch, width, height, kind);
   return Memcpy2D(dst, dpitch, src, spitch, width, height, kind, nullptr, /*async=*/false);
 }
 
 hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             hipMemcpyKind kind, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, dpitch, src, spitch, width, height, kind, stream);
   return Memcpy2D(dst, dpitch, src, spitch, width, height, kind, stream, /*async=*/true);
 }
 
 hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(pCopy);
   return CopyFrom(hipmem::hip::FromParam2D(pCopy), nullptr, /*async=*/false);
 }
 
 hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* pCopy, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(pCopy, stream);
   return CopyFrom(hipmem::hip::FromParam2D(pCopy), stream, /*async=*/true);
 }
 
 hipError_t hipMemcpy3D(const hipMemcpy3DParms* p) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(p);
   return CopyFrom(hipmem::hip::FromMemcpy3DParms(p), nullptr, /*async=*/false);
 }
 
 hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms* p, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(p, stream);
   return CopyFrom(hipmem::hip::FromMemcpy3DParms(p), stream, /*async=*/true);
 }
 
 hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* pCopy) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(pCopy);
   return CopyFrom(hipmem::hip::FromDrvMemcpy3D(pCopy), nullptr, /*async=*/false);
 }
 
 hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* pCopy, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(pCopy, stream);
   return CopyFrom(hipmem::hip::FromDrvMemcpy3D(pCopy), stream, /*async=*/true);
 }
 
 hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, pitch, value, width, height);
   return Memset3D(make_hipPitchedPtr(dst, pitch, width, height), value, make_hipExtent(width, height, 1), nullptr,
                   /*async=*/false);
 }
 
 hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, pitch, value, width, height, stream);
   return Memset3D(make_hipPitchedPtr(dst, pitch, width, height), value, make_hipExtent(width, height, 1), stream,
                   /*async=*/true);
 }
 
 hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(pitchedDevPtr, value, extent);
   return Memset3D(pitchedDevPtr, value, extent, nullptr, /*async=*/false);
 }
 
 hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(pitchedDevPtr, value, extent, stream);
   return Memset3D(pitchedDevPtr, value, extent, stream, /*async=*/true);
 }
 

@@ -59,12 +59,12 @@ hipError_t hipStreamCreate(hipStream_t* stream) { return CreateStream(stream, hi
 hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) { return CreateStream(stream, flags, 0); }
 
 hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int priority) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream, flags, priority);
   return CreateStream(stream, flags, priority);
 }
 
 hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, leastPriority, greatestPriority);
   (void)rt;
   if (leastPriority != nullptr) *leastPriority = StreamTable::kLeastPriority;
   if (greatestPriority != nullptr) *greatestPriority = StreamTable::kGreatestPriority;
@@ -72,7 +72,7 @@ hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPrio
 }
 
 hipError_t hipStreamDestroy(hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, stream);
   // Only a created stream can be destroyed: resolving the null or per-thread handle would make one.
   // Only a created stream can be destroyed: resolving the null or per-thread handle would make one.
   const bool created = Handle(stream).raw() > hipmem::hip::kPerThreadStreamHandle.raw();
@@ -85,7 +85,7 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
 }
 
 hipError_t hipStreamSynchronize(hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream);
   return WithStream(stream, [](Runtime& rt, HipStream& s) {
     RETURN_IF_ERROR(rt.streams().Synchronize(s));
     return rt.pools().ReleaseFreed();  // CLR's ReleaseFreedMemory on a stream synchronisation
@@ -93,12 +93,12 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
 }
 
 hipError_t hipStreamQuery(hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream);
   return WithStream(stream, [](Runtime& rt, HipStream& s) { return rt.streams().Query(s); });
 }
 
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream, event, flags);
   return WithStream(stream, [&](Runtime& rt, HipStream& s) {
     if (absl::Status before = rt.streams().BeforeCommand(s); !before.ok()) return before;
     absl::StatusOr<std::optional<StreamTable::EventMark>> mark = rt.streams().WaitEventMark(s, Handle(event), flags);
@@ -110,7 +110,7 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
 }
 
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream, flags);
   if (flags == nullptr) return Return(hipErrorInvalidValue);
   return WithStream(stream, [&](Runtime&, HipStream& s) {
     *flags = s.flags();
@@ -119,7 +119,7 @@ hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags) {
 }
 
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream, priority);
   if (priority == nullptr) return Return(hipErrorInvalidValue);
   return WithStream(stream, [&](Runtime&, HipStream& s) {
     *priority = s.priority();
@@ -128,7 +128,7 @@ hipError_t hipStreamGetPriority(hipStream_t stream, int* priority) {
 }
 
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(stream, device);
   if (device == nullptr) return Return(hipErrorInvalidValue);
   const hipError_t got = WithStream(stream, [&](Runtime&, HipStream& s) {
     *device = s.device();
@@ -140,14 +140,14 @@ hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device) {
 }
 
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, stream, fn, userData);
   if (fn == nullptr) return Return(hipErrorInvalidValue);
   return Return(hipmem::hip::DeviceFaultAsHip(rt.LaunchHostFunc(Handle(stream), [fn, userData] { fn(userData); })));
 }
 
 hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void* userData,
                                 unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, stream, callback, userData, flags);
   // CUDA and CLR reserve the flags: they must be 0.
   if (callback == nullptr || flags != 0) return Return(hipErrorInvalidValue);
   (void)rt;  // WithStream resolves the stream on it
@@ -168,7 +168,7 @@ hipError_t hipDeviceSynchronize(void) {
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, event, flags);
   if (event == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<EventHandle> handle = rt.streams().CreateEvent(flags, rt.current_device());
   if (!handle.ok()) return Return(handle.status());
@@ -179,7 +179,7 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
 hipError_t hipEventCreate(hipEvent_t* event) { return hipEventCreateWithFlags(event, hipEventDefault); }
 
 hipError_t hipEventDestroy(hipEvent_t event) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, event);
   if (event == nullptr) return Return(hipErrorInvalidHandle);
   absl::Status destroyed = rt.streams().DestroyEvent(Handle(event));
   // As CLR: an event no longer in the live set answers hipErrorContextIsDestroyed, returned without becoming the
@@ -189,7 +189,7 @@ hipError_t hipEventDestroy(hipEvent_t event) {
 }
 
 hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(event, stream);
   return WithStream(stream, [&](Runtime& rt, HipStream& s) {
     if (absl::Status before = rt.streams().BeforeCommand(s); !before.ok()) return before;
     return rt.streams().RecordEvent(Handle(event), s);
@@ -197,18 +197,18 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 }
 
 hipError_t hipEventSynchronize(hipEvent_t event) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, event);
   absl::Status synced = rt.streams().SynchronizeEvent(Handle(event));
   return Return(synced.ok() ? rt.pools().ReleaseFreed() : synced);
 }
 
 hipError_t hipEventQuery(hipEvent_t event) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, event);
   return Return(rt.streams().QueryEvent(Handle(event)));
 }
 
 hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, ms, start, stop);
   if (ms == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<float> elapsed = rt.streams().ElapsedMs(Handle(start), Handle(stop));
   if (!elapsed.ok()) return Return(elapsed.status());
@@ -217,14 +217,14 @@ hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
 }
 
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dst, src, sizeBytes, kind, stream);
   return Return(hipmem::hip::DeviceFaultAsHip(
       rt.MemcpyAsync(dst, src, sizeBytes, static_cast<MemcpyKind>(kind), Handle(stream))));
 }
 
 hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream) {
   // hipMemcpyAsync, then the stream is waited for (CLR's hipMemcpyWithStream is blocking).
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, dst, src, sizeBytes, kind, stream);
   if (absl::Status s = rt.MemcpyAsync(dst, src, sizeBytes, static_cast<MemcpyKind>(kind), Handle(stream)); !s.ok()) {
     return Return(s);
   }
@@ -232,76 +232,76 @@ hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hip
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t sizeBytes) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, src, sizeBytes);
   return hipMemcpy(dst, src, sizeBytes, hipMemcpyHostToDevice);
 }
 hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t sizeBytes) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, src, sizeBytes);
   return hipMemcpy(dst, src, sizeBytes, hipMemcpyDeviceToHost);
 }
 hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, src, sizeBytes);
   return hipMemcpy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
 }
 hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void* src, size_t sizeBytes, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, src, sizeBytes, stream);
   return hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyHostToDevice, stream);
 }
 hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, src, sizeBytes, stream);
   return hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDeviceToHost, stream);
 }
 hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, src, sizeBytes, stream);
   return hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream);
 }
 
 // hipMemset takes an int and writes its low byte, as memset does.
 hipError_t hipMemset(void* dst, int value, size_t sizeBytes) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, value, sizeBytes);
   return Memset(dst, static_cast<uint8_t>(value), 1, sizeBytes, nullptr, false);
 }
 hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, value, sizeBytes, stream);
   return Memset(dst, static_cast<uint8_t>(value), 1, sizeBytes, stream, true);
 }
 hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dest, value, count);
   return Memset(dest, value, 1, count, nullptr, false);
 }
 hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dest, value, count, stream);
   return Memset(dest, value, 1, count, stream, true);
 }
 hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dest, value, count);
   return Memset(dest, value, 2, count, nullptr, false);
 }
 hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dest, value, count, stream);
   return Memset(dest, value, 2, count, stream, true);
 }
 hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dest, value, count);
   return Memset(dest, static_cast<uint32_t>(value), 4, count, nullptr, false);
 }
 hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream) {
-  HIPMEM_API_SLICE();
+  HIPMEM_API_SLICE(dst, value, count, stream);
   return Memset(dst, static_cast<uint32_t>(value), 4, count, stream, true);
 }
 
 hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, hostPtr, sizeBytes, flags);
   return Return(rt.HostRegister(hostPtr, sizeBytes, flags));
 }
 
 hipError_t hipHostUnregister(void* hostPtr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, hostPtr);
   return Return(rt.HostUnregister(hostPtr));
 }
 
 hipError_t hipHostGetDevicePointer(void** devPtr, void* hstPtr, unsigned int flags) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, devPtr, hstPtr, flags);
   if (devPtr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<void*> p = rt.HostGetDevicePointer(hstPtr, flags);
   if (!p.ok()) return Return(p.status());
@@ -310,7 +310,7 @@ hipError_t hipHostGetDevicePointer(void** devPtr, void* hstPtr, unsigned int fla
 }
 
 hipError_t hipHostGetFlags(unsigned int* flagsPtr, void* hostPtr) {
-  HIPMEM_INIT_OR_RETURN(rt);
+  HIPMEM_INIT_OR_RETURN(rt, flagsPtr, hostPtr);
   if (flagsPtr == nullptr) return Return(hipErrorInvalidValue);
   absl::StatusOr<uint32_t> f = rt.HostGetFlags(hostPtr);
   if (!f.ok()) return Return(f.status());

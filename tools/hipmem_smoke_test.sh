@@ -9,8 +9,9 @@ grep -q "all bytes match" <<<"$tour"
 grep -q "back to where it started" <<<"$tour"
 grep -q "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU" <<<"$tour"
 grep -q "hipFree(already freed) = hipErrorInvalidValue" <<<"$tour"
-# The sequence chart is caller first: hipMalloc's line comes before the clr call it makes, drawn as an arrow.
-malloc_line=$(grep -n "^hipMalloc " <<<"$tour" | head -1 | cut -d: -f1)
+# The sequence chart is caller first, each call with its arguments: hipMalloc's line comes before the clr call it
+# makes, drawn as an arrow.
+malloc_line=$(grep -n "^hipMalloc(0x[0-9a-f]*, 1048576) = hipSuccess" <<<"$tour" | head -1 | cut -d: -f1)
 clr_line=$(grep -n -- "-> Context::AllocDevice" <<<"$tour" | head -1 | cut -d: -f1)
 [[ -n "$malloc_line" && -n "$clr_line" && "$malloc_line" -lt "$clr_line" ]]
 grep -q "^  hsa_api .* ns" <<<"$tour"  # the cost table
