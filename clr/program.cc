@@ -1,6 +1,7 @@
 #include "clr/program.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -157,11 +158,15 @@ void WriteMultiGridPlace(uint8_t* workspace, const MultiGridPlace& place) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const MultiGridBarrier>> MultiGridBarrier::Create(Context& context,
-                                                                                 const Device& device) {
-  ASSIGN_OR_RETURN(hsa::PoolAllocation memory, context.runtime().Allocate(device.host_pool, Bytes(sizeof(uint32_t))));
-  std::memset(memory.pointer(), 0, sizeof(uint32_t));
-  return std::shared_ptr<const MultiGridBarrier>(new MultiGridBarrier(std::move(memory)));
+absl::StatusOr<std::shared_ptr<MultiGridBarrier>> MultiGridBarrier::Create(Context& context, const Device& device) {
+  ASSIGN_OR_RETURN(hsa::PoolAllocation memory, context.runtime().Allocate(device.host_pool, Bytes(2 * sizeof(uint32_t))));
+  std::memset(memory.pointer(), 0, 2 * sizeof(uint32_t));
+  return std::shared_ptr<MultiGridBarrier>(new MultiGridBarrier(std::move(memory)));
+}
+
+void MultiGridBarrier::Abandon() {
+  // The GPUs read it with system-scope atomics; the CPU's release store is what they see.
+  std::atomic_ref<uint32_t>(static_cast<uint32_t*>(memory_.pointer())[1]).store(1, std::memory_order_release);
 }
 
 std::optional<uint32_t> GridSyncArgOffset(const Kernel& kernel) {

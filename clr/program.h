@@ -104,14 +104,19 @@ struct MultiGridPlace {
   uint64_t work_items_total = 0;   // work-items of every grid
 };
 
-// The dword every grid of a multi-device cooperative launch arrives at (MultiGridPlace::barrier_address): zeroed, in
-// the fine-grained system memory of a device's host pool, which the runtime maps for every GPU. Owns that memory;
-// the launch's dispatches share it (KernelDispatch::hold), so it goes once the last of them completes.
+// What every grid of a multi-device cooperative launch arrives at (MultiGridPlace::barrier_address): two zeroed dwords
+// in the fine-grained system memory of a device's host pool, which the runtime maps for every GPU. Dword 0 is the
+// barrier (hip_cooperative_groups.h); dword 1, once non-zero, says a grid of the launch will never come (its dispatch
+// failed after others were queued), and a grid waiting at the barrier then traps, failing its dispatch, rather than
+// wait forever (CLR's MGSyncData is the same two dwords; CLR has no such exit). Owns that memory; the launch's
+// dispatches share it (KernelDispatch::hold), so it goes once the last of them completes.
 class MultiGridBarrier {
  public:
   // Errors: the allocator's (kResourceExhausted).
-  static absl::StatusOr<std::shared_ptr<const MultiGridBarrier>> Create(Context& context, const Device& device);
+  static absl::StatusOr<std::shared_ptr<MultiGridBarrier>> Create(Context& context, const Device& device);
   uint64_t address() const { return memory_.address().raw(); }
+  // Sets dword 1: the grids already queued stop at their next multi-grid barrier.
+  void Abandon();
 
  private:
   explicit MultiGridBarrier(hsa::PoolAllocation memory) : memory_(std::move(memory)) {}

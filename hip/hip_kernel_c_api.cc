@@ -265,6 +265,7 @@ absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsi
     }
   }
   std::vector<LaunchRequest> requests;
+  std::shared_ptr<clr::MultiGridBarrier> barrier;
   for (int i = 0; i < count; ++i) {
     const hipLaunchParams& launch = list[i];
     requests.push_back(BlocksRequest(launch.gridDim, launch.blockDim, launch.sharedMem, launch.stream, launch.args));
@@ -272,8 +273,7 @@ absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsi
   }
   if (cooperative) {
     ASSIGN_OR_RETURN(const clr::Device* first, rt.context().GetDevice(streams[0]->device()));
-    ASSIGN_OR_RETURN(std::shared_ptr<const clr::MultiGridBarrier> barrier,
-                     clr::MultiGridBarrier::Create(rt.context(), *first));
+    ASSIGN_OR_RETURN(barrier, clr::MultiGridBarrier::Create(rt.context(), *first));
     const uint64_t barrier_address = barrier->address();
     uint64_t total = 0;
     for (const LaunchRequest& r : requests) total += r.global[0] * r.global[1] * r.global[2];
@@ -300,7 +300,11 @@ absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsi
       result = launch.status();
     }
   }
-  for (size_t i = 0; i < prepared.size() && result.ok(); ++i) result = QueueLaunch(rt, std::move(prepared[i]));
+  for (size_t i = 0; i < prepared.size() && result.ok(); ++i) {
+    result = QueueLaunch(rt, std::move(prepared[i]));
+    // Checked, yet not queued (a fault since, a stalled stream): the grids queued before it would wait for it forever.
+    if (!result.ok() && i > 0 && barrier != nullptr) barrier->Abandon();
+  }
   RETURN_IF_ERROR(rt.SetDevice(caller_device));
   if ((flags & hipCooperativeLaunchMultiDeviceNoPostSync) == 0) {
     for (HipStream* stream : streams) {

@@ -340,6 +340,9 @@ absl::StatusOr<PreparedLaunch> PrepareLaunch(Runtime& runtime, Function& functio
   dispatch.group_segment_size = kernel->group_segment_size + static_cast<uint32_t>(r.shared_bytes);
   dispatch.private_segment_size = kernel->private_segment_size;
   dispatch.hold = r.hold;
+  // The stream's sticky failure (a device fault, a halted queue), which the dispatch would answer: known before the
+  // launch is queued, so that a multi-device launch queues none of its grids on seeing it.
+  RETURN_IF_ERROR(DeviceFaultAsHip(stream->queue().Error()));
   launch.stream = stream;
   launch.dispatch = dispatch;
   launch.printf_buffer = std::move(printf_buffer);

@@ -26,7 +26,8 @@
  *
  * The multi-grid barrier: the grid barrier, then the grid's block 0 alone arrives at the dword every grid shares (in
  * fine-grained system memory every GPU maps): its low 16 bits count the grids that arrived, its high 16 bits the
- * barrier's generation. One atomic add of 1 arrives; the grid that makes the count whole adds 0x10000 - num_grids,
+ * barrier's generation (the dword after it turns non-zero when a grid of the launch failed to launch after others
+ * were queued: a waiting grid then traps instead of waiting forever). One atomic add of 1 arrives; the grid that makes the count whole adds 0x10000 - num_grids,
  * which clears the count and advances the generation in one step, the others wait until the generation moves. Then the
  * grid barrier again, which the other blocks of the grid cannot pass before block 0 comes back. Scopes: a work-item's
  * writes reach its device (agent-scope release) before its block arrives; the grid barrier's agent-scope atomics hand
@@ -136,6 +137,8 @@ __device__ inline void multi_grid_arrive_and_wait(unsigned int* shared, unsigned
   } else {
     const unsigned int generation = before >> 16;
     while ((__hip_atomic_load(shared, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM) >> 16) == generation) {
+      // A grid of the launch failed to launch after this one was queued: it will never arrive.
+      if (__hip_atomic_load(shared + 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM) != 0) __builtin_trap();
       __builtin_amdgcn_s_sleep(2);
     }
   }
