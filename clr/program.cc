@@ -1,6 +1,7 @@
 #include "clr/program.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -146,7 +147,27 @@ constexpr HiddenDimension kHiddenDimensions[] = {
     {"hidden_remainder_z", HiddenDimension::kRemainder, 2},
 };
 
+// The multi-grid record at the start of a workspace (the kMultiGrid* offsets); the grid barrier after it stays 0.
+void WriteMultiGridPlace(uint8_t* workspace, const MultiGridPlace& place) {
+  std::memcpy(workspace + kMultiGridBarrierOffset, &place.barrier_address, 8);
+  std::memcpy(workspace + kMultiGridIdOffset, &place.grid_rank, 4);
+  std::memcpy(workspace + kMultiGridCountOffset, &place.num_grids, 4);
+  std::memcpy(workspace + kMultiGridPrevSumOffset, &place.work_items_before, 8);
+  std::memcpy(workspace + kMultiGridAllSumOffset, &place.work_items_total, 8);
+}
+
 }  // namespace
+
+absl::StatusOr<std::shared_ptr<MultiGridBarrier>> MultiGridBarrier::Create(Context& context, const Device& device) {
+  ASSIGN_OR_RETURN(hsa::PoolAllocation memory, context.runtime().Allocate(device.host_pool, Bytes(2 * sizeof(uint32_t))));
+  std::memset(memory.pointer(), 0, 2 * sizeof(uint32_t));
+  return std::shared_ptr<MultiGridBarrier>(new MultiGridBarrier(std::move(memory)));
+}
+
+void MultiGridBarrier::Abandon() {
+  // The GPUs read it with system-scope atomics; the CPU's release store is what they see.
+  std::atomic_ref<uint32_t>(static_cast<uint32_t*>(memory_.pointer())[1]).store(1, std::memory_order_release);
+}
 
 std::optional<uint32_t> GridSyncArgOffset(const Kernel& kernel) {
   for (const co::KernelArg& arg : kernel.hidden_args) {
@@ -202,6 +223,7 @@ absl::StatusOr<std::vector<uint8_t>> BuildKernargs(const Kernel& kernel, const E
       const size_t workspace = (segment.size() + 63) / 64 * 64;
       segment.resize(workspace + kGridSyncWorkspaceBytes, 0);
       Put<uint64_t>(segment, arg, workspace);
+      if (g.multi_grid.has_value()) WriteMultiGridPlace(segment.data() + workspace, *g.multi_grid);
     } else if (kind == "hidden_hostcall_buffer" || kind == "hidden_printf_buffer") {
       // Device printf's records (amd_device_printf.h), in the slot its device functions read.
       Put<uint64_t>(segment, arg, g.printf_buffer);

@@ -27,6 +27,7 @@
 #include "clr/device_printf.h"
 #include "gpu_abi/code_object.h"
 #include "hsa/executable.h"
+#include "hsa/runtime.h"
 
 namespace hipmem::clr {
 
@@ -93,6 +94,35 @@ class Program {
   absl::flat_hash_map<std::string, Variable> variables_;
 };
 
+// One grid of a multi-device cooperative launch, as CLR numbers them (ihipModuleLaunchCooperativeKernelMultiDevice):
+// the grids in launch-list order, work-item sums over the list.
+struct MultiGridPlace {
+  uint64_t barrier_address = 0;  // the zeroed dword every grid of the launch arrives at (fine-grained system memory)
+  uint32_t grid_rank = 0;        // this grid's index in the launch list
+  uint32_t num_grids = 0;        // entries in the launch list
+  uint64_t work_items_before = 0;  // work-items of the grids listed before this one
+  uint64_t work_items_total = 0;   // work-items of every grid
+};
+
+// What every grid of a multi-device cooperative launch arrives at (MultiGridPlace::barrier_address): two zeroed dwords
+// in the fine-grained system memory of a device's host pool, which the runtime maps for every GPU. Dword 0 is the
+// barrier (hip_cooperative_groups.h); dword 1, once non-zero, says a grid of the launch will never come (its dispatch
+// failed after others were queued), and a grid waiting at the barrier then traps, failing its dispatch, rather than
+// wait forever (CLR's MGSyncData is the same two dwords; CLR has no such exit). Owns that memory; the launch's
+// dispatches share it (KernelDispatch::hold), so it goes once the last of them completes.
+class MultiGridBarrier {
+ public:
+  // Errors: the allocator's (kResourceExhausted).
+  static absl::StatusOr<std::shared_ptr<MultiGridBarrier>> Create(Context& context, const Device& device);
+  uint64_t address() const { return memory_.address().raw(); }
+  // Sets dword 1: the grids already queued stop at their next multi-grid barrier.
+  void Abandon();
+
+ private:
+  explicit MultiGridBarrier(hsa::PoolAllocation memory) : memory_(std::move(memory)) {}
+  hsa::PoolAllocation memory_;
+};
+
 // The geometry of one launch in HSA's terms: work-items per dimension (a whole number of work-groups for HIP's
 // launches) and work-group sizes.
 struct LaunchGeometry {
@@ -104,11 +134,27 @@ struct LaunchGeometry {
   // aligned, after the kernel's kernarg_segment_size), and hidden_multigrid_sync_arg holds its offset in the segment
   // until the stream turns it into the address (KernelDispatch::grid_sync_arg).
   bool cooperative = false;
+  // hipLaunchCooperativeKernelMultiDevice (with `cooperative`): this grid's place among the launch's grids, which the
+  // workspace's multi-grid fields carry (kMultiGrid*); none for a single-device cooperative launch.
+  std::optional<MultiGridPlace> multi_grid;
   uint64_t printf_buffer = 0;  // the dispatch's PrintfBuffer (hidden_hostcall/printf_buffer), 0 for none
 };
 
-// The grid barrier's workspace: what grid_group::sync (hip_cooperative_groups.h) counts arrivals and phases in.
+// The workspace hidden_multigrid_sync_arg points at in a cooperative launch (hip_cooperative_groups.h reads it).
+// Its first 32 bytes are the record the device libraries and CLR share (ockl's mg_info, ROCclr's
+// Device::MGSyncInfo): the address of the multi-grid barrier dword, grid id, number of grids, work-items of the grids
+// before this one, work-items of all grids. CLR's values, which differ from what ockl 5.2.3 expects of a
+// single-device launch: there CLR leaves the barrier address 0 and grid id, count and sums 0 (ihipModuleLaunchKernel's
+// defaults), so multi_grid_group::is_valid() (current ockl: a workspace and num_grids > 0) is false; ockl 5.2.3
+// answered true for any workspace. CLR keeps its own grid barrier state after the record (MGSyncInfo::sgs, byte 32);
+// ours is there too: bytes 32-35 count the blocks that arrived, 36-39 the barrier's phase.
 inline constexpr uint32_t kGridSyncWorkspaceBytes = 64;
+inline constexpr uint32_t kMultiGridBarrierOffset = 0;   // u64: the barrier dword's address, 0 for one grid
+inline constexpr uint32_t kMultiGridIdOffset = 8;        // u32: this grid's rank in the launch list
+inline constexpr uint32_t kMultiGridCountOffset = 12;    // u32: grids in the launch, 0 for a single-device launch
+inline constexpr uint32_t kMultiGridPrevSumOffset = 16;  // u64: work-items of the grids listed before this one
+inline constexpr uint32_t kMultiGridAllSumOffset = 24;   // u64: work-items of every grid of the launch
+inline constexpr uint32_t kGridBarrierOffset = 32;       // u32 arrivals, u32 phase: grid_group::sync's barrier
 
 // The kernarg offset of `kernel`'s hidden_multigrid_sync_arg, if its metadata lists one.
 std::optional<uint32_t> GridSyncArgOffset(const Kernel& kernel);

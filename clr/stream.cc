@@ -311,6 +311,8 @@ void Stream::FlushPrintf() {
 
 void Stream::Retire() {
   FlushPrintf();
+  // Completed dispatches give back their kernarg space and what they held (KernelDispatch::hold).
+  while (!kernarg_uses_.empty() && kernarg_uses_.front().done->value() <= 0) kernarg_uses_.pop_front();
   // A command's signal is needed until the command after it has started (it waited on it): drop every entry
   // whose successor is done. The newest stays, as the next command's dependency.
   while (in_flight_.size() >= 2 && in_flight_[1].done->value() <= 0) in_flight_.pop_front();
@@ -464,7 +466,7 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch, std::optiona
   };
   const uint64_t begin = (kernargs - kernarg_ring_->address()).raw();
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
-  kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done});
+  kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done, dispatch.hold});
   if (printf.has_value()) printf_uses_.push_back(PrintfUse{done, std::move(*printf)});
   return absl::OkStatus();
 }

@@ -174,6 +174,9 @@ struct KernelDispatch {
   // grid barrier's workspace in the segment, which becomes its address in the ring. The workspace so lives exactly
   // as long as the dispatch, zeroed per launch, and no two launches share one.
   std::optional<uint32_t> grid_sync_arg;
+  // Memory the kernel uses beyond its kernargs that must outlive it (a multi-device launch's barrier, which every
+  // grid of the launch shares): the stream keeps a reference until it sees the dispatch complete or fail.
+  std::shared_ptr<const void> hold;
 };
 
 class Stream {
@@ -296,6 +299,7 @@ class Stream {
     uint64_t begin;
     uint64_t end;
     std::shared_ptr<StreamSignal> done;
+    std::shared_ptr<const void> hold;  // KernelDispatch::hold
   };
   std::optional<hsa::PoolAllocation> kernarg_ring_ ABSL_GUARDED_BY(mu_);
   uint64_t kernarg_head_ ABSL_GUARDED_BY(mu_) = 0;

@@ -205,8 +205,14 @@ hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
 // hipErrorInvalidConfiguration; two entries on one device: hipErrorInvalidDevice; grid, block or shared memory
 // differing between entries: hipErrorInvalidValue. Each stream is synchronised before the launches unless
 // hipCooperativeLaunchMultiDeviceNoPreSync, and after them unless ...NoPostSync; the first failing launch stops the
-// rest and is the answer. Each launch is the single-device launch (a cooperative one gets its own grid barrier):
-// the grids are not synchronised with each other (no multi_grid_group here).
+// rest and is the answer. Each launch is the single-device launch (a cooperative one gets its own grid barrier).
+// A cooperative launch's grids also form a multi_grid_group (hip_cooperative_groups.h), numbered as CLR numbers them:
+// grid i is list entry i, with the work-items of the entries before it and of all of them; they share one zeroed
+// barrier dword in fine-grained system memory, which every GPU maps. CLR keeps that dword per device for the
+// process's life (Device::MGSync) and so lets two multi-device launches in flight at once share it; here each
+// launch gets its own, owned by its dispatches together (KernelDispatch::hold) and freed once every grid's stream has
+// seen its grid complete. Every grid is checked before any is queued (CLR queues each after checking it): a grid
+// queued ahead of one that then fails a check would wait at its first multi_grid_group::sync() forever.
 absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsigned int flags, bool cooperative) {
   if (list == nullptr) return FromHipError(hipErrorInvalidValue, "no launch list");
   if (count < 0 || count > rt.device_count()) {
@@ -258,15 +264,46 @@ absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsi
       return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": another geometry than launch ", i - 1));
     }
   }
+  std::vector<LaunchRequest> requests;
+  std::shared_ptr<clr::MultiGridBarrier> barrier;
+  for (int i = 0; i < count; ++i) {
+    const hipLaunchParams& launch = list[i];
+    requests.push_back(BlocksRequest(launch.gridDim, launch.blockDim, launch.sharedMem, launch.stream, launch.args));
+    requests.back().cooperative = cooperative;
+  }
+  if (cooperative) {
+    ASSIGN_OR_RETURN(const clr::Device* first, rt.context().GetDevice(streams[0]->device()));
+    ASSIGN_OR_RETURN(barrier, clr::MultiGridBarrier::Create(rt.context(), *first));
+    const uint64_t barrier_address = barrier->address();
+    uint64_t total = 0;
+    for (const LaunchRequest& r : requests) total += r.global[0] * r.global[1] * r.global[2];
+    uint64_t before = 0;
+    for (int i = 0; i < count; ++i) {
+      LaunchRequest& r = requests[i];
+      r.multi_grid = clr::MultiGridPlace{barrier_address, static_cast<uint32_t>(i), static_cast<uint32_t>(count),
+                                         before, total};
+      r.hold = barrier;
+      before += r.global[0] * r.global[1] * r.global[2];
+    }
+  }
   // Each launch goes to its stream's device, which CLR's launch path wants current.
   const int caller_device = rt.current_device();
+  std::vector<PreparedLaunch> prepared;
   absl::Status result = absl::OkStatus();
   for (int i = 0; i < count && result.ok(); ++i) {
-    const hipLaunchParams& launch = list[i];
-    LaunchRequest r = BlocksRequest(launch.gridDim, launch.blockDim, launch.sharedMem, launch.stream, launch.args);
-    r.cooperative = cooperative;
     result = rt.SetDevice(streams[i]->device());
-    if (result.ok()) result = LaunchKernel(rt, *functions[i], r);
+    if (!result.ok()) break;
+    absl::StatusOr<PreparedLaunch> launch = PrepareLaunch(rt, *functions[i], requests[i]);
+    if (launch.ok()) {
+      prepared.push_back(*std::move(launch));
+    } else {
+      result = launch.status();
+    }
+  }
+  for (size_t i = 0; i < prepared.size() && result.ok(); ++i) {
+    result = QueueLaunch(rt, std::move(prepared[i]));
+    // Checked, yet not queued (a fault since, a stalled stream): the grids queued before it would wait for it forever.
+    if (!result.ok() && i > 0 && barrier != nullptr) barrier->Abandon();
   }
   RETURN_IF_ERROR(rt.SetDevice(caller_device));
   if ((flags & hipCooperativeLaunchMultiDeviceNoPostSync) == 0) {

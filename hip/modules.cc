@@ -238,6 +238,11 @@ absl::Status ModuleTable::BindManagedVariables(Runtime& runtime, Module* module,
 }
 
 absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequest& r) {
+  ASSIGN_OR_RETURN(PreparedLaunch launch, PrepareLaunch(runtime, function, r));
+  return QueueLaunch(runtime, std::move(launch));
+}
+
+absl::StatusOr<PreparedLaunch> PrepareLaunch(Runtime& runtime, Function& function, const LaunchRequest& r) {
   auto context = [&] {
     return absl::StrCat("launch of ", function.name, " (", r.global[0], "x", r.global[1], "x", r.global[2],
                         " work-items in blocks of ", r.local[0], "x", r.local[1], "x", r.local[2], ", ",
@@ -319,6 +324,7 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
   geometry.dynamic_group_bytes = static_cast<uint32_t>(r.shared_bytes);
   geometry.queue_address = stream->queue().queue_address();
   geometry.cooperative = r.cooperative;
+  geometry.multi_grid = r.multi_grid;
   // A kernel that reaches device printf gets a buffer for its records, which the stream prints after it.
   std::optional<clr::PrintfBuffer> printf_buffer;
   if (kernel->prints) {
@@ -327,15 +333,28 @@ absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequ
     buffer.set_formats(kernel->printf_formats);
     printf_buffer.emplace(std::move(buffer));
   }
-  ASSIGN_OR_RETURN(std::vector<uint8_t> kernargs, clr::BuildKernargs(*kernel, r.args, geometry));
+  PreparedLaunch launch;
+  ASSIGN_OR_RETURN(launch.kernargs, clr::BuildKernargs(*kernel, r.args, geometry));
   if (r.cooperative) dispatch.grid_sync_arg = clr::GridSyncArgOffset(*kernel);
   dispatch.kernel_object = kernel->kernel_object;
   dispatch.group_segment_size = kernel->group_segment_size + static_cast<uint32_t>(r.shared_bytes);
   dispatch.private_segment_size = kernel->private_segment_size;
-  dispatch.kernargs = kernargs;
-  RETURN_IF_ERROR(DeviceFaultAsHip(runtime.streams().BeforeCommand(*stream)));
-  if (TraceEnabled()) Trace(Layer::kHip, context());
-  return DeviceFaultAsHip(stream->queue().DispatchKernel(dispatch, std::move(printf_buffer)));
+  dispatch.hold = r.hold;
+  // The stream's sticky failure (a device fault, a halted queue), which the dispatch would answer: known before the
+  // launch is queued, so that a multi-device launch queues none of its grids on seeing it.
+  RETURN_IF_ERROR(DeviceFaultAsHip(stream->queue().Error()));
+  launch.stream = stream;
+  launch.dispatch = dispatch;
+  launch.printf_buffer = std::move(printf_buffer);
+  if (TraceEnabled()) launch.description = context();
+  return launch;
+}
+
+absl::Status QueueLaunch(Runtime& runtime, PreparedLaunch launch) {
+  launch.dispatch.kernargs = launch.kernargs;
+  RETURN_IF_ERROR(DeviceFaultAsHip(runtime.streams().BeforeCommand(*launch.stream)));
+  if (TraceEnabled()) Trace(Layer::kHip, launch.description);
+  return DeviceFaultAsHip(launch.stream->queue().DispatchKernel(launch.dispatch, std::move(launch.printf_buffer)));
 }
 
 }  // namespace hipmem::hip

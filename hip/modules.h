@@ -157,6 +157,19 @@ struct LaunchRequest {
   clr::ExplicitArgs args;
   // hipLaunchCooperativeKernel: every block must be resident at once (grid-wide synchronisation).
   bool cooperative = false;
+  // hipLaunchCooperativeKernelMultiDevice: this grid's place among the launch's grids (multi_grid_group), and what
+  // the dispatch keeps alive until it completes (the barrier the grids share).
+  std::optional<clr::MultiGridPlace> multi_grid;
+  std::shared_ptr<const void> hold;
+};
+
+// A launch checked and built, not yet queued: its stream, kernarg segment and dispatch packet's fields.
+struct PreparedLaunch {
+  HipStream* stream = nullptr;
+  std::vector<uint8_t> kernargs;
+  clr::KernelDispatch dispatch;  // its kernargs span set when queued
+  std::optional<clr::PrintfBuffer> printf_buffer;
+  std::string description;  // for the trace
 };
 
 // Launches `function` on its stream's device (ihipModuleLaunchKernel). Errors, as CLR's ihipLaunchKernel_validate
@@ -169,6 +182,11 @@ struct LaunchRequest {
 // holds at once (occupancy.h's blocks per grid for this block size and LDS): hipErrorCooperativeLaunchTooLarge. Then the
 // stream's errors (hipErrorIllegalAddress, sticky, after a GPU memory fault on the device).
 absl::Status LaunchKernel(Runtime& runtime, Function& function, const LaunchRequest& request);
+// LaunchKernel's two halves: every check and the kernarg segment, queueing nothing (a multi-device launch checks all
+// of its grids before it queues any, so that no grid waits at a multi-grid barrier for one that never comes), then the
+// dispatch on the stream (the stream's errors).
+absl::StatusOr<PreparedLaunch> PrepareLaunch(Runtime& runtime, Function& function, const LaunchRequest& request);
+absl::Status QueueLaunch(Runtime& runtime, PreparedLaunch launch);
 
 }  // namespace hipmem::hip
 

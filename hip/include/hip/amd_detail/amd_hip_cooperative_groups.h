@@ -6,6 +6,8 @@
  *   grid_group          every work-item of the launch: this_grid(); sync is a grid-wide barrier, valid only in a
  *                       kernel launched with hipLaunchCooperativeKernel (is_valid() says so), whose blocks are all
  *                       resident at once.
+ *   multi_grid_group    every work-item of every grid of a hipLaunchCooperativeKernelMultiDevice launch (one grid per
+ *                       listed device): this_multi_grid(); sync is a barrier across all of them.
  *   thread_block_tile<N> N consecutive work-items of the block (thread ranks), N a power of two up to the wave size:
  *                       tiled_partition<N>(block); a tile lies in one wave, so its sync is a wave barrier and its
  *                       shuffles are the wave's, over segments of N lanes.
@@ -14,10 +16,26 @@
  *
  * The grid barrier: for a cooperative launch the runtime (clr/program.cc, clr/stream.cc) gives the kernel, in the
  * code object v5 hidden argument hidden_multigrid_sync_arg (implicit argument offset 88, AMDGPUUsage's v5 layout), the
- * address of a zeroed per-launch workspace: dword 0 counts the blocks that arrived, dword 1 the barrier's phase. A
- * block arrives (work-item 0, after the block's barrier) by reading the phase and adding 1 to the count; the last to
- * arrive resets the count and advances the phase, the others wait (s_sleep, so a simulated or real CU runs others)
- * until the phase moves. Any other launch leaves the argument 0: grid_group::is_valid() is false, as upstream.
+ * address of a per-launch workspace (clr/program.h, kMultiGrid*). Its first 32 bytes are the record the device
+ * libraries and CLR share: {u64 address of the multi-grid barrier dword; u32 grid id; u32 number of grids; u64
+ * work-items of the grids before this one; u64 work-items of all grids}, all 0 for a single-device launch, as CLR
+ * leaves them. Bytes 32-39 are this grid's barrier: dword 8 counts the blocks that arrived, dword 9 the phase. A block
+ * arrives (work-item 0, after the block's barrier) by reading the phase and adding 1 to the count; the last to arrive
+ * resets the count and advances the phase, the others wait (s_sleep, so a simulated or real CU runs others) until the
+ * phase moves. Any other launch leaves the argument 0: grid_group::is_valid() is false, as upstream.
+ *
+ * The multi-grid barrier: the grid barrier, then the grid's block 0 alone arrives at the dword every grid shares (in
+ * fine-grained system memory every GPU maps): its low 16 bits count the grids that arrived, its high 16 bits the
+ * barrier's generation (the dword after it turns non-zero when a grid of the launch failed to launch after others
+ * were queued: a waiting grid then traps instead of waiting forever). One atomic add of 1 arrives; the grid that makes the count whole adds 0x10000 - num_grids,
+ * which clears the count and advances the generation in one step, the others wait until the generation moves. Then the
+ * grid barrier again, which the other blocks of the grid cannot pass before block 0 comes back. Scopes: a work-item's
+ * writes reach its device (agent-scope release) before its block arrives; the grid barrier's agent-scope atomics hand
+ * them to block 0; block 0 publishes them beyond the device with a system-scope release before it arrives at the shared
+ * dword (the release of a device's L2 covers every CU's writes that reached it), and its system-scope acquire after the
+ * wait makes the other grids' writes visible on this device before the second grid barrier hands them to the blocks.
+ * multi_grid_group::is_valid() is true when the workspace says there are grids (num_grids > 0): CLR's record with
+ * current ockl's test; ockl 5.2.3 tested only for a workspace, which a single-device cooperative launch has too.
  * Needs code object v5 (clang-19's default).
  */
 #ifndef HIP_INCLUDE_HIP_AMD_DETAIL_AMD_HIP_COOPERATIVE_GROUPS_H
@@ -42,10 +60,35 @@ __device__ inline unsigned int block_thread_rank() {
 __device__ inline unsigned int grid_block_count() { return gridDim.x * gridDim.y * gridDim.z; }
 __device__ inline unsigned int grid_block_rank() { return (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x; }
 
-/* The grid barrier's workspace, or null outside a cooperative launch. */
-__device__ inline unsigned int* grid_workspace() {
+/* The workspace's fields (clr/program.h's kMultiGrid* offsets). */
+constexpr unsigned int kBarrierAddressOffset = 0;
+constexpr unsigned int kGridIdOffset = 8;
+constexpr unsigned int kNumGridsOffset = 12;
+constexpr unsigned int kPrevSumOffset = 16;
+constexpr unsigned int kAllSumOffset = 24;
+constexpr unsigned int kGridBarrierOffset = 32;
+
+/* The cooperative launch's workspace, or null outside a cooperative launch. */
+__device__ inline char* workspace() {
   const char* implicit = (const char*)__builtin_amdgcn_implicitarg_ptr();  // address space 4 to generic
-  return *reinterpret_cast<unsigned int* const*>(implicit + kGridSyncArgOffset);
+  return *reinterpret_cast<char* const*>(implicit + kGridSyncArgOffset);
+}
+
+/* A field of the workspace (which must exist), as the runtime wrote it before the launch. */
+template <typename T>
+__device__ inline T workspace_field(unsigned int offset) {
+  return *reinterpret_cast<const T*>(workspace() + offset);
+}
+
+/* The grid barrier's two dwords, or null outside a cooperative launch. */
+__device__ inline unsigned int* grid_workspace() {
+  char* w = workspace();
+  return w == nullptr ? nullptr : reinterpret_cast<unsigned int*>(w + kGridBarrierOffset);
+}
+
+/* Whether this launch is a multi-device cooperative one. */
+__device__ inline bool multi_grid_valid() {
+  return workspace() != nullptr && workspace_field<unsigned int>(kNumGridsOffset) > 0;
 }
 
 /* The lanes of a wave below this one. */
@@ -61,25 +104,73 @@ __device__ inline void wave_sync() {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
-__device__ inline void grid_sync(unsigned int* workspace) {
+/* A block's work-item 0 at the grid barrier (dword 0 arrivals, dword 1 phase): returns once every block arrived. */
+__device__ inline void grid_arrive_and_wait(unsigned int* barrier) {
+  unsigned int* arrived = barrier;
+  unsigned int* phase = barrier + 1;
+  const unsigned int now = __hip_atomic_load(phase, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  const unsigned int count = __hip_atomic_fetch_add(arrived, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT) + 1;
+  if (count == grid_block_count()) {
+    // Reset before the phase moves (release), so a block that sees the new phase also sees the count at 0.
+    __hip_atomic_store(arrived, 0u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    __hip_atomic_fetch_add(phase, 1u, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+  } else {
+    while (__hip_atomic_load(phase, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == now) __builtin_amdgcn_s_sleep(1);
+  }
+}
+
+__device__ inline void grid_sync(unsigned int* barrier) {
+  __threadfence();  // this work-item's writes, for the whole device
+  __syncthreads();
+  if (block_thread_rank() == 0) grid_arrive_and_wait(barrier);
+  __syncthreads();
+  __threadfence();  // the other blocks' writes, for this work-item
+}
+
+/* Block 0 of a grid at the barrier every grid of the launch shares (low 16 bits arrivals, high 16 bits generation):
+ * returns once every grid arrived. */
+__device__ inline void multi_grid_arrive_and_wait(unsigned int* shared, unsigned int grids) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");  // this device's writes, for every device and the host
+  const unsigned int before = __hip_atomic_fetch_add(shared, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+  if ((before & 0xffffu) == grids - 1) {
+    __hip_atomic_fetch_add(shared, 0x10000u - grids, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+  } else {
+    const unsigned int generation = before >> 16;
+    while ((__hip_atomic_load(shared, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM) >> 16) == generation) {
+      // A grid of the launch failed to launch after this one was queued: it will never arrive.
+      if (__hip_atomic_load(shared + 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM) != 0) __builtin_trap();
+      __builtin_amdgcn_s_sleep(2);
+    }
+  }
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");  // the other devices' writes, for this device
+}
+
+__device__ inline void multi_grid_sync(char* w) {
+  unsigned int* barrier = reinterpret_cast<unsigned int*>(w + kGridBarrierOffset);
   __threadfence();  // this work-item's writes, for the whole device
   __syncthreads();
   if (block_thread_rank() == 0) {
-    unsigned int* arrived = workspace;
-    unsigned int* phase = workspace + 1;
-    const unsigned int now = __hip_atomic_load(phase, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-    const unsigned int count =
-        __hip_atomic_fetch_add(arrived, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT) + 1;
-    if (count == grid_block_count()) {
-      // Reset before the phase moves (release), so a block that sees the new phase also sees the count at 0.
-      __hip_atomic_store(arrived, 0u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-      __hip_atomic_fetch_add(phase, 1u, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
-    } else {
-      while (__hip_atomic_load(phase, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == now) __builtin_amdgcn_s_sleep(1);
+    grid_arrive_and_wait(barrier);
+    if (grid_block_rank() == 0) {
+      unsigned int* shared = *reinterpret_cast<unsigned int* const*>(w + kBarrierAddressOffset);
+      multi_grid_arrive_and_wait(shared, *reinterpret_cast<const unsigned int*>(w + kNumGridsOffset));
     }
+    grid_arrive_and_wait(barrier);  // no block passes before block 0 is back from the other grids
   }
   __syncthreads();
-  __threadfence();  // the other blocks' writes, for this work-item
+  __threadfence();  // the other grids' writes, for this work-item
+}
+
+/* The work-item's rank in its grid as the device libraries count it for multi_grid_group (ockl's global linear id:
+ * x fastest over the whole grid's work-items, then y, then z), which for a grid of more than one dimension is not
+ * grid_group::thread_rank()'s block-major order. */
+__device__ inline unsigned long long global_linear_id() {
+  const unsigned long long x = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const unsigned long long y = static_cast<unsigned long long>(blockIdx.y) * blockDim.y + threadIdx.y;
+  const unsigned long long z = static_cast<unsigned long long>(blockIdx.z) * blockDim.z + threadIdx.z;
+  const unsigned long long width = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  const unsigned long long height = static_cast<unsigned long long>(gridDim.y) * blockDim.y;
+  return (z * height + y) * width + x;
 }
 
 /* A bit mask of `lanes` ones (lanes <= 64). */
@@ -96,11 +187,13 @@ __device__ inline int lane_of_rank(unsigned long long mask, unsigned int rank) {
 class thread_group;
 class thread_block;
 class grid_group;
+class multi_grid_group;
 class coalesced_group;
 template <unsigned int N>
 class thread_block_tile;
 __device__ inline thread_block this_thread_block();
 __device__ inline grid_group this_grid();
+__device__ inline multi_grid_group this_multi_grid();
 __device__ inline coalesced_group coalesced_threads();
 __device__ inline thread_group tiled_partition(const thread_group& parent, unsigned int tile_size);
 
@@ -114,7 +207,7 @@ class thread_group {
   __device__ void sync() const;
 
  protected:
-  enum class kind : unsigned char { grid, block, tile, coalesced };
+  enum class kind : unsigned char { grid, multi_grid, block, tile, coalesced };
   __device__ explicit thread_group(kind k, unsigned int tile = 0, unsigned long long mask = 0)
       : kind_(k), tile_(tile), mask_(mask) {}
 
@@ -169,6 +262,41 @@ class grid_group : public thread_group {
  private:
   __device__ grid_group() : thread_group(kind::grid) {}
   friend __device__ grid_group this_grid();
+};
+
+/* Every work-item of every grid of a multi-device cooperative launch (hipLaunchCooperativeKernelMultiDevice). Upstream's
+ * 32-bit sizes and ranks. Outside such a launch is_valid() is false, and the others must not be asked (they read the
+ * launch's record, which a plain launch lacks: sync traps). */
+class multi_grid_group : public thread_group {
+ public:
+  /* Grids in the launch, and this one's index in its launch list. */
+  __device__ unsigned int num_grids() const {
+    return __hipmem_cg::workspace_field<unsigned int>(__hipmem_cg::kNumGridsOffset);
+  }
+  __device__ unsigned int grid_rank() const {
+    return __hipmem_cg::workspace_field<unsigned int>(__hipmem_cg::kGridIdOffset);
+  }
+  /* Work-items of all grids; this one's rank among them: the work-items of the grids listed before, plus its rank in
+   * its grid (global_linear_id). */
+  __device__ unsigned int size() const {
+    return static_cast<unsigned int>(__hipmem_cg::workspace_field<unsigned long long>(__hipmem_cg::kAllSumOffset));
+  }
+  __device__ unsigned int num_threads() const { return size(); }
+  __device__ unsigned int thread_rank() const {
+    return static_cast<unsigned int>(__hipmem_cg::workspace_field<unsigned long long>(__hipmem_cg::kPrevSumOffset) +
+                                     __hipmem_cg::global_linear_id());
+  }
+  __device__ bool is_valid() const { return __hipmem_cg::multi_grid_valid(); }
+  /* Every work-item of every grid reaches this point before any goes on; their writes before it are visible to all
+   * after it. Outside a multi-device cooperative launch it traps, as grid_group::sync does outside a cooperative one. */
+  __device__ void sync() const {
+    if (!__hipmem_cg::multi_grid_valid()) __builtin_trap();
+    __hipmem_cg::multi_grid_sync(__hipmem_cg::workspace());
+  }
+
+ private:
+  __device__ multi_grid_group() : thread_group(kind::multi_grid) {}
+  friend __device__ multi_grid_group this_multi_grid();
 };
 
 /* N consecutive work-items of a block, inside one wave (N a power of two, at most the wave size). */
@@ -252,6 +380,7 @@ class coalesced_group : public thread_group {
 __device__ inline unsigned int thread_group::size() const {
   switch (kind_) {
     case kind::grid: return static_cast<unsigned int>(static_cast<const grid_group*>(this)->size());
+    case kind::multi_grid: return static_cast<const multi_grid_group*>(this)->size();
     case kind::block: return __hipmem_cg::block_size();
     case kind::tile: return tile_;
     case kind::coalesced: return __popcll(mask_);
@@ -262,6 +391,7 @@ __device__ inline unsigned int thread_group::size() const {
 __device__ inline unsigned int thread_group::thread_rank() const {
   switch (kind_) {
     case kind::grid: return static_cast<unsigned int>(static_cast<const grid_group*>(this)->thread_rank());
+    case kind::multi_grid: return static_cast<const multi_grid_group*>(this)->thread_rank();
     case kind::block: return __hipmem_cg::block_thread_rank();
     case kind::tile: return __hipmem_cg::block_thread_rank() & (tile_ - 1);
     case kind::coalesced: return __popcll(mask_ & __hipmem_cg::lanes_below());
@@ -272,6 +402,7 @@ __device__ inline unsigned int thread_group::thread_rank() const {
 __device__ inline bool thread_group::is_valid() const {
   switch (kind_) {
     case kind::grid: return __hipmem_cg::grid_workspace() != nullptr;
+    case kind::multi_grid: return __hipmem_cg::multi_grid_valid();
     case kind::coalesced: return mask_ != 0;
     default: return true;
   }
@@ -280,6 +411,7 @@ __device__ inline bool thread_group::is_valid() const {
 __device__ inline void thread_group::sync() const {
   switch (kind_) {
     case kind::grid: static_cast<const grid_group*>(this)->sync(); break;
+    case kind::multi_grid: static_cast<const multi_grid_group*>(this)->sync(); break;
     case kind::block: __syncthreads(); break;
     case kind::tile:
     case kind::coalesced: __hipmem_cg::wave_sync(); break;
@@ -288,6 +420,7 @@ __device__ inline void thread_group::sync() const {
 
 __device__ inline thread_block this_thread_block() { return thread_block(); }
 __device__ inline grid_group this_grid() { return grid_group(); }
+__device__ inline multi_grid_group this_multi_grid() { return multi_grid_group(); }
 __device__ inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
 
 template <unsigned int N>
