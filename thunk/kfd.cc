@@ -2,6 +2,7 @@
 // (topology.c), and the apertures set up at open (fmm.c hsakmt_fmm_init_process_apertures). Memory is in
 // kfd_memory.cc, the event page in kfd_events.cc and doorbells in kfd_doorbells.cc.
 #include <algorithm>
+#include <cerrno>
 #include <memory>
 #include <span>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/default_kfd_device.h"
+#include "thunk/errno_status.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/host_cpu.h"
 #include "thunk/ioctl.h"
@@ -56,8 +58,9 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open() {
 
 namespace {
 
-// libhsakmt answers ERROR for a setup ioctl of the open that the kernel refused, whatever the errno
-// (version.c hsakmt_init_kfd_version, fmm.c's apertures and ACQUIRE_VM): an ENOMEM there is not NO_MEMORY.
+// libhsakmt answers ERROR for a setup call of the open that the kernel refused, whatever the errno
+// (version.c hsakmt_init_kfd_version, topology.c's render nodes, fmm.c's apertures and ACQUIRE_VM): an ENOMEM there
+// is not NO_MEMORY.
 absl::Status OpenSetupStatus(absl::Status status) {
   return status.ok() ? status : WithHsakmtStatus(std::move(status), HSAKMT_STATUS_ERROR);
 }
@@ -82,9 +85,12 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
   for (const NodeProperties& node : topology.nodes) {
     if (!node.is_gpu()) continue;
     const auto minor = static_cast<uint32_t>(node.Get("drm_render_minor"));
-    // Like libhsakmt, a GPU whose render node cannot be opened is not usable and is skipped.
+    // Like libhsakmt (topology.c topology_sysfs_check_node_supported), a GPU whose render node is absent or not ours
+    // (ENOENT, EPERM) is skipped; any other failure (ENOMEM, EMFILE) fails the open with ERROR.
     absl::StatusOr<int> fd = device->OpenRenderNode(minor);
     if (!fd.ok()) {
+      const int err = ToErrno(fd.status());
+      if (err != ENOENT && err != EPERM) return OpenSetupStatus(fd.status());
       HIPMEM_LOG(kWarning, "skipping node ", node.id.raw(), ": ", fd.status().message());
       continue;
     }
