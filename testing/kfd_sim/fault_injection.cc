@@ -23,6 +23,27 @@ std::string EntryName(const CountedEntry& entry) {
   return "?";
 }
 
+FaultPlan ResourceFaultPlan(uint64_t fail_at) {
+  return FaultPlan{.fail_at = fail_at,
+                   .skip_ioctl_nrs = {kfd_uapi::kWaitEvents.nr, kfd_uapi::kGetVersion.nr, kfd_uapi::kGetClockCounters.nr,
+                                      kfd_uapi::kSetEvent.nr, kfd_uapi::kResetEvent.nr, kfd_uapi::kFreeMemoryOfGpu.nr,
+                                      kfd_uapi::kDestroyEvent.nr, kfd_uapi::kDestroyQueue.nr}};
+}
+
+FaultPlan ResourceFaultPlanWithoutEvents(uint64_t fail_at) {
+  FaultPlan plan = ResourceFaultPlan(fail_at);
+  plan.skip_ioctl_nrs.push_back(kfd_uapi::kCreateEvent.nr);
+  return plan;
+}
+
+FaultPlan EventsExhaustedPlan() {
+  return FaultPlan{.fail_at = 1,
+                   .fail_count = UINT64_MAX,
+                   .error = ENOSPC,
+                   .only_ioctl_nr = kfd_uapi::kCreateEvent.nr,
+                   .all_threads = true};
+}
+
 ScopedFaultInjection::ScopedFaultInjection(FaultPlan plan)
     : plan_(std::move(plan)), owner_(std::this_thread::get_id()) {
   InstallFaultInjector(this);

@@ -56,6 +56,19 @@ struct FaultPlan {
   bool all_threads = false;
 };
 
+// A plan failing only where amdkfd itself can fail a caller for want of memory: every entry but WAIT_EVENTS (see above)
+// and the ioctls that allocate nothing in the kernel and fail only for bad input: GET_VERSION, GET_CLOCK_COUNTERS,
+// SET_EVENT, RESET_EVENT and the releases FREE_MEMORY_OF_GPU, DESTROY_EVENT, DESTROY_QUEUE (kfd_chardev.c;
+// UNMAP_MEMORY_FROM_GPU does allocate its device array, and is counted). A runtime that cannot release
+// must leak or retry; sweeps that want to see that use FaultPlan{} and retry the releases themselves.
+FaultPlan ResourceFaultPlan(uint64_t fail_at = 0);
+// ResourceFaultPlan without CREATE_EVENT, for runtimes whose event creations come and go with a signal pool refilled by
+// whichever thread drops a signal (hsa/signal_allocator.h): EventsExhaustedPlan covers them instead.
+FaultPlan ResourceFaultPlanWithoutEvents(uint64_t fail_at = 0);
+// The KFD out of event slots for as long as it is armed: every CREATE_EVENT of every thread fails with ENOSPC
+// (kfd_events.c allocate_event_notification_slot).
+FaultPlan EventsExhaustedPlan();
+
 // Arms `plan` for its lifetime: the simulated KFD's entries (of every Simulator of this OS process) are counted
 // and the planned ones fail with plan.error, having done nothing. One at a time per process (a second one aborts).
 // Thread-safe.
