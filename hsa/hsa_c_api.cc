@@ -18,7 +18,11 @@ using hipmem::hsa::ToHsaStatus;
 
 extern "C" {
 
-hsa_status_t HSA_API hsa_init(void) { return ToHsaStatus(hipmem::hsa::AcquireSharedRuntime()); }
+hsa_status_t HSA_API hsa_init(void) {
+  // ROCr's Runtime::Acquire answers OUT_OF_RESOURCES for whatever made the first load fail (the KFD's open, its
+  // setup ioctls, the topology), whichever code the layer below gave.
+  return hipmem::hsa::AcquireSharedRuntime().ok() ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+}
 
 hsa_status_t HSA_API hsa_shut_down(void) { return ToHsaStatus(hipmem::hsa::ReleaseSharedRuntime()); }
 

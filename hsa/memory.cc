@@ -368,7 +368,12 @@ absl::Status MemoryManager::Unlock(void* host) {
   auto it = locks_.find(DeviceAddress::FromPointer(host).raw());
   // amd_memory_region.cpp MemoryRegion::Unlock: memory nobody locked has nothing to deregister, and succeeds.
   if (it == locks_.end()) return absl::OkStatus();
-  RETURN_IF_ERROR(Annotate(kfd_->UnmapMemoryFromGpu(DeviceAddress::FromPointer(host)), context));
+  // As MemoryRegion::Unlock, a failed unmap (the kernel out of memory) does not keep the pages pinned: the
+  // deregistration's free unmaps the buffer from every GPU anyway. Returning here instead leaked it for good, since
+  // callers (the blit manager's chunks) cannot retry.
+  if (absl::Status unmapped = kfd_->UnmapMemoryFromGpu(DeviceAddress::FromPointer(host)); !unmapped.ok()) {
+    HIPMEM_LOG(kWarning, context, ": ", unmapped.message());
+  }
   RETURN_IF_ERROR(Annotate(kfd_->DeregisterMemory(host), context));
   if (--it->second == 0) locks_.erase(it);
   return absl::OkStatus();

@@ -2,6 +2,7 @@
 // (topology.c), and the apertures set up at open (fmm.c hsakmt_fmm_init_process_apertures). Memory is in
 // kfd_memory.cc, the event page in kfd_events.cc and doorbells in kfd_doorbells.cc.
 #include <algorithm>
+#include <cerrno>
 #include <memory>
 #include <span>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "base/trace.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/default_kfd_device.h"
+#include "thunk/errno_status.h"
 #include "thunk/hsakmt_status.h"
 #include "thunk/host_cpu.h"
 #include "thunk/ioctl.h"
@@ -54,9 +56,20 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open() {
   return Open(std::move(device));
 }
 
+namespace {
+
+// libhsakmt answers ERROR for a setup call of the open that the kernel refused, whatever the errno
+// (version.c hsakmt_init_kfd_version, topology.c's render nodes, fmm.c's apertures and ACQUIRE_VM): an ENOMEM there
+// is not NO_MEMORY.
+absl::Status OpenSetupStatus(absl::Status status) {
+  return status.ok() ? status : WithHsakmtStatus(std::move(status), HSAKMT_STATUS_ERROR);
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device) {
   kfd_uapi::GetVersionArgs version{};
-  RETURN_IF_ERROR(Ioctl(*device, kfd_uapi::kGetVersion, version));
+  RETURN_IF_ERROR(OpenSetupStatus(Ioctl(*device, kfd_uapi::kGetVersion, version)));
   if (version.major_version != kfd_uapi::kIoctlMajorVersion) {
     return WithHsakmtStatus(absl::FailedPreconditionError(absl::StrCat("KFD ioctl version ", version.major_version, ".",
                                                                        version.minor_version, ": need major 1")),
@@ -72,9 +85,12 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
   for (const NodeProperties& node : topology.nodes) {
     if (!node.is_gpu()) continue;
     const auto minor = static_cast<uint32_t>(node.Get("drm_render_minor"));
-    // Like libhsakmt, a GPU whose render node cannot be opened is not usable and is skipped.
+    // Like libhsakmt (topology.c topology_sysfs_check_node_supported), a GPU whose render node is absent or not ours
+    // (ENOENT, EPERM) is skipped; any other failure (ENOMEM, EMFILE) fails the open with ERROR.
     absl::StatusOr<int> fd = device->OpenRenderNode(minor);
     if (!fd.ok()) {
+      const int err = ToErrno(fd.status());
+      if (err != ENOENT && err != EPERM) return OpenSetupStatus(fd.status());
       HIPMEM_LOG(kWarning, "skipping node ", node.id.raw(), ": ", fd.status().message());
       continue;
     }
@@ -89,7 +105,7 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
     kfd_uapi::GetProcessAperturesNewArgs args{};
     args.kfd_process_device_apertures_ptr = reinterpret_cast<uintptr_t>(apertures.data());
     args.num_of_nodes = static_cast<uint32_t>(apertures.size());
-    RETURN_IF_ERROR(Ioctl(*device, kfd_uapi::kGetProcessAperturesNew, args));
+    RETURN_IF_ERROR(OpenSetupStatus(Ioctl(*device, kfd_uapi::kGetProcessAperturesNew, args)));
     apertures.resize(std::min<size_t>(args.num_of_nodes, apertures.size()));
     for (const kfd_uapi::ProcessDeviceApertures& a : apertures) {
       svm_base = std::max(svm_base, DeviceAddress(a.gpuvm_base));
@@ -98,7 +114,8 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
   }
   for (const Gpu& gpu : gpus) {
     kfd_uapi::AcquireVmArgs args{static_cast<uint32_t>(gpu.render_fd), gpu.gpu_id.raw()};
-    RETURN_IF_ERROR(Annotate(Ioctl(*device, kfd_uapi::kAcquireVm, args), absl::StrCat("gpu_id=", gpu.gpu_id.raw())));
+    RETURN_IF_ERROR(OpenSetupStatus(
+        Annotate(Ioctl(*device, kfd_uapi::kAcquireVm, args), absl::StrCat("gpu_id=", gpu.gpu_id.raw()))));
   }
   const Bytes max_align(kPageSize.raw() << EnvUint64("HSA_MAX_VA_ALIGN", 9));
   const uint64_t guard_pages = EnvUint64("HSA_SVM_GUARD_PAGES", 1);

@@ -18,10 +18,12 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "testing/kfd_sim/engines/doorbell.h"
+#include "testing/kfd_sim/fault_hook.h"
 #include "testing/kfd_sim/held_dir.h"
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/errno_status.h"
+#include "thunk/hsakmt_status.h"
 #include "thunk/kfd_device_sim.h"
 
 namespace hipmem::thunk {
@@ -157,6 +159,11 @@ absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
 }
 
 absl::StatusOr<std::unique_ptr<KfdDevice>> OpenSimKfdDevice(std::shared_ptr<SimMachine> machine) {
+  // kfd_open failing (kfd_create_process: -ENOMEM) when a test injects it; answered as the Linux backend answers
+  // a failed open.
+  if (const int fault = kfd_sim::InjectedFault(kfd_sim::KernelEntry::kOpenKfd); fault != 0) {
+    return WithHsakmtStatus(FromErrno(fault, "open(/dev/kfd)"), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+  }
   std::unique_ptr<kfd_sim::SimFile> file = machine->simulator().Open();
   return std::make_unique<SimKfdDevice>(std::move(machine), std::move(file));
 }

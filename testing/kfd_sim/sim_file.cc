@@ -40,6 +40,7 @@
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
+#include "testing/kfd_sim/fault_hook.h"
 #include "testing/kfd_sim/gpu_page_table.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/sim_internal.h"
@@ -254,6 +255,8 @@ int SimFile::DispatchIoctl(unsigned long request, void* arg) {
   if (entry.handler == nullptr && entry.sleeping_handler == nullptr && entry.sized_handler == nullptr) return -ENOTTY;
   // Only the process that opened /dev/kfd may use it; a forked child must open its own.
   if (CurrentPid() != opener_pid_) return -EBADF;
+  // A test's injected failure (fault_hook.h): the handler fails for lack of resources before changing anything.
+  if (const int fault = InjectedFault(KernelEntry::kIoctl, nr); fault != 0) return -fault;
 
   // Size tolerance: copy the caller's usize bytes in, zero up to max(usize, sizeof(Args)), run the
   // handler, copy usize bytes back. Older (shorter) and newer (longer) structs both work.
@@ -285,6 +288,7 @@ int SimFile::DispatchIoctl(unsigned long request, void* arg) {
 
 int SimFile::OpenRenderNode(uint32_t drm_render_minor) {
   if (CurrentPid() != opener_pid_) return -EBADF;  // as MmapBo: the parent's process is not the child's
+  if (const int fault = InjectedFault(KernelEntry::kOpenRenderNode); fault != 0) return -fault;
   ScopedReaderLock world(&sim_->world_mu_);
   ScopedLock lock(&mu_);
   const std::vector<GpuConfig>& gpus = sim_->topology_.gpus;
@@ -301,6 +305,7 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
   // the parent's simulated process, whose state the child's copy must never touch (its locks may have been
   // held by parent threads at fork()). Checked before any lock, as Ioctl.
   if (CurrentPid() != opener_pid_) return -EBADF;
+  if (const int fault = InjectedFault(KernelEntry::kMmap); fault != 0) return -fault;
   ScopedReaderLock world(&sim_->world_mu_);
   ScopedLock lock(&mu_);
   ProcessState& process = *state_;
@@ -347,6 +352,7 @@ int SimFile::MmapBo(int render_fd, void* addr, uint64_t size, int prot, uint64_t
 int SimFile::MmapKfd(void* addr, uint64_t size, int prot, uint64_t mmap_offset) {
   // kfd_mmap looks up the caller's own KFD process: a forked child that opened none has none (-ESRCH).
   if (CurrentPid() != opener_pid_) return -ESRCH;
+  if (const int fault = InjectedFault(KernelEntry::kMmap); fault != 0) return -fault;
   ScopedReaderLock world(&sim_->world_mu_);
   ScopedLock lock(&mu_);
   const uint64_t addr_raw = reinterpret_cast<uintptr_t>(addr);

@@ -1,0 +1,210 @@
+// Issue #24: the hsaKmt C API when the KFD fails a call for lack of resources. Every kernel entry of a scenario is
+// failed in turn (testing/kfd_sim/fault_injection.h): the call that met it answers libhsakmt's error code, the
+// simulated kernel holds nothing more than before the scenario once the caller has released what it got, and the
+// same scenario then succeeds with correct data.
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "gtest/gtest.h"
+#include "hsakmt/hsakmt.h"
+#include "kfd_uapi/kfd_ioctl.h"
+#include "testing/kfd_sim/fault_injection.h"
+#include "thunk/kfd_device_sim.h"
+
+namespace {
+
+using ::hipmem::kfd_sim::CountedEntry;
+using ::hipmem::kfd_sim::CountEntries;
+using ::hipmem::kfd_sim::EntryName;
+using ::hipmem::kfd_sim::FaultPlan;
+using ::hipmem::kfd_sim::ScopedFaultInjection;
+using ::hipmem::kfd_sim::SimUsage;
+using ::hipmem::kfd_sim::UsageOf;
+namespace uapi = ::hipmem::kfd_uapi;
+
+hipmem::kfd_sim::Simulator& Sim() {
+  auto machine = hipmem::thunk::SimMachine::Default();
+  EXPECT_TRUE(machine.ok()) << machine.status();
+  return (*machine)->simulator();
+}
+SimUsage Usage() { return UsageOf(Sim().Snapshot()); }
+
+// The first failure of a scenario: which call, and what it answered.
+struct Outcome {
+  std::string call;
+  HSAKMT_STATUS status = HSAKMT_STATUS_SUCCESS;
+  bool ok() const { return status == HSAKMT_STATUS_SUCCESS; }
+};
+#define RETURN_IF_FAILED(call_expr)                                     \
+  do {                                                                  \
+    const HSAKMT_STATUS s_ = (call_expr);                               \
+    if (s_ != HSAKMT_STATUS_SUCCESS) return Outcome{#call_expr, s_};     \
+  } while (0)
+
+HSAuint32 FirstGpuNode() {
+  HsaSystemProperties sys{};
+  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
+  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
+    HsaNodeProperties props{};
+    if (hsaKmtGetNodeProperties(n, &props) == HSAKMT_STATUS_SUCCESS && props.KFDGpuID != 0) return n;
+  }
+  return 0;
+}
+
+// hsaKmtOpenKFD and hsaKmtCloseKFD: the open reads the topology, acquires every GPU's VM and sets up the
+// apertures.
+Outcome OpenClose() {
+  RETURN_IF_FAILED(hsaKmtOpenKFD());
+  HsaSystemProperties sys{};
+  const HSAKMT_STATUS props = hsaKmtAcquireSystemProperties(&sys);
+  const HSAKMT_STATUS closed = hsaKmtCloseKFD();
+  if (props != HSAKMT_STATUS_SUCCESS) return Outcome{"hsaKmtAcquireSystemProperties", props};
+  if (closed != HSAKMT_STATUS_SUCCESS) return Outcome{"hsaKmtCloseKFD", closed};
+  if (sys.NumNodes < 2) return Outcome{"NumNodes < 2", HSAKMT_STATUS_ERROR};
+  return Outcome{};
+}
+
+// With the KFD open: a host-visible VRAM buffer and a system-memory buffer, mapped to the GPU, written and read by
+// the CPU, an event created, set and waited on, everything released again. A release that fails is retried once, as
+// libhsakmt keeps the object of a failed free or destroy (fmm.c __fmm_release, events.c hsaKmtDestroyEvent) so that
+// the caller can.
+Outcome MemoryAndEvents(HSAuint32 gpu) {
+  constexpr HSAuint64 kBytes = 2 << 20;
+  HsaMemFlags vram{};
+  vram.ui32.NonPaged = 1;
+  vram.ui32.NoSubstitute = 1;
+  vram.ui32.HostAccess = 1;
+  HsaMemFlags system{};
+  system.ui32.PageSize = HSA_PAGE_SIZE_4KB;
+  system.ui32.HostAccess = 1;
+  system.ui32.NoSubstitute = 1;
+  Outcome first;
+  auto note = [&](const char* call, HSAKMT_STATUS s) {
+    if (s != HSAKMT_STATUS_SUCCESS && first.ok()) first = Outcome{call, s};
+    return s == HSAKMT_STATUS_SUCCESS;
+  };
+  auto release = [&](const char* call, auto&& op) {
+    if (!note(call, op())) {
+      EXPECT_EQ(op(), HSAKMT_STATUS_SUCCESS) << call << " retried";
+    }
+  };
+
+  void* buffers[2] = {nullptr, nullptr};
+  const HsaMemFlags flags[2] = {vram, system};
+  const HSAuint32 nodes[2] = {gpu, 0};
+  const char* const alloc_names[2] = {"hsaKmtAllocMemory(VRAM)", "hsaKmtAllocMemory(system)"};
+  bool mapped[2] = {false, false};
+  HsaEvent* event = nullptr;
+  for (int i = 0; i < 2 && first.ok(); ++i) {
+    if (!note(alloc_names[i], hsaKmtAllocMemory(nodes[i], kBytes, flags[i], &buffers[i]))) {
+      if (buffers[i] != nullptr) first = Outcome{"failed alloc left an address", HSAKMT_STATUS_ERROR};
+      break;
+    }
+    HSAuint64 va = 0;
+    mapped[i] = note("hsaKmtMapMemoryToGPU", hsaKmtMapMemoryToGPU(buffers[i], kBytes, &va));
+    if (!mapped[i]) break;
+    if (va != reinterpret_cast<uintptr_t>(buffers[i])) first = Outcome{"GPU VA != CPU VA", HSAKMT_STATUS_ERROR};
+    auto* bytes = static_cast<uint8_t*>(buffers[i]);
+    for (HSAuint64 b = 0; b < kBytes; b += 4096) bytes[b] = static_cast<uint8_t>(b / 4096 + i);
+    for (HSAuint64 b = 0; b < kBytes && first.ok(); b += 4096) {
+      if (bytes[b] != static_cast<uint8_t>(b / 4096 + i)) first = Outcome{"read back", HSAKMT_STATUS_ERROR};
+    }
+  }
+  if (first.ok()) {
+    HsaEventDescriptor descriptor{};
+    descriptor.EventType = HSA_EVENTTYPE_SIGNAL;
+    descriptor.NodeId = gpu;
+    if (!note("hsaKmtCreateEvent", hsaKmtCreateEvent(&descriptor, true, false, &event)) && event != nullptr) {
+      first = Outcome{"failed create left an event", HSAKMT_STATUS_ERROR};
+      event = nullptr;
+    }
+    if (first.ok() && note("hsaKmtSetEvent", hsaKmtSetEvent(event))) {
+      note("hsaKmtWaitOnEvent", hsaKmtWaitOnEvent(event, 0));
+    }
+  }
+  if (event != nullptr) release("hsaKmtDestroyEvent", [&] { return hsaKmtDestroyEvent(event); });
+  for (int i = 1; i >= 0; --i) {
+    if (mapped[i]) release("hsaKmtUnmapMemoryToGPU", [&] { return hsaKmtUnmapMemoryToGPU(buffers[i]); });
+    if (buffers[i] != nullptr) release("hsaKmtFreeMemory", [&] { return hsaKmtFreeMemory(buffers[i], kBytes); });
+  }
+  return first;
+}
+
+// libhsakmt's answer when the kernel fails the call: hsaKmtAllocMemory answers NO_MEMORY for VRAM and ERROR for
+// system memory (memory.c hsaKmtAllocMemoryAlign: fmm_allocate_device / fmm_allocate_host returning NULL); every
+// other call here answers ERROR for a failed ioctl.
+HSAKMT_STATUS ExpectedStatus(const std::string& call) {
+  return call == "hsaKmtAllocMemory(VRAM)" ? HSAKMT_STATUS_NO_MEMORY : HSAKMT_STATUS_ERROR;
+}
+
+std::string Describe(const std::vector<CountedEntry>& entries) {
+  std::string out;
+  for (const CountedEntry& e : entries) out += EntryName(e) + " ";
+  return out;
+}
+
+TEST(HsakmtFaultTest, OpenKfdFailingAtEveryKernelEntryAnswersAnErrorAndLeavesNothing) {
+  const SimUsage start = Usage();
+  absl::StatusOr<std::vector<CountedEntry>> entries = CountEntries(FaultPlan{}, [] { EXPECT_TRUE(OpenClose().ok()); });
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_GE(entries->size(), 3u) << Describe(*entries);
+  for (size_t k = 1; k <= entries->size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "failing entry " << k << " of " << entries->size() << ": "
+                                    << EntryName((*entries)[k - 1]));
+    Outcome outcome;
+    {
+      ScopedFaultInjection fault(FaultPlan{.fail_at = k});
+      outcome = OpenClose();
+      EXPECT_EQ(fault.failed(), 1u);
+    }
+    EXPECT_EQ(outcome.call, "hsaKmtOpenKFD()");
+    // openclose.c: a failed open of /dev/kfd is KERNEL_IO_CHANNEL_NOT_OPENED; a failed setup call of the open
+    // (GET_VERSION, a render node failing otherwise than ENOENT/EPERM, the apertures, ACQUIRE_VM) is ERROR.
+    EXPECT_EQ(outcome.status, (*entries)[k - 1].entry == hipmem::kfd_sim::KernelEntry::kOpenKfd
+                                  ? HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED
+                                  : HSAKMT_STATUS_ERROR);
+    // A failed open keeps nothing: the process is closed and a later open starts afresh.
+    EXPECT_EQ(Usage(), start);
+    HsaVersionInfo v{};
+    EXPECT_EQ(hsaKmtGetVersion(&v), HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+    const Outcome again = OpenClose();
+    EXPECT_TRUE(again.ok()) << again.call << " answered " << again.status;
+    EXPECT_EQ(Usage(), start);
+  }
+}
+
+TEST(HsakmtFaultTest, MemoryAndEventsFailingAtEveryKernelEntryAnswerAnErrorAndLeaveNothing) {
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  absl::Cleanup close = [] { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); };
+  const HSAuint32 gpu = FirstGpuNode();
+  ASSERT_NE(gpu, 0u);
+  // The first run of the scenario may set up what stays for the process (the event page): not part of the count.
+  ASSERT_TRUE(MemoryAndEvents(gpu).ok());
+  const SimUsage start = Usage();
+  absl::StatusOr<std::vector<CountedEntry>> entries =
+      CountEntries(FaultPlan{}, [&] { EXPECT_TRUE(MemoryAndEvents(gpu).ok()); });
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_GE(entries->size(), 6u) << Describe(*entries);
+  for (size_t k = 1; k <= entries->size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "failing entry " << k << " of " << entries->size() << ": "
+                                    << EntryName((*entries)[k - 1]));
+    Outcome outcome;
+    {
+      ScopedFaultInjection fault(FaultPlan{.fail_at = k});
+      outcome = MemoryAndEvents(gpu);
+      EXPECT_EQ(fault.failed(), 1u);
+    }
+    EXPECT_FALSE(outcome.ok());
+    EXPECT_EQ(outcome.status, ExpectedStatus(outcome.call)) << outcome.call;
+    EXPECT_EQ(Usage(), start);
+    const Outcome again = MemoryAndEvents(gpu);
+    EXPECT_TRUE(again.ok()) << again.call << " answered " << again.status;
+    EXPECT_EQ(Usage(), start);
+  }
+}
+
+}  // namespace
