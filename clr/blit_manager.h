@@ -139,8 +139,8 @@ class BlitManager {
   // One command at a time (CLR holds the queue lock around a command): threads sharing a stream, the null
   // stream above all, take turns here, which keeps the staging ring's chunk bookkeeping below consistent.
   absl::Mutex mu_;
-  std::array<std::optional<Marker>, kStagingChunks> chunk_use_;  // under mu_
-  int next_chunk_ = 0;                                             // under mu_
+  std::array<std::optional<Marker>, kStagingChunks> chunk_use_ ABSL_GUARDED_BY(mu_);
+  int next_chunk_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace hipmem::clr

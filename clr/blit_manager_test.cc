@@ -46,12 +46,12 @@ class BlitManagerTest : public ::testing::Test {
   }
 
   DeviceAddress Vram(Bytes size, const Device* device = nullptr) {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocDevice(device != nullptr ? *device : *device_, size, 0);
+    absl::StatusOr<DeviceAddress> a = Released(ctx_->AllocDevice(device != nullptr ? *device : *device_, size, 0));
     EXPECT_THAT(a, IsOk());
     return a.value_or(DeviceAddress(0));
   }
   uint8_t* Pinned(Bytes size) {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocHost(*device_, size, HostCoherence::kCoherent, 0);
+    absl::StatusOr<DeviceAddress> a = Released(ctx_->AllocHost(*device_, size, HostCoherence::kCoherent, 0));
     EXPECT_THAT(a, IsOk());
     return a.ok() ? static_cast<uint8_t*>(a->ToPointer()) : nullptr;
   }

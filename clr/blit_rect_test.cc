@@ -90,7 +90,7 @@ class BlitRectTest : public ::testing::Test {
 
   // VRAM holding `contents`.
   DeviceAddress Vram(const std::vector<uint8_t>& contents) {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocDevice(*device_, Bytes(contents.size()), 0);
+    absl::StatusOr<DeviceAddress> a = Released(ctx_->AllocDevice(*device_, Bytes(contents.size()), 0));
     EXPECT_THAT(a, IsOk());
     if (!a.ok()) return DeviceAddress(0);
     EXPECT_THAT(blit_->Copy(*a, Addr(contents.data()), Bytes(contents.size())), IsOk());
@@ -103,7 +103,7 @@ class BlitRectTest : public ::testing::Test {
     return out;
   }
   uint8_t* Pinned(size_t size) {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocHost(*device_, Bytes(size), HostCoherence::kCoherent, 0);
+    absl::StatusOr<DeviceAddress> a = Released(ctx_->AllocHost(*device_, Bytes(size), HostCoherence::kCoherent, 0));
     EXPECT_THAT(a, IsOk());
     return a.ok() ? static_cast<uint8_t*>(a->ToPointer()) : nullptr;
   }

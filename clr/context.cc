@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "clr/visible_devices.h"
@@ -133,8 +134,43 @@ hsa::PoolId Context::DevicePool(const Device& device, DeviceGrain grain) {
   return device.device_pool;
 }
 
-absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
-                                                   DeviceMemoryOptions options) {
+Allocation::Allocation(Allocation&& other) noexcept
+    : context_(std::exchange(other.context_, nullptr)), address_(other.address_) {}
+
+Allocation& Allocation::operator=(Allocation&& other) noexcept {
+  if (this != &other) {
+    Allocation old(std::move(*this));  // frees what this held when it goes
+    context_ = std::exchange(other.context_, nullptr);
+    address_ = other.address_;
+  }
+  return *this;
+}
+
+Allocation::~Allocation() {
+  if (context_ == nullptr) return;
+  if (absl::Status s = context_->Free(address_); !s.ok()) {
+    HIPMEM_LOG(kError, "freeing ", AddressText(address_), ": ", s.message());
+  }
+}
+
+DeviceAddress Allocation::Release() && {
+  context_ = nullptr;
+  return address_;
+}
+
+absl::Status Allocation::Free() && {
+  Context* context = std::exchange(context_, nullptr);
+  if (context == nullptr) return absl::FailedPreconditionError("Allocation::Free: nothing owned");
+  return context->Free(address_);
+}
+
+absl::StatusOr<DeviceAddress> Released(absl::StatusOr<Allocation> allocation) {
+  if (!allocation.ok()) return allocation.status();
+  return std::move(*allocation).Release();
+}
+
+absl::StatusOr<Allocation> Context::AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
+                                                DeviceMemoryOptions options) {
   TraceSlice trace_slice(TraceCategory::kClr, "Context::AllocDevice");
   if (size > device.max_alloc_size) {
     return absl::ResourceExhaustedError(absl::StrCat("device allocation of ", size.raw(), " B exceeds the ",
@@ -148,6 +184,7 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
   auto memory = std::make_unique<Memory>(std::move(allocation), runtime_.get(),
                                          MemoryDesc{{base, size}, base, MemoryKind::kDevice, device.ordinal, user_flags, pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
+  Allocation owned(this, base);
   if (TraceEnabled()) {
     Trace(Layer::kClr, "device memory ", size.raw(), " B at ", AddressText(base), " on device ", device.ordinal);
   }
@@ -158,14 +195,10 @@ absl::StatusOr<DeviceAddress> Context::AllocDevice(const Device& device, Bytes s
     LightLock lock(&peers_mu_);
     const std::vector<hsa::AgentId> peers = PeerAgentsLocked(device.ordinal);
     if (!peers.empty()) {
-      absl::Status granted = runtime_->memory().AllowAccess(peers, base);
-      if (!granted.ok()) {
-        (void)Free(base);
-        return granted;
-      }
+      RETURN_IF_ERROR(runtime_->memory().AllowAccess(peers, base));  // `owned` frees it
     }
   }
-  return base;
+  return owned;
 }
 
 std::vector<hsa::AgentId> Context::PeerAgentsLocked(int owner) const {
@@ -233,8 +266,8 @@ absl::StatusOr<Context::PeerLink> Context::GetPeerLink(const Device& device, con
   return PeerLink{static_cast<uint32_t>(first.type), distance / one_hop, first.atomics_32bit || first.atomics_64bit};
 }
 
-absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
-                                                 uint32_t user_flags) {
+absl::StatusOr<Allocation> Context::AllocHost(const Device& device, Bytes size, HostCoherence coherence,
+                                              uint32_t user_flags) {
   TraceSlice trace_slice(TraceCategory::kClr, "Context::AllocHost");
   hsa::PoolId pool = coherence == HostCoherence::kNonCoherent ? device.host_coarse_pool : device.host_pool;
   if (coherence == HostCoherence::kUncached && device.host_uncached_pool.has_value()) pool = *device.host_uncached_pool;
@@ -247,7 +280,7 @@ absl::StatusOr<DeviceAddress> Context::AllocHost(const Device& device, Bytes siz
         coherence == HostCoherence::kCoherent     ? " (fine-grained)"
         : coherence == HostCoherence::kUncached ? " (uncached)"
                                                 : " (coarse-grained)");
-  return base;
+  return Allocation(this, base);
 }
 
 absl::Status Context::Free(DeviceAddress base) {

@@ -72,6 +72,38 @@ struct MemInfo {
   Bytes total;
 };
 
+class Context;
+
+// One allocation a Context made (AllocDevice, AllocHost), owned: the destructor frees it through the context
+// (Context::Free), which must outlive it. Its memory object stays in the context's map, so pointer lookups find
+// it meanwhile. The C entry points hand the address to the caller with Release() &&; the context then keeps the
+// memory until hipFree (Context::Free) or its own end. Move-only; thread-compatible.
+class Allocation {
+ public:
+  Allocation(Allocation&& other) noexcept;
+  Allocation& operator=(Allocation&& other) noexcept;
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+  ~Allocation();
+
+  DeviceAddress address() const { return address_; }
+  // Gives the allocation up to the context and returns its address (an owner's into_raw).
+  [[nodiscard]] DeviceAddress Release() &&;
+  // Frees it now and reports Context::Free's result. kFailedPrecondition when empty.
+  absl::Status Free() &&;
+
+ private:
+  friend class Context;
+  Allocation(Context* context, DeviceAddress address) : context_(context), address_(address) {}
+
+  Context* context_;  // Not owned; must outlive this. Null once empty.
+  DeviceAddress address_;
+};
+
+// Returns the allocation's address, given up to the context (Allocation::Release), or its error. For callers that
+// hand the address out as hipMalloc does: the context keeps the memory until Context::Free or its own end.
+absl::StatusOr<DeviceAddress> Released(absl::StatusOr<Allocation> allocation);
+
 class Context {
  public:
   // Creates the HSA runtime and one Device per GPU agent. kNotFound when the machine has no GPU.
@@ -108,8 +140,8 @@ class Context {
   // the runtime is out of memory.
   // `options` picks the pool as ROCclr's deviceLocalAlloc does: a grain whose pool the device lacks falls back to
   // coarse-grained VRAM.
-  absl::StatusOr<DeviceAddress> AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
-                                            DeviceMemoryOptions options = {});
+  absl::StatusOr<Allocation> AllocDevice(const Device& device, Bytes size, uint32_t user_flags,
+                                         DeviceMemoryOptions options = {});
   // The pool AllocDevice takes for `grain` on `device`.
   static hsa::PoolId DevicePool(const Device& device, DeviceGrain grain);
 
@@ -119,8 +151,8 @@ class Context {
 
   // Allocates host memory every GPU can reach. kResourceExhausted when out of memory; kUncached falls back to
   // the fine-grained pool when the CPU has no extended-scope one.
-  absl::StatusOr<DeviceAddress> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
-                                          uint32_t user_flags);
+  absl::StatusOr<Allocation> AllocHost(const Device& device, Bytes size, HostCoherence coherence,
+                                       uint32_t user_flags);
 
   // Records a memory object made outside the context (a managed buffer, clr/svm.h). kAlreadyExists when it overlaps
   // one already known.

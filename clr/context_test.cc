@@ -31,6 +31,52 @@ class ContextTest : public ::testing::Test {
   const Device* device_ = nullptr;
 };
 
+// The owner suite (STYLE.md section 8) for Allocation.
+TEST_F(ContextTest, AllocationOwnerFreesWhenDestroyed) {
+  DeviceAddress base(0);
+  {
+    ASSERT_OK_AND_ASSIGN(Allocation memory, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+    base = memory.address();
+    EXPECT_TRUE(ctx_->Find(base).has_value());
+  }
+  EXPECT_FALSE(ctx_->Find(base).has_value());
+  ASSERT_OK_AND_ASSIGN(Allocation host, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0));
+  const DeviceAddress host_base = host.address();
+  { Allocation gone = std::move(host); }
+  EXPECT_FALSE(ctx_->Find(host_base).has_value()) << "host memory has the same owner";
+}
+
+TEST_F(ContextTest, AllocationMoveEmptiesTheSourceAndMoveAssignFreesTheOld) {
+  ASSERT_OK_AND_ASSIGN(Allocation a, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+  ASSERT_OK_AND_ASSIGN(Allocation b, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+  const DeviceAddress a_base = a.address();
+  const DeviceAddress b_base = b.address();
+  Allocation moved = std::move(a);
+  EXPECT_THAT(std::move(a).Free(), StatusIs(absl::StatusCode::kFailedPrecondition)) << "the source is empty";
+  EXPECT_TRUE(ctx_->Find(a_base).has_value());
+  moved = std::move(b);
+  EXPECT_FALSE(ctx_->Find(a_base).has_value()) << "move-assign frees what the target held";
+  EXPECT_TRUE(ctx_->Find(b_base).has_value());
+  Allocation& alias = moved;
+  moved = std::move(alias);
+  EXPECT_TRUE(ctx_->Find(b_base).has_value()) << "self-move keeps the allocation";
+  EXPECT_THAT(std::move(moved).Free(), IsOk());
+  EXPECT_FALSE(ctx_->Find(b_base).has_value());
+}
+
+TEST_F(ContextTest, AllocationFreeReportsAndReleaseHandsItToTheContext) {
+  ASSERT_OK_AND_ASSIGN(Allocation memory, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+  // hipDeviceReset frees the device's memory behind the owner's back: the owner's free reports it.
+  ASSERT_THAT(ctx_->FreeDeviceMemory(*device_), IsOk());
+  EXPECT_THAT(std::move(memory).Free(), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(Allocation kept, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+  const DeviceAddress kept_base = std::move(kept).Release();
+  EXPECT_TRUE(ctx_->Find(kept_base).has_value()) << "released memory stays the context's";
+  EXPECT_THAT(ctx_->Free(kept_base), IsOk());
+  EXPECT_THAT(Released(ctx_->AllocDevice(*device_, device_->max_alloc_size + Bytes(1), 0)),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
 TEST_F(ContextTest, DevicePicksDistinctVramAndHostPools) {
   EXPECT_NE(device_->device_pool, device_->host_pool);
   EXPECT_NE(device_->host_pool, device_->host_coarse_pool);
@@ -39,7 +85,7 @@ TEST_F(ContextTest, DevicePicksDistinctVramAndHostPools) {
 }
 
 TEST_F(ContextTest, InteriorPointersResolveToTheirObject) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress base, ctx_->AllocDevice(*device_, Bytes(10000), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress base, Released(ctx_->AllocDevice(*device_, Bytes(10000), 0)));
   std::optional<MemObjRef> ref = ctx_->Find(base + Bytes(1234));
   ASSERT_TRUE(ref.has_value());
   EXPECT_EQ(ref->desc.range.base, base);
@@ -54,8 +100,8 @@ TEST_F(ContextTest, InteriorPointersResolveToTheirObject) {
 }
 
 TEST_F(ContextTest, CopiesClassifyBothEnds) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes(4096), 0));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress host, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, Released(ctx_->AllocDevice(*device_, Bytes(4096), 0)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, Released(ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0)));
   std::vector<unsigned char> pageable(4096, 0x3c), back(4096, 0);
   const DeviceAddress p = DeviceAddress::FromPointer(pageable.data());
   const DeviceAddress b = DeviceAddress::FromPointer(back.data());
@@ -78,7 +124,7 @@ TEST_F(ContextTest, OversizedAllocationFailsWithoutReachingTheDriver) {
 TEST_F(ContextTest, MemInfoFreeDropsByTheAllocationAndComesBack) {
   ASSERT_OK_AND_ASSIGN(MemInfo before, ctx_->GetMemInfo(*device_));
   EXPECT_EQ(before.total, device_->global_mem_size);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes::MiB(8), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, Released(ctx_->AllocDevice(*device_, Bytes::MiB(8), 0)));
   ASSERT_OK_AND_ASSIGN(MemInfo during, ctx_->GetMemInfo(*device_));
   EXPECT_EQ(before.free - during.free, Bytes::MiB(8));
   ASSERT_THAT(ctx_->Free(dev), IsOk());
@@ -87,7 +133,7 @@ TEST_F(ContextTest, MemInfoFreeDropsByTheAllocationAndComesBack) {
 
 TEST_F(ContextTest, DestroyingTheContextFreesLiveObjects) {
   ASSERT_OK_AND_ASSIGN(MemInfo before, ctx_->GetMemInfo(*device_));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes::MiB(2), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, Released(ctx_->AllocDevice(*device_, Bytes::MiB(2), 0)));
   (void)dev;
   ctx_.reset();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Context> again, Context::Create());
@@ -108,7 +154,7 @@ TEST_F(ContextTest, RegisteredMemoryIsCopiedThroughAndReleasedByUnregister) {
   EXPECT_EQ(ref->desc.gpu_address, gpu);
 
   // Registered memory is host memory to a copy, and the copy reaches the caller's own bytes.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, ctx_->AllocDevice(*device_, Bytes(kSize), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress dev, Released(ctx_->AllocDevice(*device_, Bytes(kSize), 0)));
   EXPECT_THAT(ctx_->Copy(dev, host, Bytes(kSize)), IsOkAndHolds(CopyDirection::kHostToDevice));
   EXPECT_THAT(ctx_->Copy(DeviceAddress::FromPointer(back.data()), dev, Bytes(kSize)),
               IsOkAndHolds(CopyDirection::kDeviceToHost));
@@ -139,7 +185,7 @@ TEST_F(ContextTest, RegisteringRefusesBadAndOverlappingRanges) {
   EXPECT_THAT(ctx_->RegisterHost(*device_, host, Bytes(4096), 0), StatusIs(absl::StatusCode::kAlreadyExists));
   EXPECT_THAT(ctx_->RegisterHost(*device_, host + Bytes(4095), Bytes(100), 0),
               StatusIs(absl::StatusCode::kAlreadyExists));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress pinned, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress pinned, Released(ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0)));
   EXPECT_THAT(ctx_->RegisterHost(*device_, pinned, Bytes(4096), 0), StatusIs(absl::StatusCode::kAlreadyExists))
       << "memory the runtime allocated is already known";
   EXPECT_THAT(ctx_->UnregisterHost(host), IsOk());

@@ -11,6 +11,9 @@
 namespace hipmem::clr {
 namespace {
 
+// The payload marking a GPU memory fault; its value says nothing more.
+constexpr absl::string_view kGpuMemoryFaultPayloadUrl = "hipmem/gpu_memory_fault";
+
 std::string ReasonText(uint32_t mask) {
   std::string out;
   auto add = [&](uint32_t bit, const char* what) {
@@ -28,6 +31,16 @@ std::string ReasonText(uint32_t mask) {
 }
 
 }  // namespace
+
+absl::Status GpuMemoryFaultError(absl::string_view message) {
+  absl::Status status = absl::AbortedError(message);
+  status.SetPayload(kGpuMemoryFaultPayloadUrl, absl::Cord());
+  return status;
+}
+
+bool IsGpuMemoryFault(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kAborted && status.GetPayload(kGpuMemoryFaultPayloadUrl).has_value();
+}
 
 absl::StatusOr<std::unique_ptr<DeviceFaults>> DeviceFaults::Create(hsa::Runtime& runtime) {
   std::unique_ptr<DeviceFaults> faults(new DeviceFaults());
@@ -72,7 +85,7 @@ void DeviceFaults::OnFault(const hsa::GpuMemoryFault& fault) {
     ScopedLock lock(&mu_);
     auto [it, first] = errors_.try_emplace(
         fault.agent.raw(),
-        absl::AbortedError(absl::StrCat("GPU memory fault on agent ", fault.agent.raw(), " at 0x",
+        GpuMemoryFaultError(absl::StrCat("GPU memory fault on agent ", fault.agent.raw(), " at 0x",
                                         absl::Hex(fault.virtual_address), " (", ReasonText(fault.reason_mask),
                                         "): the device's queued work is lost")));
     error = it->second;

@@ -10,7 +10,7 @@
 // The error: CLR aborts the process from its queue error callback, and ROCr aborts on a fault nobody
 // handles; a library must not end its host program. CUDA's answer is kept instead: the fault is sticky for the
 // device (every later wait, synchronize or submission on any stream of that GPU fails) until Clear (a device
-// reset), reported as kAborted with the faulting address, which HIP turns into hipErrorIllegalAddress.
+// reset), reported as GpuMemoryFaultError with the faulting address, which HIP turns into hipErrorIllegalAddress.
 // Thread-safe.
 #ifndef HIPMEM_CLR_DEVICE_FAULTS_H_
 #define HIPMEM_CLR_DEVICE_FAULTS_H_
@@ -24,11 +24,19 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "hsa/runtime.h"
 #include "hsa/system_events.h"
 
 namespace hipmem::clr {
+
+// A GPU memory fault's error: kAborted, marked as a fault. kAborted alone says less (a thunk wait the kernel
+// refused, an EINTR, a queue the CP halted are kAborted too), so whoever must tell a fault apart (HIP's
+// hipErrorIllegalAddress) asks IsGpuMemoryFault.
+absl::Status GpuMemoryFaultError(absl::string_view message);
+// Whether `status` is a GPU memory fault's error (GpuMemoryFaultError, through any Annotate on the way).
+bool IsGpuMemoryFault(const absl::Status& status);
 
 class DeviceFaults {
  public:
@@ -40,7 +48,8 @@ class DeviceFaults {
   DeviceFaults(const DeviceFaults&) = delete;
   DeviceFaults& operator=(const DeviceFaults&) = delete;
 
-  // The sticky error of `agent`: OK until one of its commands faulted, then kAborted naming the first fault.
+  // The sticky error of `agent`: OK until one of its commands faulted, then GpuMemoryFaultError naming the first
+  // fault.
   absl::Status Error(hsa::AgentId agent) const;
 
   // Forgets `agent`'s fault (hipDeviceReset, after the streams that saw it are gone): streams made afterwards

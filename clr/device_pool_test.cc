@@ -47,7 +47,7 @@ TEST_F(DevicePoolTest, UncachedMemoryComesFromExtendedScopeFineGrainedVram) {
   const hsa::PoolId pool = Context::DevicePool(*device_, DeviceGrain::kUncached);
   EXPECT_EQ(FlagsOf(pool), hsa::GlobalFlags::kExtendedScopeFineGrained);
   ASSERT_OK_AND_ASSIGN(DeviceAddress base,
-                       ctx_->AllocDevice(*device_, Bytes(4096), 3, {DeviceGrain::kUncached, /*contiguous=*/false}));
+                       Released(ctx_->AllocDevice(*device_, Bytes(4096), 3, {DeviceGrain::kUncached, /*contiguous=*/false})));
   std::optional<MemObjRef> ref = ctx_->Find(base);
   ASSERT_TRUE(ref.has_value());
   EXPECT_EQ(ref->desc.pool, pool);
@@ -58,7 +58,7 @@ TEST_F(DevicePoolTest, UncachedMemoryComesFromExtendedScopeFineGrainedVram) {
 
 TEST_F(DevicePoolTest, ContiguousUncachedAllocationSucceeds) {
   ASSERT_OK_AND_ASSIGN(DeviceAddress base,
-                       ctx_->AllocDevice(*device_, Bytes::MiB(4), 4, {DeviceGrain::kUncached, /*contiguous=*/true}));
+                       Released(ctx_->AllocDevice(*device_, Bytes::MiB(4), 4, {DeviceGrain::kUncached, /*contiguous=*/true})));
   EXPECT_EQ(ctx_->Find(base)->desc.pool, Context::DevicePool(*device_, DeviceGrain::kUncached));
   EXPECT_THAT(ctx_->Free(base), IsOk());
 }
@@ -77,7 +77,7 @@ TEST_F(DevicePoolTest, FineGrainedVramWhereTheAgentHasItElseCoarse) {
     EXPECT_EQ(pool, device_->device_pool) << "ROCclr falls back to coarse-grained VRAM";
   }
   ASSERT_OK_AND_ASSIGN(DeviceAddress base,
-                       ctx_->AllocDevice(*device_, Bytes(100), 1, {DeviceGrain::kFineGrained, false}));
+                       Released(ctx_->AllocDevice(*device_, Bytes(100), 1, {DeviceGrain::kFineGrained, false})));
   EXPECT_EQ(ctx_->Find(base)->desc.pool, pool);
   EXPECT_THAT(ctx_->Free(base), IsOk());
   EXPECT_EQ(Context::DevicePool(*device_, DeviceGrain::kCoarse), device_->device_pool);
@@ -86,20 +86,20 @@ TEST_F(DevicePoolTest, FineGrainedVramWhereTheAgentHasItElseCoarse) {
 TEST_F(DevicePoolTest, UncachedHostMemoryComesFromTheCpusExtendedScopePool) {
   ASSERT_TRUE(device_->host_uncached_pool.has_value()) << "ROCr's CPU pools include extended-scope fine-grained";
   EXPECT_EQ(FlagsOf(*device_->host_uncached_pool), hsa::GlobalFlags::kExtendedScopeFineGrained);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress base, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kUncached, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress base, Released(ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kUncached, 0)));
   EXPECT_EQ(ctx_->Find(base)->desc.pool, *device_->host_uncached_pool);
   EXPECT_EQ(ctx_->Find(base)->desc.kind, MemoryKind::kHost);
   EXPECT_THAT(ctx_->Free(base), IsOk());
 }
 
 TEST_F(DevicePoolTest, BufferIdsAreUniqueAndNeverReused) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress a, ctx_->AllocDevice(*device_, Bytes(4096), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress a, Released(ctx_->AllocDevice(*device_, Bytes(4096), 0)));
   const uint64_t first = ctx_->Find(a)->desc.buffer_id;
   EXPECT_NE(first, 0u);
   ASSERT_THAT(ctx_->Free(a), IsOk());
   // The same address may come back; its id does not.
-  ASSERT_OK_AND_ASSIGN(DeviceAddress b, ctx_->AllocDevice(*device_, Bytes(4096), 0));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress h, ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress b, Released(ctx_->AllocDevice(*device_, Bytes(4096), 0)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress h, Released(ctx_->AllocHost(*device_, Bytes(4096), HostCoherence::kCoherent, 0)));
   const uint64_t second = ctx_->Find(b)->desc.buffer_id;
   const uint64_t third = ctx_->Find(h)->desc.buffer_id;
   EXPECT_NE(second, first);
@@ -110,8 +110,8 @@ TEST_F(DevicePoolTest, BufferIdsAreUniqueAndNeverReused) {
 }
 
 TEST_F(DevicePoolTest, SyncMemOpsIsKeptPerObjectAndFoundFromInteriorPointers) {
-  ASSERT_OK_AND_ASSIGN(DeviceAddress a, ctx_->AllocDevice(*device_, Bytes(8192), 0));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress b, ctx_->AllocDevice(*device_, Bytes(8192), 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress a, Released(ctx_->AllocDevice(*device_, Bytes(8192), 0)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress b, Released(ctx_->AllocDevice(*device_, Bytes(8192), 0)));
   EXPECT_FALSE(ctx_->Find(a)->desc.sync_mem_ops);
   ASSERT_THAT(ctx_->SetSyncMemOps(a + Bytes(100), true), IsOk());
   EXPECT_TRUE(ctx_->Find(a + Bytes(8000))->desc.sync_mem_ops);

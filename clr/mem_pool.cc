@@ -30,11 +30,7 @@ MemoryPool::~MemoryPool() {
       if (f.marker.has_value()) (void)f.marker->Wait();
     }
   }
-  for (const auto& [base, size] : segments_) {
-    if (absl::Status s = context_.Free(DeviceAddress(base)); !s.ok()) {
-      HIPMEM_LOG(kError, "~MemoryPool: freeing ", AddressText(DeviceAddress(base)), ": ", s.message());
-    }
-  }
+  segments_.clear();  // each segment's owner frees it
 }
 
 bool MemoryPool::Completed(const Fences& fences) {
@@ -192,7 +188,8 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
       continue;
     }
     const Bytes segment(it->first.first);
-    // A failed device free leaves the segment cached: the miss just grows the pool.
+    // A failed device free drops the segment all the same (the context no longer holds it): the miss just grows
+    // the pool.
     if (FreeSegmentLocked(it).ok()) released += segment;
   }
   if (released < size && oversized != free_.end()) (void)FreeSegmentLocked(oversized);
@@ -203,23 +200,22 @@ absl::StatusOr<DeviceAddress> MemoryPool::Allocate(Bytes requested, Stream& stre
                                                        " B and it holds ", (busy_bytes_ + free_bytes_).raw(), " B"));
     }
   }
-  absl::StatusOr<DeviceAddress> base = context_.AllocDevice(device_, size, 0);
-  if (absl::IsResourceExhausted(base.status()) && !free_.empty()) {
+  absl::StatusOr<Allocation> memory = context_.AllocDevice(device_, size, 0);
+  if (absl::IsResourceExhausted(memory.status()) && !free_.empty()) {
     // Out of VRAM: cached segments whose work is done go back to the device first.
     RETURN_IF_ERROR(ReleaseLocked(Bytes(0)));
-    base = context_.AllocDevice(device_, size, 0);
+    memory = context_.AllocDevice(device_, size, 0);
   }
-  if (!base.ok()) return Annotate(base.status(), what);
+  if (!memory.ok()) return Annotate(memory.status(), what);
+  const DeviceAddress base = memory->address();
   if (const std::vector<hsa::AgentId> peers = PeerAgentsLocked(); !peers.empty()) {
-    if (absl::Status granted = context_.runtime().memory().AllowAccess(peers, *base); !granted.ok()) {
-      (void)context_.Free(*base);
-      return Annotate(granted, what);
-    }
+    // A refused grant returns before the segment is kept: `memory` frees it.
+    RETURN_IF_ERROR(Annotate(context_.runtime().memory().AllowAccess(peers, base), what));
   }
-  segments_.emplace(base->raw(), size);
-  ranges_.emplace(base->raw(), Range{base->raw(), size, true});
+  segments_.emplace(base.raw(), Segment{size, *std::move(memory)});
+  ranges_.emplace(base.raw(), Range{base.raw(), size, true});
   NoteBusy(size);
-  return *base;
+  return base;
 }
 
 absl::StatusOr<bool> MemoryPool::FreeIfIdle(DeviceAddress base, const Stream* stream) {
@@ -304,7 +300,7 @@ bool MemoryPool::Holds(DeviceAddress address) const {
   auto it = segments_.upper_bound(address.raw());
   if (it == segments_.begin()) return false;
   --it;
-  return address.raw() - it->first < it->second.raw();
+  return address.raw() - it->first < it->second.size.raw();
 }
 
 void MemoryPool::AddSafeStream(const Stream& waiter, const Stream& origin, uint64_t event_tick) {
@@ -323,17 +319,22 @@ void MemoryPool::ForgetStream(const Stream* stream) {
 
 bool MemoryPool::WholeSegment(uint64_t base, uint64_t size) const {
   auto it = segments_.find(base);
-  return it != segments_.end() && it->second.raw() == size;
+  return it != segments_.end() && it->second.size.raw() == size;
 }
 
 absl::Status MemoryPool::FreeSegmentLocked(FreeMap::iterator& it) {
   const uint64_t base = it->first.second;
-  RETURN_IF_ERROR(context_.Free(DeviceAddress(base)));
+  auto segment = segments_.find(base);
+  if (segment == segments_.end()) {
+    return absl::InternalError(absl::StrCat("MemoryPool: free range ", AddressText(DeviceAddress(base)),
+                                            " is no segment"));
+  }
+  absl::Status freed = std::move(segment->second.memory).Free();
   free_bytes_ -= Bytes(it->first.first);
-  segments_.erase(base);
+  segments_.erase(segment);
   ranges_.erase(base);
   it = free_.erase(it);
-  return absl::OkStatus();
+  return freed;
 }
 
 absl::Status MemoryPool::ReleaseLocked(Bytes keep) {
@@ -419,7 +420,7 @@ absl::Status MemoryPool::SetPeerAccess(const Device& peer, bool enabled) {
   }
   access_[peer.ordinal] = true;
   const std::vector<hsa::AgentId> agents = PeerAgentsLocked();
-  for (const auto& [base, size] : segments_) {
+  for (const auto& [base, segment] : segments_) {
     if (absl::Status granted = context_.runtime().memory().AllowAccess(agents, DeviceAddress(base)); !granted.ok()) {
       access_[peer.ordinal] = false;
       return Annotate(granted, what);

@@ -213,7 +213,11 @@ class MemoryPool {
 
   mutable LightMutex mu_;
   PoolReusePolicy policy_ ABSL_GUARDED_BY(mu_);
-  std::map<uint64_t, Bytes> segments_ ABSL_GUARDED_BY(mu_);  // base -> size, as allocated from the device
+  struct Segment {
+    Bytes size;         // as allocated from the device
+    Allocation memory;  // the device allocation, freed with the segment
+  };
+  std::map<uint64_t, Segment> segments_ ABSL_GUARDED_BY(mu_);  // by base
   // Every range of every segment by base; a segment's ranges tile it.
   std::map<uint64_t, Range> ranges_ ABSL_GUARDED_BY(mu_);
   // Free ranges by (size, base) with their fences: a walk from lower_bound(size) meets the best fits first.

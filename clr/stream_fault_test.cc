@@ -30,7 +30,7 @@ class StreamFaultTest : public ::testing::Test {
     device_ = &ctx_->devices()[0];
     // Ordinary process memory: never registered, so no GPU page table maps it.
     unmapped_ = std::make_unique<uint8_t[]>(kSize.raw());
-    ASSERT_OK_AND_ASSIGN(vram_, ctx_->AllocDevice(*device_, kSize, 0));
+    ASSERT_OK_AND_ASSIGN(vram_, Released(ctx_->AllocDevice(*device_, kSize, 0)));
   }
 
   DeviceAddress Unmapped() const { return DeviceAddress::FromPointer(unmapped_.get()); }
@@ -46,6 +46,7 @@ TEST_F(StreamFaultTest, FinishReturnsTheFaultInsteadOfWaitingForever) {
   ASSERT_THAT(stream->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
   const absl::Status finished = stream->Finish();
   EXPECT_THAT(finished, StatusIs(absl::StatusCode::kAborted));
+  EXPECT_TRUE(IsGpuMemoryFault(finished)) << "marked a fault, not any kAborted";
   EXPECT_THAT(finished.message(), HasSubstr("GPU memory fault"));
   EXPECT_THAT(finished.message(), HasSubstr("page not present"));
   // Sticky: asking again, or queueing more, gives the same answer.
@@ -100,7 +101,7 @@ TEST_F(StreamFaultTest, AnotherDevicesStreamsKeepWorking) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> fine, Stream::Create(*ctx_, other));
   ASSERT_THAT(faulty->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
   EXPECT_THAT(faulty->Finish(), StatusIs(absl::StatusCode::kAborted));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress host, ctx_->AllocHost(other, kSize, HostCoherence::kCoherent, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, Released(ctx_->AllocHost(other, kSize, HostCoherence::kCoherent, 0)));
   ASSERT_THAT(fine->ShaderFill(host, 0xabcdef01, 4, kSize.raw() / 4), IsOk());
   EXPECT_THAT(fine->Finish(), IsOk());
   EXPECT_EQ(static_cast<const uint32_t*>(host.ToPointer())[0], 0xabcdef01u);
@@ -125,7 +126,7 @@ TEST_F(StreamFaultTest, AStreamOfAnotherDeviceWaitingOnTheFaultedWorkFailsInstea
   ASSERT_THAT(faulty->ShaderCopy(Unmapped(), vram_, kSize), IsOk());
   ASSERT_OK_AND_ASSIGN(Marker mark, faulty->Record());
   ASSERT_THAT(waiting->WaitFor(mark), IsOk());
-  ASSERT_OK_AND_ASSIGN(DeviceAddress host, ctx_->AllocHost(other, kSize, HostCoherence::kCoherent, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress host, Released(ctx_->AllocHost(other, kSize, HostCoherence::kCoherent, 0)));
   ASSERT_THAT(waiting->ShaderFill(host, 9, 4, 16), IsOk());
   release.Notify();
   // Its barrier on the failed mark is never met; the failure travels to it instead.

@@ -78,8 +78,8 @@ TEST(StreamPriorityTest, AHighPriorityStreamStillRunsItsWork) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> high, Stream::Create(*ctx, device, StreamPriority::kHigh));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Stream> low, Stream::Create(*ctx, device, StreamPriority::kLow));
   const Bytes size = Bytes::KiB(16);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress a, ctx->AllocHost(device, size, HostCoherence::kCoherent, 0));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress b, ctx->AllocHost(device, size, HostCoherence::kCoherent, 0));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress a, Released(ctx->AllocHost(device, size, HostCoherence::kCoherent, 0)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress b, Released(ctx->AllocHost(device, size, HostCoherence::kCoherent, 0)));
   ASSERT_THAT(high->ShaderFill(a, 0x11223344, 4, size.raw() / 4), IsOk());
   ASSERT_THAT(low->ShaderFill(b, 0x55667788, 4, size.raw() / 4), IsOk());
   ASSERT_THAT(high->Finish(), IsOk());

@@ -38,13 +38,13 @@ class StreamTest : public ::testing::Test {
   }
 
   DeviceAddress Vram(Bytes size = kSize) {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocDevice(*device_, size, 0);
+    absl::StatusOr<DeviceAddress> a = Released(ctx_->AllocDevice(*device_, size, 0));
     EXPECT_THAT(a, IsOk());
     return a.value_or(DeviceAddress(0));
   }
   // Fine-grained system memory: the CPU reads what the GPU wrote once the command is done.
   uint32_t* Host(Bytes size = kSize) {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocHost(*device_, size, HostCoherence::kCoherent, 0);
+    absl::StatusOr<DeviceAddress> a = Released(ctx_->AllocHost(*device_, size, HostCoherence::kCoherent, 0));
     EXPECT_THAT(a, IsOk());
     return a.ok() ? static_cast<uint32_t*>(a->ToPointer()) : nullptr;
   }

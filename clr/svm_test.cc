@@ -92,7 +92,7 @@ TEST_F(ManagedMemoryTest, AdviceReadsBack) {
 
 TEST_F(ManagedMemoryTest, BadRangesAndAdviceAreInvalidArguments) {
   ASSERT_OK_AND_ASSIGN(const DeviceAddress p, managed_->Allocate(ctx_->devices()[0], kSize, 1));
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, ctx_->AllocDevice(ctx_->devices()[0], kSize, 0));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Released(ctx_->AllocDevice(ctx_->devices()[0], kSize, 0)));
   constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
   EXPECT_THAT(managed_->Advise(p, kSize + Bytes(1), MemoryAdvice::kSetReadMostly, 0), StatusIs(kInvalid));
   EXPECT_THAT(managed_->Advise(p, Bytes(0), MemoryAdvice::kSetReadMostly, 0), StatusIs(kInvalid));
@@ -120,7 +120,7 @@ TEST_F(ManagedMemoryTest, StreamOrderedPrefetchBothWaysKeepsDataAndMovesVram) {
   }
 
   // A GPU copy out of the range while it lives in VRAM, then back to the CPU.
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, ctx_->AllocDevice(ctx_->devices()[0], kSize, 0));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress vram, Released(ctx_->AllocDevice(ctx_->devices()[0], kSize, 0)));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<BlitManager> blit, BlitManager::Create(*ctx_, *stream_));
   ASSERT_THAT(blit->Copy(vram, p, kSize).status(), IsOk());
   ASSERT_THAT(stream_->Finish(), IsOk());

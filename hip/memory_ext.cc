@@ -30,25 +30,27 @@ absl::StatusOr<void*> ExtMallocWithFlags(Runtime& runtime, size_t size, uint32_t
   if (size == 0) return nullptr;
   clr::Context& clr = runtime.context();
   const clr::Device& device = clr.devices()[runtime.current_device()];
-  absl::StatusOr<DeviceAddress> base;
+  absl::StatusOr<clr::Allocation> memory;
   switch (kind) {
     case ExtMallocKind::kSignalMemory:
       // CLR makes it a fine-grained, coherent SVM buffer of the host context: system memory every GPU reaches.
-      base = clr.AllocHost(device, Bytes(size), clr::HostCoherence::kCoherent, flags);
+      memory = clr.AllocHost(device, Bytes(size), clr::HostCoherence::kCoherent, flags);
       break;
     case ExtMallocKind::kDefault:
-      base = clr.AllocDevice(device, Bytes(size), flags);
+      memory = clr.AllocDevice(device, Bytes(size), flags);
       break;
     case ExtMallocKind::kFinegrained:
-      base = clr.AllocDevice(device, Bytes(size), flags, {clr::DeviceGrain::kFineGrained, /*contiguous=*/false});
+      memory = clr.AllocDevice(device, Bytes(size), flags, {clr::DeviceGrain::kFineGrained, /*contiguous=*/false});
       break;
     case ExtMallocKind::kUncached:
-      base = clr.AllocDevice(device, Bytes(size), flags, {clr::DeviceGrain::kUncached, /*contiguous=*/false});
+      memory = clr.AllocDevice(device, Bytes(size), flags, {clr::DeviceGrain::kUncached, /*contiguous=*/false});
       break;
     case ExtMallocKind::kContiguous:
-      base = clr.AllocDevice(device, Bytes(size), flags, {clr::DeviceGrain::kUncached, /*contiguous=*/true});
+      memory = clr.AllocDevice(device, Bytes(size), flags, {clr::DeviceGrain::kUncached, /*contiguous=*/true});
       break;
   }
+  // The caller's, until hipFree.
+  absl::StatusOr<DeviceAddress> base = clr::Released(std::move(memory));
   if (!base.ok()) return Recode(Annotate(base.status(), context), absl::StatusCode::kResourceExhausted);
   Trace(Layer::kHip, context, " -> ", AddressText(*base));
   return base->ToPointer();

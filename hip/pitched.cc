@@ -103,9 +103,9 @@ absl::Status StagedPeerRect(Runtime& runtime, const RectCopy& copy, StreamHandle
   const size_t slice = copy.width * copy.height;
   if (copy.depth != 0 && slice > SIZE_MAX / copy.depth) return absl::InvalidArgumentError("the extent overflows");
   clr::Context& clr = runtime.context();
-  ASSIGN_OR_RETURN(DeviceAddress staging, clr.AllocHost(clr.devices()[src_device], Bytes(slice * copy.depth),
-                                                         clr::HostCoherence::kCoherent, 0));
-  const RectSide packed{staging.ToPointer(), copy.width, slice};
+  ASSIGN_OR_RETURN(clr::Allocation staging, clr.AllocHost(clr.devices()[src_device], Bytes(slice * copy.depth),
+                                                           clr::HostCoherence::kCoherent, 0));
+  const RectSide packed{staging.address().ToPointer(), copy.width, slice};
   absl::Status result = MemcpyRect(
       runtime, RectCopy{packed, copy.src, copy.width, copy.height, copy.depth, MemcpyKind::kDeviceToHost}, handle,
       /*async=*/false);
@@ -114,7 +114,7 @@ absl::Status StagedPeerRect(Runtime& runtime, const RectCopy& copy, StreamHandle
                         RectCopy{copy.dst, packed, copy.width, copy.height, copy.depth, MemcpyKind::kHostToDevice},
                         handle, /*async=*/false);
   }
-  absl::Status freed = clr.Free(staging);
+  absl::Status freed = std::move(staging).Free();
   RETURN_IF_ERROR(result);
   return freed;
 }

@@ -213,7 +213,8 @@ absl::StatusOr<clr::Context::PeerLink> Runtime::PeerLink(int device1, int device
 absl::StatusOr<void*> Runtime::Malloc(size_t size) {
   if (size == 0) return nullptr;
   const clr::Device& device = CurrentDevice();
-  absl::StatusOr<DeviceAddress> base = context_->AllocDevice(device, Bytes(size), 0);
+  // The caller's, until hipFree.
+  absl::StatusOr<DeviceAddress> base = clr::Released(context_->AllocDevice(device, Bytes(size), 0));
   if (!base.ok()) {
     return Recode(Annotate(base.status(), absl::StrCat("hipMalloc(", size, ")")), absl::StatusCode::kResourceExhausted);
   }
@@ -235,7 +236,8 @@ absl::StatusOr<void*> Runtime::HostMalloc(size_t size, uint32_t flags) {
   const clr::HostCoherence coherence = (flags & hipHostMallocUncached)      ? clr::HostCoherence::kUncached
                                        : (flags & hipHostMallocNonCoherent) ? clr::HostCoherence::kNonCoherent
                                                                             : clr::HostCoherence::kCoherent;
-  absl::StatusOr<DeviceAddress> base = context_->AllocHost(CurrentDevice(), Bytes(size), coherence, flags);
+  // The caller's, until hipHostFree.
+  absl::StatusOr<DeviceAddress> base = clr::Released(context_->AllocHost(CurrentDevice(), Bytes(size), coherence, flags));
   if (!base.ok()) return Recode(Annotate(base.status(), context), absl::StatusCode::kResourceExhausted);
   Trace(Layer::kHip, context, " -> ", AddressText(*base));
   return base->ToPointer();
@@ -286,15 +288,16 @@ bool Runtime::NeedsPeerStaging(int dst_device, int src_device) const {
 absl::Status Runtime::StagedPeerCopy(void* dst, int dst_device, const void* src, int src_device, size_t size) {
   for (int device : {current_device(), dst_device, src_device}) RETURN_IF_ERROR(streams_->SynchronizeDevice(device));
   const Bytes chunk = std::min(Bytes(size), context_->settings().staged_xfer_size);
-  ASSIGN_OR_RETURN(DeviceAddress staging,
+  ASSIGN_OR_RETURN(clr::Allocation staging_memory,
                    context_->AllocHost(context_->devices()[src_device], chunk, clr::HostCoherence::kCoherent, 0));
+  const DeviceAddress staging = staging_memory.address();
   absl::Status result;
   for (size_t done = 0; done < size && result.ok(); done += chunk.raw()) {
     const size_t n = std::min<size_t>(chunk.raw(), size - done);
     result = Memcpy(staging.ToPointer(), static_cast<const char*>(src) + done, n, MemcpyKind::kDeviceToHost);
     if (result.ok()) result = Memcpy(static_cast<char*>(dst) + done, staging.ToPointer(), n, MemcpyKind::kHostToDevice);
   }
-  absl::Status freed = context_->Free(staging);
+  absl::Status freed = std::move(staging_memory).Free();
   RETURN_IF_ERROR(result);
   if (TraceEnabled()) {
     Trace(Layer::kHip, "device ", src_device, " -> device ", dst_device, ": no peer path, staged through host memory in ",

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
+#include "clr/device_faults.h"
 #include "clr/mem_pool.h"
 #include "hip/hip_error.h"
 
@@ -49,7 +50,8 @@ clr::StreamPriority QueuePriority(int priority) {
 
 absl::Status DeviceFaultAsHip(absl::Status status) {
   // A status that names its HIP code already keeps it (a launch beyond __launch_bounds__ is hipErrorLaunchFailure).
-  if (status.code() == absl::StatusCode::kAborted && !status.GetPayload(kHipErrorPayloadUrl).has_value()) {
+  // Only a fault: a thunk wait the kernel refused or an EINTR is kAborted too, and no illegal address.
+  if (clr::IsGpuMemoryFault(status) && !status.GetPayload(kHipErrorPayloadUrl).has_value()) {
     return WithHipError(std::move(status), hipErrorIllegalAddress);
   }
   return status;

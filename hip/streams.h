@@ -51,9 +51,9 @@ inline constexpr uint32_t kEventDisableSystemFence = 0x20000000;
 inline constexpr uint32_t kEventReleaseToDevice = 0x40000000;
 inline constexpr uint32_t kEventReleaseToSystem = 0x80000000;
 
-// A GPU memory fault reaches HIP as clr's sticky kAborted (clr/device_faults.h): returns it tagged
-// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses, and a kAborted
-// that carries its own HIP code, unchanged.
+// A GPU memory fault reaches HIP as clr's sticky GpuMemoryFaultError (clr/device_faults.h): returns it tagged
+// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses (another
+// kAborted among them: a failed thunk wait, an EINTR), and a fault that carries its own HIP code, unchanged.
 absl::Status DeviceFaultAsHip(absl::Status status);
 
 class HipStream {

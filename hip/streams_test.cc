@@ -8,6 +8,8 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_macros.h"
+#include "clr/device_faults.h"
 #include "gtest/gtest.h"
 #include "hip/hip_error.h"
 #include "testing/notification.h"
@@ -18,6 +20,21 @@ namespace {
 
 using ::hipmem_testing::IsOk;
 using ::hipmem_testing::StatusIs;
+
+TEST(DeviceFaultAsHipTest, OnlyAGpuMemoryFaultIsAnIllegalAddress) {
+  EXPECT_EQ(ToHipError(DeviceFaultAsHip(clr::GpuMemoryFaultError("GPU memory fault on agent 1"))),
+            hipErrorIllegalAddress);
+  EXPECT_EQ(ToHipError(DeviceFaultAsHip(Annotate(clr::GpuMemoryFaultError("fault"), "hipMemcpy"))),
+            hipErrorIllegalAddress)
+      << "context on the way up keeps the mark";
+  // kAborted that is no fault: the thunk's EINTR and HSAKMT_STATUS_WAIT_FAILURE.
+  EXPECT_NE(ToHipError(DeviceFaultAsHip(absl::AbortedError("AMDKFD_IOC_WAIT_EVENTS: EINTR"))), hipErrorIllegalAddress);
+  EXPECT_NE(ToHipError(DeviceFaultAsHip(absl::AbortedError("hsaKmtWaitOnEvent: wait failure"))),
+            hipErrorIllegalAddress);
+  // A fault that names its own HIP code keeps it.
+  EXPECT_EQ(ToHipError(DeviceFaultAsHip(WithHipError(clr::GpuMemoryFaultError("fault"), hipErrorLaunchFailure))),
+            hipErrorLaunchFailure);
+}
 
 class StreamTableTest : public ::testing::Test {
  protected:
@@ -37,7 +54,7 @@ class StreamTableTest : public ::testing::Test {
   }
   // A fine-grained word the GPU writes and the CPU reads.
   uint32_t* Word() {
-    absl::StatusOr<DeviceAddress> a = ctx_->AllocHost(ctx_->devices()[0], Bytes(4096), clr::HostCoherence::kCoherent, 0);
+    absl::StatusOr<DeviceAddress> a = clr::Released(ctx_->AllocHost(ctx_->devices()[0], Bytes(4096), clr::HostCoherence::kCoherent, 0));
     EXPECT_THAT(a, IsOk());
     return a.ok() ? static_cast<uint32_t*>(a->ToPointer()) : nullptr;
   }

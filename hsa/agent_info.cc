@@ -16,6 +16,7 @@
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime_kfd.h"
+#include "hsa/topology_kfd.h"
 
 namespace hipmem::hsa {
 namespace {

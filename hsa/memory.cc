@@ -11,7 +11,14 @@
 #include "base/light_mutex.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
+#include "base/address_range_map.h"
+#include "hsa/fragment_allocator.h"
 #include "hsa/hsa_status.h"
+#include "hsa/runtime_kfd.h"
+#include "thunk/kfd.h"
 
 namespace hipmem::hsa {
 
@@ -30,13 +37,102 @@ MemFlags Without(MemFlags set, MemFlags f) {
   return thunk::MemFlagsFromRaw(thunk::ToRaw(set) & ~thunk::ToRaw(f));
 }
 
+// hsa_amd_pointer_info_t::alloc_flags from the KFD flags the buffer was made with.
+PointerAllocFlags ToPointerAllocFlags(MemFlags f) {
+  constexpr struct {
+    MemFlags kfd;
+    PointerAllocFlags hsa;
+  } kRows[] = {
+      {MemFlags::kExecuteAccess, PointerAllocFlags::kExecutable},
+      {MemFlags::kContiguous, PointerAllocFlags::kContiguous},
+      {MemFlags::kNonPaged, PointerAllocFlags::kNonPaged},
+      {MemFlags::kReadOnly, PointerAllocFlags::kReadOnly},
+      {MemFlags::kHostAccess, PointerAllocFlags::kHostAccess},
+      {MemFlags::kAtomicAccessFull, PointerAllocFlags::kAtomicFull},
+      {MemFlags::kAtomicAccessPartial, PointerAllocFlags::kAtomicPartial},
+  };
+  PointerAllocFlags out = PointerAllocFlags::kNone;
+  for (const auto& row : kRows) {
+    if (thunk::HasFlag(f, row.kfd)) out = out | row.hsa;
+  }
+  return out;
+}
+
 }  // namespace
+
+class MemoryManager::Impl {
+ public:
+  Impl(const KfdBinding& binding, std::span<const Agent> agents, std::span<const MemoryPool> pools, bool fragments);
+  ~Impl();
+
+  absl::StatusOr<DeviceAddress> Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags);
+  absl::StatusOr<DeviceAddress> AllocateUnrestricted(const MemoryPool& pool, Bytes size);
+  absl::Status Free(DeviceAddress address);
+  std::optional<PointerInfo> FindPointer(DeviceAddress address) const;
+  Bytes CachedBytes(AgentId gpu) const;
+  absl::Status AllowAccess(std::span<const AgentId> agents, DeviceAddress address);
+  absl::StatusOr<DeviceAddress> Lock(void* host, Bytes size, std::span<const AgentId> agents,
+                                     std::optional<PoolId> pool);
+  absl::Status Unlock(void* host);
+  PointerDescription Describe(const void* pointer) const;
+  absl::Status SetUserData(const void* pointer, void* user_data);
+  absl::Status RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback, void* user_data);
+  absl::Status DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback);
+
+ private:
+  struct Notifier {
+    DeallocationCallback callback;
+    void* user_data;
+  };
+  // An allocation's range (what the caller got, rounded to pages) is its key in allocations_.
+  struct Allocation {
+    PoolId pool;
+    std::optional<AddressRange> block;  // the fragment's block, when it is a fragment
+    std::optional<thunk::KfdAllocation> memory;  // the KFD allocation, when it is not a fragment
+    MemFlags kmt_flags;
+    void* user_data = nullptr;
+    std::vector<Notifier> notifiers;
+  };
+  class PoolBlockSource;
+
+  const MemoryPool* PoolOf(PoolId id) const;
+  std::optional<AgentId> AgentOfNode(NodeId node) const;
+  absl::StatusOr<const Agent*> AgentOf(AgentId id) const;
+  // KFD allocation and mapping, with one trim-and-retry. Empty `map_nodes`: the KFD's default set.
+  absl::StatusOr<thunk::KfdAllocation> AllocateFromKfd(const MemoryPool& pool, Bytes size, MemFlags flags,
+                                                       std::span<const NodeId> map_nodes,
+                                                       absl::FunctionRef<std::string()> context)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TrimAll() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<DeviceAddress> AllocateLocked(const MemoryPool& pool, Bytes size, MemFlags flags,
+                                               bool fragment, bool restrict_vram,
+                                               absl::FunctionRef<std::string()> context)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases an allocation already taken out of allocations_.
+  void Release(DeviceAddress base, Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const KfdBinding& binding_;  // Not owned; must outlive this.
+  thunk::Kfd* const kfd_;      // binding_'s
+  const std::span<const Agent> agents_;
+  const std::span<const MemoryPool> pools_;
+  const bool fragments_enabled_;
+
+  mutable LightMutex mu_;
+  // By pool id: one fragment allocator per VRAM pool, each with its block source.
+  absl::btree_map<uint64_t, std::unique_ptr<PoolBlockSource>> sources_ ABSL_GUARDED_BY(mu_);
+  absl::btree_map<uint64_t, std::unique_ptr<FragmentAllocator>> heaps_ ABSL_GUARDED_BY(mu_);
+  // The blocks the fragment allocators hold, owned (their free space is nobody's allocation).
+  AddressRangeMap<thunk::KfdAllocation> blocks_ ABSL_GUARDED_BY(mu_);
+  AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
+  // Locked host ranges by host pointer, with how many Lock calls each has had.
+  absl::btree_map<uint64_t, int> locks_ ABSL_GUARDED_BY(mu_);
+};
 
 // Blocks for one VRAM pool's fragment allocator: KFD allocations mapped on the pool's GPU. Called with the
 // manager's mutex held (the allocator only runs under it).
-class MemoryManager::PoolBlockSource : public BlockSource {
+class MemoryManager::Impl::PoolBlockSource : public BlockSource {
  public:
-  PoolBlockSource(MemoryManager* manager, const MemoryPool* pool) : manager_(manager), pool_(pool) {}
+  PoolBlockSource(Impl* manager, const MemoryPool* pool) : manager_(manager), pool_(pool) {}
 
   absl::StatusOr<DeviceAddress> AllocateBlock(Bytes size) override ABSL_NO_THREAD_SAFETY_ANALYSIS {
     manager_->mu_.AssertHeld();
@@ -58,11 +154,11 @@ class MemoryManager::PoolBlockSource : public BlockSource {
   }
 
  private:
-  MemoryManager* manager_;  // Not owned; owns this.
+  Impl* manager_;  // Not owned; owns this.
   const MemoryPool* pool_;  // Not owned; must outlive this.
 };
 
-MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> agents,
+MemoryManager::Impl::Impl(const KfdBinding& binding, std::span<const Agent> agents,
                              std::span<const MemoryPool> pools, bool fragments)
     : binding_(binding),
       kfd_(binding.kfd.get()), agents_(agents), pools_(pools), fragments_enabled_(fragments) {
@@ -75,7 +171,7 @@ MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> a
   }
 }
 
-MemoryManager::~MemoryManager() {
+MemoryManager::Impl::~Impl() {
   LightLock lock(&mu_);
   allocations_.clear();  // the whole allocations' owners free them
   heaps_.clear();  // each returns its blocks, in use or cached
@@ -89,32 +185,32 @@ MemoryManager::~MemoryManager() {
   }
 }
 
-const MemoryPool* MemoryManager::PoolOf(PoolId id) const {
+const MemoryPool* MemoryManager::Impl::PoolOf(PoolId id) const {
   for (const MemoryPool& pool : pools_) {
     if (pool.id == id) return &pool;
   }
   return nullptr;
 }
 
-std::optional<AgentId> MemoryManager::AgentOfNode(NodeId node) const {
+std::optional<AgentId> MemoryManager::Impl::AgentOfNode(NodeId node) const {
   for (const Agent& agent : agents_) {
     if (binding_.NodeOf(agent) == node) return agent.id;
   }
   return std::nullopt;
 }
 
-absl::StatusOr<const Agent*> MemoryManager::AgentOf(AgentId id) const {
+absl::StatusOr<const Agent*> MemoryManager::Impl::AgentOf(AgentId id) const {
   for (const Agent& agent : agents_) {
     if (agent.id == id) return &agent;
   }
   return InvalidAgentError(absl::StrCat("agent 0x", absl::Hex(id.raw()), " is not an agent of this runtime"));
 }
 
-void MemoryManager::TrimAll() {
+void MemoryManager::Impl::TrimAll() {
   for (auto& [id, heap] : heaps_) heap->Trim();
 }
 
-absl::StatusOr<thunk::KfdAllocation> MemoryManager::AllocateFromKfd(const MemoryPool& pool, Bytes size,
+absl::StatusOr<thunk::KfdAllocation> MemoryManager::Impl::AllocateFromKfd(const MemoryPool& pool, Bytes size,
                                                                      MemFlags flags, std::span<const NodeId> map_nodes,
                                                                      absl::FunctionRef<std::string()> context) {
   absl::StatusOr<thunk::KfdAllocation> allocation = kfd_->AllocMemory(binding_.NodeOf(pool), size, flags);
@@ -130,7 +226,7 @@ absl::StatusOr<thunk::KfdAllocation> MemoryManager::AllocateFromKfd(const Memory
   return allocation;
 }
 
-absl::StatusOr<DeviceAddress> MemoryManager::AllocateLocked(const MemoryPool& pool, Bytes size, MemFlags flags,
+absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateLocked(const MemoryPool& pool, Bytes size, MemFlags flags,
                                                             bool fragment, bool restrict_vram,
                                                             absl::FunctionRef<std::string()> context) {
   if (fragment) {
@@ -187,7 +283,7 @@ absl::Status PoolAllocation::Free() && {
   return manager->Free(address_);
 }
 
-absl::StatusOr<PoolAllocation> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
+absl::StatusOr<DeviceAddress> MemoryManager::Impl::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_allocate");
   // Formatted only for an error or a trace: a cached fragment costs less than building this string.
   const auto context = [&] {
@@ -214,10 +310,10 @@ absl::StatusOr<PoolAllocation> MemoryManager::Allocate(const MemoryPool& pool, B
   LightLock lock(&mu_);
   ASSIGN_OR_RETURN(const DeviceAddress address, AllocateLocked(pool, *rounded, kmt, fragment, true, context));
   if (TraceEnabled()) Trace(Layer::kHsa, context(), " -> ", AddressText(address), fragment ? " (fragment)" : "");
-  return PoolAllocation(this, address, size);
+  return address;
 }
 
-absl::StatusOr<PoolAllocation> MemoryManager::AllocateUnrestricted(const MemoryPool& pool, Bytes size) {
+absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateUnrestricted(const MemoryPool& pool, Bytes size) {
   const std::string context =
       absl::StrCat("hsa_memory_allocate(region=0x", absl::Hex(pool.id.raw()), ", size=", size.raw(), ")");
   if (size.is_zero()) return absl::InvalidArgumentError(absl::StrCat(context, ": size is 0"));
@@ -230,10 +326,10 @@ absl::StatusOr<PoolAllocation> MemoryManager::AllocateUnrestricted(const MemoryP
   LightLock lock(&mu_);
   ASSIGN_OR_RETURN(const DeviceAddress address,
                    AllocateLocked(pool, *rounded, binding_.KmtFlagsOf(pool), false, false, [&] { return context; }));
-  return PoolAllocation(this, address, size);
+  return address;
 }
 
-void MemoryManager::Release(DeviceAddress base, Allocation& allocation) {
+void MemoryManager::Impl::Release(DeviceAddress base, Allocation& allocation) {
   if (!allocation.block.has_value()) {
     allocation.memory.reset();  // its owner frees it
     return;
@@ -243,7 +339,7 @@ void MemoryManager::Release(DeviceAddress base, Allocation& allocation) {
   }
 }
 
-absl::Status MemoryManager::Free(DeviceAddress address) {
+absl::Status MemoryManager::Impl::Free(DeviceAddress address) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_free");
   const auto context = [&] { return absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")"); };
   std::vector<Notifier> notifiers;
@@ -272,7 +368,7 @@ absl::Status MemoryManager::Free(DeviceAddress address) {
   return absl::OkStatus();
 }
 
-std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) const {
+std::optional<PointerInfo> MemoryManager::Impl::FindPointer(DeviceAddress address) const {
   LightLock lock(&mu_);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
   if (entry == nullptr) return std::nullopt;
@@ -280,17 +376,17 @@ std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) con
   return PointerInfo{entry->range, entry->value.pool, pool != nullptr ? pool->owner : AgentId(0)};
 }
 
-Bytes MemoryManager::CachedBytes(NodeId node) const {
+Bytes MemoryManager::Impl::CachedBytes(AgentId gpu) const {
   LightLock lock(&mu_);
   Bytes total;
   for (const auto& [id, heap] : heaps_) {
     const MemoryPool* pool = PoolOf(PoolId(id));
-    if (pool != nullptr && binding_.NodeOf(*pool) == node) total += heap->cached_bytes();
+    if (pool != nullptr && pool->owner == gpu) total += heap->cached_bytes();
   }
   return total;
 }
 
-absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceAddress address) {
+absl::Status MemoryManager::Impl::AllowAccess(std::span<const AgentId> agents, DeviceAddress address) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_agents_allow_access");
   const std::string context = absl::StrCat("hsa_amd_agents_allow_access(", AddressText(address), ")");
   std::vector<NodeId> gpus;
@@ -323,7 +419,7 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
   return absl::OkStatus();
 }
 
-absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::span<const AgentId> agents,
+absl::StatusOr<DeviceAddress> MemoryManager::Impl::Lock(void* host, Bytes size, std::span<const AgentId> agents,
                                                   std::optional<PoolId> pool_id) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_lock_to_pool");
   const std::string context = absl::StrCat("hsa_amd_memory_lock(", AddressText(host), ", size=", size.raw(), ")");
@@ -361,7 +457,7 @@ absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::s
   return gpu_address;
 }
 
-absl::Status MemoryManager::Unlock(void* host) {
+absl::Status MemoryManager::Impl::Unlock(void* host) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_unlock");
   const std::string context = absl::StrCat("hsa_amd_memory_unlock(", AddressText(host), ")");
   LightLock lock(&mu_);
@@ -379,7 +475,7 @@ absl::Status MemoryManager::Unlock(void* host) {
   return absl::OkStatus();
 }
 
-PointerDescription MemoryManager::Describe(const void* pointer) const {
+PointerDescription MemoryManager::Impl::Describe(const void* pointer) const {
   const DeviceAddress address = DeviceAddress::FromPointer(pointer);
   PointerDescription d;
   LightLock lock(&mu_);
@@ -401,7 +497,7 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
     d.user_data = a.user_data;
     d.owner = pool->owner;
     d.global_flags = pool->global_flags;
-    d.kmt_flags = a.kmt_flags;
+    d.alloc_flags = ToPointerAllocFlags(a.kmt_flags);
     d.accessible = mapped_agents(kfd_->QueryPointerInfo(buffer.ToPointer()));
     return d;
   }
@@ -415,7 +511,7 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
   d.host_base = info.cpu_address;
   d.size = info.size;
   d.user_data = info.user_data;
-  d.kmt_flags = info.flags;
+  d.alloc_flags = ToPointerAllocFlags(info.flags);
   d.owner = AgentOfNode(info.node);
   d.accessible = mapped_agents(info);
   if (info.type == thunk::PointerType::kRegisteredUser) {
@@ -433,7 +529,7 @@ PointerDescription MemoryManager::Describe(const void* pointer) const {
   return d;
 }
 
-absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
+absl::Status MemoryManager::Impl::SetUserData(const void* pointer, void* user_data) {
   LightLock lock(&mu_);
   if (AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(DeviceAddress::FromPointer(pointer))) {
     entry->value.user_data = user_data;
@@ -444,7 +540,7 @@ absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
       absl::StrCat("hsa_amd_pointer_info_set_userdata(", AddressText(pointer), "): no allocation starts there"));
 }
 
-absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback,
+absl::Status MemoryManager::Impl::RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback,
                                                          void* user_data) {
   LightLock lock(&mu_);
   AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
@@ -456,7 +552,7 @@ absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, 
   return absl::OkStatus();
 }
 
-absl::Status MemoryManager::DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback) {
+absl::Status MemoryManager::Impl::DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback) {
   const std::string context = absl::StrCat("hsa_amd_deregister_deallocation_callback(", AddressText(address), ")");
   LightLock lock(&mu_);
   AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(address);
@@ -466,6 +562,56 @@ absl::Status MemoryManager::DeregisterDeallocationCallback(DeviceAddress address
   if (n == notifiers.end()) return absl::InvalidArgumentError(absl::StrCat(context, ": callback not registered"));
   notifiers.erase(n);
   return absl::OkStatus();
+}
+
+MemoryManager::MemoryManager(const KfdBinding& binding, std::span<const Agent> agents,
+                             std::span<const MemoryPool> pools, bool fragments)
+    : impl_(std::make_unique<Impl>(binding, agents, pools, fragments)) {}
+
+MemoryManager::~MemoryManager() = default;
+
+absl::StatusOr<PoolAllocation> MemoryManager::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
+  ASSIGN_OR_RETURN(const DeviceAddress address, impl_->Allocate(pool, size, flags));
+  return PoolAllocation(this, address, size);
+}
+
+absl::StatusOr<PoolAllocation> MemoryManager::AllocateUnrestricted(const MemoryPool& pool, Bytes size) {
+  ASSIGN_OR_RETURN(const DeviceAddress address, impl_->AllocateUnrestricted(pool, size));
+  return PoolAllocation(this, address, size);
+}
+
+absl::Status MemoryManager::Free(DeviceAddress address) { return impl_->Free(address); }
+
+std::optional<PointerInfo> MemoryManager::FindPointer(DeviceAddress address) const {
+  return impl_->FindPointer(address);
+}
+
+Bytes MemoryManager::CachedBytes(AgentId gpu) const { return impl_->CachedBytes(gpu); }
+
+absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceAddress address) {
+  return impl_->AllowAccess(agents, address);
+}
+
+absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::span<const AgentId> agents,
+                                                  std::optional<PoolId> pool) {
+  return impl_->Lock(host, size, agents, pool);
+}
+
+absl::Status MemoryManager::Unlock(void* host) { return impl_->Unlock(host); }
+
+PointerDescription MemoryManager::Describe(const void* pointer) const { return impl_->Describe(pointer); }
+
+absl::Status MemoryManager::SetUserData(const void* pointer, void* user_data) {
+  return impl_->SetUserData(pointer, user_data);
+}
+
+absl::Status MemoryManager::RegisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback,
+                                                         void* user_data) {
+  return impl_->RegisterDeallocationCallback(address, callback, user_data);
+}
+
+absl::Status MemoryManager::DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback) {
+  return impl_->DeregisterDeallocationCallback(address, callback);
 }
 
 }  // namespace hipmem::hsa

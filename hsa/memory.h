@@ -12,27 +12,36 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <string>
-#include <variant>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/btree_map.h"
-#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "base/address_range_map.h"
-#include "base/light_mutex.h"
 #include "base/units.h"
-#include "hsa/fragment_allocator.h"
 #include "hsa/runtime.h"
-#include "hsa/runtime_kfd.h"
-#include "thunk/kfd.h"
 
 namespace hipmem::hsa {
 
+struct KfdBinding;  // runtime_kfd.h: the runtime's own KFD binding, which clients never see
+
 // hsa_amd_pointer_type_t.
 enum class PointerType : uint32_t { kUnknown = 0, kHsa = 1, kLocked = 2, kGraphics = 3, kIpc = 4, kReservedAddr = 5 };
+
+// What an allocation was made with, as hsa_amd_pointer_info_t::alloc_flags reports it (the same bits): the
+// KFD's flags translated at the runtime's edge, so clients never see a thunk type.
+enum class PointerAllocFlags : uint32_t {
+  kNone = 0,
+  kExecutable = 1u << 0,
+  kContiguous = 1u << 1,
+  kNonPaged = 1u << 2,
+  kReadOnly = 1u << 3,
+  kHostAccess = 1u << 4,
+  kAtomicFull = 1u << 5,
+  kAtomicPartial = 1u << 6,
+};
+constexpr PointerAllocFlags operator|(PointerAllocFlags a, PointerAllocFlags b) {
+  return static_cast<PointerAllocFlags>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+constexpr uint32_t ToRaw(PointerAllocFlags f) { return static_cast<uint32_t>(f); }
 
 // Everything hsa_amd_pointer_info reports about an address.
 struct PointerDescription {
@@ -44,7 +53,7 @@ struct PointerDescription {
   std::optional<AgentId> owner;
   GlobalFlags global_flags = GlobalFlags::kNone;
   bool registered = false;             // locked host memory
-  thunk::MemFlags kmt_flags = thunk::MemFlags::kNone;  // what the KFD allocation was made with
+  PointerAllocFlags alloc_flags = PointerAllocFlags::kNone;  // what the KFD allocation was made with
   std::vector<AgentId> accessible;     // the agents whose page tables map it
 };
 
@@ -77,8 +86,8 @@ class MemoryManager {
   // The allocation containing `address`, if this runtime made it.
   std::optional<PointerInfo> FindPointer(DeviceAddress address) const;
 
-  // Bytes held in the VRAM fragment caches of `node`'s pools (added to MEMORY_AVAIL, as ROCr does).
-  Bytes CachedBytes(thunk::NodeId node) const;
+  // Bytes held in the VRAM fragment caches of the pools `gpu` owns (added to MEMORY_AVAIL, as ROCr does).
+  Bytes CachedBytes(AgentId gpu) const;
 
   // hsa_amd_agents_allow_access: maps the allocation starting at `address` on the GPUs among `agents` (the
   // owner of VRAM always stays). For a fragment the whole block is mapped and the grant adds to earlier ones,
@@ -108,52 +117,9 @@ class MemoryManager {
   absl::Status DeregisterDeallocationCallback(DeviceAddress address, DeallocationCallback callback);
 
  private:
-  struct Notifier {
-    DeallocationCallback callback;
-    void* user_data;
-  };
-  // An allocation's range (what the caller got, rounded to pages) is its key in allocations_.
-  struct Allocation {
-    PoolId pool;
-    std::optional<AddressRange> block;  // the fragment's block, when it is a fragment
-    std::optional<thunk::KfdAllocation> memory;  // the KFD allocation, when it is not a fragment
-    thunk::MemFlags kmt_flags;
-    void* user_data = nullptr;
-    std::vector<Notifier> notifiers;
-  };
-  class PoolBlockSource;
-
-  const MemoryPool* PoolOf(PoolId id) const;
-  std::optional<AgentId> AgentOfNode(thunk::NodeId node) const;
-  absl::StatusOr<const Agent*> AgentOf(AgentId id) const;
-  // KFD allocation and mapping, with one trim-and-retry. Empty `map_nodes`: the KFD's default set.
-  absl::StatusOr<thunk::KfdAllocation> AllocateFromKfd(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
-                                                       std::span<const thunk::NodeId> map_nodes,
-                                                       absl::FunctionRef<std::string()> context)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void TrimAll() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<DeviceAddress> AllocateLocked(const MemoryPool& pool, Bytes size, thunk::MemFlags flags,
-                                               bool fragment, bool restrict_vram,
-                                               absl::FunctionRef<std::string()> context)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Releases an allocation already taken out of allocations_.
-  void Release(DeviceAddress base, Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  const KfdBinding& binding_;  // Not owned; must outlive this.
-  thunk::Kfd* const kfd_;      // binding_'s
-  const std::span<const Agent> agents_;
-  const std::span<const MemoryPool> pools_;
-  const bool fragments_enabled_;
-
-  mutable LightMutex mu_;
-  // By pool id: one fragment allocator per VRAM pool, each with its block source.
-  absl::btree_map<uint64_t, std::unique_ptr<PoolBlockSource>> sources_ ABSL_GUARDED_BY(mu_);
-  absl::btree_map<uint64_t, std::unique_ptr<FragmentAllocator>> heaps_ ABSL_GUARDED_BY(mu_);
-  // The blocks the fragment allocators hold, owned (their free space is nobody's allocation).
-  AddressRangeMap<thunk::KfdAllocation> blocks_ ABSL_GUARDED_BY(mu_);
-  AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
-  // Locked host ranges by host pointer, with how many Lock calls each has had.
-  absl::btree_map<uint64_t, int> locks_ ABSL_GUARDED_BY(mu_);
+  // The records, the fragment allocators and the KFD binding: memory.cc alone sees the thunk.
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace hipmem::hsa

@@ -17,20 +17,14 @@ absl::Status Write(void* value, T v) {
   return absl::OkStatus();
 }
 
-// hsa_amd_pointer_info_t::alloc_flags from the KFD flags the buffer was made with.
-uint32_t PointerAllocFlags(thunk::MemFlags f) {
-  using thunk::HasFlag;
-  using thunk::MemFlags;
-  uint32_t out = 0;
-  if (HasFlag(f, MemFlags::kExecuteAccess)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_EXECUTABLE;
-  if (HasFlag(f, MemFlags::kContiguous)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_CONTIGUOUS;
-  if (HasFlag(f, MemFlags::kNonPaged)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_NONPAGED;
-  if (HasFlag(f, MemFlags::kReadOnly)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_READONLY;
-  if (HasFlag(f, MemFlags::kHostAccess)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_HOST_ACCESS;
-  if (HasFlag(f, MemFlags::kAtomicAccessFull)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_ATOMIC_FULL;
-  if (HasFlag(f, MemFlags::kAtomicAccessPartial)) out |= HSA_AMD_POINTER_INFO_ALLOC_FLAG_ATOMIC_PARTIAL;
-  return out;
-}
+// PointerAllocFlags carries hsa_amd_pointer_info_t::alloc_flags' bits, so they are copied as they are.
+static_assert(ToRaw(PointerAllocFlags::kExecutable) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_EXECUTABLE);
+static_assert(ToRaw(PointerAllocFlags::kContiguous) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_CONTIGUOUS);
+static_assert(ToRaw(PointerAllocFlags::kNonPaged) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_NONPAGED);
+static_assert(ToRaw(PointerAllocFlags::kReadOnly) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_READONLY);
+static_assert(ToRaw(PointerAllocFlags::kHostAccess) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_HOST_ACCESS);
+static_assert(ToRaw(PointerAllocFlags::kAtomicFull) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_ATOMIC_FULL);
+static_assert(ToRaw(PointerAllocFlags::kAtomicPartial) == HSA_AMD_POINTER_INFO_ALLOC_FLAG_ATOMIC_PARTIAL);
 
 }  // namespace
 
@@ -95,7 +89,7 @@ void WritePointerInfo(const PointerDescription& d, hsa_amd_pointer_info_t* info)
   out.agentOwner = hsa_agent_t{d.owner.has_value() ? d.owner->raw() : 0};
   out.global_flags = ToRaw(d.global_flags);
   out.registered = d.registered;
-  out.alloc_flags = PointerAllocFlags(d.kmt_flags);
+  out.alloc_flags = ToRaw(d.alloc_flags);  // the same bits
   std::memcpy(info, &out, out.size);
 }
 

@@ -27,6 +27,7 @@
 #include "hsa/runtime_kfd.h"
 #include "hsa/topology.h"
 #include "thunk/device_controls.h"
+#include "thunk/queues.h"
 
 namespace hipmem::hsa {
 namespace {

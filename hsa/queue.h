@@ -42,7 +42,6 @@
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
 #include "hsa/signal_runtime.h"
-#include "thunk/queues.h"
 
 namespace hipmem::hsa {
 

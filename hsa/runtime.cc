@@ -16,7 +16,7 @@
 #include "base/trace.h"
 #include "hsa/hsa_status.h"
 #include "hsa/memory.h"
-#include "hsa/topology.h"
+#include "hsa/topology_kfd.h"
 #include "hsa/visible_devices.h"
 #include "thunk/device_controls.h"
 
@@ -223,9 +223,8 @@ absl::StatusOr<Bytes> Runtime::MemoryAvailable(AgentId gpu) {
     return InvalidAgentError(absl::StrCat("MEMORY_AVAIL of agent 0x", absl::Hex(gpu.raw()), ": not a GPU"));
   }
   // ROCr adds its fragment-allocator cache: those blocks go back to the KFD as soon as it runs short.
-  const thunk::NodeId node = binding_->NodeOf(*agent);
-  ASSIGN_OR_RETURN(Bytes available, binding_->kfd->AvailableMemory(node));
-  return available + memory_->CachedBytes(node);
+  ASSIGN_OR_RETURN(Bytes available, binding_->kfd->AvailableMemory(binding_->NodeOf(*agent)));
+  return available + memory_->CachedBytes(gpu);
 }
 
 }  // namespace hipmem::hsa

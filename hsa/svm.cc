@@ -20,7 +20,7 @@
 #include "base/units.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime_kfd.h"
-#include "hsa/topology.h"
+#include "hsa/topology_kfd.h"
 #include "thunk/device_controls.h"
 #include "thunk/svm.h"
 

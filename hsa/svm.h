@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/units.h"
@@ -138,10 +139,10 @@ class Svm {
   // (Debian's Abseil is not instrumented, base/scoped_lock.h).
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;  // guarded by mu_
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Queued and running prefetches, in submission order; a running one stays until the KFD has answered, so
-  // PREFETCH_LOCATION never reads a stale location in between. Guarded by mu_.
-  std::list<QueuedPrefetch> queued_;
+  // PREFETCH_LOCATION never reads a stale location in between.
+  std::list<QueuedPrefetch> queued_ ABSL_GUARDED_BY(mu_);
   std::thread worker_;
 };
 

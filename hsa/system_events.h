@@ -9,19 +9,13 @@
 #ifndef HIPMEM_HSA_SYSTEM_EVENTS_H_
 #define HIPMEM_HSA_SYSTEM_EVENTS_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <thread>
-#include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "hsa/runtime.h"
-#include "thunk/events.h"
 
 namespace hipmem::hsa {
 
@@ -42,10 +36,6 @@ struct GpuMemoryFault {
   uint32_t reason_mask;  // kFault* bits
 };
 
-// Returns ROCr's fault reason mask for what the kernel reported (VMFaultHandler's mapping; error type 1 is an
-// SRAM ECC error, 2 a consumed poison (DRAM ECC), 3 a GPU hang).
-uint32_t FaultReasonMask(const thunk::MemoryAccessFault& fault);
-
 class SystemEvents {
  public:
   // Called on the event thread for each GPU memory fault.
@@ -64,23 +54,14 @@ class SystemEvents {
   absl::Status Register(FaultHandler handler);
 
   // Faults delivered so far (handlers or not).
-  uint64_t fault_count() const { return faults_.load(std::memory_order_relaxed); }
+  uint64_t fault_count() const;
 
  private:
-  SystemEvents(Runtime& runtime, thunk::Event memory, thunk::Event wake)
-      : runtime_(runtime), memory_(std::move(memory)), wake_(std::move(wake)) {}
+  // The KFD events and the thread that waits on them: system_events.cc alone sees the thunk.
+  class Impl;
+  explicit SystemEvents(std::unique_ptr<Impl> impl);
 
-  void Run();
-  void Deliver(const thunk::MemoryAccessFault& fault);
-
-  Runtime& runtime_;  // Not owned; must outlive this.
-  const thunk::Event memory_;
-  const thunk::Event wake_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> faults_{0};
-  absl::Mutex mu_;
-  std::vector<FaultHandler> handlers_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_;  // last: started once everything above exists
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace hipmem::hsa

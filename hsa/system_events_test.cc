@@ -12,7 +12,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "testing/notification.h"
-#include "hsa/system_events.h"
+#include "hsa/system_events_kfd.h"
 #include "thunk/events.h"
 
 namespace {

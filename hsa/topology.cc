@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_status.h"
+#include "hsa/topology_kfd.h"
 #include "thunk/amdgpu_ids.h"
 
 namespace hipmem::hsa {

@@ -1,5 +1,5 @@
-// What the HSA runtime tells clients about each agent: identity, compute shape, caches and ISA,
-// derived from the thunk's KFD node properties.
+// What the HSA runtime tells clients about each agent: identity, compute shape, caches and ISA. The
+// derivation from the thunk's KFD node properties (DescribeAgent) is in topology_kfd.h, for hsa's own files.
 //
 // Plays the part of ROCr's GpuAgent/CpuAgent constructors that turn HsaNodeProperties and
 // HsaCacheProperties into the values of hsa_agent_get_info (amd_gpu_agent.cpp, amd_cpu_agent.cpp), and of
@@ -16,7 +16,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "thunk/topology.h"
 
 namespace hipmem::hsa {
 
@@ -97,11 +96,6 @@ struct AgentDescription {
   std::vector<CacheDescription> caches;
   std::optional<IsaDescription> isa;  // GPUs only
 };
-
-// Describes the agent of `node`. `cpu_model_name` names CPU agents (ROCr shows /proc/cpuinfo's).
-// `xnack_enabled` is HSA_XNACK's setting, which picks the ISA's xnack feature where the processor has one.
-AgentDescription DescribeAgent(const thunk::NodeProperties& node, const std::string& cpu_model_name,
-                               bool xnack_enabled);
 
 // Returns the first "model name" of a /proc/cpuinfo-format file, or "CPU" when there is none (the file is
 // unreadable or, as on some arm64 kernels, lists no model name).

@@ -1,4 +1,4 @@
-#include "hsa/topology.h"
+#include "hsa/topology_kfd.h"
 
 #include <cstdio>
 #include <fstream>
