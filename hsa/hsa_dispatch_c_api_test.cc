@@ -1,7 +1,7 @@
 // A plain HSA program, as a ROCr user writes one: loads code objects v4 and v5 that clang-19 builds for the
 // preset's GPU (gfx942 on mi300x, gfx90a on 2xmi250x, gfx908 on mi100), dispatches a dozen kernels of different
 // kinds through an AQL queue, checks their results, and sees a kernel's store to an unmapped address as a GPU
-// memory fault event.
+// memory fault event, a kernel's trap and an illegal instruction as queue errors.
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -411,6 +412,50 @@ TEST_P(DispatchTest, LanesReadTheFirstLaneAndCountTheLanesBelowThem) {
     const uint32_t below = i % 64;                // mbcnt over a full mask: the lanes below this one
     ASSERT_EQ(out[i], first + below) << i;
   }
+}
+
+// Waits (bounded) for the queue's error callback to have run; returns what it reported.
+std::vector<hsa_status_t> AwaitQueueErrors(const std::function<std::vector<hsa_status_t>()>& errors) {
+  std::vector<hsa_status_t> seen;
+  for (int i = 0; i < 2000 && seen.empty(); ++i) {
+    seen = errors();
+    if (seen.empty()) usleep(1000);
+  }
+  return seen;
+}
+
+// A kernel's llvm.trap (s_trap 2) puts the queue into the error state: ROCr's trap handler reports it and the queue's
+// callback sees HSA_STATUS_ERROR_EXCEPTION (0x1016), not an illegal instruction. The dispatch never completes; what
+// the waves stored before the trap stays.
+TEST_P(DispatchTest, LlvmTrapIsAnExceptionReportedToTheQueueCallback) {
+  uint32_t* out = Allocate<uint32_t>(64);
+  std::memset(out, 0, 64 * sizeof(uint32_t));
+  EXPECT_FALSE(Launch("trap_after_store", Linear(64, 64), Kernargs().Arg(out)));
+  const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], HSA_STATUS_ERROR_EXCEPTION);
+  EXPECT_EQ(static_cast<uint32_t>(errors[0]), 0x1016u);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], 7u) << i;
+}
+
+// llvm.debugtrap (s_trap 3) with no debugger attached is a no-op (AMDGPUUsage's trap handler ABI).
+TEST_P(DispatchTest, LlvmDebugTrapWithoutADebuggerDoesNothing) {
+  uint32_t* out = Allocate<uint32_t>(64);
+  std::memset(out, 0, 64 * sizeof(uint32_t));
+  ASSERT_TRUE(Launch("debugtrap_then_store", Linear(64, 64), Kernargs().Arg(out)));
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], 9u) << i;
+  EXPECT_TRUE(QueueErrors().empty());
+}
+
+// An illegal instruction keeps its own code.
+TEST_P(DispatchTest, AnIllegalInstructionIsReportedAsOne) {
+  uint32_t* out = Allocate<uint32_t>(4);
+  std::memset(out, 0, 4 * sizeof(uint32_t));
+  EXPECT_FALSE(Launch("gws_without_allocation", Linear(64, 64), Kernargs().Arg(out)));
+  const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION));
+  EXPECT_EQ(out[1], 0u);
 }
 
 struct FaultSeen {

@@ -62,19 +62,31 @@ std::memory_order RmwOrder(MemoryOrder order) {
 // queue_inactive_signal's "insufficient scratch" bits, wave64 (1) and wave32 (0x400): a request, not an error.
 constexpr SignalValue kInsufficientScratch = 0x401;
 
-// queue_inactive_signal's codes, as ROCr's queue error handler decodes them.
+// queue_inactive_signal's codes, as ROCr's queue error handler decodes them: bit by bit, the first set bit in its
+// order wins. The CP reports packet errors (2 to 256); the wave's trap handler reports a wave's exceptions, those of
+// its v1 handler for a KFD without exception reporting: a memory violation (1 << 29), an illegal instruction
+// (1 << 30), and s_trap 2, llvm.trap (1 << 31), which ROCr treats as a fatal debug trap.
 hsa_status_t QueueErrorStatus(SignalValue code) {
-  switch (code) {
-    case 2: return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
-    case 4: return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-    case 8: return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
-    case 32: return HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
-    case 64: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    // ROCr's table has this row commented out (its firmware reports a wave's illegal instruction through a KFD
-    // exception); the simulated CP has only this channel, so the runtime decodes it.
-    case 0x40000000: return static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
-    default: return HSA_STATUS_ERROR_EXCEPTION;
+  struct Row {
+    SignalValue bit;
+    hsa_status_t status;
+  };
+  static constexpr Row kRows[] = {
+      {2, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},  // invalid dimensions
+      {4, HSA_STATUS_ERROR_INVALID_ALLOCATION},      // invalid group segment size
+      {8, HSA_STATUS_ERROR_INVALID_CODE_OBJECT},     // invalid (or null) code
+      {32, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},  // invalid packet
+      {256, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},  // unsupported vendor-specific packet
+      {64, HSA_STATUS_ERROR_INVALID_ARGUMENT},       // workgroup too large
+      {128, static_cast<hsa_status_t>(HSA_STATUS_ERROR_OUT_OF_REGISTERS)},
+      {SignalValue{1} << 29, static_cast<hsa_status_t>(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION)},
+      {SignalValue{1} << 30, static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION)},
+      {SignalValue{1} << 31, HSA_STATUS_ERROR_EXCEPTION},
+  };
+  for (const Row& row : kRows) {
+    if ((code & row.bit) != 0) return row.status;
   }
+  return HSA_STATUS_ERROR_EXCEPTION;  // a code no row names (ROCr asserts, then reports HSA_STATUS_ERROR)
 }
 
 // Queues alive in the process (every Queues together).

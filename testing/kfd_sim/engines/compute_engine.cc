@@ -100,6 +100,7 @@ const char* QueueErrorName(QueueError error) {
     case QueueError::kInvalidKernarg: return "invalid kernarg";
     case QueueError::kInvalidSignal: return "invalid signal";
     case QueueError::kIllegalInstruction: return "illegal instruction";
+    case QueueError::kTrap: return "wave trap";
     case QueueError::kOutOfScratch: return "out of scratch";
   }
   return "unknown";
@@ -246,9 +247,14 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     case QueueError::kInvalidDispatch:                          // HSA_STATUS_ERROR_INVALID_ARGUMENT
     case QueueError::kInvalidKernarg:
     case QueueError::kInvalidSignal: code = 64; break;
-    // ROCr's table keeps this row (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION) though its firmware reports illegal
-    // instructions through KFD exceptions instead; the simulated CP reports them here, the one channel it has.
-    case QueueError::kIllegalInstruction: code = 0x40000000; break;
+    // A wave's exceptions, as the trap handler ROCr installs on a KFD without exception reporting (its v1 handler;
+    // the simulated KFD has no debugger interface) stores them into the queue's queue_inactive_signal: an illegal
+    // instruction 1 << 30 (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION), s_trap 2 (llvm.trap) 1 << 31, which ROCr decodes as
+    // a debug trap, HSA_STATUS_ERROR_EXCEPTION. A newer KFD carries the same through its exception codes
+    // (EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION; EC_QUEUE_WAVE_ABORT for id 2, EC_QUEUE_WAVE_TRAP for other ids), which ROCr
+    // maps to the same two statuses. The newer handler's generic wave trap also takes the reserved ids here.
+    case QueueError::kIllegalInstruction: code = int64_t{1} << 30; break;
+    case QueueError::kTrap: code = int64_t{1} << 31; break;
     case QueueError::kInvalidQueue: return;  // the CP never ran: nothing to report through
     case QueueError::kOutOfScratch: return;  // the runtime's scratch handler reported it already
   }
@@ -599,6 +605,10 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   if (interrupted()) return Outcome::kStopped;
   if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {
     if (failure->fault_va.has_value()) return Fault(*failure->fault_va);
+    if (failure->trap.has_value()) {
+      return Error(QueueError::kTrap,
+                   absl::StrCat("s_trap ", failure->trap->id, " at 0x", absl::Hex(failure->trap->pc)));
+    }
     return Error(QueueError::kIllegalInstruction, failure->illegal);
   }
   return Outcome::kDone;

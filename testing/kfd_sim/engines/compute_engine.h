@@ -86,6 +86,7 @@ enum class QueueError {
   kInvalidKernarg,       // the kernel's arguments break its contract (a misaligned dword fill)
   kInvalidSignal,        // a signal or mailbox address that is not 8-byte aligned
   kIllegalInstruction,   // a kernel's wave met an instruction the compute units cannot run (or a malformed one)
+  kTrap,                 // a kernel's wave executed s_trap (llvm.trap, abort, a failed assert): the trap handler halted it
   kOutOfScratch,         // the runtime could not grow the queue's scratch for a dispatch (it has reported that)
 };
 
