@@ -50,6 +50,8 @@ clr::StreamPriority QueuePriority(int priority) {
 absl::Status DeviceFaultAsHip(absl::Status status) {
   // A status that names its HIP code already keeps it (a launch beyond __launch_bounds__ is hipErrorLaunchFailure).
   if (status.code() == absl::StatusCode::kAborted && !status.GetPayload(kHipErrorPayloadUrl).has_value()) {
+    // A kernel's trap or illegal instruction is no memory fault: CUDA's answer for a device trap is a failed launch.
+    if (clr::IsKernelException(status)) return WithHipError(std::move(status), hipErrorLaunchFailure);
     return WithHipError(std::move(status), hipErrorIllegalAddress);
   }
   return status;

@@ -401,6 +401,44 @@ TEST_P(DispatchTest, ScratchNoWaveCanHoldIsOutOfResources) {
   EXPECT_EQ(errors[0], HSA_STATUS_ERROR_OUT_OF_RESOURCES);
 }
 
+// A grid whose workgroups wait for each other (a cooperative launch's grid sync) with a private segment whose slots
+// for the whole GPU are past ROCr's single-use limit: the runtime sizes the queue's scratch for this dispatch's waves
+// (ROCr's "large" scratch) rather than fewer slots, so every workgroup is resident at once and the grid finishes. With
+// fewer slots than the grid's waves, the workgroups holding them would wait at the barrier for ever.
+TEST_P(DispatchTest, AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident) {
+  uint32_t cus = 0;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
+            HSA_STATUS_SUCCESS);
+  // 4 MiB of scratch per wave (64 KiB per work-item): the GPU's 32 slots per CU would be GiBs, far past the limit,
+  // and 256 MiB (what a fixed cap would give) holds 64 waves, fewer than this grid's 4 per workgroup on half the CUs.
+  const uint32_t groups = std::max(cus / 2, 17u);
+  constexpr uint16_t kGroup = 256;
+  uint32_t* arrived = Allocate<uint32_t>(1);
+  *arrived = 0;
+  uint32_t* out = Allocate<uint32_t>(uint64_t{groups} * kGroup);
+  Geometry g = Linear(groups * kGroup, kGroup);
+  g.private_bytes = 64 * 1024;
+  ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
+  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  EXPECT_TRUE(QueueErrors().empty());
+  uint32_t tmpring = 0;
+  std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
+  uint32_t xccs = 1;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_NUM_XCC), &xccs),
+            HSA_STATUS_SUCCESS);
+  EXPECT_GE(uint64_t{tmpring & 0xfff} * xccs, uint64_t{groups} * 4) << "a slot for each of the grid's waves";
+  EXPECT_EQ((tmpring >> 12) & 0x1fff, 4096u) << "4 MiB per wave, in KiB";
+
+  // A later dispatch with less scratch per work-item does not run on the single-use scratch sized for the first:
+  // the runtime sizes a new one, with slots for every wave of this grid too.
+  *arrived = 0;
+  g.private_bytes = 32 * 1024;
+  ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
+  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
+  EXPECT_EQ((tmpring >> 12) & 0x1fff, 2048u) << "sized for the second dispatch";
+}
+
 TEST_P(DispatchTest, LanesReadTheFirstLaneAndCountTheLanesBelowThem) {
   constexpr uint32_t kN = 100;  // the second wave has 36 active lanes
   uint32_t* in = Allocate<uint32_t>(kN);

@@ -129,3 +129,17 @@ extern "C" __global__ void gws_without_allocation(uint32_t* out) {
   __builtin_amdgcn_ds_gws_init(out[0], 0);
   out[1] = 1;
 }
+
+// A grid barrier, as a cooperative launch's grid sync: each workgroup's first work-item counts its arrival, then waits
+// for every workgroup's; then every work-item writes the count it saw. Finishes only when all of the grid's
+// workgroups are resident at once.
+extern "C" __global__ void grid_barrier(uint32_t* arrived, uint32_t* out, uint32_t groups) {
+  if (__builtin_amdgcn_workitem_id_x() == 0) {
+    __hip_atomic_fetch_add(arrived, 1u, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+    while (__hip_atomic_load(arrived, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) < groups) {
+      __builtin_amdgcn_s_sleep(1);
+    }
+  }
+  __builtin_amdgcn_s_barrier();
+  out[Gid()] = __hip_atomic_load(arrived, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}

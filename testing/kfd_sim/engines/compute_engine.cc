@@ -305,8 +305,21 @@ std::optional<uint64_t> ComputeEngine::ReadScratchRing(gfx9::ScratchRing* ring) 
   // runtime that never sets that base (ours) gives the VA itself.
   ring->base = queue_.scratch_backing_base + location;
   ring->wave_bytes = gfx9::ScratchRing::WaveBytes(tmpring);
-  ring->waves = gfx9::ScratchRing::Waves(tmpring);
+  // WAVES is per XCC; the XCCs share the backing, so no more waves than it holds.
+  uint64_t waves = uint64_t{gfx9::ScratchRing::Waves(tmpring)} * std::max(queue_.xcc_count, 1u);
+  if (ring->wave_bytes != 0) waves = std::min(waves, ring->bytes / ring->wave_bytes);
+  ring->waves = static_cast<uint32_t>(std::min<uint64_t>(waves, UINT32_MAX));
   return std::nullopt;
+}
+
+bool ComputeEngine::ScratchIsSpent(uint64_t index, uint32_t private_bytes) const {
+  constexpr uint64_t kQueuePropertiesOffset = 180;  // amd_queue_t.queue_properties
+  constexpr uint32_t kUseScratchOnce = 1u << 4;     // AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE
+  if (private_bytes == 0 || !amd_queue_base_.has_value() || scratch_grown_for_ == index) return false;
+  GpuMemory::AccessScope scope(memory_);
+  auto* properties = TranslateWord<uint32_t>(memory_, *amd_queue_base_ + kQueuePropertiesOffset);
+  return properties != nullptr &&
+         (std::atomic_ref<uint32_t>(*properties).load(std::memory_order_acquire) & kUseScratchOnce) != 0;
 }
 
 ComputeEngine::Outcome ComputeEngine::AwaitScratch(const std::string& detail) {
@@ -570,11 +583,21 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   request.shared_aperture_base = queue_.shared_aperture_base;
   request.private_aperture_base = queue_.private_aperture_base;
   absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch;
-  for (bool retried = false;; retried = true) {
+  // A single-use scratch served the dispatch it was grown for: the runtime sizes a new one for this dispatch.
+  const gpu_abi::amdhsa::KernelDescriptor kd = gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor);
+  const bool spent = ScratchIsSpent(index, std::max(packet.private_segment_size, kd.private_segment_fixed_size));
+  if (spent) {
+    if (const Outcome grown = AwaitScratch("the queue's single-use scratch served another dispatch");
+        grown != Outcome::kDone) {
+      return grown;
+    }
+    scratch_grown_for_ = index;
+  }
+  for (bool retried = spent;; retried = true) {
     if (amd_queue_base_.has_value()) {
       if (std::optional<uint64_t> fault = ReadScratchRing(&request.scratch)) return Fault(*fault);
     }
-    dispatch = gfx9::KernelDispatch::Create(memory_, request, gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor));
+    dispatch = gfx9::KernelDispatch::Create(memory_, request, kd);
     // Too little scratch: once, ask the runtime for more and try again; a second time, its scratch still does not
     // fit the dispatch (a kernel descriptor asking for more than the packet's private_segment_size, which ROCr
     // sizes the new scratch by), and the dispatch is refused.
@@ -582,6 +605,7 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
     if (const Outcome grown = AwaitScratch(std::string(dispatch.status().message())); grown != Outcome::kDone) {
       return grown;
     }
+    scratch_grown_for_ = index;
   }
   if (!dispatch.ok()) {
     return Error(absl::IsFailedPrecondition(dispatch.status()) ? QueueError::kInvalidKernelObject
