@@ -361,7 +361,11 @@ TEST_P(DispatchTest, PrivateArraysLiveInTheQueuesScratchSwizzled) {
   field(160, &location);
   field(168, &bytes);
   const uint64_t wave_bytes = ((tmpring >> 12) & 0x1fff) * 1024;
-  const uint64_t slots = tmpring & 0xfff;
+  // WAVES is per XCC (each XCC's CP has its own COMPUTE_TMPRING_SIZE); the XCCs share the backing.
+  uint32_t xccs = 1;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_NUM_XCC), &xccs),
+            HSA_STATUS_SUCCESS);
+  const uint64_t slots = uint64_t{tmpring & 0xfff} * xccs;
   ASSERT_GE(wave_bytes, 64u * 1024) << "a wave's 64 lanes of at least 1 KiB";
   ASSERT_GE(slots, 4u);
   ASSERT_LE(slots * wave_bytes, bytes);

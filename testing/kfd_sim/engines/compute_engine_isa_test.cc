@@ -157,17 +157,20 @@ TEST_F(ComputeEngineIsaTest, AnInstructionTheEngineCannotRunHaltsTheQueueAsIlleg
   EXPECT_TRUE(faults_.empty());
 }
 
+// The arguments of testdata/illegal.hip's kernels: out[0] = a + b, around what stops the wave.
+struct StopArgs {
+  float* out;
+  float a, b;
+  gfx9::HiddenArgs hidden;
+};
+
 // __builtin_trap (llvm.trap: s_trap 2, which HIP's abort() and a failed assert reach) halts the queue as a trap, not
 // as an illegal instruction; what the wave stored before it stays.
 TEST_F(ComputeEngineIsaTest, LlvmTrapHaltsTheQueueAsAWaveTrap) {
   Start(gfx9::Target::kGfx90a, hipmem_testing::illegal_gfx90a());
   float out[4] = {1, 2, 3, 4};
   memory_.Map(out, sizeof(out));
-  struct {
-    float* out;
-    float a, b;
-    gfx9::HiddenArgs hidden;
-  } args{out, 10.0f, 20.0f, gfx9::Hidden1d(64, 64)};
+  StopArgs args{out, 10.0f, 20.0f, gfx9::Hidden1d(64, 64)};
   memory_.Map(&args, sizeof(args));
   EXPECT_FALSE(Dispatch("trap_after_store", 64, 64, &args));
   ASSERT_EQ(errors_.size(), 1u);
@@ -182,11 +185,7 @@ TEST_F(ComputeEngineIsaTest, DebugTrapWithoutADebuggerFallsThrough) {
   Start(gfx9::Target::kGfx90a, hipmem_testing::illegal_gfx90a());
   float out[4] = {1, 2, 3, 4};
   memory_.Map(out, sizeof(out));
-  struct {
-    float* out;
-    float a, b;
-    gfx9::HiddenArgs hidden;
-  } args{out, 10.0f, 20.0f, gfx9::Hidden1d(64, 64)};
+  StopArgs args{out, 10.0f, 20.0f, gfx9::Hidden1d(64, 64)};
   memory_.Map(&args, sizeof(args));
   ASSERT_TRUE(Dispatch("debugtrap_then_store", 64, 64, &args));
   EXPECT_EQ(out[0], 30.0f);
