@@ -188,6 +188,8 @@ std::optional<uint64_t> Marker::end_tick() const {
   return tick == 0 ? std::nullopt : std::optional<uint64_t>(tick);
 }
 
+bool IsKernelException(const absl::Status& error) { return hsa::IsWaveException(error); }
+
 absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device,
                                                        StreamPriority priority) {
   auto health = std::make_shared<QueueHealth>();

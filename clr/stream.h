@@ -122,6 +122,12 @@ class QueueHealth {
   Stream* owner_ ABSL_GUARDED_BY(owner_mu_) = nullptr;
 };
 
+// Whether `error` is a kernel's wave exception as its queue reported it -- a trap (llvm.trap: HIP's abort() and a failed
+// device assert) or an illegal instruction, HSA_STATUS_ERROR_EXCEPTION or HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION from
+// the queue's error callback -- rather than a memory fault. CLR aborts the process on either (its queue callback);
+// HIP reports this one as a failed launch instead.
+bool IsKernelException(const absl::Status& error);
+
 // Blocks until `signal` completes: OK at 0; the queue's error when the queue halted or the device faulted;
 // kDataLoss when it went negative otherwise (the command failed). `hint` is the device's (WaitHintOf).
 absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health, hsa::WaitHint hint);

@@ -50,8 +50,11 @@ clr::StreamPriority QueuePriority(int priority) {
 
 absl::Status DeviceFaultAsHip(absl::Status status) {
   // A status that names its HIP code already keeps it (a launch beyond __launch_bounds__ is hipErrorLaunchFailure).
+  if (status.GetPayload(kHipErrorPayloadUrl).has_value()) return status;
+  // A kernel's trap or illegal instruction is no memory fault: CUDA's answer for a device trap is a failed launch.
+  if (clr::IsKernelException(status)) return WithHipError(std::move(status), hipErrorLaunchFailure);
   // Only a fault: a thunk wait the kernel refused or an EINTR is kAborted too, and no illegal address.
-  if (clr::IsGpuMemoryFault(status) && !status.GetPayload(kHipErrorPayloadUrl).has_value()) {
+  if (clr::IsGpuMemoryFault(status)) {
     return WithHipError(std::move(status), hipErrorIllegalAddress);
   }
   return status;

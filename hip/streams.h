@@ -52,8 +52,10 @@ inline constexpr uint32_t kEventReleaseToDevice = 0x40000000;
 inline constexpr uint32_t kEventReleaseToSystem = 0x80000000;
 
 // A GPU memory fault reaches HIP as clr's sticky GpuMemoryFaultError (clr/device_faults.h): returns it tagged
-// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. Other statuses (another
-// kAborted among them: a failed thunk wait, an EINTR), and a fault that carries its own HIP code, unchanged.
+// hipErrorIllegalAddress, CUDA's answer, where CLR would have ended the process. A kernel's wave exception (its trap,
+// which abort() and a failed device assert reach, or an illegal instruction; clr::IsKernelException), where CLR ends
+// the process too, is tagged hipErrorLaunchFailure, CUDA's answer for a trap. Other statuses (another kAborted among
+// them: a failed thunk wait, an EINTR), and a status that carries its own HIP code, unchanged.
 absl::Status DeviceFaultAsHip(absl::Status status);
 
 class HipStream {

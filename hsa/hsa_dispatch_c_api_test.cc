@@ -1,7 +1,7 @@
 // A plain HSA program, as a ROCr user writes one: loads code objects v4 and v5 that clang-19 builds for the
 // preset's GPU (gfx942 on mi300x, gfx90a on 2xmi250x, gfx908 on mi100), dispatches a dozen kernels of different
 // kinds through an AQL queue, checks their results, and sees a kernel's store to an unmapped address as a GPU
-// memory fault event.
+// memory fault event, a kernel's trap and an illegal instruction as queue errors.
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -360,7 +361,11 @@ TEST_P(DispatchTest, PrivateArraysLiveInTheQueuesScratchSwizzled) {
   field(160, &location);
   field(168, &bytes);
   const uint64_t wave_bytes = ((tmpring >> 12) & 0x1fff) * 1024;
-  const uint64_t slots = tmpring & 0xfff;
+  // WAVES is per XCC (each XCC's CP has its own COMPUTE_TMPRING_SIZE); the XCCs share the backing.
+  uint32_t xccs = 1;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_NUM_XCC), &xccs),
+            HSA_STATUS_SUCCESS);
+  const uint64_t slots = uint64_t{tmpring & 0xfff} * xccs;
   ASSERT_GE(wave_bytes, 64u * 1024) << "a wave's 64 lanes of at least 1 KiB";
   ASSERT_GE(slots, 4u);
   ASSERT_LE(slots * wave_bytes, bytes);
@@ -400,6 +405,44 @@ TEST_P(DispatchTest, ScratchNoWaveCanHoldIsOutOfResources) {
   EXPECT_EQ(errors[0], HSA_STATUS_ERROR_OUT_OF_RESOURCES);
 }
 
+// A grid whose workgroups wait for each other (a cooperative launch's grid sync) with a private segment whose slots
+// for the whole GPU are past ROCr's single-use limit: the runtime sizes the queue's scratch for this dispatch's waves
+// (ROCr's "large" scratch) rather than fewer slots, so every workgroup is resident at once and the grid finishes. With
+// fewer slots than the grid's waves, the workgroups holding them would wait at the barrier for ever.
+TEST_P(DispatchTest, AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident) {
+  uint32_t cus = 0;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
+            HSA_STATUS_SUCCESS);
+  // 4 MiB of scratch per wave (64 KiB per work-item): the GPU's 32 slots per CU would be GiBs, far past the limit,
+  // and 256 MiB (what a fixed cap would give) holds 64 waves, fewer than this grid's 4 per workgroup on half the CUs.
+  const uint32_t groups = std::max(cus / 2, 17u);
+  constexpr uint16_t kGroup = 256;
+  uint32_t* arrived = Allocate<uint32_t>(1);
+  *arrived = 0;
+  uint32_t* out = Allocate<uint32_t>(uint64_t{groups} * kGroup);
+  Geometry g = Linear(groups * kGroup, kGroup);
+  g.private_bytes = 64 * 1024;
+  ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
+  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  EXPECT_TRUE(QueueErrors().empty());
+  uint32_t tmpring = 0;
+  std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
+  uint32_t xccs = 1;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_NUM_XCC), &xccs),
+            HSA_STATUS_SUCCESS);
+  EXPECT_GE(uint64_t{tmpring & 0xfff} * xccs, uint64_t{groups} * 4) << "a slot for each of the grid's waves";
+  EXPECT_EQ((tmpring >> 12) & 0x1fff, 4096u) << "4 MiB per wave, in KiB";
+
+  // A later dispatch with less scratch per work-item does not run on the single-use scratch sized for the first:
+  // the runtime sizes a new one, with slots for every wave of this grid too.
+  *arrived = 0;
+  g.private_bytes = 32 * 1024;
+  ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
+  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
+  EXPECT_EQ((tmpring >> 12) & 0x1fff, 2048u) << "sized for the second dispatch";
+}
+
 TEST_P(DispatchTest, LanesReadTheFirstLaneAndCountTheLanesBelowThem) {
   constexpr uint32_t kN = 100;  // the second wave has 36 active lanes
   uint32_t* in = Allocate<uint32_t>(kN);
@@ -411,6 +454,50 @@ TEST_P(DispatchTest, LanesReadTheFirstLaneAndCountTheLanesBelowThem) {
     const uint32_t below = i % 64;                // mbcnt over a full mask: the lanes below this one
     ASSERT_EQ(out[i], first + below) << i;
   }
+}
+
+// Waits (bounded) for the queue's error callback to have run; returns what it reported.
+std::vector<hsa_status_t> AwaitQueueErrors(const std::function<std::vector<hsa_status_t>()>& errors) {
+  std::vector<hsa_status_t> seen;
+  for (int i = 0; i < 2000 && seen.empty(); ++i) {
+    seen = errors();
+    if (seen.empty()) usleep(1000);
+  }
+  return seen;
+}
+
+// A kernel's llvm.trap (s_trap 2) puts the queue into the error state: ROCr's trap handler reports it and the queue's
+// callback sees HSA_STATUS_ERROR_EXCEPTION (0x1016), not an illegal instruction. The dispatch never completes; what
+// the waves stored before the trap stays.
+TEST_P(DispatchTest, LlvmTrapIsAnExceptionReportedToTheQueueCallback) {
+  uint32_t* out = Allocate<uint32_t>(64);
+  std::memset(out, 0, 64 * sizeof(uint32_t));
+  EXPECT_FALSE(Launch("trap_after_store", Linear(64, 64), Kernargs().Arg(out)));
+  const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], HSA_STATUS_ERROR_EXCEPTION);
+  EXPECT_EQ(static_cast<uint32_t>(errors[0]), 0x1016u);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], 7u) << i;
+}
+
+// llvm.debugtrap (s_trap 3) with no debugger attached is a no-op (AMDGPUUsage's trap handler ABI).
+TEST_P(DispatchTest, LlvmDebugTrapWithoutADebuggerDoesNothing) {
+  uint32_t* out = Allocate<uint32_t>(64);
+  std::memset(out, 0, 64 * sizeof(uint32_t));
+  ASSERT_TRUE(Launch("debugtrap_then_store", Linear(64, 64), Kernargs().Arg(out)));
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], 9u) << i;
+  EXPECT_TRUE(QueueErrors().empty());
+}
+
+// An illegal instruction keeps its own code.
+TEST_P(DispatchTest, AnIllegalInstructionIsReportedAsOne) {
+  uint32_t* out = Allocate<uint32_t>(4);
+  std::memset(out, 0, 4 * sizeof(uint32_t));
+  EXPECT_FALSE(Launch("gws_without_allocation", Linear(64, 64), Kernargs().Arg(out)));
+  const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION));
+  EXPECT_EQ(out[1], 0u);
 }
 
 struct FaultSeen {

@@ -63,19 +63,31 @@ std::memory_order RmwOrder(MemoryOrder order) {
 // queue_inactive_signal's "insufficient scratch" bits, wave64 (1) and wave32 (0x400): a request, not an error.
 constexpr SignalValue kInsufficientScratch = 0x401;
 
-// queue_inactive_signal's codes, as ROCr's queue error handler decodes them.
+// queue_inactive_signal's codes, as ROCr's queue error handler decodes them: bit by bit, the first set bit in its
+// order wins. The CP reports packet errors (2 to 256); the wave's trap handler reports a wave's exceptions, those of
+// its v1 handler for a KFD without exception reporting: a memory violation (1 << 29), an illegal instruction
+// (1 << 30), and s_trap 2, llvm.trap (1 << 31), which ROCr treats as a fatal debug trap.
 hsa_status_t QueueErrorStatus(SignalValue code) {
-  switch (code) {
-    case 2: return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
-    case 4: return HSA_STATUS_ERROR_INVALID_ALLOCATION;
-    case 8: return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
-    case 32: return HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
-    case 64: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    // ROCr's table has this row commented out (its firmware reports a wave's illegal instruction through a KFD
-    // exception); the simulated CP has only this channel, so the runtime decodes it.
-    case 0x40000000: return static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
-    default: return HSA_STATUS_ERROR_EXCEPTION;
+  struct Row {
+    SignalValue bit;
+    hsa_status_t status;
+  };
+  static constexpr Row kRows[] = {
+      {2, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS},  // invalid dimensions
+      {4, HSA_STATUS_ERROR_INVALID_ALLOCATION},      // invalid group segment size
+      {8, HSA_STATUS_ERROR_INVALID_CODE_OBJECT},     // invalid (or null) code
+      {32, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},  // invalid packet
+      {256, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT},  // unsupported vendor-specific packet
+      {64, HSA_STATUS_ERROR_INVALID_ARGUMENT},       // workgroup too large
+      {128, static_cast<hsa_status_t>(HSA_STATUS_ERROR_OUT_OF_REGISTERS)},
+      {SignalValue{1} << 29, static_cast<hsa_status_t>(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION)},
+      {SignalValue{1} << 30, static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION)},
+      {SignalValue{1} << 31, HSA_STATUS_ERROR_EXCEPTION},
+  };
+  for (const Row& row : kRows) {
+    if ((code & row.bit) != 0) return row.status;
   }
+  return HSA_STATUS_ERROR_EXCEPTION;  // a code no row names (ROCr asserts, then reports HSA_STATUS_ERROR)
 }
 
 // Queues alive in the process (every Queues together).
@@ -90,6 +102,13 @@ const AmdQueue& Indices(const AmdQueue& queue) {
 }
 
 }  // namespace
+
+bool IsWaveException(const absl::Status& error) {
+  // Only a code the callback's status carries: a bare kAborted (another layer's memory fault) maps to EXCEPTION too.
+  if (!error.GetPayload(kHsaStatusPayloadUrl).has_value()) return false;
+  const hsa_status_t code = ToHsaStatus(error);
+  return code == HSA_STATUS_ERROR_EXCEPTION || code == static_cast<hsa_status_t>(HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION);
+}
 
 uint64_t LoadReadIndex(const AmdQueue& queue, MemoryOrder order) {
   return Word(Indices(queue).read_dispatch_id).load(LoadOrder(order));
@@ -174,50 +193,94 @@ class Queues::AqlQueue {
     FreeScratch();  // then memory_ goes with this
   }
 
-  // ROCr's dynamic scratch (AqlQueue::DynamicScratchHandler), the runtime's half: the CP stopped on the packet at
-  // the read index because the queue's scratch cannot hold its private segment. The queue's scratch is replaced by
-  // one sized for that packet, as ROCr sizes it: the private segment per work-item rounded up so a wave's 64 lanes
-  // fill whole KiB, times 64 lanes, times max_slots_scratch_cu waves on every CU (the most the GPU can hold at once).
-  // Where ROCr would carve that from a per-GPU scratch aperture and mark a large one single-use, this runtime (a
-  // choice: one allocation per queue, nothing to reclaim) allocates it as host-visible VRAM of its own, at most
-  // kMaxQueueScratch: past that, fewer waves get a slot, which COMPUTE_TMPRING_SIZE.WAVES tells the CP (it then runs
-  // fewer waves at once, as the hardware does), never fewer than a 1024-work-item workgroup's 16. The amd_queue_t's
-  // scratch fields are filled as ROCr's InitScratchSRD fills them, except scratch_backing_memory_location: this
-  // runtime never sets SH_HIDDEN_PRIVATE_BASE (SET_SCRATCH_BACKING_VA), so the CP's base plus location is the VA
-  // itself. Errors: OUT_OF_RESOURCES for a wave's scratch over TMPRING_SIZE.WAVESIZE's 8191 KiB; the allocation's.
-  absl::Status GrowScratch(uint32_t private_segment_size) {
+  // ROCr's dynamic scratch (AqlQueue::HandleInsufficientScratch and GpuAgent::AcquireQueueMainScratch), the
+  // runtime's half: the CP stopped on `packet` (at the read index) because the queue's scratch cannot hold its private
+  // segment. The queue's scratch is replaced by one sized as ROCr sizes it:
+  //   - a wave's slot: the private segment per work-item rounded up so 64 lanes fill whole KiB, times 64 lanes;
+  //     over COMPUTE_TMPRING_SIZE.WAVESIZE's 8191 KiB no wave can run: OUT_OF_RESOURCES;
+  //   - a slot for every wave the GPU holds at once (max_slots_scratch_cu on every CU) when that is at most ROCr's
+  //     single-use limit (HSA_SCRATCH_SINGLE_LIMIT's default, 140 MiB): kept for every later dispatch;
+  //   - past it the scratch is "large": slots for this dispatch's waves only (all of its workgroups, at most the
+  //     GPU's slots), marked USE_SCRATCH_ONCE so the CP asks again for the next dispatch that needs scratch. Sized
+  //     so, every workgroup the GPU can hold gets a slot at once, which is what a cooperative grid (grid sync) needs:
+  //     one whose workgroups did not all get slots would wait forever at its grid barrier.
+  //   - when that allocation fails (ROCr: its scratch pool is exhausted), a cooperative queue fails the dispatch
+  //     with OUT_OF_RESOURCES, as ROCr does: its grid must be resident whole. Any other queue gets fewer slots
+  //     (ROCr's occupancy reduction, a workgroup's waves per CU at a time), so the dispatch runs with fewer waves
+  //     at once; none at all is OUT_OF_RESOURCES.
+  // Deliberate differences: ROCr counts a dispatch's workgroups per shader engine and aligns the CU count to them
+  // (harvested CUs); this runtime knows no shader engines and counts the grid's workgroups and the node's CUs. ROCr
+  // returns large scratch right after its dispatch (the CP's "reclaim" request); this runtime keeps it until the
+  // CP asks again or the queue goes (its scratch is per queue: nothing waits for it). Carved from the GPU's VRAM
+  // (host-visible, mapped for the GPU) rather than ROCr's scratch aperture: this runtime never sets
+  // SH_HIDDEN_PRIVATE_BASE, so the CP's base plus scratch_backing_memory_location is the VA itself. Note that hipmem's
+  // clr runs cooperative launches on its ordinary stream queues (CLR uses a cooperative queue): there, a failed
+  // allocation reduces occupancy, as ROCr would for a kernel it does not know to be cooperative.
+  absl::Status GrowScratch(const aql::KernelDispatchPacket& packet) {
     constexpr uint64_t kLanes = 64;
     constexpr uint64_t kMaxWaveBytes = uint64_t{0x1fff} * 1024;  // WAVESIZE is 13 bits of KiB
-    constexpr uint64_t kMinWaves = 16;
-    constexpr uint64_t kMaxQueueScratch = uint64_t{256} << 20;
-    const uint64_t per_lane = (uint64_t{private_segment_size} + 15) & ~uint64_t{15};  // 1 KiB / 64 lanes
+    constexpr uint64_t kSingleLimit = uint64_t{140} << 20;        // ROCr's DEFAULT_SCRATCH_SINGLE_LIMIT
+    constexpr uint64_t kMaxWaves = 0xfff;                          // COMPUTE_TMPRING_SIZE.WAVES is 12 bits
+    const uint64_t per_lane = (uint64_t{packet.private_segment_size} + 15) & ~uint64_t{15};  // 1 KiB / 64 lanes
     const uint64_t wave_bytes = per_lane * kLanes;
-    if (wave_bytes > kMaxWaveBytes) {
-      return WithHsaStatus(absl::ResourceExhaustedError(absl::StrCat(
-                               "queue scratch: ", private_segment_size, " bytes per work-item is over a wave's limit")),
-                           HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-    }
-    uint64_t waves = std::max<uint64_t>(uint64_t{cu_count} * std::max(scratch_slots_per_cu, 1u), kMinWaves);
-    if (wave_bytes > 0) waves = std::clamp(kMaxQueueScratch / wave_bytes, kMinWaves, waves);
     FreeScratch();
     AmdQueue* q = amd();
-    if (wave_bytes > 0) {
-      const Bytes bytes(waves * wave_bytes);
-      const std::span<const thunk::NodeId> just_gpu(&node_, 1);
-      ASSIGN_OR_RETURN(thunk::KfdAllocation allocated,
-                       kfd_.AllocMemory(node_, bytes, MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kCoarseGrain));
-      RETURN_IF_ERROR(kfd_.MapMemoryToGpu(allocated.address(), just_gpu));  // else `allocated` frees it
-      const DeviceAddress scratch = allocated.address();
-      scratch_ = std::move(allocated);
-      const std::array<uint32_t, 4> resource = aql::Gfx9ScratchResource(scratch.raw(), static_cast<uint32_t>(bytes.raw()));
-      std::memcpy(q->scratch_resource_descriptor, resource.data(), sizeof(q->scratch_resource_descriptor));
-      q->scratch_backing_memory_location = scratch.raw();
-      q->scratch_backing_memory_byte_size = bytes.raw();
-      q->scratch_wave64_lane_byte_size = static_cast<uint32_t>(per_lane);
-      // COMPUTE_TMPRING_SIZE: WAVES (11:0), WAVESIZE in KiB (24:12).
-      q->compute_tmpring_size = static_cast<uint32_t>(std::min<uint64_t>(waves, 0xfff)) |
-                                (static_cast<uint32_t>(wave_bytes / 1024) << 12);
+    std::atomic_ref<uint32_t> properties(q->queue_properties);
+    properties.fetch_and(~kQueuePropertyUseScratchOnce, std::memory_order_release);
+    if (wave_bytes == 0) return absl::OkStatus();
+    if (wave_bytes > kMaxWaveBytes) {
+      return WithHsaStatus(absl::ResourceExhaustedError(absl::StrCat(
+                               "queue scratch: ", packet.private_segment_size, " bytes per work-item is over a wave's limit")),
+                           HSA_STATUS_ERROR_OUT_OF_RESOURCES);
     }
+    const uint64_t cus = std::max(cu_count, 1u);
+    // COMPUTE_TMPRING_SIZE is per XCC: WAVES counts one XCC's share, so waves go in multiples of the XCCs.
+    const uint64_t xccs = std::max(xcc_count, 1u);
+    auto per_xcc = [xccs](uint64_t n) { return (n + xccs - 1) / xccs * xccs; };
+    const uint64_t device_slots = std::min(cus * std::max(scratch_slots_per_cu, 1u), kMaxWaves * xccs);
+    const uint64_t lanes_per_group =
+        uint64_t{packet.workgroup_size_x} * packet.workgroup_size_y * packet.workgroup_size_z;
+    const uint64_t waves_per_group = std::max<uint64_t>((lanes_per_group + kLanes - 1) / kLanes, 1);
+    auto groups_in = [](uint32_t grid, uint16_t size) { return size == 0 ? 0 : (uint64_t{grid} + size - 1) / size; };
+    const uint64_t groups = groups_in(packet.grid_size_x, packet.workgroup_size_x) *
+                            groups_in(packet.grid_size_y, packet.workgroup_size_y) *
+                            groups_in(packet.grid_size_z, packet.workgroup_size_z);
+    const uint64_t dispatch_slots = std::clamp(groups * waves_per_group, waves_per_group, device_slots);
+    const bool large = device_slots * wave_bytes > kSingleLimit;
+    uint64_t waves = per_xcc(large ? dispatch_slots : device_slots);
+    absl::StatusOr<thunk::KfdAllocation> allocated = Allocate(Bytes(waves * wave_bytes));
+    if (!allocated.ok()) {
+      if (q->type == static_cast<uint32_t>(QueueKind::kCooperative)) {
+        return WithHsaStatus(absl::ResourceExhaustedError(absl::StrCat(
+                                 "queue scratch: ", waves, " waves of ", wave_bytes,
+                                 " bytes for a cooperative queue's dispatch: ", allocated.status().message())),
+                             HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+      }
+      // ROCr's occupancy reduction: whole workgroups' waves per CU, fewer each time, down to one workgroup's.
+      uint64_t per_cu = (waves / cus + waves_per_group - 1) / waves_per_group * waves_per_group;
+      for (; per_cu >= waves_per_group && !allocated.ok(); per_cu -= waves_per_group) {
+        waves = per_xcc(std::min(per_cu * cus, kMaxWaves * xccs));
+        allocated = Allocate(Bytes(waves * wave_bytes));
+      }
+      if (!allocated.ok()) {
+        return WithHsaStatus(absl::ResourceExhaustedError(absl::StrCat("queue scratch: not even one workgroup's ",
+                                                                       waves_per_group, " waves of ", wave_bytes,
+                                                                       " bytes: ", allocated.status().message())),
+                             HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+      }
+    }
+    const Bytes bytes(waves * wave_bytes);
+    const DeviceAddress scratch = allocated->address();
+    scratch_ = *std::move(allocated);
+    const std::array<uint32_t, 4> resource = aql::Gfx9ScratchResource(scratch.raw(), static_cast<uint32_t>(bytes.raw()));
+    std::memcpy(q->scratch_resource_descriptor, resource.data(), sizeof(q->scratch_resource_descriptor));
+    q->scratch_backing_memory_location = scratch.raw();
+    q->scratch_backing_memory_byte_size = bytes.raw();
+    q->scratch_wave64_lane_byte_size = static_cast<uint32_t>(per_lane);
+    // COMPUTE_TMPRING_SIZE: WAVES (11:0), WAVESIZE in KiB (24:12).
+    q->compute_tmpring_size =
+        static_cast<uint32_t>(std::min(waves / xccs, kMaxWaves)) | (static_cast<uint32_t>(wave_bytes / 1024) << 12);
+    if (large) properties.fetch_or(kQueuePropertyUseScratchOnce, std::memory_order_release);
     return absl::OkStatus();
   }
 
@@ -238,6 +301,7 @@ class Queues::AqlQueue {
   std::vector<uint32_t> cu_mask;  // guarded by Queues::mu_
   uint32_t cu_count = 0;
   uint32_t scratch_slots_per_cu = 0;  // the node's max_slots_scratch_cu
+  uint32_t xcc_count = 1;             // the node's num_xcc
   // Word `i` of the mask that enables every CU of the GPU.
   uint32_t cu_mask_all(size_t i) const {
     const uint64_t first = uint64_t{i} * 32;
@@ -270,6 +334,15 @@ class Queues::AqlQueue {
  private:
   AqlQueue(thunk::Kfd& kfd, thunk::NodeId node, QueueMemory memory, Bytes ring_bytes, thunk::Queue queue)
       : kfd_(kfd), node_(node), memory_(std::move(memory)), ring_bytes_(ring_bytes), queue_(std::move(queue)) {}
+
+  // `bytes` of VRAM for the queue's scratch, host-visible and mapped for the GPU.
+  absl::StatusOr<thunk::KfdAllocation> Allocate(Bytes bytes) {
+    const std::span<const thunk::NodeId> just_gpu(&node_, 1);
+    ASSIGN_OR_RETURN(thunk::KfdAllocation allocated,
+                     kfd_.AllocMemory(node_, bytes, MemFlags::kNonPaged | MemFlags::kHostAccess | MemFlags::kCoarseGrain));
+    RETURN_IF_ERROR(kfd_.MapMemoryToGpu(allocated.address(), just_gpu));  // else `allocated` frees it
+    return allocated;
+  }
 
   // Drops the queue's scratch and clears its amd_queue_t fields (the CP is stopped or gone: nothing uses it).
   void FreeScratch() {
@@ -412,6 +485,7 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
     if (node.id != KfdNodeOf(runtime_, *agent) || node.Get("simd_per_cu") == 0) continue;
     queue->cu_count = static_cast<uint32_t>(node.Get("simd_count") / node.Get("simd_per_cu"));
     queue->scratch_slots_per_cu = static_cast<uint32_t>(node.Get("max_slots_scratch_cu"));
+    queue->xcc_count = std::max<uint32_t>(static_cast<uint32_t>(node.Get("num_xcc")), 1);
   }
   queue->cu_mask.assign((queue->cu_count + 31) / 32, ~uint32_t{0});
   if (queue->cu_count % 32 != 0) queue->cu_mask.back() = (uint32_t{1} << (queue->cu_count % 32)) - 1;
@@ -434,7 +508,7 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
           aql::KernelDispatchPacket packet;
           std::memcpy(&packet, reinterpret_cast<const char*>(amd->base_address) + slot * aql::kPacketBytes,
                       sizeof(packet));
-          error = aql->GrowScratch(packet.private_segment_size);
+          error = aql->GrowScratch(packet);
           if (error.ok()) {
             inactive_ref.Store(0, MemoryOrder::kRelease);
             return true;  // keep watching for the next request or error

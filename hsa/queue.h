@@ -90,6 +90,9 @@ static_assert(offsetof(AmdQueue, queue_properties) == 180 && offsetof(AmdQueue, 
 // amd_queue_properties_t: AMD_QUEUE_PROPERTIES_ENABLE_PROFILING (bit 3), which the CP firmware reads to decide
 // whether it stamps packet start and end times into completion signals.
 inline constexpr uint32_t kQueuePropertyEnableProfiling = 1u << 3;
+// AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE (bit 4): the queue's scratch is "large", sized for the dispatch that asked
+// for it; the CP asks again for any later dispatch with a private segment.
+inline constexpr uint32_t kQueuePropertyUseScratchOnce = 1u << 4;
 
 // hsa_amd_queue_priority_t.
 enum class QueuePriorityLevel : uint32_t { kLow = 0, kNormal = 1, kHigh = 2 };
@@ -113,8 +116,14 @@ uint64_t AddWriteIndex(AmdQueue& queue, uint64_t value, MemoryOrder order);
 // hsa_queue_create's callback: a queue error, as ROCr's queue error handler reports it, on the signal
 // handler thread. The status carries the hsa_status_t (ToHsaStatus): INVALID_CODE_OBJECT for a dispatch whose
 // kernel object the CP does not know, INVALID_PACKET_FORMAT for a packet type it does not run,
-// INVALID_ARGUMENT for a bad dispatch geometry, kernarg or signal address.
+// INVALID_ARGUMENT for a bad dispatch geometry, kernarg or signal address, EXCEPTION for a wave's trap,
+// ILLEGAL_INSTRUCTION for a wave's illegal instruction, OUT_OF_RESOURCES for scratch the runtime cannot provide.
 using QueueErrorCallback = std::function<void(const absl::Status& error, AmdQueue* queue)>;
+
+// Whether `error`, as a QueueErrorCallback received it, is a wave's exception: a trap (llvm.trap, which a device
+// abort() or failed assert reaches: HSA_STATUS_ERROR_EXCEPTION) or an illegal instruction
+// (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION), rather than a packet error or missing scratch.
+bool IsWaveException(const absl::Status& error);
 
 struct QueueRequest {
   AgentId agent{0};

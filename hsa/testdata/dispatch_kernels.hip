@@ -110,3 +110,36 @@ extern "C" __global__ void wave_broadcast(const uint32_t* in, uint32_t* out) {
 
 // Stores through a pointer the caller chooses: an unmapped one is a VM fault.
 extern "C" __global__ void store_to(uint32_t* where) { where[__builtin_amdgcn_workitem_id_x()] = 7; }
+
+// Every lane stores, then llvm.trap (s_trap 2, what HIP's abort() and a failed device assert become): the queue goes
+// into the error state with HSA_STATUS_ERROR_EXCEPTION.
+extern "C" __global__ void trap_after_store(uint32_t* out) {
+  out[__builtin_amdgcn_workitem_id_x()] = 7;
+  __builtin_trap();
+}
+
+// llvm.debugtrap (s_trap 3): without a debugger it does nothing, and the kernel completes.
+extern "C" __global__ void debugtrap_then_store(uint32_t* out) {
+  __builtin_debugtrap();
+  out[__builtin_amdgcn_workitem_id_x()] = 9;
+}
+
+// ds_gws_init on a queue with no global wave sync allocation: an illegal instruction, reported as one.
+extern "C" __global__ void gws_without_allocation(uint32_t* out) {
+  __builtin_amdgcn_ds_gws_init(out[0], 0);
+  out[1] = 1;
+}
+
+// A grid barrier, as a cooperative launch's grid sync: each workgroup's first work-item counts its arrival, then waits
+// for every workgroup's; then every work-item writes the count it saw. Finishes only when all of the grid's
+// workgroups are resident at once.
+extern "C" __global__ void grid_barrier(uint32_t* arrived, uint32_t* out, uint32_t groups) {
+  if (__builtin_amdgcn_workitem_id_x() == 0) {
+    __hip_atomic_fetch_add(arrived, 1u, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+    while (__hip_atomic_load(arrived, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) < groups) {
+      __builtin_amdgcn_s_sleep(1);
+    }
+  }
+  __builtin_amdgcn_s_barrier();
+  out[Gid()] = __hip_atomic_load(arrived, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}

@@ -104,7 +104,8 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                            .initial_read_index = initial_progress,
                            .clock = GpuClock(gpu.gpu_clock_counter_hz),
                            .isa = Gfx9TargetOf(gpu.gfx_target_version),
-                           .scratch_backing_base = device.sh_hidden_private_base << 16},
+                           .scratch_backing_base = device.sh_hidden_private_base << 16,
+                           .xcc_count = gpu.num_xcc == 0 ? 1 : gpu.num_xcc},
         gpu.simd_per_cu == 0 ? 1 : gpu.simd_count / gpu.simd_per_cu,
         ComputeEngine::Callbacks{
             // The CP's end-of-pipe interrupt carries the event id the signal's mailbox names.

@@ -100,6 +100,7 @@ const char* QueueErrorName(QueueError error) {
     case QueueError::kInvalidKernarg: return "invalid kernarg";
     case QueueError::kInvalidSignal: return "invalid signal";
     case QueueError::kIllegalInstruction: return "illegal instruction";
+    case QueueError::kTrap: return "wave trap";
     case QueueError::kOutOfScratch: return "out of scratch";
   }
   return "unknown";
@@ -246,9 +247,14 @@ void ComputeEngine::RaiseQueueInactive(QueueError error) {
     case QueueError::kInvalidDispatch:                          // HSA_STATUS_ERROR_INVALID_ARGUMENT
     case QueueError::kInvalidKernarg:
     case QueueError::kInvalidSignal: code = 64; break;
-    // ROCr's table keeps this row (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION) though its firmware reports illegal
-    // instructions through KFD exceptions instead; the simulated CP reports them here, the one channel it has.
-    case QueueError::kIllegalInstruction: code = 0x40000000; break;
+    // A wave's exceptions, as the trap handler ROCr installs on a KFD without exception reporting (its v1 handler;
+    // the simulated KFD has no debugger interface) stores them into the queue's queue_inactive_signal: an illegal
+    // instruction 1 << 30 (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION), s_trap 2 (llvm.trap) 1 << 31, which ROCr decodes as
+    // a debug trap, HSA_STATUS_ERROR_EXCEPTION. A newer KFD carries the same through its exception codes
+    // (EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION; EC_QUEUE_WAVE_ABORT for id 2, EC_QUEUE_WAVE_TRAP for other ids), which ROCr
+    // maps to the same two statuses. The newer handler's generic wave trap also takes the reserved ids here.
+    case QueueError::kIllegalInstruction: code = int64_t{1} << 30; break;
+    case QueueError::kTrap: code = int64_t{1} << 31; break;
     case QueueError::kInvalidQueue: return;  // the CP never ran: nothing to report through
     case QueueError::kOutOfScratch: return;  // the runtime's scratch handler reported it already
   }
@@ -299,8 +305,21 @@ std::optional<uint64_t> ComputeEngine::ReadScratchRing(gfx9::ScratchRing* ring) 
   // runtime that never sets that base (ours) gives the VA itself.
   ring->base = queue_.scratch_backing_base + location;
   ring->wave_bytes = gfx9::ScratchRing::WaveBytes(tmpring);
-  ring->waves = gfx9::ScratchRing::Waves(tmpring);
+  // WAVES is per XCC; the XCCs share the backing, so no more waves than it holds.
+  uint64_t waves = uint64_t{gfx9::ScratchRing::Waves(tmpring)} * std::max(queue_.xcc_count, 1u);
+  if (ring->wave_bytes != 0) waves = std::min(waves, ring->bytes / ring->wave_bytes);
+  ring->waves = static_cast<uint32_t>(std::min<uint64_t>(waves, UINT32_MAX));
   return std::nullopt;
+}
+
+bool ComputeEngine::ScratchIsSpent(uint64_t index, uint32_t private_bytes) const {
+  constexpr uint64_t kQueuePropertiesOffset = 180;  // amd_queue_t.queue_properties
+  constexpr uint32_t kUseScratchOnce = 1u << 4;     // AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE
+  if (private_bytes == 0 || !amd_queue_base_.has_value() || scratch_grown_for_ == index) return false;
+  GpuMemory::AccessScope scope(memory_);
+  auto* properties = TranslateWord<uint32_t>(memory_, *amd_queue_base_ + kQueuePropertiesOffset);
+  return properties != nullptr &&
+         (std::atomic_ref<uint32_t>(*properties).load(std::memory_order_acquire) & kUseScratchOnce) != 0;
 }
 
 ComputeEngine::Outcome ComputeEngine::AwaitScratch(const std::string& detail) {
@@ -564,11 +583,21 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   request.shared_aperture_base = queue_.shared_aperture_base;
   request.private_aperture_base = queue_.private_aperture_base;
   absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch;
-  for (bool retried = false;; retried = true) {
+  // A single-use scratch served the dispatch it was grown for: the runtime sizes a new one for this dispatch.
+  const gpu_abi::amdhsa::KernelDescriptor kd = gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor);
+  const bool spent = ScratchIsSpent(index, std::max(packet.private_segment_size, kd.private_segment_fixed_size));
+  if (spent) {
+    if (const Outcome grown = AwaitScratch("the queue's single-use scratch served another dispatch");
+        grown != Outcome::kDone) {
+      return grown;
+    }
+    scratch_grown_for_ = index;
+  }
+  for (bool retried = spent;; retried = true) {
     if (amd_queue_base_.has_value()) {
       if (std::optional<uint64_t> fault = ReadScratchRing(&request.scratch)) return Fault(*fault);
     }
-    dispatch = gfx9::KernelDispatch::Create(memory_, request, gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor));
+    dispatch = gfx9::KernelDispatch::Create(memory_, request, kd);
     // Too little scratch: once, ask the runtime for more and try again; a second time, its scratch still does not
     // fit the dispatch (a kernel descriptor asking for more than the packet's private_segment_size, which ROCr
     // sizes the new scratch by), and the dispatch is refused.
@@ -576,6 +605,7 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
     if (const Outcome grown = AwaitScratch(std::string(dispatch.status().message())); grown != Outcome::kDone) {
       return grown;
     }
+    scratch_grown_for_ = index;
   }
   if (!dispatch.ok()) {
     return Error(absl::IsFailedPrecondition(dispatch.status()) ? QueueError::kInvalidKernelObject
@@ -599,6 +629,10 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   if (interrupted()) return Outcome::kStopped;
   if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {
     if (failure->fault_va.has_value()) return Fault(*failure->fault_va);
+    if (failure->trap.has_value()) {
+      return Error(QueueError::kTrap,
+                   absl::StrCat("s_trap ", failure->trap->id, " at 0x", absl::Hex(failure->trap->pc)));
+    }
     return Error(QueueError::kIllegalInstruction, failure->illegal);
   }
   return Outcome::kDone;

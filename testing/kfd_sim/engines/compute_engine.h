@@ -74,6 +74,10 @@ struct AqlQueueDescriptor {
   // The process's scratch backing (SET_SCRATCH_BACKING_VA's SH_HIDDEN_PRIVATE_BASE, as a VA) when the queue was
   // mapped, as the scheduler hands it to the CP with the process; 0 when never set.
   uint64_t scratch_backing_base = 0;
+  // The GPU's XCCs (accelerator complexes: 8 on MI300X). Each has its own CP programming COMPUTE_TMPRING_SIZE, so
+  // the amd_queue_t's WAVES is per XCC (ROCr divides the queue's scratch among them): the ring holds WAVES times
+  // this many waves at once.
+  uint32_t xcc_count = 1;
 };
 
 // Why a queue stopped without a VM fault. ROCr reports these through the queue's error callback
@@ -86,6 +90,7 @@ enum class QueueError {
   kInvalidKernarg,       // the kernel's arguments break its contract (a misaligned dword fill)
   kInvalidSignal,        // a signal or mailbox address that is not 8-byte aligned
   kIllegalInstruction,   // a kernel's wave met an instruction the compute units cannot run (or a malformed one)
+  kTrap,                 // a kernel's wave executed s_trap (llvm.trap, abort, a failed assert): the trap handler halted it
   kOutOfScratch,         // the runtime could not grow the queue's scratch for a dispatch (it has reported that)
 };
 
@@ -165,6 +170,10 @@ class ComputeEngine final : public QueueEngine {
   // waits for the runtime's handler to grow the queue's scratch and store 0 (kDone: retry the dispatch). Any other
   // value is the handler giving up, having reported it: the queue halts (kOutOfScratch).
   Outcome AwaitScratch(const std::string& detail);
+  // Whether the dispatch at `index`, whose private segment is `private_bytes` per work-item, must ask for scratch
+  // although the ring may hold it: the ring is ROCr's single-use ("large") scratch, sized for another dispatch
+  // (amd_queue_t.queue_properties' USE_SCRATCH_ONCE; ROCr takes it back after that dispatch).
+  bool ScratchIsSpent(uint64_t index, uint32_t private_bytes) const;
   // Records why the queue halts; returns kHalt.
   Outcome Error(QueueError error, const std::string& detail);
 
@@ -180,6 +189,7 @@ class ComputeEngine final : public QueueEngine {
   // overwrite a higher index another producer rang just before (the word holds one value).
   bool more_ = false;
   std::optional<QueueError> error_;  // why the queue halted, when not on a VM fault
+  std::optional<uint64_t> scratch_grown_for_;  // the dispatch index the runtime last grew the scratch for
   std::string error_detail_;
 
   // One past the furthest index the CP has seen rung: written by the CP thread, read by WaitIdle.

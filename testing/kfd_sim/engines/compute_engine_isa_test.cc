@@ -1,5 +1,5 @@
 // The compute CP running real kernels (clang-19 code objects for GFX9) from an AQL ring: completion signals,
-// VM faults and illegal instructions as queue halts.
+// VM faults, traps and illegal instructions as queue halts.
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -155,6 +155,42 @@ TEST_F(ComputeEngineIsaTest, AnInstructionTheEngineCannotRunHaltsTheQueueAsIlleg
   ASSERT_EQ(errors_.size(), 1u);
   EXPECT_EQ(errors_[0], QueueError::kIllegalInstruction);
   EXPECT_TRUE(faults_.empty());
+}
+
+// The arguments of testdata/illegal.hip's kernels: out[0] = a + b, around what stops the wave.
+struct StopArgs {
+  float* out;
+  float a, b;
+  gfx9::HiddenArgs hidden;
+};
+
+// __builtin_trap (llvm.trap: s_trap 2, which HIP's abort() and a failed assert reach) halts the queue as a trap, not
+// as an illegal instruction; what the wave stored before it stays.
+TEST_F(ComputeEngineIsaTest, LlvmTrapHaltsTheQueueAsAWaveTrap) {
+  Start(gfx9::Target::kGfx90a, hipmem_testing::illegal_gfx90a());
+  float out[4] = {1, 2, 3, 4};
+  memory_.Map(out, sizeof(out));
+  StopArgs args{out, 10.0f, 20.0f, gfx9::Hidden1d(64, 64)};
+  memory_.Map(&args, sizeof(args));
+  EXPECT_FALSE(Dispatch("trap_after_store", 64, 64, &args));
+  ASSERT_EQ(errors_.size(), 1u);
+  EXPECT_EQ(errors_[0], QueueError::kTrap);
+  EXPECT_TRUE(faults_.empty());
+  EXPECT_EQ(out[0], 30.0f);
+  EXPECT_EQ(std::atomic_ref<int64_t>(signal_.value).load(), 1) << "a trapped dispatch never completes";
+}
+
+// __builtin_debugtrap (s_trap 3) without a debugger is a no-op: the kernel runs on and completes.
+TEST_F(ComputeEngineIsaTest, DebugTrapWithoutADebuggerFallsThrough) {
+  Start(gfx9::Target::kGfx90a, hipmem_testing::illegal_gfx90a());
+  float out[4] = {1, 2, 3, 4};
+  memory_.Map(out, sizeof(out));
+  StopArgs args{out, 10.0f, 20.0f, gfx9::Hidden1d(64, 64)};
+  memory_.Map(&args, sizeof(args));
+  ASSERT_TRUE(Dispatch("debugtrap_then_store", 64, 64, &args));
+  EXPECT_EQ(out[0], 30.0f);
+  EXPECT_TRUE(errors_.empty());
+  EXPECT_EQ(std::atomic_ref<int64_t>(signal_.value).load(), 0);
 }
 
 TEST_F(ComputeEngineIsaTest, AGpuWithoutAnIsaRefusesARealKernelObject) {

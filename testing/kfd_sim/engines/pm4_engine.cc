@@ -59,6 +59,7 @@ const char* Pm4ErrorName(Pm4Error error) {
     case Pm4Error::kShaderDispatch: return "shader dispatch";
     case Pm4Error::kInvalidDispatch: return "invalid dispatch";
     case Pm4Error::kIllegalInstruction: return "illegal instruction";
+    case Pm4Error::kTrap: return "wave trap";
   }
   return "unknown";
 }
@@ -502,6 +503,10 @@ Pm4Engine::Outcome Pm4Engine::Dispatch(const char* what, const std::array<uint32
       stop);
   if (std::optional<gfx9::DispatchFailure> failure = d.failure()) {
     if (failure->fault_va.has_value()) return Fault(*failure->fault_va);
+    if (failure->trap.has_value()) {
+      return Error(Pm4Error::kTrap, absl::StrCat(what, " at ", where, ": s_trap ", failure->trap->id, " at 0x",
+                                                 absl::Hex(failure->trap->pc)));
+    }
     return Error(Pm4Error::kIllegalInstruction, absl::StrCat(what, " at ", where, ": ", failure->illegal));
   }
   // An interrupted dispatch runs again from its start on Resume, as the AQL CP restarts one.

@@ -76,6 +76,7 @@ enum class Pm4Error {
   kShaderDispatch,     // DISPATCH_DIRECT/INDIRECT on a GPU whose instruction set the simulator cannot run
   kInvalidDispatch,    // a dispatch the registers describe badly (no work-items, a workgroup over 1024, LDS over 64 KiB)
   kIllegalInstruction,  // a shader's wave met an instruction the compute units cannot run (or a malformed one)
+  kTrap,                // a shader's wave executed s_trap (not llvm.debugtrap's id 3): the trap handler halted it
 };
 
 const char* Pm4ErrorName(Pm4Error error);

@@ -572,6 +572,18 @@ TEST_P(Pm4ShaderTest, AnInstructionTheComputeUnitsCannotRunHaltsTheQueue) {
   EXPECT_EQ(Load(marker_), 0u);
 }
 
+TEST_P(Pm4ShaderTest, AShaderTrapHaltsTheQueueAsATrapAfterWhatItStored) {
+  uint32_t dst = 0;
+  memory_.Map(&dst, sizeof(dst));
+  EXPECT_FALSE(Run(Launch(shaders_.trap, Address(&dst), Rsrc2(2))));
+  EXPECT_TRUE(engine_->halted());
+  EXPECT_THAT(errors(), ElementsAre(Pm4Error::kTrap));
+  EXPECT_THAT(last_detail(), HasSubstr("s_trap 2"));
+  EXPECT_THAT(faults(), IsEmpty());
+  EXPECT_EQ(Load(dst), 0x1234abcdu);
+  EXPECT_EQ(Load(marker_), 0u) << "nothing after the dispatch runs";
+}
+
 TEST_P(Pm4ShaderTest, RegisterStateTheComputeUnitsCannotLaunchHaltsTheQueue) {
   struct Row {
     const char* what;

@@ -374,7 +374,7 @@ bool KernelDispatch::Start(uint64_t index, Worker& worker, Resident& r) {
   if (preload_count > 0) {
     const uint64_t va = p.kernarg_address + uint64_t{kd_.kernarg_preload_spec_offset()} * 4;
     if (std::optional<uint64_t> fault = worker.port.Read(va, preload, preload_count * 4)) {
-      Fail(index, DispatchFailure{*fault, ""});
+      Fail(index, DispatchFailure{.fault_va = *fault});
       return false;
     }
   }
@@ -405,6 +405,8 @@ KernelDispatch::Turn KernelDispatch::RunTurn(Worker& worker, Resident& r, uint64
         DispatchFailure failure;
         if (context.faulted) {
           failure.fault_va = context.fault_va;
+        } else if (context.trap_id.has_value()) {
+          failure.trap = DispatchFailure::Trap{*context.trap_id, wave.pc - 4};  // s_trap is one dword: pc moved past it
         } else {
           failure.illegal = std::move(context.illegal);
         }

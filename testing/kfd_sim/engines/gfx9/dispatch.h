@@ -30,7 +30,7 @@
 // from the dispatch when a slot is free; it fills more slots (doubling up to the limit) only when its resident
 // workgroups stall, i.e. a wave slept, or several rounds passed with none of them ending. A dispatch whose
 // workgroups each finish within a slice (the common case) thus keeps one workgroup's state hot per thread.
-// A failure (VM fault, illegal instruction) halts the whole dispatch: every unit drops its resident workgroups at
+// A failure (VM fault, trap, illegal instruction) halts the whole dispatch: every unit drops its resident workgroups at
 // their next turn and takes no more, as a halted queue stops its waves.
 #ifndef HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
 #define HIPMEM_TESTING_KFD_SIM_ENGINES_GFX9_DISPATCH_H_
@@ -102,7 +102,14 @@ struct ShaderRegisters {
 
 // How a dispatch ended when it did not complete.
 struct DispatchFailure {
+  // A wave's s_trap that halted it (any trap id but llvm.debugtrap's 3): the queue goes into the error state as
+  // the runtime's trap handler puts it, which is not an illegal instruction.
+  struct Trap {
+    uint32_t id = 0;  // the trap id: 2 for llvm.trap (abort, a failed assert)
+    uint64_t pc = 0;  // where the s_trap is
+  };
   std::optional<uint64_t> fault_va;  // a VM fault at this address
+  std::optional<Trap> trap;          // otherwise, a trap
   std::string illegal;               // otherwise: the illegal instruction or state, and where
 };
 

@@ -80,6 +80,7 @@ absl::Status IsaHarness::Run(std::span<const hipmem_testing::AsmEncoding> encodi
     if (stop == WaveStop::kEnded) return absl::OkStatus();
     if (stop == WaveStop::kBudget) return absl::DeadlineExceededError("still running after 100000 instructions");
     if (context.faulted) return absl::AbortedError(absl::StrCat("VM fault at 0x", absl::Hex(context.fault_va)));
+    if (context.trap_id.has_value()) return absl::CancelledError(absl::StrCat("s_trap ", *context.trap_id));
     return absl::FailedPreconditionError(context.illegal);
   }
 }

@@ -52,8 +52,9 @@ class IsaHarness {
   const DispatchInfo& dispatch() const { return info_; }
 
   // Runs `lines` (each looked up in `encodings` by its exact text) followed by s_endpgm. Returns kInternal for a
-  // line the table lacks, kAborted with the VA for a VM fault, kFailedPrecondition with the reason for an illegal
-  // instruction. The wave keeps its state for the next Run.
+  // line the table lacks, kAborted with the VA for a VM fault, kCancelled naming the trap id for an s_trap that
+  // halts the wave, kFailedPrecondition with the reason for an illegal instruction. The wave keeps its state for the
+  // next Run.
   absl::Status Run(std::span<const hipmem_testing::AsmEncoding> encodings, std::initializer_list<const char*> lines);
   // The number of instructions the last Run executed (s_endpgm included).
   uint64_t executed() const { return executed_; }

@@ -6,8 +6,8 @@
 // change what the kernel computes:
 //   - fork/join (s_cbranch_g_fork, s_cbranch_i_fork, s_cbranch_join) and s_rfe_restore_b64: no compiler for these
 //     targets emits them;
-//   - halting (s_sethalt 1, s_sendmsghalt), s_trap (there is no trap handler) and s_endpgm_ordered_ps_done (a pixel
-//     shader's).
+//   - halting (s_sethalt 1, s_sendmsghalt) and s_endpgm_ordered_ps_done (a pixel shader's).
+// s_trap is a trap, not an illegal instruction: see Trap below.
 #include <array>
 #include <cstdint>
 #include <type_traits>
@@ -469,8 +469,15 @@ bool Vccnz(const Wave& w) { return w.vcc() != 0; }
 bool Execz(const Wave& w) { return w.exec() == 0; }
 bool Execnz(const Wave& w) { return w.exec() != 0; }
 
+// s_trap enters the trap handler the runtime installs, which (AMDGPUUsage, "Trap Handler ABI"; ROCr's handler) lets
+// llvm.debugtrap (trap id 3) fall through as a no-op when no debugger is attached -- none ever is here -- and answers
+// every other id by halting the wave and putting its queue into the error state: llvm.trap (2, which HIP's abort()
+// and a failed device assert reach) as an abort, the reserved ids as a generic wave trap. The program counter has
+// already moved past the instruction, where the handler returns to.
+constexpr uint32_t kTrapIdDebugTrap = 3;
 void Trap(Wave&, const Inst& i, Context& c) {
-  c.Illegal(absl::StrCat("s_trap ", Uimm16(i) & 0xff, ": the simulated GPU has no trap handler"));
+  const uint32_t id = Uimm16(i) & 0xff;
+  if (id != kTrapIdDebugTrap) c.Trap(id);
 }
 // s_sethalt 0 leaves a running wave running; halting one is not modelled.
 void Sethalt(Wave&, const Inst& i, Context& c) {

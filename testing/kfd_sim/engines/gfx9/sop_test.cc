@@ -622,7 +622,6 @@ TEST(SopTest, UnmodelledInstructionsAreIllegal) {
     const char* message;
   };
   constexpr Row kRows[] = {
-      {"s_trap 2", "s_trap 2"},
       {"s_sethalt 1", "s_sethalt"},
       {"s_sendmsghalt 3", "s_sendmsghalt"},
       {"s_endpgm_ordered_ps_done", "s_endpgm_ordered_ps_done"},
@@ -639,6 +638,28 @@ TEST(SopTest, UnmodelledInstructionsAreIllegal) {
     EXPECT_NE(status.message().find(row.message), std::string::npos) << status;
     EXPECT_EQ(h.wave().s[7], 0u);
   }
+}
+
+// s_trap is a trap, not an illegal instruction: llvm.trap's id 2 (and any id but 3) halts the wave where it is,
+// naming the id (the immediate's low 8 bits); llvm.debugtrap's id 3 falls through, as without a debugger.
+TEST(SopTest, TrapHaltsTheWaveExceptDebugTrap) {
+  struct Row {
+    const char* line;
+    const char* message;
+  };
+  constexpr Row kHalting[] = {{"s_trap 2", "s_trap 2"}, {"s_trap 1", "s_trap 1"}, {"s_trap 0x107", "s_trap 7"}};
+  for (const Row& row : kHalting) {
+    SCOPED_TRACE(row.line);
+    IsaHarness h(Target::kGfx90a);
+    const absl::Status status = h.Run(sop_encodings_gfx90a, {row.line, "s_mov_b32 s7, 1"});
+    EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
+    EXPECT_EQ(status.message(), std::string(row.message));
+    EXPECT_EQ(h.wave().s[7], 0u) << "the wave ran past its trap";
+  }
+  IsaHarness h(Target::kGfx90a);
+  const absl::Status status = h.Run(sop_encodings_gfx90a, {"s_trap 3", "s_mov_b32 s7, 1"});
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(h.wave().s[7], 1u);
 }
 
 // The tests here and in smem_test.cc run the gfx90a encodings; gfx908's and gfx942's are the same bytes.

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,21 +109,35 @@ struct Context {
   uint64_t scratch_va = 0;
   uint64_t scratch_bytes = 0;
 
-  // Set by a handler that stops the wave: a VM fault (the faulting VA) or an instruction the engine cannot run.
+  // Set by a handler that stops the wave: a VM fault (the faulting VA), an instruction the engine cannot run, or an
+  // s_trap the trap handler answers by halting the wave and putting the queue into the error state. The first stop
+  // wins; `halted` is their union, so the interpreter tests one flag per instruction.
   bool faulted = false;
   uint64_t fault_va = 0;
   std::string illegal;  // non-empty: why the instruction is illegal
+  std::optional<uint32_t> trap_id;  // the s_trap's trap id (its immediate's low 8 bits)
+  bool halted = false;
 
   void Fault(uint64_t va) {
-    if (!faulted) {
+    if (!halted) {
+      halted = true;
       faulted = true;
       fault_va = va;
     }
   }
   void Illegal(std::string why) {
-    if (illegal.empty()) illegal = std::move(why);
+    if (!halted) {
+      halted = true;
+      illegal = std::move(why);
+    }
   }
-  bool stopped() const { return faulted || !illegal.empty(); }
+  void Trap(uint32_t id) {
+    if (!halted) {
+      halted = true;
+      trap_id = id;
+    }
+  }
+  bool stopped() const { return halted; }
 };
 
 }  // namespace hipmem::kfd_sim::gfx9

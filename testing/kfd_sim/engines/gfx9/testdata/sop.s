@@ -199,6 +199,9 @@ s_sethalt 0
 s_barrier
 s_endpgm_saved
 s_trap 2
+s_trap 3
+s_trap 1
+s_trap 0x107
 s_sethalt 1
 s_sendmsghalt 3
 s_endpgm_ordered_ps_done
