@@ -248,6 +248,7 @@ struct Chunk {
   uint16_t index;
   uint8_t kind;  // 1: string, 2: arguments
   bool last;
+  bool to_stderr;  // the record's chunks all say so; its first decides
   std::span<const uint8_t> payload;
   uint32_t count;
 };
@@ -386,7 +387,8 @@ PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer, const PrintfFor
   uint64_t at = 0;
   while (at + kPrintfChunkHeadBytes <= end) {
     const uint32_t record = Load<uint32_t>(data, at);
-    const Chunk head{Load<uint16_t>(data, at + 4), Load<uint8_t>(data, at + 6), (Load<uint8_t>(data, at + 7) & 1) != 0,
+    const uint8_t flags = Load<uint8_t>(data, at + 7);
+    const Chunk head{Load<uint16_t>(data, at + 4), Load<uint8_t>(data, at + 6), (flags & 1) != 0, (flags & 2) != 0,
                      {}, Load<uint32_t>(data, at + 12)};
     const uint32_t bytes = Load<uint32_t>(data, at + 8);
     const uint64_t padded = (uint64_t{bytes} + 7) & ~uint64_t{7};
@@ -401,7 +403,7 @@ PrintfOutput DecodePrintfBuffer(std::span<const uint8_t> buffer, const PrintfFor
   }
   for (const auto& [record, chunks] : records) {
     if (std::optional<std::string> text = FormatRecord(chunks, formats); text.has_value()) {
-      output.text += *text;
+      (chunks.front().to_stderr ? output.error_text : output.text) += *text;
       ++output.records;
     }
   }

@@ -66,7 +66,8 @@ PrintfFormats ParsePrintfFormats(std::span<const std::string> entries);
 
 // What a dispatch's buffer held.
 struct PrintfOutput {
-  std::string text;           // every whole record, formatted, in record order
+  std::string text;           // every whole record for stdout, formatted, in record order
+  std::string error_text;     // likewise the records for stderr (a failed device assert's message)
   uint64_t records = 0;       // the records printed
   uint64_t dropped = 0;       // printf calls whose record did not fit (or was left incomplete)
 };

@@ -2,6 +2,7 @@
 // DecodePrintfBuffer over buffers laid out as the device functions of amd_device_printf.h write them.
 #include "clr/device_printf.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
@@ -119,6 +120,8 @@ class DeviceBuffer {
 
   // __ockl_printf_begin: the record's number + 1, or 0 when none.
   uint32_t Begin() { return ++records_, Put<uint32_t>(16, records_), records_; }
+  // __ockl_fprintf_stderr_begin: the same, every chunk of the record flagged for stderr.
+  uint32_t BeginStderr() { return to_stderr_.push_back(Begin()), records_; }
   bool String(uint32_t record, uint16_t index, const char* s, bool last) {
     const uint32_t length = s == nullptr ? 0 : static_cast<uint32_t>(std::strlen(s) + 1);
     return Chunk(record, index, 1, length, 0, last, s);
@@ -150,7 +153,8 @@ class DeviceBuffer {
     Put<uint32_t>(head, record);
     Put<uint16_t>(head + 4, index);
     Put<uint8_t>(head + 6, kind);
-    Put<uint8_t>(head + 7, last ? 1 : 0);
+    const bool to_stderr = std::find(to_stderr_.begin(), to_stderr_.end(), record) != to_stderr_.end();
+    Put<uint8_t>(head + 7, (last ? 1 : 0) | (to_stderr ? 2 : 0));
     Put<uint32_t>(head + 8, bytes);
     Put<uint32_t>(head + 12, count);
     if (bytes != 0) std::memcpy(bytes_.data() + head + kPrintfChunkHeadBytes, payload, bytes);
@@ -160,6 +164,7 @@ class DeviceBuffer {
   std::vector<uint8_t> bytes_;
   uint64_t used_ = 0;
   uint32_t records_ = 0;
+  std::vector<uint32_t> to_stderr_;
 };
 
 TEST(DecodePrintfBufferTest, RecordsInRecordOrderWhateverTheChunkOrder) {
@@ -177,6 +182,24 @@ TEST(DecodePrintfBufferTest, RecordsInRecordOrderWhateverTheChunkOrder) {
   const PrintfOutput out = DecodePrintfBuffer(device.bytes());
   EXPECT_EQ(out.text, "a=1\nb=-2 two\nplain\n");
   EXPECT_EQ(out.records, 3u);
+  EXPECT_EQ(out.dropped, 0u);
+}
+
+TEST(DecodePrintfBufferTest, StderrRecordsGoToTheirOwnText) {
+  DeviceBuffer device(4096);
+  const uint32_t a = device.Begin();
+  const uint32_t b = device.BeginStderr();
+  ASSERT_TRUE(device.String(b, 0, "%s:%u: %s: Device-side assertion `%s' failed.\n", false));
+  ASSERT_TRUE(device.String(a, 0, "out %d\n", false));
+  ASSERT_TRUE(device.String(b, 1, "k.hip", false));
+  ASSERT_TRUE(device.Args(a, 1, {3}, true));
+  ASSERT_TRUE(device.Args(b, 2, {12}, false));
+  ASSERT_TRUE(device.String(b, 3, "void f()", false));
+  ASSERT_TRUE(device.String(b, 4, "x < 2", true));
+  const PrintfOutput out = DecodePrintfBuffer(device.bytes());
+  EXPECT_EQ(out.text, "out 3\n");
+  EXPECT_EQ(out.error_text, "k.hip:12: void f(): Device-side assertion `x < 2' failed.\n");
+  EXPECT_EQ(out.records, 2u);
   EXPECT_EQ(out.dropped, 0u);
 }
 

@@ -302,6 +302,10 @@ void Stream::FlushPrintf() {
       std::fwrite(output.text.data(), 1, output.text.size(), stdout);
       std::fflush(stdout);
     }
+    if (!output.error_text.empty()) {
+      std::fwrite(output.error_text.data(), 1, output.error_text.size(), stderr);
+      std::fflush(stderr);
+    }
     if (output.dropped != 0) {
       HIPMEM_LOG(kWarning, "device printf: ", output.dropped, " records of a kernel did not fit its ",
                  kPrintfDataBytes, "-byte buffer and were dropped");

@@ -34,7 +34,8 @@
  *                      u8  kind      1: a string (payload: its bytes with the NUL; empty for a null pointer)
  *                                    2: arguments (payload: one u64 each)
  *                                    3: a buffered-printf frame (the record's only chunk)
- *                      u8  flags     1: the record's last chunk
+ *                      u8  flags     1: the record's last chunk; 2: the record goes to stderr (on every chunk
+ *                                    of a record begun by __ockl_fprintf_stderr_begin, as a failed assert's is)
  *                      u32 bytes     payload bytes before padding
  *                      u32 count     arguments in the payload (0 for a string)
  * Every chunk takes its space with one atomic add, so the threads of a dispatch never overwrite each other. When
@@ -77,7 +78,8 @@ struct __hipmem_printf_chunk {
 };
 
 /* The descriptor passed from call to call: bits 0-31 the record number + 1 (0: no record), bits 32-47 the next
- * chunk's index, bit 63 set once a chunk of the record did not fit. */
+ * chunk's index, bit 48 set for a record to stderr, bit 63 set once a chunk of the record did not fit. */
+#define __HIPMEM_PRINTF_STDERR (1ull << 48)
 #define __HIPMEM_PRINTF_DROPPED (1ull << 63)
 
 /* The dispatch's buffer, from an implicit-argument slot: code object v5's hidden_hostcall_buffer (offset 80) for the
@@ -103,7 +105,7 @@ __device__ inline char* __hipmem_printf_chunk_take(__hipmem_printf_header* buffe
   chunk->record = static_cast<unsigned int>(descriptor);
   chunk->index = static_cast<unsigned short>(descriptor >> 32);
   chunk->kind = kind;
-  chunk->flags = last ? 1 : 0;
+  chunk->flags = (last ? 1 : 0) | ((descriptor & __HIPMEM_PRINTF_STDERR) ? 2 : 0);
   chunk->bytes = payload;
   chunk->count = count;
   return data + sizeof(__hipmem_printf_chunk);
@@ -121,16 +123,27 @@ __device__ inline bool __hipmem_printf_live(unsigned long long descriptor) {
   return static_cast<unsigned int>(descriptor) != 0 && !(descriptor & __HIPMEM_PRINTF_DROPPED);
 }
 
-/* `version` is 0 in every lowering clang emits. */
-__HIPMEM_PRINTF_FN unsigned long long __ockl_printf_begin(unsigned long long version) {
-  (void)version;
+/* A new record, its number handed out; `stream` is 0 or __HIPMEM_PRINTF_STDERR. */
+__device__ inline unsigned long long __hipmem_printf_open(unsigned long long stream) {
   __hipmem_printf_header* buffer = __hipmem_printf_buffer(__HIPMEM_PRINTF_HOSTCALL_SLOT);
   if (buffer == nullptr) return __HIPMEM_PRINTF_DROPPED;
   const unsigned int record = __hip_atomic_fetch_add(&buffer->records, 1u, __ATOMIC_RELAXED,
                                                      __HIP_MEMORY_SCOPE_AGENT);
   /* Record numbers wrap after 2^32 - 1 printfs in one dispatch; the host would then see two records under one
    * number and drop them. */
-  return static_cast<unsigned long long>(record + 1u);
+  return static_cast<unsigned long long>(record + 1u) | stream;
+}
+
+/* `version` is 0 in every lowering clang emits. */
+__HIPMEM_PRINTF_FN unsigned long long __ockl_printf_begin(unsigned long long version) {
+  (void)version;
+  return __hipmem_printf_open(0);
+}
+
+/* ockl's record to the host's stderr, which device-libs' own users (a failed assert, amd_device_assert.h) begin
+ * with; the appends are printf's. */
+__HIPMEM_PRINTF_FN unsigned long long __ockl_fprintf_stderr_begin() {
+  return __hipmem_printf_open(__HIPMEM_PRINTF_STDERR);
 }
 
 __HIPMEM_PRINTF_FN unsigned long long __ockl_printf_append_string_n(unsigned long long descriptor, const char* string,
@@ -178,6 +191,7 @@ __HIPMEM_PRINTF_FN __attribute__((address_space(1))) char* __printf_alloc(unsign
 #undef __HIPMEM_PRINTF_HOSTCALL_SLOT
 #undef __HIPMEM_PRINTF_BUFFERED_SLOT
 #undef __HIPMEM_PRINTF_DROPPED
+#undef __HIPMEM_PRINTF_STDERR
 
 #endif /* __HIP_DEVICE_COMPILE__ */
 

@@ -44,6 +44,8 @@
 #include <hip/amd_detail/amd_warp_functions.h>
 /* printf from kernels: its output answers after the kernel (see the header). */
 #include <hip/amd_detail/amd_device_printf.h>
+/* abort() and assert() in kernels: a trap, after the assertion's message (through printf's buffer). */
+#include <hip/amd_detail/amd_device_assert.h>
 #include <hip/amd_detail/amd_math_functions.h>
 
 /* Upstream's launch macro: the triple-chevron launch, so a kernel template's name (with its template arguments in
