@@ -41,11 +41,24 @@ std::string EventContext(absl::string_view op, EventId id) {
 }
 
 // hsaKmtSetEvent/ResetEvent: "don't allow system-defined events to be signaled".
-absl::Status CheckUserSignaled(const EventHandle& event, absl::string_view context) {
+absl::Status CheckUserSignaled(const EventHandle& event, absl::string_view op) {
   if (IsUserSignaledType(event.type)) return absl::OkStatus();
-  return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": event type ", ToRaw(event.type),
-                                                                  " is set by the kernel only")),
+  return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(EventContext(op, event.id), ": event type ",
+                                                                  ToRaw(event.type), " is set by the kernel only")),
                           HSAKMT_STATUS_ERROR);
+}
+
+// hsaKmtSetEvent/ResetEvent's one ioctl. The message is built only on a failure: ROCr sets an interrupt signal's
+// event on every store to it.
+template <typename Args>
+absl::Status UserSignal(Kfd& kfd, const EventHandle& event, absl::string_view op,
+                        const uapi::IoctlDescriptor<Args>& request) {
+  RETURN_IF_ERROR(CheckUserSignaled(event, op));
+  Args args{};
+  args.event_id = event.id.raw();
+  const absl::Status status = Ioctl(kfd.device(), request, args);
+  if (!status.ok()) return KernelRefused(status, EventContext(op, event.id));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<NodeId> NodeOfGpu(const Kfd& kfd, uint32_t gpu_id) {
@@ -59,10 +72,12 @@ absl::StatusOr<NodeId> NodeOfGpu(const Kfd& kfd, uint32_t gpu_id) {
 
 absl::StatusOr<EventHandle> CreateEvent(Kfd& kfd, const EventDescriptor& descriptor) {
   TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtCreateEvent");
-  const std::string context = absl::StrCat("hsaKmtCreateEvent(type=", ToRaw(descriptor.type),
-                                           ", node=", descriptor.node.raw(), ")");
+  // Built only on a failure: event creation is a hot path (ROCr makes one per interrupt signal).
+  auto context = [&descriptor] {
+    return absl::StrCat("hsaKmtCreateEvent(type=", ToRaw(descriptor.type), ", node=", descriptor.node.raw(), ")");
+  };
   if (ToRaw(descriptor.type) > ToRaw(EventType::kMemory)) {
-    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context, ": no such event type")),
+    return WithHsakmtStatus(absl::InvalidArgumentError(absl::StrCat(context(), ": no such event type")),
                             HSAKMT_STATUS_INVALID_PARAMETER);
   }
   uapi::CreateEventArgs args{};
@@ -73,7 +88,7 @@ absl::StatusOr<EventHandle> CreateEvent(Kfd& kfd, const EventDescriptor& descrip
     args.event_page_offset = event_page_offset;
     return Ioctl(kfd.device(), uapi::kCreateEvent, args);
   });
-  if (!slots.ok()) return KernelRefused(slots.status(), context);
+  if (!slots.ok()) return KernelRefused(slots.status(), context());
 
   // As libhsakmt: a signal event's mailbox is its slot in the page, when the page has that slot.
   uint64_t* mailbox = nullptr;
@@ -85,7 +100,7 @@ absl::StatusOr<EventHandle> CreateEvent(Kfd& kfd, const EventDescriptor& descrip
       if (absl::Status destroyed = DestroyEvent(kfd, handle.id); !destroyed.ok()) {
         HIPMEM_LOG(kError, "destroying an event whose initial set failed: ", destroyed.message());
       }
-      return Annotate(set, context);
+      return Annotate(set, context());
     }
   }
   return handle;
@@ -102,24 +117,12 @@ absl::Status DestroyEvent(Kfd& kfd, EventId id) {
 
 absl::Status SetEvent(Kfd& kfd, const EventHandle& event) {
   TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtSetEvent");
-  const std::string context = EventContext("hsaKmtSetEvent", event.id);
-  RETURN_IF_ERROR(CheckUserSignaled(event, context));
-  uapi::SetEventArgs args{};
-  args.event_id = event.id.raw();
-  const absl::Status status = Ioctl(kfd.device(), uapi::kSetEvent, args);
-  if (!status.ok()) return KernelRefused(status, context);
-  return absl::OkStatus();
+  return UserSignal(kfd, event, "hsaKmtSetEvent", uapi::kSetEvent);
 }
 
 absl::Status ResetEvent(Kfd& kfd, const EventHandle& event) {
   TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtResetEvent");
-  const std::string context = EventContext("hsaKmtResetEvent", event.id);
-  RETURN_IF_ERROR(CheckUserSignaled(event, context));
-  uapi::ResetEventArgs args{};
-  args.event_id = event.id.raw();
-  const absl::Status status = Ioctl(kfd.device(), uapi::kResetEvent, args);
-  if (!status.ok()) return KernelRefused(status, context);
-  return absl::OkStatus();
+  return UserSignal(kfd, event, "hsaKmtResetEvent", uapi::kResetEvent);
 }
 
 uint32_t KfdTimeoutMs(absl::Duration timeout) {

@@ -15,6 +15,9 @@
 // (--amd_libhsakmt=PATH for another libhsakmt.so.1, --kfd_preload=PATH for another libhipmem_kfd.so).
 // With repetitions, ratios are printed for the median and mean rows and goals judged on the median.
 //
+// BM_Floor_EventCreateDestroy: the two event ioctls alone on the same KFD, the floor under any thunk's event row,
+// printed as a share of AMD's row and as ours over it (no goal).
+//
 // System calls per cycle (goal <= 3 for ours; AMD's printed next to ours), printed after the ratios.
 // This kernel exposes no raw_syscalls tracepoint to perf_event_open (no tracefs), so they are counted from
 // outside, as strace counts them: the benchmark runs itself as a traced child (ptrace, every thread) in
@@ -26,7 +29,9 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -330,6 +335,32 @@ void BM_ApiEvent(benchmark::State& state, const ThunkApi* api) {
   }
 }
 
+// The floor under any thunk's event row: AMDKFD_IOC_CREATE_EVENT and DESTROY_EVENT issued straight on a /dev/kfd
+// file of the same process (the preload's KFD), nothing else. Our thunk opens the KFD first, so the process has its
+// event page, as it has in the thunks' rows. A thunk can only add to this; if the floor is above 0.8x AMD's row, no
+// thunk that makes both round trips meets issue #25's goal on events.
+void BM_FloorEvent(benchmark::State& state) {
+  OpenKfd kfd(OurApi());
+  const int fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+  if (!kfd.ok() || fd < 0) {
+    state.SkipWithError("opening the KFD failed");
+    if (fd >= 0) close(fd);
+    return;
+  }
+  for (auto _ : state) {
+    kfd_uapi::CreateEventArgs create{};
+    create.event_type = kfd_uapi::ToRaw(kfd_uapi::EventType::kSignal);
+    create.auto_reset = 0;
+    kfd_uapi::DestroyEventArgs destroy{};
+    if (ioctl(fd, kfd_uapi::kCreateEvent.request(), &create) != 0 ||
+        (destroy.event_id = create.event_id, ioctl(fd, kfd_uapi::kDestroyEvent.request(), &destroy)) != 0) {
+      state.SkipWithError("event ioctls failed");
+      break;
+    }
+  }
+  close(fd);
+}
+
 // A compute AQL queue on the GPU, as ROCr creates one: its ring and its read/write pointers in GTT mapped to the GPU.
 void BM_ApiQueue(benchmark::State& state, const ThunkApi* api) {
   OpenKfd kfd(*api);
@@ -414,6 +445,7 @@ bool RegisterAmdComparison() {
     benchmark::RegisterBenchmark((std::string("BM_Ours_") + row.name).c_str(), row.run, &OurApi());
     benchmark::RegisterBenchmark((std::string("BM_Amd_") + row.name).c_str(), row.run, *amd);
   }
+  benchmark::RegisterBenchmark("BM_Floor_EventCreateDestroy", BM_FloorEvent);
   return true;
 }
 
@@ -656,6 +688,8 @@ int main(int argc, char** argv) {
     for (const hipmem::thunk::ApiRow& row : hipmem::thunk::kApiRows) {
       goals.push_back({std::string("BM_Ours_") + row.name, std::string("BM_Amd_") + row.name, 0.8});
     }
+    goals.push_back({"BM_Floor_EventCreateDestroy", "BM_Amd_EventCreateDestroy", 0});  // no goal: the floor's share
+    goals.push_back({"BM_Ours_EventCreateDestroy", "BM_Floor_EventCreateDestroy", 0});  // our thunk over the floor
   }
   hipmem_bench::RatioReporter reporter(std::move(goals));
   benchmark::RunSpecifiedBenchmarks(&reporter);

@@ -5,7 +5,7 @@
 # with its message (tools/quickstart.sh installs the package).
 set -uo pipefail
 benchmark="$1"
-out=$("$benchmark" --benchmark_min_time=0.0001 --benchmark_repetitions=1 --benchmark_filter='BM_(Ours|Amd)_' 2>&1)
+out=$("$benchmark" --benchmark_min_time=0.0001 --benchmark_repetitions=1 --benchmark_filter='BM_(Ours|Amd|Floor)_' 2>&1)
 status=$?
 echo "$out"
 if ((status > 1)); then echo "kfd_benchmark exited with status $status" >&2; exit 1; fi
@@ -20,4 +20,6 @@ for row in AllocMapUnmapFreeVram4KiB AllocMapUnmapFreeVram2MiB AllocMapUnmapFree
            QueueCreateDestroy GetVersion; do
   grep -q "ratio: BM_Ours_$row / BM_Amd_$row = " <<<"$out" || { echo "missing ratio for $row" >&2; exit 1; }
 done
+grep -q "ratio: BM_Floor_EventCreateDestroy / BM_Amd_EventCreateDestroy = " <<<"$out" ||
+  { echo "missing the event row's floor" >&2; exit 1; }
 echo "kfd_benchmark smoke: OK"
