@@ -17,6 +17,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime_kfd.h"
+#include "hsa/signal_allocator.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -41,7 +42,7 @@ std::unique_ptr<SignalRuntime> SignalRuntime::Create(Runtime& runtime) {
 }
 
 SignalRuntime::SignalRuntime(Runtime& runtime, bool interrupts)
-    : runtime_(runtime), allocator_(KfdOf(runtime), interrupts) {}
+    : runtime_(runtime), allocator_(std::make_unique<SignalAllocator>(KfdOf(runtime), interrupts)) {}
 
 SignalRuntime::~SignalRuntime() {
   std::unique_ptr<AsyncSignalHandler> handler;
@@ -77,7 +78,7 @@ absl::StatusOr<SignalHandle> SignalRuntime::CreateSignal(SignalValue initial, st
     host_waits = host_waits || (agent.ok() && (*agent)->type == DeviceType::kCpu);
   }
   const SignalKind kind = !attributes.gpu_only && host_waits ? SignalKind::kInterrupt : SignalKind::kDefault;
-  ASSIGN_OR_RETURN(Signal signal, Signal::Create(allocator_, initial, kind));
+  ASSIGN_OR_RETURN(Signal signal, Signal::Create(*allocator_, initial, kind));
   const SignalHandle handle = signal->handle();
   ScopedLock lock(&mu_);
   signals_.emplace(handle.raw(), std::move(signal));
@@ -144,7 +145,7 @@ absl::StatusOr<AsyncSignalHandler*> SignalRuntime::Handler() {
   ScopedLock lock(&handler_mu_);
   if (handler_stopped_) return absl::FailedPreconditionError("the HSA runtime is shutting down");
   if (handler_ == nullptr) {
-    ASSIGN_OR_RETURN(handler_, AsyncSignalHandler::Start(allocator_));
+    ASSIGN_OR_RETURN(handler_, AsyncSignalHandler::Start(*allocator_));
   }
   return handler_.get();
 }
@@ -152,7 +153,7 @@ absl::StatusOr<AsyncSignalHandler*> SignalRuntime::Handler() {
 absl::Status SignalRuntime::SetAsyncHandler(SignalHandle handle, SignalCondition condition, SignalValue compare,
                                             AsyncSignalHandler::Handler handler) {
   ASSIGN_OR_RETURN(SignalRef signal, Find(handle));
-  if (allocator_.interrupts() && signal.kind() != SignalKind::kInterrupt) {
+  if (allocator_->interrupts() && signal.kind() != SignalKind::kInterrupt) {
     return InvalidSignalError(absl::StrCat("hsa_amd_signal_async_handler: ", HandleText(handle),
                                            " has no interrupt (made GPU-only or for GPU consumers)"));
   }

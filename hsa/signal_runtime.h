@@ -26,7 +26,6 @@
 #include "hsa/async_signal_handler.h"
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
-#include "hsa/signal_allocator.h"
 
 namespace hipmem::hsa {
 
@@ -86,7 +85,7 @@ class SignalRuntime {
   // hsa_amd_async_function. Errors: AsyncSignalHandler::Run's.
   absl::Status RunAsync(std::function<void()> function);
 
-  SignalAllocator& allocator() { return allocator_; }
+  SignalAllocator& allocator() { return *allocator_; }
 
  private:
   SignalRuntime(Runtime& runtime, bool interrupts);
@@ -94,8 +93,9 @@ class SignalRuntime {
   absl::StatusOr<AsyncSignalHandler*> Handler();
 
   Runtime& runtime_;
-  // Declared first: destroyed last, after everything that holds its signals.
-  SignalAllocator allocator_;
+  // Declared first: destroyed last, after everything that holds its signals. Behind a pointer so that this
+  // header, which clr includes, does not name the thunk (signal_allocator.h does).
+  std::unique_ptr<SignalAllocator> allocator_;
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<uint64_t, Signal> signals_ ABSL_GUARDED_BY(mu_);
