@@ -60,8 +60,45 @@ SignalRuntime::~SignalRuntime() {
   }
 }
 
+RegisteredSignal::RegisteredSignal(RegisteredSignal&& other) noexcept
+    : runtime_(std::exchange(other.runtime_, nullptr)), ref_(std::exchange(other.ref_, std::nullopt)) {}
+
+RegisteredSignal& RegisteredSignal::operator=(RegisteredSignal&& other) noexcept {
+  if (this != &other) {
+    RegisteredSignal old(std::move(*this));  // destroys what this held when it goes
+    runtime_ = std::exchange(other.runtime_, nullptr);
+    ref_ = std::exchange(other.ref_, std::nullopt);
+  }
+  return *this;
+}
+
+RegisteredSignal::~RegisteredSignal() {
+  if (runtime_ == nullptr) return;
+  if (absl::Status s = runtime_->DestroySignal(ref_->handle()); !s.ok()) {
+    HIPMEM_LOG(kError, "destroying a signal: ", s.message());
+  }
+}
+
+absl::Status RegisteredSignal::Destroy() && {
+  SignalRuntime* runtime = std::exchange(runtime_, nullptr);
+  if (runtime == nullptr) return absl::FailedPreconditionError("RegisteredSignal::Destroy: nothing owned");
+  return runtime->DestroySignal(std::exchange(ref_, std::nullopt)->handle());
+}
+
 absl::StatusOr<SignalHandle> SignalRuntime::CreateSignal(SignalValue initial, std::span<const AgentId> consumers,
                                                          SignalAttributes attributes) {
+  ASSIGN_OR_RETURN(SignalRef ref, Register(initial, consumers, attributes));
+  return ref.handle();
+}
+
+absl::StatusOr<RegisteredSignal> SignalRuntime::CreateOwned(SignalValue initial, std::span<const AgentId> consumers,
+                                                            SignalAttributes attributes) {
+  ASSIGN_OR_RETURN(SignalRef ref, Register(initial, consumers, attributes));
+  return RegisteredSignal(this, std::move(ref));
+}
+
+absl::StatusOr<SignalRef> SignalRuntime::Register(SignalValue initial, std::span<const AgentId> consumers,
+                                                  SignalAttributes attributes) {
   if (attributes.ipc) {
     // kUnimplemented is HSA_STATUS_ERROR_NOT_SUPPORTED (hsa_status.h).
     return absl::UnimplementedError(
@@ -79,10 +116,10 @@ absl::StatusOr<SignalHandle> SignalRuntime::CreateSignal(SignalValue initial, st
   }
   const SignalKind kind = !attributes.gpu_only && host_waits ? SignalKind::kInterrupt : SignalKind::kDefault;
   ASSIGN_OR_RETURN(Signal signal, Signal::Create(*allocator_, initial, kind));
-  const SignalHandle handle = signal->handle();
+  SignalRef ref = signal.ref();
   ScopedLock lock(&mu_);
-  signals_.emplace(handle.raw(), std::move(signal));
-  return handle;
+  signals_.emplace(ref.handle().raw(), std::move(signal));
+  return ref;
 }
 
 absl::Status SignalRuntime::DestroySignal(SignalHandle handle) {

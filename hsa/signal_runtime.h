@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -38,6 +40,36 @@ struct SignalAttributes {
   bool ipc = false;       // HSA_AMD_SIGNAL_IPC: shareable with other processes
 };
 
+class SignalRuntime;
+
+// One signal of a SignalRuntime (SignalRuntime::CreateOwned), owned: the destructor destroys it as hsa_signal_destroy
+// does and logs a failure; Destroy() && reports it instead. Move-only; a move empties the source. For the runtime's
+// clients that hold signals of their own (a stream's completion signals, a queue's error signal), so that no path
+// destroys them by hand. The SignalRuntime must outlive it.
+class [[nodiscard]] RegisteredSignal {
+ public:
+  RegisteredSignal(RegisteredSignal&& other) noexcept;
+  RegisteredSignal& operator=(RegisteredSignal&& other) noexcept;
+  RegisteredSignal(const RegisteredSignal&) = delete;
+  RegisteredSignal& operator=(const RegisteredSignal&) = delete;
+  ~RegisteredSignal();
+
+  bool empty() const { return runtime_ == nullptr; }
+  SignalHandle handle() const { return ref_->handle(); }
+  // Must not be called when empty.
+  const SignalRef& ref() const { return *ref_; }
+
+  // Destroys the signal now: DestroySignal's errors; kFailedPrecondition when empty (moved from, destroyed).
+  absl::Status Destroy() &&;
+
+ private:
+  friend class SignalRuntime;
+  RegisteredSignal(SignalRuntime* runtime, SignalRef ref) : runtime_(runtime), ref_(std::move(ref)) {}
+
+  SignalRuntime* runtime_;  // Not owned; must outlive this. Null once empty.
+  std::optional<SignalRef> ref_;
+};
+
 class SignalRuntime {
  public:
   // Signals of `runtime`'s KFD process, which must outlive this. Interrupt signals unless the environment
@@ -57,6 +89,10 @@ class SignalRuntime {
   // SignalAllocator::Allocate's.
   absl::StatusOr<SignalHandle> CreateSignal(SignalValue initial, std::span<const AgentId> consumers,
                                             SignalAttributes attributes = {});
+
+  // As CreateSignal, owned by the caller instead of by its handle alone.
+  absl::StatusOr<RegisteredSignal> CreateOwned(SignalValue initial, std::span<const AgentId> consumers,
+                                               SignalAttributes attributes = {});
 
   // hsa_signal_destroy. Errors: kInvalidArgument for handle 0 (INVALID_ARGUMENT, as ROCr) and
   // InvalidSignalError for a handle that names no live signal (destroyed already, foreign, or made by
@@ -89,6 +125,10 @@ class SignalRuntime {
 
  private:
   SignalRuntime(Runtime& runtime, bool interrupts);
+
+  // CreateSignal's work: makes the signal, registers it by handle and returns a reference to it.
+  absl::StatusOr<SignalRef> Register(SignalValue initial, std::span<const AgentId> consumers,
+                                     SignalAttributes attributes);
 
   absl::StatusOr<AsyncSignalHandler*> Handler();
 
