@@ -92,15 +92,18 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
     return Side{side.policy, side.host + offset, side.gpu + offset, side.agent};
   };
   hsa::MemoryManager& memory = context_.runtime().memory();
-  std::vector<void*> pins;
+  // Declared before the cleanup below, so that on every path they are unlocked after it waited.
+  std::vector<hsa::HostLock> pins;
   absl::Status result;
   {
     // Pins go once the copies reading or writing them are done (CLR waits, then releases the pinned memory).
     absl::Cleanup unpin = [&] {
       if (pins.empty()) return;
       if (absl::Status s = stream_.Finish(); !s.ok() && result.ok()) result = s;
-      for (void* pin : pins) {
-        if (absl::Status s = memory.Unlock(pin); !s.ok()) HIPMEM_LOG(kError, "unpinning a copy chunk: ", s.message());
+      for (hsa::HostLock& pin : pins) {
+        if (absl::Status s = std::move(pin).Unlock(); !s.ok()) {
+          HIPMEM_LOG(kError, "unpinning a copy chunk: ", s.message());
+        }
       }
     };
     for (Bytes done; done < size;) {
@@ -112,18 +115,18 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
         const Bytes lead = start - aligned;
         // Cannot overflow: lead + n is at most a pinned chunk plus a page.
         const Bytes pinned_size = AlignDown(lead + n + kPinAlignment - Bytes(1), kPinAlignment);
-        absl::StatusOr<DeviceAddress> gpu =
+        absl::StatusOr<hsa::HostLock> lock =
             memory.Lock(aligned.ToPointer(), pinned_size, std::span<const hsa::AgentId>(), std::nullopt);
-        if (gpu.ok()) {
-          pins.push_back(aligned.ToPointer());
-          const Side pinned{{CopySide::Kind::kHostDirect}, start, *gpu + lead, context_.host_agent()};
+        if (lock.ok()) {
+          const Side pinned{{CopySide::Kind::kHostDirect}, start, lock->gpu_address() + lead, context_.host_agent()};
+          pins.push_back(*std::move(lock));
           result = to_device ? CopyOnGpu(at(device, done), pinned, n, sdma) : CopyOnGpu(pinned, at(device, done), n, sdma);
           if (!result.ok()) return result;
           done += n;
           continue;
         }
         // CLR logs the failed pin and stages the chunk instead.
-        Trace(Layer::kClr, "pinning ", n.raw(), " B at ", AddressText(start), " failed (", gpu.status().message(),
+        Trace(Layer::kClr, "pinning ", n.raw(), " B at ", AddressText(start), " failed (", lock.status().message(),
               "): staging it");
       }
       const Bytes n = std::min(remaining, chunk_);

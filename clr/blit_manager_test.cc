@@ -113,6 +113,11 @@ TEST_F(BlitManagerTest, PinnedHostMemoryGoesToTheShaderCopyOrSdmaBySize) {
   EXPECT_THAT(blit_->Copy(Addr(out.data()), vram, Bytes(kBig)), IsOkAndHolds(CopyPath::kStagedOrPinnedSdma));
   ASSERT_THAT(stream_->Finish(), IsOk());
   EXPECT_EQ(out, in);
+  // Back into pinned memory, which the GPU reaches directly.
+  std::fill(pinned, pinned + kBig, 0);
+  EXPECT_THAT(blit_->Copy(Addr(pinned), vram, Bytes(kBig)), IsOkAndHolds(CopyPath::kSdma));
+  ASSERT_THAT(stream_->Finish(), IsOk());
+  EXPECT_TRUE(std::equal(in.begin(), in.end(), pinned));
   // Between pageable and pinned host memory the CPU copies.
   std::vector<uint8_t> back(kBig, 0);
   EXPECT_THAT(blit_->Copy(Addr(back.data()), Addr(pinned), Bytes(kBig)), IsOkAndHolds(CopyPath::kHostMemcpy));

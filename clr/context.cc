@@ -32,16 +32,6 @@ absl::StatusOr<hsa::PoolId> FindPool(const hsa::Runtime& runtime, const hsa::Age
   return absl::NotFoundError(absl::StrCat("agent ", agent.name, " has no pool with global flags ", ToRaw(flags)));
 }
 
-absl::string_view DirectionName(CopyDirection d) {
-  switch (d) {
-    case CopyDirection::kHostToHost: return "H2H";
-    case CopyDirection::kHostToDevice: return "H2D";
-    case CopyDirection::kDeviceToHost: return "D2H";
-    case CopyDirection::kDeviceToDevice: return "D2D";
-  }
-  return "?";
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Context>> Context::Create() {
@@ -334,10 +324,12 @@ absl::StatusOr<DeviceAddress> Context::RegisterHost(const Device& device, Device
     }
   }
   // Every GPU maps it (CLR locks for all devices of the context), through the CPU's fine-grained pool.
-  ASSIGN_OR_RETURN(DeviceAddress gpu_address,
+  ASSIGN_OR_RETURN(hsa::HostLock lock,
                    runtime_->memory().Lock(host.ToPointer(), size, /*agents=*/{}, /*pool=*/std::nullopt));
-  auto memory = std::make_unique<Memory>(runtime_.get(), MemoryDesc{{host, size}, gpu_address, MemoryKind::kRegistered,
-                                                                    device.ordinal, user_flags, device.host_pool});
+  const DeviceAddress gpu_address = lock.gpu_address();
+  auto memory = std::make_unique<Memory>(std::move(lock), runtime_.get(),
+                                         MemoryDesc{{host, size}, gpu_address, MemoryKind::kRegistered, device.ordinal,
+                                                    user_flags, device.host_pool});
   RETURN_IF_ERROR(objects_.Insert(std::move(memory)));
   Trace(Layer::kClr, "registered ", size.raw(), " B at ", AddressText(host), " (GPUs use ", AddressText(gpu_address),
         ")");
@@ -350,24 +342,6 @@ absl::Status Context::UnregisterHost(DeviceAddress host) {
     return absl::NotFoundError(absl::StrCat(AddressText(host), " is not the start of registered memory"));
   }
   return std::move(**memory).Free();
-}
-
-absl::StatusOr<CopyDirection> Context::Copy(DeviceAddress dst, DeviceAddress src, Bytes size) {
-  const std::optional<MemObjRef> d = objects_.Find(dst);
-  const std::optional<MemObjRef> s = objects_.Find(src);
-  for (const std::optional<MemObjRef>& side : {d, s}) {
-    if (side.has_value() && size > side->desc.range.size - side->offset) {
-      return absl::OutOfRangeError(absl::StrCat("copy of ", size.raw(), " B runs past the ",
-                                                side->desc.range.size.raw(), " B object at ", AddressText(side->desc.range.base)));
-    }
-  }
-  const bool dst_device = d.has_value() && d->desc.kind == MemoryKind::kDevice;
-  const bool src_device = s.has_value() && s->desc.kind == MemoryKind::kDevice;
-  const CopyDirection direction = dst_device ? (src_device ? CopyDirection::kDeviceToDevice : CopyDirection::kHostToDevice)
-                                             : (src_device ? CopyDirection::kDeviceToHost : CopyDirection::kHostToHost);
-  Trace(Layer::kClr, "copy ", DirectionName(direction), " ", size.raw(), " B: ", AddressText(src), " -> ", AddressText(dst));
-  RETURN_IF_ERROR(copies_->CopySync(dst, src, size));
-  return direction;
 }
 
 absl::StatusOr<MemInfo> Context::GetMemInfo(const Device& device) {

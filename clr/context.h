@@ -64,9 +64,6 @@ struct DeviceMemoryOptions {
 // fine-grained pool.
 enum class HostCoherence { kCoherent, kNonCoherent, kUncached };
 
-// How a copy's endpoints resolved, for tracing and for HIP's direction check.
-enum class CopyDirection { kHostToHost, kHostToDevice, kDeviceToHost, kDeviceToDevice };
-
 struct MemInfo {
   Bytes free;
   Bytes total;
@@ -180,10 +177,6 @@ class Context {
 
   // Resolves an address to its object and offset.
   std::optional<MemObjRef> Find(DeviceAddress address) const { return objects_.Find(address); }
-
-  // Copies `size` bytes, classifying both ends through the object map. kOutOfRange when the copy
-  // runs past the end of a known object.
-  absl::StatusOr<CopyDirection> Copy(DeviceAddress dst, DeviceAddress src, Bytes size);
 
   // Peer access (ROCclr's p2p device lists). `device`'s GPU may be given `peer`'s VRAM when the HSA runtime
   // reports a path to it (the VRAM pool's access for `device`'s agent is not NEVER_ALLOWED). False for itself.

@@ -12,11 +12,17 @@ namespace hipmem::clr {
 
 namespace {
 
-absl::Status Release(hsa::Runtime& runtime, std::optional<hsa::PoolAllocation>& allocation, const MemoryDesc& desc) {
+absl::Status Release(hsa::Runtime& runtime, std::optional<hsa::PoolAllocation>& allocation,
+                     std::optional<hsa::HostLock>& lock, const MemoryDesc& desc) {
   if (allocation.has_value()) {
     absl::Status freed = std::move(*allocation).Free();
     allocation.reset();
     return freed;
+  }
+  if (lock.has_value()) {
+    absl::Status unlocked = std::move(*lock).Unlock();
+    lock.reset();
+    return unlocked;
   }
   if (desc.kind == MemoryKind::kManaged) {
     // VRAM the range holds goes back first. The address space then stays reserved (PROT_NONE, no pages): the
@@ -28,7 +34,6 @@ absl::Status Release(hsa::Runtime& runtime, std::optional<hsa::PoolAllocation>& 
     if (p == MAP_FAILED && released.ok()) released = absl::InternalError("releasing a managed buffer: mmap failed");
     return released;
   }
-  if (desc.kind == MemoryKind::kRegistered) return runtime.memory().Unlock(desc.range.base.ToPointer());
   return absl::InternalError("releasing a memory object: it owns nothing");
 }
 
@@ -36,7 +41,7 @@ absl::Status Release(hsa::Runtime& runtime, std::optional<hsa::PoolAllocation>& 
 
 Memory::~Memory() {
   if (runtime_ == nullptr) return;
-  if (absl::Status s = Release(*runtime_, allocation_, desc_); !s.ok()) {
+  if (absl::Status s = Release(*runtime_, allocation_, lock_, desc_); !s.ok()) {
     HIPMEM_LOG(kError, "releasing memory object: ", s.message());
   }
 }
@@ -44,6 +49,7 @@ Memory::~Memory() {
 Memory::Memory(Memory&& other) noexcept
     : runtime_(std::exchange(other.runtime_, nullptr)),
       allocation_(std::exchange(other.allocation_, std::nullopt)),
+      lock_(std::exchange(other.lock_, std::nullopt)),
       desc_(other.desc_) {}
 
 Memory& Memory::operator=(Memory&& other) noexcept {
@@ -51,6 +57,7 @@ Memory& Memory::operator=(Memory&& other) noexcept {
     Memory old(std::move(*this));  // frees the old allocation when it goes out of scope
     runtime_ = std::exchange(other.runtime_, nullptr);
     allocation_ = std::exchange(other.allocation_, std::nullopt);
+    lock_ = std::exchange(other.lock_, std::nullopt);
     desc_ = other.desc_;
   }
   return *this;
@@ -59,7 +66,7 @@ Memory& Memory::operator=(Memory&& other) noexcept {
 absl::Status Memory::Free() && {
   hsa::Runtime* runtime = std::exchange(runtime_, nullptr);
   if (runtime == nullptr) return absl::FailedPreconditionError("memory object already freed");
-  return Release(*runtime, allocation_, desc_);
+  return Release(*runtime, allocation_, lock_, desc_);
 }
 
 }  // namespace hipmem::clr

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "base/units.h"
+#include "hsa/memory.h"
 #include "hsa/runtime.h"
 
 namespace hipmem::clr {
@@ -42,8 +43,11 @@ class Memory {
   // Owns device or host memory (kDevice, kHost): `allocation`, which its runtime must outlive.
   Memory(hsa::PoolAllocation allocation, hsa::Runtime* runtime, MemoryDesc desc)
       : runtime_(runtime), allocation_(std::move(allocation)), desc_(desc) {}
-  // Registered or managed memory `runtime` holds for this object (kRegistered, kManaged), released through it;
-  // with a null runtime, memory this object only names.
+  // Owns registered memory (kRegistered): `lock`, which its runtime must outlive.
+  Memory(hsa::HostLock lock, hsa::Runtime* runtime, MemoryDesc desc)
+      : runtime_(runtime), lock_(std::move(lock)), desc_(desc) {}
+  // Managed memory `runtime` holds for this object (kManaged), released through it; with a null runtime, memory
+  // this object only names.
   Memory(hsa::Runtime* runtime, MemoryDesc desc) : runtime_(runtime), desc_(desc) {}
   ~Memory();
   Memory(Memory&& other) noexcept;
@@ -64,6 +68,7 @@ class Memory {
  private:
   hsa::Runtime* runtime_;  // Not owned; must outlive this. Null once freed or moved from.
   std::optional<hsa::PoolAllocation> allocation_;  // kDevice, kHost: the runtime's allocation
+  std::optional<hsa::HostLock> lock_;              // kRegistered: the runtime's lock of the caller's memory
   MemoryDesc desc_;
 };
 

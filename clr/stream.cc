@@ -109,73 +109,47 @@ absl::Status WaitForSignal(const StreamSignal& signal, const QueueHealth& health
   return FailedCommand(value);
 }
 
-SignalPool::~SignalPool() {
-  LightLock lock(&mu_);
-  for (const auto& [handle, ref] : idle_) {
-    if (absl::Status s = signals_.DestroySignal(handle); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
-  }
-}
-
-std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> SignalPool::Take() {
-  std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> signal;
+std::optional<hsa::RegisteredSignal> SignalPool::Take() {
+  std::optional<hsa::RegisteredSignal> signal;
   {
     LightLock lock(&mu_);
     if (idle_.empty()) return std::nullopt;
-    signal = std::move(idle_.back());
+    signal.emplace(std::move(idle_.back()));
     idle_.pop_back();
   }
   // Release: the reset is ordered before the packet that carries the signal is published.
-  signal->second.Store(1, hsa::MemoryOrder::kRelease);
+  signal->ref().Store(1, hsa::MemoryOrder::kRelease);
   return signal;
 }
 
-void SignalPool::Give(hsa::SignalHandle handle, hsa::SignalRef ref) {
+void SignalPool::Give(hsa::RegisteredSignal signal) {
   {
     LightLock lock(&mu_);
     if (idle_.size() < kMaxIdle) {
-      idle_.emplace_back(handle, std::move(ref));
+      idle_.push_back(std::move(signal));
       return;
     }
   }
-  if (absl::Status s = signals_.DestroySignal(handle); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
+  // Full: `signal` is destroyed here, outside the lock (destroying wakes its waiters).
 }
-
-namespace {
-
-// A new HSA signal at 1 and its reference.
-absl::StatusOr<std::pair<hsa::SignalHandle, hsa::SignalRef>> NewSignal(hsa::SignalRuntime& signals) {
-  ASSIGN_OR_RETURN(hsa::SignalHandle handle, signals.CreateSignal(1, {}));
-  absl::StatusOr<hsa::SignalRef> ref = signals.Find(handle);
-  if (!ref.ok()) {
-    (void)signals.DestroySignal(handle);
-    return ref.status();
-  }
-  return std::make_pair(handle, *std::move(ref));
-}
-
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(hsa::SignalRuntime& signals) {
-  ASSIGN_OR_RETURN(auto signal, NewSignal(signals));
-  return std::shared_ptr<StreamSignal>(new StreamSignal(signals, nullptr, signal.first, std::move(signal.second)));
+  ASSIGN_OR_RETURN(hsa::RegisteredSignal signal, signals.CreateOwned(1, {}));
+  return std::shared_ptr<StreamSignal>(new StreamSignal(nullptr, std::move(signal)));
 }
 
 absl::StatusOr<std::shared_ptr<StreamSignal>> StreamSignal::Create(const std::shared_ptr<SignalPool>& pool) {
-  std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> signal = pool->Take();
+  std::optional<hsa::RegisteredSignal> signal = pool->Take();
   if (!signal.has_value()) {
-    ASSIGN_OR_RETURN(signal, NewSignal(pool->signals()));
+    ASSIGN_OR_RETURN(signal, pool->signals().CreateOwned(1, {}));
   }
-  return std::shared_ptr<StreamSignal>(
-      new StreamSignal(pool->signals(), pool, signal->first, std::move(signal->second)));
+  return std::shared_ptr<StreamSignal>(new StreamSignal(pool, *std::move(signal)));
 }
 
 StreamSignal::~StreamSignal() {
   // Only a completed signal is reused: one that failed or never ran may still be changed by whoever failed it.
-  if (pool_ != nullptr && value() == 0) {
-    pool_->Give(handle_, ref_);
-    return;
-  }
-  if (absl::Status s = signals_.DestroySignal(handle_); !s.ok()) HIPMEM_LOG(kError, "stream signal: ", s.message());
+  // Otherwise signal_ destroys it.
+  if (pool_ != nullptr && value() == 0) pool_->Give(std::move(signal_));
 }
 
 absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_)); }

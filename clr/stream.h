@@ -46,21 +46,20 @@ class SignalPool {
  public:
   // `signals` must outlive the pool.
   explicit SignalPool(hsa::SignalRuntime& signals) : signals_(signals) {}
-  ~SignalPool();  // destroys the idle signals
   SignalPool(const SignalPool&) = delete;
   SignalPool& operator=(const SignalPool&) = delete;
 
   hsa::SignalRuntime& signals() const { return signals_; }
   // An idle signal set back to 1, if there is one.
-  std::optional<std::pair<hsa::SignalHandle, hsa::SignalRef>> Take();
+  std::optional<hsa::RegisteredSignal> Take();
   // Keeps a signal that completed (value 0) for a later Take; destroys it when the pool is full.
-  void Give(hsa::SignalHandle handle, hsa::SignalRef ref);
+  void Give(hsa::RegisteredSignal signal);
 
  private:
   static constexpr size_t kMaxIdle = 64;
   hsa::SignalRuntime& signals_;
   LightMutex mu_;
-  std::vector<std::pair<hsa::SignalHandle, hsa::SignalRef>> idle_ ABSL_GUARDED_BY(mu_);
+  std::vector<hsa::RegisteredSignal> idle_ ABSL_GUARDED_BY(mu_);  // destroyed with the pool
 };
 
 // One signal a stream made, destroyed (or given back to its pool) when the last holder lets go (a stream's in-flight
@@ -76,20 +75,17 @@ class StreamSignal {
   StreamSignal(const StreamSignal&) = delete;
   StreamSignal& operator=(const StreamSignal&) = delete;
 
-  hsa::SignalHandle handle() const { return handle_; }
-  const hsa::SignalRef& ref() const { return ref_; }
+  hsa::SignalHandle handle() const { return signal_.handle(); }
+  const hsa::SignalRef& ref() const { return signal_.ref(); }
   // 0: done; negative: the command failed; positive: not yet.
-  hsa::SignalValue value() const { return ref_.Load(hsa::MemoryOrder::kAcquire); }
+  hsa::SignalValue value() const { return signal_.ref().Load(hsa::MemoryOrder::kAcquire); }
 
  private:
-  StreamSignal(hsa::SignalRuntime& signals, std::shared_ptr<SignalPool> pool, hsa::SignalHandle handle,
-               hsa::SignalRef ref)
-      : signals_(signals), pool_(std::move(pool)), handle_(handle), ref_(std::move(ref)) {}
+  StreamSignal(std::shared_ptr<SignalPool> pool, hsa::RegisteredSignal signal)
+      : pool_(std::move(pool)), signal_(std::move(signal)) {}
 
-  hsa::SignalRuntime& signals_;
   const std::shared_ptr<SignalPool> pool_;  // null: destroyed with this
-  const hsa::SignalHandle handle_;
-  const hsa::SignalRef ref_;
+  hsa::RegisteredSignal signal_;  // never empty until the destructor gives it back to the pool
 };
 
 class Stream;

@@ -20,7 +20,6 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "hsa/signal.h"
-#include "hsa/signal_allocator.h"
 
 namespace hipmem::hsa {
 

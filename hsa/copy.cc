@@ -642,10 +642,10 @@ absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choi
   ChannelOp op;
   op.bytes = request.size.raw();
   if (!request.size.is_zero()) {
-    ASSIGN_OR_RETURN(Hold from, Annotated(Reach(KfdNodeOf(runtime_, *gpu), request.src, request.size), context));
+    ASSIGN_OR_RETURN(Hold from, Annotated(Reach(*gpu, request.src, request.size), context));
     op.src = from.gpu_address();
     holds.push_back(std::move(from));
-    ASSIGN_OR_RETURN(Hold to, Annotated(Reach(KfdNodeOf(runtime_, *gpu), request.dst, request.size), context));
+    ASSIGN_OR_RETURN(Hold to, Annotated(Reach(*gpu, request.dst, request.size), context));
     op.dst = to.gpu_address();
     holds.push_back(std::move(to));
   }
@@ -681,7 +681,7 @@ absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::spa
   op.kind = ChannelOp::Kind::kSdmaStream;
   std::vector<uint64_t> gpu_addresses;
   for (const AddressRange& range : ranges) {
-    ASSIGN_OR_RETURN(Hold hold, Annotated(Reach(KfdNodeOf(runtime_, gpu), range.base, range.size), context));
+    ASSIGN_OR_RETURN(Hold hold, Annotated(Reach(gpu, range.base, range.size), context));
     gpu_addresses.push_back(hold.gpu_address());
     op.stream_ranges.push_back(AddressRange{DeviceAddress(hold.gpu_address()), range.size});
     holds.push_back(std::move(hold));
@@ -701,7 +701,7 @@ absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::spa
   return Annotate(channel->Submit(std::move(op), std::move(holds), completion), context);
 }
 
-absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size) {
+absl::StatusOr<Hold> Copies::Reach(const Agent& gpu, DeviceAddress address, Bytes size) {
   std::shared_ptr<GpuAccess> pin;  // declared before the lock: a last reference dropped here unpins after it
   ScopedLock lock(&pins_mu_);
   const uint64_t start = address.raw();
@@ -741,7 +741,7 @@ absl::StatusOr<Hold> Copies::Reach(thunk::NodeId gpu, DeviceAddress address, Byt
     pins_mu_.Lock();
     scoped_lock_internal::AfterLock(&pins_mu_);
   }
-  ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), gpu, address, size));
+  ASSIGN_OR_RETURN(GpuAccess access, GpuAccess::Acquire(KfdOf(runtime_), KfdNodeOf(runtime_, gpu), address, size));
   if (pin != nullptr || !access.pinned()) return Hold{std::move(pin), std::move(access)};
   // Unpinning takes the table's lock, so an Acquire never sees a registration that is going away; it also drops
   // the entry, so an expired entry always means an unpin still to come.

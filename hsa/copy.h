@@ -38,7 +38,6 @@
 #include "base/units.h"
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
-#include "hsa/signal_allocator.h"
 
 namespace hipmem::hsa {
 
@@ -253,7 +252,7 @@ class Copies {
                           const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
                           const SignalRef& completion, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
-  absl::StatusOr<Hold> Reach(thunk::NodeId gpu, DeviceAddress address, Bytes size);
+  absl::StatusOr<Hold> Reach(const Agent& gpu, DeviceAddress address, Bytes size);
   absl::StatusOr<Channel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);
   bool SdmaAllowed(const Agent& gpu) const;
   bool HivePeers(const Agent& a, const Agent& b) const;

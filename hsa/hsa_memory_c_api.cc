@@ -2,6 +2,7 @@
 // region API. Thin shells over the shared runtime's MemoryManager (memory.h) and memory_c_abi.h.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,7 @@
 using hipmem::Bytes;
 using hipmem::DeviceAddress;
 using hipmem::hsa::AgentId;
+using hipmem::hsa::HostLock;
 using hipmem::hsa::PoolId;
 using hipmem::hsa::ToHsaStatus;
 
@@ -50,10 +52,11 @@ hsa_status_t HSA_API hsa_amd_memory_lock(void* host_ptr, size_t size, hsa_agent_
   if ((agents != nullptr && num_agent == 0) || (agents == nullptr && num_agent != 0)) {
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
-  absl::StatusOr<DeviceAddress> address = rt.memory().Lock(
+  absl::StatusOr<HostLock> lock = rt.memory().Lock(
       host_ptr, Bytes(size), AgentIds(agents, agents == nullptr ? 0 : static_cast<size_t>(num_agent)), std::nullopt);
-  if (!address.ok()) return ToHsaStatus(address.status());
-  *agent_ptr = address->ToPointer();
+  if (!lock.ok()) return ToHsaStatus(lock.status());
+  // The application owns the lock from here and ends it with hsa_amd_memory_unlock.
+  *agent_ptr = std::move(*lock).Release().ToPointer();
   return HSA_STATUS_SUCCESS;
 }
 
@@ -67,11 +70,11 @@ hsa_status_t HSA_API hsa_amd_memory_lock_to_pool(void* host_ptr, size_t size, hs
   if ((agents != nullptr && num_agent == 0) || (agents == nullptr && num_agent != 0)) {
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
-  absl::StatusOr<DeviceAddress> address =
+  absl::StatusOr<HostLock> lock =
       rt.memory().Lock(host_ptr, Bytes(size), AgentIds(agents, agents == nullptr ? 0 : static_cast<size_t>(num_agent)),
                        PoolId(pool.handle));
-  if (!address.ok()) return ToHsaStatus(address.status());
-  *agent_ptr = address->ToPointer();
+  if (!lock.ok()) return ToHsaStatus(lock.status());
+  *agent_ptr = std::move(*lock).Release().ToPointer();
   return HSA_STATUS_SUCCESS;
 }
 

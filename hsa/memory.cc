@@ -283,6 +283,35 @@ absl::Status PoolAllocation::Free() && {
   return manager->Free(address_);
 }
 
+HostLock::HostLock(HostLock&& other) noexcept
+    : manager_(std::exchange(other.manager_, nullptr)), host_(other.host_), gpu_address_(other.gpu_address_) {}
+
+HostLock& HostLock::operator=(HostLock&& other) noexcept {
+  if (this != &other) {
+    HostLock old(std::move(*this));  // unlocks what this held when it goes
+    manager_ = std::exchange(other.manager_, nullptr);
+    host_ = other.host_;
+    gpu_address_ = other.gpu_address_;
+  }
+  return *this;
+}
+
+HostLock::~HostLock() {
+  if (manager_ == nullptr) return;
+  if (absl::Status s = manager_->Unlock(host_); !s.ok()) HIPMEM_LOG(kError, "unlocking host memory: ", s.message());
+}
+
+DeviceAddress HostLock::Release() && {
+  manager_ = nullptr;
+  return gpu_address_;
+}
+
+absl::Status HostLock::Unlock() && {
+  MemoryManager* manager = std::exchange(manager_, nullptr);
+  if (manager == nullptr) return absl::FailedPreconditionError("HostLock::Unlock: nothing owned");
+  return manager->Unlock(host_);
+}
+
 absl::StatusOr<DeviceAddress> MemoryManager::Impl::Allocate(const MemoryPool& pool, Bytes size, PoolAllocFlags flags) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_allocate");
   // Formatted only for an error or a trace: a cached fragment costs less than building this string.
@@ -592,9 +621,10 @@ absl::Status MemoryManager::AllowAccess(std::span<const AgentId> agents, DeviceA
   return impl_->AllowAccess(agents, address);
 }
 
-absl::StatusOr<DeviceAddress> MemoryManager::Lock(void* host, Bytes size, std::span<const AgentId> agents,
-                                                  std::optional<PoolId> pool) {
-  return impl_->Lock(host, size, agents, pool);
+absl::StatusOr<HostLock> MemoryManager::Lock(void* host, Bytes size, std::span<const AgentId> agents,
+                                             std::optional<PoolId> pool) {
+  ASSIGN_OR_RETURN(DeviceAddress gpu_address, impl_->Lock(host, size, agents, pool));
+  return HostLock(this, host, gpu_address);
 }
 
 absl::Status MemoryManager::Unlock(void* host) { return impl_->Unlock(host); }

@@ -60,6 +60,37 @@ struct PointerDescription {
 // hsa_amd_deallocation_callback_t.
 using DeallocationCallback = void (*)(void* ptr, void* user_data);
 
+// One MemoryManager::Lock of host memory, owned: the destructor unlocks it as hsa_amd_memory_unlock does and logs a
+// failure; Unlock() && reports it instead. Move-only; a move empties the source. Release() && gives up ownership and
+// returns the GPUs' address, for the C entry points, whose caller unlocks by host address (MemoryManager::Unlock).
+// The manager must outlive it.
+class [[nodiscard]] HostLock {
+ public:
+  HostLock(HostLock&& other) noexcept;
+  HostLock& operator=(HostLock&& other) noexcept;
+  HostLock(const HostLock&) = delete;
+  HostLock& operator=(const HostLock&) = delete;
+  ~HostLock();
+
+  void* host() const { return host_; }
+  // Where the GPUs see host().
+  DeviceAddress gpu_address() const { return gpu_address_; }
+
+  // Gives up ownership: the memory stays locked until someone unlocks `host()`.
+  [[nodiscard]] DeviceAddress Release() &&;
+  // Unlocks now; kFailedPrecondition when the owner is empty (moved from, released, unlocked).
+  absl::Status Unlock() &&;
+
+ private:
+  friend class MemoryManager;
+  HostLock(MemoryManager* manager, void* host, DeviceAddress gpu_address)
+      : manager_(manager), host_(host), gpu_address_(gpu_address) {}
+
+  MemoryManager* manager_;  // Not owned; must outlive this. Null once empty.
+  void* host_;
+  DeviceAddress gpu_address_;
+};
+
 class MemoryManager {
  public:
   // `binding`, `agents` and `pools` are not owned and must outlive this. With `fragments` (the default unless
@@ -97,12 +128,12 @@ class MemoryManager {
   absl::Status AllowAccess(std::span<const AgentId> agents, DeviceAddress address);
 
   // hsa_amd_memory_lock(_to_pool): registers [host, host + size) with the KFD (pinned) and maps it on the GPUs
-  // among `agents` (every GPU when empty). Returns the address the GPUs use. `pool` picks the coherence (a CPU
+  // among `agents` (every GPU when empty). Returns the lock, which holds the address the GPUs use. `pool` picks the coherence (a CPU
   // pool; the fine-grained one when absent). Errors: INVALID_AGENT for an unknown agent; kInvalidArgument for a
   // pool that is not a CPU pool, a null pointer or size 0; the thunk's errors (unmapped pages: EFAULT).
-  absl::StatusOr<DeviceAddress> Lock(void* host, Bytes size, std::span<const AgentId> agents,
-                                     std::optional<PoolId> pool);
-  // hsa_amd_memory_unlock: undoes one Lock of `host`; memory that is not locked succeeds unchanged, as ROCr.
+  absl::StatusOr<HostLock> Lock(void* host, Bytes size, std::span<const AgentId> agents, std::optional<PoolId> pool);
+  // hsa_amd_memory_unlock: undoes one Lock of `host`; memory that is not locked succeeds unchanged, as ROCr. For
+  // the C entry point; everything else lets its HostLock go.
   absl::Status Unlock(void* host);
 
   // hsa_amd_pointer_info. A free part of a fragment block is kUnknown: the caller never allocated it.

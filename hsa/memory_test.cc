@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -149,6 +152,66 @@ TEST_F(MemoryTest, RefusedRecordGivesTheFragmentBack) {
   ASSERT_THAT(fragment, StatusIs(absl::StatusCode::kAlreadyExists)) << "the KFD gave the same range again";
   // The block stays cached, free again: a fragment kept in use would hold it (and count as unavailable).
   EXPECT_THAT(rt_->MemoryAvailable(gpu_->id), IsOkAndHolds(before));
+}
+
+// The owner suite (STYLE.md section 8) for HostLock: a locked range reads as kLocked until its owner lets it go.
+class HostLockTest : public MemoryTest {
+ protected:
+  PointerType TypeOf(const std::vector<unsigned char>& buffer) const {
+    return rt_->memory().Describe(buffer.data()).type;
+  }
+  absl::StatusOr<HostLock> LockOf(std::vector<unsigned char>& buffer) {
+    return rt_->memory().Lock(buffer.data(), Bytes(buffer.size()), {}, std::nullopt);
+  }
+};
+
+TEST_F(HostLockTest, DestructorUnlocks) {
+  std::vector<unsigned char> user(8192, 1);
+  {
+    ASSERT_OK_AND_ASSIGN(HostLock lock, LockOf(user));
+    EXPECT_EQ(lock.host(), user.data());
+    EXPECT_NE(lock.gpu_address().raw(), 0u);
+    EXPECT_EQ(TypeOf(user), PointerType::kLocked);
+  }
+  EXPECT_EQ(TypeOf(user), PointerType::kUnknown);
+}
+
+TEST_F(HostLockTest, MoveEmptiesTheSourceAndMoveAssignUnlocksTheOld) {
+  std::vector<unsigned char> a(4096, 1), b(4096, 2);
+  ASSERT_OK_AND_ASSIGN(HostLock first, LockOf(a));
+  ASSERT_OK_AND_ASSIGN(HostLock second, LockOf(b));
+  HostLock moved = std::move(first);
+  EXPECT_THAT(std::move(first).Unlock(), StatusIs(absl::StatusCode::kFailedPrecondition)) << "the source is empty";
+  EXPECT_EQ(TypeOf(a), PointerType::kLocked);
+  moved = std::move(second);
+  EXPECT_EQ(TypeOf(a), PointerType::kUnknown) << "move-assign unlocks what the target held";
+  EXPECT_EQ(TypeOf(b), PointerType::kLocked);
+  HostLock& alias = moved;
+  moved = std::move(alias);
+  EXPECT_EQ(TypeOf(b), PointerType::kLocked) << "self-move keeps the lock";
+  EXPECT_THAT(std::move(moved).Unlock(), IsOk());
+  EXPECT_EQ(TypeOf(b), PointerType::kUnknown);
+  EXPECT_THAT(std::move(moved).Unlock(), StatusIs(absl::StatusCode::kFailedPrecondition)) << "unlocked once only";
+}
+
+TEST_F(HostLockTest, ReleaseLeavesTheMemoryLockedForTheCApi) {
+  std::vector<unsigned char> user(4096, 1);
+  DeviceAddress gpu(0);
+  {
+    ASSERT_OK_AND_ASSIGN(HostLock lock, LockOf(user));
+    gpu = std::move(lock).Release();
+  }
+  EXPECT_NE(gpu.raw(), 0u);
+  EXPECT_EQ(TypeOf(user), PointerType::kLocked);
+  EXPECT_THAT(rt_->memory().Unlock(user.data()), IsOk());
+  EXPECT_EQ(TypeOf(user), PointerType::kUnknown);
+}
+
+TEST_F(HostLockTest, FailedLockLeavesNothingLocked) {
+  std::vector<unsigned char> user(4096, 1);
+  EXPECT_THAT(rt_->memory().Lock(user.data(), Bytes(0), {}, std::nullopt),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(TypeOf(user), PointerType::kUnknown);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "hsa/hsa_status.h"
+#include "hsa/signal_allocator.h"
 #include "thunk/events.h"
 
 namespace hipmem::hsa {
@@ -220,6 +221,8 @@ bool ConditionHolds(SignalCondition condition, SignalValue value, SignalValue co
 }
 
 // ---- SignalRef ----
+
+SignalKind SignalRef::kind() const { return core_->kind; }
 
 SignalHandle SignalRef::handle() const { return SignalHandle(reinterpret_cast<uintptr_t>(core_->slot.get())); }
 

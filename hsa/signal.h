@@ -28,9 +28,14 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "base/strong_id.h"
-#include "hsa/signal_allocator.h"
+#include "hsa/signal_kind.h"
 
 namespace hipmem::hsa {
+
+// signal_allocator.h: a signal's memory and KFD event, and where they come from. Only declared here, so that
+// clients of signal.h do not compile against the thunk.
+struct SignalCore;
+class SignalAllocator;
 
 using SignalValue = int64_t;  // hsa_signal_value_t (large model)
 // hsa_signal_t.handle: the address of the signal's amd_signal_t, which is also the GPU's address of it.
@@ -54,7 +59,7 @@ bool ConditionHolds(SignalCondition condition, SignalValue value, SignalValue co
 class SignalRef {
  public:
   SignalHandle handle() const;
-  SignalKind kind() const { return core_->kind; }
+  SignalKind kind() const;
   // The KFD event behind the signal (hsa_amd_signal_get_event_id); nullopt for a signal without one.
   std::optional<uint32_t> event_id() const;
   bool destroyed() const;

@@ -1,5 +1,6 @@
 // Where HSA signals live: their amd_signal_t in GPU-mapped system memory, and the KFD events that wake
-// their waiters. Internal to hsa/ (signal.h is the API).
+// their waiters. Internal to hsa/ (signal.h is the API): this header names the thunk, so only hsa's own .cc
+// files include it; hsa headers a client may include forward-declare SignalAllocator and SignalCore instead.
 //
 // Plays ROCr's SharedSignalPool_t (signal.cpp: blocks of signal ABI structs from the fine-grained system
 // allocator, with NonPaged set, handed out from a free list and kept until the runtime goes) and
@@ -26,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "gpu_abi/aql_packets.h"
+#include "hsa/signal_kind.h"
 #include "thunk/events.h"
 #include "thunk/kfd.h"
 
@@ -78,10 +80,6 @@ class PooledEvent {
   SignalAllocator* owner_;  // Not owned; must outlive this. Null when empty.
   thunk::Event event_;
 };
-
-// Whether a signal gets a KFD event (ROCr's InterruptSignal) or is memory only (its DefaultSignal, a
-// busy-wait signal: a GPU completing it raises no interrupt, so a host waiter polls).
-enum class SignalKind { kInterrupt, kDefault };
 
 // Everything one signal holds, shared (ROCr's Retain/Release) by its owner and every operation in flight, so
 // a signal destroyed while a thread waits on it stays readable until the wait returns. The slot and the

@@ -17,6 +17,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_status.h"
 #include "hsa/runtime_kfd.h"
+#include "hsa/signal_allocator.h"
 
 namespace hipmem::hsa {
 namespace {
@@ -41,7 +42,7 @@ std::unique_ptr<SignalRuntime> SignalRuntime::Create(Runtime& runtime) {
 }
 
 SignalRuntime::SignalRuntime(Runtime& runtime, bool interrupts)
-    : runtime_(runtime), allocator_(KfdOf(runtime), interrupts) {}
+    : runtime_(runtime), allocator_(std::make_unique<SignalAllocator>(KfdOf(runtime), interrupts)) {}
 
 SignalRuntime::~SignalRuntime() {
   std::unique_ptr<AsyncSignalHandler> handler;
@@ -59,8 +60,45 @@ SignalRuntime::~SignalRuntime() {
   }
 }
 
+RegisteredSignal::RegisteredSignal(RegisteredSignal&& other) noexcept
+    : runtime_(std::exchange(other.runtime_, nullptr)), ref_(std::exchange(other.ref_, std::nullopt)) {}
+
+RegisteredSignal& RegisteredSignal::operator=(RegisteredSignal&& other) noexcept {
+  if (this != &other) {
+    RegisteredSignal old(std::move(*this));  // destroys what this held when it goes
+    runtime_ = std::exchange(other.runtime_, nullptr);
+    ref_ = std::exchange(other.ref_, std::nullopt);
+  }
+  return *this;
+}
+
+RegisteredSignal::~RegisteredSignal() {
+  if (runtime_ == nullptr) return;
+  if (absl::Status s = runtime_->DestroySignal(ref_->handle()); !s.ok()) {
+    HIPMEM_LOG(kError, "destroying a signal: ", s.message());
+  }
+}
+
+absl::Status RegisteredSignal::Destroy() && {
+  SignalRuntime* runtime = std::exchange(runtime_, nullptr);
+  if (runtime == nullptr) return absl::FailedPreconditionError("RegisteredSignal::Destroy: nothing owned");
+  return runtime->DestroySignal(std::exchange(ref_, std::nullopt)->handle());
+}
+
 absl::StatusOr<SignalHandle> SignalRuntime::CreateSignal(SignalValue initial, std::span<const AgentId> consumers,
                                                          SignalAttributes attributes) {
+  ASSIGN_OR_RETURN(SignalRef ref, Register(initial, consumers, attributes));
+  return ref.handle();
+}
+
+absl::StatusOr<RegisteredSignal> SignalRuntime::CreateOwned(SignalValue initial, std::span<const AgentId> consumers,
+                                                            SignalAttributes attributes) {
+  ASSIGN_OR_RETURN(SignalRef ref, Register(initial, consumers, attributes));
+  return RegisteredSignal(this, std::move(ref));
+}
+
+absl::StatusOr<SignalRef> SignalRuntime::Register(SignalValue initial, std::span<const AgentId> consumers,
+                                                  SignalAttributes attributes) {
   if (attributes.ipc) {
     // kUnimplemented is HSA_STATUS_ERROR_NOT_SUPPORTED (hsa_status.h).
     return absl::UnimplementedError(
@@ -77,11 +115,11 @@ absl::StatusOr<SignalHandle> SignalRuntime::CreateSignal(SignalValue initial, st
     host_waits = host_waits || (agent.ok() && (*agent)->type == DeviceType::kCpu);
   }
   const SignalKind kind = !attributes.gpu_only && host_waits ? SignalKind::kInterrupt : SignalKind::kDefault;
-  ASSIGN_OR_RETURN(Signal signal, Signal::Create(allocator_, initial, kind));
-  const SignalHandle handle = signal->handle();
+  ASSIGN_OR_RETURN(Signal signal, Signal::Create(*allocator_, initial, kind));
+  SignalRef ref = signal.ref();
   ScopedLock lock(&mu_);
-  signals_.emplace(handle.raw(), std::move(signal));
-  return handle;
+  signals_.emplace(ref.handle().raw(), std::move(signal));
+  return ref;
 }
 
 absl::Status SignalRuntime::DestroySignal(SignalHandle handle) {
@@ -144,7 +182,7 @@ absl::StatusOr<AsyncSignalHandler*> SignalRuntime::Handler() {
   ScopedLock lock(&handler_mu_);
   if (handler_stopped_) return absl::FailedPreconditionError("the HSA runtime is shutting down");
   if (handler_ == nullptr) {
-    ASSIGN_OR_RETURN(handler_, AsyncSignalHandler::Start(allocator_));
+    ASSIGN_OR_RETURN(handler_, AsyncSignalHandler::Start(*allocator_));
   }
   return handler_.get();
 }
@@ -152,7 +190,7 @@ absl::StatusOr<AsyncSignalHandler*> SignalRuntime::Handler() {
 absl::Status SignalRuntime::SetAsyncHandler(SignalHandle handle, SignalCondition condition, SignalValue compare,
                                             AsyncSignalHandler::Handler handler) {
   ASSIGN_OR_RETURN(SignalRef signal, Find(handle));
-  if (allocator_.interrupts() && signal.kind() != SignalKind::kInterrupt) {
+  if (allocator_->interrupts() && signal.kind() != SignalKind::kInterrupt) {
     return InvalidSignalError(absl::StrCat("hsa_amd_signal_async_handler: ", HandleText(handle),
                                            " has no interrupt (made GPU-only or for GPU consumers)"));
   }

@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -26,7 +28,6 @@
 #include "hsa/async_signal_handler.h"
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
-#include "hsa/signal_allocator.h"
 
 namespace hipmem::hsa {
 
@@ -37,6 +38,36 @@ using SignalGroupId = StrongId<struct SignalGroupIdTag, uint64_t>;
 struct SignalAttributes {
   bool gpu_only = false;  // HSA_AMD_SIGNAL_AMD_GPU_ONLY: only GPUs wait on it, so no event
   bool ipc = false;       // HSA_AMD_SIGNAL_IPC: shareable with other processes
+};
+
+class SignalRuntime;
+
+// One signal of a SignalRuntime (SignalRuntime::CreateOwned), owned: the destructor destroys it as hsa_signal_destroy
+// does and logs a failure; Destroy() && reports it instead. Move-only; a move empties the source. For the runtime's
+// clients that hold signals of their own (a stream's completion signals, a queue's error signal), so that no path
+// destroys them by hand. The SignalRuntime must outlive it.
+class [[nodiscard]] RegisteredSignal {
+ public:
+  RegisteredSignal(RegisteredSignal&& other) noexcept;
+  RegisteredSignal& operator=(RegisteredSignal&& other) noexcept;
+  RegisteredSignal(const RegisteredSignal&) = delete;
+  RegisteredSignal& operator=(const RegisteredSignal&) = delete;
+  ~RegisteredSignal();
+
+  bool empty() const { return runtime_ == nullptr; }
+  SignalHandle handle() const { return ref_->handle(); }
+  // Must not be called when empty.
+  const SignalRef& ref() const { return *ref_; }
+
+  // Destroys the signal now: DestroySignal's errors; kFailedPrecondition when empty (moved from, destroyed).
+  absl::Status Destroy() &&;
+
+ private:
+  friend class SignalRuntime;
+  RegisteredSignal(SignalRuntime* runtime, SignalRef ref) : runtime_(runtime), ref_(std::move(ref)) {}
+
+  SignalRuntime* runtime_;  // Not owned; must outlive this. Null once empty.
+  std::optional<SignalRef> ref_;
 };
 
 class SignalRuntime {
@@ -58,6 +89,10 @@ class SignalRuntime {
   // SignalAllocator::Allocate's.
   absl::StatusOr<SignalHandle> CreateSignal(SignalValue initial, std::span<const AgentId> consumers,
                                             SignalAttributes attributes = {});
+
+  // As CreateSignal, owned by the caller instead of by its handle alone.
+  absl::StatusOr<RegisteredSignal> CreateOwned(SignalValue initial, std::span<const AgentId> consumers,
+                                               SignalAttributes attributes = {});
 
   // hsa_signal_destroy. Errors: kInvalidArgument for handle 0 (INVALID_ARGUMENT, as ROCr) and
   // InvalidSignalError for a handle that names no live signal (destroyed already, foreign, or made by
@@ -86,16 +121,21 @@ class SignalRuntime {
   // hsa_amd_async_function. Errors: AsyncSignalHandler::Run's.
   absl::Status RunAsync(std::function<void()> function);
 
-  SignalAllocator& allocator() { return allocator_; }
+  SignalAllocator& allocator() { return *allocator_; }
 
  private:
   SignalRuntime(Runtime& runtime, bool interrupts);
 
+  // CreateSignal's work: makes the signal, registers it by handle and returns a reference to it.
+  absl::StatusOr<SignalRef> Register(SignalValue initial, std::span<const AgentId> consumers,
+                                     SignalAttributes attributes);
+
   absl::StatusOr<AsyncSignalHandler*> Handler();
 
   Runtime& runtime_;
-  // Declared first: destroyed last, after everything that holds its signals.
-  SignalAllocator allocator_;
+  // Declared first: destroyed last, after everything that holds its signals. Behind a pointer so that this
+  // header, which clr includes, does not name the thunk (signal_allocator.h does).
+  std::unique_ptr<SignalAllocator> allocator_;
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<uint64_t, Signal> signals_ ABSL_GUARDED_BY(mu_);
