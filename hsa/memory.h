@@ -128,8 +128,8 @@ class MemoryManager {
   absl::Status AllowAccess(std::span<const AgentId> agents, DeviceAddress address);
 
   // hsa_amd_memory_lock(_to_pool): registers [host, host + size) with the KFD (pinned) and maps it on the GPUs
-  // among `agents` (every GPU when empty). Returns the lock, which holds the address the GPUs use. `pool` picks the coherence (a CPU
-  // pool; the fine-grained one when absent). Errors: INVALID_AGENT for an unknown agent; kInvalidArgument for a
+  // among `agents` (every GPU when empty). Returns the lock, which holds the address the GPUs use. `pool` picks
+  // the coherence (a CPU pool; the fine-grained one when absent). Errors: INVALID_AGENT for an unknown agent; kInvalidArgument for a
   // pool that is not a CPU pool, a null pointer or size 0; the thunk's errors (unmapped pages: EFAULT).
   absl::StatusOr<HostLock> Lock(void* host, Bytes size, std::span<const AgentId> agents, std::optional<PoolId> pool);
   // hsa_amd_memory_unlock: undoes one Lock of `host`; memory that is not locked succeeds unchanged, as ROCr. For
