@@ -198,6 +198,30 @@ class DispatchTest : public ::testing::TestWithParam<uint32_t> {
     return left == 0;
   }
 
+  // grid_barrier over half the GPU's CUs (at least 17 workgroups of 256 work-items) with 64 KiB of scratch per
+  // work-item: 4 MiB a wave. Its counter starts at 0.
+  struct BarrierGrid {
+    uint32_t groups;
+    uint32_t* arrived;
+    uint32_t* out;
+    Geometry geometry;
+    Kernargs args() const { return Kernargs().Arg(arrived).Arg(out).Arg(groups); }
+  };
+  BarrierGrid LargeScratchBarrierGrid() {
+    uint32_t cus = 0;
+    EXPECT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
+              HSA_STATUS_SUCCESS);
+    constexpr uint16_t kGroup = 256;
+    BarrierGrid grid{.groups = std::max(cus / 2, 17u), .arrived = nullptr, .out = nullptr, .geometry = {}};
+    grid.arrived = Allocate<uint32_t>(1);
+    *grid.arrived = 0;
+    grid.out = Allocate<uint32_t>(uint64_t{grid.groups} * kGroup);
+    grid.geometry.grid[0] = grid.groups * kGroup;
+    grid.geometry.workgroup[0] = kGroup;
+    grid.geometry.private_bytes = 64 * 1024;
+    return grid;
+  }
+
   std::vector<hsa_status_t> QueueErrors() {
     std::lock_guard<std::mutex> lock(mu_);
     return queue_errors_;
@@ -414,20 +438,15 @@ TEST_P(DispatchTest, ScratchNoWaveCanHoldIsOutOfResources) {
 // (ROCr's "large" scratch) rather than fewer slots, so every workgroup is resident at once and the grid finishes. With
 // fewer slots than the grid's waves, the workgroups holding them would wait at the barrier for ever.
 TEST_P(DispatchTest, AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident) {
-  uint32_t cus = 0;
-  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
-            HSA_STATUS_SUCCESS);
   // 4 MiB of scratch per wave (64 KiB per work-item): the GPU's 32 slots per CU would be GiBs, far past the limit,
   // and 256 MiB (what a fixed cap would give) holds 64 waves, fewer than this grid's 4 per workgroup on half the CUs.
-  const uint32_t groups = std::max(cus / 2, 17u);
-  constexpr uint16_t kGroup = 256;
-  uint32_t* arrived = Allocate<uint32_t>(1);
-  *arrived = 0;
-  uint32_t* out = Allocate<uint32_t>(uint64_t{groups} * kGroup);
-  Geometry g = Linear(groups * kGroup, kGroup);
-  g.private_bytes = 64 * 1024;
+  const BarrierGrid grid = LargeScratchBarrierGrid();
+  const uint32_t groups = grid.groups;
+  uint32_t* arrived = grid.arrived;
+  uint32_t* out = grid.out;
+  Geometry g = grid.geometry;
   ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
-  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  for (uint64_t i = 0; i < uint64_t{groups} * g.workgroup[0]; ++i) ASSERT_EQ(out[i], groups) << i;
   EXPECT_TRUE(QueueErrors().empty());
   uint32_t tmpring = 0;
   std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
@@ -442,7 +461,7 @@ TEST_P(DispatchTest, AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident) {
   *arrived = 0;
   g.private_bytes = 32 * 1024;
   ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
-  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  for (uint64_t i = 0; i < uint64_t{groups} * g.workgroup[0]; ++i) ASSERT_EQ(out[i], groups) << i;
   std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
   EXPECT_EQ((tmpring >> 12) & 0x1fff, 2048u) << "sized for the second dispatch";
 }
@@ -623,20 +642,11 @@ TEST_P(DispatchTest, ACooperativeGridWithoutScratchForAllItsWavesFails) {
   hsa_queue_t* ordinary = queue_;
   ASSERT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, OnQueueError, this, UINT32_MAX, UINT32_MAX, &queue_),
             HSA_STATUS_SUCCESS);
-  uint32_t cus = 0;
-  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
-            HSA_STATUS_SUCCESS);
-  const uint32_t groups = std::max(cus / 2, 17u);
-  constexpr uint16_t kGroup = 256;
-  uint32_t* arrived = Allocate<uint32_t>(1);
-  *arrived = 0;
-  uint32_t* out = Allocate<uint32_t>(uint64_t{groups} * kGroup);
-  Geometry g = Linear(groups * kGroup, kGroup);
-  g.private_bytes = 64 * 1024;
+  const BarrierGrid grid = LargeScratchBarrierGrid();
   // The first VRAM allocation after the doorbell fails, on every thread (the runtime's signal handler thread
   // allocates the scratch): the one sized for the whole grid. A smaller one would succeed.
   std::optional<hipmem::kfd_sim::ScopedFaultInjection> short_of_vram;
-  const bool completed = Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups), [&] {
+  const bool completed = Launch("grid_barrier", grid.geometry, grid.args(), [&] {
     short_of_vram.emplace(hipmem::kfd_sim::FaultPlan{.fail_at = 1,
                                                      .fail_count = 1,
                                                      .only_ioctl_nr = hipmem::kfd_uapi::kAllocMemoryOfGpu.nr,

@@ -571,10 +571,7 @@ absl::StatusOr<AmdQueue*> Queues::ShareCooperativeLocked(const Agent& agent, con
                                                    .kind = QueueKind::kMulti,
                                                    .on_error = FanOut(shared.callbacks)}));
     if (absl::Status s = queues_.at(reinterpret_cast<uint64_t>(amd))->EnableGws(KfdOf(runtime_)); !s.ok()) {
-      std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(amd)));
-      doorbells_.erase(owned->doorbell_signal());
-      queues_.erase(reinterpret_cast<uint64_t>(amd));
-      DropQueue(std::move(owned));
+      DropCreatedLocked(amd);
       return Annotate(s, context);
     }
     shared.queue = amd;
@@ -586,6 +583,13 @@ absl::StatusOr<AmdQueue*> Queues::ShareCooperativeLocked(const Agent& agent, con
     shared.callbacks->callbacks.emplace_back(shared.queue, request.on_error);
   }
   return shared.queue;
+}
+
+void Queues::DropCreatedLocked(AmdQueue* amd) {
+  std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(amd)));
+  doorbells_.erase(owned->doorbell_signal());
+  queues_.erase(reinterpret_cast<uint64_t>(amd));
+  DropQueue(std::move(owned));
 }
 
 QueueErrorCallback Queues::FanOut(std::shared_ptr<CountedCallbacks> callbacks) {
@@ -788,10 +792,7 @@ absl::StatusOr<AmdQueue*> Queues::AcquireCounted(const CountedQueueRequest& requ
     if (request.priority == QueuePriorityLevel::kLow) priority = thunk::QueuePriority::kMinimum;
     if (request.priority == QueuePriorityLevel::kHigh) priority = thunk::QueuePriority::kMaximum;
     if (absl::Status s = q->SetPriority(priority); !s.ok()) {
-      std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(hardware)));
-      doorbells_.erase(owned->doorbell_signal());
-      queues_.erase(reinterpret_cast<uint64_t>(hardware));
-      DropQueue(std::move(owned));
+      DropCreatedLocked(hardware);
       return s;
     }
     // ROCr turns profiling on for the queues it pools.

@@ -249,6 +249,8 @@ class Queues {
   absl::StatusOr<AmdQueue*> CreateLocked(const QueueRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<AmdQueue*> ShareCooperativeLocked(const Agent& agent, const QueueRequest& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Destroys a queue CreateLocked just made, whose setup then failed (nothing else knows it yet).
+  void DropCreatedLocked(AmdQueue* amd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A queue error callback that tells each of `callbacks` (with its handle).
   static QueueErrorCallback FanOut(std::shared_ptr<CountedCallbacks> callbacks);
 
