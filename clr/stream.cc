@@ -166,10 +166,20 @@ bool IsKernelException(const absl::Status& error) { return hsa::IsWaveException(
 
 absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const Device& device,
                                                        StreamPriority priority) {
+  return CreateOn(context, device, hsa::QueueKind::kMulti, priority);
+}
+
+absl::StatusOr<std::unique_ptr<Stream>> Stream::CreateCooperative(Context& context, const Device& device) {
+  return CreateOn(context, device, hsa::QueueKind::kCooperative, StreamPriority::kNormal);
+}
+
+absl::StatusOr<std::unique_ptr<Stream>> Stream::CreateOn(Context& context, const Device& device, hsa::QueueKind kind,
+                                                         StreamPriority priority) {
   auto health = std::make_shared<QueueHealth>();
   hsa::QueueRequest request;
   request.agent = device.agent;
-  request.size = kQueuePackets;
+  request.size = kQueuePackets;  // the cooperative queue has its own size (16384): the ring's room reads queue_->size
+  request.kind = kind;
   request.on_error = [health](const absl::Status& error, hsa::AmdQueue*) { health->Report(error); };
   ASSIGN_OR_RETURN(hsa::AmdQueue * queue, context.queues().Create(request));
   // hsa_queue_create makes every queue at NORMAL; as CLR's acquireQueue, any other priority is set right after,
@@ -197,7 +207,8 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::Create(Context& context, const D
     const blit::KernelDescriptor descriptor = blit::MakeDescriptor(id);
     std::memcpy((control->address() + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
   }
-  Trace(Layer::kClr, "stream on device ", device.ordinal, ": AQL queue of ", kQueuePackets, " packets");
+  Trace(Layer::kClr, "stream on device ", device.ordinal, ": ",
+        kind == hsa::QueueKind::kCooperative ? "cooperative AQL queue of " : "AQL queue of ", queue->size, " packets");
   std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *std::move(control)));
   {
     LightLock lock(&health->owner_mu_);
@@ -449,6 +460,19 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch, std::optiona
   kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done, dispatch.hold});
   if (printf.has_value()) printf_uses_.push_back(PrintfUse{done, std::move(*printf)});
   return absl::OkStatus();
+}
+
+absl::Status Stream::DispatchCooperative(Stream& cooperative, const KernelDispatch& dispatch,
+                                         std::optional<PrintfBuffer> printf) {
+  TraceSlice trace_slice(TraceCategory::kClr, "Stream::DispatchCooperative");
+  LightLock lock(&cooperative.cooperative_mu_);
+  // The cooperative stream fails with this one's prior work (its barrier never opens otherwise), and this one with
+  // the launch (WaitFor makes each the other's dependent).
+  ASSIGN_OR_RETURN(const Marker before, Record());
+  RETURN_IF_ERROR(cooperative.WaitFor(before));
+  RETURN_IF_ERROR(cooperative.DispatchKernel(dispatch, std::move(printf)));
+  ASSIGN_OR_RETURN(const Marker after, cooperative.Record());
+  return WaitFor(after);
 }
 
 absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {

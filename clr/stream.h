@@ -187,6 +187,11 @@ class Stream {
   // AQL queue's and the memory's (kResourceExhausted when the device cannot take another queue).
   static absl::StatusOr<std::unique_ptr<Stream>> Create(Context& context, const Device& device,
                                                         StreamPriority priority = StreamPriority::kNormal);
+  // The device's cooperative stream (CLR's device queue for cooperative launches, roc::Device::xferQueue, whose HSA
+  // queue CLR asks for as HSA_QUEUE_TYPE_COOPERATIVE): on the agent's one cooperative queue, shared with every other
+  // holder (hsa::Queues::Create). Only DispatchCooperative queues work on it. Errors: the HSA queue's
+  // (INVALID_QUEUE_CREATION for a device without GWS) and the memory's.
+  static absl::StatusOr<std::unique_ptr<Stream>> CreateCooperative(Context& context, const Device& device);
   // Waits for the work queued (as CLR's queue release does), then releases the queue.
   ~Stream();
   Stream(const Stream&) = delete;
@@ -222,6 +227,15 @@ class Stream {
   // or the stream's release, it prints the records to stdout (device_printf.h), dispatches in stream order, and
   // keeps the buffer for another dispatch.
   absl::Status DispatchKernel(const KernelDispatch& dispatch, std::optional<PrintfBuffer> printf = std::nullopt);
+  // A cooperative launch as CLR's VirtualGPU::submitKernel queues one: the dispatch runs on `cooperative` (the
+  // device's cooperative stream, CreateCooperative) after everything queued on this stream so far (a barrier there on
+  // this stream's mark), and what this stream queues afterwards waits for it (a barrier here on the cooperative
+  // stream's mark). The cooperative queue sizes a dispatch's scratch for all of its workgroups or fails it
+  // (hsa::Queues' GrowScratch): that failure fails the cooperative stream and, through the wait, this one, instead
+  // of a grid waiting at its grid sync for workgroups that never became resident. Errors: this stream's, and the
+  // cooperative stream's (a halted cooperative queue).
+  absl::Status DispatchCooperative(Stream& cooperative, const KernelDispatch& dispatch,
+                                   std::optional<PrintfBuffer> printf = std::nullopt);
   // A printf buffer for the next DispatchKernel: one the stream kept, emptied, or a new one. Errors: the
   // allocator's (kResourceExhausted).
   absl::StatusOr<PrintfBuffer> TakePrintfBuffer();
@@ -264,6 +278,8 @@ class Stream {
 
   Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
          hsa::PoolAllocation control);
+  static absl::StatusOr<std::unique_ptr<Stream>> CreateOn(Context& context, const Device& device, hsa::QueueKind kind,
+                                                          StreamPriority priority);
 
   // Queues AQL `packets` (the last one completing `done`), preceded by a barrier-AND on `deps` that the AQL
   // queue does not order by itself (another engine's signal, another stream's).
@@ -293,6 +309,9 @@ class Stream {
   // that space. Creates the ring on first use.
   absl::StatusOr<DeviceAddress> ReserveKernargs(Bytes size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Held by DispatchCooperative on the cooperative stream, so that one launch's wait, dispatch and mark stay together
+  // (CLR locks its device queue for the launch). Taken before any stream's mu_.
+  LightMutex cooperative_mu_;
   mutable LightMutex mu_;
   uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;
   // The kernarg ring of user kernels (created on the first dispatch, freed with the stream), the offset where the

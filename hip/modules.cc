@@ -322,7 +322,18 @@ absl::StatusOr<PreparedLaunch> PrepareLaunch(Runtime& runtime, Function& functio
     geometry.workgroup[d] = dispatch.workgroup[d] = static_cast<uint16_t>(r.local[d]);
   }
   geometry.dynamic_group_bytes = static_cast<uint32_t>(r.shared_bytes);
-  geometry.queue_address = stream->queue().queue_address();
+  // A cooperative launch runs on the device's cooperative queue, as CLR's does; not getting one is CLR's failed
+  // launch ("Runtime failed to acquire a cooperative queue!", CL_INVALID_OPERATION).
+  std::shared_ptr<clr::Stream> cooperative;
+  if (r.cooperative) {
+    absl::StatusOr<std::shared_ptr<clr::Stream>> made = runtime.streams().Cooperative(stream->device());
+    if (!made.ok()) {
+      return FromHipError(hipErrorLaunchFailure,
+                          absl::StrCat(context(), ": no cooperative queue: ", made.status().message()));
+    }
+    cooperative = *std::move(made);
+  }
+  geometry.queue_address = cooperative != nullptr ? cooperative->queue_address() : stream->queue().queue_address();
   geometry.cooperative = r.cooperative;
   geometry.multi_grid = r.multi_grid;
   // A kernel that reaches device printf gets a buffer for its records, which the stream prints after it.
@@ -344,6 +355,7 @@ absl::StatusOr<PreparedLaunch> PrepareLaunch(Runtime& runtime, Function& functio
   // launch is queued, so that a multi-device launch queues none of its grids on seeing it.
   RETURN_IF_ERROR(DeviceFaultAsHip(stream->queue().Error()));
   launch.stream = stream;
+  launch.cooperative = std::move(cooperative);
   launch.dispatch = dispatch;
   launch.printf_buffer = std::move(printf_buffer);
   if (TraceEnabled()) launch.description = context();
@@ -354,6 +366,10 @@ absl::Status QueueLaunch(Runtime& runtime, PreparedLaunch launch) {
   launch.dispatch.kernargs = launch.kernargs;
   RETURN_IF_ERROR(DeviceFaultAsHip(runtime.streams().BeforeCommand(*launch.stream)));
   if (TraceEnabled()) Trace(Layer::kHip, launch.description);
+  if (launch.cooperative != nullptr) {
+    return DeviceFaultAsHip(launch.stream->queue().DispatchCooperative(*launch.cooperative, launch.dispatch,
+                                                                       std::move(launch.printf_buffer)));
+  }
   return DeviceFaultAsHip(launch.stream->queue().DispatchKernel(launch.dispatch, std::move(launch.printf_buffer)));
 }
 

@@ -166,6 +166,8 @@ struct LaunchRequest {
 // A launch checked and built, not yet queued: its stream, kernarg segment and dispatch packet's fields.
 struct PreparedLaunch {
   HipStream* stream = nullptr;
+  // A cooperative launch's: the device's cooperative stream, where the dispatch runs (StreamTable::Cooperative).
+  std::shared_ptr<clr::Stream> cooperative;
   std::vector<uint8_t> kernargs;
   clr::KernelDispatch dispatch;  // its kernargs span set when queued
   std::optional<clr::PrintfBuffer> printf_buffer;

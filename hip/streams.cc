@@ -73,6 +73,28 @@ StreamTable::~StreamTable() {
   streams_.clear();
   per_thread_.clear();
   null_streams_.clear();
+  cooperative_.clear();  // after the streams whose work waited on them
+}
+
+absl::StatusOr<std::shared_ptr<clr::Stream>> StreamTable::Cooperative(int device) {
+  ASSIGN_OR_RETURN(const clr::Device* d, context_.GetDevice(device));
+  std::shared_ptr<clr::Stream> failed;
+  {
+    LightLock lock(&mu_);
+    std::shared_ptr<clr::Stream>& stream = cooperative_[device];
+    if (stream != nullptr && stream->Error().ok()) return stream;
+    failed = std::move(stream);
+  }
+  // The failed stream's reference on the agent's cooperative queue goes first (unless a launch still holds it), so
+  // that the request below makes a new HSA queue rather than sharing the halted one.
+  failed.reset();
+  LightLock lock(&mu_);
+  std::shared_ptr<clr::Stream>& stream = cooperative_[device];
+  if (stream == nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> made, clr::Stream::CreateCooperative(context_, *d));
+    stream = std::move(made);
+  }
+  return stream;
 }
 
 absl::StatusOr<std::unique_ptr<HipStream>> StreamTable::Make(int device, uint32_t flags, int priority, bool is_null) {

@@ -158,6 +158,11 @@ class StreamTable {
 
   size_t stream_count() const;
 
+  // `device`'s cooperative stream (clr::Stream::CreateCooperative), where its cooperative launches run, made on first
+  // use; a new one once a launch failed the last (its HSA queue halted), so one failed grid does not fail the
+  // device's later cooperative launches. Errors: CreateCooperative's.
+  absl::StatusOr<std::shared_ptr<clr::Stream>> Cooperative(int device);
+
  private:
   struct Event {
     uint32_t flags;
@@ -191,6 +196,8 @@ class StreamTable {
   // hipStreamPerThread's streams, by (thread key << 8 | device), made on first use.
   absl::flat_hash_map<uint64_t, std::shared_ptr<HipStream>> per_thread_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::unique_ptr<Event>> events_ ABSL_GUARDED_BY(mu_);
+  // By device; shared with the launch that queues on one while another thread may replace it.
+  absl::flat_hash_map<int, std::shared_ptr<clr::Stream>> cooperative_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hipmem::hip

@@ -21,6 +21,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 #include "hsa/hsa_test_util.h"
+#include "testing/kfd_sim/fault_injection.h"
 
 namespace {
 
@@ -142,8 +143,10 @@ class DispatchTest : public ::testing::TestWithParam<uint32_t> {
     return static_cast<T*>(p);
   }
 
-  // Dispatches `kernel` and waits for its completion signal (bounded). Returns whether it completed.
-  bool Launch(const char* kernel, const Geometry& g, Kernargs args) {
+  // Dispatches `kernel` and waits for its completion signal (bounded). Returns whether it completed. `before_doorbell`
+  // runs once the dispatch's memory is allocated, right before the doorbell rings.
+  bool Launch(const char* kernel, const Geometry& g, Kernargs args,
+              const std::function<void()>& before_doorbell = nullptr) {
     args.Hidden(GetParam(), g.grid, g.workgroup);
     hsa_executable_symbol_t symbol{};
     const std::string kd = std::string(kernel) + ".kd";
@@ -187,11 +190,36 @@ class DispatchTest : public ::testing::TestWithParam<uint32_t> {
                             (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
                             (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
     __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header | (dims << 16), __ATOMIC_RELEASE);
+    if (before_doorbell) before_doorbell();
     hsa_signal_store_screlease(queue_->doorbell_signal, static_cast<hsa_signal_value_t>(index));
     // 20 s of signal time at the simulated GPU's 100 MHz counter: a broken engine fails instead of hanging.
     const hsa_signal_value_t left = hsa_signal_wait_scacquire(done_, HSA_SIGNAL_CONDITION_LT, 1, 2'000'000'000ull,
                                                               HSA_WAIT_STATE_BLOCKED);
     return left == 0;
+  }
+
+  // grid_barrier over half the GPU's CUs (at least 17 workgroups of 256 work-items) with 64 KiB of scratch per
+  // work-item: 4 MiB a wave. Its counter starts at 0.
+  struct BarrierGrid {
+    uint32_t groups;
+    uint32_t* arrived;
+    uint32_t* out;
+    Geometry geometry;
+    Kernargs args() const { return Kernargs().Arg(arrived).Arg(out).Arg(groups); }
+  };
+  BarrierGrid LargeScratchBarrierGrid() {
+    uint32_t cus = 0;
+    EXPECT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
+              HSA_STATUS_SUCCESS);
+    constexpr uint16_t kGroup = 256;
+    BarrierGrid grid{.groups = std::max(cus / 2, 17u), .arrived = nullptr, .out = nullptr, .geometry = {}};
+    grid.arrived = Allocate<uint32_t>(1);
+    *grid.arrived = 0;
+    grid.out = Allocate<uint32_t>(uint64_t{grid.groups} * kGroup);
+    grid.geometry.grid[0] = grid.groups * kGroup;
+    grid.geometry.workgroup[0] = kGroup;
+    grid.geometry.private_bytes = 64 * 1024;
+    return grid;
   }
 
   std::vector<hsa_status_t> QueueErrors() {
@@ -410,20 +438,15 @@ TEST_P(DispatchTest, ScratchNoWaveCanHoldIsOutOfResources) {
 // (ROCr's "large" scratch) rather than fewer slots, so every workgroup is resident at once and the grid finishes. With
 // fewer slots than the grid's waves, the workgroups holding them would wait at the barrier for ever.
 TEST_P(DispatchTest, AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident) {
-  uint32_t cus = 0;
-  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &cus),
-            HSA_STATUS_SUCCESS);
   // 4 MiB of scratch per wave (64 KiB per work-item): the GPU's 32 slots per CU would be GiBs, far past the limit,
   // and 256 MiB (what a fixed cap would give) holds 64 waves, fewer than this grid's 4 per workgroup on half the CUs.
-  const uint32_t groups = std::max(cus / 2, 17u);
-  constexpr uint16_t kGroup = 256;
-  uint32_t* arrived = Allocate<uint32_t>(1);
-  *arrived = 0;
-  uint32_t* out = Allocate<uint32_t>(uint64_t{groups} * kGroup);
-  Geometry g = Linear(groups * kGroup, kGroup);
-  g.private_bytes = 64 * 1024;
+  const BarrierGrid grid = LargeScratchBarrierGrid();
+  const uint32_t groups = grid.groups;
+  uint32_t* arrived = grid.arrived;
+  uint32_t* out = grid.out;
+  Geometry g = grid.geometry;
   ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
-  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  for (uint64_t i = 0; i < uint64_t{groups} * g.workgroup[0]; ++i) ASSERT_EQ(out[i], groups) << i;
   EXPECT_TRUE(QueueErrors().empty());
   uint32_t tmpring = 0;
   std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
@@ -438,7 +461,7 @@ TEST_P(DispatchTest, AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident) {
   *arrived = 0;
   g.private_bytes = 32 * 1024;
   ASSERT_TRUE(Launch("grid_barrier", g, Kernargs().Arg(arrived).Arg(out).Arg(groups)));
-  for (uint64_t i = 0; i < uint64_t{groups} * kGroup; ++i) ASSERT_EQ(out[i], groups) << i;
+  for (uint64_t i = 0; i < uint64_t{groups} * g.workgroup[0]; ++i) ASSERT_EQ(out[i], groups) << i;
   std::memcpy(&tmpring, reinterpret_cast<const char*>(queue_) + 140, sizeof(tmpring));
   EXPECT_EQ((tmpring >> 12) & 0x1fff, 2048u) << "sized for the second dispatch";
 }
@@ -534,6 +557,110 @@ TEST_P(DispatchTest, AStoreToAnUnmappedAddressIsAGpuMemoryFault) {
   EXPECT_EQ(seen.events[0].event_type, HSA_AMD_GPU_MEMORY_FAULT_EVENT);
   EXPECT_EQ(seen.events[0].memory_fault.agent.handle, gpu_.handle);
   EXPECT_EQ(seen.events[0].memory_fault.virtual_address, kUnmapped);
+}
+
+// hsa_queue_create(COOPERATIVE), as ROCr's GpuAgent::QueueCreate: the agent's one GWS queue, handed out shared
+// (16384 packets, whatever the caller asked) and counted; hsa_queue_destroy gives back one reference, the last one
+// destroys it, and the next request makes a new queue. Its hsa_queue_t says COOPERATIVE; it runs work as any queue.
+TEST_P(DispatchTest, TheCooperativeQueueIsSharedCountedAndRunsWork) {
+  bool cooperative = false;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES), &cooperative),
+            HSA_STATUS_SUCCESS);
+  ASSERT_TRUE(cooperative);
+  uint32_t max_size = 0;
+  ASSERT_EQ(hsa_agent_get_info(gpu_, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &max_size), HSA_STATUS_SUCCESS);
+  hsa_queue_t* first = nullptr;
+  hsa_queue_t* second = nullptr;
+  ASSERT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &first),
+            HSA_STATUS_SUCCESS);
+  // A size past the agent's maximum is no error here: the shared queue's size is its own.
+  ASSERT_EQ(hsa_queue_create(gpu_, max_size * 2, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, UINT32_MAX, UINT32_MAX,
+                             &second),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first, queue_);
+  EXPECT_EQ(first->type, static_cast<uint32_t>(HSA_QUEUE_TYPE_COOPERATIVE));
+  EXPECT_EQ(first->size, 16384u);
+  const uint64_t id = first->id;
+
+  // One reference given back: the other still runs work on it.
+  ASSERT_EQ(hsa_queue_destroy(first), HSA_STATUS_SUCCESS);
+  hsa_queue_t* ordinary = queue_;
+  queue_ = second;
+  constexpr uint32_t kN = 1000;
+  uint32_t* counter = Allocate<uint32_t>(1);
+  *counter = 0;
+  const bool ran = Launch("count_all", Linear(kN, 256), Kernargs().Arg(counter));
+  queue_ = ordinary;
+  ASSERT_TRUE(ran);
+  EXPECT_EQ(*counter, kN);
+
+  // The last reference destroys it; one more destroy names no queue.
+  ASSERT_EQ(hsa_queue_destroy(second), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(second), HSA_STATUS_ERROR_INVALID_QUEUE);
+  hsa_queue_t* again = nullptr;
+  ASSERT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, UINT32_MAX, UINT32_MAX, &again),
+            HSA_STATUS_SUCCESS);
+  EXPECT_NE(again->id, id) << "a new queue";
+  EXPECT_EQ(again->type, static_cast<uint32_t>(HSA_QUEUE_TYPE_COOPERATIVE));
+  EXPECT_EQ(hsa_queue_destroy(again), HSA_STATUS_SUCCESS);
+}
+
+// ROCr's answers to a wrong cooperative request: hsa_queue_create's own checks (no out pointer, a size of 0 or not a
+// power of two, a type past COOPERATIVE) are INVALID_ARGUMENT; a CPU agent has no queues (INVALID_QUEUE_CREATION);
+// a KFD that refuses the GWS (EBUSY: another queue of the process holds it) is OUT_OF_RESOURCES, and no queue stays.
+TEST_P(DispatchTest, WrongCooperativeRequestsGetROCrsCodes) {
+  hsa_queue_t* q = nullptr;
+  EXPECT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, 0, 0, nullptr),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_queue_create(gpu_, 0, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, 0, 0, &q),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_queue_create(gpu_, 100, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, 0, 0, &q),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_queue_create(gpu_, 64, static_cast<hsa_queue_type32_t>(3), nullptr, nullptr, 0, 0, &q),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(hsa_queue_create(cpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, 0, 0, &q),
+            HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  {
+    hipmem::kfd_sim::ScopedFaultInjection busy(hipmem::kfd_sim::FaultPlan{
+        .fail_at = 1, .error = EBUSY, .only_ioctl_nr = hipmem::kfd_uapi::kAllocQueueGws.nr});
+    EXPECT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, 0, 0, &q),
+              HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    EXPECT_EQ(busy.failed(), 1u);
+  }
+  // Nothing of the failed attempt is left: the next request makes the queue.
+  ASSERT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, nullptr, nullptr, 0, 0, &q), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(q->type, static_cast<uint32_t>(HSA_QUEUE_TYPE_COOPERATIVE));
+  EXPECT_EQ(hsa_queue_destroy(q), HSA_STATUS_SUCCESS);
+}
+
+// The grid barrier of AGridBarrierWithLargeScratchHasAllItsWorkgroupsResident on the cooperative queue, with VRAM
+// short: the scratch for all of the grid's waves cannot be had (the KFD refuses that one allocation). The cooperative
+// queue does not run the grid with fewer workgroups resident (which would wait at the barrier for ever): the dispatch
+// fails with OUT_OF_RESOURCES, reported to the callback the cooperative request gave.
+TEST_P(DispatchTest, ACooperativeGridWithoutScratchForAllItsWavesFails) {
+  hsa_queue_t* ordinary = queue_;
+  ASSERT_EQ(hsa_queue_create(gpu_, 64, HSA_QUEUE_TYPE_COOPERATIVE, OnQueueError, this, UINT32_MAX, UINT32_MAX, &queue_),
+            HSA_STATUS_SUCCESS);
+  const BarrierGrid grid = LargeScratchBarrierGrid();
+  // The first VRAM allocation after the doorbell fails, on every thread (the runtime's signal handler thread
+  // allocates the scratch): the one sized for the whole grid. A smaller one would succeed.
+  std::optional<hipmem::kfd_sim::ScopedFaultInjection> short_of_vram;
+  const bool completed = Launch("grid_barrier", grid.geometry, grid.args(), [&] {
+    short_of_vram.emplace(hipmem::kfd_sim::FaultPlan{.fail_at = 1,
+                                                     .fail_count = 1,
+                                                     .only_ioctl_nr = hipmem::kfd_uapi::kAllocMemoryOfGpu.nr,
+                                                     .all_threads = true});
+  });
+  EXPECT_FALSE(completed);
+  ASSERT_TRUE(short_of_vram.has_value());
+  EXPECT_EQ(short_of_vram->failed(), 1u);
+  short_of_vram.reset();
+  const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  EXPECT_EQ(hsa_queue_destroy(queue_), HSA_STATUS_SUCCESS);
+  queue_ = ordinary;
 }
 
 INSTANTIATE_TEST_SUITE_P(CodeObjectVersions, DispatchTest, ::testing::Values(4u, 5u),

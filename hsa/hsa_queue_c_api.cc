@@ -24,6 +24,7 @@ static_assert(offsetof(hsa_queue_t, size) == offsetof(AmdQueue, size));
 static_assert(offsetof(hsa_queue_t, id) == offsetof(AmdQueue, id));
 static_assert(HSA_QUEUE_TYPE_MULTI == static_cast<int>(QueueKind::kMulti));
 static_assert(HSA_QUEUE_TYPE_SINGLE == static_cast<int>(QueueKind::kSingle));
+static_assert(HSA_QUEUE_TYPE_COOPERATIVE == static_cast<int>(QueueKind::kCooperative));
 
 AmdQueue& Amd(const hsa_queue_t* queue) {
   return *reinterpret_cast<AmdQueue*>(const_cast<hsa_queue_t*>(queue));

@@ -39,6 +39,8 @@ using thunk::MemFlags;
 constexpr Bytes kControlBytes = QueueMemory::kControlBytes;
 constexpr uint64_t kDoorbellSignalOffset = sizeof(AmdQueue);  // right after the amd_queue_t
 constexpr Bytes kMinRingBytes = Bytes::KiB(4);                // the KFD maps whole pages
+// ROCr's GpuAgent::InitGWS: the cooperative queue's packets (defaultGWSQueueSize), whatever size the caller asks for.
+constexpr uint32_t kCooperativeQueueSize = 0x4000;
 // hsa_queue_feature_t: KERNEL_DISPATCH | AGENT_DISPATCH, what ROCr's GPU queues advertise.
 constexpr uint32_t kQueueFeatures = 1 | 2;
 
@@ -213,9 +215,9 @@ class Queues::AqlQueue {
   // returns large scratch right after its dispatch (the CP's "reclaim" request); this runtime keeps it until the
   // CP asks again or the queue goes (its scratch is per queue: nothing waits for it). Carved from the GPU's VRAM
   // (host-visible, mapped for the GPU) rather than ROCr's scratch aperture: this runtime never sets
-  // SH_HIDDEN_PRIVATE_BASE, so the CP's base plus scratch_backing_memory_location is the VA itself. Note that hipmem's
-  // clr runs cooperative launches on its ordinary stream queues (CLR uses a cooperative queue): there, a failed
-  // allocation reduces occupancy, as ROCr would for a kernel it does not know to be cooperative.
+  // SH_HIDDEN_PRIVATE_BASE, so the CP's base plus scratch_backing_memory_location is the VA itself. hipmem's clr, as
+  // CLR, runs cooperative launches (hipLaunchCooperativeKernel*) on the device's cooperative queue, so such a grid
+  // fails here rather than running with fewer workgroups resident than its grid sync waits for.
   absl::Status GrowScratch(const aql::KernelDispatchPacket& packet) {
     constexpr uint64_t kLanes = 64;
     constexpr uint64_t kMaxWaveBytes = uint64_t{0x1fff} * 1024;  // WAVESIZE is 13 bits of KiB
@@ -308,6 +310,19 @@ class Queues::AqlQueue {
     if (first + 32 <= cu_count) return ~uint32_t{0};
     if (first >= cu_count) return 0;
     return (uint32_t{1} << (cu_count - first)) - 1;
+  }
+
+  // ROCr's AqlQueue::EnableGWS: the KFD gives the queue its GPU's global wave sync (one slot, as ROCr asks for), and
+  // the queue becomes the agent's cooperative queue. Any KFD refusal is OUT_OF_RESOURCES, as ROCr maps it.
+  absl::Status EnableGws(thunk::Kfd& kfd) {
+    ScopedLock lock(&mu_);
+    if (queue_.empty()) return absl::FailedPreconditionError("GWS for an inactive queue");
+    if (absl::StatusOr<uint32_t> first = thunk::AllocQueueGws(kfd, queue_, 1); !first.ok()) {
+      return WithHsaStatus(absl::ResourceExhaustedError(absl::StrCat("GWS allocation failed: ", first.status().message())),
+                           HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    }
+    amd()->type = static_cast<uint32_t>(QueueKind::kCooperative);
+    return absl::OkStatus();
   }
 
   absl::Status SetCuMask(thunk::Kfd& kfd, std::span<const uint32_t> mask) {
@@ -428,6 +443,7 @@ Queues::~Queues() {
   }
   doorbells_.clear();
   counted_.clear();
+  cooperative_.clear();
   for (auto& [address, queue] : queues_) DropQueue(std::move(queue));
   queues_.clear();
   soft_queues_.clear();
@@ -459,13 +475,16 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   if (request.size == 0 || !std::has_single_bit(request.size)) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": the size is not a power of two"));
   }
-  if (request.kind != QueueKind::kMulti && request.kind != QueueKind::kSingle) {
+  if (request.kind != QueueKind::kMulti && request.kind != QueueKind::kSingle &&
+      request.kind != QueueKind::kCooperative) {
     return absl::InvalidArgumentError(absl::StrCat(context, ": unknown queue type ", static_cast<uint32_t>(request.kind)));
   }
   if (agent->type != DeviceType::kGpu) {
     return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": a CPU agent has no queues")),
                          HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
   }
+  // ROCr's GpuAgent::QueueCreate hands out its cooperative queue before any check of the size against the agent's.
+  if (request.kind == QueueKind::kCooperative) return ShareCooperativeLocked(*agent, request);
   if (request.size > kAqlQueueMaxSize) {
     return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat(context, ": above the agent's QUEUE_MAX_SIZE ",
                                                                  kAqlQueueMaxSize)),
@@ -531,6 +550,59 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   return amd;
 }
 
+absl::StatusOr<AmdQueue*> Queues::ShareCooperativeLocked(const Agent& agent, const QueueRequest& request) {
+  const std::string context = absl::StrCat("hsa_queue_create(agent=", request.agent.raw(), ", COOPERATIVE)");
+  bool has_gws = false;
+  for (const thunk::NodeProperties& node : TopologyOf(runtime_).nodes) {
+    if (node.id == KfdNodeOf(runtime_, agent)) has_gws = node.Get("num_gws") != 0;
+  }
+  if (!has_gws) {
+    return WithHsaStatus(
+        absl::InvalidArgumentError(absl::StrCat(context, ": the agent has no GWS (HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES)")),
+        HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
+  }
+  auto [it, fresh] = cooperative_.try_emplace(request.agent.raw());
+  CooperativeQueue& shared = it->second;
+  if (fresh) {
+    absl::Cleanup forget = [&] { cooperative_.erase(request.agent.raw()); };
+    shared.callbacks = std::make_shared<CountedCallbacks>();
+    ASSIGN_OR_RETURN(AmdQueue * amd, CreateLocked({.agent = request.agent,
+                                                   .size = kCooperativeQueueSize,
+                                                   .kind = QueueKind::kMulti,
+                                                   .on_error = FanOut(shared.callbacks)}));
+    if (absl::Status s = queues_.at(reinterpret_cast<uint64_t>(amd))->EnableGws(KfdOf(runtime_)); !s.ok()) {
+      DropCreatedLocked(amd);
+      return Annotate(s, context);
+    }
+    shared.queue = amd;
+    std::move(forget).Cancel();
+  }
+  ++shared.references;
+  if (request.on_error) {
+    std::lock_guard<std::mutex> lock(shared.callbacks->mu);
+    shared.callbacks->callbacks.emplace_back(shared.queue, request.on_error);
+  }
+  return shared.queue;
+}
+
+void Queues::DropCreatedLocked(AmdQueue* amd) {
+  std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(amd)));
+  doorbells_.erase(owned->doorbell_signal());
+  queues_.erase(reinterpret_cast<uint64_t>(amd));
+  DropQueue(std::move(owned));
+}
+
+QueueErrorCallback Queues::FanOut(std::shared_ptr<CountedCallbacks> callbacks) {
+  return [callbacks = std::move(callbacks)](const absl::Status& error, AmdQueue*) {
+    std::vector<std::pair<AmdQueue*, QueueErrorCallback>> copy;
+    {
+      std::lock_guard<std::mutex> lock(callbacks->mu);
+      copy = callbacks->callbacks;
+    }
+    for (auto& [handle, callback] : copy) callback(error, handle);
+  };
+}
+
 absl::StatusOr<AmdQueue*> Queues::CreateSoft(const SoftQueueRequest& request) {
   const std::string context =
       absl::StrCat("hsa_soft_queue_create(region=", request.region.raw(), ", size=", request.size, ")");
@@ -568,6 +640,13 @@ absl::Status Queues::Destroy(const AmdQueue* queue) {
       return WithHsaStatus(absl::InvalidArgumentError(absl::StrCat("hsa_queue_destroy(0x", absl::Hex(reinterpret_cast<uintptr_t>(queue)),
                                                                    "): not a queue of this runtime")),
                            HSA_STATUS_ERROR_INVALID_QUEUE);
+    }
+    // The agent's cooperative queue: one reference less (ROCr's GpuAgent::GWSRelease); the last one destroys it,
+    // and the next hsa_queue_create(COOPERATIVE) makes a new one.
+    if (auto shared = cooperative_.find(it->second->agent.raw());
+        shared != cooperative_.end() && shared->second.queue == queue) {
+      if (--shared->second.references > 0) return absl::OkStatus();
+      cooperative_.erase(shared);
     }
     owned = std::move(it->second);
     doorbells_.erase(owned->doorbell_signal());
@@ -707,23 +786,13 @@ absl::StatusOr<AmdQueue*> Queues::AcquireCounted(const CountedQueueRequest& requ
     ASSIGN_OR_RETURN(hardware, CreateLocked({.agent = request.agent,
                                              .size = queue_size,
                                              .kind = QueueKind::kMulti,
-                                             .on_error = [callbacks](const absl::Status& error, AmdQueue*) {
-                                               std::vector<std::pair<AmdQueue*, QueueErrorCallback>> copy;
-                                               {
-                                                 std::lock_guard<std::mutex> lock(callbacks->mu);
-                                                 copy = callbacks->callbacks;
-                                               }
-                                               for (auto& [handle, callback] : copy) callback(error, handle);
-                                             }}));
+                                             .on_error = FanOut(callbacks)}));
     AqlQueue* q = queues_.at(reinterpret_cast<uint64_t>(hardware)).get();
     thunk::QueuePriority priority = thunk::QueuePriority::kNormal;
     if (request.priority == QueuePriorityLevel::kLow) priority = thunk::QueuePriority::kMinimum;
     if (request.priority == QueuePriorityLevel::kHigh) priority = thunk::QueuePriority::kMaximum;
     if (absl::Status s = q->SetPriority(priority); !s.ok()) {
-      std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(hardware)));
-      doorbells_.erase(owned->doorbell_signal());
-      queues_.erase(reinterpret_cast<uint64_t>(hardware));
-      DropQueue(std::move(owned));
+      DropCreatedLocked(hardware);
       return s;
     }
     // ROCr turns profiling on for the queues it pools.

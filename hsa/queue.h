@@ -162,6 +162,15 @@ class Queues {
   // for an unknown agent; kInvalidArgument for a size that is 0 or not a power of two, or an unknown kind;
   // INVALID_QUEUE_CREATION for a CPU agent or a size above HSA_AGENT_INFO_QUEUE_MAX_SIZE; the KFD's (memory
   // or queue creation) errors. A size below QUEUE_MIN_SIZE is raised to it, as ROCr.
+  //
+  // kCooperative (ROCr's GpuAgent::QueueCreate and InitGWS): the agent's one cooperative queue, shared and counted.
+  // The first request makes it -- 16384 packets whatever the size asked (once it is a power of two), with the GPU's
+  // global wave sync from the KFD (thunk::AllocQueueGws), its type COOPERATIVE in the hsa_queue_t -- and every
+  // request takes one reference, which Destroy gives back; the last Destroy destroys it. Where ROCr gives the queue
+  // no error callback, here each request's `on_error` is kept while the queue lives and every one is told of its
+  // errors (hipmem's clr learns so that a cooperative dispatch failed). Errors: INVALID_QUEUE_CREATION for an
+  // agent whose node has no GWS (HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES false); OUT_OF_RESOURCES when the KFD
+  // refuses the GWS; the queue creation's.
   absl::StatusOr<AmdQueue*> Create(const QueueRequest& request);
 
   // hsa_soft_queue_create: a queue no packet processor services (ROCr's HostQueue). The ring (filled with
@@ -184,7 +193,8 @@ class Queues {
   // (as ROCr). Errors: INVALID_QUEUE for a handle that is not a live counted one.
   absl::Status ReleaseCounted(const AmdQueue* handle);
 
-  // hsa_queue_destroy. Errors: kInvalidArgument (INVALID_QUEUE) for a queue this runtime did not make.
+  // hsa_queue_destroy (of the cooperative queue: one reference, see Create). Errors: kInvalidArgument
+  // (INVALID_QUEUE) for a queue this runtime did not make, or one whose last reference is gone.
   absl::Status Destroy(const AmdQueue* queue);
 
   // hsa_queue_inactivate: the CP stops fetching packets from the queue for good; the memory stays valid
@@ -237,6 +247,12 @@ class Queues {
   struct CountedCallbacks;
 
   absl::StatusOr<AmdQueue*> CreateLocked(const QueueRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<AmdQueue*> ShareCooperativeLocked(const Agent& agent, const QueueRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Destroys a queue CreateLocked just made, whose setup then failed (nothing else knows it yet).
+  void DropCreatedLocked(AmdQueue* amd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A queue error callback that tells each of `callbacks` (with its handle).
+  static QueueErrorCallback FanOut(std::shared_ptr<CountedCallbacks> callbacks);
 
   void DropQueue(std::unique_ptr<AqlQueue> queue);
   absl::StatusOr<AqlQueue*> Find(const char* function, const AmdQueue* queue) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -252,6 +268,13 @@ class Queues {
   absl::flat_hash_map<std::pair<uint64_t, uint32_t>, std::vector<AmdQueue*>> counted_pools_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, uint32_t> use_counts_ ABSL_GUARDED_BY(mu_);  // by hardware amd_queue_t
   absl::flat_hash_map<uint64_t, std::shared_ptr<CountedCallbacks>> counted_callbacks_ ABSL_GUARDED_BY(mu_);
+  // Each agent's cooperative queue (a queue of queues_), by agent, while it has references.
+  struct CooperativeQueue {
+    AmdQueue* queue = nullptr;
+    uint32_t references = 0;
+    std::shared_ptr<CountedCallbacks> callbacks;
+  };
+  absl::flat_hash_map<uint64_t, CooperativeQueue> cooperative_ ABSL_GUARDED_BY(mu_);
   // Software queues, by the amd_queue_t address.
   absl::flat_hash_map<uint64_t, std::unique_ptr<SoftQueue>> soft_queues_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
