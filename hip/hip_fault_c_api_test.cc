@@ -27,7 +27,9 @@ using ::hipmem::kfd_sim::EventsExhaustedPlan;
 using ::hipmem::kfd_sim::ResourceFaultPlanWithoutEvents;
 using ::hipmem::kfd_sim::ScopedFaultInjection;
 using ::hipmem::kfd_sim::SimUsage;
+using ::hipmem::kfd_sim::UsageAtMost;
 using ::hipmem::kfd_sim::UsageOf;
+using ::hipmem::kfd_sim::WithoutPooledEvents;
 
 SimUsage Usage() {
   auto machine = hipmem::thunk::SimMachine::Default();
@@ -35,12 +37,7 @@ SimUsage Usage() {
   return UsageOf((*machine)->simulator().Snapshot());
 }
 
-// The first failure of a scenario: which call, and what it answered.
-struct Outcome {
-  std::string call;
-  hipError_t status = hipSuccess;
-  bool ok() const { return status == hipSuccess; }
-};
+using Outcome = ::hipmem::kfd_sim::CallOutcome<hipError_t, hipSuccess>;
 
 // Records the first failing call; returns whether `status` is success.
 class Steps {
@@ -230,22 +227,11 @@ const Scenario kScenarios[] = {
     {"Events", Events},
 };
 
-// The usage a scenario must give back, less the runtime's caches. The signal pool keeps idle KFD events (up to 256,
-// hsa/signal_allocator.h) and its high-water mark follows how many signals were alive at once, which a failure's
-// fallback path may raise: events are left out here (hsa_fault_c_api_test checks them exactly, after hsa_shut_down).
-// The memory caches (CLR's and the pools') may be emptied by a failed allocation's trim-and-retry, so a run may end
-// below its start but never above.
-SimUsage WithoutPooledEvents(SimUsage usage) {
-  usage.events = 0;
-  return usage;
-}
-bool AtMost(const SimUsage& usage, const SimUsage& start) {
-  bool vram = usage.vram_used.size() == start.vram_used.size();
-  for (size_t i = 0; vram && i < usage.vram_used.size(); ++i) vram = usage.vram_used[i] <= start.vram_used[i];
-  return vram && usage.processes == start.processes && usage.buffers <= start.buffers &&
-         usage.gpu_mappings <= start.gpu_mappings && usage.queues <= start.queues &&
-         usage.svm_ranges <= start.svm_ranges && usage.system_used <= start.system_used;
-}
+// The usage a scenario must give back, less the runtime's caches (UsageAtMost). The signal pool keeps idle KFD events
+// (up to 256, hsa/signal_allocator.h) and its high-water mark follows how many signals were alive at once, which a
+// failure's fallback path may raise: events are left out here (hsa_fault_c_api_test checks them exactly, after
+// hsa_shut_down). The memory caches (CLR's and the pools') may be emptied by a failed allocation's trim-and-retry, so
+// a run may end below its start but never above.
 
 class HipFaultTest : public ::testing::TestWithParam<Scenario> {};
 
@@ -289,12 +275,12 @@ TEST_P(HipFaultTest, FailingAtEveryKernelEntryAnswersAnErrorLeavesNothingAndThen
         }
       }
       usage = Usage();
-      EXPECT_TRUE(AtMost(usage, start)) << usage << " after, " << start << " before";
+      EXPECT_TRUE(UsageAtMost(usage, start)) << usage << " after, " << start << " before";
     }
     EXPECT_EQ(WithoutPooledEvents(after[1]), WithoutPooledEvents(after[0])) << "a second failure left more behind";
     const Outcome again = scenario.run();
     EXPECT_TRUE(again.ok()) << again.call << " answered " << hipGetErrorName(again.status);
-    EXPECT_TRUE(AtMost(Usage(), start)) << Usage() << " after, " << start << " before";
+    EXPECT_TRUE(UsageAtMost(Usage(), start)) << Usage() << " after, " << start << " before";
   }
   std::printf("%s: %zu kernel entries, the fault fired in %d runs, %d answered an error\n", scenario.name,
               entries->size(), fired, failed_calls);

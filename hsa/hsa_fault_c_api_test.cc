@@ -30,11 +30,7 @@ SimUsage Usage() {
   return UsageOf((*machine)->simulator().Snapshot());
 }
 
-struct Outcome {
-  std::string call;
-  hsa_status_t status = HSA_STATUS_SUCCESS;
-  bool ok() const { return status == HSA_STATUS_SUCCESS; }
-};
+using Outcome = ::hipmem::kfd_sim::CallOutcome<hsa_status_t, HSA_STATUS_SUCCESS>;
 
 struct Agents {
   hsa_agent_t cpu{0};

@@ -202,6 +202,53 @@ TEST(HsakmtFaultTest, OpenKfdFailingAtEveryKernelEntryAnswersAnErrorOrRunsWithou
   }
 }
 
+// A GPU whose render node does not open with ENOENT (no such node) or EPERM (not this user's) is left out, as libhsakmt
+// leaves the node out (topology.c topology_sysfs_check_node_supported): the open succeeds, the topology counts only the
+// nodes it can use (here the CPU alone; WithoutNodes in topology_test covers the numbering on several GPUs), no link
+// leads to the GPU, and a call naming its old node is refused as for any node that does not exist.
+TEST(HsakmtFaultTest, AGpuWhoseRenderNodeIsAbsentOrNotOursIsLeftOutOfTheTopology) {
+  const HSAuint32 gpu = [] {
+    EXPECT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    const HSAuint32 n = FirstGpuNode();
+    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+    return n;
+  }();
+  ASSERT_NE(gpu, 0u);
+  const SimUsage start = Usage();
+  for (const int error : {ENOENT, EPERM}) {
+    SCOPED_TRACE(error);
+    {
+      ScopedFaultInjection fault(
+          FaultPlan{.fail_at = 1, .error = error, .only_entry = hipmem::kfd_sim::KernelEntry::kOpenRenderNode});
+      ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+      EXPECT_EQ(fault.failed(), 1u);
+    }
+    HsaSystemProperties sys{};
+    ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
+    EXPECT_EQ(sys.NumNodes, 1u);
+    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
+      HsaNodeProperties node{};
+      ASSERT_EQ(hsaKmtGetNodeProperties(n, &node), HSAKMT_STATUS_SUCCESS);
+      EXPECT_EQ(node.KFDGpuID, 0u) << "node " << n;
+      EXPECT_EQ(node.NumIOLinks, 0u) << "node " << n;
+    }
+    HsaNodeProperties gone{};
+    EXPECT_EQ(hsaKmtGetNodeProperties(gpu, &gone), HSAKMT_STATUS_INVALID_NODE_UNIT);
+    HsaMemFlags vram{};
+    vram.ui32.NonPaged = 1;
+    vram.ui32.NoSubstitute = 1;
+    void* buffer = nullptr;
+    EXPECT_EQ(hsaKmtAllocMemory(gpu, 4096, vram, &buffer), HSAKMT_STATUS_INVALID_NODE_UNIT);
+    EXPECT_EQ(buffer, nullptr);
+    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+    EXPECT_EQ(Usage(), start);
+    // The next open, with the render node back, sees the GPU again.
+    ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    EXPECT_EQ(FirstGpuNode(), gpu);
+    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+  }
+}
+
 TEST(HsakmtFaultTest, MemoryAndEventsFailingAtEveryKernelEntryAnswerAnErrorAndLeaveNothing) {
   ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
   absl::Cleanup close = [] { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); };

@@ -82,6 +82,7 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
   absl::Cleanup close_render_nodes = [&] {
     for (const Gpu& gpu : gpus) device->CloseRenderNode(gpu.render_fd);
   };
+  std::vector<NodeId> skipped;
   for (const NodeProperties& node : topology.nodes) {
     if (!node.is_gpu()) continue;
     const auto minor = static_cast<uint32_t>(node.Get("drm_render_minor"));
@@ -92,9 +93,20 @@ absl::StatusOr<std::unique_ptr<Kfd>> Kfd::Open(std::unique_ptr<KfdDevice> device
       const int err = ToErrno(fd.status());
       if (err != ENOENT && err != EPERM) return OpenSetupStatus(fd.status());
       HIPMEM_LOG(kWarning, "skipping node ", node.id.raw(), ": ", fd.status().message());
+      skipped.push_back(node.id);
       continue;
     }
     gpus.push_back(Gpu{node.id, *node.gpu_id, *fd});
+  }
+  if (!skipped.empty()) {
+    // libhsakmt's topology leaves a skipped GPU out altogether (its NumNodes counts supported nodes only), so no
+    // client sees a GPU it could not use; the others are numbered again, and each GPU's node follows its gpu_id.
+    topology = WithoutNodes(std::move(topology), skipped);
+    for (Gpu& gpu : gpus) {
+      for (const NodeProperties& node : topology.nodes) {
+        if (node.gpu_id == gpu.gpu_id) gpu.node = node.id;
+      }
+    }
   }
 
   // GPUVM apertures: on GFX9+ every GPU's range is canonical; the SVM aperture is their intersection.

@@ -390,4 +390,33 @@ absl::StatusOr<SystemTopology> ReadTopology(const std::string& root) {
   return topology;
 }
 
+SystemTopology WithoutNodes(SystemTopology topology, const std::vector<NodeId>& dropped) {
+  // The new number of each old node; nullopt for a dropped one.
+  std::vector<std::optional<NodeId>> renumbered(topology.nodes.size());
+  uint32_t next = 0;
+  for (size_t i = 0; i < topology.nodes.size(); ++i) {
+    if (std::find(dropped.begin(), dropped.end(), topology.nodes[i].id) == dropped.end()) renumbered[i] = NodeId(next++);
+  }
+  std::vector<NodeProperties> kept;
+  kept.reserve(next);
+  for (size_t i = 0; i < topology.nodes.size(); ++i) {
+    if (!renumbered[i]) continue;
+    NodeProperties node = std::move(topology.nodes[i]);
+    node.id = *renumbered[i];
+    std::vector<IoLink> links;
+    for (IoLink& link : node.io_links) {
+      // ReadTopology checked that both ends name existing nodes.
+      const std::optional<NodeId> to = renumbered[link.node_to.raw()];
+      if (!to) continue;
+      link.node_from = node.id;
+      link.node_to = *to;
+      links.push_back(link);
+    }
+    node.io_links = std::move(links);
+    kept.push_back(std::move(node));
+  }
+  topology.nodes = std::move(kept);
+  return topology;
+}
+
 }  // namespace hipmem::thunk

@@ -132,6 +132,13 @@ struct SystemTopology {
 // node or ends at a node that does not exist.
 absl::StatusOr<SystemTopology> ReadTopology(const std::string& root);
 
+// `topology` without the nodes in `dropped`, as libhsakmt leaves out a GPU node whose render node does not open with
+// ENOENT or EPERM (topology.c topology_sysfs_check_node_supported): the remaining nodes keep their order and are
+// numbered from 0 again (its map_user_to_sysfs_node_id), an io link to a dropped node is gone
+// (topology_sysfs_get_iolink_props answers NOT_SUPPORTED for it, and the snapshot skips it), and every other link's
+// node_from and node_to follow the new numbers. Ids in `dropped` that name no node are ignored.
+SystemTopology WithoutNodes(SystemTopology topology, const std::vector<NodeId>& dropped);
+
 }  // namespace hipmem::thunk
 
 #endif  // HIPMEM_THUNK_TOPOLOGY_H_

@@ -225,5 +225,54 @@ TEST(TopologyTest, MissingRootIsNotFound) {
   EXPECT_THAT(ReadTopology("/nonexistent/kfd/topology"), StatusIs(absl::StatusCode::kNotFound));
 }
 
+// A GPU whose render node libhsakmt cannot open is left out of the topology: the other nodes are numbered again and
+// the links into the dropped node go, the rest following the new numbers (topology.c map_user_to_sysfs_node_id).
+TEST(TopologyTest, WithoutNodesRenumbersTheRestAndDropsTheLinksIntoTheDroppedNode) {
+  ASSERT_OK_AND_ASSIGN(kfd_sim::Topology preset, kfd_sim::PresetTopology("2xmi250x"));
+  const std::string dir = WriteTree(preset);
+  ASSERT_FALSE(dir.empty());
+  ASSERT_OK_AND_ASSIGN(SystemTopology full, ReadTopology(dir));
+  ASSERT_THAT(full.nodes, SizeIs(3));  // the CPU, then two GCDs linked to it and, by XGMI, to each other
+  ASSERT_TRUE(full.nodes[1].is_gpu() && full.nodes[2].is_gpu());
+  const GpuId kept_gpu = *full.nodes[2].gpu_id;
+  const size_t kept_links = full.nodes[2].io_links.size();
+
+  const SystemTopology t = WithoutNodes(full, {NodeId(1)});
+  ASSERT_THAT(t.nodes, SizeIs(2));
+  EXPECT_EQ(t.nodes[0].id, NodeId(0));
+  EXPECT_FALSE(t.nodes[0].is_gpu());
+  EXPECT_EQ(t.nodes[1].id, NodeId(1));
+  EXPECT_EQ(t.nodes[1].gpu_id, kept_gpu);
+  EXPECT_EQ(t.nodes[1].Get("drm_render_minor"), full.nodes[2].Get("drm_render_minor"));
+  EXPECT_THAT(t.nodes[1].io_links, SizeIs(kept_links - 1));  // its XGMI link to the dropped GCD is gone
+  for (const NodeProperties& node : t.nodes) {
+    SCOPED_TRACE(node.id.raw());
+    EXPECT_FALSE(node.io_links.empty());
+    for (const IoLink& link : node.io_links) {
+      EXPECT_EQ(link.node_from, node.id);
+      EXPECT_NE(link.node_to, node.id);
+      EXPECT_LT(link.node_to.raw(), t.nodes.size());
+    }
+  }
+  // The CPU's link to the second GCD now ends at node 1, with what it carried before.
+  const auto to_gcd = [](const NodeProperties& cpu, NodeId to) {
+    for (const IoLink& link : cpu.io_links) {
+      if (link.node_to == to) return link.weight;
+    }
+    return 0u;
+  };
+  EXPECT_EQ(to_gcd(t.nodes[0], NodeId(1)), to_gcd(full.nodes[0], NodeId(2)));
+  EXPECT_NE(to_gcd(t.nodes[0], NodeId(1)), 0u);
+  EXPECT_EQ(t.generation_id, full.generation_id);
+
+  // Nothing to drop (an id naming no node included): the same topology.
+  const SystemTopology same = WithoutNodes(full, {NodeId(7)});
+  ASSERT_THAT(same.nodes, SizeIs(3));
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(same.nodes[i].id, full.nodes[i].id);
+    EXPECT_EQ(same.nodes[i].io_links.size(), full.nodes[i].io_links.size());
+  }
+}
+
 }  // namespace
 }  // namespace hipmem::thunk

@@ -129,4 +129,19 @@ std::ostream& operator<<(std::ostream& os, const SimUsage& usage) {
   return os << ", system used " << usage.system_used.raw() << "}";
 }
 
+SimUsage WithoutPooledEvents(SimUsage usage) {
+  usage.events = 0;
+  return usage;
+}
+
+bool UsageAtMost(const SimUsage& usage, const SimUsage& bound) {
+  if (usage.vram_used.size() != bound.vram_used.size()) return false;
+  for (size_t i = 0; i < usage.vram_used.size(); ++i) {
+    if (usage.vram_used[i] > bound.vram_used[i]) return false;
+  }
+  return usage.processes == bound.processes && usage.buffers <= bound.buffers &&
+         usage.gpu_mappings <= bound.gpu_mappings && usage.queues <= bound.queues &&
+         usage.svm_ranges <= bound.svm_ranges && usage.system_used <= bound.system_used;
+}
+
 }  // namespace hipmem::kfd_sim

@@ -118,6 +118,23 @@ struct SimUsage {
 SimUsage UsageOf(const SimSnapshot& snapshot);
 std::ostream& operator<<(std::ostream& os, const SimUsage& usage);
 
+// `usage` with its event count zeroed. A runtime's events come and go with a signal pool that keeps some idle and is
+// refilled by whichever thread drops a signal (hsa/signal_allocator.h), so how many exist after a scenario depends on
+// timing; the event-specific checks (EventsExhaustedPlan) cover them instead.
+SimUsage WithoutPooledEvents(SimUsage usage);
+// Whether `usage` holds no more than `bound` of anything but events (see WithoutPooledEvents): the same processes, at
+// most as many buffers, GPU mappings, queues and SVM ranges, at most as many bytes of each GPU's VRAM and of system
+// memory. What a runtime keeps cached may shrink between two points, never grow.
+bool UsageAtMost(const SimUsage& usage, const SimUsage& bound);
+
+// The first failure of a scenario run through a C API: which call, and the code it answered.
+template <typename Code, Code kSuccess>
+struct CallOutcome {
+  std::string call;
+  Code status = kSuccess;
+  bool ok() const { return status == kSuccess; }
+};
+
 }  // namespace hipmem::kfd_sim
 
 #endif  // HIPMEM_TESTING_KFD_SIM_FAULT_INJECTION_H_

@@ -135,5 +135,42 @@ TEST(FaultInjectionTest, CountEntriesReturnsTheSequenceAndRefusesOneThatChanges)
   EXPECT_EQ(changing.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// UsageAtMost is the leak check of the fault sweeps and the op-sequence fuzzer: more of any kind but events is more.
+TEST(FaultInjectionTest, UsageAtMostRefusesMoreOfAnythingButEvents) {
+  SimUsage bound;
+  bound.processes = 1;
+  bound.buffers = 4;
+  bound.gpu_mappings = 4;
+  bound.events = 2;
+  bound.queues = 1;
+  bound.svm_ranges = 1;
+  bound.vram_used = {Bytes::MiB(2), Bytes::MiB(4)};
+  bound.system_used = Bytes::MiB(1);
+  EXPECT_TRUE(UsageAtMost(bound, bound));
+  SimUsage less = bound;
+  less.buffers = 3;
+  less.vram_used[1] = Bytes::MiB(2);
+  EXPECT_TRUE(UsageAtMost(less, bound));
+  SimUsage more_events = bound;
+  more_events.events = 9;
+  EXPECT_TRUE(UsageAtMost(more_events, bound));
+  EXPECT_EQ(WithoutPooledEvents(more_events), WithoutPooledEvents(bound));
+
+  const auto more = [&](auto change) {
+    SimUsage u = bound;
+    change(u);
+    return UsageAtMost(u, bound);
+  };
+  EXPECT_FALSE(more([](SimUsage& u) { u.processes = 2; }));
+  EXPECT_FALSE(more([](SimUsage& u) { u.processes = 0; }));  // a process gone is not "less": another one's state
+  EXPECT_FALSE(more([](SimUsage& u) { ++u.buffers; }));
+  EXPECT_FALSE(more([](SimUsage& u) { ++u.gpu_mappings; }));
+  EXPECT_FALSE(more([](SimUsage& u) { ++u.queues; }));
+  EXPECT_FALSE(more([](SimUsage& u) { ++u.svm_ranges; }));
+  EXPECT_FALSE(more([](SimUsage& u) { u.vram_used[1] = Bytes::MiB(5); }));
+  EXPECT_FALSE(more([](SimUsage& u) { u.vram_used.pop_back(); }));
+  EXPECT_FALSE(more([](SimUsage& u) { u.system_used = Bytes::MiB(2); }));
+}
+
 }  // namespace
 }  // namespace hipmem::kfd_sim

@@ -14,9 +14,12 @@ load("//tools/build:copts.bzl", "HIPMEM_COPTS")
 
 FUZZ_TEST_RUNS = 3000
 
-def hipmem_fuzz_target(name, srcs, deps, seeds, runs = FUZZ_TEST_RUNS, max_len = 4096, size = "medium", tags = []):
+def hipmem_fuzz_target(name, srcs, deps, seeds, runs = FUZZ_TEST_RUNS, max_len = 4096, size = "medium", tags = [],
+                       testonly = False):
+    """`testonly`: the fuzz binary uses test-only libraries (e.g. the simulator's accounting helpers)."""
     cc_binary(
         name = name,
+        testonly = testonly,
         srcs = srcs,
         copts = HIPMEM_COPTS,
         linkopts = select({

@@ -11,11 +11,12 @@ seconds=${1:-3600}
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(//testing/kfd_sim:ioctl_fuzzer //thunk:topology_fuzzer)
+  targets=(//testing/kfd_sim:ioctl_fuzzer //thunk:topology_fuzzer //hip:hip_ops_fuzzer)
 fi
 declare -A seeds_of=(
   [//testing/kfd_sim:ioctl_fuzzer]=//testing/kfd_sim:ioctl_fuzz_seeds
   [//thunk:topology_fuzzer]=//thunk:topology_fuzz_seeds
+  [//hip:hip_ops_fuzzer]=//hip:hip_ops_fuzz_seeds
 )
 work=${HIPMEM_FUZZ_DIR:-$HOME/.cache/hipmem-fuzz}
 
