@@ -160,11 +160,14 @@ int AllocQueueGws(IoctlContext& c, uapi::AllocQueueGwsArgs& args) {
   if (args.num_gws != 0 && device_has_gws) return -EBUSY;
   if (args.num_gws == 0 && !device_has_gws) return -EINVAL;
   if (args.num_gws != 0) {
-    q.gws = true;
+    q.gws = std::make_shared<gfx9::GwsBlock>();
+    if (q.engine != nullptr) q.engine->SetGws(q.gws);
   } else {
     // Releasing clears the GPU's GWS whichever of its queues is named, as qpd.num_gws = 0 does.
     for (auto& [qid, other] : c.process.queues) {
-      if (other.gpu_index == q.gpu_index) other.gws = false;
+      if (other.gpu_index != q.gpu_index || other.gws == nullptr) continue;
+      other.gws.reset();
+      if (other.engine != nullptr) other.engine->SetGws(nullptr);
     }
   }
   args.first_gws = 0;

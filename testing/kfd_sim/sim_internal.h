@@ -25,6 +25,7 @@
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/copy_workers.h"
 #include "testing/kfd_sim/engines/doorbell_poller.h"
+#include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/pm4_engine.h"
 #include "testing/kfd_sim/engines/queue_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
@@ -85,7 +86,9 @@ struct Queue {
   // SET_CU_MASK's last mask (num_cu_mask / 32 words, capped at 1024 bits); empty: every CU. Recorded only:
   // the simulated CP does not model CUs.
   std::vector<uint32_t> cu_mask;
-  bool gws = false;  // ALLOC_QUEUE_GWS gave this queue the GPU's global wave sync (one queue per GPU and process)
+  // ALLOC_QUEUE_GWS gave this queue the GPU's global wave sync (one queue per GPU and process): the GWS state its
+  // shaders' ds_gws_* operate on, shared with its engine (made anew on each allocation). Null: none.
+  std::shared_ptr<gfx9::GwsBlock> gws;
   // Where the next engine starts (progress() units) while the queue has none.
   uint64_t parked_progress = 0;
 

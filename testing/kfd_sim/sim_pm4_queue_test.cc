@@ -556,6 +556,47 @@ TEST_P(SimPm4ShaderTest, AShaderStoreToAnUnmappedAddressSetsMemoryEventsAndHalts
   EXPECT_EQ(Word(after, 0), 0u) << "nothing after the dispatch runs";
 }
 
+// kfdtest's GWS semaphore case, in our words: ALLOC_QUEUE_GWS gives the PM4 queue the GPU's global wave sync; one
+// dispatch sets semaphore 0 to the dword in memory (1), the next has every wave of many workgroups increment that
+// dword under the semaphore with a non-atomic read-modify-write. Only mutual exclusion leaves it at 1 + waves.
+TEST_P(SimPm4ShaderTest, AGwsSemaphoreKeepsEveryWavesUpdateOfOneDword) {
+  const Buffer value = NewBuffer(Bytes::KiB(4), kGtt);
+  reinterpret_cast<uint32_t*>(value.cpu)[0] = 1;
+  const SignalEvent event = CreateSignalEventWithPage();
+  const uint32_t queue = CreateQueue();
+  uapi::AllocQueueGwsArgs gws{.queue_id = queue, .num_gws = 64, .first_gws = ~0u, .pad = 0};
+  ASSERT_EQ(Ioctl(*file_, uapi::kAllocQueueGws, gws), 0);
+  EXPECT_EQ(gws.first_gws, 0u);
+  PushDispatch(Launch(Pm4ShadersFor(target()).gws_init, Address(value.va), Rsrc2(2)));
+  // The ring still calls these when the next Launch and PushDispatch replace code_ and ib_.
+  const Buffer init_code = std::move(code_);
+  const Buffer init_ib = std::move(ib_);
+  constexpr uint32_t kWaves = 128;
+  pm4::ShaderDispatch d = Launch(Pm4ShadersFor(target()).gws_locked_increment, Address(value.va), Rsrc2(2));
+  d.workgroup_size = {64, 1, 1};
+  d.dims = {kWaves * 64, 1, 1};  // work-items
+  PushDispatch(d);
+  Push(pm4::MakeSignalEvent(event.slot_va, event.id));
+  Submit();
+  WaitFor(event.id);
+  EXPECT_EQ(Word(value, 0), 1u + kWaves);
+  EXPECT_FALSE(OnlyQueue().halted);
+}
+
+// The same shader on a queue the KFD gave no GWS halts the queue (an illegal instruction) instead of hanging.
+TEST_P(SimPm4ShaderTest, AGwsInstructionOnAQueueWithoutGwsHaltsIt) {
+  const Buffer value = NewBuffer(Bytes::KiB(4), kGtt);
+  const Buffer after = NewBuffer(Bytes::KiB(4), kGtt);
+  CreateQueue();
+  PushDispatch(Launch(Pm4ShadersFor(target()).gws_init, Address(value.va), Rsrc2(2)));
+  Push(pm4::MakeWriteData(after.va, {1}));
+  Submit();
+  const std::string line = WaitForLogLine({"halted on a queue error", "no global wave sync"});
+  EXPECT_NE(line, "") << "the queue did not halt on the GWS instruction";
+  EXPECT_TRUE(OnlyQueue().halted);
+  EXPECT_EQ(Word(after, 0), 0u) << "nothing after the dispatch runs";
+}
+
 INSTANTIATE_TEST_SUITE_P(Gfx9, SimPm4ShaderTest, ::testing::Values("mi250x", "mi300x"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 

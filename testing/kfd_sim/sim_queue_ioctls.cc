@@ -119,6 +119,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                                                                ": halted on a queue error: ", QueueErrorName(error)));
                 },
         });
+    if (q.gws != nullptr) q.engine->SetGws(q.gws);  // an UPDATE_QUEUE that moved the ring keeps the queue's GWS
     return;
   }
   if (q.type == uapi::QueueType::kCompute) {
@@ -153,6 +154,7 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                   if (error == Pm4Error::kShaderDispatch) file->RaiseGpuHang(gpu_id);
                 },
         });
+    if (q.gws != nullptr) q.engine->SetGws(q.gws);
     return;
   }
   const std::string name = absl::StrCat("gpu 0x", absl::Hex(gpu_id), " sdma queue ", q.id);

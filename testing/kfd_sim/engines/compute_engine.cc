@@ -582,6 +582,7 @@ ComputeEngine::Outcome ComputeEngine::DispatchIsa(const aql::KernelDispatchPacke
   request.dispatch_id = index;
   request.shared_aperture_base = queue_.shared_aperture_base;
   request.private_aperture_base = queue_.private_aperture_base;
+  request.gws = gws_.Get();
   absl::StatusOr<std::unique_ptr<gfx9::KernelDispatch>> dispatch;
   // A single-use scratch served the dispatch it was grown for: the runtime sizes a new one for this dispatch.
   const gpu_abi::amdhsa::KernelDescriptor kd = gpu_abi::amdhsa::KernelDescriptor::FromBytes(descriptor);

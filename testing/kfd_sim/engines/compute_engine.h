@@ -39,9 +39,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/blit_kernels.h"
+#include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
@@ -121,6 +123,8 @@ class ComputeEngine final : public QueueEngine {
   // index rung so far to complete (completion signal included); it returns false when the queue halted (VM fault
   // or queue error).
 
+  void SetGws(std::shared_ptr<gfx9::GwsBlock> gws) override { gws_.Set(std::move(gws)); }
+
   // The index of the next packet the CP will execute (every earlier one has completed).
   uint64_t read_index() const { return progress(); }
   // How many compute-unit worker threads run workgroups.
@@ -132,6 +136,8 @@ class ComputeEngine final : public QueueEngine {
 
  private:
   class WorkerPool;
+
+  gfx9::GwsSlot gws_;  // the queue's global wave sync, when ALLOC_QUEUE_GWS gave it one
 
   bool Validate() override;
   Outcome Process(uint64_t doorbell) override;

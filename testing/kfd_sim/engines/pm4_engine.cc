@@ -478,6 +478,7 @@ Pm4Engine::Outcome Pm4Engine::Dispatch(const char* what, const std::array<uint32
   request.target = *queue_.isa;
   request.shared_aperture_base = queue_.shared_aperture_base;
   request.private_aperture_base = queue_.private_aperture_base;
+  request.gws = gws_.Get();
   // Without AQL there is no queue scratch: the waves' slots start at the process's SH_HIDDEN_PRIVATE_BASE, WAVES of
   // WAVESIZE each (the hardware knows no size for that range; the producer maps what it programs). The shader gets
   // no V# or flat scratch init from the CP: its user data carries whatever it needs.

@@ -30,11 +30,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
@@ -101,6 +104,8 @@ class Pm4Engine final : public QueueEngine {
   // RingDoorbell takes the producer's new write pointer (dwords, monotonic). WaitIdle returns false when the queue
   // halted; a packet the write pointer covers only partly keeps it waiting.
 
+  void SetGws(std::shared_ptr<gfx9::GwsBlock> gws) override { gws_.Set(std::move(gws)); }
+
   // The dwords the CP has consumed (monotonic; the ring offset is this modulo the ring's dwords).
   uint64_t rptr() const { return progress(); }
   // The value the last SET_SH_REG wrote to register `reg` (absolute offset), if any.
@@ -117,6 +122,8 @@ class Pm4Engine final : public QueueEngine {
     uint32_t header;
     std::vector<uint32_t> body;  // count + 1 dwords
   };
+
+  gfx9::GwsSlot gws_;  // the queue's global wave sync, when ALLOC_QUEUE_GWS gave it one
 
   bool Validate() override;
   Outcome Process(uint64_t wptr) override;

@@ -19,6 +19,8 @@ struct Pm4TestShaders {
   std::string_view ids;             // out[(y * s2 + x) * 64 + tid] = x << 24 | y << 16 | tid
   std::string_view illegal;         // an MFMA, which the engine does not run
   std::string_view trap;            // writes 0x1234abcd to *s[0:1], then s_trap 2
+  std::string_view gws_init;        // GWS resource 0 = *s[0:1]
+  std::string_view gws_locked_increment;  // per wave, under GWS semaphore 0: *s[0:1] += 1 (not atomic)
 };
 
 inline Pm4TestShaders Pm4ShadersFor(gfx9::Target target) {
@@ -26,13 +28,13 @@ inline Pm4TestShaders Pm4ShadersFor(gfx9::Target target) {
   switch (target) {
     case gfx9::Target::kGfx908:
       return {pm4_write_constant_gfx908(), pm4_copy_dword_gfx908(), pm4_atomic_loop_gfx908(), pm4_ids_gfx908(),
-              pm4_illegal_gfx908(), pm4_trap_gfx908()};
+              pm4_illegal_gfx908(), pm4_trap_gfx908(), pm4_gws_init_gfx908(), pm4_gws_locked_increment_gfx908()};
     case gfx9::Target::kGfx90a:
       return {pm4_write_constant_gfx90a(), pm4_copy_dword_gfx90a(), pm4_atomic_loop_gfx90a(), pm4_ids_gfx90a(),
-              pm4_illegal_gfx90a(), pm4_trap_gfx90a()};
+              pm4_illegal_gfx90a(), pm4_trap_gfx90a(), pm4_gws_init_gfx90a(), pm4_gws_locked_increment_gfx90a()};
     case gfx9::Target::kGfx942:
       return {pm4_write_constant_gfx942(), pm4_copy_dword_gfx942(), pm4_atomic_loop_gfx942(), pm4_ids_gfx942(),
-              pm4_illegal_gfx942(), pm4_trap_gfx942()};
+              pm4_illegal_gfx942(), pm4_trap_gfx942(), pm4_gws_init_gfx942(), pm4_gws_locked_increment_gfx942()};
   }
   return {};
 }

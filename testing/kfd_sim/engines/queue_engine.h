@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ namespace hipmem::kfd_sim {
 
 // Thread-safe. Owns the engine thread. A derived engine calls Start() last in its constructor and Stop() first in
 // its destructor, so the thread never runs the packet processor of a half-built or half-destroyed engine.
+namespace gfx9 {
+class GwsBlock;
+}  // namespace gfx9
+
 class QueueEngine {
  public:
   virtual ~QueueEngine();
@@ -64,6 +69,10 @@ class QueueEngine {
   void Suspend();
   // Maps the queue again: the engine goes on with whatever the doorbell announces by now, without a new ring.
   void Resume();
+
+  // ALLOC_QUEUE_GWS gave the queue the GPU's global wave sync (null: took it back). Dispatches that start after this
+  // use it. Engines whose queues run no shader code (SDMA) have none to give.
+  virtual void SetGws(std::shared_ptr<gfx9::GwsBlock> /*gws*/) {}
 
  protected:
   // How running a packet (or a part of one) went.

@@ -392,6 +392,13 @@ KernelDispatch::Turn KernelDispatch::RunTurn(Worker& worker, Resident& r, uint64
   for (uint32_t w = 0; w < r.wave_count; ++w) {
     Wave& wave = r.waves[w];
     if (wave.state == Wave::State::kEnded) continue;
+    if (wave.state == Wave::State::kGwsWait) {
+      if (request_.gws->Ready(wave.gws_wait)) {
+        wave.state = Wave::State::kRunning;
+      } else {
+        *slept = true;  // waiting on other workgroups: let the unit admit more of them
+      }
+    }
     if (wave.state == Wave::State::kRunning) {
       Context context;
       context.memory = &worker.port;
@@ -400,6 +407,7 @@ KernelDispatch::Turn KernelDispatch::RunTurn(Worker& worker, Resident& r, uint64
       context.lds_bytes = lds_bytes_;
       context.scratch_va = request_.scratch.base + ScratchOffset(r, w);
       context.scratch_bytes = uint64_t{info_.private_bytes_per_lane} * kWaveSize;
+      context.gws = request_.gws.get();
       const WaveStop stop = RunWave(wave, context, worker.code, kSlice, executed);
       if (stop == WaveStop::kStopped) {
         DispatchFailure failure;

@@ -23,7 +23,8 @@
 // compute units (RunUnits) and holds up to their occupancy of the dispatch's workgroups resident at once (per CU:
 // 8 waves per SIMD on 4 SIMDs, fewer when the kernel's VGPRs or its LDS do not fit that many; see
 // ResidentWorkgroupsPerCu). It round-robins the resident workgroups in slices: every live wave of a workgroup runs
-// until s_barrier, s_sleep, s_endpgm or a few thousand instructions, then the next resident workgroup has its turn.
+// until s_barrier, s_sleep, a GWS wait (gws.h), s_endpgm or a few thousand instructions, then the next resident
+// workgroup has its turn.
 // So workgroups that wait on each other through memory (a grid barrier, a lock) all make progress as long as the
 // grid fits the resident capacity, which is what hipLaunchCooperativeKernel admits.
 // Admission is lazy, which only changes timing: a unit starts with one resident workgroup and takes the next one
@@ -49,6 +50,7 @@
 #include "absl/status/statusor.h"
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/kernel_descriptor.h"
+#include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gfx9/wave.h"
 #include "testing/kfd_sim/engines/gpu_memory.h"
@@ -82,6 +84,9 @@ struct DispatchRequest {
   // Set by CreateFromRegisters: the user SGPRs are these dwords as the queue's producer wrote them (the first
   // USER_SGPR_COUNT of them), not the layout a descriptor's kernel_code_properties asks the CP to build.
   std::optional<std::array<uint32_t, 16>> user_sgprs;
+  // The queue's global wave sync (ALLOC_QUEUE_GWS), shared with the queue's other dispatches; null: none, and
+  // ds_gws_* are illegal instructions.
+  std::shared_ptr<GwsBlock> gws;
 };
 
 // The COMPUTE_* register state a PM4 DISPATCH_DIRECT launches a shader with: no kernel descriptor and no AQL

@@ -7,14 +7,16 @@
 //   instruction. gfx908 has GDS, but amdkfd gives a user queue's VMID no GDS partition (GDS_SIZE 0) and ROCr asks for
 //   none, so every GDS address is out of range: loads read 0, stores and atomics are dropped (atomics return 0), as
 //   an out-of-range LDS access. That a zero-sized partition behaves as out of range, rather than faulting, is inferred.
-// - ds_gws_*: a queue has GWS only when the runtime asked the KFD for it (ALLOC_QUEUE_GWS), which ROCr does not do
-//   for ordinary queues; a GWS operation without it is an illegal instruction (a queue error), our decision where
-//   the hardware's behaviour is not documented.
+// - ds_gws_*: a queue has GWS only when the runtime asked the KFD for it (ALLOC_QUEUE_GWS: ROCr's cooperative queue,
+//   kfdtest's GWS tests); they then operate on its GwsBlock (gws.h). Without it a GWS operation is an illegal
+//   instruction (a queue error), our decision where the hardware's behaviour is not documented.
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gfx9/op_table.h"
 #include "testing/kfd_sim/engines/gfx9/operands.h"
@@ -53,9 +55,35 @@ bool RefuseGds(const Inst& i, Context& c, bool has_gds_form = true) {
   return false;
 }
 
-// ds_gws_init, _sema_v, _sema_br, _sema_p, _sema_release_all, _barrier: the queue has no GWS (see the top).
-void Gws(Wave&, const Inst& i, Context& c) {
-  c.Illegal(absl::StrCat(i.info->name, ": the queue has no global wave sync resources (none allocated)"));
+// GWS (gws.h). The resource is the offset field's low 6 bits plus M0[21:16] (LLVM puts a variable resource id in
+// M0[21:16] and a constant one in the offset); the data, where the instruction has any, is the ADDR field's VGPR in
+// the wave's first active lane. Without an allocation every form is illegal (see the top).
+enum class GwsOp : uint8_t { kInit, kSemaV, kSemaBr, kSemaP, kReleaseAll, kBarrier };
+
+template <GwsOp kOp>
+void Gws(Wave& w, const Inst& i, Context& c) {
+  if (c.gws == nullptr) {
+    c.Illegal(absl::StrCat(i.info->name, ": the queue has no global wave sync resources (none allocated)"));
+    return;
+  }
+  const uint64_t exec = w.exec();
+  if (exec == 0) return;  // no lane to take the data from (inferred: the instruction does nothing)
+  const int lane = __builtin_ctzll(exec);
+  const uint32_t resource = (static_cast<uint32_t>(i.imm) & 0x3fu) + ((w.s[op::kM0] >> 16) & 0x3fu);
+  const uint32_t data = w.vgpr(i.addr - op::kVgpr0)[lane];
+  std::optional<GwsBlock::Wait> wait;
+  switch (kOp) {
+    case GwsOp::kInit: c.gws->Init(resource, data); break;
+    case GwsOp::kSemaV: c.gws->SemaV(resource, 1); break;
+    case GwsOp::kSemaBr: c.gws->SemaV(resource, data); break;
+    case GwsOp::kReleaseAll: c.gws->SemaReleaseAll(resource); break;
+    case GwsOp::kSemaP: wait = c.gws->SemaP(resource); break;
+    case GwsOp::kBarrier: wait = c.gws->Barrier(resource, data); break;
+  }
+  if (wait.has_value()) {
+    w.gws_wait = *wait;
+    w.state = Wave::State::kGwsWait;
+  }
 }
 
 // The reads and writes, the common DS instructions, go to LDS lane by lane in one pass: an LDS access cannot fault,
@@ -403,12 +431,12 @@ const OpInfo* DsOp(uint16_t op) {
     t[0xb7] = {"ds_pk_add_rtn_f16", &Atomic<u32, ao::PkAddF16, true>};
     t[0xb8] = {"ds_pk_add_rtn_bf16", &Atomic<u32, ao::PkAddBf16, true>};
     t[0xbd] = {"ds_consume", &Counter<false>};
-    t[0x98] = {"ds_gws_sema_release_all", &Gws};
-    t[0x99] = {"ds_gws_init", &Gws};
-    t[0x9a] = {"ds_gws_sema_v", &Gws};
-    t[0x9b] = {"ds_gws_sema_br", &Gws};
-    t[0x9c] = {"ds_gws_sema_p", &Gws};
-    t[0x9d] = {"ds_gws_barrier", &Gws};
+    t[0x98] = {"ds_gws_sema_release_all", &Gws<GwsOp::kReleaseAll>};
+    t[0x99] = {"ds_gws_init", &Gws<GwsOp::kInit>};
+    t[0x9a] = {"ds_gws_sema_v", &Gws<GwsOp::kSemaV>};
+    t[0x9b] = {"ds_gws_sema_br", &Gws<GwsOp::kSemaBr>};
+    t[0x9c] = {"ds_gws_sema_p", &Gws<GwsOp::kSemaP>};
+    t[0x9d] = {"ds_gws_barrier", &Gws<GwsOp::kBarrier>};
     t[0xbe] = {"ds_append", &Counter<true>};
     t[0xde] = {"ds_write_b96", &Write<12, false>};
     t[0xdf] = {"ds_write_b128", &Write<16, false>};

@@ -94,6 +94,8 @@ WaveStop RunWave(Wave& wave, Context& context, CodeCache& code, uint32_t budget,
         stop = WaveStop::kEnded;
       } else if (wave.state == Wave::State::kBarrier) {
         stop = WaveStop::kBarrier;
+      } else if (wave.state == Wave::State::kGwsWait) {  // it stays waiting; its unit asks the GWS block when to go on
+        stop = WaveStop::kYield;
       } else {  // s_sleep: the wave is still running; it ends its slice early so that others get the unit
         wave.state = Wave::State::kRunning;
         stop = WaveStop::kYield;

@@ -50,7 +50,7 @@ enum class WaveStop : uint8_t {
   kEnded,    // s_endpgm
   kBarrier,  // s_barrier: waiting for the rest of the workgroup
   kBudget,   // ran `budget` instructions and is still running
-  kYield,    // s_sleep: still running, but waiting on something another wave or workgroup does
+  kYield,    // s_sleep or a GWS wait: waiting on something another wave or workgroup does
   kStopped,  // a fault or an illegal instruction (the context says which)
 };
 

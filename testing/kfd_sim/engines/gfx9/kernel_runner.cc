@@ -76,6 +76,7 @@ absl::StatusOr<RunResult> RunKernel(IdentityPageTable* memory, Target target, ui
   p.group_segment_size = launch.group_segment_size;
   p.kernel_object = kernel_object;
   p.kernarg_address = reinterpret_cast<uint64_t>(launch.kernargs);
+  request.gws = launch.gws;
   gpu_abi::amdhsa::KernelDescriptor descriptor;
   {
     GpuMemory::AccessScope scope(memory);

@@ -45,8 +45,9 @@ int Main() {
   std::printf("file and the opcode tables disagree. Opcodes are the encoding's own (VOP3 numbering for the VALU), in hex;\n");
   std::printf("an opcode listed with `(illegal)` is named but answers as an illegal instruction. Anything not listed is an\n");
   std::printf("illegal instruction too (a queue error, never a crash). DS with the gds bit acts on an empty GDS partition\n");
-  std::printf("on gfx908 (no queue has GDS) and is illegal on gfx90a/gfx942 (no GDS); ds_gws_* are queue errors (no queue\n");
-  std::printf("has GWS). MFMA's opcodes differ per target, so each target has its own table. MUBUF loads with the lds\n");
+  std::printf("on gfx908 (no queue has GDS) and is illegal on gfx90a/gfx942 (no GDS); ds_gws_* work on a queue the KFD\n");
+  std::printf("gave GWS (gws.h) and are queue errors on any other. MFMA's opcodes differ per target, so each target has\n");
+  std::printf("its own table. MUBUF loads with the lds\n");
   std::printf("bit (dword, ubyte, sbyte, ushort, sshort) write LDS; the MUBUF format ops and MTBUF convert through the\n");
   std::printf("buffer's data and number formats. VGPR indexing mode (s_set_gpr_idx_*, which LLVM uses for register-held\n");
   std::printf("arrays indexed by a uniform value) offsets VALU operands.\n");

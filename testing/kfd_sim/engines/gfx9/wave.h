@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gfx9/memory_port.h"
 
@@ -40,6 +41,7 @@ struct Wave {
     kBarrier,  // waiting in s_barrier for the rest of its workgroup
     kEnded,    // s_endpgm
     kSleeping,  // executed s_sleep: gives up the rest of its slice (RunWave makes it running again)
+    kGwsWait,   // waiting in ds_gws_sema_p or ds_gws_barrier for `gws_wait` (its unit asks the GWS block when)
   };
 
   // Scalar operand space 0-127 (isa.h), with slack for a 64-bit access at 127 and for s_*_b512 reads.
@@ -50,6 +52,7 @@ struct Wave {
   uint32_t trapsts = 0;  // TRAPSTS, for s_getreg
   State state = State::kRunning;
   uint32_t id_in_group = 0;  // the wave's index in its workgroup
+  GwsBlock::Wait gws_wait;   // what a kGwsWait wave waits for
 
   uint32_t vgpr_count = 0;  // architectural VGPRs the kernel has (v0..)
   uint32_t agpr_count = 0;  // accumulation VGPRs (a0..)
@@ -108,6 +111,8 @@ struct Context {
   // nothing.
   uint64_t scratch_va = 0;
   uint64_t scratch_bytes = 0;
+  // The queue's global wave sync, when the KFD gave it one (ALLOC_QUEUE_GWS); null: ds_gws_* are illegal. Not owned.
+  GwsBlock* gws = nullptr;
 
   // Set by a handler that stops the wave: a VM fault (the faulting VA), an instruction the engine cannot run, or an
   // s_trap the trap handler answers by halting the wave and putting the queue into the error state. The first stop
