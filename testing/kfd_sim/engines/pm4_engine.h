@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "testing/kfd_sim/engines/gfx9/gws.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
@@ -162,8 +163,8 @@ class Pm4Engine final : public QueueEngine {
   std::string error_detail_;
 
   mutable std::mutex registers_mu_;
-  std::map<uint32_t, uint32_t> sh_regs_;       // guarded by registers_mu_
-  std::map<uint32_t, uint32_t> uconfig_regs_;  // guarded by registers_mu_
+  std::map<uint32_t, uint32_t> sh_regs_ ABSL_GUARDED_BY(registers_mu_);
+  std::map<uint32_t, uint32_t> uconfig_regs_ ABSL_GUARDED_BY(registers_mu_);
 };
 
 }  // namespace hipmem::kfd_sim

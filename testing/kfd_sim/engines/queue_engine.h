@@ -30,6 +30,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "testing/kfd_sim/engines/doorbell.h"
 
@@ -134,13 +135,13 @@ class QueueEngine {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;  // any change of the state below
-  uint64_t progress_;           // guarded by mu_
-  bool started_ = false;        // guarded by mu_: Validate has run
-  bool busy_ = false;           // guarded by mu_: a packet (or a halt's report) is running
-  bool halted_ = false;         // guarded by mu_
-  bool reporting_ = false;      // guarded by mu_: a halt is being reported
-  bool suspended_ = false;      // guarded by mu_
-  bool stop_ = false;           // guarded by mu_
+  uint64_t progress_ ABSL_GUARDED_BY(mu_);
+  bool started_ ABSL_GUARDED_BY(mu_) = false;    // Validate has run
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;       // a packet (or a halt's report) is running
+  bool halted_ ABSL_GUARDED_BY(mu_) = false;
+  bool reporting_ ABSL_GUARDED_BY(mu_) = false;  // a halt is being reported
+  bool suspended_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<bool> interrupt_{false};  // stop_ || suspended_, read without mu_ by waiting packets
   std::atomic<bool> exited_{false};
   std::thread thread_;

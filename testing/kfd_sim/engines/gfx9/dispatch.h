@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "gpu_abi/aql_packets.h"
 #include "gpu_abi/kernel_descriptor.h"
@@ -208,11 +209,12 @@ class KernelDispatch {
   std::atomic<uint64_t> instructions_{0};
   mutable std::mutex mu_;
   std::condition_variable slots_back_;          // a slot group went back to free_slot_groups_
-  std::vector<std::unique_ptr<Worker>> idle_;  // guarded by mu_
-  std::vector<uint64_t> free_slot_groups_;     // guarded by mu_: first slots of the groups given back
-  uint64_t slot_groups_ = 0;                   // guarded by mu_: groups handed out so far (group k from slot k * group_waves_)
-  uint64_t failed_workgroup_ = ~uint64_t{0};   // guarded by mu_
-  DispatchFailure failure_;                    // guarded by mu_
+  std::vector<std::unique_ptr<Worker>> idle_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint64_t> free_slot_groups_ ABSL_GUARDED_BY(mu_);  // first slots of the groups given back
+  // Groups handed out so far (group k from slot k * group_waves_).
+  uint64_t slot_groups_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t failed_workgroup_ ABSL_GUARDED_BY(mu_) = ~uint64_t{0};
+  DispatchFailure failure_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> failed_{false};            // set with failed_workgroup_: every unit stops
 };
 
