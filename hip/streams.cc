@@ -87,6 +87,9 @@ absl::StatusOr<std::shared_ptr<clr::Stream>> StreamTable::Cooperative(int device
   if (stream != nullptr) {
     absl::Status error = stream->Error();
     if (error.ok()) return stream;
+    // A GPU memory fault fails every stream of the device until hipDeviceReset (which drops this one): a new stream
+    // would fail the same way, so the launch gets its error from the failed one rather than a queue made per launch.
+    if (!context_.faults().Error(d->agent).ok()) return stream;
     // hsa::Queues hands every holder of the agent's cooperative queue the same one: until the failed stream lets go
     // of it, a new stream would get the halted queue back (and write it behind the other's write index). Released
     // under the lock, so no other caller makes a stream in between; a thread still holding the failed stream keeps

@@ -163,7 +163,8 @@ class StreamTable {
   // device's later cooperative launches. The replacement is decided under the table's lock by whichever caller sees
   // the failure first: it releases the failed stream's HSA queue (clr::Stream::ReleaseQueue) before it makes the new
   // stream, so the new one gets a queue of its own even while another thread still holds the failed stream (which
-  // goes on answering its own error); the callers that come after get the new one. Errors: CreateCooperative's.
+  // goes on answering its own error); the callers that come after get the new one. While the device has a GPU memory
+  // fault (sticky until hipDeviceReset) the failed stream is returned as it is. Errors: CreateCooperative's.
   absl::StatusOr<std::shared_ptr<clr::Stream>> Cooperative(int device);
   // hipDeviceReset: drops `device`'s cooperative stream after its work, so the next cooperative launch makes a new
   // one. Its HSA queue is released here, whoever still holds the stream (a launch racing the reset then fails with

@@ -330,6 +330,8 @@ TEST_F(StreamTableTest, AFailedCooperativeStreamIsReplacedOnAQueueOfItsOwnWhileA
               IsOk());
   const absl::Status fault = failed->Finish();
   ASSERT_TRUE(clr::IsGpuMemoryFault(fault)) << fault;
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<clr::Stream> during, table_->Cooperative(0));
+  EXPECT_EQ(during, failed) << "while the device's fault stands, a new stream would fail too: none is made";
   ctx_->faults().Clear(ctx_->devices()[0].agent);
 
   std::shared_ptr<clr::Stream> got[2];
