@@ -230,8 +230,14 @@ Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHeal
       signal_pool_(std::make_shared<SignalPool>(context.signals())) {}
 
 Stream::~Stream() {
+  bool released;
+  {
+    LightLock lock(&mu_);
+    released = queue_released_;
+  }
+  // A released stream failed on purpose (ReleaseQueue): nothing to wait for, nothing to warn about.
   if (absl::Status s = Finish(); !s.ok()) {
-    HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
+    if (!released) HIPMEM_LOG(kWarning, "releasing a stream: ", s.message());
     // Markers of this stream may outlive it: their waiters must not wait for work that will never run.
     FailPending();
   }
@@ -243,7 +249,9 @@ Stream::~Stream() {
     LightLock lock(&mu_);
     in_flight_.clear();
   }
-  if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  if (!released) {
+    if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  }
   {
     LightLock lock(&mu_);
     FlushPrintf();
@@ -253,6 +261,21 @@ Stream::~Stream() {
     kernarg_ring_.reset();  // the queue that read it is gone
   }
   // control_ goes with the members.
+}
+
+void Stream::ReleaseQueue(const absl::Status& why) {
+  // The error first: from here on every command stops at Failure() before it touches the queue, and the pending ones
+  // (and the streams waiting on them) fail rather than wait for a queue that is going away.
+  health_->Report(why.ok() ? absl::FailedPreconditionError("the stream's queue was released") : why);
+  {
+    LightLock lock(&mu_);
+    if (queue_released_) return;
+    queue_released_ = true;
+  }
+  // Outside mu_: destroying the queue ends its error callback, which may be reporting to this stream (FailPending
+  // takes mu_).
+  if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": queue released (", why.message(), ")");
 }
 
 void Stream::FailPending() {
@@ -421,6 +444,12 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch, std::optiona
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::DispatchKernel");
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));
   LightLock lock(&mu_);
+  RETURN_IF_ERROR(SubmitDispatch(dispatch, done));
+  if (printf.has_value()) printf_uses_.push_back(PrintfUse{std::move(done), std::move(*printf)});
+  return absl::OkStatus();
+}
+
+absl::Status Stream::SubmitDispatch(const KernelDispatch& dispatch, const std::shared_ptr<StreamSignal>& done) {
   RETURN_IF_ERROR(Failure());
   ASSIGN_OR_RETURN(DeviceAddress kernargs, ReserveKernargs(Bytes(dispatch.kernargs.size())));
   std::memcpy(kernargs.ToPointer(), dispatch.kernargs.data(), dispatch.kernargs.size());
@@ -458,7 +487,6 @@ absl::Status Stream::DispatchKernel(const KernelDispatch& dispatch, std::optiona
   const uint64_t begin = (kernargs - kernarg_ring_->address()).raw();
   RETURN_IF_ERROR(SubmitAql(CrossEngineDeps(), write, done, {}));
   kernarg_uses_.push_back(KernargUse{begin, begin + dispatch.kernargs.size(), done, dispatch.hold});
-  if (printf.has_value()) printf_uses_.push_back(PrintfUse{done, std::move(*printf)});
   return absl::OkStatus();
 }
 
@@ -470,7 +498,18 @@ absl::Status Stream::DispatchCooperative(Stream& cooperative, const KernelDispat
   // the launch (WaitFor makes each the other's dependent).
   ASSIGN_OR_RETURN(const Marker before, Record());
   RETURN_IF_ERROR(cooperative.WaitFor(before));
-  RETURN_IF_ERROR(cooperative.DispatchKernel(dispatch, std::move(printf)));
+  ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(cooperative.signal_pool_));
+  {
+    LightLock cooperative_lock(&cooperative.mu_);
+    RETURN_IF_ERROR(cooperative.SubmitDispatch(dispatch, done));
+  }
+  if (printf.has_value()) {
+    // Here rather than on the cooperative stream, which every launch of the device shares and nobody synchronises:
+    // tied to the dispatch's own signal, the buffer lives exactly as long as the kernel may write it, even if a step
+    // below fails, and this stream's Finish (which waits for the barrier behind the dispatch) prints it.
+    LightLock lock(&mu_);
+    printf_uses_.push_back(PrintfUse{std::move(done), std::move(*printf)});
+  }
   ASSIGN_OR_RETURN(const Marker after, cooperative.Record());
   return WaitFor(after);
 }

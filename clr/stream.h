@@ -232,8 +232,11 @@ class Stream {
   // this stream's mark), and what this stream queues afterwards waits for it (a barrier here on the cooperative
   // stream's mark). The cooperative queue sizes a dispatch's scratch for all of its workgroups or fails it
   // (hsa::Queues' GrowScratch): that failure fails the cooperative stream and, through the wait, this one, instead
-  // of a grid waiting at its grid sync for workgroups that never became resident. Errors: this stream's, and the
-  // cooperative stream's (a halted cooperative queue).
+  // of a grid waiting at its grid sync for workgroups that never became resident. `printf` stays with this stream,
+  // tied to the dispatch's completion: its records print when this stream retires the dispatch (at the latest in
+  // its Finish or WaitForQueued), as an ordinary launch's do, not whenever the shared cooperative stream happens to
+  // (CLR's FlushPrintf runs on the launching queue). Errors: this stream's, and the cooperative stream's (a halted
+  // cooperative queue).
   absl::Status DispatchCooperative(Stream& cooperative, const KernelDispatch& dispatch,
                                    std::optional<PrintfBuffer> printf = std::nullopt);
   // A printf buffer for the next DispatchKernel: one the stream kept, emptied, or a new one. Errors: the
@@ -268,6 +271,13 @@ class Stream {
   // The error that stopped the stream (a failed command, a halted queue, a device fault), without waiting; OK
   // while it works.
   absl::Status Error() const;
+  // Gives the stream's HSA queue back now instead of in the destructor, waiting for nothing: the stream fails with
+  // `why` unless it failed already (its first error stays), and every later command and wait answers that error.
+  // For the device's cooperative stream, whose HSA queue hsa::Queues shares between all its holders: a replacement
+  // (a failed stream's, or one after hipDeviceReset) must get a new HSA queue even while another thread still holds
+  // the old stream, never the old one's halted queue, nor one whose write index another Stream keeps. `why` must not
+  // be OK. Idempotent.
+  void ReleaseQueue(const absl::Status& why);
 
  private:
   // A command in flight: its signal, and the signals of other streams it waits on (kept alive until it is done).
@@ -287,6 +297,9 @@ class Stream {
                          const std::shared_ptr<StreamSignal>& done, std::vector<std::shared_ptr<StreamSignal>> waits_on)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status DispatchBlit(gpu_abi::blit::KernelId kernel, DeviceAddress dst, uint64_t src_or_pattern, Bytes size);
+  // DispatchKernel's submission, the dispatch completing `done`; the caller keeps its printf buffer.
+  absl::Status SubmitDispatch(const KernelDispatch& dispatch, const std::shared_ptr<StreamSignal>& done)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The dependency the next AQL command needs beyond the queue's own order: the last command's signal when it
   // ran elsewhere (SDMA, the host).
   std::vector<uint64_t> CrossEngineDeps() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -301,7 +314,7 @@ class Stream {
   Context& context_;
   const Device& device_;
   const std::shared_ptr<QueueHealth> health_;
-  hsa::AmdQueue* const queue_;    // owned: destroyed through context_.queues()
+  hsa::AmdQueue* const queue_;    // owned: destroyed through context_.queues() (ReleaseQueue or the destructor)
   const hsa::PoolAllocation control_;  // blit kernel descriptors and the kernarg ring (system memory)
   const std::shared_ptr<SignalPool> signal_pool_;  // for the packets only the CP completes
 
@@ -313,6 +326,8 @@ class Stream {
   // (CLR locks its device queue for the launch). Taken before any stream's mu_.
   LightMutex cooperative_mu_;
   mutable LightMutex mu_;
+  // ReleaseQueue gave queue_ back: nothing touches it any more (the health's error, set first, stops every command).
+  bool queue_released_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;
   // The kernarg ring of user kernels (created on the first dispatch, freed with the stream), the offset where the
   // next reservation starts, and the space each dispatch still in flight holds, oldest first.

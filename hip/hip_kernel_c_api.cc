@@ -195,15 +195,23 @@ hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
   return Return(hipSuccess);
 }
 
-// hipLaunchCooperativeKernelMultiDevice (`cooperative`) and hipExtLaunchMultiKernelMultiDevice: one launch per
-// listed stream, each on its stream's device, with CLR's checks in CLR's order (ihipLaunchCooperativeKernelMultiDevice
-// then ihipModuleLaunchCooperativeKernelMultiDevice): no list: hipErrorInvalidValue; more devices than there are
-// (a negative count too: CLR compares it as unsigned): hipErrorInvalidDevice; per entry, an unknown stream:
-// hipErrorInvalidValue, the null or legacy stream: hipErrorInvalidResourceHandle, a function with no kernel for the
-// stream's device: hipErrorInvalidDeviceFunction, a function other than the previous entry's: hipErrorInvalidValue;
-// then no devices or flags beyond the two sync bits: hipErrorInvalidValue; a block of no work-items:
-// hipErrorInvalidConfiguration; two entries on one device: hipErrorInvalidDevice; grid, block or shared memory
-// differing between entries: hipErrorInvalidValue. Each stream is synchronised before the launches unless
+// One grid of a multi-device launch, its list entry converted: its stream (null for an entry naming the null or legacy
+// stream), its kernel, its geometry and arguments.
+struct GridEntry {
+  HipStream* stream = nullptr;
+  hipStream_t handle = nullptr;
+  Function* function = nullptr;
+  dim3 grid;
+  dim3 block;
+  size_t shared = 0;
+  void** args = nullptr;
+};
+
+// The launch of converted grids, as CLR's ihipModuleLaunchCooperativeKernelMultiDevice (both list forms end there),
+// with its checks in its order: no grids or more than there are devices: hipErrorInvalidValue; flags beyond the two
+// sync bits: hipErrorInvalidValue; per grid, a block of no work-items: hipErrorInvalidConfiguration, the null or legacy
+// stream: hipErrorInvalidResourceHandle, a device already listed: hipErrorInvalidDevice; grid, block or shared memory
+// differing between grids: hipErrorInvalidValue. Each stream is synchronised before the launches unless
 // hipCooperativeLaunchMultiDeviceNoPreSync, and after them unless ...NoPostSync; the first failing launch stops the
 // rest and is the answer. Each launch is the single-device launch (a cooperative one gets its own grid barrier).
 // A cooperative launch's grids also form a multi_grid_group (hip_cooperative_groups.h), numbered as CLR numbers them:
@@ -212,14 +220,107 @@ hipError_t ModuleFromImage(hipModule_t* module, const void* image) {
 // process's life (Device::MGSync) and so lets two multi-device launches in flight at once share it; here each
 // launch gets its own, owned by its dispatches together (KernelDispatch::hold) and freed once every grid's stream has
 // seen its grid complete. Every grid is checked before any is queued (CLR queues each after checking it): a grid
-// queued ahead of one that then fails a check would wait at its first multi_grid_group::sync() forever.
+// queued ahead of one that then fails a check would wait at its first multi_grid_group::sync() forever. A grid with
+// no kernel (a null hipFunction_t): hipErrorInvalidResourceHandle, as hipModuleLaunchKernel answers it.
+absl::Status LaunchGrids(Runtime& rt, const std::vector<GridEntry>& grids, unsigned int flags, bool cooperative) {
+  const size_t count = grids.size();
+  if (count == 0 || count > static_cast<size_t>(rt.device_count())) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat(count, " devices; there are ", rt.device_count()));
+  }
+  if (flags > (hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync)) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat("flags 0x", absl::Hex(flags)));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const dim3& b = grids[i].block;
+    if (uint64_t{b.x} * b.y * b.z == 0) {
+      return FromHipError(hipErrorInvalidConfiguration, absl::StrCat("launch ", i, ": a block of no work-items"));
+    }
+    if (grids[i].stream == nullptr) {
+      return FromHipError(hipErrorInvalidResourceHandle, absl::StrCat("launch ", i, ": the null stream"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (grids[j].stream->device() == grids[i].stream->device()) {
+        return FromHipError(hipErrorInvalidDevice, absl::StrCat("launches ", j, " and ", i, " on one device"));
+      }
+    }
+  }
+  if ((flags & hipCooperativeLaunchMultiDeviceNoPreSync) == 0) {
+    for (const GridEntry& g : grids) RETURN_IF_ERROR(rt.streams().Synchronize(*g.stream));
+  }
+  for (size_t i = 1; i < count; ++i) {
+    const GridEntry& a = grids[i - 1];
+    const GridEntry& b = grids[i];
+    if (a.grid.x != b.grid.x || a.grid.y != b.grid.y || a.grid.z != b.grid.z || a.block.x != b.block.x ||
+        a.block.y != b.block.y || a.block.z != b.block.z || a.shared != b.shared) {
+      return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": another geometry than launch ", i - 1));
+    }
+  }
+  std::vector<LaunchRequest> requests;
+  std::shared_ptr<clr::MultiGridBarrier> barrier;
+  for (const GridEntry& g : grids) {
+    requests.push_back(BlocksRequest(g.grid, g.block, g.shared, g.handle, g.args));
+    requests.back().cooperative = cooperative;
+  }
+  if (cooperative) {
+    ASSIGN_OR_RETURN(const clr::Device* first, rt.context().GetDevice(grids[0].stream->device()));
+    ASSIGN_OR_RETURN(barrier, clr::MultiGridBarrier::Create(rt.context(), *first));
+    const uint64_t barrier_address = barrier->address();
+    uint64_t total = 0;
+    for (const LaunchRequest& r : requests) total += r.global[0] * r.global[1] * r.global[2];
+    uint64_t before = 0;
+    for (size_t i = 0; i < count; ++i) {
+      LaunchRequest& r = requests[i];
+      r.multi_grid = clr::MultiGridPlace{barrier_address, static_cast<uint32_t>(i), static_cast<uint32_t>(count),
+                                         before, total};
+      r.hold = barrier;
+      before += r.global[0] * r.global[1] * r.global[2];
+    }
+  }
+  // Each launch goes to its stream's device, which CLR's launch path wants current.
+  const int caller_device = rt.current_device();
+  std::vector<PreparedLaunch> prepared;
+  absl::Status result = absl::OkStatus();
+  for (size_t i = 0; i < count && result.ok(); ++i) {
+    if (grids[i].function == nullptr) {
+      result = FromHipError(hipErrorInvalidResourceHandle, absl::StrCat("launch ", i, ": no kernel"));
+      break;
+    }
+    result = rt.SetDevice(grids[i].stream->device());
+    if (!result.ok()) break;
+    absl::StatusOr<PreparedLaunch> launch = PrepareLaunch(rt, *grids[i].function, requests[i]);
+    if (launch.ok()) {
+      prepared.push_back(*std::move(launch));
+    } else {
+      result = launch.status();
+    }
+  }
+  for (size_t i = 0; i < prepared.size() && result.ok(); ++i) {
+    result = QueueLaunch(rt, std::move(prepared[i]));
+    // Checked, yet not queued (a fault since, a stalled stream): the grids queued before it would wait for it forever.
+    if (!result.ok() && i > 0 && barrier != nullptr) barrier->Abandon();
+  }
+  RETURN_IF_ERROR(rt.SetDevice(caller_device));
+  if ((flags & hipCooperativeLaunchMultiDeviceNoPostSync) == 0) {
+    for (const GridEntry& g : grids) {
+      absl::Status synced = rt.streams().Synchronize(*g.stream);
+      if (result.ok()) result = synced;
+    }
+  }
+  return result;
+}
+
+// hipLaunchCooperativeKernelMultiDevice (`cooperative`) and hipExtLaunchMultiKernelMultiDevice: their list converted
+// with CLR's checks in CLR's order (ihipLaunchCooperativeKernelMultiDevice), then LaunchGrids: no list:
+// hipErrorInvalidValue; more devices than there are (a negative count too: CLR compares it as unsigned):
+// hipErrorInvalidDevice; per entry, an unknown stream: hipErrorInvalidValue, the null or legacy stream:
+// hipErrorInvalidResourceHandle, a function with no kernel for the stream's device: hipErrorInvalidDeviceFunction, a
+// function other than the previous entry's: hipErrorInvalidValue.
 absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsigned int flags, bool cooperative) {
   if (list == nullptr) return FromHipError(hipErrorInvalidValue, "no launch list");
   if (count < 0 || count > rt.device_count()) {
     return FromHipError(hipErrorInvalidDevice, absl::StrCat(count, " devices; there are ", rt.device_count()));
   }
-  std::vector<HipStream*> streams;
-  std::vector<Function*> functions;
+  std::vector<GridEntry> grids;
   for (int i = 0; i < count; ++i) {
     const hipLaunchParams& launch = list[i];
     if (launch.stream == nullptr || launch.stream == hipStreamLegacy) {
@@ -234,85 +335,42 @@ absl::Status LaunchOnDevices(Runtime& rt, hipLaunchParams* list, int count, unsi
     if (i > 0 && launch.func != list[i - 1].func) {
       return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": another kernel than launch ", i - 1));
     }
-    streams.push_back(*stream);
-    functions.push_back(function);
+    grids.push_back(GridEntry{*stream, launch.stream, function, launch.gridDim, launch.blockDim, launch.sharedMem,
+                              launch.args});
   }
-  if (count == 0) return FromHipError(hipErrorInvalidValue, "no devices");
-  if (flags > (hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync)) {
-    return FromHipError(hipErrorInvalidValue, absl::StrCat("flags 0x", absl::Hex(flags)));
+  return LaunchGrids(rt, grids, flags, cooperative);
+}
+
+// hipModuleLaunchCooperativeKernelMultiDevice's list, as CLR converts it: no list: hipErrorInvalidValue; a stream CLR
+// does not know (hip::isValid): hipErrorInvalidValue, checked for every entry before anything else; then LaunchGrids.
+// CLR reads numDevices entries before it compares numDevices with the device count; here the count comes first (the
+// same hipErrorInvalidValue), so that a count beyond the list is never read past. Each entry names its own kernel (a
+// module's function, typically one loaded per device), and none has to match another's.
+absl::Status LaunchModuleOnDevices(Runtime& rt, hipFunctionLaunchParams* list, unsigned int count,
+                                   unsigned int flags) {
+  if (list == nullptr) return FromHipError(hipErrorInvalidValue, "no launch list");
+  if (count > static_cast<unsigned int>(rt.device_count())) {
+    return FromHipError(hipErrorInvalidValue, absl::StrCat(count, " devices; there are ", rt.device_count()));
   }
-  for (int i = 0; i < count; ++i) {
-    const dim3& b = list[i].blockDim;
-    if (uint64_t{b.x} * b.y * b.z == 0) {
-      return FromHipError(hipErrorInvalidConfiguration, absl::StrCat("launch ", i, ": a block of no work-items"));
+  std::vector<GridEntry> grids;
+  for (unsigned int i = 0; i < count; ++i) {
+    const hipFunctionLaunchParams& launch = list[i];
+    GridEntry g;
+    g.handle = launch.hStream;
+    // The null and legacy streams are valid streams to CLR's first check; LaunchGrids refuses them.
+    if (launch.hStream != nullptr && launch.hStream != hipStreamLegacy) {
+      absl::StatusOr<HipStream*> stream = rt.streams().Resolve(Handle(launch.hStream), rt.current_device());
+      if (!stream.ok()) return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": no such stream"));
+      g.stream = *stream;
     }
-    for (int j = 0; j < i; ++j) {
-      if (streams[j]->device() == streams[i]->device()) {
-        return FromHipError(hipErrorInvalidDevice, absl::StrCat("launches ", j, " and ", i, " on one device"));
-      }
-    }
+    g.function = reinterpret_cast<Function*>(launch.function);
+    g.grid = dim3(launch.gridDimX, launch.gridDimY, launch.gridDimZ);
+    g.block = dim3(launch.blockDimX, launch.blockDimY, launch.blockDimZ);
+    g.shared = launch.sharedMemBytes;
+    g.args = launch.kernelParams;
+    grids.push_back(g);
   }
-  if ((flags & hipCooperativeLaunchMultiDeviceNoPreSync) == 0) {
-    for (HipStream* stream : streams) RETURN_IF_ERROR(rt.streams().Synchronize(*stream));
-  }
-  for (int i = 1; i < count; ++i) {
-    const hipLaunchParams& a = list[i - 1];
-    const hipLaunchParams& b = list[i];
-    if (a.gridDim.x != b.gridDim.x || a.gridDim.y != b.gridDim.y || a.gridDim.z != b.gridDim.z ||
-        a.blockDim.x != b.blockDim.x || a.blockDim.y != b.blockDim.y || a.blockDim.z != b.blockDim.z ||
-        a.sharedMem != b.sharedMem) {
-      return FromHipError(hipErrorInvalidValue, absl::StrCat("launch ", i, ": another geometry than launch ", i - 1));
-    }
-  }
-  std::vector<LaunchRequest> requests;
-  std::shared_ptr<clr::MultiGridBarrier> barrier;
-  for (int i = 0; i < count; ++i) {
-    const hipLaunchParams& launch = list[i];
-    requests.push_back(BlocksRequest(launch.gridDim, launch.blockDim, launch.sharedMem, launch.stream, launch.args));
-    requests.back().cooperative = cooperative;
-  }
-  if (cooperative) {
-    ASSIGN_OR_RETURN(const clr::Device* first, rt.context().GetDevice(streams[0]->device()));
-    ASSIGN_OR_RETURN(barrier, clr::MultiGridBarrier::Create(rt.context(), *first));
-    const uint64_t barrier_address = barrier->address();
-    uint64_t total = 0;
-    for (const LaunchRequest& r : requests) total += r.global[0] * r.global[1] * r.global[2];
-    uint64_t before = 0;
-    for (int i = 0; i < count; ++i) {
-      LaunchRequest& r = requests[i];
-      r.multi_grid = clr::MultiGridPlace{barrier_address, static_cast<uint32_t>(i), static_cast<uint32_t>(count),
-                                         before, total};
-      r.hold = barrier;
-      before += r.global[0] * r.global[1] * r.global[2];
-    }
-  }
-  // Each launch goes to its stream's device, which CLR's launch path wants current.
-  const int caller_device = rt.current_device();
-  std::vector<PreparedLaunch> prepared;
-  absl::Status result = absl::OkStatus();
-  for (int i = 0; i < count && result.ok(); ++i) {
-    result = rt.SetDevice(streams[i]->device());
-    if (!result.ok()) break;
-    absl::StatusOr<PreparedLaunch> launch = PrepareLaunch(rt, *functions[i], requests[i]);
-    if (launch.ok()) {
-      prepared.push_back(*std::move(launch));
-    } else {
-      result = launch.status();
-    }
-  }
-  for (size_t i = 0; i < prepared.size() && result.ok(); ++i) {
-    result = QueueLaunch(rt, std::move(prepared[i]));
-    // Checked, yet not queued (a fault since, a stalled stream): the grids queued before it would wait for it forever.
-    if (!result.ok() && i > 0 && barrier != nullptr) barrier->Abandon();
-  }
-  RETURN_IF_ERROR(rt.SetDevice(caller_device));
-  if ((flags & hipCooperativeLaunchMultiDeviceNoPostSync) == 0) {
-    for (HipStream* stream : streams) {
-      absl::Status synced = rt.streams().Synchronize(*stream);
-      if (result.ok()) result = synced;
-    }
-  }
-  return result;
+  return LaunchGrids(rt, grids, flags, /*cooperative=*/true);
 }
 
 }  // namespace
@@ -469,6 +527,14 @@ hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim
   return Return(hipmem::hip::LaunchKernel(rt, *function, r));
 }
 
+// The per-thread default stream's form (a -fgpu-default-stream=per-thread build calls it): the null or legacy stream
+// means the calling thread's per-thread stream, as CLR's PER_THREAD_DEFAULT_STREAM; otherwise hipLaunchCooperativeKernel.
+hipError_t hipLaunchCooperativeKernel_spt(const void* f, dim3 gridDim, dim3 blockDim, void** kernelParams,
+                                          uint32_t sharedMemBytes, hipStream_t hStream) {
+  if (hStream == nullptr || hStream == hipStreamLegacy) hStream = hipStreamPerThread;
+  return hipLaunchCooperativeKernel(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
+}
+
 hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
                                                  unsigned int flags) {
   HIPMEM_INIT_OR_RETURN(rt, launchParamsList, numDevices, flags);
@@ -502,6 +568,14 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
   }
   r.cooperative = true;
   return Return(hipmem::hip::LaunchKernel(rt, *reinterpret_cast<hipmem::hip::Function*>(f), r));
+}
+
+// Grids of one cooperative launch on several devices, each entry with its own module function and stream
+// (LaunchModuleOnDevices).
+hipError_t hipModuleLaunchCooperativeKernelMultiDevice(hipFunctionLaunchParams* launchParamsList, unsigned int numDevices,
+                                                       unsigned int flags) {
+  HIPMEM_INIT_OR_RETURN(rt, launchParamsList, numDevices, flags);
+  return Return(hipmem::hip::LaunchModuleOnDevices(rt, launchParamsList, numDevices, flags));
 }
 
 // --- Modules -----------------------------------------------------------------------------------------------------

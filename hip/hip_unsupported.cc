@@ -558,11 +558,6 @@ hipError_t hipLinkDestroy(hipLinkState_t /*state*/) { HIPMEM_UNSUPPORTED; }
 
 // --- Kernel launch: modules/kernels: hipmem runs no user ISA
 
-hipError_t hipModuleLaunchCooperativeKernelMultiDevice(
-    hipFunctionLaunchParams* /*launchParamsList*/, unsigned int /*numDevices*/,
-    unsigned int /*flags*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipLaunchKernelExC(const hipLaunchConfig_t* /*config*/, const void* /*fPtr*/,
                               void** /*args*/) {
   HIPMEM_UNSUPPORTED;
@@ -1403,11 +1398,6 @@ hipError_t hipStreamAddCallback_spt(hipStream_t /*stream*/, hipStreamCallback_t 
   HIPMEM_UNSUPPORTED;
 }
 hipError_t hipEventRecord_spt(hipEvent_t /*event*/, hipStream_t /*stream*/) { HIPMEM_UNSUPPORTED; }
-hipError_t hipLaunchCooperativeKernel_spt(const void* /*f*/, dim3 /*gridDim*/, dim3 /*blockDim*/,
-                                          void** /*kernelParams*/, uint32_t /*sharedMemBytes*/,
-                                          hipStream_t /*hStream*/) {
-  HIPMEM_UNSUPPORTED;
-}
 hipError_t hipLaunchKernel_spt(const void* /*function_address*/, dim3 /*numBlocks*/,
                                dim3 /*dimBlocks*/, void** /*args*/, size_t /*sharedMemBytes*/,
                                hipStream_t /*stream*/) {

@@ -90,4 +90,31 @@ TEST_F(KernelAssertTest, HipAssertTrapsWithoutAMessage) {
   EXPECT_EQ(err.find("Device-side assertion"), std::string::npos) << err;
 }
 
+// The same failed assert in a cooperative launch, which runs on the device's cooperative queue: its message is on
+// stderr by the time the launching stream's synchronise returns the failure, as for an ordinary launch. The trap
+// halted the cooperative queue; the device's next cooperative launch gets a working one.
+TEST_F(KernelAssertTest, AFailedAssertInACooperativeLaunchPrintsByItsStreamsSynchronise) {
+  uint32_t limit = 63;  // work-item 63 fails
+  void* args[] = {&in_, &limit, &out_};
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(assert_below), dim3(1), dim3(kLanes), args, 0,
+                                       stream_),
+            hipSuccess);
+  const hipError_t synced = hipStreamSynchronize(stream_);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(synced, hipErrorLaunchFailure);
+  EXPECT_EQ(Count(err, "Device-side assertion `in[i] < limit' failed.\n"), 1u) << err;
+
+  hipStream_t again = nullptr;
+  ASSERT_EQ(hipStreamCreate(&again), hipSuccess);
+  limit = kLanes;
+  for (uint32_t i = 0; i < kLanes; ++i) out_[i] = 0;
+  ASSERT_EQ(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(assert_below), dim3(1), dim3(kLanes), args, 0,
+                                       again),
+            hipSuccess);
+  ASSERT_EQ(hipStreamSynchronize(again), hipSuccess);
+  for (uint32_t i = 0; i < kLanes; ++i) EXPECT_EQ(out_[i], i + 1) << i;
+  ASSERT_EQ(hipStreamDestroy(again), hipSuccess);
+}
+
 }  // namespace

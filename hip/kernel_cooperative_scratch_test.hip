@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <future>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -51,16 +50,19 @@ uint32_t Blocks() {
 }
 
 // hipStreamSynchronize, bounded: a wait that does not end within a minute is the hang this file guards against, and
-// ends the process rather than the test run.
+// ends the process rather than the test run. The stream is polled on this thread until it has nothing pending (done
+// or failed), so no second thread has to hand the answer over (a std::future's hand-over, a futex inside libstdc++,
+// is invisible to ThreadSanitizer, which then took the stream's error read there for a race with its release here).
 hipError_t BoundedSynchronize(hipStream_t stream) {
-  auto done = std::make_shared<std::promise<hipError_t>>();
-  std::future<hipError_t> result = done->get_future();
-  std::thread([stream, done] { done->set_value(hipStreamSynchronize(stream)); }).detach();
-  if (result.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    ADD_FAILURE() << "hipStreamSynchronize still waits after 60 s: the grid hangs";
-    std::_Exit(1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (hipStreamQuery(stream) == hipErrorNotReady) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "the stream still has work after 60 s: the grid hangs";
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return result.get();
+  return hipStreamSynchronize(stream);
 }
 
 hipError_t LaunchScratchThenSync(uint32_t blocks, hipStream_t stream, uint32_t* arrived, uint32_t* out, uint32_t seed) {

@@ -6,7 +6,9 @@
 #include <hip/hip_cooperative_groups.h>
 #include <hip/hip_runtime.h>
 
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -310,6 +312,61 @@ TEST_F(CooperativeTest, MultiDeviceLaunchesEachDeviceAtOnceAndAnswersClrsErrors)
     ASSERT_HIP(hipFree(marks[d]));
   }
   ASSERT_HIP(hipSetDevice(0));
+}
+
+// hipLaunchCooperativeKernel_spt (what a -fgpu-default-stream=per-thread build calls) runs a launch on the null stream
+// on the calling thread's per-thread stream, as CLR's PER_THREAD_DEFAULT_STREAM: another thread's per-thread stream,
+// held back by a host function, does not hold it back, where the legacy null stream would wait for it (a blocking
+// stream's work). No timing: the other thread's stream stays blocked until every check is done.
+TEST_F(CooperativeTest, ThePerThreadFormLaunchesOnTheCallingThreadsPerThreadStream) {
+  static std::atomic<bool> release{false};
+  release.store(false);
+  std::thread([] {
+    EXPECT_EQ(hipLaunchHostFunc(
+                  hipStreamPerThread, [](void*) { while (!release.load()) std::this_thread::yield(); }, nullptr),
+              hipSuccess);
+  }).join();
+  int* marks = nullptr;
+  ASSERT_HIP(hipHostMalloc(reinterpret_cast<void**>(&marks), 64 * sizeof(int), 0));
+  for (int i = 0; i < 64; ++i) marks[i] = 0;
+  int value = 41;
+  void* args[] = {&marks, &value};
+  ASSERT_HIP(hipLaunchCooperativeKernel_spt(reinterpret_cast<const void*>(Mark), dim3(2), dim3(32), args, 0, nullptr));
+  value = 42;
+  ASSERT_HIP(hipLaunchCooperativeKernel_spt(reinterpret_cast<const void*>(Mark), dim3(2), dim3(32), args, 0,
+                                            hipStreamLegacy));
+  ASSERT_HIP(hipStreamSynchronize(hipStreamPerThread));
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(marks[i], 42) << i;
+  EXPECT_EQ(hipStreamQuery(nullptr), hipSuccess) << "nothing went to the null stream";
+  // Another stream is used as given.
+  hipStream_t stream = nullptr;
+  ASSERT_HIP(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking));
+  value = 43;
+  ASSERT_HIP(hipLaunchCooperativeKernel_spt(reinterpret_cast<const void*>(Mark), dim3(2), dim3(32), args, 0, stream));
+  ASSERT_HIP(hipStreamSynchronize(stream));
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(marks[i], 43) << i;
+  EXPECT_EQ(hipLaunchCooperativeKernel_spt(nullptr, dim3(1), dim3(32), args, 0, nullptr), hipErrorInvalidDeviceFunction);
+  release.store(true);
+  ASSERT_HIP(hipDeviceSynchronize());
+  ASSERT_HIP(hipStreamDestroy(stream));
+  ASSERT_HIP(hipHostFree(marks));
+}
+
+// hipDeviceReset drops the device's cooperative stream with its other streams; the next cooperative launch makes a new
+// one and runs.
+TEST_F(CooperativeTest, ACooperativeLaunchAfterADeviceResetRuns) {
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    int* marks = nullptr;
+    ASSERT_HIP(hipMalloc(reinterpret_cast<void**>(&marks), 64 * sizeof(int)));
+    int value = 7 + round;
+    void* args[] = {&marks, &value};
+    ASSERT_HIP(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(Mark), dim3(2), dim3(32), args, 0, nullptr));
+    std::vector<int> host(64);
+    ASSERT_HIP(hipMemcpy(host.data(), marks, 64 * sizeof(int), hipMemcpyDeviceToHost));
+    for (int v : host) ASSERT_EQ(v, 7 + round);
+    ASSERT_HIP(hipDeviceReset());  // frees `marks` with the device's other memory
+  }
 }
 
 }  // namespace

@@ -157,4 +157,78 @@ TEST(Modules, BadArgumentsAreClrs) {
   EXPECT_EQ(hipModuleUnload(module), hipErrorInvalidHandle);
 }
 
+// hipModuleLaunchCooperativeKernelMultiDevice: one grid per listed stream's device, each entry with its own function
+// (here one per device, from one module loaded per device, as hip-tests do), each counting into its device's copy of
+// module_counter; then the argument checks, in CLR's order and with its codes.
+TEST(Modules, ACooperativeLaunchOnSeveralDevicesRunsEveryGridAndAnswersClrsErrors) {
+  int devices = 0;
+  ASSERT_HIP(hipGetDeviceCount(&devices));
+  std::vector<hipModule_t> modules(devices);
+  std::vector<hipStream_t> streams(devices);
+  std::vector<hipFunctionLaunchParams> list(devices);
+  int by = 3;
+  void* params[] = {&by};
+  for (int d = 0; d < devices; ++d) {
+    ASSERT_HIP(hipSetDevice(d));
+    ASSERT_HIP(hipModuleLoad(&modules[d], kBundle));
+    ASSERT_HIP(hipStreamCreate(&streams[d]));
+    hipFunction_t count = nullptr;
+    ASSERT_HIP(hipModuleGetFunction(&count, modules[d], "module_count"));
+    list[d] = hipFunctionLaunchParams{count, 2, 1, 1, 64, 1, 1, 0, streams[d], params};
+  }
+  ASSERT_HIP(hipSetDevice(0));
+  ASSERT_HIP(hipModuleLaunchCooperativeKernelMultiDevice(list.data(), devices, 0));  // synchronised after (flags 0)
+  for (int d = 0; d < devices; ++d) {
+    SCOPED_TRACE(d);
+    ASSERT_HIP(hipSetDevice(d));
+    hipDeviceptr_t counter = nullptr;
+    size_t bytes = 0;
+    ASSERT_HIP(hipModuleGetGlobal(&counter, &bytes, modules[d], "module_counter"));
+    int value = -1;
+    ASSERT_HIP(hipMemcpyDtoH(&value, counter, sizeof(value)));
+    EXPECT_EQ(value, 3 * 2 * 64);
+  }
+  ASSERT_HIP(hipSetDevice(0));
+
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(nullptr, 1, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(list.data(), 0, 0), hipErrorInvalidValue);
+  // More devices than there are: hipErrorInvalidValue here (the hipLaunchParams form answers hipErrorInvalidDevice).
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(list.data(), devices + 1, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(list.data(), devices, 4), hipErrorInvalidValue);
+  hipFunctionLaunchParams bad = list[0];
+  bad.hStream = nullptr;
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(&bad, 1, 0), hipErrorInvalidResourceHandle);
+  bad = list[0];
+  bad.blockDimY = 0;
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(&bad, 1, 0), hipErrorInvalidConfiguration);
+  bad.hStream = nullptr;  // the block is checked first
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(&bad, 1, 0), hipErrorInvalidConfiguration);
+  bad = list[0];
+  bad.function = nullptr;
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(&bad, 1, 0), hipErrorInvalidResourceHandle);
+  hipStream_t gone = nullptr;
+  ASSERT_HIP(hipStreamCreate(&gone));
+  ASSERT_HIP(hipStreamDestroy(gone));
+  bad = list[0];
+  bad.hStream = gone;
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(&bad, 1, 0), hipErrorInvalidValue);
+  // Too many blocks to be resident at once: the single-device cooperative launch's error.
+  bad = list[0];
+  bad.gridDimX = 1u << 20;
+  EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(&bad, 1, 0), hipErrorCooperativeLaunchTooLarge);
+  if (devices >= 2) {
+    std::vector<hipFunctionLaunchParams> twice = {list[0], list[0]};
+    EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(twice.data(), 2, 0), hipErrorInvalidDevice);
+    std::vector<hipFunctionLaunchParams> uneven = {list[0], list[1]};
+    uneven[1].gridDimX = 1;
+    EXPECT_EQ(hipModuleLaunchCooperativeKernelMultiDevice(uneven.data(), 2, 0), hipErrorInvalidValue);
+  }
+  for (int d = 0; d < devices; ++d) {
+    ASSERT_HIP(hipSetDevice(d));
+    ASSERT_HIP(hipStreamDestroy(streams[d]));
+    ASSERT_HIP(hipModuleUnload(modules[d]));
+  }
+  ASSERT_HIP(hipSetDevice(0));
+}
+
 }  // namespace

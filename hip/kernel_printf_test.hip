@@ -217,4 +217,30 @@ TEST_F(KernelPrintfTest, AFullBufferDropsWholeRecordsAndTheNextDispatchPrintsAga
   ASSERT_HIP(hipFree(dropped));
 }
 
+// A cooperative launch runs on the device's cooperative queue, which belongs to no user stream: its records still
+// print by the time the launching stream's synchronise returns, in that stream's order with its other launches.
+TEST_F(KernelPrintfTest, ACooperativeLaunchPrintsByItsStreamsSynchronise) {
+  hipStream_t stream;
+  ASSERT_HIP(hipStreamCreate(&stream));
+  int count = 3, tag = 7;
+  void* args[] = {&count, &tag};
+  print_sequence<<<1, 1, 0, stream>>>(2, 6);
+  ASSERT_HIP(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(print_sequence), dim3(1), dim3(1), args, 0,
+                                        stream));
+  print_sequence<<<1, 1, 0, stream>>>(1, 8);
+  ASSERT_HIP(hipStreamSynchronize(stream));
+  EXPECT_EQ(Captured(), "6:0\n6:1\n7:0\n7:1\n7:2\n8:0\n");
+  ASSERT_HIP(hipStreamDestroy(stream));
+}
+
+// The same on the null stream, seen by hipDeviceSynchronize; the last launch is the cooperative one.
+TEST_F(KernelPrintfTest, ACooperativeLaunchPrintsByTheDevicesSynchronise) {
+  int count = 2, tag = 4;
+  void* args[] = {&count, &tag};
+  ASSERT_HIP(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(print_sequence), dim3(1), dim3(1), args, 0,
+                                        nullptr));
+  ASSERT_HIP(hipDeviceSynchronize());
+  EXPECT_EQ(Captured(), "4:0\n4:1\n");
+}
+
 }  // namespace

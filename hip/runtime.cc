@@ -156,6 +156,7 @@ absl::Status Runtime::DeviceReset() {
   const bool faulted = !context_->faults().Error(device.agent).ok();
   if (absl::Status synced = streams_->SynchronizeDevice(device.ordinal); !synced.ok() && !faulted) return synced;
   streams_->DestroyDeviceStreams(device.ordinal);
+  streams_->DropCooperative(device.ordinal);
   if (faulted) {
     streams_->DropFailedDefaultStreams(device.ordinal);
     context_->faults().Clear(device.agent);

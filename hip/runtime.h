@@ -83,7 +83,8 @@ class Runtime {
   absl::Status SetDeviceFlags(int ordinal, uint32_t flags);
 
   // hipDeviceReset of the current device, as CLR's hip::Device::Reset: waits for the device's streams, destroys
-  // those hipStreamCreate made on it, frees every device allocation made on it (hipHostMalloc memory belongs to
+  // those hipStreamCreate made on it and its cooperative stream (the next cooperative launch makes a new one, on a new
+  // HSA queue), frees every device allocation made on it (hipHostMalloc memory belongs to
   // the process and stays; registered memory stays registered), and puts its flags back to
   // hipDeviceScheduleSpin. The null stream and per-thread streams stay usable; events stay valid.
   absl::Status DeviceReset();

@@ -67,34 +67,55 @@ StreamTable::StreamTable(clr::Context& context) : context_(context), generation_
 
 StreamTable::~StreamTable() {
   // Events first (their markers hold stream signals), then every stream; each stream finishes its work.
-  LightLock lock(&mu_);
-  ForgetResolutions();
-  events_.clear();
-  streams_.clear();
-  per_thread_.clear();
-  null_streams_.clear();
+  {
+    LightLock lock(&mu_);
+    ForgetResolutions();
+    events_.clear();
+    streams_.clear();
+    per_thread_.clear();
+    null_streams_.clear();
+  }
+  LightLock cooperative_lock(&cooperative_mu_);
   cooperative_.clear();  // after the streams whose work waited on them
 }
 
 absl::StatusOr<std::shared_ptr<clr::Stream>> StreamTable::Cooperative(int device) {
   ASSIGN_OR_RETURN(const clr::Device* d, context_.GetDevice(device));
-  std::shared_ptr<clr::Stream> failed;
-  {
-    LightLock lock(&mu_);
-    std::shared_ptr<clr::Stream>& stream = cooperative_[device];
-    if (stream != nullptr && stream->Error().ok()) return stream;
-    failed = std::move(stream);
-  }
-  // The failed stream's reference on the agent's cooperative queue goes first (unless a launch still holds it), so
-  // that the request below makes a new HSA queue rather than sharing the halted one.
-  failed.reset();
-  LightLock lock(&mu_);
+  std::shared_ptr<clr::Stream> failed;  // destroyed after the lock, when this was its last holder
+  LightLock lock(&cooperative_mu_);
   std::shared_ptr<clr::Stream>& stream = cooperative_[device];
-  if (stream == nullptr) {
-    ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> made, clr::Stream::CreateCooperative(context_, *d));
-    stream = std::move(made);
+  if (stream != nullptr) {
+    absl::Status error = stream->Error();
+    if (error.ok()) return stream;
+    // A GPU memory fault fails every stream of the device until hipDeviceReset (which drops this one): a new stream
+    // would fail the same way, so the launch gets its error from the failed one rather than a queue made per launch.
+    if (!context_.faults().Error(d->agent).ok()) return stream;
+    // hsa::Queues hands every holder of the agent's cooperative queue the same one: until the failed stream lets go
+    // of it, a new stream would get the halted queue back (and write it behind the other's write index). Released
+    // under the lock, so no other caller makes a stream in between; a thread still holding the failed stream keeps
+    // its error.
+    failed = std::move(stream);
+    failed->ReleaseQueue(error);
   }
+  ASSIGN_OR_RETURN(std::unique_ptr<clr::Stream> made, clr::Stream::CreateCooperative(context_, *d));
+  stream = std::move(made);
   return stream;
+}
+
+void StreamTable::DropCooperative(int device) {
+  std::shared_ptr<clr::Stream> dropped;  // destroyed after the lock, when this was its last holder
+  LightLock lock(&cooperative_mu_);
+  auto it = cooperative_.find(device);
+  if (it == cooperative_.end()) return;
+  dropped = std::move(it->second);
+  cooperative_.erase(it);
+  // Its work first, as every stream's at reset; then its queue, before another caller can ask for a new stream (the
+  // lock), as in Cooperative.
+  if (absl::Status finished = dropped->Finish(); !finished.ok()) {
+    Trace(Layer::kHip, "hipDeviceReset: device ", device, "'s cooperative stream had failed: ", finished.message());
+  }
+  dropped->ReleaseQueue(absl::FailedPreconditionError(
+      absl::StrCat("hipDeviceReset dropped device ", device, "'s cooperative stream")));
 }
 
 absl::StatusOr<std::unique_ptr<HipStream>> StreamTable::Make(int device, uint32_t flags, int priority, bool is_null) {

@@ -160,8 +160,16 @@ class StreamTable {
 
   // `device`'s cooperative stream (clr::Stream::CreateCooperative), where its cooperative launches run, made on first
   // use; a new one once a launch failed the last (its HSA queue halted), so one failed grid does not fail the
-  // device's later cooperative launches. Errors: CreateCooperative's.
+  // device's later cooperative launches. The replacement is decided under the table's lock by whichever caller sees
+  // the failure first: it releases the failed stream's HSA queue (clr::Stream::ReleaseQueue) before it makes the new
+  // stream, so the new one gets a queue of its own even while another thread still holds the failed stream (which
+  // goes on answering its own error); the callers that come after get the new one. While the device has a GPU memory
+  // fault (sticky until hipDeviceReset) the failed stream is returned as it is. Errors: CreateCooperative's.
   absl::StatusOr<std::shared_ptr<clr::Stream>> Cooperative(int device);
+  // hipDeviceReset: drops `device`'s cooperative stream after its work, so the next cooperative launch makes a new
+  // one. Its HSA queue is released here, whoever still holds the stream (a launch racing the reset then fails with
+  // kFailedPrecondition instead of sharing the new stream's queue).
+  void DropCooperative(int device);
 
  private:
   struct Event {
@@ -196,8 +204,11 @@ class StreamTable {
   // hipStreamPerThread's streams, by (thread key << 8 | device), made on first use.
   absl::flat_hash_map<uint64_t, std::shared_ptr<HipStream>> per_thread_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::unique_ptr<Event>> events_ ABSL_GUARDED_BY(mu_);
+  // Taken before any stream's lock and never with mu_: held while a cooperative stream is released and its
+  // replacement made (queue creation is slow, and mu_ serves every stream lookup).
+  LightMutex cooperative_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   // By device; shared with the launch that queues on one while another thread may replace it.
-  absl::flat_hash_map<int, std::shared_ptr<clr::Stream>> cooperative_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int, std::shared_ptr<clr::Stream>> cooperative_ ABSL_GUARDED_BY(cooperative_mu_);
 };
 
 }  // namespace hipmem::hip

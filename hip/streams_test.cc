@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "clr/device_faults.h"
+#include "clr/stream.h"
 #include "gtest/gtest.h"
 #include "hip/hip_error.h"
 #include "testing/notification.h"
@@ -289,6 +290,70 @@ TEST_F(StreamTableTest, DestroyingAStreamWhileTheDeviceSynchronisesIsSafe) {
   synchronizer.join();
   EXPECT_EQ(*word, 5u);
   EXPECT_EQ(table_->stream_count(), 0u);
+}
+
+// hipDeviceReset drops the device's cooperative stream: the next cooperative launch gets a new one, and a holder of the
+// old one (a launch racing the reset) gets an error from it instead of writing into the new one's HSA queue.
+TEST_F(StreamTableTest, DroppingTheCooperativeStreamMakesTheNextOneAfreshAndStopsTheOld) {
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<clr::Stream> old, table_->Cooperative(0));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<clr::Stream> same, table_->Cooperative(0));
+  EXPECT_EQ(same, old) << "one cooperative stream per device while it works";
+  uint32_t* word = Word();
+  ASSERT_THAT(old->ShaderFill(DeviceAddress::FromPointer(word), 4, 4, 1), IsOk());
+
+  table_->DropCooperative(0);
+  EXPECT_EQ(*word, 4u) << "its work was waited for";
+  EXPECT_THAT(old->Error(), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(old->ShaderFill(DeviceAddress::FromPointer(word), 5, 4, 1), StatusIs(absl::StatusCode::kFailedPrecondition));
+
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<clr::Stream> fresh, table_->Cooperative(0));
+  EXPECT_NE(fresh, old);
+  ASSERT_THAT(fresh->ShaderFill(DeviceAddress::FromPointer(word), 6, 4, 1), IsOk());
+  ASSERT_THAT(fresh->Finish(), IsOk());
+  EXPECT_EQ(*word, 6u);
+  table_->DropCooperative(1000);  // no such device: nothing to drop
+}
+
+// A cooperative stream whose queue halted (here a GPU memory fault of a copy on it, the device's fault cleared as
+// hipDeviceReset clears it) is replaced by whichever caller sees it first, while this test still holds the failed
+// one as a launch on another thread would: two threads asking at once both get the one replacement, which runs on an
+// HSA queue of its own (the agent's shared cooperative queue is the halted one until the failed stream lets go of
+// it), and the failed stream keeps answering its own error. Which thread decides is up to the scheduler; the outcome
+// checked is the same either way. (Sharing the halted queue, the replacement's fill would never run: the test would
+// time out.)
+TEST_F(StreamTableTest, AFailedCooperativeStreamIsReplacedOnAQueueOfItsOwnWhileAnotherHolderKeepsIt) {
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<clr::Stream> failed, table_->Cooperative(0));
+  uint32_t* word = Word();
+  auto unmapped = std::make_unique<uint32_t[]>(1024);  // process memory no GPU page table maps
+  ASSERT_THAT(failed->ShaderCopy(DeviceAddress::FromPointer(unmapped.get()), DeviceAddress::FromPointer(word),
+                                 Bytes(4096)),
+              IsOk());
+  const absl::Status fault = failed->Finish();
+  ASSERT_TRUE(clr::IsGpuMemoryFault(fault)) << fault;
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<clr::Stream> during, table_->Cooperative(0));
+  EXPECT_EQ(during, failed) << "while the device's fault stands, a new stream would fail too: none is made";
+  ctx_->faults().Clear(ctx_->devices()[0].agent);
+
+  std::shared_ptr<clr::Stream> got[2];
+  std::thread askers[2];
+  for (int i = 0; i < 2; ++i) {
+    askers[i] = std::thread([&, i] {
+      absl::StatusOr<std::shared_ptr<clr::Stream>> s = table_->Cooperative(0);
+      EXPECT_THAT(s, IsOk());
+      if (s.ok()) got[i] = *std::move(s);
+    });
+  }
+  for (std::thread& t : askers) t.join();
+  ASSERT_NE(got[0], nullptr);
+  EXPECT_EQ(got[0], got[1]) << "one replacement, not one per caller";
+  EXPECT_NE(got[0], failed);
+  ASSERT_THAT(got[0]->ShaderFill(DeviceAddress::FromPointer(word), 7, 4, 1), IsOk());
+  ASSERT_THAT(got[0]->Finish(), IsOk());
+  EXPECT_EQ(*word, 7u);
+  // The old holder sees its own error, not the release's.
+  const absl::Status again = failed->ShaderFill(DeviceAddress::FromPointer(word), 8, 4, 1);
+  EXPECT_TRUE(clr::IsGpuMemoryFault(again)) << again;
+  EXPECT_EQ(*word, 7u);
 }
 
 }  // namespace
