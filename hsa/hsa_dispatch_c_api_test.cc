@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -192,11 +193,21 @@ class DispatchTest : public ::testing::TestWithParam<uint32_t> {
     __atomic_store_n(reinterpret_cast<uint32_t*>(packet), header | (dims << 16), __ATOMIC_RELEASE);
     if (before_doorbell) before_doorbell();
     hsa_signal_store_screlease(queue_->doorbell_signal, static_cast<hsa_signal_value_t>(index));
-    // 20 s of signal time at the simulated GPU's 100 MHz counter: a broken engine fails instead of hanging.
-    const hsa_signal_value_t left = hsa_signal_wait_scacquire(done_, HSA_SIGNAL_CONDITION_LT, 1, 2'000'000'000ull,
-                                                              HSA_WAIT_STATE_BLOCKED);
-    return left == 0;
+    // Bounded, so that a broken engine fails instead of hanging: a dispatch that should complete gets minutes (a
+    // sanitizer build runs a large grid many times slower; passing must not depend on the machine's speed), one the
+    // test expects to stop (expect_stop_) gets 2 s to show that it does not complete. Waits are in
+    // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY ticks (1 GHz).
+    const auto deadline = std::chrono::steady_clock::now() +
+                          (expect_stop_ ? std::chrono::seconds(2) : std::chrono::seconds(300));
+    while (true) {
+      const hsa_signal_value_t left =
+          hsa_signal_wait_scacquire(done_, HSA_SIGNAL_CONDITION_LT, 1, 100'000'000ull, HSA_WAIT_STATE_BLOCKED);
+      if (left == 0) return true;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+    }
   }
+  // Set by a test whose dispatch must not complete (a fault, a trap, an illegal instruction, no scratch).
+  bool expect_stop_ = false;
 
   // grid_barrier over half the GPU's CUs (at least 17 workgroups of 256 work-items) with 64 KiB of scratch per
   // work-item: 4 MiB a wave. Its counter starts at 0.
@@ -423,6 +434,7 @@ TEST_P(DispatchTest, ScratchNoWaveCanHoldIsOutOfResources) {
   uint32_t* out = Allocate<uint32_t>(64);
   Geometry g = Linear(64, 64);
   g.private_bytes = 200 * 1024;
+  expect_stop_ = true;
   EXPECT_FALSE(Launch("private_trace", g, Kernargs().Arg(index).Arg(out)));
   std::vector<hsa_status_t> errors;
   for (int i = 0; i < 2000 && errors.empty(); ++i) {
@@ -495,6 +507,7 @@ std::vector<hsa_status_t> AwaitQueueErrors(const std::function<std::vector<hsa_s
 TEST_P(DispatchTest, LlvmTrapIsAnExceptionReportedToTheQueueCallback) {
   uint32_t* out = Allocate<uint32_t>(64);
   std::memset(out, 0, 64 * sizeof(uint32_t));
+  expect_stop_ = true;
   EXPECT_FALSE(Launch("trap_after_store", Linear(64, 64), Kernargs().Arg(out)));
   const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
   ASSERT_EQ(errors.size(), 1u);
@@ -516,6 +529,7 @@ TEST_P(DispatchTest, LlvmDebugTrapWithoutADebuggerDoesNothing) {
 TEST_P(DispatchTest, AnIllegalInstructionIsReportedAsOne) {
   uint32_t* out = Allocate<uint32_t>(4);
   std::memset(out, 0, 4 * sizeof(uint32_t));
+  expect_stop_ = true;
   EXPECT_FALSE(Launch("gws_without_allocation", Linear(64, 64), Kernargs().Arg(out)));
   const std::vector<hsa_status_t> errors = AwaitQueueErrors([this] { return QueueErrors(); });
   ASSERT_EQ(errors.size(), 1u);
@@ -543,6 +557,7 @@ TEST_P(DispatchTest, AStoreToAnUnmappedAddressIsAGpuMemoryFault) {
   }
   ASSERT_EQ(hsa_amd_register_system_event_handler(OnSystemEvent, &seen), HSA_STATUS_SUCCESS);
   constexpr uint64_t kUnmapped = 0x10000;  // below the GPUVM aperture's first mappable page
+  expect_stop_ = true;
   EXPECT_FALSE(Launch("store_to", Linear(64, 64), Kernargs().Arg(reinterpret_cast<uint32_t*>(kUnmapped))));
   bool reported = false;
   for (int i = 0; i < 2000 && !reported; ++i) {
@@ -646,6 +661,7 @@ TEST_P(DispatchTest, ACooperativeGridWithoutScratchForAllItsWavesFails) {
   // The first VRAM allocation after the doorbell fails, on every thread (the runtime's signal handler thread
   // allocates the scratch): the one sized for the whole grid. A smaller one would succeed.
   std::optional<hipmem::kfd_sim::ScopedFaultInjection> short_of_vram;
+  expect_stop_ = true;
   const bool completed = Launch("grid_barrier", grid.geometry, grid.args(), [&] {
     short_of_vram.emplace(hipmem::kfd_sim::FaultPlan{.fail_at = 1,
                                                      .fail_count = 1,
