@@ -111,7 +111,7 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
       if (pin_above.has_value() && remaining > *pin_above) {
         const Bytes n = std::min(remaining, context_.settings().pinned_xfer_size);
         const DeviceAddress start = user.host + done;
-        const DeviceAddress aligned(AlignDown(Bytes(start.raw()), kPinAlignment).raw());
+        const DeviceAddress aligned = AlignDown(start, kPinAlignment);
         const Bytes lead = start - aligned;
         // Cannot overflow: lead + n is at most a pinned chunk plus a page.
         const Bytes pinned_size = AlignDown(lead + n + kPinAlignment - Bytes(1), kPinAlignment);

@@ -52,7 +52,7 @@ static_assert(kRetireSignalOffset % 64 == 0 && kRetireSignalOffset + 64 <= 4096)
 constexpr absl::Duration kRingWait = absl::Seconds(30);  // for space in a ring held by blocked copies
 constexpr absl::Duration kWatchPeriod = absl::Milliseconds(20);
 constexpr absl::Duration kRetirePoll = absl::Microseconds(50);  // a channel without a retire event, while busy
-constexpr uint64_t kPage = 4096;
+constexpr Bytes kPage = Bytes::KiB(4);
 
 }  // namespace
 
@@ -368,11 +368,10 @@ void CopyChannel::OnFault(const thunk::MemoryAccessFault& fault) {
   if (q_ == nullptr) return;
   Retire();
   // Every queue of the GPU hears the fault; it is ours if it lies in a page an op still queued here touches.
-  const uint64_t page = fault.address.raw() & ~(kPage - 1);
+  const DeviceAddress page = AlignDown(fault.address, kPage);
   const bool ours = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) {
     return std::any_of(p.touched.begin(), p.touched.end(), [&](const AddressRange& r) {
-      const uint64_t first = r.base.raw() & ~(kPage - 1);
-      return page >= first && page < r.base.raw() + std::max<uint64_t>(r.size.raw(), 1);
+      return page >= AlignDown(r.base, kPage) && page < r.base + std::max(r.size, Bytes(1));
     });
   });
   if (!ours) return;

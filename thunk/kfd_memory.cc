@@ -62,7 +62,7 @@ const Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) const 
     }
   }
   if (matches == 1) return registered;
-  const DeviceAddress page(AlignDown(Bytes(address.raw()), kPageSize).raw());
+  const DeviceAddress page = AlignDown(address, kPageSize);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(page);
   if (entry == nullptr) return nullptr;
   const Allocation& a = entry->value;
