@@ -113,7 +113,23 @@ constexpr std::optional<DeviceAddress> CheckedAdd(DeviceAddress a, Bytes b) {
   return DeviceAddress(sum);
 }
 
+// Whether `a` is a multiple of the power-of-two `alignment` (which the caller guarantees, as for Bytes).
 constexpr bool IsAligned(DeviceAddress a, Bytes alignment) { return (a.raw() & (alignment.raw() - 1)) == 0; }
+
+// The highest address at or below `a` that is a multiple of the power-of-two `alignment` (which the caller
+// guarantees, as for Bytes). Cannot overflow: the result is at most `a`.
+constexpr DeviceAddress AlignDown(DeviceAddress a, Bytes alignment) {
+  return DeviceAddress(a.raw() & ~(alignment.raw() - 1));
+}
+
+// The lowest address at or above `a` that is a multiple of `alignment`; nullopt for an alignment that is not a
+// power of two, or when that address would lie past the top of the address space (above 2^64 - alignment, where
+// the rounding would wrap to 0).
+constexpr std::optional<DeviceAddress> AlignUp(DeviceAddress a, Bytes alignment) {
+  const std::optional<Bytes> up = AlignUp(Bytes(a.raw()), alignment);
+  if (!up.has_value()) return std::nullopt;
+  return DeviceAddress(up->raw());
+}
 
 // A half-open range [base, base + size) of device addresses.
 struct AddressRange {

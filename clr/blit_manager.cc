@@ -40,9 +40,10 @@ BlitManager::~BlitManager() {
   // staging_ goes with the members.
 }
 
-absl::StatusOr<BlitManager::Side> BlitManager::Resolve(DeviceAddress address, Bytes size) const {
+absl::StatusOr<BlitManager::Side> BlitManager::SideOf(const ResolvedPointer& pointer, Bytes size) const {
+  const DeviceAddress address = pointer.address;
   if (address.raw() == 0) return absl::InvalidArgumentError("copy with a null pointer");
-  const std::optional<MemObjRef> ref = context_.Find(address);
+  const std::optional<MemObjRef>& ref = pointer.object;
   if (!ref.has_value()) {
     return Side{{CopySide::Kind::kPageable}, address, address, context_.host_agent()};
   }
@@ -111,7 +112,7 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
       if (pin_above.has_value() && remaining > *pin_above) {
         const Bytes n = std::min(remaining, context_.settings().pinned_xfer_size);
         const DeviceAddress start = user.host + done;
-        const DeviceAddress aligned(AlignDown(Bytes(start.raw()), kPinAlignment).raw());
+        const DeviceAddress aligned = AlignDown(start, kPinAlignment);
         const Bytes lead = start - aligned;
         // Cannot overflow: lead + n is at most a pinned chunk plus a page.
         const Bytes pinned_size = AlignDown(lead + n + kPinAlignment - Bytes(1), kPinAlignment);
@@ -159,6 +160,12 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
 
 absl::StatusOr<CopyPath> BlitManager::Copy(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma) {
   TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::Copy");
+  return Copy(context_.Resolve(dst), context_.Resolve(src), size, prefer_sdma);
+}
+
+absl::StatusOr<CopyPath> BlitManager::Copy(const ResolvedPointer& dst, const ResolvedPointer& src, Bytes size,
+                                           bool prefer_sdma) {
+  TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::Copy");
   ScopedLock lock(&mu_);
   return CopyLocked(dst, src, size, prefer_sdma);
 }
@@ -194,10 +201,12 @@ absl::Status BlitManager::FillLocked(DeviceAddress dst, uint32_t pattern, uint32
   return stream_.ShaderFill(side.gpu, pattern, element_size, count);
 }
 
-absl::StatusOr<CopyPath> BlitManager::CopyLocked(DeviceAddress dst_address, DeviceAddress src_address, Bytes size,
-                                                 bool prefer_sdma) {
-  ASSIGN_OR_RETURN(const Side dst, Resolve(dst_address, size));
-  ASSIGN_OR_RETURN(const Side src, Resolve(src_address, size));
+absl::StatusOr<CopyPath> BlitManager::CopyLocked(const ResolvedPointer& dst_pointer, const ResolvedPointer& src_pointer,
+                                                 Bytes size, bool prefer_sdma) {
+  const DeviceAddress dst_address = dst_pointer.address;
+  const DeviceAddress src_address = src_pointer.address;
+  ASSIGN_OR_RETURN(const Side dst, SideOf(dst_pointer, size));
+  ASSIGN_OR_RETURN(const Side src, SideOf(src_pointer, size));
   CopyPath path = ChooseCopyPath(dst.policy, src.policy, size, prefer_sdma, context_.settings());
   // ROCr's SDMA path pins host memory it does not know (USERPTR), which the KFD refuses over an SVM range; every
   // GPU maps managed memory already, so the blit kernel reaches it where it lives.

@@ -65,6 +65,9 @@ class BlitManager {
   // the stream to wait. `prefer_sdma` is hipMemcpyDeviceToDeviceNoCU. Errors: kOutOfRange when a side runs
   // past its object; kInvalidArgument for a null side; the engines' errors.
   absl::StatusOr<CopyPath> Copy(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma = false);
+  // As Copy, with both sides already resolved by the caller (Context::Resolve): the object map is not consulted.
+  absl::StatusOr<CopyPath> Copy(const ResolvedPointer& dst, const ResolvedPointer& src, Bytes size,
+                                bool prefer_sdma = false);
 
   // Queues a fill of `count` elements of `element_size` bytes (1, 2, 4) with `pattern` at `dst` on the fill
   // kernel, as CLR's fillBuffer does for every memset (there is no SDMA fill path in HIP). `dst` must be in
@@ -92,8 +95,8 @@ class BlitManager {
   static constexpr int kStagingChunks = 4;  // CLR's kStagingPoolNumSignals
 
   // The public entry points, under mu_.
-  absl::StatusOr<CopyPath> CopyLocked(DeviceAddress dst, DeviceAddress src, Bytes size, bool prefer_sdma)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<CopyPath> CopyLocked(const ResolvedPointer& dst, const ResolvedPointer& src, Bytes size,
+                                      bool prefer_sdma) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FillLocked(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<CopyPath> CopyRectLocked(const PitchedSide& dst, const PitchedSide& src, const RectExtent& extent)
@@ -112,7 +115,12 @@ class BlitManager {
 
   BlitManager(Context& context, Stream& stream, hsa::PoolAllocation staging);
 
-  absl::StatusOr<Side> Resolve(DeviceAddress address, Bytes size) const;
+  // A side of `size` bytes at `pointer`: its bounds checked against its object, nothing looked up.
+  absl::StatusOr<Side> SideOf(const ResolvedPointer& pointer, Bytes size) const;
+  // SideOf after one lookup of `address` in the context's object map.
+  absl::StatusOr<Side> Resolve(DeviceAddress address, Bytes size) const {
+    return SideOf(context_.Resolve(address), size);
+  }
   // Chunk `index` of the staging ring, after the stream's last use of it is done.
   absl::StatusOr<DeviceAddress> Staging(int index);
   absl::Status CopyOnGpu(const Side& dst, const Side& src, Bytes size, bool sdma);

@@ -84,12 +84,14 @@ absl::StatusOr<CopyPath> BlitManager::CopyRectLocked(const PitchedSide& dst_layo
                                                const RectExtent& extent_in) {
   ASSIGN_OR_RETURN(const Bytes dst_span, CheckedSpan(dst_layout_in, extent_in));
   ASSIGN_OR_RETURN(const Bytes src_span, CheckedSpan(src_layout_in, extent_in));
-  ASSIGN_OR_RETURN(const Side dst, Resolve(dst_layout_in.base, dst_span));
-  ASSIGN_OR_RETURN(const Side src, Resolve(src_layout_in.base, src_span));
+  const ResolvedPointer dst_pointer = context_.Resolve(dst_layout_in.base);
+  const ResolvedPointer src_pointer = context_.Resolve(src_layout_in.base);
+  ASSIGN_OR_RETURN(const Side dst, SideOf(dst_pointer, dst_span));
+  ASSIGN_OR_RETURN(const Side src, SideOf(src_pointer, src_span));
   // At most either span (RectSpan's checks make every pitch at least the bytes before it), so it cannot overflow.
   const Bytes total =
       extent_in.empty() ? Bytes(0) : Bytes(extent_in.width.raw() * extent_in.height * extent_in.depth);
-  if (dst_span == total && src_span == total) return CopyLocked(dst_layout_in.base, src_layout_in.base, total, /*prefer_sdma=*/false);
+  if (dst_span == total && src_span == total) return CopyLocked(dst_pointer, src_pointer, total, /*prefer_sdma=*/false);
 
   PitchedSide dst_layout = dst_layout_in;
   PitchedSide src_layout = src_layout_in;

@@ -177,6 +177,8 @@ class Context {
 
   // Resolves an address to its object and offset.
   std::optional<MemObjRef> Find(DeviceAddress address) const { return objects_.Find(address); }
+  // The same lookup, kept with its address for the layers below (BlitManager::Copy).
+  ResolvedPointer Resolve(DeviceAddress address) const { return ResolvedPointer{address, objects_.Find(address)}; }
 
   // Peer access (ROCclr's p2p device lists). `device`'s GPU may be given `peer`'s VRAM when the HSA runtime
   // reports a path to it (the VRAM pool's access for `device`'s agent is not NEVER_ALLOWED). False for itself.

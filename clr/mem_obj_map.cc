@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/lookup_count.h"
 
 namespace hipmem::clr {
 
@@ -111,6 +112,7 @@ const Memory* MemObjMap::Lookup(DeviceAddress address) const {
 }
 
 std::optional<MemObjRef> MemObjMap::Find(DeviceAddress address) const {
+  CountAddressLookup();
   LightLock lock(&mu_);
   // The common case in one cache line: a small object alone on its page, described by the page's slot.
   if (const PointerIndex::Entry* entry = pages_.Find(address.raw() >> kPageShift);

@@ -41,6 +41,14 @@ struct MemObjRef {
   Bytes offset;
 };
 
+// A pointer looked up once, at the top of an operation (Context::Resolve), and handed down so that the layers below
+// do not look it up again (issue #26). `object` is empty when no memory object covers the address (pageable host
+// memory). A snapshot: it says what the address was when it was resolved.
+struct ResolvedPointer {
+  DeviceAddress address;
+  std::optional<MemObjRef> object;
+};
+
 class MemObjMap {
  public:
   // Takes ownership of `memory` and gives it the next buffer id. kAlreadyExists when its range overlaps an

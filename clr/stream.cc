@@ -541,8 +541,9 @@ absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t el
   // holds it twice); the bytes before and after it one at a time, each byte of the pattern in its place.
   const uint32_t word = element_size == 2 ? ((pattern & 0xffff) | (pattern << 16)) : pattern;
   const DeviceAddress end = dst + size;
-  const DeviceAddress body(std::min((dst.raw() + 3) & ~uint64_t{3}, end.raw()));
-  const DeviceAddress body_end(std::max(end.raw() & ~uint64_t{3}, body.raw()));
+  // A dst in the last 3 bytes of the address space has no aligned dword after it: the body is empty.
+  const DeviceAddress body = std::min(AlignUp(dst, Bytes(4)).value_or(end), end);
+  const DeviceAddress body_end = std::max(AlignDown(end, Bytes(4)), body);
   auto bytes = [&](DeviceAddress from, DeviceAddress to) -> absl::Status {
     for (DeviceAddress a = from; a < to; a = a + Bytes(1)) {
       const uint32_t byte = (word >> (8 * (a.raw() % 4))) & 0xff;

@@ -78,8 +78,10 @@ Runtime::~Runtime() {
   pools_.reset();    // then the pools give their blocks back
 }
 
-int Runtime::DeviceOf(const void* ptr) const {
-  const std::optional<clr::MemObjRef> ref = context_->Find(Address(ptr));
+int Runtime::DeviceOf(const void* ptr) const { return DeviceOf(context_->Resolve(Address(ptr))); }
+
+int Runtime::DeviceOf(const clr::ResolvedPointer& pointer) {
+  const std::optional<clr::MemObjRef>& ref = pointer.object;
   return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : -1;
 }
 
@@ -317,33 +319,34 @@ absl::Status Runtime::Memcpy(void* dst, const void* src, size_t size, MemcpyKind
   if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context(), ": null pointer"));
   if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context(), ": not a hipMemcpyKind"));
   if (dst == src && kind == MemcpyKind::kDefault) return absl::OkStatus();
-  const bool dst_known = context_->Find(Address(dst)).has_value();
-  const bool src_known = context_->Find(Address(src)).has_value();
-  if (!dst_known && !src_known && kind != MemcpyKind::kHostToHost && kind != MemcpyKind::kDefault) {
+  // Each pointer once, here; everything below takes the resolved pointers (issue #26).
+  const clr::ResolvedPointer d = context_->Resolve(Address(dst));
+  const clr::ResolvedPointer s = context_->Resolve(Address(src));
+  if (!d.object.has_value() && !s.object.has_value() && kind != MemcpyKind::kHostToHost &&
+      kind != MemcpyKind::kDefault) {
     // Neither side is memory HIP knows, and the (simulated) device cannot reach pageable memory.
     return absl::InvalidArgumentError(absl::StrCat(context(), ": neither pointer is device-accessible"));
   }
   // On the null stream of the device whose memory it touches (CLR sends a copy to the memory's device), after
   // the legacy stream's implicit waits; then hipMemcpy waits for its own command, except a copy inside one
   // device, which CLR leaves running.
-  const int dst_device = DeviceOf(dst);
-  const int src_device = DeviceOf(src);
+  const int dst_device = DeviceOf(d);
+  const int src_device = DeviceOf(s);
   if (NeedsPeerStaging(dst_device, src_device)) {
     return Annotate(StagedPeerCopy(dst, dst_device, src, src_device, size), context());
   }
   const int device = dst_device >= 0 ? dst_device : (src_device >= 0 ? src_device : current_device());
   ASSIGN_OR_RETURN(HipStream * stream, streams_->Resolve(kNullStreamHandle, device));
   RETURN_IF_ERROR(streams_->BeforeCommand(*stream));
-  absl::StatusOr<clr::CopyPath> path =
-      stream->blit().Copy(Address(dst), Address(src), Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
+  absl::StatusOr<clr::CopyPath> path = stream->blit().Copy(d, s, Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
   if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context()), absl::StatusCode::kInvalidArgument);
   if (!path.ok()) return Annotate(path.status(), context());
   if (TraceEnabled()) Trace(Layer::kHip, context(), ": ", clr::CopyPathName(*path));
   if (dst_device >= 0 && dst_device == src_device) {
     // Unless both allocations asked for synchronous memory operations (HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS).
-    const std::optional<clr::MemObjRef> d = context_->Find(Address(dst));
-    const std::optional<clr::MemObjRef> s = context_->Find(Address(src));
-    if (!(d.has_value() && s.has_value() && d->desc.sync_mem_ops && s->desc.sync_mem_ops)) return absl::OkStatus();
+    if (!(d.object.has_value() && s.object.has_value() && d.object->desc.sync_mem_ops && s.object->desc.sync_mem_ops)) {
+      return absl::OkStatus();
+    }
   }
   if (absl::Status waited = DeviceFaultAsHip(stream->queue().WaitForQueued()); !waited.ok()) {
     return Annotate(waited, context());
@@ -362,8 +365,11 @@ absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, Memcp
   if (dst == nullptr || src == nullptr) return absl::InvalidArgumentError(absl::StrCat(context(), ": null pointer"));
   if (!ValidKind(kind)) return InvalidMemcpyDirectionError(absl::StrCat(context(), ": not a hipMemcpyKind"));
   if (dst == src && kind == MemcpyKind::kDefault) return absl::OkStatus();
-  const int dst_device = DeviceOf(dst);
-  const int src_device = DeviceOf(src);
+  // Each pointer once, here; everything below takes the resolved pointers (issue #26).
+  const clr::ResolvedPointer d = context_->Resolve(Address(dst));
+  const clr::ResolvedPointer s = context_->Resolve(Address(src));
+  const int dst_device = DeviceOf(d);
+  const int src_device = DeviceOf(s);
   if (NeedsPeerStaging(dst_device, src_device)) {
     // CLR's staged P2P copy blocks the host whatever the call; it runs after the caller's stream's work.
     return Annotate(StagedPeerCopy(dst, dst_device, src, src_device, size), context());
@@ -378,7 +384,7 @@ absl::Status Runtime::MemcpyAsync(void* dst, const void* src, size_t size, Memcp
   }
   RETURN_IF_ERROR(streams_->BeforeCommand(*target));
   absl::StatusOr<clr::CopyPath> path =
-      target->blit().Copy(Address(dst), Address(src), Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
+      target->blit().Copy(d, s, Bytes(size), kind == MemcpyKind::kDeviceToDeviceNoCu);
   if (absl::IsOutOfRange(path.status())) return Recode(Annotate(path.status(), context()), absl::StatusCode::kInvalidArgument);
   if (!path.ok()) return Annotate(path.status(), context());
   if (TraceEnabled()) Trace(Layer::kHip, context(), ": ", clr::CopyPathName(*path));

@@ -184,6 +184,8 @@ class Runtime {
   const clr::Device& CurrentDevice() const;
   // The device owning `ptr` when it is device memory, else -1.
   int DeviceOf(const void* ptr) const;
+  // The same for a pointer already resolved (no lookup).
+  static int DeviceOf(const clr::ResolvedPointer& pointer);
   // That staging: through host memory in GPU_STAGING_BUFFER_SIZE chunks, the host waiting for each half, after the
   // work already queued on every device involved (the caller's stream may be on a third one).
   absl::Status StagedPeerCopy(void* dst, int dst_device, const void* src, int src_device, size_t size);

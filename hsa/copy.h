@@ -1,10 +1,12 @@
 // Asynchronous copies and fills on a GPU's engines: ROCr's Runtime::CopyMemory / CopyMemoryOnEngine /
 // FillMemory with the blit objects behind them (runtime.cpp, amd_gpu_agent.cpp DmaCopy / GetBlitObject,
-// amd_blit_sdma.cpp, amd_blit_kernel.cpp).
+// amd_blit_sdma.cpp, amd_blit_kernel.cpp). The public face of the copy path; its parts are the choice of engine
+// (copy_engine.h), the engine queues (copy_channel.h) and the pin table for unregistered host memory (pin_table.h).
 //
-// A copy resolves each endpoint once (Runtime::FindPointer, one bounds check), picks the engine as ROCr does
-// (rocm_facts.md §5.1), makes both sides reachable by that GPU, and publishes the whole copy to the engine's
-// queue without waiting for it:
+// A copy looks each side up in the runtime's allocations (Runtime::FindPointer) for one bounds check, picks the
+// engine as ROCr does (rocm_facts.md §5.1), makes both sides reachable by that GPU (GpuAccess::Acquire looks each
+// side up again in the thunk, to map or pin it), and publishes the whole copy to the engine's queue without waiting
+// for it:
 //   SDMA          POLL_REGMEM until each dependency signal's value is 0 (both halves), [TIMESTAMP start],
 //                 COPY_LINEAR..., [TIMESTAMP end], ATOMIC add -1 on the completion signal, then FENCE + TRAP
 //                 on the signal's event when it has one (so a sleeping waiter wakes).
@@ -36,41 +38,15 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
+#include "hsa/copy_engine.h"
 #include "hsa/runtime.h"
 #include "hsa/signal.h"
 
 namespace hipmem::hsa {
 
-class GpuAccess;
+class CopyChannel;
+class PinTable;
 struct Hold;
-
-// Which kind of engine runs a copy.
-enum class CopyEngineKind {
-  kHost,        // the calling CPU thread (both agents are CPUs)
-  kBlitKernel,  // the copy agent's blit kernel on an AQL queue
-  kSdma,        // one of the copy agent's SDMA engines
-};
-
-// Where a copy runs.
-struct EngineChoice {
-  CopyEngineKind kind;
-  std::optional<AgentId> gpu;  // the copy agent; nullopt for kHost
-  // kSdma: the engine's offset, 1-based as ROCr's engine_offset: bit (offset - 1) of hsa_amd_sdma_engine_id_t.
-  // 1 is the host-to-device engine, 2 the device-to-host one (1 again with a single SDMA engine), from
-  // num_sdma_engines + 1 on the XGMI engines.
-  uint32_t sdma_engine = 0;
-
-  friend bool operator==(const EngineChoice&, const EngineChoice&) = default;
-};
-
-// The environment flags ROCr reads for its copy path (util/flag.h), under their upstream names.
-struct CopyFlags {
-  std::optional<bool> enable_sdma;       // HSA_ENABLE_SDMA: unset = the GPU's default (on where modelled)
-  bool enable_peer_sdma = true;          // HSA_ENABLE_PEER_SDMA
-  Bytes force_sdma_size = Bytes::MiB(1);  // HSA_FORCE_SDMA_SIZE: same-GPU copies below it run on SDMA
-
-  static CopyFlags FromEnvironment();
-};
 
 struct CopyRequest {
   DeviceAddress dst{0};
@@ -226,8 +202,6 @@ class Copies {
   // GetClockCounters'.
   absl::StatusOr<uint64_t> TickToSystem(AgentId gpu, uint64_t tick);
 
-  class Channel;  // one engine queue of one GPU (copy.cc)
-
  private:
   struct ClockSample {
     uint64_t gpu_ticks;
@@ -235,11 +209,6 @@ class Copies {
   };
 
   Copies(Runtime& runtime, SignalAllocator& signals, CopyFlags flags);
-
-  struct PinEntry {
-    uint64_t size;
-    std::weak_ptr<GpuAccess> pin;
-  };
 
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
   // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
@@ -253,26 +222,21 @@ class Copies {
                           const SignalRef& completion, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
   absl::StatusOr<Hold> Reach(const Agent& gpu, DeviceAddress address, Bytes size);
-  absl::StatusOr<Channel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);
-  bool SdmaAllowed(const Agent& gpu) const;
-  bool HivePeers(const Agent& a, const Agent& b) const;
+  absl::StatusOr<CopyChannel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);
 
   Runtime& runtime_;           // Not owned; must outlive this.
   SignalAllocator& signals_;  // Not owned; must outlive this.
-  const CopyFlags flags_;
+  const EngineRules engines_;
+  // Declared before channels_: the holds of queued operations, which channels_ drops, unpin through it.
+  const std::unique_ptr<PinTable> pins_;
 
   mutable absl::Mutex mu_;
   bool profiling_ ABSL_GUARDED_BY(mu_) = false;
   // By (GPU agent, engine): 0 is the blit kernel, n > 0 SDMA engine offset n.
-  std::map<std::pair<uint64_t, uint32_t>, std::unique_ptr<Channel>> channels_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<uint64_t, uint32_t>, std::unique_ptr<CopyChannel>> channels_ ABSL_GUARDED_BY(mu_);
   // The GPU whose clock stamped each signal's last profiled copy, by signal handle.
   absl::flat_hash_map<uint64_t, AgentId> profiled_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, ClockSample> clock_origin_ ABSL_GUARDED_BY(mu_);
-
-  absl::Mutex pins_mu_;
-  // Host memory pinned for queued operations, by start address. An entry whose pin expired is being unpinned:
-  // its deleter erases it.
-  std::map<uint64_t, PinEntry> pins_ ABSL_GUARDED_BY(pins_mu_);
 };
 
 }  // namespace hipmem::hsa

@@ -81,7 +81,7 @@ absl::Status Copies::BatchCopy(std::span<const BatchCopyOp> ops, std::span<const
       plans.push_back(Plan{Plan::Kind::kHost});
       continue;
     }
-    if (!SdmaAllowed(*gpu)) {
+    if (!engines_.SdmaAllowed(*gpu)) {
       // ROCr's DmaCopyBatchFallback has no blit-kernel broadcast.
       if (op.broadcast) return absl::InvalidArgumentError(absl::StrCat(context, ": a broadcast needs SDMA"));
       plans.push_back(Plan{Plan::Kind::kFallback, gpu});

@@ -148,7 +148,7 @@ absl::Status Copies::CopyRect(const CopyRectRequest& r) {
   if (gpu->type != DeviceType::kGpu) return InvalidAgentError(absl::StrCat(context, ": the copy agent is not a GPU"));
   if (r.completion == nullptr) return invalid("no completion signal");
   if (r.range.x == 0 || r.range.y == 0 || r.range.z == 0) return absl::OkStatus();
-  if (!SdmaAllowed(*gpu)) {
+  if (!engines_.SdmaAllowed(*gpu)) {
     return absl::ResourceExhaustedError(absl::StrCat(context, ": the copy agent has no SDMA engine for copies"));
   }
   // ROCr's SubmitCopyRectCommand checks: what the packet cannot express, and a box that wraps a row or a slice.

@@ -217,7 +217,10 @@ absl::Status Executable::LoadAgentCodeObject(Runtime& runtime, AgentId agent_id,
   const uint64_t align = std::max(span.align, kPage);
   ASSIGN_OR_RETURN(PoolAllocation allocation,
                    runtime.Allocate(pool, Bytes(image_size + align - kPage), PoolAllocFlags::kExecutable));
-  const DeviceAddress base((allocation.address().raw() + align - 1) & ~(align - 1));
+  // The parser admits only power-of-two p_align, and the allocation has room for the rounding.
+  const std::optional<DeviceAddress> aligned_base = AlignUp(allocation.address(), Bytes(align));
+  if (!aligned_base.has_value()) return InvalidCodeObject("its segments' alignment cannot be met");
+  const DeviceAddress base = *aligned_base;
   LoadedImage loaded(std::move(allocation), base, Bytes(image_size));
   const uint64_t delta = base.raw() - span.begin;  // load address minus p_vaddr
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/lookup_count.h"
 #include "base/light_mutex.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -398,6 +399,7 @@ absl::Status MemoryManager::Impl::Free(DeviceAddress address) {
 }
 
 std::optional<PointerInfo> MemoryManager::Impl::FindPointer(DeviceAddress address) const {
+  CountAddressLookup();
   LightLock lock(&mu_);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
   if (entry == nullptr) return std::nullopt;

@@ -190,9 +190,11 @@ class Queues::AqlQueue {
   }
 
   ~AqlQueue() {
-    // The KFD queue goes first: its CP may not read the ring, the amd_queue_t or the scratch after they are freed.
+    // The KFD queue goes first: its CP may not read the ring, the amd_queue_t or the scratch after they are freed,
+    // nor raise the inactive signal once it is gone. The members then go in reverse order: the inactive signal
+    // (whose handler touches the scratch and the amd_queue_t), then the ring and amd_queue_t, then the scratch.
     Deactivate();
-    FreeScratch();  // then memory_ goes with this
+    g_live_queues.fetch_sub(1, std::memory_order_relaxed);
   }
 
   // ROCr's dynamic scratch (AqlQueue::HandleInsufficientScratch and GpuAgent::AcquireQueueMainScratch), the
@@ -290,9 +292,14 @@ class Queues::AqlQueue {
   AgentId agent{0};
   // The KFD doorbell's address (amd_signal_t.hardware_doorbell_ptr of the doorbell signal).
   uint64_t doorbell_address = 0;
-  // The queue_inactive_signal, owned by the SignalRuntime (0 until set).
-  std::optional<SignalHandle> inactive_signal;
   uint64_t doorbell_signal() const { return amd()->doorbell_signal; }
+
+  // Makes `signal` the queue's queue_inactive_signal, which the queue owns from now on (destroyed after the CP
+  // stops and before the memory its handler touches).
+  void AdoptInactiveSignal(RegisteredSignal signal) {
+    amd()->queue_inactive_signal = signal.handle().raw();
+    inactive_signal_.emplace(std::move(signal));
+  }
 
   void Deactivate() {
     ScopedLock lock(&mu_);
@@ -348,7 +355,10 @@ class Queues::AqlQueue {
 
  private:
   AqlQueue(thunk::Kfd& kfd, thunk::NodeId node, QueueMemory memory, Bytes ring_bytes, thunk::Queue queue)
-      : kfd_(kfd), node_(node), memory_(std::move(memory)), ring_bytes_(ring_bytes), queue_(std::move(queue)) {}
+      : kfd_(kfd), node_(node), memory_(std::move(memory)), ring_bytes_(ring_bytes), queue_(std::move(queue)) {
+    // Counted from here to the destructor, so that no signal store skips the doorbell lookup while it may ring.
+    g_live_queues.fetch_add(1, std::memory_order_relaxed);
+  }
 
   // `bytes` of VRAM for the queue's scratch, host-visible and mapped for the GPU.
   absl::StatusOr<thunk::KfdAllocation> Allocate(Bytes bytes) {
@@ -380,6 +390,9 @@ class Queues::AqlQueue {
   // The ring and the amd_queue_t page. Declared before queue_, which reads them, so they are freed after it.
   const QueueMemory memory_;
   const Bytes ring_bytes_;
+  // The queue_inactive_signal (AdoptInactiveSignal). Declared after memory_ and scratch_, which its handler touches,
+  // so it is destroyed before them; the destructor has stopped the CP that raises it.
+  std::optional<RegisteredSignal> inactive_signal_;
   absl::Mutex mu_;
   thunk::Queue queue_ ABSL_GUARDED_BY(mu_);
 };
@@ -444,25 +457,11 @@ Queues::~Queues() {
   doorbells_.clear();
   counted_.clear();
   cooperative_.clear();
-  for (auto& [address, queue] : queues_) DropQueue(std::move(queue));
   queues_.clear();
   soft_queues_.clear();
 }
 
 bool Queues::AnyQueues() { return g_live_queues.load(std::memory_order_relaxed) > 0; }
-
-void Queues::DropQueue(std::unique_ptr<AqlQueue> queue) {
-  g_live_queues.fetch_sub(1, std::memory_order_relaxed);
-  // The CP goes first, so nothing raises the inactive signal once it is destroyed; the ring and the
-  // amd_queue_t go last, after the signal's handler can no longer run.
-  queue->Deactivate();
-  if (queue->inactive_signal.has_value()) {
-    if (absl::Status s = signals_.DestroySignal(*queue->inactive_signal); !s.ok()) {
-      HIPMEM_LOG(kError, "hsa_queue_destroy: ", s.message());
-    }
-  }
-  queue.reset();
-}
 
 absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   ScopedLock lock(&mu_);
@@ -511,14 +510,12 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   AmdQueue* amd = queue->amd();
   // The error report channel: created after the KFD queue (which cannot halt before a doorbell rings) and
   // destroyed with it.
-  ASSIGN_OR_RETURN(const SignalHandle inactive, signals_.CreateSignal(0, {}));
-  absl::Cleanup drop_signal = [&] { (void)signals_.DestroySignal(inactive); };
-  queue->inactive_signal = inactive;
-  amd->queue_inactive_signal = inactive.raw();
+  ASSIGN_OR_RETURN(RegisteredSignal inactive, signals_.CreateOwned(0, {}));
+  const SignalRef inactive_ref = inactive.ref();
+  queue->AdoptInactiveSignal(std::move(inactive));  // from here an early return destroys it with the queue
   QueueErrorCallback on_error = request.on_error;
-  ASSIGN_OR_RETURN(const SignalRef inactive_ref, signals_.Find(inactive));
   RETURN_IF_ERROR(signals_.SetAsyncHandler(
-      inactive, SignalCondition::kNe, 0,
+      inactive_ref.handle(), SignalCondition::kNe, 0,
       [on_error = std::move(on_error), amd, id = amd->id, aql = queue.get(), inactive_ref](SignalValue code) {
         absl::Status error;
         if ((code & kInsufficientScratch) != 0) {
@@ -543,9 +540,7 @@ absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
         if (on_error) on_error(error, amd);
         return false;  // once: the queue stays halted
       }));
-  std::move(drop_signal).Cancel();
   doorbells_[queue->doorbell_signal()] = queue.get();
-  g_live_queues.fetch_add(1, std::memory_order_relaxed);
   queues_[reinterpret_cast<uint64_t>(amd)] = std::move(queue);
   return amd;
 }
@@ -589,7 +584,6 @@ void Queues::DropCreatedLocked(AmdQueue* amd) {
   std::unique_ptr<AqlQueue> owned = std::move(queues_.at(reinterpret_cast<uint64_t>(amd)));
   doorbells_.erase(owned->doorbell_signal());
   queues_.erase(reinterpret_cast<uint64_t>(amd));
-  DropQueue(std::move(owned));
 }
 
 QueueErrorCallback Queues::FanOut(std::shared_ptr<CountedCallbacks> callbacks) {
@@ -628,7 +622,7 @@ absl::StatusOr<AmdQueue*> Queues::CreateSoft(const SoftQueueRequest& request) {
 }
 
 absl::Status Queues::Destroy(const AmdQueue* queue) {
-  std::unique_ptr<AqlQueue> owned;
+  std::unique_ptr<AqlQueue> owned;  // declared outside the lock: the queue's teardown does not hold mu_
   {
     ScopedLock lock(&mu_);
     if (auto soft = soft_queues_.find(reinterpret_cast<uint64_t>(queue)); soft != soft_queues_.end()) {
@@ -652,7 +646,6 @@ absl::Status Queues::Destroy(const AmdQueue* queue) {
     doorbells_.erase(owned->doorbell_signal());
     queues_.erase(it);
   }
-  DropQueue(std::move(owned));
   return absl::OkStatus();
 }
 

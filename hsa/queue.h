@@ -254,7 +254,6 @@ class Queues {
   // A queue error callback that tells each of `callbacks` (with its handle).
   static QueueErrorCallback FanOut(std::shared_ptr<CountedCallbacks> callbacks);
 
-  void DropQueue(std::unique_ptr<AqlQueue> queue);
   absl::StatusOr<AqlQueue*> Find(const char* function, const AmdQueue* queue) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Runtime& runtime_;         // Not owned; must outlive this.

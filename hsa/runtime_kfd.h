@@ -43,6 +43,14 @@ inline const thunk::SystemTopology& TopologyOf(const Runtime& runtime) { return 
 inline thunk::NodeId KfdNodeOf(const Runtime& runtime, const Agent& agent) {
   return KfdBinding::Of(runtime).NodeOf(agent);
 }
+// The KFD node properties behind `agent`; null when the topology has no such node.
+inline const thunk::NodeProperties* NodePropertiesOf(const Runtime& runtime, const Agent& agent) {
+  const thunk::NodeId node = KfdNodeOf(runtime, agent);
+  for (const thunk::NodeProperties& n : TopologyOf(runtime).nodes) {
+    if (n.id == node) return &n;
+  }
+  return nullptr;
+}
 inline thunk::NodeId KfdNodeOf(const Runtime& runtime, const MemoryPool& pool) {
   return KfdBinding::Of(runtime).NodeOf(pool);
 }

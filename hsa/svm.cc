@@ -57,11 +57,12 @@ absl::StatusOr<PageRange> Widen(absl::string_view op, DeviceAddress ptr, Bytes s
     return absl::InvalidArgumentError(absl::StrCat(op, "(ptr=0x", absl::Hex(ptr.raw()), ", size=0): size is 0"));
   }
   const uint64_t last = ptr.raw() + size.raw();
-  if (last < ptr.raw() || last > UINT64_MAX - kPage) {
+  const std::optional<DeviceAddress> end = AlignUp(DeviceAddress(last), Bytes(kPage));
+  if (last < ptr.raw() || last > UINT64_MAX - kPage || !end.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(op, "(ptr=0x", absl::Hex(ptr.raw()), ", size=", size.raw(),
                                                    "): the range wraps the address space"));
   }
-  return PageRange{ptr.raw() & ~(kPage - 1), (last + kPage - 1) & ~(kPage - 1)};
+  return PageRange{AlignDown(ptr, Bytes(kPage)).raw(), end->raw()};
 }
 
 // ROCr answers HSA_STATUS_ERROR for any refusal of hsaKmtSVMSetAttr / GetAttr; the thunk's code stays inside.

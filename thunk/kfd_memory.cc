@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/lookup_count.h"
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -62,7 +63,7 @@ const Kfd::Allocation* Kfd::FindLocked(DeviceAddress address, Bytes size) const 
     }
   }
   if (matches == 1) return registered;
-  const DeviceAddress page(AlignDown(Bytes(address.raw()), kPageSize).raw());
+  const DeviceAddress page = AlignDown(address, kPageSize);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.FindStart(page);
   if (entry == nullptr) return nullptr;
   const Allocation& a = entry->value;
@@ -684,6 +685,7 @@ absl::Status Kfd::DeregisterMemory(const void* address) {
 }
 
 PointerInfo Kfd::QueryPointerInfo(const void* pointer) const {
+  CountAddressLookup();
   ScopedLock lock(&mu_);
   const Allocation* a = FindContainingLocked(DeviceAddress::FromPointer(pointer));
   PointerInfo info;
@@ -746,6 +748,7 @@ absl::StatusOr<Bytes> Kfd::AvailableMemory(NodeId node) {
 }
 
 std::optional<Kfd::AllocationInfo> Kfd::FindAllocation(DeviceAddress address) const {
+  CountAddressLookup();
   ScopedLock lock(&mu_);
   const Allocation* a = FindContainingLocked(address);
   if (a == nullptr) return std::nullopt;

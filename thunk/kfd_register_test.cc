@@ -37,7 +37,7 @@ constexpr NodeId kGpu1(2);
 constexpr Bytes kPage = Bytes::KiB(4);
 
 DeviceAddress At(const void* p) { return DeviceAddress::FromPointer(p); }
-DeviceAddress PageOf(DeviceAddress a) { return DeviceAddress(AlignDown(Bytes(a.raw()), kPage).raw()); }
+DeviceAddress PageOf(DeviceAddress a) { return AlignDown(a, kPage); }
 
 class KfdRegisterTest : public ::testing::Test {
  protected:
@@ -125,7 +125,7 @@ TEST_F(KfdRegisterTest, StackAndStaticDataRegister) {
 // A range crossing a page boundary pins both pages.
 TEST_F(KfdRegisterTest, UnalignedRangeCoversEveryPageItTouches) {
   std::vector<char> heap(3 * kPage.raw());
-  char* page_end = reinterpret_cast<char*>(AlignUp(Bytes(At(heap.data()).raw()), kPage)->raw()) + kPage.raw() - 6;
+  char* page_end = static_cast<char*>(AlignUp(At(heap.data()), kPage)->ToPointer()) + kPage.raw() - 6;
   ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, kfd_->RegisterMemory(page_end, Bytes(12)));
   EXPECT_EQ(gpu - PageOf(gpu), kPage - Bytes(6));
   EXPECT_EQ(BoAt(gpu)->size, Bytes(2 * kPage.raw()));

@@ -1,0 +1,102 @@
+// How many times one hipMemcpy looks its pointers up (issue #26: "a hipMemcpy looks each pointer up once").
+//
+// Every layer's address query counts one lookup on the calling thread (base/lookup_count.h): CLR's object map, the
+// HSA runtime's allocation map, the thunk's pointer queries. A hipMemcpy runs its lookups on the calling thread, so
+// the count around one call is that call's. Each case first copies once untimed, so queues and staging made on
+// first use are not counted, then checks the bytes that landed and the lookups of a second, identical copy.
+//
+// The goal is 2 (one per pointer). Each case's max_lookups is where its path stands now; lowering it is progress,
+// and a change that adds lookups fails here. The counts are also reported as test properties ("lookups").
+// Before hip resolved each pointer once and handed the result down: 8 for device to device, 6 for pinned to pinned,
+// 10 for the rest. Now HIP and CLR look each pointer up once; the SDMA paths' 4 more are the HSA runtime's
+// (Copies::Submit's bounds check, then GpuAccess::Acquire in the thunk, one each per side).
+#include <hip/hip_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/lookup_count.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+enum class Side { kDevice, kPinned, kPageable };
+
+struct Case {
+  const char* name;
+  Side dst;
+  Side src;
+  size_t bytes;
+  uint64_t max_lookups;
+};
+
+class MemcpyLookupsTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override { ASSERT_EQ(hipSetDevice(0), hipSuccess); }
+  void TearDown() override {
+    for (void* d : device_) EXPECT_EQ(hipFree(d), hipSuccess);
+    for (void* h : pinned_) EXPECT_EQ(hipHostFree(h), hipSuccess);
+  }
+
+  void* Make(Side side, size_t bytes) {
+    void* p = nullptr;
+    switch (side) {
+      case Side::kDevice:
+        EXPECT_EQ(hipMalloc(&p, bytes), hipSuccess);
+        device_.push_back(p);
+        break;
+      case Side::kPinned:
+        EXPECT_EQ(hipHostMalloc(&p, bytes, hipHostMallocDefault), hipSuccess);
+        pinned_.push_back(p);
+        break;
+      case Side::kPageable:
+        pageable_.emplace_back(bytes);
+        p = pageable_.back().data();
+        break;
+    }
+    return p;
+  }
+
+  std::vector<void*> device_;
+  std::vector<void*> pinned_;
+  std::vector<std::vector<uint8_t>> pageable_;
+};
+
+TEST_P(MemcpyLookupsTest, LooksItsPointersUpAtMostTheCountedTimes) {
+  const Case& c = GetParam();
+  void* dst = Make(c.dst, c.bytes);
+  void* src = Make(c.src, c.bytes);
+  ASSERT_NE(dst, nullptr);
+  ASSERT_NE(src, nullptr);
+  // The source's bytes, written where the host reaches them (through a staging copy for device memory).
+  std::vector<uint8_t> pattern(c.bytes);
+  for (size_t i = 0; i < c.bytes; ++i) pattern[i] = static_cast<uint8_t>(i * 7 + 3);
+  ASSERT_EQ(hipMemcpy(src, pattern.data(), c.bytes, hipMemcpyDefault), hipSuccess);
+  ASSERT_EQ(hipMemcpy(dst, src, c.bytes, hipMemcpyDefault), hipSuccess);  // first use: queues, staging
+
+  const uint64_t before = hipmem::AddressLookupsOnThisThread();
+  ASSERT_EQ(hipMemcpy(dst, src, c.bytes, hipMemcpyDefault), hipSuccess);
+  const uint64_t lookups = hipmem::AddressLookupsOnThisThread() - before;
+
+  std::vector<uint8_t> landed(c.bytes);
+  ASSERT_EQ(hipMemcpy(landed.data(), dst, c.bytes, hipMemcpyDefault), hipSuccess);
+  EXPECT_EQ(std::memcmp(landed.data(), pattern.data(), c.bytes), 0);
+  RecordProperty("lookups", static_cast<int>(lookups));
+  EXPECT_GE(lookups, 2u) << "each pointer is resolved at least once";
+  EXPECT_LE(lookups, c.max_lookups) << c.name << ": lookups per hipMemcpy went up";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Paths, MemcpyLookupsTest,
+    ::testing::Values(Case{"DeviceToDevice", Side::kDevice, Side::kDevice, 64 << 10, 2},  // the blit kernel
+                      Case{"PinnedToDevice", Side::kDevice, Side::kPinned, 64 << 10, 6},  // SDMA
+                      Case{"DeviceToPinned", Side::kPinned, Side::kDevice, 64 << 10, 6},
+                      Case{"PageableToDevice", Side::kDevice, Side::kPageable, 64 << 10, 6},  // staged
+                      Case{"DeviceToPageable", Side::kPageable, Side::kDevice, 64 << 10, 6},
+                      Case{"LargePageableToDevice", Side::kDevice, Side::kPageable, 8 << 20, 6},  // pinned chunks
+                      Case{"PinnedToPinned", Side::kPinned, Side::kPinned, 64 << 10, 2}),  // the host's memcpy
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
