@@ -11,11 +11,14 @@
 #include "absl/cleanup/cleanup.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/fault_injection.h"
 #include "thunk/kfd_device_sim.h"
 
 namespace {
+
+using ::hipmem_testing::FirstGpuNode;
 
 using ::hipmem::kfd_sim::CountedEntry;
 using ::hipmem::kfd_sim::CountEntries;
@@ -45,16 +48,6 @@ struct Outcome {
     const HSAKMT_STATUS s_ = (call_expr);                               \
     if (s_ != HSAKMT_STATUS_SUCCESS) return Outcome{#call_expr, s_};     \
   } while (0)
-
-HSAuint32 FirstGpuNode() {
-  HsaSystemProperties sys{};
-  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
-  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties props{};
-    if (hsaKmtGetNodeProperties(n, &props) == HSAKMT_STATUS_SUCCESS && props.KFDGpuID != 0) return n;
-  }
-  return 0;
-}
 
 // hsaKmtOpenKFD and hsaKmtCloseKFD: the open reads the topology, acquires every GPU's VM and sets up the
 // apertures.
