@@ -103,7 +103,8 @@ absl::StatusOr<DeviceAddress> Released(absl::StatusOr<Allocation> allocation);
 
 class Context {
  public:
-  // Creates the HSA runtime and one Device per GPU agent. kNotFound when the machine has no GPU.
+  // Creates the HSA runtime and one Device per GPU agent. kNotFound when the machine has no GPU; kUnavailable when
+  // the HSA runtime does not start.
   static absl::StatusOr<std::unique_ptr<Context>> Create();
   static absl::StatusOr<std::unique_ptr<Context>> Create(std::unique_ptr<hsa::Runtime> runtime);
 
