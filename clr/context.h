@@ -178,6 +178,9 @@ class Context {
 
   // Resolves an address to its object and offset.
   std::optional<MemObjRef> Find(DeviceAddress address) const { return objects_.Find(address); }
+  // How many memory objects are alive (device, host, registered, managed). For leak checks the kernel's counts cannot
+  // make: small allocations share a 2 MiB block the runtime keeps, so one leaked inside it changes no KFD buffer.
+  size_t live_memory_objects() const { return objects_.size(); }
 
   // Peer access (ROCclr's p2p device lists). `device`'s GPU may be given `peer`'s VRAM when the HSA runtime
   // reports a path to it (the VRAM pool's access for `device`'s agent is not NEVER_ALLOWED). False for itself.
