@@ -35,8 +35,12 @@ absl::StatusOr<hsa::PoolId> FindPool(const hsa::Runtime& runtime, const hsa::Age
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Context>> Context::Create() {
-  ASSIGN_OR_RETURN(std::unique_ptr<hsa::Runtime> runtime, hsa::Runtime::Create());
-  return Create(std::move(runtime));
+  absl::StatusOr<std::unique_ptr<hsa::Runtime>> runtime = hsa::Runtime::Create();
+  // kNotFound means "no GPU" to the caller (hipErrorNoDevice). An HSA runtime that did not start -- no /dev/kfd, a
+  // KFD open or topology read that failed -- is ROCclr's failed hsa_init instead, whatever errno it carries (ENOENT
+  // for a missing /dev/kfd would read as kNotFound).
+  if (!runtime.ok()) return Recode(runtime.status(), absl::StatusCode::kUnavailable);
+  return Create(*std::move(runtime));
 }
 
 absl::StatusOr<std::unique_ptr<Context>> Context::Create(std::unique_ptr<hsa::Runtime> runtime) {

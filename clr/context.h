@@ -103,7 +103,8 @@ absl::StatusOr<DeviceAddress> Released(absl::StatusOr<Allocation> allocation);
 
 class Context {
  public:
-  // Creates the HSA runtime and one Device per GPU agent. kNotFound when the machine has no GPU.
+  // Creates the HSA runtime and one Device per GPU agent. kNotFound when the machine has no GPU; kUnavailable when
+  // the HSA runtime does not start.
   static absl::StatusOr<std::unique_ptr<Context>> Create();
   static absl::StatusOr<std::unique_ptr<Context>> Create(std::unique_ptr<hsa::Runtime> runtime);
 
@@ -179,6 +180,9 @@ class Context {
   std::optional<MemObjRef> Find(DeviceAddress address) const { return objects_.Find(address); }
   // The same lookup, kept with its address for the layers below (BlitManager::Copy).
   ResolvedPointer Resolve(DeviceAddress address) const { return ResolvedPointer{address, objects_.Find(address)}; }
+  // How many memory objects are alive (device, host, registered, managed). For leak checks the kernel's counts cannot
+  // make: small allocations share a 2 MiB block the runtime keeps, so one leaked inside it changes no KFD buffer.
+  size_t live_memory_objects() const { return objects_.size(); }
 
   // Peer access (ROCclr's p2p device lists). `device`'s GPU may be given `peer`'s VRAM when the HSA runtime
   // reports a path to it (the VRAM pool's access for `device`'s agent is not NEVER_ALLOWED). False for itself.

@@ -75,10 +75,13 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
 }
 
 hipError_t hipGetDeviceCount(int* count) {
-  HIPMEM_INIT_OR_RETURN(rt, count);
+  // HIP_INIT_API_NO_RETURN in CLR: a runtime that did not start is a count of zero (ihipDeviceGetCount), not an
+  // error of its own.
+  HIPMEM_API_SLICE(count);
   if (count == nullptr) return Return(hipErrorInvalidValue);
-  *count = rt.device_count();
-  return Return(hipSuccess);
+  absl::StatusOr<hipmem::hip::Runtime*> rt = hipmem::hip::Runtime::Get();
+  *count = rt.ok() ? (*rt)->device_count() : 0;
+  return Return(*count > 0 ? hipSuccess : hipErrorNoDevice);
 }
 
 hipError_t hipSetDevice(int deviceId) {

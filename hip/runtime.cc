@@ -37,8 +37,15 @@ DeviceAddress Address(const void* p) { return DeviceAddress::FromPointer(p); }
 }  // namespace
 
 absl::StatusOr<Runtime*> Runtime::Get() {
+  // CLR starts its runtime once (std::call_once(g_ihipInitialized, hip::init)) and never again, even after a failure.
+  // A start that failed (amd::Runtime::init: hsa_init failed, so ROCclr found no device backend) answers
+  // hipErrorInvalidDevice to the one call that ran it (HIP_INIT); every later call passes HIP_INIT, finds
+  // g_devices empty and answers hipErrorNoDevice. A start that found no GPU (none present, or all hidden by
+  // HIP_VISIBLE_DEVICES) is a success with no device: hipErrorNoDevice for every call.
+  bool started_here = false;
   // Never destroyed: HIP programs call into the runtime from atexit handlers and static destructors.
-  static const absl::StatusOr<Runtime*>* const runtime = []() -> absl::StatusOr<Runtime*>* {
+  static const absl::StatusOr<Runtime*>* const runtime = [&started_here]() -> absl::StatusOr<Runtime*>* {
+    started_here = true;
     absl::StatusOr<std::unique_ptr<clr::Context>> context = clr::Context::Create();
     if (context.ok()) return new absl::StatusOr<Runtime*>(new Runtime(*std::move(context)));
     if (absl::IsNotFound(context.status())) {
@@ -48,7 +55,8 @@ absl::StatusOr<Runtime*> Runtime::Get() {
     return new absl::StatusOr<Runtime*>(
         WithHipError(Recode(context.status(), absl::StatusCode::kInvalidArgument), hipErrorInvalidDevice));
   }();
-  return *runtime;
+  if (runtime->ok() || started_here || ToHipError(runtime->status()) == hipErrorNoDevice) return *runtime;
+  return NoDeviceError(absl::StrCat("the HIP runtime failed to start, and is not retried: ", runtime->status().message()));
 }
 
 namespace {

@@ -47,8 +47,9 @@ struct PointerAttributes {
 
 class Runtime {
  public:
-  // The process-wide runtime, created on first use (HIP_INIT_API). NoDeviceError when the machine
-  // has no GPU, InvalidDeviceError when initialisation fails otherwise.
+  // The process-wide runtime, created on first use (HIP_INIT_API) and never retried. NoDeviceError when the machine
+  // has no GPU; when initialisation fails otherwise, InvalidDeviceError to the call that ran it and NoDeviceError
+  // to every later one, as CLR.
   static absl::StatusOr<Runtime*> Get();
 
   // For tests: a runtime over an existing CLR context.

@@ -139,4 +139,47 @@ TEST(HsaFaultTest, InitCopyShutDownFailingAtEveryKernelEntryAnswersAnErrorAndLea
   EXPECT_GE(failed_calls, 3);
 }
 
+// Issue #24: the simulator's own host resources (testing/kfd_sim/host_thread.h, fault_hook.h), failed in turn over
+// the same scenario: an engine thread the host refuses fails the queue's creation (ENOMEM), a buffer the host cannot
+// back fails its GPU mapping (ENOMEM). The runtime answers OUT_OF_RESOURCES or works around it (the blit kernel for
+// a copy engine it cannot have); nothing stays behind, and the scenario then succeeds.
+void SweepHostResource(KernelEntry kind) {
+  ASSERT_TRUE(InitCopyShutDown().ok());  // the process-wide watchers (the doorbell poller) start once
+  const SimUsage start = Usage();
+  const FaultPlan count{.only_entry = kind};
+  absl::StatusOr<std::vector<CountedEntry>> entries = CountEntries(count, [] {
+    const Outcome outcome = InitCopyShutDown();
+    EXPECT_TRUE(outcome.ok()) << outcome.call << " answered " << outcome.status;
+  });
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_GE(entries->size(), 1u);
+  for (size_t k = 1; k <= entries->size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "failing " << EntryName((*entries)[k - 1]) << " " << k << " of "
+                                    << entries->size());
+    FaultPlan fail = count;
+    fail.fail_at = k;
+    Outcome outcome;
+    {
+      ScopedFaultInjection fault(fail);
+      outcome = InitCopyShutDown();
+      EXPECT_EQ(fault.failed(), 1u);
+    }
+    if (!outcome.ok()) {
+      EXPECT_EQ(outcome.status, HSA_STATUS_ERROR_OUT_OF_RESOURCES) << outcome.call;
+    }
+    EXPECT_EQ(Usage(), start);
+    const Outcome again = InitCopyShutDown();
+    EXPECT_TRUE(again.ok()) << again.call << " answered " << again.status;
+    EXPECT_EQ(Usage(), start);
+  }
+}
+
+TEST(HsaFaultTest, InitCopyShutDownWithEveryThreadStartFailingInTurnAnswersAnErrorAndLeavesNothing) {
+  SweepHostResource(KernelEntry::kThreadStart);
+}
+
+TEST(HsaFaultTest, InitCopyShutDownWithEveryHostAllocationFailingInTurnAnswersAnErrorAndLeavesNothing) {
+  SweepHostResource(KernelEntry::kHostAllocation);
+}
+
 }  // namespace

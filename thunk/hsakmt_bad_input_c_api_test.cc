@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 
 namespace {
 
@@ -77,16 +78,8 @@ constexpr Row kRows[] = {
 TEST(HsakmtBadInput, EachCaseAnswersLibhsakmtsCode) {
   ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
   Env env;
-  HsaSystemProperties sys{};
-  ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties props{};
-    ASSERT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-    if (props.KFDGpuID != 0) {
-      env.gpu_node = n;
-      break;
-    }
-  }
+  env.gpu_node = hipmem_testing::FirstGpuNode();
+  ASSERT_NE(env.gpu_node, 0u);
   HsaMemFlags flags{};
   flags.ui32.HostAccess = 1;
   flags.ui32.CoarseGrain = 1;

@@ -8,26 +8,20 @@
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/linux/kfd_ioctl.h"
+#include "thunk/hsakmt_test_nodes.h"
 #include "thunk/host_cpu.h"
 
 namespace {
 
+using ::hipmem_testing::FirstGpuNode;
+
 class HsakmtCApiTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS); }
-  void TearDown() override { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); }
-
-  HSAuint32 FirstGpuNode() {
-    HsaSystemProperties sys{};
-    EXPECT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-      HsaNodeProperties props{};
-      EXPECT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-      if (props.KFDGpuID != 0) return n;
-    }
-    ADD_FAILURE() << "no GPU node";
-    return 0;
+  void SetUp() override {
+    ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    ASSERT_NE(FirstGpuNode(), 0u) << "no GPU node";
   }
+  void TearDown() override { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); }
 
   static HsaMemFlags VramFlags() {
     HsaMemFlags f{};

@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 
 namespace {
 
@@ -34,16 +35,7 @@ class HsakmtControlsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys{};
-    ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-      HsaNodeProperties props{};
-      ASSERT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-      if (props.KFDGpuID != 0) {
-        gpu_node_ = n;
-        break;
-      }
-    }
+    gpu_node_ = hipmem_testing::FirstGpuNode();
     ASSERT_NE(gpu_node_, 0u);
   }
   void TearDown() override {

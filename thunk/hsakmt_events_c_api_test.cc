@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
@@ -23,15 +24,9 @@ class HsakmtEventsTest : public ::testing::Test {
   void TearDown() override { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); }
 
   static HSAuint32 GpuNode() {
-    HsaSystemProperties sys{};
-    EXPECT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-      HsaNodeProperties props{};
-      EXPECT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-      if (props.KFDGpuID != 0) return n;
-    }
-    ADD_FAILURE() << "no GPU node";
-    return 0;
+    const HSAuint32 node = hipmem_testing::FirstGpuNode();
+    EXPECT_NE(node, 0u) << "no GPU node";
+    return node;
   }
 
   // kfdtest's CreateQueueTypeEvent.

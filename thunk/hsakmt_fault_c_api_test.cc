@@ -11,11 +11,14 @@
 #include "absl/cleanup/cleanup.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/fault_injection.h"
 #include "thunk/kfd_device_sim.h"
 
 namespace {
+
+using ::hipmem_testing::FirstGpuNode;
 
 using ::hipmem::kfd_sim::CountedEntry;
 using ::hipmem::kfd_sim::CountEntries;
@@ -45,16 +48,6 @@ struct Outcome {
     const HSAKMT_STATUS s_ = (call_expr);                               \
     if (s_ != HSAKMT_STATUS_SUCCESS) return Outcome{#call_expr, s_};     \
   } while (0)
-
-HSAuint32 FirstGpuNode() {
-  HsaSystemProperties sys{};
-  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
-  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties props{};
-    if (hsaKmtGetNodeProperties(n, &props) == HSAKMT_STATUS_SUCCESS && props.KFDGpuID != 0) return n;
-  }
-  return 0;
-}
 
 // hsaKmtOpenKFD and hsaKmtCloseKFD: the open reads the topology, acquires every GPU's VM and sets up the
 // apertures.
@@ -277,6 +270,123 @@ TEST(HsakmtFaultTest, MemoryAndEventsFailingAtEveryKernelEntryAnswerAnErrorAndLe
     EXPECT_TRUE(again.ok()) << again.call << " answered " << again.status;
     EXPECT_EQ(Usage(), start);
   }
+}
+
+}  // namespace
+
+namespace {
+
+using ::hipmem::kfd_sim::KernelEntry;
+
+// With the KFD open: an SDMA queue over a host ring, created and destroyed. Its engine thread is the simulator's host
+// resource a queue needs.
+Outcome QueueCreateDestroy(HSAuint32 gpu) {
+  constexpr HSAuint64 kRingBytes = 4096;
+  HsaMemFlags system{};
+  system.ui32.PageSize = HSA_PAGE_SIZE_4KB;
+  system.ui32.HostAccess = 1;
+  system.ui32.NoSubstitute = 1;
+  Outcome first;
+  auto note = [&](const char* call, HSAKMT_STATUS s) {
+    if (s != HSAKMT_STATUS_SUCCESS && first.ok()) first = Outcome{call, s};
+    return s == HSAKMT_STATUS_SUCCESS;
+  };
+  void* ring = nullptr;
+  if (!note("hsaKmtAllocMemory(ring)", hsaKmtAllocMemory(0, kRingBytes, system, &ring))) return first;
+  if (note("hsaKmtMapMemoryToGPU", hsaKmtMapMemoryToGPU(ring, kRingBytes, nullptr))) {
+    HsaQueueResource queue{};
+    if (note("hsaKmtCreateQueue", hsaKmtCreateQueue(gpu, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring,
+                                                     kRingBytes, nullptr, &queue))) {
+      note("hsaKmtDestroyQueue", hsaKmtDestroyQueue(queue.QueueId));
+    }
+    note("hsaKmtUnmapMemoryToGPU", hsaKmtUnmapMemoryToGPU(ring));
+  }
+  note("hsaKmtFreeMemory", hsaKmtFreeMemory(ring, kRingBytes));
+  return first;
+}
+
+// Issue #24: the simulator's own host resources. A thread the host refuses the engine of a new queue fails
+// AMDKFD_IOC_CREATE_QUEUE with ENOMEM (testing/kfd_sim/host_thread.h), which libhsakmt answers ERROR (queues.c
+// hsaKmtCreateQueue: a failed ioctl); nothing stays behind, and the next queue is made.
+TEST(HsakmtFaultTest, AQueueWhoseEngineThreadCannotStartIsRefusedAndLeavesNothing) {
+  ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  absl::Cleanup close = [] { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); };
+  const HSAuint32 gpu = FirstGpuNode();
+  ASSERT_NE(gpu, 0u);
+  // The first queue of the process starts the doorbell poller, which stays: not part of the count.
+  ASSERT_TRUE(QueueCreateDestroy(gpu).ok());
+  const SimUsage start = Usage();
+  const FaultPlan threads{.only_entry = KernelEntry::kThreadStart};
+  absl::StatusOr<std::vector<CountedEntry>> entries =
+      CountEntries(threads, [&] { EXPECT_TRUE(QueueCreateDestroy(gpu).ok()); });
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 1u) << "the SDMA engine's thread: " << Describe(*entries);
+  FaultPlan fail = threads;
+  fail.fail_at = 1;
+  Outcome outcome;
+  {
+    ScopedFaultInjection fault(fail);
+    outcome = QueueCreateDestroy(gpu);
+    EXPECT_EQ(fault.failed(), 1u);
+  }
+  EXPECT_EQ(outcome.call, "hsaKmtCreateQueue");
+  EXPECT_EQ(outcome.status, HSAKMT_STATUS_ERROR);
+  EXPECT_EQ(Usage(), start);
+  const Outcome again = QueueCreateDestroy(gpu);
+  EXPECT_TRUE(again.ok()) << again.call << " answered " << again.status;
+  EXPECT_EQ(Usage(), start);
+}
+
+// A host that cannot make the simulator's page file for a kind of memory (its host backing, made when the first buffer
+// of the kind a KFD process has is first reached: here the CPU mapping libhsakmt makes of host-accessible memory)
+// fails that access with ENOMEM; libhsakmt answers as for any failed allocation of the call. Each such allocation of a
+// fresh KFD process is failed in turn; nothing stays behind.
+Outcome OpenMemoryAndEventsClose(HSAuint32 gpu) {
+  if (const HSAKMT_STATUS s = hsaKmtOpenKFD(); s != HSAKMT_STATUS_SUCCESS) return Outcome{"hsaKmtOpenKFD()", s};
+  const Outcome outcome = MemoryAndEvents(gpu);
+  if (const HSAKMT_STATUS s = hsaKmtCloseKFD(); s != HSAKMT_STATUS_SUCCESS && outcome.ok()) {
+    return Outcome{"hsaKmtCloseKFD()", s};
+  }
+  return outcome;
+}
+
+TEST(HsakmtFaultTest, MemoryWhoseHostBackingCannotBeAllocatedIsRefusedAndLeavesNothing) {
+  const HSAuint32 gpu = [] {
+    EXPECT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    const HSAuint32 n = FirstGpuNode();
+    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+    return n;
+  }();
+  ASSERT_NE(gpu, 0u);
+  const SimUsage start = Usage();
+  const FaultPlan host{.only_entry = KernelEntry::kHostAllocation};
+  absl::StatusOr<std::vector<CountedEntry>> entries =
+      CountEntries(host, [&] { EXPECT_TRUE(OpenMemoryAndEventsClose(gpu).ok()); });
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_GE(entries->size(), 2u) << Describe(*entries);
+  int refused = 0;
+  for (size_t k = 1; k <= entries->size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "failing host allocation " << k << " of " << entries->size());
+    FaultPlan fail = host;
+    fail.fail_at = k;
+    Outcome outcome;
+    {
+      ScopedFaultInjection fault(fail);
+      outcome = OpenMemoryAndEventsClose(gpu);
+      EXPECT_EQ(fault.failed(), 1u);
+    }
+    // The open's MMIO page is worked around (fmm.c map_mmio: the GPU is opened without it); a buffer or the event
+    // page is refused.
+    if (!outcome.ok()) {
+      EXPECT_EQ(outcome.status, ExpectedStatus(outcome.call)) << outcome.call;
+      ++refused;
+    }
+    EXPECT_EQ(Usage(), start);
+    const Outcome again = OpenMemoryAndEventsClose(gpu);
+    EXPECT_TRUE(again.ok()) << again.call << " answered " << again.status;
+    EXPECT_EQ(Usage(), start);
+  }
+  EXPECT_GE(refused, 2);  // the VRAM buffer and the event page at least
 }
 
 }  // namespace

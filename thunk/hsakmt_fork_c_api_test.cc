@@ -15,9 +15,12 @@
 #include "gpu_abi/sdma_packets.h"
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 #include "thunk/hsakmt_fork_child.h"
 
 namespace {
+
+using ::hipmem_testing::FirstGpuNode;
 
 namespace sdma = ::hipmem::gpu_abi::sdma;
 using ::hipmem_testing::DescribeChild;
@@ -33,16 +36,6 @@ HsaMemFlags SystemMemory() {
   flags.ui32.HostAccess = 1;
   flags.ui32.NonPaged = 1;
   return flags;
-}
-
-HSAuint32 FirstGpuNode() {
-  HsaSystemProperties sys{};
-  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
-  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties props{};
-    if (hsaKmtGetNodeProperties(n, &props) == HSAKMT_STATUS_SUCCESS && props.KFDGpuID != 0) return n;
-  }
-  return 0;
 }
 
 // kfdtest's SDMAQueue::SubmitPacket: the write pointer, then the doorbell, each one plain store (a release store is

@@ -6,20 +6,13 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 
 namespace {
 
-constexpr HSAuint64 kBytes = 65536;
+using ::hipmem_testing::FirstGpuNode;
 
-HSAuint32 FirstGpuNode() {
-  HsaSystemProperties sys{};
-  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
-  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties props{};
-    if (hsaKmtGetNodeProperties(n, &props) == HSAKMT_STATUS_SUCCESS && props.KFDGpuID != 0) return n;
-  }
-  return 0;
-}
+constexpr HSAuint64 kBytes = 65536;
 
 HsaMemFlags HostVisibleVram() {
   HsaMemFlags flags{};

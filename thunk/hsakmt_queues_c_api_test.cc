@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 #include "gpu_abi/sdma_packets.h"
 
 namespace {
@@ -21,16 +22,7 @@ class HsakmtQueuesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys{};
-    ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-      HsaNodeProperties props{};
-      ASSERT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-      if (props.KFDGpuID != 0) {
-        gpu_node_ = n;
-        break;
-      }
-    }
+    gpu_node_ = hipmem_testing::FirstGpuNode();
     ASSERT_NE(gpu_node_, 0u);
     ring_ = static_cast<char*>(HostBuffer(kRingBytes));
   }

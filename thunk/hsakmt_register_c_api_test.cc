@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "hsakmt/hsakmt.h"
+#include "thunk/hsakmt_test_nodes.h"
 
 namespace {
 
@@ -17,13 +18,7 @@ class HsakmtRegisterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys{};
-    ASSERT_EQ(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-      HsaNodeProperties props{};
-      ASSERT_EQ(hsaKmtGetNodeProperties(n, &props), HSAKMT_STATUS_SUCCESS);
-      if (props.KFDGpuID != 0) gpu_nodes_.push_back(n);
-    }
+    gpu_nodes_ = hipmem_testing::GpuNodes();
     ASSERT_FALSE(gpu_nodes_.empty());
   }
   void TearDown() override { EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS); }

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "testing/kfd_sim/fault_hook.h"
 
 namespace hipmem::kfd_sim {
 
@@ -40,6 +41,11 @@ std::optional<uint64_t> PageFile::Take(Bytes size) {
 absl::StatusOr<int> PageFile::fd() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!file_.has_value()) {
+    // The page file is the simulator's large host backing (the kernel's page allocations): a host without it is out
+    // of memory, as a test makes it (fault_hook.h).
+    if (const int fault = InjectedFault(KernelEntry::kHostAllocation); fault != 0) {
+      return absl::ErrnoToStatus(fault, absl::StrCat("memfd for ", name_, " (injected)"));
+    }
     absl::StatusOr<MemFd> made = MemFd::Create(name_, kSpan);
     if (!made.ok()) return made.status();
     file_.emplace(*std::move(made));

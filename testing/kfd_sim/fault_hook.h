@@ -1,5 +1,6 @@
 // The simulated kernel's fault-injection point: every entry into the simulated KFD (open of /dev/kfd, an
-// ioctl, an mmap of a kfd or render fd, open of a render node) asks it first whether to fail.
+// ioctl, an mmap of a kfd or render fd, open of a render node) asks it first whether to fail, and so does every start
+// of a simulator thread and every large host allocation of the simulator.
 //
 // What arms it is test-only (fault_injection.h, a testonly target); this target only holds the hook, so the
 // simulator and the thunk's simulator backend can call it. Disarmed, a call is one relaxed atomic load.
@@ -19,6 +20,11 @@ enum class KernelEntry : uint8_t {
   kIoctl,           // any AMDKFD_IOC_* the simulator handles (after its nr and caller checks)
   kMmap,            // mmap of /dev/kfd (doorbells) or of a render node (a buffer's pages)
   kOpenRenderNode,  // open("/dev/dri/renderD*")
+  // The simulator's own host resources, which a real kernel has as well (kthreads, page allocations) and may lack.
+  // Counted only by a plan that names them (FaultPlan::only_entry): a plan for every kernel entry leaves them out,
+  // so the ioctl sweeps keep their sequences.
+  kThreadStart,     // a simulator thread (host_thread.h)
+  kHostAllocation,  // a large host backing: the memfd of a process's page file (bo_pages.h), made on first use
 };
 
 // Decides, for one kernel entry, whether it fails. Implemented by the test-only injector.

@@ -19,6 +19,10 @@ std::string EntryName(const CountedEntry& entry) {
       return "mmap";
     case KernelEntry::kOpenRenderNode:
       return "open(/dev/dri/renderD*)";
+    case KernelEntry::kThreadStart:
+      return "thread start";
+    case KernelEntry::kHostAllocation:
+      return "host allocation";
   }
   return "?";
 }
@@ -54,6 +58,8 @@ ScopedFaultInjection::~ScopedFaultInjection() { InstallFaultInjector(nullptr); }
 int ScopedFaultInjection::OnEntry(KernelEntry entry, uint32_t nr) {
   if (!plan_.all_threads && std::this_thread::get_id() != owner_) return 0;
   if (plan_.only_entry && entry != *plan_.only_entry) return 0;
+  // The simulator's host resources only when asked for by name (fault_hook.h).
+  if (!plan_.only_entry && (entry == KernelEntry::kThreadStart || entry == KernelEntry::kHostAllocation)) return 0;
   if (entry == KernelEntry::kIoctl) {
     if (plan_.only_ioctl_nr && nr != *plan_.only_ioctl_nr) return 0;
     if (!plan_.only_ioctl_nr &&

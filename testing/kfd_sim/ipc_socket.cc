@@ -22,9 +22,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/units.h"
+#include "testing/kfd_sim/host_thread.h"
 
 namespace hipmem::kfd_sim {
 namespace {
@@ -388,7 +390,14 @@ absl::Status EnsureIpcServer() {
   if (listen(fd, kListenBacklog) != 0) return absl::ErrnoToStatus(errno, "kfd_sim IPC server: listen");
   c.listener = std::move(listener);
   c.running = true;
-  c.thread = std::thread(&Serve, &c);
+  absl::StatusOr<std::thread> thread = StartHostThread([&c] { Serve(&c); });
+  if (!thread.ok()) {
+    // No server: the share that needed it fails (kThreadStartErrno), and the next one tries again.
+    c.running = false;
+    c.listener = ProcessLocalFd();
+    return thread.status();
+  }
+  c.thread = *std::move(thread);
   return absl::OkStatus();
 }
 

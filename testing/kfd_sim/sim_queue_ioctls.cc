@@ -17,6 +17,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
+#include "testing/kfd_sim/host_thread.h"
 #include "testing/kfd_sim/sim_internal.h"
 
 namespace hipmem::kfd_sim::sim_internal {
@@ -71,11 +72,8 @@ std::optional<gfx9::Target> Gfx9TargetOf(uint32_t gfx_target_version) {
   }
 }
 
-// Starts the engine of an active queue (the MQD loaded onto a hardware queue) on its current ring.
-// `initial_progress` continues a queue whose ring UPDATE_QUEUE moved: bytes for SDMA, the next packet index for
-// AQL, dwords for PM4.
-void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
-  if (!QueueIsActive(q)) return;
+// StartEngine's engine, whose thread may not have started.
+void StartEngineThread(IoctlContext& c, Queue& q, uint64_t initial_progress) {
   q.engine_ring_base = q.ring_base;
   q.engine_ring_size = q.ring_size;
   ProcessDevice& device = c.process.devices[q.gpu_index];
@@ -191,6 +189,19 @@ void StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
                 file->RaiseHwException();
               },
       });
+}
+
+// Starts the engine of an active queue (the MQD loaded onto a hardware queue) on its current ring.
+// `initial_progress` continues a queue whose ring UPDATE_QUEUE moved: bytes for SDMA, the next packet index for
+// AQL, dwords for PM4. Returns 0, or -kThreadStartErrno when the host refused the engine a thread: the queue is
+// then left without an engine (inactive), for the caller to fail its ioctl.
+int StartEngine(IoctlContext& c, Queue& q, uint64_t initial_progress) {
+  if (!QueueIsActive(q)) return 0;
+  StartEngineThread(c, q, initial_progress);
+  if (q.engine != nullptr && q.engine->running()) return 0;
+  q.engine.reset();
+  q.parked_progress = initial_progress;
+  return -kThreadStartErrno;
 }
 
 // Stops a queue's engine for good; returns the progress it reached.
@@ -321,7 +332,11 @@ int CreateQueue(IoctlContext& c, uapi::CreateQueueArgs& args) {
   q.parked_progress = start;
   auto [it, inserted] = c.process.queues.emplace(qid, std::move(q));
   HIPMEM_CHECK(inserted, "queue id reused while live");
-  StartEngine(c, it->second, start);
+  if (const int err = StartEngine(c, it->second, start); err != 0) {
+    // The queue never ran: it goes as if never made (its id and SDMA slot free again).
+    ReleaseQueue(c, it);
+    return err;
+  }
   LogQueue(c, it->second, "created");
 
   args.queue_id = qid;
@@ -369,8 +384,10 @@ int UpdateQueue(IoctlContext& c, uapi::UpdateQueueArgs& args) {
   if (QueueIsActive(q)) {
     if (q.engine != nullptr && q.engine_ring_base == q.ring_base && q.engine_ring_size == q.ring_size) {
       q.engine->Resume();
-    } else {
-      StartEngine(c, q, StopEngine(q));
+    } else if (const int err = StartEngine(c, q, StopEngine(q)); err != 0) {
+      // The queue stays, without an engine (as an inactive one), where the old engine stopped.
+      LogQueue(c, q, "not updated: no engine thread");
+      return err;
     }
   }
   LogQueue(c, q, "updated");

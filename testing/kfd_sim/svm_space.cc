@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "testing/kfd_sim/host_thread.h"
 #include "testing/kfd_sim/user_memory.h"
 
 #ifndef UFFD_USER_MODE_ONLY
@@ -276,7 +277,15 @@ class CpuFaultHandler {
       how_ += "; no UFFD_FEATURE_EVENT_UNMAP: munmaps of SVM ranges go unnoticed";
     }
     uffd_ = fd;
-    std::thread([this] { Loop(); }).detach();
+    absl::StatusOr<std::thread> thread = StartHostThread([this] { Loop(); });
+    if (!thread.ok()) {
+      // As without userfaultfd (available() false): the thread never ran, so nothing reads the descriptor.
+      how_ = absl::StrCat("no fault handler thread: ", thread.status().message());
+      uffd_ = -1;
+      close(fd);
+      return;
+    }
+    thread->detach();
   }
 
   // Tells every space that [start, end) was unmapped. Called with events_mu_ held; returns the spaces, which the

@@ -14,12 +14,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/aliased_memory_sync.h"
 #include "base/log.h"
 #include "base/trace.h"
 #include "gpu_abi/blit_kernels.h"
 #include "gpu_abi/kernel_descriptor.h"
+#include "testing/kfd_sim/host_thread.h"
 #include "testing/kfd_sim/engines/gfx9/dispatch.h"
 
 namespace hipmem::kfd_sim {
@@ -112,7 +114,15 @@ class ComputeEngine::WorkerPool {
  public:
   explicit WorkerPool(int threads) {
     threads_.reserve(threads);
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+    for (int i = 0; i < threads; ++i) {
+      absl::StatusOr<std::thread> thread = StartHostThread([this] { Loop(); });
+      if (!thread.ok()) {
+        HIPMEM_LOG(kError, "kfd_sim: compute unit ", i, ": ", thread.status().message());
+        complete_ = false;
+        return;
+      }
+      threads_.push_back(*std::move(thread));
+    }
   }
   ~WorkerPool() {
     {
@@ -126,6 +136,8 @@ class ComputeEngine::WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   int size() const { return static_cast<int>(threads_.size()); }
+  // Whether every compute unit started: a GPU short of units is not a GPU the queue was created for.
+  bool complete() const { return complete_; }
 
   using Claim = std::function<std::optional<uint64_t>()>;
 
@@ -193,6 +205,7 @@ class ComputeEngine::WorkerPool {
   bool stop_ = false;                                    // guarded by mu_
   std::atomic<uint64_t> next_{0};                        // the next workgroup to hand out
   std::vector<std::thread> threads_;
+  bool complete_ = true;
 };
 
 ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescriptor queue, uint32_t cu_count,
@@ -212,7 +225,7 @@ ComputeEngine::ComputeEngine(std::string name, GpuMemory* memory, AqlQueueDescri
       cu_count_(std::max(cu_count, 1u)),
       units_(std::make_unique<WorkerPool>(
           static_cast<int>(std::clamp<uint32_t>(cu_count, 1, std::max(1u, std::thread::hardware_concurrency()))))) {
-  Start();
+  if (units_->complete()) Start();  // else not running(): the queue's creator fails
 }
 
 ComputeEngine::~ComputeEngine() { Stop(); }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <atomic>
 
+#include "absl/status/statusor.h"
+#include "testing/kfd_sim/host_thread.h"
+
 namespace hipmem::kfd_sim {
 
 // One ParallelFor call: lives on its caller's stack until every worker that joined it has left.
@@ -55,8 +58,13 @@ void CopyWorkers::ParallelFor(uint64_t count, absl::FunctionRef<void(uint64_t)> 
   Job job(count, piece);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // Started on first use: a process that never splits a transfer never has the threads.
-    while (static_cast<int>(threads_.size()) < max_threads_) threads_.emplace_back([this] { Loop(); });
+    // Started on first use: a process that never splits a transfer never has the threads. A worker the host refuses
+    // is only a slower copy (the caller does its pieces), so the transfer goes on with those that started.
+    while (static_cast<int>(threads_.size()) < max_threads_) {
+      absl::StatusOr<std::thread> thread = StartHostThread([this] { Loop(); });
+      if (!thread.ok()) break;
+      threads_.push_back(*std::move(thread));
+    }
     jobs_.push_back(&job);
   }
   // Waking more workers than there are pieces beyond the caller's own only costs them a trip through the lock.

@@ -63,6 +63,9 @@ class DoorbellWaiter {
   // a poll period.
   void Wait(uint64_t seen) const;
 
+  // Whether the doorbell poller watches the word (DoorbellWatch::polled).
+  bool polled() const { return watch_.polled(); }
+
   // Wakes every sleeping waiter without changing the word. A waiter still watching the word does not notice: to
   // stop an engine, use WakeUntil.
   void Wake() const;

@@ -26,8 +26,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "testing/kfd_sim/host_thread.h"
 
 // Debian bookworm's kernel headers (6.1) predate these; the running kernel reports what it has in UFFDIO_API.
 #ifndef UFFD_USER_MODE_ONLY
@@ -173,7 +175,7 @@ class DoorbellPoller {
       watches_.push_back(watch);
       // A new queue is the moment a raw client is about to ring: warm at once, even mid idle period.
       last_activity_ = Clock::now();
-      KickLocked();
+      watch->polled_ = KickLocked();
     }
     cv_.notify_one();
   }
@@ -317,14 +319,21 @@ class DoorbellPoller {
   }
 
   // Starts the poller thread on first need and, once per process, sets up the userfaultfd and its handler.
+  // Returns whether the thread runs: a host that refuses it leaves it for the next registration to try again.
   // Called with mu_ held.
-  void KickLocked() {
+  bool KickLocked() {
     kicked_ = true;
     if (!started_) {
       // Started by the first doorbell, so a process that never creates a queue never has the thread.
+      absl::StatusOr<std::thread> thread = StartHostThread([this] { Run(); });
+      if (!thread.ok()) {
+        HIPMEM_LOG(kError, "kfd_sim: the doorbell poller: ", thread.status().message());
+        return false;
+      }
       started_ = true;
-      std::thread([this] { Run(); }).detach();
+      thread->detach();
     }
+    return true;
   }
 
   void SetUpLocked() {
@@ -337,7 +346,16 @@ class DoorbellPoller {
     }
     HIPMEM_LOG(kInfo, "kfd_sim: doorbell stores are noticed by userfaultfd write-protect faults (", setup.why, ")");
     uffd_ = setup.fd;
-    std::thread([this] { HandleFaults(); }).detach();
+    absl::StatusOr<std::thread> handler = StartHostThread([this] { HandleFaults(); });
+    if (!handler.ok()) {
+      // Nothing is registered yet: polling serves, as without userfaultfd.
+      HIPMEM_LOG(kWarning, "kfd_sim: doorbell stores are noticed by polling: the fault handler: ",
+                 handler.status().message());
+      uffd_ = -1;
+      close(setup.fd);
+      return;
+    }
+    handler->detach();
   }
 
   // UFFDIO_WRITEPROTECT; lifting the protection also wakes the threads blocked on it. Returns 0 or an errno.

@@ -74,12 +74,16 @@ class DoorbellWatch {
   void Arm(uint64_t seen);
   // Announces that the thread is awake again: the poller leaves the word alone.
   void Disarm();
+  // Whether the poller thread ran when the word was registered; without it a bare store to the word wakes nobody,
+  // so an engine must not start on it (QueueEngine::running).
+  bool polled() const { return polled_; }
 
  private:
   friend class DoorbellPoller;
 
   uint64_t* const word_;
   uint64_t last_seen_ = 0;  // the poller's: what the word read at its last look (guarded by the poller's lock)
+  bool polled_ = false;     // set once, at registration
   std::atomic<uint64_t> sleeping_on_{0};  // meaningful while armed_
   std::atomic<bool> armed_{false};
 };

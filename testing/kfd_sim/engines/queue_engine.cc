@@ -2,9 +2,11 @@
 
 #include <utility>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/trace.h"
+#include "testing/kfd_sim/host_thread.h"
 
 namespace hipmem::kfd_sim {
 
@@ -22,10 +24,19 @@ QueueEngine::~QueueEngine() {
 }
 
 void QueueEngine::Start() {
-  thread_ = std::thread([this] {
+  if (!doorbell_.polled()) {
+    HIPMEM_LOG(kError, name_, ": not started: nothing watches its doorbell");
+    return;
+  }
+  absl::StatusOr<std::thread> thread = StartHostThread([this] {
     SetTraceThreadName(name_);  // the engine's own track in a trace
     Run();
   });
+  if (!thread.ok()) {
+    HIPMEM_LOG(kError, name_, ": not started: ", thread.status().message());
+    return;
+  }
+  thread_ = *std::move(thread);
 }
 
 void QueueEngine::Stop() {

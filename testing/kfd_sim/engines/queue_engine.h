@@ -64,6 +64,9 @@ class QueueEngine {
   uint64_t progress() const;
   bool halted() const;
   bool suspended() const;
+  // Whether the engine thread runs (Start succeeded and Stop has not run). An engine that is not running must be
+  // destroyed: nothing would ever process its queue.
+  bool running() const { return thread_.joinable(); }
 
   // Unmaps the queue: returns once no packet is running, and starts none until Resume. A packet that waits is
   // abandoned and runs again from its start on Resume. Suspending a suspended queue does nothing.
@@ -90,7 +93,8 @@ class QueueEngine {
   QueueEngine(std::string name, uint64_t* doorbell, uint64_t idle_doorbell, uint64_t initial_progress,
               std::function<void(uint64_t va)> on_vm_fault);
 
-  // Starts the thread; call once, last in the derived constructor.
+  // Starts the thread; call once, last in the derived constructor. A thread the host refuses (or a doorbell nobody
+  // watches) leaves the engine not running(): its creator fails the ioctl that made it.
   void Start();
   // Stops the thread and joins it; call first in the derived destructor. Idempotent.
   void Stop();
