@@ -139,7 +139,7 @@ TEST(HsaFaultTest, InitCopyShutDownFailingAtEveryKernelEntryAnswersAnErrorAndLea
   EXPECT_GE(failed_calls, 3);
 }
 
-// Issue #24: the simulator's own host resources (testing/kfd_sim/host_thread.h, fault_hook.h), failed in turn over
+// Issue #24: the simulator's own host resources (testing/kfd_sim/host/host_thread.h, fault_hook.h), failed in turn over
 // the same scenario: an engine thread the host refuses fails the queue's creation (ENOMEM), a buffer the host cannot
 // back fails its GPU mapping (ENOMEM). The runtime answers OUT_OF_RESOURCES or works around it (the blit kernel for
 // a copy engine it cannot have); nothing stays behind, and the scenario then succeeds.

@@ -306,7 +306,7 @@ Outcome QueueCreateDestroy(HSAuint32 gpu) {
 }
 
 // Issue #24: the simulator's own host resources. A thread the host refuses the engine of a new queue fails
-// AMDKFD_IOC_CREATE_QUEUE with ENOMEM (testing/kfd_sim/host_thread.h), which libhsakmt answers ERROR (queues.c
+// AMDKFD_IOC_CREATE_QUEUE with ENOMEM (testing/kfd_sim/host/host_thread.h), which libhsakmt answers ERROR (queues.c
 // hsaKmtCreateQueue: a failed ioctl); nothing stays behind, and the next queue is made.
 TEST(HsakmtFaultTest, AQueueWhoseEngineThreadCannotStartIsRefusedAndLeavesNothing) {
   ASSERT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);

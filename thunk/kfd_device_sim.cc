@@ -19,7 +19,7 @@
 #include "base/scoped_lock.h"
 #include "base/status_macros.h"
 #include "testing/kfd_sim/engines/doorbell.h"
-#include "testing/kfd_sim/fault_hook.h"
+#include "testing/kfd_sim/host/fault_hook.h"
 #include "testing/kfd_sim/held_dir.h"
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"

@@ -3,7 +3,7 @@
 # Layers, bottom to top: kfd_uapi -> thunk -> hsa -> clr -> hip. base/ is below all of them; gpu_abi/ (the
 # simulated GPU's packet formats) sits beside kfd_uapi for the engines that run packets and hsa/ and clr/ that build them;
 # testing/ (the KFD simulator, which plays the kernel, its engines, which play the GPU, and engines/gfx9, the compute
-# units the CP dispatches onto) may use kfd_uapi,
+# units the CP dispatches onto; all three sit on testing/kfd_sim/host, the host threads and fault hook) may use kfd_uapi,
 # and gpu_abi for what the kernel knows of the hardware (which SDMA packet generation a GPU speaks); the thunk's simulator backend reaches the simulator (and the engines' doorbell protocol); tools/ is
 # a leaf.
 # Bazel visibility should already refuse such a build; this checks the graph independently.
@@ -16,13 +16,13 @@ declare -A allowed=(
   [base]="base"
   [kfd_uapi]="base"
   [gpu_abi]="base"
-  [testing/kfd_sim]="base kfd_uapi gpu_abi testing/kfd_sim testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
-  # Known debt (session 19): the engines start their threads through //testing/kfd_sim:host_thread, which reaches the
-  # simulated kernel's fault hook; both belong in a package below the engines.
-  [testing/kfd_sim/engines]="base gpu_abi testing/kfd_sim testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
+  # testing/kfd_sim/host: what the simulator takes from the host (its threads, the fault hook), below kernel and engines.
+  [testing/kfd_sim/host]="base testing/kfd_sim/host"
+  [testing/kfd_sim]="base kfd_uapi gpu_abi testing/kfd_sim testing/kfd_sim/host testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
+  [testing/kfd_sim/engines]="base gpu_abi testing/kfd_sim/host testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
   [testing/kfd_sim/engines/gfx9]="base gpu_abi testing/kfd_sim/engines testing/kfd_sim/engines/gfx9"
   [testing/kfd_sim/preload]="base kfd_uapi testing/kfd_sim testing/kfd_sim/preload"
-  [thunk]="base kfd_uapi testing/kfd_sim testing/kfd_sim/engines thunk"
+  [thunk]="base kfd_uapi testing/kfd_sim testing/kfd_sim/host testing/kfd_sim/engines thunk"
   [hsa]="base gpu_abi thunk hsa"
   [clr]="base gpu_abi hsa clr"
   [hip]="base clr hip"

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
-#include "testing/kfd_sim/fault_hook.h"
+#include "testing/kfd_sim/host/fault_hook.h"
 
 namespace hipmem::kfd_sim {
 

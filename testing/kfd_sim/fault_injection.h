@@ -26,7 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_ioctl.h"
-#include "testing/kfd_sim/fault_hook.h"
+#include "testing/kfd_sim/host/fault_hook.h"
 #include "testing/kfd_sim/simulator.h"
 
 namespace hipmem::kfd_sim {

@@ -26,7 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/units.h"
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 
 namespace hipmem::kfd_sim {
 namespace {

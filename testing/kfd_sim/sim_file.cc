@@ -40,7 +40,7 @@
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/events.h"
-#include "testing/kfd_sim/fault_hook.h"
+#include "testing/kfd_sim/host/fault_hook.h"
 #include "testing/kfd_sim/gpu_page_table.h"
 #include "testing/kfd_sim/shared_resources.h"
 #include "testing/kfd_sim/sim_internal.h"

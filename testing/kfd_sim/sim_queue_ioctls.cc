@@ -17,7 +17,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/engines/gfx9/isa.h"
 #include "testing/kfd_sim/engines/gpu_clock.h"
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 #include "testing/kfd_sim/sim_internal.h"
 
 namespace hipmem::kfd_sim::sim_internal {

@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 #include "testing/kfd_sim/user_memory.h"
 
 #ifndef UFFD_USER_MODE_ONLY

@@ -21,7 +21,7 @@
 #include "base/trace.h"
 #include "gpu_abi/blit_kernels.h"
 #include "gpu_abi/kernel_descriptor.h"
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 #include "testing/kfd_sim/engines/gfx9/dispatch.h"
 
 namespace hipmem::kfd_sim {

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "absl/status/statusor.h"
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 
 namespace hipmem::kfd_sim {
 

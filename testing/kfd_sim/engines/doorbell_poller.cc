@@ -29,7 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 
 // Debian bookworm's kernel headers (6.1) predate these; the running kernel reports what it has in UFFDIO_API.
 #ifndef UFFD_USER_MODE_ONLY

@@ -1,4 +1,4 @@
-#include "testing/kfd_sim/host_thread.h"
+#include "testing/kfd_sim/host/host_thread.h"
 
 #include <cstring>
 #include <system_error>
@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "testing/kfd_sim/fault_hook.h"
+#include "testing/kfd_sim/host/fault_hook.h"
 
 namespace hipmem::kfd_sim {
 

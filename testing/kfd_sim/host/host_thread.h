@@ -7,8 +7,8 @@
 // (kthread_create and alloc_workqueue fail for want of memory: -ENOMEM), and it is the code clients already treat
 // as "the kernel is out of a resource" (libhsakmt: HSAKMT_STATUS_NO_MEMORY; ROCr: OUT_OF_RESOURCES). EAGAIN, what
 // pthread_create itself says, would read as "try again" to a caller of the ioctl.
-#ifndef HIPMEM_TESTING_KFD_SIM_HOST_THREAD_H_
-#define HIPMEM_TESTING_KFD_SIM_HOST_THREAD_H_
+#ifndef HIPMEM_TESTING_KFD_SIM_HOST_HOST_THREAD_H_
+#define HIPMEM_TESTING_KFD_SIM_HOST_HOST_THREAD_H_
 
 #include <cerrno>
 #include <functional>
@@ -27,4 +27,4 @@ absl::StatusOr<std::thread> StartHostThread(std::function<void()> body);
 
 }  // namespace hipmem::kfd_sim
 
-#endif  // HIPMEM_TESTING_KFD_SIM_HOST_THREAD_H_
+#endif  // HIPMEM_TESTING_KFD_SIM_HOST_HOST_THREAD_H_

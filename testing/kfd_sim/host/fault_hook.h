@@ -4,8 +4,8 @@
 //
 // What arms it is test-only (fault_injection.h, a testonly target); this target only holds the hook, so the
 // simulator and the thunk's simulator backend can call it. Disarmed, a call is one relaxed atomic load.
-#ifndef HIPMEM_TESTING_KFD_SIM_FAULT_HOOK_H_
-#define HIPMEM_TESTING_KFD_SIM_FAULT_HOOK_H_
+#ifndef HIPMEM_TESTING_KFD_SIM_HOST_FAULT_HOOK_H_
+#define HIPMEM_TESTING_KFD_SIM_HOST_FAULT_HOOK_H_
 
 #include <atomic>
 #include <cstdint>
@@ -56,4 +56,4 @@ void InstallFaultInjector(FaultInjector* injector);
 
 }  // namespace hipmem::kfd_sim
 
-#endif  // HIPMEM_TESTING_KFD_SIM_FAULT_HOOK_H_
+#endif  // HIPMEM_TESTING_KFD_SIM_HOST_FAULT_HOOK_H_

@@ -1,4 +1,4 @@
-#include "testing/kfd_sim/fault_hook.h"
+#include "testing/kfd_sim/host/fault_hook.h"
 
 #include "absl/base/const_init.h"
 #include "absl/base/thread_annotations.h"
