@@ -195,17 +195,20 @@ TEST(HsakmtFaultTest, OpenKfdFailingAtEveryKernelEntryAnswersAnErrorOrRunsWithou
   }
 }
 
+// The first GPU's node, learnt by an open and close of its own, for a test that must then start from a closed KFD.
+HSAuint32 FirstGpuNodeOfAFreshOpen() {
+  EXPECT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+  const HSAuint32 node = FirstGpuNode();
+  EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
+  return node;
+}
+
 // A GPU whose render node does not open with ENOENT (no such node) or EPERM (not this user's) is left out, as libhsakmt
 // leaves the node out (topology.c topology_sysfs_check_node_supported): the open succeeds, the topology counts only the
 // nodes it can use (here the CPU alone; WithoutNodes in topology_test covers the numbering on several GPUs), no link
 // leads to the GPU, and a call naming its old node is refused as for any node that does not exist.
 TEST(HsakmtFaultTest, AGpuWhoseRenderNodeIsAbsentOrNotOursIsLeftOutOfTheTopology) {
-  const HSAuint32 gpu = [] {
-    EXPECT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    const HSAuint32 n = FirstGpuNode();
-    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
-    return n;
-  }();
+  const HSAuint32 gpu = FirstGpuNodeOfAFreshOpen();
   ASSERT_NE(gpu, 0u);
   const SimUsage start = Usage();
   for (const int error : {ENOENT, EPERM}) {
@@ -351,12 +354,7 @@ Outcome OpenMemoryAndEventsClose(HSAuint32 gpu) {
 }
 
 TEST(HsakmtFaultTest, MemoryWhoseHostBackingCannotBeAllocatedIsRefusedAndLeavesNothing) {
-  const HSAuint32 gpu = [] {
-    EXPECT_EQ(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    const HSAuint32 n = FirstGpuNode();
-    EXPECT_EQ(hsaKmtCloseKFD(), HSAKMT_STATUS_SUCCESS);
-    return n;
-  }();
+  const HSAuint32 gpu = FirstGpuNodeOfAFreshOpen();
   ASSERT_NE(gpu, 0u);
   const SimUsage start = Usage();
   const FaultPlan host{.only_entry = KernelEntry::kHostAllocation};
