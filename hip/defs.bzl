@@ -96,7 +96,8 @@ def _device_lib_flags(ctx):
     flags += ["--hip-device-lib=" + lib for lib in _DEVICE_LIBS]
     for arch, bc in zip(ctx.attr.offload_archs, generated):
         target = "-Xarch_" + arch.split(":")[0]
-        flags += [target, "--hip-device-lib=" + bc.basename, target, "--hip-device-lib=" + _wavefrontsize64_bitcode(arch)]
+        flags += [target, "--hip-device-lib=" + bc.basename]
+        flags += [target, "--hip-device-lib=" + _wavefrontsize64_bitcode(arch)]
     return flags, generated
 
 def _hip_objects_impl(ctx):
