@@ -400,6 +400,75 @@ TEST_F(KernelMemoryTest, ThreeDimensionalMemoryIndexedByPitchAndSlice) {
   ASSERT_HIP(hipFree(e.ptr));
 }
 
+// The stream-ordered pitched fills (hipMemset2DAsync, hipMemset3DAsync) between kernels on one stream: a whole fill,
+// a kernel, a fill of an inner box, a kernel, and an async 2D/3D copy out; every byte of the logical region checked.
+TEST_F(KernelMemoryTest, AsyncPitchedFillsBetweenKernels) {
+  constexpr size_t kWidth = 45, kHeight = 7, kDepth = 3;
+  constexpr size_t kBoxX = 3, kBoxY = 2, kBoxZ = 1, kBoxWidth = 30, kBoxHeight = 4, kBoxDepth = 2;
+  hipStream_t stream = nullptr;
+  ASSERT_HIP(hipStreamCreate(&stream));
+  uint8_t* host = nullptr;
+  ASSERT_HIP(hipHostMalloc(reinterpret_cast<void**>(&host), kWidth * kHeight * kDepth, 0));
+  auto in_rectangle = [&](size_t x, size_t y) {
+    return x >= kBoxX && x < kBoxX + kBoxWidth && y >= kBoxY && y < kBoxY + kBoxHeight;
+  };
+  auto in_box = [&](size_t x, size_t y, size_t z) { return in_rectangle(x, y) && z >= kBoxZ && z < kBoxZ + kBoxDepth; };
+
+  // 2D, one slice.
+  uint8_t* d = nullptr;
+  size_t pitch = 0;
+  ASSERT_HIP(hipMallocPitch(reinterpret_cast<void**>(&d), &pitch, kWidth, kHeight));
+  ASSERT_HIP(hipMemset2DAsync(d, pitch, 0x21, kWidth, kHeight, stream));
+  step_pitched<<<dim3(1, kHeight, 1), 64, 0, stream>>>(d, pitch, kWidth, kHeight, 1, 60);
+  ASSERT_HIP(hipMemset2DAsync(d + kBoxY * pitch + kBoxX, pitch, 0x77, kBoxWidth, kBoxHeight, stream));
+  step_pitched<<<dim3(1, kHeight, 1), 64, 0, stream>>>(d, pitch, kWidth, kHeight, 1, 61);
+  ASSERT_HIP(hipMemcpy2DAsync(host, kWidth, d, pitch, kWidth, kHeight, hipMemcpyDeviceToHost, stream));
+  ASSERT_HIP(hipStreamSynchronize(stream));
+  std::vector<uint8_t> expected(kWidth * kHeight);
+  for (size_t y = 0; y < kHeight; ++y) {
+    for (size_t x = 0; x < kWidth; ++x) {
+      const size_t i = y * kWidth + x;
+      const uint8_t first = Next(0x21, i, 60);
+      expected[i] = Next(in_rectangle(x, y) ? uint8_t{0x77} : first, i, 61);
+    }
+  }
+  EXPECT_TRUE(SameBytes(host, expected));
+  ASSERT_HIP(hipFree(d));
+
+  // 3D.
+  hipPitchedPtr p{};
+  ASSERT_HIP(hipMalloc3D(&p, make_hipExtent(kWidth, kHeight, kDepth)));
+  ASSERT_HIP(hipMemset3DAsync(p, 0x35, make_hipExtent(kWidth, kHeight, kDepth), stream));
+  step_pitched<<<dim3(1, kHeight, kDepth), 64, 0, stream>>>(static_cast<uint8_t*>(p.ptr), p.pitch, kWidth, kHeight,
+                                                             kDepth, 62);
+  hipPitchedPtr box = p;
+  box.ptr = static_cast<uint8_t*>(p.ptr) + (kBoxZ * kHeight + kBoxY) * p.pitch + kBoxX;
+  ASSERT_HIP(hipMemset3DAsync(box, 0x99, make_hipExtent(kBoxWidth, kBoxHeight, kBoxDepth), stream));
+  step_pitched<<<dim3(1, kHeight, kDepth), 64, 0, stream>>>(static_cast<uint8_t*>(p.ptr), p.pitch, kWidth, kHeight,
+                                                             kDepth, 63);
+  hipMemcpy3DParms out{};
+  out.srcPtr = p;
+  out.dstPtr = make_hipPitchedPtr(host, kWidth, kWidth, kHeight);
+  out.extent = make_hipExtent(kWidth, kHeight, kDepth);
+  out.kind = hipMemcpyDeviceToHost;
+  ASSERT_HIP(hipMemcpy3DAsync(&out, stream));
+  ASSERT_HIP(hipStreamSynchronize(stream));
+  expected.assign(kWidth * kHeight * kDepth, 0);
+  for (size_t z = 0; z < kDepth; ++z) {
+    for (size_t y = 0; y < kHeight; ++y) {
+      for (size_t x = 0; x < kWidth; ++x) {
+        const size_t i = (z * kHeight + y) * kWidth + x;
+        const uint8_t first = Next(0x35, i, 62);
+        expected[i] = Next(in_box(x, y, z) ? uint8_t{0x99} : first, i, 63);
+      }
+    }
+  }
+  EXPECT_TRUE(SameBytes(host, expected));
+  ASSERT_HIP(hipFree(p.ptr));
+  ASSERT_HIP(hipHostFree(host));
+  ASSERT_HIP(hipStreamDestroy(stream));
+}
+
 __device__ uint8_t device_bytes[kBytes];
 __managed__ uint8_t managed_bytes[kBytes];
 
