@@ -9,11 +9,11 @@ to register them and the kernels with the runtime (`__hipRegisterFatBinary`, `__
 GPU when a kernel is first launched on it.
 
 From another workspace: `load("@hipmem//hip:defs.bzl", "hip_binary")`. Needs clang-19 and clang-tools-19 (the
-offload bundler) on the host, and rocm-device-libs (the math library's ocml.bc, linked into the device code only)
-unless a rule says device_libs = False, as tools/quickstart.sh installs them.
+offload bundler) on the host, and rocm-device-libs (the math library's ocml.bc and the kernel library's ockl.bc, linked
+into the device code only) unless a rule says device_libs = False, as tools/quickstart.sh installs them.
 
   hip_library(name, srcs, hdrs, deps, offload_archs, copts, defines,  a cc_library of the compiled objects
-              device_libs = True)                                     (False: no ocml.bc, see below)
+              device_libs = True)                                     (False: no ocml.bc/ockl.bc, see below)
   hip_binary(name, srcs, deps, ...)                                   a cc_binary linking them
   hip_test(name, srcs, deps, ...)                                     a cc_test linking them (gtest works: the
                                                                       compile sees every dep's headers)
@@ -30,17 +30,23 @@ DEFAULT_OFFLOAD_ARCHS = ["gfx908", "gfx90a", "gfx942"]
 # position independent (a test links its objects into a shared library when Bazel links dynamically).
 _HIP_FLAGS = ["-x", "hip", "-nogpuinc", "-O2", "-fPIC", "-std=c++20"]
 
-# The device math library: Debian's rocm-device-libs (5.2.3) bitcode, where the math functions of
-# <hip/math_functions.h> that have no clang builtin live (__ocml_sin_f32 and the rest). `--hip-device-lib` makes the
-# driver link it into the device side only (-mlink-builtin-bitcode: only what a kernel calls, internalized), never
-# into the host object. ocml reads its controls from constants the oclc_* bitcodes define: HIP's defaults (infinities
-# and NaNs honoured, no unsafe math, denormals kept, f32 sqrt correctly rounded) for every target, and the ISA version
-# per target (`-Xarch_<target>`), which this rule generates for each offload arch because Debian's 5.2.3 has none for
-# gfx941/gfx942. With device_libs = False the driver gets -nogpulib instead, and a kernel calling an ocml function
-# fails to link.
+# The device libraries: Debian's rocm-device-libs (5.2.3) bitcode. ocml.bc holds the math functions of
+# <hip/math_functions.h> that have no clang builtin (__ocml_sin_f32 and the rest); ockl.bc the kernel library HIP code
+# calls by name (__ockl_get_local_size, __ockl_activelane_u32, __ockl_wfred_*, __ockl_gws_barrier, __ockl_grid_sync;
+# <hip/amd_detail/device_library_decls.h> declares them). `--hip-device-lib` makes the driver link them into the
+# device side only (-mlink-builtin-bitcode: only what a kernel calls, internalized), never into the host object; the
+# functions our headers define themselves (ockl's printf entry points, amd_device_printf.h) keep our definitions,
+# because a builtin library only fills what the module leaves undefined. Both read their controls from constants the
+# oclc_* bitcodes define: HIP's defaults (infinities and NaNs honoured, no unsafe math, denormals kept, f32 sqrt
+# correctly rounded) for every target; per target (`-Xarch_<target>`) the ISA version, which this rule generates for
+# each offload arch because Debian's 5.2.3 has none for gfx941/gfx942, and the wave size (64 on gfx9 and older, 32
+# on gfx10 and later, HIP's default there). The code object ABI version ockl reads (__oclc_ABI_version) is not linked:
+# clang-19 defines it in every device module from -mcode-object-version. With device_libs = False the driver gets
+# -nogpulib instead, and a kernel calling an ocml or ockl function fails to link.
 ROCM_DEVICE_LIB_PATH = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
 _DEVICE_LIBS = [
     "ocml.bc",
+    "ockl.bc",
     "oclc_finite_only_off.bc",
     "oclc_unsafe_math_off.bc",
     "oclc_daz_opt_off.bc",
@@ -55,6 +61,10 @@ def _isa_version(arch):
         fail("offload arch %r is not gfx<major><minor><stepping>" % arch)
     digits = name[3:]
     return int(digits[:-2]) * 1000 + int(digits[-2], 16) * 100 + int(digits[-1], 16)
+
+def _wavefrontsize64_bitcode(arch):
+    """oclc_wavefrontsize64_{on,off}.bc: on for gfx9 and older (wave64 only), off for gfx10 and later."""
+    return "oclc_wavefrontsize64_%s.bc" % ("on" if _isa_version(arch) < 10000 else "off")
 
 def _isa_version_bitcode(ctx, arch):
     """oclc_isa_version_<arch>.bc for one target: the one constant, as LLVM IR assembled by clang-19."""
@@ -85,7 +95,9 @@ def _device_lib_flags(ctx):
         flags.append("--rocm-device-lib-path=" + generated[0].dirname)
     flags += ["--hip-device-lib=" + lib for lib in _DEVICE_LIBS]
     for arch, bc in zip(ctx.attr.offload_archs, generated):
-        flags += ["-Xarch_" + arch.split(":")[0], "--hip-device-lib=" + bc.basename]
+        target = "-Xarch_" + arch.split(":")[0]
+        flags += [target, "--hip-device-lib=" + bc.basename]
+        flags += [target, "--hip-device-lib=" + _wavefrontsize64_bitcode(arch)]
     return flags, generated
 
 def _hip_objects_impl(ctx):

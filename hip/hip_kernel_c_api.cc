@@ -27,6 +27,16 @@ namespace {
 
 StreamHandle Handle(hipStream_t stream) { return StreamHandle(reinterpret_cast<uint64_t>(stream)); }
 
+// CLR's module launches (hip_module.cpp hipModuleLaunchKernel, hipModuleLaunchCooperativeKernel) check the stream
+// before anything else, and a handle naming no live stream answers hipErrorContextIsDestroyed there, not the
+// resource-handle code (400) a dead stream gets elsewhere. hipSuccess when the stream is usable, or when resolving
+// it fails otherwise (the launch then reports that itself).
+hipError_t DeadStreamOfModuleLaunch(Runtime& rt, hipStream_t stream) {
+  absl::StatusOr<HipStream*> resolved = rt.streams().Resolve(Handle(stream), rt.current_device());
+  if (!resolved.ok() && ToHipError(resolved.status()) == hipErrorInvalidHandle) return hipErrorContextIsDestroyed;
+  return hipSuccess;
+}
+
 // One pushed launch configuration (clang's stub pushes before calling the kernel's stub, which pops it).
 struct CallConfiguration {
   dim3 grid;
@@ -471,6 +481,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
                                  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                  unsigned int sharedMemBytes, hipStream_t stream, void** kernelParams, void** extra) {
   HIPMEM_INIT_OR_RETURN(rt, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
+  if (hipError_t dead = hipmem::hip::DeadStreamOfModuleLaunch(rt, stream); dead != hipSuccess) return Return(dead);
   // CLR's hipModuleLaunchKernel checks, in its order, all answering hipErrorInvalidValue.
   constexpr uint64_t kMaxGridX = INT32_MAX;
   constexpr uint64_t kMaxGridYZ = uint64_t{UINT16_MAX} + 1;
@@ -551,6 +562,7 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
                                             unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream,
                                             void** kernelParams) {
   HIPMEM_INIT_OR_RETURN(rt, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams);
+  if (hipError_t dead = hipmem::hip::DeadStreamOfModuleLaunch(rt, stream); dead != hipSuccess) return Return(dead);
   // hipModuleLaunchKernel's checks, all hipErrorInvalidValue.
   absl::StatusOr<const hipmem::clr::DeviceInfo*> info = rt.GetDeviceInfo(rt.current_device());
   if (!info.ok()) return Return(info.status());

@@ -157,6 +157,95 @@ TEST(Modules, BadArgumentsAreClrs) {
   EXPECT_EQ(hipModuleUnload(module), hipErrorInvalidHandle);
 }
 
+// hipModuleLaunchCooperativeKernel (the single-device module form): a 2D grid of blocks synchronised by the GWS
+// barrier only a cooperative launch's queue has, in stream order between an async fill and an async copy; then the
+// argument checks hip-tests make, with CLR's codes.
+TEST(Modules, ACooperativeLaunchOfAModuleKernelSynchronisesItsWholeGrid) {
+  hipModule_t module = nullptr;
+  ASSERT_HIP(hipModuleLoad(&module, kBundle));
+  hipFunction_t rounds = nullptr;
+  ASSERT_HIP(hipModuleGetFunction(&rounds, module, "module_grid_rounds"));
+  hipDeviceProp_t props{};
+  ASSERT_HIP(hipGetDeviceProperties(&props, 0));
+  const unsigned columns = static_cast<unsigned>(props.multiProcessorCount), rows = 2, blocks = columns * rows;
+  int *slots = nullptr, *seen = nullptr;
+  ASSERT_HIP(hipMalloc(reinterpret_cast<void**>(&slots), blocks * sizeof(int)));
+  ASSERT_HIP(hipMalloc(reinterpret_cast<void**>(&seen), 2 * blocks * sizeof(int)));
+  hipStream_t stream = nullptr;
+  ASSERT_HIP(hipStreamCreate(&stream));
+  ASSERT_HIP(hipMemsetAsync(slots, 0, blocks * sizeof(int), stream));
+  void* params[] = {&slots, &seen};
+  ASSERT_HIP(hipModuleLaunchCooperativeKernel(rounds, columns, rows, 1, 64, 1, 1, 0, stream, params));
+  std::vector<int> got(2 * blocks, -1);
+  ASSERT_HIP(hipMemcpyAsync(got.data(), seen, got.size() * sizeof(int), hipMemcpyDeviceToHost, stream));
+  ASSERT_HIP(hipStreamSynchronize(stream));
+  for (unsigned r = 0; r < 2; ++r) {
+    for (unsigned b = 0; b < blocks; ++b) {
+      ASSERT_EQ(got[r * blocks + b], static_cast<int>((r + 1) * 10000 + (b + 1) % blocks)) << r << " " << b;
+    }
+  }
+  // On the null stream too.
+  ASSERT_HIP(hipModuleLaunchCooperativeKernel(rounds, blocks, 1, 1, 64, 1, 1, 0, nullptr, params));
+  ASSERT_HIP(hipMemcpy(got.data(), seen, got.size() * sizeof(int), hipMemcpyDeviceToHost));
+  for (unsigned b = 0; b < blocks; ++b) ASSERT_EQ(got[blocks + b], static_cast<int>(20000 + (b + 1) % blocks)) << b;
+
+  hipFunction_t count = nullptr;
+  ASSERT_HIP(hipModuleGetFunction(&count, module, "module_count"));
+  hipDeviceptr_t counter = nullptr;
+  size_t bytes = 0;
+  ASSERT_HIP(hipModuleGetGlobal(&counter, &bytes, module, "module_counter"));
+  const int zero = 0;
+  ASSERT_HIP(hipMemcpyHtoD(counter, &zero, sizeof(zero)));
+  int by = 1;
+  void* count_params[] = {&by};
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, count_params),
+            hipErrorInvalidResourceHandle);
+  const unsigned dims[6] = {1, 1, 1, 1, 1, 1};
+  for (int zero = 0; zero < 6; ++zero) {
+    unsigned d[6];
+    for (int k = 0; k < 6; ++k) d[k] = k == zero ? 0 : dims[k];
+    EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, d[0], d[1], d[2], d[3], d[4], d[5], 0, nullptr, count_params),
+              hipErrorInvalidValue)
+        << "dimension " << zero << " is 0";
+  }
+  int max_threads = 0, max_shared = 0;
+  ASSERT_HIP(hipDeviceGetAttribute(&max_threads, hipDeviceAttributeMaxThreadsPerBlock, 0));
+  ASSERT_HIP(hipDeviceGetAttribute(&max_shared, hipDeviceAttributeMaxSharedMemoryPerBlock, 0));
+  const unsigned over = static_cast<unsigned>(max_threads) + 1;
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1, 1, 1, over, 1, 1, 0, nullptr, count_params),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1, 1, 1, 1, over, 1, 0, nullptr, count_params),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1, 1, 1, 16, 16, 8, 0, nullptr, count_params),
+            hipErrorInvalidValue);  // 2048 work-items
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1, 1, 1, 1, 1, 1, static_cast<unsigned>(max_shared) + 1, nullptr,
+                                             count_params),
+            hipErrorInvalidValue);
+  // More blocks than can be resident at once.
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1u << 20, 1, 1, 64, 1, 1, 0, nullptr, count_params),
+            hipErrorCooperativeLaunchTooLarge);
+  hipStream_t gone = nullptr;
+  ASSERT_HIP(hipStreamCreate(&gone));
+  ASSERT_HIP(hipStreamDestroy(gone));
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1, 1, 1, 1, 1, 1, 0, gone, count_params),
+            hipErrorContextIsDestroyed);
+  EXPECT_EQ(hipModuleLaunchKernel(count, 1, 1, 1, 1, 1, 1, 0, gone, count_params, nullptr), hipErrorContextIsDestroyed);
+  // The stream is checked first (CLR's order): a destroyed stream with a bad block is still a destroyed stream.
+  EXPECT_EQ(hipModuleLaunchCooperativeKernel(count, 1, 1, 1, 0, 1, 1, 0, gone, count_params),
+            hipErrorContextIsDestroyed);
+  // None of the refused launches ran: module_counter holds only what the valid launch below adds.
+  by = 5;
+  ASSERT_HIP(hipModuleLaunchCooperativeKernel(count, 3, 1, 1, 32, 1, 1, 0, nullptr, count_params));
+  int value = -1;
+  ASSERT_HIP(hipMemcpyDtoH(&value, counter, sizeof(value)));
+  EXPECT_EQ(value, 5 * 3 * 32);
+
+  ASSERT_HIP(hipStreamDestroy(stream));
+  ASSERT_HIP(hipFree(slots));
+  ASSERT_HIP(hipFree(seen));
+  ASSERT_HIP(hipModuleUnload(module));
+}
+
 // hipModuleLaunchCooperativeKernelMultiDevice: one grid per listed stream's device, each entry with its own function
 // (here one per device, from one module loaded per device, as hip-tests do), each counting into its device's copy of
 // module_counter; then the argument checks, in CLR's order and with its codes.

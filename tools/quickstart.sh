@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 packages=(bazel-bootstrap bazel-rules-cc bazel-rules-java g++ clang libclang-rt-14-dev libabsl-dev libgtest-dev libgmock-dev
           libbenchmark-dev libre2-dev libdrm-dev linux-libc-dev clang-19 lld-19 llvm-19 clang-tools-19
-          # the HIP device math library (ocml.bc), linked into kernels by hip/defs.bzl
+          # the HIP device libraries (ocml.bc, ockl.bc), linked into kernels by hip/defs.bzl
           rocm-device-libs
           # AMD's ROCm 5.2.3 userspace, run unmodified on the simulator by //testing/kfd_sim/preload:preload_test
           rocminfo libhsa-runtime64-1 libhsakmt1

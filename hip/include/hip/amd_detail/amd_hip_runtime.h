@@ -47,6 +47,8 @@
 /* abort() and assert() in kernels: a trap, after the assertion's message (through printf's buffer). */
 #include <hip/amd_detail/amd_device_assert.h>
 #include <hip/amd_detail/amd_math_functions.h>
+/* The device kernel library's functions (ockl) that HIP code calls by name. */
+#include <hip/amd_detail/device_library_decls.h>
 
 /* Upstream's launch macro: the triple-chevron launch, so a kernel template's name (with its template arguments in
  * HIP_KERNEL_NAME) works where a function pointer could not be deduced. Returns nothing; the result is the
