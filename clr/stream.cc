@@ -556,8 +556,7 @@ absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t el
   return bytes(body_end, end);
 }
 
-absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
-                              Bytes size) {
+absl::Status Stream::SdmaCopy(const hsa::ResolvedSide& dst, const hsa::ResolvedSide& src, Bytes size) {
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::SdmaCopy");
   if (size.is_zero()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
@@ -567,12 +566,13 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
   std::vector<hsa::SignalRef> deps;
   if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
   const hsa::SignalRef& completion = done->ref();
-  hsa::CopyRequest request{dst, dst_agent, src, src_agent, size, deps, &completion};
+  const hsa::ResolvedCopyRequest request{
+      .dst = dst, .src = src, .size = size, .dependencies = deps, .completion = &completion};
   if (TraceEnabled()) {
     Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ",
-          AddressText(src), " -> ", AddressText(dst));
+          AddressText(src.gpu), " -> ", AddressText(dst.gpu));
   }
-  RETURN_IF_ERROR(context_.copies().Copy(request));
+  RETURN_IF_ERROR(context_.copies().CopyResolved(request));
   in_flight_.push_back(InFlight{std::move(done), {}});
   last_on_aql_ = false;
   return absl::OkStatus();
