@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/lock_count.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -152,7 +153,10 @@ StreamSignal::~StreamSignal() {
   if (pool_ != nullptr && value() == 0) pool_->Give(std::move(signal_));
 }
 
-absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_)); }
+absl::Status Marker::Wait() const {
+  const LockCountPause waiting;  // see Finish
+  return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_));
+}
 
 std::optional<uint64_t> Marker::end_tick() const {
   if (signal_->value() != 0) return std::nullopt;
@@ -662,6 +666,9 @@ absl::Status Stream::HostCallback(std::function<void(const absl::Status&)> callb
 
 absl::Status Stream::Finish() {
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::Finish");
+  // How many rounds this loop makes, each with the stream's lock, depends on how far the GPU got: issue #26's lock
+  // counts (base/lock_count.h) leave waits for the GPU out, so that they count what a call costs, not how long.
+  const LockCountPause waiting;
   while (true) {
     std::shared_ptr<StreamSignal> next;
     {
@@ -685,6 +692,7 @@ absl::Status Stream::Finish() {
 }
 
 absl::Status Stream::WaitForQueued() {
+  const LockCountPause waiting;  // see Finish
   std::shared_ptr<StreamSignal> last;
   {
     LightLock lock(&mu_);

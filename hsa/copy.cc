@@ -282,15 +282,9 @@ absl::Status Copies::Fill(DeviceAddress ptr, uint32_t value, uint64_t count) {
   return absl::OkStatus();
 }
 
-void Copies::EnableProfiling(bool enable) {
-  ScopedLock lock(&mu_);
-  profiling_ = enable;
-}
+void Copies::EnableProfiling(bool enable) { profiling_.store(enable, std::memory_order_release); }
 
-bool Copies::profiling_enabled() const {
-  ScopedLock lock(&mu_);
-  return profiling_;
-}
+bool Copies::profiling_enabled() const { return profiling_.load(std::memory_order_acquire); }
 
 absl::StatusOr<CopyTime> Copies::GetCopyTime(const SignalRef& signal) {
   std::optional<AgentId> gpu;

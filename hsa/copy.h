@@ -24,6 +24,7 @@
 #ifndef HIPMEM_HSA_COPY_H_
 #define HIPMEM_HSA_COPY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -264,7 +265,8 @@ class Copies {
   const std::unique_ptr<PinTable> pins_;
 
   mutable absl::Mutex mu_;
-  bool profiling_ ABSL_GUARDED_BY(mu_) = false;
+  // Read by every copy (twice on its way to the engine): an atomic, so that reading it takes no lock (issue #26).
+  std::atomic<bool> profiling_{false};
   // By (GPU agent, engine): 0 is the blit kernel, n > 0 SDMA engine offset n.
   std::map<std::pair<uint64_t, uint32_t>, std::unique_ptr<CopyChannel>> channels_ ABSL_GUARDED_BY(mu_);
   // The GPU whose clock stamped each signal's last profiled copy, by signal handle.
