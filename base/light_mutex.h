@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "absl/base/thread_annotations.h"
+#include "base/lock_count.h"
 
 namespace hipmem {
 
@@ -39,7 +40,10 @@ class ABSL_LOCKABLE LightMutex {
 // Holds a LightMutex for its lifetime. Thread-compatible (the guard itself is not shared).
 class ABSL_SCOPED_LOCKABLE LightLock {
  public:
-  explicit LightLock(LightMutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) { mu_->Lock(); }
+  explicit LightLock(LightMutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
+    mu_->Lock();
+    CountLockAcquisition();
+  }
   LightLock(const LightLock&) = delete;
   LightLock& operator=(const LightLock&) = delete;
   ~LightLock() ABSL_UNLOCK_FUNCTION() { mu_->Unlock(); }
@@ -53,7 +57,7 @@ class ABSL_SCOPED_LOCKABLE LightLock {
 // returns), as with absl::CondVar. Thread-compatible.
 class ABSL_SCOPED_LOCKABLE LightUniqueLock {
  public:
-  explicit LightUniqueLock(LightMutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : lock_(mu->mu_) {}
+  explicit LightUniqueLock(LightMutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : lock_(mu->mu_) { CountLockAcquisition(); }
   LightUniqueLock(const LightUniqueLock&) = delete;
   LightUniqueLock& operator=(const LightUniqueLock&) = delete;
   ~LightUniqueLock() ABSL_UNLOCK_FUNCTION() {}  // releases it unless Unlock did

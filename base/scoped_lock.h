@@ -12,6 +12,7 @@
 #include "absl/base/config.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "base/lock_count.h"
 
 #ifdef ABSL_HAVE_THREAD_SANITIZER
 #include <sanitizer/tsan_interface.h>
@@ -38,6 +39,7 @@ class ABSL_SCOPED_LOCKABLE ScopedLock {
   explicit ScopedLock(absl::Mutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
     mu_->Lock();
     scoped_lock_internal::AfterLock(mu_);
+    CountLockAcquisition();
   }
   ScopedLock(const ScopedLock&) = delete;
   ScopedLock& operator=(const ScopedLock&) = delete;
@@ -56,6 +58,7 @@ class ABSL_SCOPED_LOCKABLE ScopedReaderLock {
   explicit ScopedReaderLock(absl::Mutex* mu) ABSL_SHARED_LOCK_FUNCTION(mu) : mu_(mu) {
     mu_->ReaderLock();
     scoped_lock_internal::AfterLock(mu_);
+    CountLockAcquisition();
   }
   ScopedReaderLock(const ScopedReaderLock&) = delete;
   ScopedReaderLock& operator=(const ScopedReaderLock&) = delete;

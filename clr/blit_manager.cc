@@ -45,7 +45,7 @@ absl::StatusOr<BlitManager::Side> BlitManager::SideOf(const ResolvedPointer& poi
   if (address.raw() == 0) return absl::InvalidArgumentError("copy with a null pointer");
   const std::optional<MemObjRef>& ref = pointer.object;
   if (!ref.has_value()) {
-    return Side{{CopySide::Kind::kPageable}, address, address, context_.host_agent()};
+    return Side{.policy = {CopySide::Kind::kPageable}, .host = address, .gpu = address, .agent = context_.host_agent()};
   }
   if (size > ref->desc.range.size - ref->offset) {
     return absl::OutOfRangeError(absl::StrCat("copy of ", size.raw(), " B at ", AddressText(address),
@@ -58,9 +58,21 @@ absl::StatusOr<BlitManager::Side> BlitManager::SideOf(const ResolvedPointer& poi
   const DeviceAddress host = ref->desc.range.base + ref->offset;
   if (ref->desc.kind == MemoryKind::kDevice) {
     ASSIGN_OR_RETURN(const Device* device, context_.GetDevice(ref->desc.device));
-    return Side{{CopySide::Kind::kDevice, ref->desc.device}, host, gpu, device->agent};
+    return Side{.policy = {CopySide::Kind::kDevice, ref->desc.device},
+                .host = host,
+                .gpu = gpu,
+                .agent = device->agent,
+                .reach = hsa::ResolvedSide::Reach::kOwner};
   }
-  return Side{{CopySide::Kind::kHostDirect}, host, gpu, context_.host_agent(), ref->desc.kind == MemoryKind::kManaged};
+  // Pinned and registered memory are mapped for every GPU (system memory the runtime allocates, a lock for every
+  // GPU); managed memory is never pinned by ROCr (Copy keeps it off SDMA), and its pages move.
+  const bool managed = ref->desc.kind == MemoryKind::kManaged;
+  return Side{.policy = {CopySide::Kind::kHostDirect},
+              .host = host,
+              .gpu = gpu,
+              .agent = context_.host_agent(),
+              .managed = managed,
+              .reach = managed ? hsa::ResolvedSide::Reach::kUnknown : hsa::ResolvedSide::Reach::kEveryGpu};
 }
 
 absl::StatusOr<DeviceAddress> BlitManager::Staging(int index) {
@@ -77,8 +89,14 @@ absl::Status BlitManager::CopyOnGpu(const Side& dst, const Side& src, Bytes size
     // ROCr then runs it on this device's engine, which reaches the peer's VRAM through peer access.
     const bool peer = dst.policy.kind == CopySide::Kind::kDevice && src.policy.kind == CopySide::Kind::kDevice &&
                       dst.policy.device != src.policy.device;
-    const hsa::AgentId src_agent = peer ? stream_.device().agent : src.agent;
-    return stream_.SdmaCopy(dst.gpu, dst.agent, src.gpu, src_agent, size);
+    hsa::ResolvedSide from = src.ForCopy();
+    if (peer && from.agent != stream_.device().agent) {
+      // Named after this device, the source is no longer its owner's: ROCr finds where this device reaches it
+      // (its one lookup; a side on another GPU than the copying one, as `dst` may be, is looked up the same way).
+      from.agent = stream_.device().agent;
+      from.reach = hsa::ResolvedSide::Reach::kUnknown;
+    }
+    return stream_.SdmaCopy(dst.ForCopy(), from, size);
   }
   return stream_.ShaderCopy(dst.gpu, src.gpu, size);
 }
@@ -89,9 +107,6 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
   const bool to_device = src.policy.kind == CopySide::Kind::kPageable;
   const Side& user = to_device ? src : dst;
   const Side& device = to_device ? dst : src;
-  auto at = [](const Side& side, Bytes offset) {
-    return Side{side.policy, side.host + offset, side.gpu + offset, side.agent};
-  };
   hsa::MemoryManager& memory = context_.runtime().memory();
   // Declared before the cleanup below, so that on every path they are unlocked after it waited.
   std::vector<hsa::HostLock> pins;
@@ -119,9 +134,9 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
         absl::StatusOr<hsa::HostLock> lock =
             memory.Lock(aligned.ToPointer(), pinned_size, std::span<const hsa::AgentId>(), std::nullopt);
         if (lock.ok()) {
-          const Side pinned{{CopySide::Kind::kHostDirect}, start, lock->gpu_address() + lead, context_.host_agent()};
+          const Side pinned = MappedHost(start, lock->gpu_address() + lead);  // locked for every GPU
           pins.push_back(*std::move(lock));
-          result = to_device ? CopyOnGpu(at(device, done), pinned, n, sdma) : CopyOnGpu(pinned, at(device, done), n, sdma);
+          result = to_device ? CopyOnGpu(device.At(done), pinned, n, sdma) : CopyOnGpu(pinned, device.At(done), n, sdma);
           if (!result.ok()) return result;
           done += n;
           continue;
@@ -135,16 +150,16 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
       next_chunk_ = (next_chunk_ + 1) % kStagingChunks;
       absl::StatusOr<DeviceAddress> buffer = Staging(index);
       if (!buffer.ok()) return result = buffer.status();
-      const Side staged{{CopySide::Kind::kHostDirect}, *buffer, *buffer, context_.host_agent()};
+      const Side staged = MappedHost(*buffer, *buffer);
       if (to_device) {
         std::memcpy(buffer->ToPointer(), (user.host + done).ToPointer(), n.raw());
-        result = CopyOnGpu(at(device, done), staged, n, sdma);
+        result = CopyOnGpu(device.At(done), staged, n, sdma);
         if (!result.ok()) return result;
         absl::StatusOr<Marker> use = stream_.Record();
         if (!use.ok()) return result = use.status();
         chunk_use_[index] = *std::move(use);
       } else {
-        result = CopyOnGpu(staged, at(device, done), n, sdma);
+        result = CopyOnGpu(staged, device.At(done), n, sdma);
         if (!result.ok()) return result;
         absl::StatusOr<Marker> use = stream_.Record();
         if (!use.ok()) return result = use.status();

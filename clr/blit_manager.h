@@ -111,7 +111,25 @@ class BlitManager {
     DeviceAddress gpu;    // where the GPUs reach it (registered memory differs)
     hsa::AgentId agent;   // its owner (the CPU agent for host memory)
     bool managed = false;  // a managed (SVM) buffer: GPUs reach it through their page tables, not ROCr's pins
+    // Where the GPUs reach it already (ROCr then neither looks it up nor maps it): VRAM on its owner; pinned and
+    // registered memory, the staging ring and pinned chunks on every GPU (all are mapped for every GPU).
+    hsa::ResolvedSide::Reach reach = hsa::ResolvedSide::Reach::kUnknown;
+
+    hsa::ResolvedSide ForCopy() const { return hsa::ResolvedSide{.host = host, .gpu = gpu, .agent = agent, .reach = reach}; }
+    // The same memory `offset` bytes on.
+    Side At(Bytes offset) const {
+      return Side{.policy = policy, .host = host + offset, .gpu = gpu + offset, .agent = agent, .managed = managed,
+                  .reach = reach};
+    }
   };
+  // Host memory every GPU maps (the staging ring, a pinned chunk): host-direct for the policy.
+  Side MappedHost(DeviceAddress host, DeviceAddress gpu) const {
+    return Side{.policy = {CopySide::Kind::kHostDirect},
+                .host = host,
+                .gpu = gpu,
+                .agent = context_.host_agent(),
+                .reach = hsa::ResolvedSide::Reach::kEveryGpu};
+  }
 
   BlitManager(Context& context, Stream& stream, hsa::PoolAllocation staging);
 

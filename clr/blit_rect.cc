@@ -162,11 +162,8 @@ absl::StatusOr<bool> BlitManager::CopyBox(const Side& dst, const PitchedSide& ds
     }
     Trace(Layer::kClr, "SDMA sub-window refused (", queued.message(), "): a row at a time");
   }
-  auto at = [](const Side& side, Bytes offset) {
-    return Side{side.policy, side.host + offset, side.gpu + offset, side.agent};
-  };
   RETURN_IF_ERROR(ForEachRow(extent, dst_layout, src_layout, [&](Bytes dst_offset, Bytes src_offset) {
-    return CopyOnGpu(at(dst, dst_offset), at(src, src_offset), extent.width, sdma);
+    return CopyOnGpu(dst.At(dst_offset), src.At(src_offset), extent.width, sdma);
   }));
   return false;
 }
@@ -197,8 +194,8 @@ absl::Status BlitManager::CopyRectStaged(const Side& dst, const PitchedSide& dst
     absl::Status copies;
     for (const Run& run : runs) {
       const Bytes device_offset = RowOffset(device_layout, run.y, run.z);
-      const Side device_side{device.policy, device.host + device_offset, device.gpu + device_offset, device.agent};
-      const Side staged{{CopySide::Kind::kHostDirect}, buffer + run.at, buffer + run.at, context_.host_agent()};
+      const Side device_side = device.At(device_offset);
+      const Side staged = MappedHost(buffer + run.at, buffer + run.at);
       const PitchedSide staged_layout{buffer + run.at, *stride, Bytes(0)};
       const PitchedSide device_rows{device.gpu + device_offset, device_layout.row_pitch, Bytes(0)};
       const RectExtent box{extent.width, run.rows, 1};
@@ -289,7 +286,7 @@ absl::Status BlitManager::CopyRectStagedPieces(const Side& dst, const PitchedSid
         used = Bytes(0);
       }
       const Bytes n = std::min(extent.width - done, chunk_ - used);
-      const Side staged{{CopySide::Kind::kHostDirect}, buffer + used, buffer + used, context_.host_agent()};
+      const Side staged = MappedHost(buffer + used, buffer + used);
       if (to_device) {
         std::memcpy(staged.host.ToPointer(), (src.host + src_offset + done).ToPointer(), n.raw());
         const Side row{dst.policy, dst.host + dst_offset + done, dst.gpu + dst_offset + done, dst.agent};

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/lock_count.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -152,7 +153,10 @@ StreamSignal::~StreamSignal() {
   if (pool_ != nullptr && value() == 0) pool_->Give(std::move(signal_));
 }
 
-absl::Status Marker::Wait() const { return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_)); }
+absl::Status Marker::Wait() const {
+  const LockCountPause waiting;  // see Finish
+  return WaitForSignal(*signal_, *health_, WaitHintOf(*context_, *device_));
+}
 
 std::optional<uint64_t> Marker::end_tick() const {
   if (signal_->value() != 0) return std::nullopt;
@@ -556,8 +560,7 @@ absl::Status Stream::ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t el
   return bytes(body_end, end);
 }
 
-absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
-                              Bytes size) {
+absl::Status Stream::SdmaCopy(const hsa::ResolvedSide& dst, const hsa::ResolvedSide& src, Bytes size) {
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::SdmaCopy");
   if (size.is_zero()) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
@@ -567,12 +570,13 @@ absl::Status Stream::SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceA
   std::vector<hsa::SignalRef> deps;
   if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
   const hsa::SignalRef& completion = done->ref();
-  hsa::CopyRequest request{dst, dst_agent, src, src_agent, size, deps, &completion};
+  const hsa::ResolvedCopyRequest request{
+      .dst = dst, .src = src, .size = size, .dependencies = deps, .completion = &completion};
   if (TraceEnabled()) {
     Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": SDMA copy ", size.raw(), " B ",
-          AddressText(src), " -> ", AddressText(dst));
+          AddressText(src.gpu), " -> ", AddressText(dst.gpu));
   }
-  RETURN_IF_ERROR(context_.copies().Copy(request));
+  RETURN_IF_ERROR(context_.copies().CopyResolved(request));
   in_flight_.push_back(InFlight{std::move(done), {}});
   last_on_aql_ = false;
   return absl::OkStatus();
@@ -662,6 +666,9 @@ absl::Status Stream::HostCallback(std::function<void(const absl::Status&)> callb
 
 absl::Status Stream::Finish() {
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::Finish");
+  // How many rounds this loop makes, each with the stream's lock, depends on how far the GPU got: issue #26's lock
+  // counts (base/lock_count.h) leave waits for the GPU out, so that they count what a call costs, not how long.
+  const LockCountPause waiting;
   while (true) {
     std::shared_ptr<StreamSignal> next;
     {
@@ -685,6 +692,7 @@ absl::Status Stream::Finish() {
 }
 
 absl::Status Stream::WaitForQueued() {
+  const LockCountPause waiting;  // see Finish
   std::shared_ptr<StreamSignal> last;
   {
     LightLock lock(&mu_);

@@ -208,10 +208,10 @@ class Stream {
   // each holding the low `element_size` bytes of `pattern` (little-endian, as the GPU stores them).
   // kInvalidArgument for another element size or a `dst` not aligned to it; otherwise as ShaderCopy.
   absl::Status ShaderFill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count);
-  // An SDMA copy through ROCr (hsa::Copies), after everything queued so far. `dst_agent` and `src_agent` own
-  // the two sides (the CPU agent for system memory). Errors: Copies::Copy's.
-  absl::Status SdmaCopy(DeviceAddress dst, hsa::AgentId dst_agent, DeviceAddress src, hsa::AgentId src_agent,
-                        Bytes size);
+  // An SDMA copy through ROCr (hsa::Copies), after everything queued so far. The sides are the caller's resolved
+  // ones (their owners, where the GPUs reach them; bounds already checked): ROCr looks neither up again, and maps
+  // or pins only a side the copying GPU does not reach yet. Errors: Copies::CopyResolved's.
+  absl::Status SdmaCopy(const hsa::ResolvedSide& dst, const hsa::ResolvedSide& src, Bytes size);
   // A box (x bytes, y rows, z slices) as SDMA sub-window copies on this device's engines
   // (hsa_amd_memory_async_copy_rect), after everything queued so far. Errors, nothing queued: Copies::CopyRect's.
   absl::Status SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,

@@ -1,8 +1,9 @@
 // hipErrorNotSupported for every hip* entry point that <hip/hip_runtime_api.h> declares and hipmem
 // does not implement yet, so HIP host code links against //hip:hipmem and fails cleanly at run
 // time. Each stub records its result as the thread's last error, as every hip_c_api.cc shell does.
-// Generated once by hip/gen_hip_stubs.py from the header; to implement a function, delete its
-// stub here and define it in its own source (the surface test catches a function left in neither).
+// Written once by a generator from the header (a one-shot script, since deleted: nothing builds from it); to
+// implement a function, delete its stub here and define it in its own source (the surface test catches a function
+// left in neither). Each section says why its functions are stubs today.
 #define HIP_ABI_IMPL 1  // define the deprecated entry points without deprecation warnings
 
 #include <cstddef>
@@ -62,7 +63,7 @@ hipError_t hipKernelGetFunction(hipFunction_t* /*pFunc*/, hipKernel_t /*kernel*/
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Streams: not yet: issue #9 (streams)
+// --- Streams (implemented: hip_stream_c_api.cc): stream ids, CU masks and stream attributes are not implemented
 
 hipError_t hipStreamGetId(hipStream_t /*stream*/, unsigned long long* /*streamId*/) {
   HIPMEM_UNSUPPORTED;
@@ -85,7 +86,8 @@ hipError_t hipStreamGetAttribute(hipStream_t /*stream*/, hipStreamAttrID /*attr*
 }
 hipError_t hipStreamCopyAttributes(hipStream_t /*dst*/, hipStream_t /*src*/) { HIPMEM_UNSUPPORTED; }
 
-// --- Stream memory operations: not yet: issue #9 (streams); graph nodes: graphs are not supported
+// --- Stream memory operations: wait/write-value on a stream is not implemented; graph nodes: graphs are not
+// supported
 
 hipError_t hipStreamWaitValue32(hipStream_t /*stream*/, void* /*ptr*/, uint32_t /*value*/,
                                 unsigned int /*flags*/, uint32_t /*mask*/) {
@@ -127,7 +129,7 @@ hipError_t hipGraphExecBatchMemOpNodeSetParams(hipGraphExec_t /*hGraphExec*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Events: not yet: issue #9 (events)
+// --- Events (implemented: hip_stream_c_api.cc): recording with flags is not implemented
 
 hipError_t hipEventRecordWithFlags(hipEvent_t /*event*/, hipStream_t /*stream*/,
                                    unsigned int /*flags*/) {
@@ -166,7 +168,8 @@ hipError_t hipExternalMemoryGetMappedMipmappedArray(
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Managed memory: not yet: issue #9 (managed memory needs SVM in the simulated KFD)
+// --- Managed memory (implemented over the simulated KFD's SVM: hip_managed_c_api.cc): the batch prefetch and
+// discard calls are not implemented
 
 hipError_t hipMemPrefetchBatchAsync(void** /*dev_ptrs*/, size_t* /*sizes*/, size_t /*count*/,
                                     hipMemLocation* /*prefetch_locs*/,
@@ -200,7 +203,8 @@ hipError_t hipDrvMemDiscardAndPrefetchBatchAsync(hipDeviceptr_t* /*dptrs*/, size
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Stream-ordered allocator and memory pools: not yet: issue #9 (memory pools)
+// --- Stream-ordered allocator and memory pools (implemented: hip_mempool_c_api.cc): the per-location
+// pool calls (hipMemSetMemPool, hipMemGetMemPool, hipMemGetDefaultMemPool) are not implemented
 
 hipError_t hipMemSetMemPool(hipMemLocation* /*location*/, hipMemAllocationType /*type*/,
                             hipMemPool_t /*pool*/) {

@@ -45,6 +45,17 @@ absl::StatusOr<T> Annotated(absl::StatusOr<T> value, absl::string_view context) 
 
 bool IsGpu(const Agent& a) { return a.type == DeviceType::kGpu; }
 
+// A C API copy's sides: nothing known about them, so Launch asks the thunk where the copying GPU reaches each.
+ResolvedCopyRequest Unresolved(const CopyRequest& request) {
+  return ResolvedCopyRequest{
+      .dst = ResolvedSide{.host = request.dst, .gpu = request.dst, .agent = request.dst_agent},
+      .src = ResolvedSide{.host = request.src, .gpu = request.src, .agent = request.src_agent},
+      .size = request.size,
+      .dependencies = request.dependencies,
+      .completion = request.completion,
+  };
+}
+
 }  // namespace
 
 std::unique_ptr<Copies> Copies::Create(Runtime& runtime, SignalAllocator& signals, CopyFlags flags) {
@@ -90,6 +101,16 @@ absl::Status Copies::Copy(const CopyRequest& request) {
   return Submit(request, choice);
 }
 
+absl::Status Copies::CopyResolved(const ResolvedCopyRequest& request) {
+  TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_async_copy");
+  if (request.completion == nullptr) return absl::InvalidArgumentError("async copy: no completion signal");
+  ASSIGN_OR_RETURN(const EngineChoice choice, ChooseEngine(request.dst.agent, request.src.agent, request.size));
+  // Named as the C entry point would be: errors and traces read the same on both ways in.
+  const std::string context = absl::StrCat("hsa_amd_memory_async_copy(dst=", AddressText(request.dst.gpu),
+                                           ", src=", AddressText(request.src.gpu), ", size=", request.size.raw(), ")");
+  return Launch(request, choice, context);
+}
+
 absl::Status Copies::CopyOnEngine(const CopyRequest& request, uint32_t engine_mask, bool force_sdma) {
   ASSIGN_OR_RETURN(const EngineChoice choice,
                    engines_.ChooseOnEngine(request.dst_agent, request.src_agent, engine_mask, force_sdma));
@@ -114,17 +135,19 @@ absl::Status Copies::Submit(const CopyRequest& request, const EngineChoice& choi
           absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
     }
   }
-  return Launch(request, choice, context);
+  return Launch(Unresolved(request), choice, context);
 }
 
-absl::Status Copies::Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context) {
+absl::Status Copies::Launch(const ResolvedCopyRequest& request, const EngineChoice& choice, absl::string_view context) {
   if (choice.kind == CopyEngineKind::kHost) {
     // ROCr's CpuAgent::DmaCopy: both sides are system memory, so the calling thread does it.
     Trace(Layer::kHsa, context, " on the calling CPU thread");
     for (const SignalRef& dep : request.dependencies) {
       dep.Wait(SignalCondition::kEq, 0, absl::InfiniteDuration(), WaitHint::kBlocked);
     }
-    if (!request.size.is_zero()) std::memmove(request.dst.ToPointer(), request.src.ToPointer(), request.size.raw());
+    if (!request.size.is_zero()) {
+      std::memmove(request.dst.host.ToPointer(), request.src.host.ToPointer(), request.size.raw());
+    }
     request.completion->Apply(SignalOp::kSubtract, 1, MemoryOrder::kRelease);
     return absl::OkStatus();
   }
@@ -196,6 +219,14 @@ absl::StatusOr<Hold> Copies::Reach(const Agent& gpu, DeviceAddress address, Byte
   return pins_->Reach(KfdNodeOf(runtime_, gpu), address, size);
 }
 
+absl::StatusOr<Hold> Copies::Reach(const Agent& gpu, const ResolvedSide& side, Bytes size) {
+  const bool mapped = side.reach == ResolvedSide::Reach::kEveryGpu ||
+                      (side.reach == ResolvedSide::Reach::kOwner && side.agent == gpu.id);
+  if (mapped) return Hold{nullptr, GpuAccess::AlreadyMapped(side.gpu)};
+  // The CPU's address: the thunk finds registered memory by it, and pins pageable memory there.
+  return Reach(gpu, side.host, size);
+}
+
 absl::StatusOr<uint32_t> Copies::EngineStatus(AgentId dst_id, AgentId src_id) {
   ASSIGN_OR_RETURN(const EngineCandidates candidates, engines_.StatusCandidates(dst_id, src_id));
   uint32_t mask = 0;
@@ -251,15 +282,9 @@ absl::Status Copies::Fill(DeviceAddress ptr, uint32_t value, uint64_t count) {
   return absl::OkStatus();
 }
 
-void Copies::EnableProfiling(bool enable) {
-  ScopedLock lock(&mu_);
-  profiling_ = enable;
-}
+void Copies::EnableProfiling(bool enable) { profiling_.store(enable, std::memory_order_release); }
 
-bool Copies::profiling_enabled() const {
-  ScopedLock lock(&mu_);
-  return profiling_;
-}
+bool Copies::profiling_enabled() const { return profiling_.load(std::memory_order_acquire); }
 
 absl::StatusOr<CopyTime> Copies::GetCopyTime(const SignalRef& signal) {
   std::optional<AgentId> gpu;
@@ -353,7 +378,7 @@ absl::Status Copies::CopySync(DeviceAddress dst, DeviceAddress src, Bytes size) 
   }
   ASSIGN_OR_RETURN(Signal done, Annotated(Signal::Create(signals_, 1), context));
   const CopyRequest request{dst, owners[0], src, owners[1], size, {}, &done.ref()};
-  RETURN_IF_ERROR(Launch(request, choice, context));
+  RETURN_IF_ERROR(Launch(Unresolved(request), choice, context));
   // hsa_memory_copy returns when the bytes have landed; a VM fault leaves the signal negative.
   const SignalValue v = done->Wait(SignalCondition::kLt, 1, absl::InfiniteDuration(), WaitHint::kBlocked);
   if (v != 0) return absl::DataLossError(absl::StrCat(context, ": the copy failed on the GPU (signal ", v, ")"));

@@ -3,10 +3,12 @@
 // amd_blit_sdma.cpp, amd_blit_kernel.cpp). The public face of the copy path; its parts are the choice of engine
 // (copy_engine.h), the engine queues (copy_channel.h) and the pin table for unregistered host memory (pin_table.h).
 //
-// A copy looks each side up in the runtime's allocations (Runtime::FindPointer) for one bounds check, picks the
-// engine as ROCr does (rocm_facts.md §5.1), makes both sides reachable by that GPU (GpuAccess::Acquire looks each
-// side up again in the thunk, to map or pin it), and publishes the whole copy to the engine's queue without waiting
-// for it:
+// A copy from the C API (Copy) looks each side up in the runtime's allocations (Runtime::FindPointer) for one bounds
+// check, picks the engine as ROCr does (rocm_facts.md §5.1), makes both sides reachable by that GPU
+// (GpuAccess::Acquire asks the thunk, to map or pin it), and publishes the whole copy to the engine's queue without
+// waiting for it. A copy whose caller resolved its sides already (CopyResolved: clr, which looked each pointer up
+// once for a hipMemcpy) is neither looked up nor checked again; only a side not known to be mapped on the copying
+// GPU -- pageable memory, another GPU's VRAM -- goes to the thunk (the pin table). The packets:
 //   SDMA          POLL_REGMEM until each dependency signal's value is 0 (both halves), [TIMESTAMP start],
 //                 COPY_LINEAR..., [TIMESTAMP end], ATOMIC add -1 on the completion signal, then FENCE + TRAP
 //                 on the signal's event when it has one (so a sleeping waiter wakes).
@@ -22,6 +24,7 @@
 #ifndef HIPMEM_HSA_COPY_H_
 #define HIPMEM_HSA_COPY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -53,6 +56,29 @@ struct CopyRequest {
   AgentId dst_agent{0};
   DeviceAddress src{0};
   AgentId src_agent{0};
+  Bytes size;
+  std::span<const SignalRef> dependencies;
+  const SignalRef* completion = nullptr;  // required
+};
+
+// One side of a copy its caller has resolved and bounds-checked (issue #26: each pointer is looked up once, at the
+// top of a hipMemcpy). `reach` says where the GPUs already reach it, so that the side needs no lookup below.
+struct ResolvedSide {
+  enum class Reach : uint8_t {
+    kUnknown,   // ask the thunk: runtime memory is mapped on demand, other host memory pinned (the pin table)
+    kOwner,     // mapped on `agent`, a GPU (its own VRAM, always mapped there)
+    kEveryGpu,  // mapped on every GPU (system memory the runtime allocated; host memory locked for every GPU)
+  };
+  DeviceAddress host{0};  // where the CPU reaches it (a copy the CPU runs uses this)
+  DeviceAddress gpu{0};   // where the GPUs reach it (differs from `host` for registered memory only)
+  AgentId agent{0};       // its owner: the GPU for VRAM, else the CPU agent
+  Reach reach = Reach::kUnknown;
+};
+
+// A copy whose sides the caller resolved: `size` bytes from `src` to `dst`, both within their objects.
+struct ResolvedCopyRequest {
+  ResolvedSide dst;
+  ResolvedSide src;
   Bytes size;
   std::span<const SignalRef> dependencies;
   const SignalRef* completion = nullptr;  // required
@@ -128,6 +154,12 @@ class Copies {
   // agent; kOutOfRange when a side runs past the allocation it starts in; the engine's setup and mapping
   // errors (GpuAccess::Acquire's: kInvalidArgument for a peer's VRAM without a link, ...).
   absl::Status Copy(const CopyRequest& request);
+
+  // As Copy, for a caller that resolved both sides and checked their bounds (clr's blit manager): no address
+  // lookup and no bounds check here; a side the copying GPU does not reach yet (ResolvedSide::Reach) is mapped or pinned
+  // as Copy does. Errors: kInvalidArgument for no completion signal; InvalidAgentError for an unknown agent; the
+  // engine's setup and mapping errors.
+  absl::Status CopyResolved(const ResolvedCopyRequest& request);
 
   // hsa_memory_copy: copies and returns when the bytes have landed. The sides' agents are the owners of the
   // allocations they start in (the CPU for memory the runtime did not allocate). The engine: the GPU's blit
@@ -212,7 +244,7 @@ class Copies {
 
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
   // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
-  absl::Status Launch(const CopyRequest& request, const EngineChoice& choice, absl::string_view context);
+  absl::Status Launch(const ResolvedCopyRequest& request, const EngineChoice& choice, absl::string_view context);
   // Queues an SDMA packet stream on `gpu`'s SDMA engine `sdma_engine` over the memory `ranges` (each made
   // reachable by the GPU for the operation), with the dependency waits and the completion as Launch does;
   // `build` makes the stream from the ranges' GPU addresses, in order, once they are reachable.
@@ -222,6 +254,8 @@ class Copies {
                           const SignalRef& completion, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
   absl::StatusOr<Hold> Reach(const Agent& gpu, DeviceAddress address, Bytes size);
+  // Reach for a resolved side: no lookup when `side` is mapped on `gpu` already.
+  absl::StatusOr<Hold> Reach(const Agent& gpu, const ResolvedSide& side, Bytes size);
   absl::StatusOr<CopyChannel*> GetChannel(AgentId gpu, CopyEngineKind kind, uint32_t sdma_engine);
 
   Runtime& runtime_;           // Not owned; must outlive this.
@@ -231,7 +265,8 @@ class Copies {
   const std::unique_ptr<PinTable> pins_;
 
   mutable absl::Mutex mu_;
-  bool profiling_ ABSL_GUARDED_BY(mu_) = false;
+  // Read by every copy (twice on its way to the engine): an atomic, so that reading it takes no lock (issue #26).
+  std::atomic<bool> profiling_{false};
   // By (GPU agent, engine): 0 is the blit kernel, n > 0 SDMA engine offset n.
   std::map<std::pair<uint64_t, uint32_t>, std::unique_ptr<CopyChannel>> channels_ ABSL_GUARDED_BY(mu_);
   // The GPU whose clock stamped each signal's last profiled copy, by signal handle.

@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "base/lookup_count.h"
 #include "base/scoped_lock.h"
 #include "base/trace.h"
 #include "gmock/gmock.h"
@@ -156,6 +157,60 @@ TEST_F(CopiesTest, HostToDeviceAndBackOnTheSdmaEngines) {
   EXPECT_THAT(log.Last(), testing::HasSubstr("on SDMA engine 1 "));  // the host-to-device engine
   EXPECT_EQ(ReadBack(vram, *gpus_[0], size), in);
   EXPECT_THAT(log.Last(), testing::HasSubstr("on SDMA engine 2 "));  // the device-to-host engine
+}
+
+// A copy whose caller resolved its sides (clr, issue #26): a side the copying GPU maps already is used as given, with
+// no lookup in the runtime or the thunk; a side it does not reach yet (pageable memory, another GPU's VRAM) is still
+// looked up, mapped or pinned, and the copy lands either way.
+TEST_F(CopiesTest, ResolvedCopyLooksUpOnlyWhatTheCopyingGpuDoesNotMapYet) {
+  const Agent& gpu = *gpus_[0];
+  const Bytes size = Bytes::KiB(64);
+  const std::vector<uint8_t> in = Pattern(size.raw(), 11);
+  const DeviceAddress system = SystemMemory(size);  // mapped for every GPU when allocated
+  std::memcpy(system.ToPointer(), in.data(), size.raw());
+  const DeviceAddress vram = Vram(gpu, size);
+  const ResolvedSide to_vram{.host = vram, .gpu = vram, .agent = gpu.id, .reach = ResolvedSide::Reach::kOwner};
+  const ResolvedSide from_system{
+      .host = system, .gpu = system, .agent = cpu_->id, .reach = ResolvedSide::Reach::kEveryGpu};
+
+  const SignalRef& up = NewSignal(1);
+  const uint64_t before = AddressLookupsOnThisThread();
+  ASSERT_THAT(copies_->CopyResolved(
+                  ResolvedCopyRequest{.dst = to_vram, .src = from_system, .size = size, .completion = &up}),
+              IsOk());
+  EXPECT_EQ(AddressLookupsOnThisThread() - before, 0u) << "both sides were mapped on the copying GPU";
+  ASSERT_EQ(Await(up), 0);
+  EXPECT_EQ(ReadBack(vram, gpu, size), in);
+
+  // Pageable memory: the thunk is asked, and pins it for the copy.
+  std::vector<uint8_t> out(size.raw(), 0);
+  const ResolvedSide to_pageable{.host = Addr(out.data()), .gpu = Addr(out.data()), .agent = cpu_->id};
+  const SignalRef& down = NewSignal(1);
+  const uint64_t before_pageable = AddressLookupsOnThisThread();
+  ASSERT_THAT(copies_->CopyResolved(
+                  ResolvedCopyRequest{.dst = to_pageable, .src = to_vram, .size = size, .completion = &down}),
+              IsOk());
+  EXPECT_GE(AddressLookupsOnThisThread() - before_pageable, 1u);
+  ASSERT_EQ(Await(down), 0);
+  EXPECT_EQ(out, in);
+
+  EXPECT_THAT(copies_->CopyResolved(ResolvedCopyRequest{.dst = to_vram, .src = from_system, .size = size}),
+              StatusIs(absl::StatusCode::kInvalidArgument))
+      << "no completion signal";
+  if (gpus_.size() < 2) return;
+  // Another GPU's VRAM, marked as its owner's: whichever GPU copies, one side is not its own and is looked up (and
+  // mapped) rather than trusted.
+  const Agent& peer = *gpus_[1];
+  const DeviceAddress theirs = Vram(peer, size);
+  const ResolvedSide to_peer{.host = theirs, .gpu = theirs, .agent = peer.id, .reach = ResolvedSide::Reach::kOwner};
+  const SignalRef& across = NewSignal(1);
+  const uint64_t before_peer = AddressLookupsOnThisThread();
+  ASSERT_THAT(copies_->CopyResolved(
+                  ResolvedCopyRequest{.dst = to_peer, .src = to_vram, .size = size, .completion = &across}),
+              IsOk());
+  EXPECT_GE(AddressLookupsOnThisThread() - before_peer, 1u);
+  ASSERT_EQ(Await(across), 0);
+  EXPECT_EQ(ReadBack(theirs, peer, size), in);
 }
 
 TEST_F(CopiesTest, UnregisteredHostMemoryIsUnpinnedBeforeTheSignalSaysDone) {

@@ -21,6 +21,10 @@ class GpuAccess {
   // unmapped or inaccessible host pages, ...).
   static absl::StatusOr<GpuAccess> Acquire(thunk::Kfd& kfd, thunk::NodeId gpu, DeviceAddress address, Bytes size);
 
+  // Memory the caller knows `gpu` maps already (a copy's resolved side, hsa/copy.h ResolvedSide): nothing to look up,
+  // map or release.
+  static GpuAccess AlreadyMapped(DeviceAddress gpu_address) { return GpuAccess(nullptr, gpu_address, nullptr); }
+
   GpuAccess(GpuAccess&& other) noexcept;
   GpuAccess& operator=(GpuAccess&& other) noexcept;
   GpuAccess(const GpuAccess&) = delete;
@@ -35,7 +39,7 @@ class GpuAccess {
   GpuAccess(thunk::Kfd* kfd, DeviceAddress gpu_address, void* pinned)
       : kfd_(kfd), gpu_address_(gpu_address), pinned_(pinned) {}
 
-  thunk::Kfd* kfd_;
+  thunk::Kfd* kfd_;  // null for AlreadyMapped, which never releases anything
   DeviceAddress gpu_address_;
   void* pinned_;  // the registration to drop, or null
 };

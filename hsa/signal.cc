@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/aliased_memory_sync.h"
+#include "base/lock_count.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "base/trace.h"
@@ -165,6 +166,9 @@ class WaitSession {
   std::vector<uint64_t> ages_;                         // of the current Pause, parallel to events_
   std::vector<SignalCore*> cores_of_events_;           // of the current Pause, parallel to events_
   bool logged_ = false;
+  // The locks a wait takes (the thunk's event waits) say how long it waited, not what the waiting call costs:
+  // issue #26's lock counts leave them out.
+  const LockCountPause not_counted_;
 };
 
 // The value of `core` as a wait looks at it (see ChangeOrder).
