@@ -104,8 +104,9 @@ class StreamTable {
   // stream, hipStreamPerThread or a handle that names no live stream.
   absl::Status Destroy(StreamHandle handle);
   // The stream `handle` names for work issued while `current_device` is current. Errors:
-  // ContextIsDestroyedError for a handle that names no live stream (CLR's answer for a destroyed stream);
-  // the null or per-thread stream's creation errors.
+  // InvalidHandleError (hipErrorInvalidResourceHandle) for a handle that names no live stream, as CLR's stream argument
+  // checks answer (entry points where CLR answers otherwise, such as the module launches' hipErrorContextIsDestroyed,
+  // check before they resolve); the null or per-thread stream's creation errors.
   absl::StatusOr<HipStream*> Resolve(StreamHandle handle, int current_device);
 
   // Applies the legacy default stream's rules before a command is queued on `stream`.
