@@ -115,10 +115,13 @@ absl::StatusOr<SignalRef> SignalRuntime::Register(SignalValue initial, std::span
     host_waits = host_waits || (agent.ok() && (*agent)->type == DeviceType::kCpu);
   }
   const SignalKind kind = !attributes.gpu_only && host_waits ? SignalKind::kInterrupt : SignalKind::kDefault;
-  ASSIGN_OR_RETURN(Signal signal, Signal::Create(*allocator_, initial, kind));
-  SignalRef ref = signal.ref();
+  // The signal stays in its StatusOr until it is stored: moved out first, gcc 12 at -O2 takes the copy of its
+  // reference for a read of uninitialised memory (-Werror=maybe-uninitialized, a false positive).
+  absl::StatusOr<Signal> signal = Signal::Create(*allocator_, initial, kind);
+  if (!signal.ok()) return signal.status();
+  SignalRef ref = signal->ref();
   ScopedLock lock(&mu_);
-  signals_.emplace(ref.handle().raw(), std::move(signal));
+  signals_.emplace(ref.handle().raw(), *std::move(signal));
   return ref;
 }
 
