@@ -284,6 +284,10 @@ void Stream::ReleaseQueue(const absl::Status& why) {
 
 void Stream::FailPending() {
   LightLock lock(&mu_);
+  FailPendingLocked();
+}
+
+void Stream::FailPendingLocked() {
   for (const InFlight& command : in_flight_) {
     // Only a signal still pending: one the engine completed meanwhile keeps its value.
     hsa::SignalValue value = command.done->value();
@@ -293,6 +297,16 @@ void Stream::FailPending() {
       value = before;
     }
   }
+}
+
+absl::Status Stream::StopOnFailure() {
+  absl::Status failed = Failure();
+  if (failed.ok()) return failed;
+  // Every failure Failure() sees ends this stream's pending commands: a halted or released queue runs nothing more, a
+  // device fault fails every queue of the device, and the commands behind a failed one wait on it forever.
+  FailPendingLocked();
+  FlushPrintf();
+  return failed;
 }
 
 absl::Status Stream::Failure() const {
@@ -673,8 +687,8 @@ absl::Status Stream::Finish() {
     std::shared_ptr<StreamSignal> next;
     {
       LightLock lock(&mu_);
-      FlushPrintf();  // a failed dispatch's records too
-      RETURN_IF_ERROR(Failure());
+      FlushPrintf();
+      RETURN_IF_ERROR(StopOnFailure());  // a failed dispatch's records too
       Retire();
       for (const InFlight& command : in_flight_) {
         if (command.done->value() > 0) {
@@ -696,7 +710,7 @@ absl::Status Stream::WaitForQueued() {
   std::shared_ptr<StreamSignal> last;
   {
     LightLock lock(&mu_);
-    RETURN_IF_ERROR(Failure());
+    RETURN_IF_ERROR(StopOnFailure());
     if (in_flight_.empty()) return absl::OkStatus();
     last = in_flight_.back().done;
   }
@@ -706,7 +720,7 @@ absl::Status Stream::WaitForQueued() {
     std::shared_ptr<StreamSignal> next;
     {
       LightLock lock(&mu_);
-      RETURN_IF_ERROR(Failure());
+      RETURN_IF_ERROR(StopOnFailure());
       if (last->value() <= 0) break;
       for (const InFlight& command : in_flight_) {
         if (command.done->value() > 0) {

@@ -307,9 +307,15 @@ class Stream {
   // Prints the records of the printing dispatches that completed (or failed), oldest first, and keeps their buffers.
   void FlushPrintf() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Failure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Failure(); when there is one, fails the pending commands (FailPendingLocked) and prints what the failed
+  // dispatches printed (FlushPrintf) before answering it. The queue's error callback records the error before it
+  // fails the pending commands (QueueHealth::Report): a synchronise that sees the error in between must still have
+  // printed a failed kernel's printf and assert text by the time it returns.
+  absl::Status StopOnFailure() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Completes every pending command's signal at -1 (QueueHealth::Report), waking their waiters.
   friend class QueueHealth;
   void FailPending() ABSL_LOCKS_EXCLUDED(mu_);
+  void FailPendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Context& context_;
   const Device& device_;
