@@ -136,13 +136,23 @@ struct TraceSlice::Frame {
 namespace {
 // The calling thread's traced slices, one frame per nesting depth. Slices end in the reverse order they began, on
 // the thread that began them, so the frame at a depth belongs to the one open slice there.
-thread_local std::vector<std::unique_ptr<TraceSlice::Frame>> t_frames;
+// Destroyed at the thread's exit; for the main thread that is before the static destructors and atexit handlers
+// (__hipUnregisterFatBinary frees loaded code objects through traced calls), so it says when it is gone: a slice that
+// begins after that is not traced (t_frames_gone, trivially destructible, stays readable).
+thread_local bool t_frames_gone = false;
+struct ThreadFrames {
+  ~ThreadFrames() { t_frames_gone = true; }
+  std::vector<std::unique_ptr<TraceSlice::Frame>> frames;
+};
+thread_local ThreadFrames t_thread_frames;
 }  // namespace
 
 TraceSlice::Frame* TraceSlice::Begin(TraceCategory category, const char* name, std::string args) {
+  if (t_frames_gone) return nullptr;
+  std::vector<std::unique_ptr<Frame>>& frames = t_thread_frames.frames;
   const int depth = t_depth++;
-  if (t_frames.size() <= static_cast<size_t>(depth)) t_frames.push_back(std::make_unique<Frame>());
-  Frame* frame = t_frames[depth].get();
+  if (frames.size() <= static_cast<size_t>(depth)) frames.push_back(std::make_unique<Frame>());
+  Frame* frame = frames[depth].get();
   frame->category = category;
   frame->name = name;
   frame->depth = depth;
