@@ -528,8 +528,14 @@ absl::Status Stream::DispatchCooperative(Stream& cooperative, const KernelDispat
     LightLock lock(&mu_);
     printf_uses_.push_back(PrintfUse{std::move(done), std::move(*printf)});
   }
-  ASSIGN_OR_RETURN(const Marker after, cooperative.Record());
-  return WaitFor(after);
+  // The grid is submitted, and may already have failed (a small grid that traps can halt the cooperative queue, or
+  // complete its dispatch signal negative, before this call gets here): as for an ordinary launch, a failure from
+  // here on is this stream's to report at its next synchronise, not the launch's, so it is recorded on this stream
+  // (which then fails every later command, as the missing ordering would require) and the launch succeeds.
+  absl::StatusOr<Marker> after = cooperative.Record();
+  absl::Status ordered = after.ok() ? WaitFor(*after) : after.status();
+  if (!ordered.ok()) health_->Report(ordered);
+  return absl::OkStatus();
 }
 
 absl::Status Stream::ShaderCopy(DeviceAddress dst, DeviceAddress src, Bytes size) {
