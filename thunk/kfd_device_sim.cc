@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "absl/base/const_init.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
@@ -29,34 +28,6 @@
 
 namespace hipmem::thunk {
 namespace {
-
-// HIPMEM_SIM_NUM_GWS=<n>: every GPU of `topology` gets n global wave sync slots (sysfs num_gws) instead of its
-// preset's. 0 is a GPU without GWS, which no preset is: amdkfd reports 0 where it allocated none for the GPU (no HWS,
-// or CP firmware without GWS support: kfd_gws_init), and ROCr then offers no cooperative queues on the agent
-// (HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES false, hsa_queue_create(COOPERATIVE) refused), nor CLR cooperative launches.
-// kInvalidArgument for a value that is no unsigned 32-bit number.
-absl::StatusOr<kfd_sim::Topology> WithGwsSetting(kfd_sim::Topology topology) {
-  const char* setting = std::getenv("HIPMEM_SIM_NUM_GWS");
-  if (setting == nullptr || *setting == '\0') return topology;
-  uint32_t num_gws = 0;
-  if (!absl::SimpleAtoi(setting, &num_gws)) {
-    return absl::InvalidArgumentError(absl::StrCat("HIPMEM_SIM_NUM_GWS=", setting, ": not an unsigned 32-bit number"));
-  }
-  for (kfd_sim::GpuConfig& gpu : topology.gpus) gpu.num_gws = num_gws;
-  return topology;
-}
-
-// The default machine's topology: the preset HIPMEM_SIM_PRESET names, else one MI300X; HIPMEM_SIM_NUM_GWS applied.
-absl::StatusOr<kfd_sim::Topology> DefaultMachineTopology() {
-  const char* preset = std::getenv("HIPMEM_SIM_PRESET");
-  if (preset == nullptr || *preset == '\0') return WithGwsSetting(kfd_sim::DefaultTopology());
-  absl::StatusOr<kfd_sim::Topology> topology = kfd_sim::PresetTopology(preset);
-  if (!topology.ok()) {
-    // A bad environment setting is caller input, as for HIPMEM_KFD_BACKEND.
-    return Recode(Annotate(topology.status(), absl::StrCat("HIPMEM_SIM_PRESET=", preset)), absl::StatusCode::kInvalidArgument);
-  }
-  return WithGwsSetting(*std::move(topology));
-}
 
 class SimKfdDevice final : public KfdDevice {
  public:
@@ -163,7 +134,7 @@ absl::StatusOr<std::shared_ptr<SimMachine>> SimMachine::Default() {
   ScopedLock lock(&g_default_mu);
   ProcessMachine* current = g_default.load(std::memory_order_acquire);
   if (current != nullptr && current->pid == pid) return current->machine;
-  absl::StatusOr<kfd_sim::Topology> topology = DefaultMachineTopology();
+  absl::StatusOr<kfd_sim::Topology> topology = kfd_sim::TopologyFromEnvironment();
   auto* fresh = new ProcessMachine{.pid = pid,
                                    .machine = topology.ok() ? Create(*topology)
                                                             : absl::StatusOr<std::shared_ptr<SimMachine>>(

@@ -3,6 +3,7 @@
 #include <sys/sysinfo.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -12,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
@@ -474,6 +476,26 @@ absl::StatusOr<Topology> PresetTopology(absl::string_view name) {
   }
   return absl::NotFoundError(
       absl::StrCat("PresetTopology(", name, "): unknown preset; valid presets: ", absl::StrJoin(PresetNames(), ", ")));
+}
+
+absl::StatusOr<Topology> TopologyFromEnvironment() {
+  Topology topology = DefaultTopology();
+  if (const char* preset = std::getenv("HIPMEM_SIM_PRESET"); preset != nullptr && *preset != '\0') {
+    absl::StatusOr<Topology> named = PresetTopology(preset);
+    // A bad setting is the caller's input, not a missing thing.
+    if (!named.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("HIPMEM_SIM_PRESET=", preset, ": ", named.status().message()));
+    }
+    topology = *std::move(named);
+  }
+  if (const char* gws = std::getenv("HIPMEM_SIM_NUM_GWS"); gws != nullptr && *gws != '\0') {
+    uint32_t num_gws = 0;
+    if (!absl::SimpleAtoi(gws, &num_gws)) {
+      return absl::InvalidArgumentError(absl::StrCat("HIPMEM_SIM_NUM_GWS=", gws, ": not an unsigned 32-bit number"));
+    }
+    for (GpuConfig& gpu : topology.gpus) gpu.num_gws = num_gws;
+  }
+  return topology;
 }
 
 }  // namespace hipmem::kfd_sim

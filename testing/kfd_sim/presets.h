@@ -47,6 +47,16 @@ std::vector<std::string> PresetNames();
 // Errors: kNotFound for an unknown name; the message lists the valid names.
 absl::StatusOr<Topology> PresetTopology(absl::string_view name);
 
+// Returns the machine the process's environment asks for: preset HIPMEM_SIM_PRESET (DefaultTopology() when unset or
+// empty), then, when HIPMEM_SIM_NUM_GWS=<n> is set, n global wave sync slots (sysfs num_gws) on every GPU instead of
+// the preset's. One reading for every way in (the thunk's in-process simulator and the LD_PRELOAD host), so the same
+// environment makes the same machine. 0 GWS is a GPU without GWS, which no preset is: amdkfd reports 0 where it
+// allocated none (no HWS, or CP firmware without GWS support: kfd_gws_init), and ROCr then offers no cooperative
+// queues on the agent.
+// Errors: kInvalidArgument for an unknown preset (the message names the setting and lists the valid presets) or a
+// HIPMEM_SIM_NUM_GWS that is no unsigned 32-bit number.
+absl::StatusOr<Topology> TopologyFromEnvironment();
+
 }  // namespace hipmem::kfd_sim
 
 #endif  // HIPMEM_TESTING_KFD_SIM_PRESETS_H_

@@ -28,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
@@ -496,6 +497,25 @@ TEST(PreloadTest, UnknownPresetFailsTheOpenWithAMessage) {
   EXPECT_EQ(run.exit_code, 1) << Describe(run);
   EXPECT_TRUE(absl::StrContains(run.err, "HIPMEM_SIM_PRESET=no-such-gpu")) << Describe(run);
   EXPECT_TRUE(absl::StrContains(run.out, "FAIL stat /dev/kfd")) << Describe(run);
+}
+
+// HIPMEM_SIM_NUM_GWS makes the same machine under the preload as in process: every GPU node's sysfs num_gws is the
+// setting (0: no cooperative queues), and a setting that is no number is refused at /dev/kfd with the reason.
+TEST(PreloadTest, NumGwsSettingReachesTheGpuNodes) {
+  for (const std::string gws : {"0", "7"}) {
+    const ChildRun run = RunUnderPreload({"/bin/cat", "/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties",
+                                          "/sys/devices/virtual/kfd/kfd/topology/nodes/2/properties"},
+                                         "2xmi250x", {absl::StrCat("HIPMEM_SIM_NUM_GWS=", gws)});
+    ASSERT_EQ(run.exit_code, 0) << Describe(run);
+    std::vector<std::string> lines;
+    for (absl::string_view line : absl::StrSplit(run.out, '\n')) {
+      if (absl::StartsWith(line, "num_gws ")) lines.emplace_back(line);
+    }
+    EXPECT_THAT(lines, ::testing::ElementsAre("num_gws " + gws, "num_gws " + gws)) << Describe(run);
+  }
+  const ChildRun bad = RunUnderPreload({g_kfd_probe, "1"}, "mi250x", {"HIPMEM_SIM_NUM_GWS=many"});
+  EXPECT_EQ(bad.exit_code, 1) << Describe(bad);
+  EXPECT_TRUE(absl::StrContains(bad.err, "HIPMEM_SIM_NUM_GWS=many")) << Describe(bad);
 }
 
 }  // namespace

@@ -59,16 +59,6 @@ bool HasMinor(const kfd_sim::Topology& topology, uint32_t minor) {
   return false;
 }
 
-absl::StatusOr<kfd_sim::Topology> ChosenTopology() {
-  const char* preset = std::getenv("HIPMEM_SIM_PRESET");
-  if (preset == nullptr || *preset == '\0') return kfd_sim::DefaultTopology();
-  absl::StatusOr<kfd_sim::Topology> topology = kfd_sim::PresetTopology(preset);
-  if (!topology.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("HIPMEM_SIM_PRESET=", preset, ": ", topology.status().message()));
-  }
-  return topology;
-}
-
 bool WriteFile(const std::string& path, std::string_view content) {
   const int fd = Next().openat(AT_FDCWD, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
   if (fd < 0) return false;
@@ -108,7 +98,7 @@ kfd_sim::Simulator* g_dmesg_simulator ABSL_GUARDED_BY(g_tree_mu) = nullptr;
 
 }  // namespace
 
-SimulatedHost::SimulatedHost() : pid_(getpid()), topology_(ChosenTopology()) {}
+SimulatedHost::SimulatedHost() : pid_(getpid()), topology_(kfd_sim::TopologyFromEnvironment()) {}
 
 SimulatedHost& SimulatedHost::Current() {
   const pid_t pid = getpid();
