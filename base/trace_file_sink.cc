@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -82,14 +84,27 @@ void TraceFileSink::Close() {
   absl::MutexLock lock(&mu_);
   if (file_ == nullptr) return;
   if (static_cast<int>(getpid()) == pid_) {
+    // Slices still open (an engine mid-packet, the host inside a call) end here.
+    const uint64_t now = trace_internal::NowNs();
+    for (const auto& [key, open] : open_) {
+      std::vector<std::pair<std::string, std::string>> args;
+      if (!open.args.empty()) args.emplace_back("args", open.args);
+      AppendLocked(SliceEvent(open.name, open.category, open.begin_ns, std::max(now, open.begin_ns), key.first, args,
+                              /*unfinished=*/true));
+    }
     std::fputs("\n]\n", file_);
     std::fclose(file_);
   }
+  open_.clear();
   file_ = nullptr;
 }
 
 void TraceFileSink::Append(const std::string& event) {
   absl::MutexLock lock(&mu_);
+  AppendLocked(event);
+}
+
+void TraceFileSink::AppendLocked(const std::string& event) {
   if (file_ == nullptr || static_cast<int>(getpid()) != pid_) return;
   if (!first_) std::fputs(",\n", file_);
   first_ = false;
@@ -111,23 +126,42 @@ void TraceFileSink::Record(Layer layer, absl::string_view message) {
   Append(event);
 }
 
-void TraceFileSink::Slice(const TraceSliceRecord& slice) {
-  std::string event = Head(slice.name, CategoryName(slice.category), 'X', slice.begin_ns, slice.thread);
-  absl::StrAppend(&event, ",\"dur\":", Micros(slice.end_ns - slice.begin_ns));
-  if (!slice.args->empty()) {
+std::string TraceFileSink::SliceEvent(absl::string_view name, TraceCategory category, uint64_t begin_ns,
+                                      uint64_t end_ns, uint32_t thread,
+                                      const std::vector<std::pair<std::string, std::string>>& args,
+                                      bool unfinished) const {
+  std::string event = Head(name, CategoryName(category), 'X', begin_ns, thread);
+  absl::StrAppend(&event, ",\"dur\":", Micros(end_ns - begin_ns));
+  if (!args.empty() || unfinished) {
     event += ",\"args\":{";
     bool first = true;
-    for (const auto& [key, value] : *slice.args) {
+    for (const auto& [key, value] : args) {
       if (!first) event.push_back(',');
       first = false;
       AppendJsonString(event, key);
       event.push_back(':');
       AppendJsonString(event, value);
     }
+    if (unfinished) absl::StrAppend(&event, first ? "" : ",", "\"unfinished\":\"open when the trace closed\"");
     event.push_back('}');
   }
   event.push_back('}');
-  Append(event);
+  return event;
+}
+
+void TraceFileSink::SliceBegin(const TraceSliceBeginRecord& begin) {
+  absl::MutexLock lock(&mu_);
+  if (file_ == nullptr) return;
+  open_.insert_or_assign(std::pair(begin.thread, begin.depth),
+                         OpenSlice{begin.category, std::string(begin.name), std::string(begin.args), begin.ns});
+}
+
+void TraceFileSink::Slice(const TraceSliceRecord& slice) {
+  const std::string event =
+      SliceEvent(slice.name, slice.category, slice.begin_ns, slice.end_ns, slice.thread, *slice.args, false);
+  absl::MutexLock lock(&mu_);
+  open_.erase(std::pair(slice.thread, slice.depth));
+  AppendLocked(event);
 }
 
 void TraceFileSink::Flow(const TraceFlowRecord& flow) {

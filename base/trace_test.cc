@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -156,6 +157,48 @@ TEST(TraceFileSinkTest, WritesAStrictlyValidTraceWithNestingFlowsAndThreadNames)
   EXPECT_TRUE(named);
   EXPECT_EQ(flow_points, 2);
   EXPECT_THAT(text, HasSubstr("tab\\there"));
+}
+
+// A host that waited for an engine's completion may close the trace while the engine is still inside the slice that
+// raised it (the completion arrow starts before the slice ends): the slice is written at the close, ending there and
+// marked unfinished, so every flow point stays inside a slice of its thread and the file reads strictly.
+TEST(TraceFileSinkTest, ASliceStillOpenWhenTheFileClosesEndsThereWithItsFlowPointsInside) {
+  const std::string path = TempPath("open_slice_trace");
+  absl::StatusOr<std::unique_ptr<TraceFileSink>> sink = TraceFileSink::Open(path);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  SetTraceSink(sink->get());
+  {
+    TraceSlice api(TraceCategory::kHipApi, "hipLaunchKernel");
+    TraceFlowStart(TraceCategory::kClr, "enqueue", 7);
+  }
+  std::atomic<bool> inside{false};
+  std::atomic<bool> closed{false};
+  std::thread engine([&] {
+    TraceSlice work(TraceCategory::kCompute, "kernel dispatch", [] { return std::string("index=3"); });
+    TraceFlowEnd(TraceCategory::kCompute, "enqueue", 7);
+    TraceFlowStart(TraceCategory::kCompute, "completion", 8);
+    inside.store(true);
+    while (!closed.load()) std::this_thread::yield();
+  });
+  while (!inside.load()) std::this_thread::yield();
+  SetTraceSink(nullptr);
+  (*sink)->Close();
+  closed.store(true);
+  engine.join();
+
+  const std::string text = ReadFile(path);
+  absl::StatusOr<std::vector<TraceEvent>> events = ReadChromeTrace(text, kCategories);
+  ASSERT_TRUE(events.ok()) << events.status() << "\n" << text;
+  const TraceEvent* dispatch = nullptr;
+  int flow_points = 0;
+  for (const TraceEvent& e : *events) {
+    if (e.ph == "X" && e.name == "kernel dispatch") dispatch = &e;
+    if (e.ph == "s" || e.ph == "f") ++flow_points;
+  }
+  ASSERT_NE(dispatch, nullptr) << text;
+  EXPECT_TRUE(dispatch->args.contains("unfinished")) << text;
+  EXPECT_EQ(dispatch->args.at("args"), "index=3");
+  EXPECT_EQ(flow_points, 3);
 }
 
 TEST(TraceFileSinkTest, AForkedChildWritesNothingIntoItsParentsFile) {
