@@ -19,8 +19,10 @@ namespace hipmem::thunk {
 namespace {
 
 ABSL_CONST_INIT absl::Mutex g_mu(absl::kConstInit);
-// Heap-held so no destructor runs at exit while another thread may still use it.
-Kfd* g_kfd ABSL_GUARDED_BY(g_mu) = nullptr;
+// Heap-held so no destructor runs at exit while another thread may still use it. Written under g_mu, read without
+// it (SharedKfd): every hsaKmt call reads it, and a lock there would protect nothing, since the caller uses the
+// instance after any lock is released (as libhsakmt, whose calls check an open count without a lock).
+std::atomic<Kfd*> g_kfd{nullptr};
 int g_refcount ABSL_GUARDED_BY(g_mu) = 0;
 // In a forked child: the parent's references, inherited as libhsakmt's hsakmt_kfd_open_count is. hsaKmtCloseKFD
 // drops them (SUCCESS, closing nothing); hsaKmtOpenKFD forgets them and opens the child's own KFD.
@@ -45,8 +47,9 @@ void UnlockInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS { g_mu.Unlock(); }
 void ForgetInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   // Kept reachable, never destroyed: leak checkers in the child see it as held, not lost.
   static auto* const left_behind = new std::vector<Kfd*>();
-  if (g_kfd != nullptr) left_behind->push_back(g_kfd);
-  g_kfd = nullptr;
+  if (Kfd* parents = g_kfd.exchange(nullptr, std::memory_order_acq_rel); parents != nullptr) {
+    left_behind->push_back(parents);
+  }
   g_inherited_refcount += std::exchange(g_refcount, 0);
   g_version.store(0, std::memory_order_relaxed);
   g_mu.Unlock();
@@ -67,15 +70,15 @@ absl::Status NotOpened() {
 absl::Status OpenSharedKfd() {
   InstallForkHandlers();
   ScopedLock lock(&g_mu);
-  if (g_kfd != nullptr) {
+  if (g_kfd.load(std::memory_order_relaxed) != nullptr) {
     ++g_refcount;
     return KernelAlreadyOpenedError("hsaKmtOpenKFD: already open; reference taken");
   }
   g_inherited_refcount = 0;  // openclose.c's clear_after_fork
   ASSIGN_OR_RETURN(std::unique_ptr<Kfd> kfd, Kfd::Open());
-  g_kfd = kfd.release();
   g_refcount = 1;
-  g_version.store(uint64_t{g_kfd->version().major} << 32 | g_kfd->version().minor, std::memory_order_relaxed);
+  g_version.store(uint64_t{kfd->version().major} << 32 | kfd->version().minor, std::memory_order_relaxed);
+  g_kfd.store(kfd.release(), std::memory_order_release);
   return absl::OkStatus();
 }
 
@@ -84,13 +87,14 @@ absl::Status CloseSharedKfd() {
   std::vector<void (*)(Kfd&)> hooks;
   {
     ScopedLock lock(&g_mu);
-    if (g_kfd == nullptr && g_inherited_refcount > 0) {
+    const bool open = g_kfd.load(std::memory_order_relaxed) != nullptr;
+    if (!open && g_inherited_refcount > 0) {
       --g_inherited_refcount;
       return absl::OkStatus();
     }
-    if (g_kfd == nullptr) return NotOpened();
+    if (!open) return NotOpened();
     if (--g_refcount > 0) return absl::OkStatus();
-    to_close = std::exchange(g_kfd, nullptr);
+    to_close = g_kfd.exchange(nullptr, std::memory_order_acq_rel);
     g_version.store(0, std::memory_order_relaxed);
     hooks = CloseHooks();
   }
@@ -106,9 +110,9 @@ void AddSharedKfdCloseHook(void (*hook)(Kfd& kfd)) {
 }
 
 absl::StatusOr<Kfd*> SharedKfd() {
-  ScopedLock lock(&g_mu);
-  if (g_kfd == nullptr) return NotOpened();
-  return g_kfd;
+  Kfd* kfd = g_kfd.load(std::memory_order_acquire);
+  if (kfd == nullptr) return NotOpened();
+  return kfd;
 }
 
 }  // namespace hipmem::thunk
