@@ -12,6 +12,7 @@
 #include "absl/base/const_init.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "base/trace_environment.h"
 
 namespace hipmem {
@@ -36,7 +37,7 @@ void EmitFlow(TraceCategory category, const char* name, uint64_t id, TraceFlowPh
   TraceSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr) return;
   {
-    absl::MutexLock lock(&g_flows_mu);
+    ScopedLock lock(&g_flows_mu);
     if (g_open_flows == nullptr) g_open_flows = new absl::flat_hash_set<uint64_t>();
     if (phase == TraceFlowPhase::kStart) {
       g_open_flows->insert(id);
@@ -111,7 +112,7 @@ uint32_t TraceThreadId() {
 void SetTraceThreadName(std::string name) {
   const uint32_t thread = TraceThreadId();
   {
-    absl::MutexLock lock(&g_names_mu);
+    ScopedLock lock(&g_names_mu);
     if (g_names == nullptr) g_names = new std::vector<std::pair<uint32_t, std::string>>();
     g_names->emplace_back(thread, name);
   }
@@ -120,7 +121,7 @@ void SetTraceThreadName(std::string name) {
 }
 
 std::vector<std::pair<uint32_t, std::string>> TraceThreadNames() {
-  absl::MutexLock lock(&g_names_mu);
+  ScopedLock lock(&g_names_mu);
   if (g_names == nullptr) return {};
   return *g_names;
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "base/scoped_lock.h"
 
 namespace hipmem {
 namespace {
@@ -81,7 +82,7 @@ absl::StatusOr<std::unique_ptr<TraceFileSink>> TraceFileSink::Open(const std::st
 TraceFileSink::~TraceFileSink() { Close(); }
 
 void TraceFileSink::Close() {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   if (file_ == nullptr) return;
   if (static_cast<int>(getpid()) == pid_) {
     // Slices still open (an engine mid-packet, the host inside a call) end here.
@@ -100,7 +101,7 @@ void TraceFileSink::Close() {
 }
 
 void TraceFileSink::Append(const std::string& event) {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   AppendLocked(event);
 }
 
@@ -150,7 +151,7 @@ std::string TraceFileSink::SliceEvent(absl::string_view name, TraceCategory cate
 }
 
 void TraceFileSink::SliceBegin(const TraceSliceBeginRecord& begin) {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   if (file_ == nullptr) return;
   open_.insert_or_assign(std::pair(begin.thread, begin.depth),
                          OpenSlice{begin.category, std::string(begin.name), std::string(begin.args), begin.ns});
@@ -159,7 +160,7 @@ void TraceFileSink::SliceBegin(const TraceSliceBeginRecord& begin) {
 void TraceFileSink::Slice(const TraceSliceRecord& slice) {
   const std::string event =
       SliceEvent(slice.name, slice.category, slice.begin_ns, slice.end_ns, slice.thread, *slice.args, false);
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   open_.erase(std::pair(slice.thread, slice.depth));
   AppendLocked(event);
 }

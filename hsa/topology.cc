@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "base/scoped_lock.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_status.h"
 #include "hsa/topology_kfd.h"
@@ -103,7 +104,7 @@ std::vector<IsaDescription>* g_isas ABSL_GUARDED_BY(g_isa_mu) = nullptr;
 }  // namespace
 
 uint64_t InternIsa(const IsaDescription& isa) {
-  absl::MutexLock lock(&g_isa_mu);
+  ScopedLock lock(&g_isa_mu);
   if (g_isas == nullptr) g_isas = new std::vector<IsaDescription>();
   for (size_t i = 0; i < g_isas->size(); ++i) {
     if ((*g_isas)[i] == isa) return kIsaHandleBase + i + 1;
@@ -113,7 +114,7 @@ uint64_t InternIsa(const IsaDescription& isa) {
 }
 
 absl::StatusOr<IsaDescription> LookupIsa(uint64_t handle) {
-  absl::MutexLock lock(&g_isa_mu);
+  ScopedLock lock(&g_isa_mu);
   if (g_isas != nullptr && handle > kIsaHandleBase && handle - kIsaHandleBase <= g_isas->size()) {
     return (*g_isas)[handle - kIsaHandleBase - 1];
   }

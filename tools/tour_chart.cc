@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/scoped_lock.h"
 
 namespace hipmem::tools {
 namespace {
@@ -57,7 +58,7 @@ void TourChart::Record(Layer layer, absl::string_view message) {
   if (forward_ != nullptr) forward_->Record(layer, message);
   if (layer == Layer::kKfd) return;  // each ioctl is its kfd slice, drawn with its decoded arguments
   const uint64_t now = trace_internal::NowNs();
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   events_.push_back(Event{TraceThreadId(), now, now, 0, CategoryOf(layer), "", std::string(message), true});
 }
 
@@ -68,7 +69,7 @@ void TourChart::Slice(const TraceSliceRecord& slice) {
     if (key == "args") absl::StrAppend(&detail, "(", value, ")");
     if (key == "result") absl::StrAppend(&detail, " = ", value);
   }
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   events_.push_back(Event{slice.thread, slice.begin_ns, slice.end_ns, slice.depth, slice.category,
                           std::string(slice.name), std::move(detail), false});
 }
@@ -82,14 +83,14 @@ void TourChart::ThreadName(uint32_t thread, absl::string_view name) {
 }
 
 void TourChart::Discard() {
-  absl::MutexLock lock(&mu_);
+  ScopedLock lock(&mu_);
   events_.clear();
 }
 
 void TourChart::Print(std::FILE* out, size_t max_lines) {
   std::vector<Event> events;
   {
-    absl::MutexLock lock(&mu_);
+    ScopedLock lock(&mu_);
     events.swap(events_);
   }
   const uint32_t self = TraceThreadId();
@@ -152,7 +153,7 @@ void TourChart::Print(std::FILE* out, size_t max_lines) {
 std::vector<TourChart::LayerCost> TourChart::TakeCosts(absl::string_view name) {
   std::vector<Event> events;
   {
-    absl::MutexLock lock(&mu_);
+    ScopedLock lock(&mu_);
     events.swap(events_);
   }
   const uint32_t self = TraceThreadId();
