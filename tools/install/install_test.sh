@@ -77,6 +77,18 @@ fi
 
 # --- a CMake project on the installed packages, run on the simulated machine ---
 export HIPMEM_KFD_BACKEND=sim HIPMEM_SIM_PRESET=mi100
+# Under --config=asan or tsan the installed libraries are instrumented, and the programs below (built here, and
+# Debian's rocminfo) are not: the sanitizer's runtime must be loaded first, as for any uninstrumented program using
+# instrumented libraries, and their leaks at exit (the simulated machine lives as long as the process) are not this
+# test's subject. `hipmem run` keeps a preload it finds in front of its own.
+san_runtime=$(objdump -p "$prefix/lib/libamdhip64.so.7" | awk '$1 == "NEEDED" && $2 ~ /^lib[at]san\.so/ {print $2}')
+with_sanitizer() {
+  if [[ -n $san_runtime ]]; then
+    LD_PRELOAD="$(gcc -print-file-name="$san_runtime")" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$@"
+  else
+    "$@"
+  fi
+}
 if command -v cmake >/dev/null; then
   build="$TEST_TMPDIR/build"
   with_kernel=OFF
@@ -88,20 +100,20 @@ if command -v cmake >/dev/null; then
   cmake -S "$project" -B "$build" -DCMAKE_PREFIX_PATH="$prefix" -DWITH_KERNEL=$with_kernel "${compiler[@]}" \
     >"$TEST_TMPDIR/cmake.log" 2>&1 || { cat "$TEST_TMPDIR/cmake.log"; fail "cmake configure"; }
   cmake --build "$build" >>"$TEST_TMPDIR/cmake.log" 2>&1 || { cat "$TEST_TMPDIR/cmake.log"; fail "cmake build"; }
-  out=$("$build/hip_copy") || fail "hip_copy: $out"
+  out=$(with_sanitizer "$build/hip_copy") || fail "hip_copy: $out"
   [[ $out == *"MI100"*"gfx908"*"round trip ok"* ]] || fail "hip_copy printed: $out"
-  out=$("$build/hsa_agents") || fail "hsa_agents: $out"
+  out=$(with_sanitizer "$build/hsa_agents") || fail "hsa_agents: $out"
   [[ $out == "hsa_agents: 1 GPU agent(s)" ]] || fail "hsa_agents printed: $out"
-  out=$("$build/kmt_version") || fail "kmt_version: $out"
+  out=$(with_sanitizer "$build/kmt_version") || fail "kmt_version: $out"
   [[ $out == "kmt_version: KFD 1."*", 2 node(s)" ]] || fail "kmt_version printed: $out"
   if [[ $with_kernel == ON ]]; then
-    out=$("$build/hip_kernel") || fail "hip_kernel: $out"
+    out=$(with_sanitizer "$build/hip_kernel") || fail "hip_kernel: $out"
     [[ $out == "hip_kernel: 1000 threads ok" ]] || fail "hip_kernel printed: $out"
   else
     echo "SKIP: hip::device kernel (clang++-19 not installed)"
   fi
   # Each binary loaded the prefix's library, not some other ROCm's.
-  LD_DEBUG=libs "$build/hip_copy" 2>"$TEST_TMPDIR/hip_copy.ld" >/dev/null
+  LD_DEBUG=libs with_sanitizer "$build/hip_copy" 2>"$TEST_TMPDIR/hip_copy.ld" >/dev/null
   grep -q "calling init: $prefix/lib/libamdhip64.so.7" "$TEST_TMPDIR/hip_copy.ld" ||
     fail "hip_copy did not load $prefix/lib/libamdhip64.so.7"
 else
@@ -112,7 +124,7 @@ fi
 if [[ -x /usr/bin/rocminfo ]]; then
   unset HIPMEM_KFD_BACKEND
   log="$TEST_TMPDIR/rocminfo.log"
-  LD_LIBRARY_PATH="$prefix/lib" LD_DEBUG=libs "$prefix/bin/hipmem" run -- rocminfo >"$TEST_TMPDIR/rocminfo.out" 2>"$log" ||
+  LD_LIBRARY_PATH="$prefix/lib" LD_DEBUG=libs with_sanitizer "$prefix/bin/hipmem" run -- rocminfo >"$TEST_TMPDIR/rocminfo.out" 2>"$log" ||
     { cat "$TEST_TMPDIR/rocminfo.out" "$log" | tail -40; fail "rocminfo under hipmem run"; }
   grep -q "calling init: $prefix/lib/libhsa-runtime64.so.1" "$log" || fail "rocminfo did not load the prefix's ROCr"
   grep -q "Marketing Name: *AMD Instinct MI100" "$TEST_TMPDIR/rocminfo.out" || fail "rocminfo: no MI100 agent"
