@@ -40,11 +40,12 @@ void BM_BlitKernelCopy(benchmark::State& state) {
   memory.Map(&done, sizeof(done));
   memory.Map(b.src, b.size);
   memory.Map(b.dst, b.size);
-  ComputeEngine engine(
-      "cp0", &memory,
-      AqlQueueDescriptor{reinterpret_cast<uint64_t>(ring.data()), kSlots * aql::kPacketBytes,
-                         reinterpret_cast<uint64_t>(&read_index), reinterpret_cast<uint64_t>(&write_index)},
-      kMi300xComputeUnits, ComputeEngine::Callbacks{});
+  ComputeEngine engine("cp0", &memory,
+                       AqlQueueDescriptor{.ring_va = reinterpret_cast<uint64_t>(ring.data()),
+                                          .ring_bytes = kSlots * aql::kPacketBytes,
+                                          .read_dispatch_id_va = reinterpret_cast<uint64_t>(&read_index),
+                                          .write_dispatch_id_va = reinterpret_cast<uint64_t>(&write_index)},
+                       kMi300xComputeUnits, ComputeEngine::Callbacks{});
   state.counters["workers"] = engine.worker_count();
   const aql::KernelDispatchPacket packet =
       blit::MakeDispatch(reinterpret_cast<uint64_t>(&descriptor), reinterpret_cast<uint64_t>(&args), b.size,
