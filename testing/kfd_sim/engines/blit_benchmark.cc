@@ -11,7 +11,7 @@
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/memcpy_baseline.h"
 #include "testing/kfd_sim/engines/test_memory.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace blit = ::hipmem::gpu_abi::blit;

@@ -23,7 +23,7 @@
 #include "testing/kfd_sim/engines/gfx9/kernel_runner.h"
 #include "testing/kfd_sim/engines/gfx9/test_code_objects.h"
 #include "testing/kfd_sim/engines/test_memory.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace {
