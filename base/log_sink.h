@@ -49,7 +49,7 @@ struct LogSettings {
   int level = kLogNone;
   uint32_t mask = kLogDefaultMask;
   int hsakmt_level = 0;  // HSAKMT_DEBUG_LEVEL
-  std::string file;      // AMD_LOG_LEVEL_FILE; empty: stderr
+  std::string file = {};  // AMD_LOG_LEVEL_FILE; empty: stderr
 
   // Whether anything can print.
   bool any() const { return level > kLogNone || hsakmt_level >= kHsakmtDebug; }

@@ -83,8 +83,8 @@
 
 #include "benchmark/benchmark.h"
 #include "hip/hip_runtime_api.h"
-#include "tools/bench/baselines.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/baselines.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace {
 

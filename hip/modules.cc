@@ -207,7 +207,11 @@ void ModuleTable::RegisterManagedVariable(Module* module, void** pointer, const 
   if (init != nullptr) std::memcpy(staging.get(), init, size);
   *pointer = staging.get();
   LightLock lock(&managed_mu_);
-  managed_.push_back(ManagedVariable{module, std::string(name), pointer, size, std::move(staging)});
+  managed_.push_back(ManagedVariable{.module = module,
+                                     .name = std::string(name),
+                                     .host_pointer = pointer,
+                                     .size = size,
+                                     .staging = std::move(staging)});
 }
 
 absl::Status ModuleTable::BindManagedVariables(Runtime& runtime, Module* module, const clr::Device& device,

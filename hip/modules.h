@@ -136,7 +136,7 @@ class ModuleTable {
     size_t size;
     std::shared_ptr<uint8_t> staging;  // the value until managed memory is bound; then null
     void* managed = nullptr;
-    std::vector<int> bound_devices;  // whose program's pointer names `managed`
+    std::vector<int> bound_devices = {};  // whose program's pointer names `managed`
   };
 
   ModuleTable() = default;

@@ -10,7 +10,7 @@
 
 #include "benchmark/benchmark.h"
 #include "hip/hip_runtime.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace {
 

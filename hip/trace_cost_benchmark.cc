@@ -28,7 +28,7 @@
 #include "base/trace_file_sink.h"
 #include "benchmark/benchmark.h"
 #include "hip/hip_runtime_api.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace {
 

@@ -272,7 +272,11 @@ absl::Status Copies::Fill(DeviceAddress ptr, uint32_t value, uint64_t count) {
   ASSIGN_OR_RETURN(const Agent* gpu, runtime_.GetAgent(pool->owner));
   ASSIGN_OR_RETURN(GpuAccess access, Annotated(GpuAccess::Acquire(KfdOf(runtime_), KfdNodeOf(runtime_, *gpu), ptr, size), context));
   ASSIGN_OR_RETURN(Signal done, Annotated(Signal::Create(signals_, 1), context));
-  ChannelOp op{ChannelOp::Kind::kFill, access.gpu_address().raw(), 0, size.raw(), value, {}, done->handle().raw(), false, false};
+  ChannelOp op{.kind = ChannelOp::Kind::kFill,
+               .dst = access.gpu_address().raw(),
+               .bytes = size.raw(),
+               .fill_value = value,
+               .completion = done->handle().raw()};
   std::vector<Hold> holds;
   holds.push_back(Hold{nullptr, std::move(access)});
   ASSIGN_OR_RETURN(CopyChannel * channel, Annotated(GetChannel(gpu->id, CopyEngineKind::kBlitKernel, 0), context));

@@ -57,7 +57,7 @@ struct CopyRequest {
   DeviceAddress src{0};
   AgentId src_agent{0};
   Bytes size;
-  std::span<const SignalRef> dependencies;
+  std::span<const SignalRef> dependencies = {};
   const SignalRef* completion = nullptr;  // required
 };
 
@@ -80,7 +80,7 @@ struct ResolvedCopyRequest {
   ResolvedSide dst;
   ResolvedSide src;
   Bytes size;
-  std::span<const SignalRef> dependencies;
+  std::span<const SignalRef> dependencies = {};
   const SignalRef* completion = nullptr;  // required
 };
 
@@ -109,7 +109,7 @@ struct CopyRectRequest {
   Dim3 range;
   AgentId copy_agent{0};
   CopyDirection direction = CopyDirection::kHostToDevice;
-  std::span<const SignalRef> dependencies;
+  std::span<const SignalRef> dependencies = {};
   const SignalRef* completion = nullptr;  // required
 };
 

@@ -22,8 +22,8 @@
 #include "benchmark/benchmark.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
-#include "tools/bench/baselines.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/baselines.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace {
 

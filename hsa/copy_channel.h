@@ -36,7 +36,7 @@ struct ChannelOp {
   uint64_t src = 0;
   uint64_t bytes = 0;
   uint32_t fill_value = 0;
-  std::vector<uint64_t> dependencies;  // signal handles
+  std::vector<uint64_t> dependencies = {};  // signal handles
   uint64_t completion = 0;             // signal handle
   bool profile = false;
   // The engine reports completion to the channel (its retire counter) instead of decrementing `completion`;
@@ -45,8 +45,8 @@ struct ChannelOp {
   bool via_host = false;
   // kSdmaStream: the packets between the dependency waits and the completion, and the memory they touch in
   // GPU addresses (what a VM fault is matched against).
-  std::vector<uint32_t> stream;
-  std::vector<AddressRange> stream_ranges;
+  std::vector<uint32_t> stream = {};
+  std::vector<AddressRange> stream_ranges = {};
 };
 
 class CopyChannel {

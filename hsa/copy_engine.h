@@ -35,7 +35,7 @@ struct EngineChoice {
 
 // The environment flags ROCr reads for its copy path (util/flag.h), under their upstream names.
 struct CopyFlags {
-  std::optional<bool> enable_sdma;       // HSA_ENABLE_SDMA: unset = the GPU's default (on where modelled)
+  std::optional<bool> enable_sdma = std::nullopt;  // HSA_ENABLE_SDMA: unset = the GPU's default (on where modelled)
   bool enable_peer_sdma = true;          // HSA_ENABLE_PEER_SDMA
   Bytes force_sdma_size = Bytes::MiB(1);  // HSA_FORCE_SDMA_SIZE: same-GPU copies below it run on SDMA
 

@@ -20,7 +20,7 @@
 #include "testing/kfd_sim/simulator.h"
 #include "thunk/kfd.h"
 #include "thunk/kfd_device_sim.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace {
 

@@ -92,7 +92,7 @@ class MemoryManager::Impl {
     std::optional<thunk::KfdAllocation> memory;  // the KFD allocation, when it is not a fragment
     MemFlags kmt_flags;
     void* user_data = nullptr;
-    std::vector<Notifier> notifiers;
+    std::vector<Notifier> notifiers = {};
   };
   class PoolBlockSource;
 
@@ -234,7 +234,9 @@ absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateLocked(const MemoryPo
     FragmentAllocator& heap = *heaps_.at(pool.id.raw());
     absl::StatusOr<FragmentAllocator::Lookup> carved = heap.Carve(size);
     if (!carved.ok()) return Annotate(carved.status(), context());
-    if (absl::Status s = allocations_.Insert(carved->fragment, Allocation{pool.id, carved->block, std::nullopt, flags});
+    if (absl::Status s = allocations_.Insert(
+            carved->fragment,
+            Allocation{.pool = pool.id, .block = carved->block, .memory = std::nullopt, .kmt_flags = flags});
         !s.ok()) {
       // The map is out of step with the KFD (an address of ours freed behind the runtime's back and given out
       // again): refuse the allocation, and give the fragment back rather than lose it.
@@ -249,9 +251,11 @@ absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateLocked(const MemoryPo
   ASSIGN_OR_RETURN(thunk::KfdAllocation memory, AllocateFromKfd(pool, size, flags, nodes, context));
   const DeviceAddress address = memory.address();
   // A refused insert (the map out of step, as above) destroys the record, whose owner frees the KFD allocation.
-  RETURN_IF_ERROR(Annotate(
-      allocations_.Insert(AddressRange{address, size}, Allocation{pool.id, std::nullopt, std::move(memory), flags}),
-      context()));
+  RETURN_IF_ERROR(
+      Annotate(allocations_.Insert(
+                   AddressRange{address, size},
+                   Allocation{.pool = pool.id, .block = std::nullopt, .memory = std::move(memory), .kmt_flags = flags}),
+               context()));
   return address;
 }
 

@@ -8,7 +8,7 @@
 #include "benchmark/benchmark.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace {
 

@@ -129,7 +129,7 @@ struct QueueRequest {
   AgentId agent{0};
   uint32_t size = 0;  // packets
   QueueKind kind = QueueKind::kMulti;
-  QueueErrorCallback on_error;  // may be empty
+  QueueErrorCallback on_error = nullptr;  // may be empty
 };
 
 // hsa_soft_queue_create's arguments.
@@ -146,7 +146,7 @@ struct CountedQueueRequest {
   AgentId agent{0};
   QueueKind kind = QueueKind::kMulti;
   QueuePriorityLevel priority = QueuePriorityLevel::kNormal;
-  QueueErrorCallback on_error;  // may be empty; called with this handle when the shared queue halts
+  QueueErrorCallback on_error = nullptr;  // may be empty; called with this handle when the shared queue halts
 };
 
 // The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.

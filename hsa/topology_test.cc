@@ -78,10 +78,10 @@ thunk::NodeProperties Gpu() {
                      {"array_count", 32},   {"simd_arrays_per_engine", 1}, {"max_waves_per_simd", 8},
                      {"wave_front_size", 64}, {"capability", (1u << 22) | (1u << 26)}, {"unique_id", 0xabc},
                      {"fw_version", 166 | (9u << 10)}, {"location_id", 0x0c00}};
-  node.caches.push_back(thunk::Cache{.level = 1, .size = Bytes::KiB(32), .cache_line_size = 128});
-  node.caches.push_back(thunk::Cache{.level = 1, .size = Bytes::KiB(16), .cache_line_size = 64});
-  node.caches.push_back(thunk::Cache{.level = 2, .size = Bytes::KiB(4096), .cache_line_size = 128});
-  node.caches.push_back(thunk::Cache{.level = 2, .size = Bytes::KiB(4096), .cache_line_size = 128});
+  node.caches.push_back(thunk::Cache{.level = 1, .size = Bytes::KiB(32), .cache_line_size = 128, .sibling_map = {}});
+  node.caches.push_back(thunk::Cache{.level = 1, .size = Bytes::KiB(16), .cache_line_size = 64, .sibling_map = {}});
+  node.caches.push_back(thunk::Cache{.level = 2, .size = Bytes::KiB(4096), .cache_line_size = 128, .sibling_map = {}});
+  node.caches.push_back(thunk::Cache{.level = 2, .size = Bytes::KiB(4096), .cache_line_size = 128, .sibling_map = {}});
   return node;
 }
 

@@ -63,7 +63,7 @@ std::optional<uint32_t> RenderMinorFromPath(absl::string_view path);
 // What a KFD GPU node says about its render node.
 struct KfdRenderNode {
   uint32_t render_minor = 0;
-  std::optional<PciAddress> pci;  // nullopt when the node has no location_id/domain properties
+  std::optional<PciAddress> pci = std::nullopt;  // nullopt when the node has no location_id/domain properties
 };
 
 // Returns the claim of the GPU node whose drm_render_minor is `render_minor`; when no GPU node has it,

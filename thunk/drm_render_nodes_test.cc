@@ -96,7 +96,7 @@ NodeProperties GpuNode(uint32_t id, uint32_t minor, std::optional<uint64_t> doma
 
 TEST(KfdRenderNodeForTest, TakesTheAddressOfTheGpuWithThatMinor) {
   SystemTopology topology;
-  topology.nodes.push_back(NodeProperties{.id = NodeId(0)});  // the CPU: no gpu_id, minor 0
+  topology.nodes.push_back(NodeProperties{});  // node 0, the CPU: no gpu_id, minor 0
   topology.nodes.push_back(GpuNode(1, 128, 0, 0x0300));
   topology.nodes.push_back(GpuNode(2, 129, 0, 0x8300));
   topology.nodes.push_back(GpuNode(3, 130, std::nullopt, 0x4300));

@@ -38,7 +38,7 @@ SimUsage Usage() { return UsageOf(Sim().Snapshot()); }
 
 // The first failure of a scenario: which call, and what it answered.
 struct Outcome {
-  std::string call;
+  std::string call = {};  // the call that failed; empty when none did
   HSAKMT_STATUS status = HSAKMT_STATUS_SUCCESS;
   int mmio_banks = 0;  // OpenClose: the GPU nodes reporting an MMIO_REMAP bank while open
   bool ok() const { return status == HSAKMT_STATUS_SUCCESS; }

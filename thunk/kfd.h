@@ -393,7 +393,7 @@ class Kfd {
     GpuId owner_gpu = GpuId(0);  // the gpu_id in the BO handle
     MemFlags flags = MemFlags::kNone;
     bool is_vram = false;
-    std::vector<GpuId> mapped_gpus;
+    std::vector<GpuId> mapped_gpus = {};
     bool kernel_owned = false;  // the event page once handed to the kernel: close() frees it
     // RegisterMemory's: the BO is a USERPTR of the pages holding [user->cpu, user->cpu + user->size).
     struct UserRange {
@@ -402,20 +402,20 @@ class Kfd {
       uint32_t registrations;  // identical registrations share the BO; the last deregistration frees it
       uint32_t mappings;       // maps of a mapped registration only count; the last unmap unmaps
     };
-    std::optional<UserRange> user;
-    std::vector<GpuId> registered_gpus;  // RegisterMemory's / ImportDmaBuf's nodes: the default map set
+    std::optional<UserRange> user = std::nullopt;
+    std::vector<GpuId> registered_gpus = {};  // RegisterMemory's / ImportDmaBuf's nodes: the default map set
     // ImportDmaBuf's: a dma-buf import (libhsakmt's obj->metadata), freed by FreeMemory or DeregisterMemory.
     bool imported = false;
     // RegisterSharedHandle's: an IPC import (libhsakmt's is_imported_kfd_bo), freed likewise.
     bool shared_import = false;
-    std::vector<uint8_t> metadata;
+    std::vector<uint8_t> metadata = {};
     void* user_data = nullptr;
     // kScratch: the VRAM buffers backing parts of the range, by start address, each mapped on owner_gpu.
     struct ScratchBacking {
       Bytes size;
       KfdBuffer buffer;
     };
-    absl::btree_map<uint64_t, ScratchBacking> scratch_backing;
+    absl::btree_map<uint64_t, ScratchBacking> scratch_backing = {};
 
     const AddressRange& range() const { return va.range(); }
     std::optional<KfdBufferHandle> handle() const { return bo.has_value() ? bo->handle() : std::nullopt; }

@@ -53,7 +53,7 @@
 #include "thunk/kfd.h"
 #include "thunk/kfd_device.h"
 #include "thunk/kfd_device_sim.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::thunk {
 namespace {

@@ -104,7 +104,7 @@ class LinuxKfdDevice final : public KfdDevice {
 
   absl::StatusOr<int> OpenRenderNode(uint32_t drm_render_minor) override {
     const KfdRenderNode gpu =
-        topology_.has_value() ? KfdRenderNodeFor(*topology_, drm_render_minor) : KfdRenderNode{drm_render_minor};
+        topology_.has_value() ? KfdRenderNodeFor(*topology_, drm_render_minor) : KfdRenderNode{.render_minor = drm_render_minor};
     return AcquireRenderNode(gpu, drm_devices_);
   }
 

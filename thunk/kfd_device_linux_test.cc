@@ -64,7 +64,7 @@ TEST(AcquireRenderNodeTest, MissingNodeFailsWithItsErrnoAndLeaksNothing) {
 
 TEST(AcquireRenderNodeTest, RefusesAMinorOutsideTheRenderRangeWithoutOpening) {
   // Minor 0 is /dev/dri/card0 on most machines: never opened as a render node.
-  EXPECT_THAT(AcquireRenderNode(KfdRenderNode{0}, ListDrmDevices()),
+  EXPECT_THAT(AcquireRenderNode(KfdRenderNode{.render_minor = 0}, ListDrmDevices()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a render node")));
 }
 

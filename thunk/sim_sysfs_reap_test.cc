@@ -25,7 +25,7 @@ bool Exists(const std::string& path) {
 // A child that makes a machine, tells its sysfs root through a pipe and waits to be killed.
 struct Child {
   pid_t pid = -1;
-  std::string root;
+  std::string root = {};
 };
 
 Child StartChildWithAMachine() {

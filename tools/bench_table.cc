@@ -15,7 +15,7 @@
 namespace hipmem::tools {
 namespace {
 
-// RatioReporter's two line forms (tools/bench/ratio_reporter.cc). Benchmark names have no spaces; they may have '/'.
+// RatioReporter's two line forms (base/bench/ratio_reporter.cc). Benchmark names have no spaces; they may have '/'.
 constexpr char kMeasured[] =
     R"(ratio: (\S+) / (\S+) = (\S+) \(cpu (\S+)\)(?: \(goal <= (\S+): (met|MISSED)\))?)";
 constexpr char kNotMeasured[] = R"(ratio: (\S+) / (\S+): not measured)";

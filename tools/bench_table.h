@@ -1,6 +1,6 @@
 // `hipmem bench`: the performance goals of every benchmark program in one table (issue #27 §2).
 //
-// Each benchmark program prints its same-run ratios through tools/bench's RatioReporter, one line per ratio:
+// Each benchmark program prints its same-run ratios through base/bench's RatioReporter, one line per ratio:
 //   ratio: BENCH / BASELINE = 1.234 (cpu 1.200) (goal <= 2.00: met)
 //   ratio: BENCH / BASELINE: not measured
 // The runner collects those lines from every program and prints them as one table. The table keeps the ratio

@@ -9,8 +9,8 @@
 #include "benchmark/benchmark.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tools/bench/ratio_reporter.h"
-#include "tools/bench/test_runs.h"
+#include "base/bench/ratio_reporter.h"
+#include "base/bench/test_runs.h"
 
 namespace hipmem::tools {
 namespace {

@@ -5,7 +5,7 @@
 # testing/ (the KFD simulator, which plays the kernel, its engines, which play the GPU, and engines/gfx9, the compute
 # units the CP dispatches onto; all three sit on testing/kfd_sim/host, the host threads and fault hook) may use kfd_uapi,
 # and gpu_abi for what the kernel knows of the hardware (which SDMA packet generation a GPU speaks); the thunk's simulator backend reaches the simulator (and the engines' doorbell protocol); tools/ is
-# a leaf.
+# the top leaf, which nothing depends on, test-only targets included (base/bench holds the benchmarks' support).
 # Bazel visibility should already refuse such a build; this checks the graph independently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +90,22 @@ for header in $(printf '%s\n' "${!reached[@]}" | sort); do
 done
 for file in $(grep -rlE '^#include "hsa/runtime_kfd\.h"' clr hip 2>/dev/null | grep -v '_test\.cc$' || true); do
   echo "layering violation: ${file} includes hsa/runtime_kfd.h, the runtime's own KFD binding" >&2
+  status=1
+done
+# 3. Test-only targets too: tools/ is the top leaf, so nothing outside it depends on a target in it; and base/bench,
+# the benchmarks' support below every layer that benchmarks, depends only on base/. Exempt: the build machinery the
+# macros add (tools/fuzz's drivers, tools/build) and the `hipmem` binary, which preload_test runs as data.
+tools_leaf='//tools/...:* except (//tools/fuzz/...:* + //tools/build/...:* + //tools:hipmem)'
+upward=$(bazel query --noshow_progress --output=label "kind(rule, rdeps(//..., ${tools_leaf}, 1)) except //tools/...:*" \
+  2>/dev/null || true)
+for target in $upward; do
+  echo "layering violation: ${target} depends on tools/, the top leaf" >&2
+  status=1
+done
+bench_deps=$(bazel query --noshow_progress --output=label "kind(rule, deps(//base/bench:all, 1)) except //base/...:*" 2>/dev/null |
+  grep -v '^@' || true)
+for target in $bench_deps; do
+  echo "layering violation: //base/bench depends on ${target}" >&2
   status=1
 done
 [[ $status -eq 0 ]] && echo "layering: OK (kfd_uapi -> thunk -> hsa -> clr -> hip)"

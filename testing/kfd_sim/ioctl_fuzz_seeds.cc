@@ -76,6 +76,36 @@ uint32_t Flags(std::initializer_list<uapi::AllocMemFlags> flags) {
   return raw;
 }
 
+// The argument structs mirror the kernel's and have no member defaults, so a seed starts each one zeroed (the
+// kernel's outputs and the padding as the thunk clears them) and sets its inputs.
+uapi::AllocMemoryOfGpuArgs AllocArgs(uint64_t va, uint64_t size, uint64_t mmap_offset, uint32_t gpu_id,
+                                     uint32_t flags) {
+  uapi::AllocMemoryOfGpuArgs args{};
+  args.va_addr = va;
+  args.size = size;
+  args.mmap_offset = mmap_offset;
+  args.gpu_id = gpu_id;
+  args.flags = flags;
+  return args;
+}
+
+// MAP_MEMORY_TO_GPU or UNMAP_MEMORY_FROM_GPU of `handle` on the one GPU id at the start of scratch.
+template <typename Args>
+Args MapArgs(uint64_t handle) {
+  Args args{};
+  args.handle = handle;
+  args.device_ids_array_ptr = fuzz::kScratchAddress;
+  args.n_devices = 1;
+  return args;
+}
+
+uapi::CreateEventArgs CreateEventArgs(uapi::EventType type, uint32_t auto_reset) {
+  uapi::CreateEventArgs args{};
+  args.event_type = uapi::ToRaw(type);
+  args.auto_reset = auto_reset;
+  return args;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,10 +132,16 @@ int main(int argc, char** argv) {
   {
     Seed s(sim, scratch, {});
     s.Run(uapi::kGetVersion, uapi::GetVersionArgs{});
-    s.Run(uapi::kGetProcessAperturesNew,
-          uapi::GetProcessAperturesNewArgs{.kfd_process_device_apertures_ptr = fuzz::kScratchAddress, .num_of_nodes = 8});
-    s.Run(uapi::kAvailableMemory, uapi::GetAvailableMemoryArgs{.gpu_id = gpu_id});
-    s.Run(uapi::kGetClockCounters, uapi::GetClockCountersArgs{.gpu_id = gpu_id});
+    uapi::GetProcessAperturesNewArgs apertures{};
+    apertures.kfd_process_device_apertures_ptr = fuzz::kScratchAddress;
+    apertures.num_of_nodes = 8;
+    s.Run(uapi::kGetProcessAperturesNew, apertures);
+    uapi::GetAvailableMemoryArgs available{};
+    available.gpu_id = gpu_id;
+    s.Run(uapi::kAvailableMemory, available);
+    uapi::GetClockCountersArgs clocks{};
+    clocks.gpu_id = gpu_id;
+    s.Run(uapi::kGetClockCounters, clocks);
     s.Run(uapi::kSetXnackMode, uapi::SetXnackModeArgs{.xnack_enabled = -1});
     ok = ok && s.Write(dir, "info");
   }
@@ -113,10 +149,10 @@ int main(int argc, char** argv) {
   {
     Seed s(sim, scratch, gpu_ids);
     std::vector<uapi::ProcessDeviceApertures> apertures(8);
-    const auto got = s.Run(uapi::kGetProcessAperturesNew,
-                           uapi::GetProcessAperturesNewArgs{
-                               .kfd_process_device_apertures_ptr = reinterpret_cast<uint64_t>(apertures.data()),
-                               .num_of_nodes = 8});
+    uapi::GetProcessAperturesNewArgs get_apertures{};
+    get_apertures.kfd_process_device_apertures_ptr = reinterpret_cast<uint64_t>(apertures.data());
+    get_apertures.num_of_nodes = 8;
+    const auto got = s.Run(uapi::kGetProcessAperturesNew, get_apertures);
     const uint64_t base = got.num_of_nodes > 0 ? apertures[0].gpuvm_base : 0x1000000;
     s.Run(uapi::kAcquireVm, uapi::AcquireVmArgs{.drm_fd = static_cast<uint32_t>(s.token(0)), .gpu_id = gpu_id});
     struct Alloc {
@@ -135,15 +171,9 @@ int main(int argc, char** argv) {
     };
     for (const Alloc& a : allocs) {
       const uint64_t va = a.userptr != 0 ? a.userptr : base + a.offset;
-      const auto alloc = s.Run(uapi::kAllocMemoryOfGpu, uapi::AllocMemoryOfGpuArgs{
-                                                          .va_addr = va, .size = a.size, .mmap_offset = a.userptr,
-                                                          .gpu_id = gpu_id, .flags = a.flags});
-      s.Run(uapi::kMapMemoryToGpu, uapi::MapMemoryToGpuArgs{.handle = alloc.handle,
-                                                            .device_ids_array_ptr = fuzz::kScratchAddress,
-                                                            .n_devices = 1});
-      s.Run(uapi::kUnmapMemoryFromGpu, uapi::UnmapMemoryFromGpuArgs{.handle = alloc.handle,
-                                                                    .device_ids_array_ptr = fuzz::kScratchAddress,
-                                                                    .n_devices = 1});
+      const auto alloc = s.Run(uapi::kAllocMemoryOfGpu, AllocArgs(va, a.size, a.userptr, gpu_id, a.flags));
+      s.Run(uapi::kMapMemoryToGpu, MapArgs<uapi::MapMemoryToGpuArgs>(alloc.handle));
+      s.Run(uapi::kUnmapMemoryFromGpu, MapArgs<uapi::UnmapMemoryFromGpuArgs>(alloc.handle));
       if (a.userptr == 0) s.Run(uapi::kFreeMemoryOfGpu, uapi::FreeMemoryOfGpuArgs{.handle = alloc.handle});
     }
     ok = ok && s.Write(dir, "alloc_map_free");
@@ -152,18 +182,18 @@ int main(int argc, char** argv) {
   {
     uapi::EventData wait{};
     Seed s(sim, scratch, {});
-    const auto event = s.Run(uapi::kCreateEvent, uapi::CreateEventArgs{.event_type = uapi::ToRaw(uapi::EventType::kSignal),
-                                                                       .auto_reset = 1});
+    const auto event = s.Run(uapi::kCreateEvent, CreateEventArgs(uapi::EventType::kSignal, /*auto_reset=*/1));
     wait.event_id = event.event_id;
     Seed with_data(sim, scratch, Bytes(wait));
-    const auto e = with_data.Run(uapi::kCreateEvent, uapi::CreateEventArgs{
-                                                         .event_type = uapi::ToRaw(uapi::EventType::kSignal),
-                                                         .auto_reset = 1});
-    with_data.Run(uapi::kSetEvent, uapi::SetEventArgs{.event_id = e.event_id});
-    with_data.Run(uapi::kWaitEvents, uapi::WaitEventsArgs{.events_ptr = fuzz::kScratchAddress, .num_events = 1});
-    with_data.Run(uapi::kResetEvent, uapi::ResetEventArgs{.event_id = e.event_id});
-    with_data.Run(uapi::kCreateEvent, uapi::CreateEventArgs{.event_type = uapi::ToRaw(uapi::EventType::kMemory)});
-    with_data.Run(uapi::kDestroyEvent, uapi::DestroyEventArgs{.event_id = e.event_id});
+    const auto e = with_data.Run(uapi::kCreateEvent, CreateEventArgs(uapi::EventType::kSignal, /*auto_reset=*/1));
+    with_data.Run(uapi::kSetEvent, uapi::SetEventArgs{.event_id = e.event_id, .pad = 0});
+    uapi::WaitEventsArgs wait_events{};
+    wait_events.events_ptr = fuzz::kScratchAddress;
+    wait_events.num_events = 1;
+    with_data.Run(uapi::kWaitEvents, wait_events);
+    with_data.Run(uapi::kResetEvent, uapi::ResetEventArgs{.event_id = e.event_id, .pad = 0});
+    with_data.Run(uapi::kCreateEvent, CreateEventArgs(uapi::EventType::kMemory, /*auto_reset=*/0));
+    with_data.Run(uapi::kDestroyEvent, uapi::DestroyEventArgs{.event_id = e.event_id, .pad = 0});
     ok = ok && with_data.Write(dir, "events");
   }
   // SVM: SET_ATTR over scratch pages (access, prefetch to the GPU and back), GET_ATTR.
@@ -194,24 +224,21 @@ int main(int argc, char** argv) {
     Seed s(sim, scratch, gpu_ids);
     s.Run(uapi::kAcquireVm, uapi::AcquireVmArgs{.drm_fd = static_cast<uint32_t>(s.token(0)), .gpu_id = gpu_id});
     const uint64_t ring = fuzz::kScratchAddress + 48 * kPage;
-    const auto alloc = s.Run(uapi::kAllocMemoryOfGpu,
-                             uapi::AllocMemoryOfGpuArgs{.va_addr = ring, .size = 16 * kPage, .mmap_offset = ring,
-                                                        .gpu_id = gpu_id,
-                                                        .flags = Flags({uapi::AllocMemFlags::kUserptr,
-                                                                        uapi::AllocMemFlags::kWritable})});
-    s.Run(uapi::kMapMemoryToGpu, uapi::MapMemoryToGpuArgs{.handle = alloc.handle,
-                                                          .device_ids_array_ptr = fuzz::kScratchAddress,
-                                                          .n_devices = 1});
-    const auto queue = s.Run(uapi::kCreateQueue,
-                             uapi::CreateQueueArgs{.ring_base_address = ring,
-                                                   .write_pointer_address = ring + 8 * kPage,
-                                                   .read_pointer_address = ring + 8 * kPage + 64,
-                                                   .ring_size = 4 * kPage,
-                                                   .gpu_id = gpu_id,
-                                                   .queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma),
-                                                   .queue_percentage = 100,
-                                                   .queue_priority = 7});
-    s.Run(uapi::kDestroyQueue, uapi::DestroyQueueArgs{.queue_id = queue.queue_id});
+    const auto alloc =
+        s.Run(uapi::kAllocMemoryOfGpu, AllocArgs(ring, 16 * kPage, ring, gpu_id,
+                                                 Flags({uapi::AllocMemFlags::kUserptr, uapi::AllocMemFlags::kWritable})));
+    s.Run(uapi::kMapMemoryToGpu, MapArgs<uapi::MapMemoryToGpuArgs>(alloc.handle));
+    uapi::CreateQueueArgs create_queue{};
+    create_queue.ring_base_address = ring;
+    create_queue.write_pointer_address = ring + 8 * kPage;
+    create_queue.read_pointer_address = ring + 8 * kPage + 64;
+    create_queue.ring_size = 4 * kPage;
+    create_queue.gpu_id = gpu_id;
+    create_queue.queue_type = static_cast<uint32_t>(uapi::QueueType::kSdma);
+    create_queue.queue_percentage = 100;
+    create_queue.queue_priority = 7;
+    const auto queue = s.Run(uapi::kCreateQueue, create_queue);
+    s.Run(uapi::kDestroyQueue, uapi::DestroyQueueArgs{.queue_id = queue.queue_id, .pad = 0});
     ok = ok && s.Write(dir, "queue");
   }
   // Requests the kernel refuses: another type, an nr past the table, a size too small for the struct.

@@ -59,10 +59,10 @@ struct Bo {
   absl::btree_set<size_t> mapped_on; // GPUs (topology index) whose page table maps it
   // Set once the buffer is exported, and on an imported buffer: the shared object, which then holds the
   // accounting (an importer's `accounted` is 0: the pages are counted once, against the exporter).
-  std::shared_ptr<const DmaBufObject> dmabuf;
+  std::shared_ptr<const DmaBufObject> dmabuf = nullptr;
   // Set once the buffer is IPC-exported, and on an IPC import (mem->ipc_obj): its share handle's object, which
   // this BO keeps alive, and which a later export of this BO names again.
-  std::shared_ptr<const IpcObject> ipc;
+  std::shared_ptr<const IpcObject> ipc = nullptr;
 };
 
 // One user-mode queue (the kernel's struct queue + its MQD), and the engine that runs it.

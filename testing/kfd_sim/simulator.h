@@ -98,9 +98,9 @@ struct CacheConfig {
   uint32_t level;                // 1, 2, 3
   uint32_t size_kib;             // sysfs `size`, in KiB as the kernel reports it
   uint32_t cache_line_size;      // bytes
-  uint32_t cache_lines_per_tag;  // 0: not reported (the kernel's GPU cache tables leave it 0)
-  uint32_t association;          // ways; 0: not reported
-  uint32_t latency;              // ns; 0: not reported
+  uint32_t cache_lines_per_tag = 0;  // 0: not reported (the kernel's GPU cache tables leave it 0)
+  uint32_t association = 0;          // ways; 0: not reported
+  uint32_t latency = 0;              // ns; 0: not reported
   uint32_t type;                 // HsaCacheType bits: Data 1, Instruction 2, CPU 4, HSACU 8
   uint32_t cus_shared;           // CUs sharing one instance, in [1, 1024]
 };

@@ -20,7 +20,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "kfd_uapi/kfd_svm.h"
 #include "testing/kfd_sim/simulator.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace {

@@ -5,5 +5,4 @@ HIPMEM_COPTS = [
     "-Wextra",
     "-Werror",
     "-Werror=unused-result",
-    "-Wno-missing-field-initializers",
 ]

@@ -11,7 +11,7 @@
 #include "testing/kfd_sim/engines/compute_engine.h"
 #include "testing/kfd_sim/engines/memcpy_baseline.h"
 #include "testing/kfd_sim/engines/test_memory.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace blit = ::hipmem::gpu_abi::blit;
@@ -40,11 +40,12 @@ void BM_BlitKernelCopy(benchmark::State& state) {
   memory.Map(&done, sizeof(done));
   memory.Map(b.src, b.size);
   memory.Map(b.dst, b.size);
-  ComputeEngine engine(
-      "cp0", &memory,
-      AqlQueueDescriptor{reinterpret_cast<uint64_t>(ring.data()), kSlots * aql::kPacketBytes,
-                         reinterpret_cast<uint64_t>(&read_index), reinterpret_cast<uint64_t>(&write_index)},
-      kMi300xComputeUnits, ComputeEngine::Callbacks{});
+  ComputeEngine engine("cp0", &memory,
+                       AqlQueueDescriptor{.ring_va = reinterpret_cast<uint64_t>(ring.data()),
+                                          .ring_bytes = kSlots * aql::kPacketBytes,
+                                          .read_dispatch_id_va = reinterpret_cast<uint64_t>(&read_index),
+                                          .write_dispatch_id_va = reinterpret_cast<uint64_t>(&write_index)},
+                       kMi300xComputeUnits, ComputeEngine::Callbacks{});
   state.counters["workers"] = engine.worker_count();
   const aql::KernelDispatchPacket packet =
       blit::MakeDispatch(reinterpret_cast<uint64_t>(&descriptor), reinterpret_cast<uint64_t>(&args), b.size,

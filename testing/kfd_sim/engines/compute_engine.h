@@ -69,7 +69,7 @@ struct AqlQueueDescriptor {
   GpuClock clock = GpuClock(GpuClock::kDefaultFrequencyHz);
   // The instruction set the compute units run, when they run real kernels (GFX9: gfx908, gfx90a, gfx942); without
   // one only the built-in blit kernels run and any other kernel object is a queue error.
-  std::optional<gfx9::Target> isa;
+  std::optional<gfx9::Target> isa = std::nullopt;
   // The process's flat apertures onto LDS and scratch (amdkfd's GFX9 layout).
   uint64_t shared_aperture_base = uint64_t{1} << 48;
   uint64_t private_aperture_base = uint64_t{2} << 48;

@@ -126,10 +126,12 @@ class ComputeQueueTest : public ::testing::Test {
       descriptors_.push_back(std::make_unique<blit::KernelDescriptor>(blit::MakeDescriptor(id)));
       memory_.Map(descriptors_.back().get(), sizeof(blit::KernelDescriptor));
     }
-    engine_ = std::make_unique<ComputeEngine>(
-        "cp0", &memory_,
-        AqlQueueDescriptor{Va(ring_.data()), kSlots * aql::kPacketBytes, Va(&read_index_), Va(&write_index_)}, 4,
-        reports_.Callbacks());
+    engine_ = std::make_unique<ComputeEngine>("cp0", &memory_,
+                                              AqlQueueDescriptor{.ring_va = Va(ring_.data()),
+                                                                 .ring_bytes = kSlots * aql::kPacketBytes,
+                                                                 .read_dispatch_id_va = Va(&read_index_),
+                                                                 .write_dispatch_id_va = Va(&write_index_)},
+                                              4, reports_.Callbacks());
   }
 
   void TearDown() override {
@@ -452,8 +454,12 @@ TEST(ComputeEngineErrorTest, EachMalformedPacketHaltsWithItsReason) {
     memory.Map(&odd_size, sizeof(odd_size));
     memory.Map(target, sizeof(target));
     Reports reports;
-    ComputeEngine engine("cp", &memory, AqlQueueDescriptor{Va(ring.data()), 256, Va(&read_index), 0}, 1,
-                         reports.Callbacks());
+    ComputeEngine engine("cp", &memory,
+                         AqlQueueDescriptor{.ring_va = Va(ring.data()),
+                                            .ring_bytes = 256,
+                                            .read_dispatch_id_va = Va(&read_index),
+                                            .write_dispatch_id_va = 0},
+                         1, reports.Callbacks());
     aql::WritePacket(&ring[0], row.packet);
     engine.RingDoorbell(0);
     EXPECT_FALSE(engine.WaitIdle());
@@ -491,8 +497,12 @@ TEST(ComputeEngineErrorTest, AQueueErrorRaisesTheAmdQueueInactiveSignal) {
     unknown.magic = 0;
     memory.Map(&unknown, sizeof(unknown));
     Reports reports;
-    ComputeEngine engine("cp", &memory, AqlQueueDescriptor{ring_va, 256, Va(amd_queue + 128), Va(amd_queue + 56)}, 1,
-                         reports.Callbacks());
+    ComputeEngine engine("cp", &memory,
+                         AqlQueueDescriptor{.ring_va = ring_va,
+                                            .ring_bytes = 256,
+                                            .read_dispatch_id_va = Va(amd_queue + 128),
+                                            .write_dispatch_id_va = Va(amd_queue + 56)},
+                         1, reports.Callbacks());
     aql::WritePacket(&ring[0], blit::MakeDispatch(Va(&unknown), Va(&unknown), 8));
     engine.RingDoorbell(0);
     EXPECT_FALSE(engine.WaitIdle());
@@ -514,7 +524,11 @@ TEST(ComputeEngineErrorTest, UnusableRingIsAQueueErrorAtStart) {
   Reports reports;
   uint64_t read_index = 0;
   alignas(64) unsigned char ring[192];
-  ComputeEngine engine("cp", &memory, AqlQueueDescriptor{Va(ring), 192, Va(&read_index), 0}, 1, reports.Callbacks());
+  ComputeEngine engine(
+      "cp", &memory,
+      AqlQueueDescriptor{
+          .ring_va = Va(ring), .ring_bytes = 192, .read_dispatch_id_va = Va(&read_index), .write_dispatch_id_va = 0},
+      1, reports.Callbacks());
   EXPECT_FALSE(engine.WaitIdle());
   EXPECT_EQ(reports.errors(), std::vector<QueueError>{QueueError::kInvalidQueue});
 }
@@ -617,9 +631,19 @@ TEST(ComputeEngineTest, ComputeUnitWorkersAreCappedByHostThreads) {
   uint64_t read_index = 0;
   std::vector<Slot> ring(4);
   const unsigned host = std::max(1u, std::thread::hardware_concurrency());
-  ComputeEngine mi300x("cp", &memory, AqlQueueDescriptor{Va(ring.data()), 256, Va(&read_index), 0}, 304, {});
+  ComputeEngine mi300x("cp", &memory,
+                       AqlQueueDescriptor{.ring_va = Va(ring.data()),
+                                          .ring_bytes = 256,
+                                          .read_dispatch_id_va = Va(&read_index),
+                                          .write_dispatch_id_va = 0},
+                       304, {});
   EXPECT_EQ(mi300x.worker_count(), static_cast<int>(std::min(304u, host)));
-  ComputeEngine one("cp", &memory, AqlQueueDescriptor{Va(ring.data()), 256, Va(&read_index), 0}, 1, {});
+  ComputeEngine one("cp", &memory,
+                    AqlQueueDescriptor{.ring_va = Va(ring.data()),
+                                       .ring_bytes = 256,
+                                       .read_dispatch_id_va = Va(&read_index),
+                                       .write_dispatch_id_va = 0},
+                    1, {});
   EXPECT_EQ(one.worker_count(), 1);
 }
 
@@ -633,8 +657,12 @@ TEST(ComputeEngineTest, DestroyingDuringAnEndlessBarrierReturns) {
   memory.Map(ring.data(), 256);
   memory.Map(&read_index, 8);
   memory.Map(&never, sizeof(never));
-  auto engine = std::make_unique<ComputeEngine>(
-      "cp", &memory, AqlQueueDescriptor{Va(ring.data()), 256, Va(&read_index), 0}, 2, ComputeEngine::Callbacks{});
+  auto engine = std::make_unique<ComputeEngine>("cp", &memory,
+                                                AqlQueueDescriptor{.ring_va = Va(ring.data()),
+                                                                   .ring_bytes = 256,
+                                                                   .read_dispatch_id_va = Va(&read_index),
+                                                                   .write_dispatch_id_va = 0},
+                                                2, ComputeEngine::Callbacks{});
   aql::WritePacket(&ring[0], aql::MakeBarrierAnd({Va(&never), 0, 0, 0, 0}));
   engine->RingDoorbell(0);
   std::this_thread::sleep_for(std::chrono::milliseconds(10));

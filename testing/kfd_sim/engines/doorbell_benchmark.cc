@@ -42,7 +42,7 @@
 #include "testing/kfd_sim/engines/doorbell_poller.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/engines/test_memory.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace sdma = ::hipmem::gpu_abi::sdma;

@@ -23,7 +23,7 @@
 #include "testing/kfd_sim/engines/gfx9/kernel_runner.h"
 #include "testing/kfd_sim/engines/gfx9/test_code_objects.h"
 #include "testing/kfd_sim/engines/test_memory.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace {
@@ -49,8 +49,10 @@ class Gpu {
     memory_.Map(&read_index_, sizeof(read_index_));
     memory_.Map(&signal_, sizeof(signal_));
     code_ = std::move(*gfx9::LoadedCodeObject::Load(hipmem_testing::kernels_gfx942(), &memory_));
-    AqlQueueDescriptor queue{Va(ring_.data()), static_cast<uint32_t>(ring_.size() * aql::kPacketBytes),
-                             Va(&read_index_), Va(&write_index_)};
+    AqlQueueDescriptor queue{.ring_va = Va(ring_.data()),
+                             .ring_bytes = static_cast<uint32_t>(ring_.size() * aql::kPacketBytes),
+                             .read_dispatch_id_va = Va(&read_index_),
+                             .write_dispatch_id_va = Va(&write_index_)};
     queue.isa = gfx9::Target::kGfx942;
     engine_ = std::make_unique<ComputeEngine>("bench", &memory_, queue, units, ComputeEngine::Callbacks{});
   }

@@ -60,7 +60,7 @@ struct Pm4QueueDescriptor {
   GpuClock clock{GpuClock::kDefaultFrequencyHz};
   // The instruction set the compute units run shaders in (GFX9: gfx908, gfx90a, gfx942); none: a dispatch halts
   // the queue with kShaderDispatch.
-  std::optional<gfx9::Target> isa;
+  std::optional<gfx9::Target> isa = std::nullopt;
   // The process's flat apertures onto LDS and scratch (amdkfd's GFX9 layout).
   uint64_t shared_aperture_base = uint64_t{1} << 48;
   uint64_t private_aperture_base = uint64_t{2} << 48;
@@ -90,10 +90,10 @@ class Pm4Engine final : public QueueEngine {
  public:
   struct Callbacks {
     // RELEASE_MEM's end-of-pipe interrupt (int_sel 1 or 2), carrying the packet's int_ctxid.
-    std::function<void(uint32_t context_id)> on_interrupt;
-    std::function<void(uint64_t va)> on_vm_fault;  // the queue halted on an unmapped address
+    std::function<void(uint32_t context_id)> on_interrupt = nullptr;
+    std::function<void(uint64_t va)> on_vm_fault = nullptr;  // the queue halted on an unmapped address
     // The queue halted on a packet it cannot run; `detail` says which and where.
-    std::function<void(Pm4Error error, const std::string& detail)> on_queue_error;
+    std::function<void(Pm4Error error, const std::string& detail)> on_queue_error = nullptr;
   };
 
   // Starts the CP thread. `memory` is not owned and must outlive the engine. Callbacks run on the CP thread,

@@ -16,8 +16,8 @@
 #include "testing/kfd_sim/engines/memcpy_baseline.h"
 #include "testing/kfd_sim/engines/sdma_engine.h"
 #include "testing/kfd_sim/engines/test_memory.h"
-#include "tools/bench/baselines.h"
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/baselines.h"
+#include "base/bench/ratio_reporter.h"
 
 namespace hipmem::kfd_sim {
 namespace sdma = ::hipmem::gpu_abi::sdma;

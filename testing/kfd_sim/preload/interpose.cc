@@ -267,9 +267,13 @@ void ToStatx(const struct stat& st, struct statx* out) {
   out->stx_ino = st.st_ino;
   out->stx_size = static_cast<uint64_t>(st.st_size);
   out->stx_blocks = static_cast<uint64_t>(st.st_blocks);
-  out->stx_atime = {.tv_sec = st.st_atim.tv_sec, .tv_nsec = static_cast<uint32_t>(st.st_atim.tv_nsec)};
-  out->stx_mtime = {.tv_sec = st.st_mtim.tv_sec, .tv_nsec = static_cast<uint32_t>(st.st_mtim.tv_nsec)};
-  out->stx_ctime = {.tv_sec = st.st_ctim.tv_sec, .tv_nsec = static_cast<uint32_t>(st.st_ctim.tv_nsec)};
+  // Field by field: the rest of each timestamp (its reserved word) stays as `*out = {}` left it.
+  out->stx_atime.tv_sec = st.st_atim.tv_sec;
+  out->stx_atime.tv_nsec = static_cast<uint32_t>(st.st_atim.tv_nsec);
+  out->stx_mtime.tv_sec = st.st_mtim.tv_sec;
+  out->stx_mtime.tv_nsec = static_cast<uint32_t>(st.st_mtim.tv_nsec);
+  out->stx_ctime.tv_sec = st.st_ctim.tv_sec;
+  out->stx_ctime.tv_nsec = static_cast<uint32_t>(st.st_ctim.tv_nsec);
   out->stx_rdev_major = major(st.st_rdev);
   out->stx_rdev_minor = minor(st.st_rdev);
   out->stx_dev_major = major(st.st_dev);

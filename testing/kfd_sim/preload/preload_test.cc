@@ -107,7 +107,7 @@ ChildRun RunUnderPreload(const std::vector<std::string>& argv, const std::string
   close(out[1]);
   close(err[1]);
   // Both pipes at once, so a child filling one never blocks on the other.
-  pollfd fds[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+  pollfd fds[2] = {{.fd = out[0], .events = POLLIN, .revents = 0}, {.fd = err[0], .events = POLLIN, .revents = 0}};
   std::string* sinks[2] = {&run.out, &run.err};
   int open_pipes = 2;
   while (open_pipes > 0) {

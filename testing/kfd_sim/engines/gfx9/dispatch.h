@@ -114,9 +114,9 @@ struct DispatchFailure {
     uint32_t id = 0;  // the trap id: 2 for llvm.trap (abort, a failed assert)
     uint64_t pc = 0;  // where the s_trap is
   };
-  std::optional<uint64_t> fault_va;  // a VM fault at this address
-  std::optional<Trap> trap;          // otherwise, a trap
-  std::string illegal;               // otherwise: the illegal instruction or state, and where
+  std::optional<uint64_t> fault_va = std::nullopt;  // a VM fault at this address
+  std::optional<Trap> trap = std::nullopt;          // otherwise, a trap
+  std::string illegal = {};                         // otherwise: the illegal instruction or state, and where
 };
 
 // Thread-safe: RunWorkgroup may be called from several threads at once, each for a different workgroup.

@@ -43,7 +43,7 @@ struct Launch {
   const void* kernargs = nullptr;                 // mapped by the caller
   uint32_t group_segment_size = 0;                // dynamic LDS
   uint32_t compute_units = 1;                     // whose resident workgroups the calling thread holds
-  std::shared_ptr<GwsBlock> gws;                  // the queue's global wave sync, if it has one
+  std::shared_ptr<GwsBlock> gws = nullptr;        // the queue's global wave sync, if it has one
 };
 
 struct RunResult {

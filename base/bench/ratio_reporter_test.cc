@@ -1,5 +1,5 @@
 // RatioReporter turns Google Benchmark runs into the ratio lines and the verdict a benchmark binary exits with.
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 #include <cstdio>
 #include <string>
@@ -8,7 +8,7 @@
 #include "benchmark/benchmark.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tools/bench/test_runs.h"
+#include "base/bench/test_runs.h"
 
 namespace hipmem_bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/bench/ratio_reporter.h"
+#include "base/bench/ratio_reporter.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "tools/bench/baselines.h"
+#include "base/bench/baselines.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

@@ -2,8 +2,8 @@
 //
 // Register them under these names in each benchmark (BENCHMARK(BM_Memcpy)... after a using-declaration), so the
 // ratio tables name them alike everywhere.
-#ifndef HIPMEM_TOOLS_BENCH_BASELINES_H_
-#define HIPMEM_TOOLS_BENCH_BASELINES_H_
+#ifndef HIPMEM_BASE_BENCH_BASELINES_H_
+#define HIPMEM_BASE_BENCH_BASELINES_H_
 
 #include "benchmark/benchmark.h"
 
@@ -25,4 +25,4 @@ void BM_FutexRoundTrip(benchmark::State& state);
 
 }  // namespace hipmem::bench
 
-#endif  // HIPMEM_TOOLS_BENCH_BASELINES_H_
+#endif  // HIPMEM_BASE_BENCH_BASELINES_H_

@@ -1,6 +1,6 @@
 // Google Benchmark runs made by hand, for tests of what reads benchmark results (RatioReporter, `hipmem bench`).
-#ifndef HIPMEM_TOOLS_BENCH_TEST_RUNS_H_
-#define HIPMEM_TOOLS_BENCH_TEST_RUNS_H_
+#ifndef HIPMEM_BASE_BENCH_TEST_RUNS_H_
+#define HIPMEM_BASE_BENCH_TEST_RUNS_H_
 
 #include <string>
 
@@ -28,4 +28,4 @@ inline benchmark::BenchmarkReporter::Run MakeRun(const std::string& name, double
 
 }  // namespace hipmem_bench
 
-#endif  // HIPMEM_TOOLS_BENCH_TEST_RUNS_H_
+#endif  // HIPMEM_BASE_BENCH_TEST_RUNS_H_

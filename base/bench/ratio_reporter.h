@@ -3,8 +3,8 @@
 //
 // With --benchmark_repetitions the ratios are printed per aggregate (the `_median` and `_mean` rows
 // Google Benchmark adds), and a goal is judged on the medians, which one slow repetition cannot move.
-#ifndef HIPMEM_TOOLS_BENCH_RATIO_REPORTER_H_
-#define HIPMEM_TOOLS_BENCH_RATIO_REPORTER_H_
+#ifndef HIPMEM_BASE_BENCH_RATIO_REPORTER_H_
+#define HIPMEM_BASE_BENCH_RATIO_REPORTER_H_
 
 #include <map>
 #include <string>
@@ -48,4 +48,4 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
 }  // namespace hipmem_bench
 
-#endif  // HIPMEM_TOOLS_BENCH_RATIO_REPORTER_H_
+#endif  // HIPMEM_BASE_BENCH_RATIO_REPORTER_H_
