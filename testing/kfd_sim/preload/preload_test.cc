@@ -5,7 +5,6 @@
 //
 // usage (from BUILD): preload_test LIBHIPMEM_KFD KFD_PROBE ROCR_COPY HSAKMT_DUMP_OURS HSAKMT_DUMP_DEBIAN HIPMEM
 #include <fcntl.h>
-#include <link.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "testing/kfd_sim/presets.h"
 #include "testing/kfd_sim/simulator.h"
+#include "testing/sanitizer_runtime.h"
 #include "thunk/amdgpu_ids.h"
 
 namespace hipmem::kfd_preload {
@@ -45,13 +45,6 @@ std::string g_hsakmt_dump_debian;
 std::string g_hipmem;
 std::string g_sanitizer_runtime;  // libasan's path when this test (and so the preload) is built with ASan
 
-// Finds a loaded libasan in this process.
-int FindSanitizerRuntime(dl_phdr_info* info, size_t, void*) {
-  if (info->dlpi_name != nullptr && absl::StrContains(info->dlpi_name, "/libasan.so")) {
-    g_sanitizer_runtime = info->dlpi_name;
-  }
-  return 0;
-}
 
 constexpr char kDebianRocminfo[] = "/usr/bin/rocminfo";
 constexpr char kDebianRocr[] = "/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1";
@@ -539,6 +532,6 @@ int main(int argc, char** argv) {
     }
     *paths[i] = resolved;
   }
-  dl_iterate_phdr(&hipmem::kfd_preload::FindSanitizerRuntime, nullptr);
+  hipmem::kfd_preload::g_sanitizer_runtime = hipmem::testing::LoadedSanitizerRuntime();
   return RUN_ALL_TESTS();
 }
