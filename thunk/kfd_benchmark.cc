@@ -15,15 +15,17 @@
 // (--amd_libhsakmt=PATH for another libhsakmt.so.1, --kfd_preload=PATH for another libhipmem_kfd.so).
 // With repetitions, ratios are printed for the median and mean rows and goals judged on the median.
 //
-// BM_Floor_EventCreateDestroy: the two event ioctls alone on the same KFD, the floor under any thunk's event row,
-// printed as a share of AMD's row and as ours over it (no goal).
+// BM_Floor_EventCreateDestroy and BM_Floor_RegisterMapUnmapDeregisterUserptr2MiB: the ioctls alone on the same KFD,
+// the floor under any thunk's row, printed as a share of AMD's row, and ours against AMD's above it,
+// (ours - floor) / (AMD's - floor) (no goal).
 //
 // System calls per cycle (goal <= 3 for ours; AMD's printed next to ours), printed after the ratios.
 // This kernel exposes no raw_syscalls tracepoint to perf_event_open (no tracefs), so they are counted from
 // outside, as strace counts them: the benchmark runs itself as a traced child (ptrace, every thread) in
 // `--cycle=<name> --cycles=N` mode, which runs one cycle N times without the benchmark framework after one
 // warm-up cycle that makes the per-process files, for N = 0 and N = 2000, and prints
-// (count(2000) - count(0)) / 2000. Names: invisible_4k, invisible_2m, visible_4k, visible_2m, and the same
+// (count(2000) - count(0)) / 2000, leaving out the simulated kernel's own page-file calls (lseek, fallocate), which a
+// real KFD makes inside the kernel. Names: invisible_4k, invisible_2m, visible_4k, visible_2m, and the same
 // with an amd_ prefix for AMD's thunk on the preload's KFD. The same by hand:
 //   for n in 0 10000; do strace -f -c -o /tmp/c$n bazel-bin/thunk/kfd_benchmark --cycle=visible_4k --cycles=$n; done
 #include <dlfcn.h>
@@ -34,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -361,6 +364,55 @@ void BM_FloorEvent(benchmark::State& state) {
   close(fd);
 }
 
+// The floor under any thunk's user-pointer row of `size` bytes: ALLOC_MEMORY_OF_GPU (USERPTR) + MAP_MEMORY_TO_GPU +
+// UNMAP_MEMORY_FROM_GPU + FREE_MEMORY_OF_GPU issued straight on a /dev/kfd file of the same process, nothing else.
+// The GPU address is the buffer's own CPU address: no thunk reservation lives there, so it cannot collide. At 2 MiB
+// the simulated kernel's work per page (pinning the pages, writing their translations) is most of both thunks' rows;
+// this row is that work alone, what ours and AMD's are judged above.
+void BM_FloorUserptr(benchmark::State& state, HSAuint64 size) {
+  OpenKfd kfd(OurApi());
+  HsaNodeProperties node{};
+  const int fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+  if (!kfd.ok() || fd < 0 || hsaKmtGetNodeProperties(kGpuNode, &node) != HSAKMT_STATUS_SUCCESS) {
+    state.SkipWithError("opening the KFD failed");
+    if (fd >= 0) close(fd);
+    return;
+  }
+  UserBuffer user(size);
+  const uint32_t gpu_ids[1] = {node.KFDGpuID};
+  const uint64_t address = reinterpret_cast<uintptr_t>(user.data);
+  for (auto _ : state) {
+    kfd_uapi::AllocMemoryOfGpuArgs alloc{};
+    alloc.va_addr = address;
+    alloc.size = size;
+    alloc.mmap_offset = address;
+    alloc.gpu_id = node.KFDGpuID;
+    alloc.flags =
+        kfd_uapi::ToRaw(kfd_uapi::AllocMemFlags::kUserptr) | kfd_uapi::ToRaw(kfd_uapi::AllocMemFlags::kWritable);
+    if (ioctl(fd, kfd_uapi::kAllocMemoryOfGpu.request(), &alloc) != 0) {
+      state.SkipWithError("ALLOC_MEMORY_OF_GPU failed");
+      break;
+    }
+    kfd_uapi::MapMemoryToGpuArgs map{};
+    map.handle = alloc.handle;
+    map.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids);
+    map.n_devices = 1;
+    kfd_uapi::UnmapMemoryFromGpuArgs unmap{};
+    unmap.handle = alloc.handle;
+    unmap.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids);
+    unmap.n_devices = 1;
+    kfd_uapi::FreeMemoryOfGpuArgs free_args{};
+    free_args.handle = alloc.handle;
+    const bool mapped = ioctl(fd, kfd_uapi::kMapMemoryToGpu.request(), &map) == 0;
+    const bool unmapped = mapped && ioctl(fd, kfd_uapi::kUnmapMemoryFromGpu.request(), &unmap) == 0;
+    if (ioctl(fd, kfd_uapi::kFreeMemoryOfGpu.request(), &free_args) != 0 || !unmapped) {
+      state.SkipWithError("map, unmap or free ioctl failed");
+      break;
+    }
+  }
+  close(fd);
+}
+
 // A compute AQL queue on the GPU, as ROCr creates one: its ring and its read/write pointers in GTT mapped to the GPU.
 void BM_ApiQueue(benchmark::State& state, const ThunkApi* api) {
   OpenKfd kfd(*api);
@@ -446,6 +498,7 @@ bool RegisterAmdComparison() {
     benchmark::RegisterBenchmark((std::string("BM_Amd_") + row.name).c_str(), row.run, *amd);
   }
   benchmark::RegisterBenchmark("BM_Floor_EventCreateDestroy", BM_FloorEvent);
+  benchmark::RegisterBenchmark("BM_Floor_RegisterMapUnmapDeregisterUserptr2MiB", BM_FloorUserptr, 2u << 20);
   return true;
 }
 
@@ -554,8 +607,19 @@ int RunCycles(const std::string& name, long cycles) {
   return 2;
 }
 
+// Whether the thread `tid`, stopped entering a system call, is making one only the simulated kernel makes: the hole
+// punch of freed pages in its page file (fallocate, after an lseek(SEEK_DATA) for where data starts), batched every
+// 16 MiB freed. On a machine with a KFD that work is inside the kernel, so it is not the thunk's to count; no thunk
+// path calls either.
+bool SimulatedKernelsOwnCall(pid_t tid) {
+  user_regs_struct regs{};
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return false;
+  return regs.orig_rax == SYS_lseek || regs.orig_rax == SYS_fallocate;
+}
+
 // Runs this binary as `--cycle=<name> --cycles=<cycles>` in a child traced as strace -f traces, and returns how many
-// system calls its threads entered, or nullopt when it could not be traced or failed.
+// system calls its threads entered, or nullopt when it could not be traced or failed. The simulated kernel's own
+// calls (SimulatedKernelsOwnCall) are not counted.
 std::optional<long> CountSyscalls(const char* name, long cycles) {
   const std::string cycle_arg = std::string("--cycle=") + name;
   const std::string cycles_arg = "--cycles=" + std::to_string(cycles);
@@ -596,7 +660,7 @@ std::optional<long> CountSyscalls(const char* name, long cycles) {
       const auto it = std::find(inside.begin(), inside.end(), tid);
       if (it == inside.end()) {
         inside.push_back(tid);
-        ++entries;
+        if (!SimulatedKernelsOwnCall(tid)) ++entries;
       } else {
         inside.erase(it);
       }
@@ -688,8 +752,14 @@ int main(int argc, char** argv) {
     for (const hipmem::thunk::ApiRow& row : hipmem::thunk::kApiRows) {
       goals.push_back({std::string("BM_Ours_") + row.name, std::string("BM_Amd_") + row.name, 0.8});
     }
-    goals.push_back({"BM_Floor_EventCreateDestroy", "BM_Amd_EventCreateDestroy", 0});  // no goal: the floor's share
-    goals.push_back({"BM_Ours_EventCreateDestroy", "BM_Floor_EventCreateDestroy", 0});  // our thunk over the floor
+    // The rows most of whose time is the simulated kernel's, the same for both thunks: the floor's share of AMD's
+    // row, and each thunk's own cost above the floor compared (report only: the goal above is the issue's, and
+    // whether these rows are judged above their floor instead is the project lead's call).
+    for (const char* row : {"EventCreateDestroy", "RegisterMapUnmapDeregisterUserptr2MiB"}) {
+      goals.push_back({std::string("BM_Floor_") + row, std::string("BM_Amd_") + row, 0});
+      goals.push_back(
+          {std::string("BM_Ours_") + row, std::string("BM_Amd_") + row, 0, std::string("BM_Floor_") + row});
+    }
   }
   hipmem_bench::RatioReporter reporter(std::move(goals));
   benchmark::RunSpecifiedBenchmarks(&reporter);

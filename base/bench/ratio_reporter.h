@@ -18,6 +18,10 @@ struct RatioGoal {
   std::string benchmark;  // the measured benchmark's name
   std::string baseline;   // the baseline's name
   double max_ratio;       // goal: time(benchmark) / time(baseline) <= max_ratio (0: report only)
+  // When set, the time both spend in this benchmark's floor (work neither can avoid, such as the system calls they
+  // must both make) is taken off first: the ratio becomes (benchmark - floor) / (baseline - floor), each side's own
+  // cost. Two rows that are mostly floor would otherwise look alike however different their own costs are.
+  std::string floor = {};
 };
 
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -28,8 +32,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   // Prints one line per goal, wall-time ratio first and CPU-time ratio after it
   // ("ratio: A / B = 2.31 (cpu 2.40) (goal <= 3.00: met)"); with repetitions, one line per aggregate
-  // ("ratio: A_median / B_median = ..."), the goal judged on the median line. Returns false if a goal
-  // with a limit was missed or a named benchmark did not run.
+  // ("ratio: A_median / B_median = ..."), the goal judged on the median line. A goal with a floor prints
+  // "ratio above floor: (A - F) / (B - F) = ...". Returns false if a goal with a limit was missed or a named
+  // benchmark did not run.
   bool PrintRatios() const;
 
   // Whether a benchmark reported an error (SkipWithError) in a run seen so far.

@@ -68,6 +68,39 @@ TEST(RatioReporterTest, RepetitionsGiveARowPerAggregateAndTheMedianDecides) {
   EXPECT_THAT(out, Not(HasSubstr("ratio: BM_Ours / BM_Base")));
 }
 
+TEST(RatioReporterTest, AFloorIsTakenOffBothSidesBeforeTheyAreCompared) {
+  // 1000 ns of each row is the floor both must pay; ours adds 100 ns to it, the baseline 400 ns. The plain ratio
+  // (1100 / 1400) hides that, the ratio above the floor shows it.
+  const std::vector<BenchmarkRun> runs = {MakeRun("BM_Ours", 1100, 1050), MakeRun("BM_Base", 1400, 1250),
+                                          MakeRun("BM_Floor", 1000, 1000)};
+  auto [met_out, met] = Report({{"BM_Ours", "BM_Base", 0.3, "BM_Floor"}}, runs);
+  EXPECT_TRUE(met);
+  EXPECT_THAT(met_out, HasSubstr("ratio above floor: (BM_Ours - BM_Floor) / (BM_Base - BM_Floor) = 0.250 (cpu 0.200) "
+                                 "(goal <= 0.30: met)\n"));
+
+  auto [missed_out, missed] = Report({{"BM_Ours", "BM_Base", 0.2, "BM_Floor"}}, runs);
+  EXPECT_FALSE(missed);
+  EXPECT_THAT(missed_out, HasSubstr("= 0.250 (cpu 0.200) (goal <= 0.20: MISSED)"));
+}
+
+TEST(RatioReporterTest, ABaselineNotAboveItsFloorGivesNoRatioAndMissesItsGoal) {
+  const std::vector<BenchmarkRun> runs = {MakeRun("BM_Ours", 1100, 1100), MakeRun("BM_Base", 990, 990),
+                                          MakeRun("BM_Floor", 1000, 1000)};
+  auto [out, ok] = Report({{"BM_Ours", "BM_Base", 0.8, "BM_Floor"}}, runs);
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(out, HasSubstr("(BM_Base - BM_Floor): baseline not above the floor (-10.0 ns) (goal <= 0.80: MISSED)"));
+
+  auto [report_only_out, report_only_ok] = Report({{"BM_Ours", "BM_Base", 0, "BM_Floor"}}, runs);
+  EXPECT_TRUE(report_only_ok);
+}
+
+TEST(RatioReporterTest, AFloorThatDidNotRunLeavesTheRatioNotMeasured) {
+  auto [out, ok] = Report({{"BM_Ours", "BM_Base", 0, "BM_Floor"}},
+                          {MakeRun("BM_Ours", 100, 100), MakeRun("BM_Base", 200, 200)});
+  EXPECT_FALSE(ok);
+  EXPECT_THAT(out, HasSubstr("ratio above floor: (BM_Ours - BM_Floor) / (BM_Base - BM_Floor): not measured\n"));
+}
+
 TEST(RatioReporterTest, AMissingOrFailedBenchmarkIsNotMeasuredAndFails) {
   BenchmarkRun failed = MakeRun("BM_Ours", 100, 100);
   failed.error_occurred = true;
