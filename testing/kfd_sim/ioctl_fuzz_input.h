@@ -16,8 +16,12 @@
 
 namespace hipmem::kfd_sim::fuzz {
 
-// Far from the heap, the stack and the sanitizers' shadow (x86-64, 47-bit user space), page-aligned.
-inline constexpr uint64_t kScratchAddress = 0x5f0000000000;
+// Page-aligned, and application memory in every build (x86-64, 47-bit user space): TSan allows applications only
+// [0x1000, 0x80'0000'0000), [0x5500'0000'0000, 0x5680'0000'0000), its heap and [0x7e80'0000'0000, 2^47), and refuses a
+// mapping anywhere else (0x5f00'0000'0000, used before, was refused); ASan wants it above its shadow
+// (0x1000'7fff'8000) and outside its allocator ([0x6000'0000'0000, 0x6400'0000'0000)). This is above where a PIE
+// binary and its brk heap land (0x5555'5555'5000 plus at most 1 TiB of randomisation), below TSan's limit.
+inline constexpr uint64_t kScratchAddress = 0x567000000000;
 inline constexpr uint64_t kScratchBytes = 64 * 4096;
 // Records run per input at most: an input is one short scenario, not a soak.
 inline constexpr size_t kMaxRecords = 64;
