@@ -542,9 +542,12 @@ std::string FindPreload() {
   return "";
 }
 
-// libasan's path when this binary (and so the preload, built alike) has ASan: it must come first in LD_PRELOAD.
+// libasan's or libtsan's path when this binary (and so the preload, built alike) has ASan or TSan: it must come first
+// in LD_PRELOAD, before the preload's instrumented wrappers of open and mmap.
 int FindSanitizerRuntime(dl_phdr_info* info, size_t, void* path) {
-  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "/libasan.so") != nullptr) {
+  if (info->dlpi_name != nullptr &&
+      (std::strstr(info->dlpi_name, "/libasan.so") != nullptr ||
+       std::strstr(info->dlpi_name, "/libtsan.so") != nullptr)) {
     *static_cast<std::string*>(path) = info->dlpi_name;
   }
   return 0;

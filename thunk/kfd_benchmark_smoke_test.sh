@@ -20,6 +20,9 @@ for row in AllocMapUnmapFreeVram4KiB AllocMapUnmapFreeVram2MiB AllocMapUnmapFree
            QueueCreateDestroy GetVersion; do
   grep -q "ratio: BM_Ours_$row / BM_Amd_$row = " <<<"$out" || { echo "missing ratio for $row" >&2; exit 1; }
 done
-grep -q "ratio: BM_Floor_EventCreateDestroy / BM_Amd_EventCreateDestroy = " <<<"$out" ||
-  { echo "missing the event row's floor" >&2; exit 1; }
+for row in EventCreateDestroy RegisterMapUnmapDeregisterUserptr2MiB GetVersion; do
+  grep -q "ratio: BM_Floor_$row / BM_Amd_$row = " <<<"$out" || { echo "missing the floor of $row" >&2; exit 1; }
+  grep -qE "ratio above floor: \(BM_Ours_$row - BM_Floor_$row\) / \(BM_Amd_$row - BM_Floor_$row\)(: baseline| =)" <<<"$out" ||
+    { echo "missing the comparison above the floor of $row" >&2; exit 1; }
+done
 echo "kfd_benchmark smoke: OK"

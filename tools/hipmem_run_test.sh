@@ -5,11 +5,11 @@ hipmem="$1"
 probe="$2"
 library="$3"
 unset LD_PRELOAD
-# Under --config=asan the preload is instrumented: the uninstrumented programs it goes into need the sanitizer's
-# runtime first (`hipmem run` keeps a caller's LD_PRELOAD in front of its own), and are not leak-checked.
-asan=$(ldd "$library" | awk '/libasan/ {print $3}')
-if [[ -n "$asan" ]]; then
-  export LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0
+# Under --config=asan or tsan the preload is instrumented: the uninstrumented programs it goes into need the
+# sanitizer's runtime first (`hipmem run` keeps a caller's LD_PRELOAD in front of its own), and are not leak-checked.
+runtime=$(ldd "$library" | awk '/lib[at]san\.so/ {print $3}')
+if [[ -n "$runtime" ]]; then
+  export LD_PRELOAD="$runtime" ASAN_OPTIONS=detect_leaks=0
 fi
 # Our C probe sees one MI100: the file semantics hold and libdrm names the part.
 out=$(HIPMEM_SIM_PRESET=mi100 "$hipmem" run -- "$probe" 1)

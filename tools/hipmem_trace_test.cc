@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   g_probe = argv[2];
   unsetenv("HIPMEM_TRACE");
   // `hipmem trace` preloads our library into /bin/sh and the probe, which are not instrumented: under --config=asan
-  // the sanitizer's runtime goes first (hipmem keeps a preload it finds in front of its own), and their leaks at
+  // or tsan the sanitizer's runtime goes first (hipmem keeps a preload it finds in front of its own), and their leaks at
   // exit are not this test's subject.
   if (const std::string runtime = hipmem::testing::LoadedSanitizerRuntime(); !runtime.empty()) {
     setenv("LD_PRELOAD", runtime.c_str(), 1);

@@ -43,7 +43,8 @@ std::string g_rocr_copy;
 std::string g_hsakmt_dump_ours;
 std::string g_hsakmt_dump_debian;
 std::string g_hipmem;
-std::string g_sanitizer_runtime;  // libasan's path when this test (and so the preload) is built with ASan
+// The sanitizer runtime when this test (and so the preload) is built with ASan or TSan.
+std::string g_sanitizer_runtime;
 
 
 constexpr char kDebianRocminfo[] = "/usr/bin/rocminfo";
@@ -68,9 +69,9 @@ ChildRun RunUnderPreload(const std::vector<std::string>& argv, const std::string
   for (char** e = environ; *e != nullptr; ++e) {
     if (!absl::StartsWith(*e, "LD_PRELOAD=") && !absl::StartsWith(*e, "HIPMEM_SIM_PRESET=")) envs.push_back(*e);
   }
-  // Under --config=asan the preload is instrumented too: the sanitizer's runtime must be the first library of the
-  // uninstrumented programs it goes into, and their leaks at exit (and the machine the preload keeps for the life
-  // of the process) are not this test's subject.
+  // Under --config=asan or tsan the preload is instrumented too: the sanitizer's runtime must be the first library
+  // of the uninstrumented programs it goes into, and their leaks at exit (and the machine the preload keeps for the
+  // life of the process) are not this test's subject.
   envs.push_back(absl::StrCat("LD_PRELOAD=", g_sanitizer_runtime.empty() ? "" : g_sanitizer_runtime + ":",
                               g_preload));
   if (!g_sanitizer_runtime.empty()) {
