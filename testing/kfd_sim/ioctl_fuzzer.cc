@@ -17,6 +17,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/ioctl_fuzz_input.h"
 #include "testing/kfd_sim/simulator.h"
+#include "testing/kfd_sim/user_memory.h"
 
 namespace {
 
@@ -112,6 +113,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const uint32_t immediate = uapi::kEventTimeoutImmediate;
         std::memcpy(arg.data() + offsetof(uapi::WaitEventsArgs, timeout), &immediate, sizeof(immediate));
       }
+      // The simulator may read and write only the scratch region and this argument: the fuzzer's own memory is not
+      // the simulated process's to hand out (user_memory.h).
+      const hipmem::kfd_sim::UserRange window[] = {
+          {fuzz::kScratchAddress, fuzz::kScratchBytes},
+          {reinterpret_cast<uintptr_t>(arg.data()), arg.size()},
+      };
+      hipmem::kfd_sim::RestrictUserMemoryTo(window);
       file->Ioctl(request, arg.empty() ? nullptr : arg.data());
     }
   }

@@ -48,6 +48,7 @@ std::string RangeText(uint64_t start, uint64_t end) {
 // Returns whether every page of [start, start + bytes) belongs to a mapping of this process. msync(MS_ASYNC)
 // walks the VMAs and fails with ENOMEM on a hole without touching (or writing back) anything.
 bool CpuRangeMapped(uint64_t start, uint64_t bytes) {
+  if (!UserRangeAllowed(start, bytes)) return false;  // outside a fuzzer's window: unmapped (user_memory.h)
   return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), bytes, MS_ASYNC) == 0 || errno != ENOMEM;
 }
 
@@ -59,6 +60,7 @@ bool CpuRangeMapped(uint64_t start, uint64_t bytes) {
 // host only what is used of it, as it would with XNACK and migration (issue #24), and an allocation larger than
 // the host's memory does not exhaust it before anyone touches it.
 bool WritableForGpu(uint64_t start, uint64_t bytes) {
+  if (!UserRangeAllowed(start, bytes)) return false;  // outside a fuzzer's window: unmapped (user_memory.h)
   const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   const uint64_t end = start + bytes;

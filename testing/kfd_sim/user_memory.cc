@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include <cerrno>
@@ -57,8 +58,16 @@ uint64_t StackTop() {
   return user > frame && user + size >= user && user + size <= top;
 }
 
+// The window of RestrictUserMemoryTo: g_window_count ranges (0: no window). Relaxed atomics: the thread that sets it
+// is the one whose ioctls read it; atomics only keep other threads' reads (none expected) defined.
+std::atomic<size_t> g_window_count{0};
+std::atomic<uint64_t> g_window_start[kMaxUserRanges];
+std::atomic<uint64_t> g_window_end[kMaxUserRanges];
+
 bool Copy(Direction direction, void* local, uint64_t user, size_t size) {
   if (size == 0) return true;
+  // Before the stack shortcut: a pointer into the caller's own frames is outside any window a fuzzer sets.
+  if (!UserRangeAllowed(user, size)) return false;
   if (OnLiveStack(user, size)) {
     void* user_ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(user));
     if (direction == Direction::kRead) {
@@ -91,6 +100,32 @@ pid_t CurrentPid() {
   }();
   (void)registered;
   return g_pid.load(std::memory_order_relaxed);
+}
+
+void RestrictUserMemoryTo(std::span<const UserRange> ranges) {
+  const size_t count = std::min(ranges.size(), kMaxUserRanges);
+  g_window_count.store(0, std::memory_order_relaxed);
+  for (size_t i = 0; i < count; ++i) {
+    g_window_start[i].store(ranges[i].start, std::memory_order_relaxed);
+    // A range that would wrap ends at the top of the address space.
+    const uint64_t end = ranges[i].start + ranges[i].size;
+    g_window_end[i].store(end < ranges[i].start ? UINT64_MAX : end, std::memory_order_relaxed);
+  }
+  g_window_count.store(count, std::memory_order_relaxed);
+}
+
+bool UserRangeAllowed(uint64_t start, uint64_t size) {
+  const size_t count = g_window_count.load(std::memory_order_relaxed);
+  if (count == 0) return true;
+  const uint64_t end = start + size;
+  if (end < start) return false;
+  for (size_t i = 0; i < count; ++i) {
+    if (start >= g_window_start[i].load(std::memory_order_relaxed) &&
+        end <= g_window_end[i].load(std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool CopyFromUser(void* dst, uint64_t user_src, size_t size) {

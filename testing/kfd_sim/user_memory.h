@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace hipmem::kfd_sim {
 
@@ -22,6 +23,25 @@ namespace hipmem::kfd_sim {
 // Copies `size` bytes from `src` to the user address `user_dst`. Returns false (-EFAULT) when any of
 // the destination bytes cannot be written. A zero-byte copy always succeeds.
 [[nodiscard]] bool CopyToUser(uint64_t user_dst, const void* src, size_t size);
+
+// A range of user addresses.
+struct UserRange {
+  uint64_t start = 0;
+  uint64_t size = 0;
+};
+
+// For fuzzing the ioctl entry (//testing/kfd_sim:ioctl_fuzzer) only. The kernel reads and writes whatever its caller
+// has mapped, and so does the simulator; a fuzzer's random pointers would then land in the fuzzer's own heap, stack
+// and bookkeeping, and what it found would be the corruption it caused itself. With a window set, every user
+// address outside `ranges` counts as unmapped: CopyFromUser/CopyToUser fail (-EFAULT), as do a USERPTR allocation's
+// page probe and the SVM range checks (UserRangeAllowed). An empty span lifts the window. Ranges past the first
+// kMaxUserRanges are ignored. Set it from the one thread that issues the ioctls it is meant for.
+inline constexpr size_t kMaxUserRanges = 4;
+void RestrictUserMemoryTo(std::span<const UserRange> ranges);
+
+// Whether [start, start + size) may be treated as user memory: always, unless a window is set
+// (RestrictUserMemoryTo), and then only when one of its ranges holds all of it.
+bool UserRangeAllowed(uint64_t start, uint64_t size);
 
 // The calling process's pid without a system call (glibc no longer caches getpid()). Kept current
 // across fork() by a pthread_atfork child handler, so a forked child sees its own pid.

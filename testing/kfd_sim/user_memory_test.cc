@@ -82,5 +82,34 @@ TEST(UserMemoryTest, CopyStraddlingIntoAFaultingPageFails) {
   munmap(pages, 8192);
 }
 
+// A fuzzer's window (RestrictUserMemoryTo): mapped memory outside it, the caller's own stack included, counts as
+// unmapped; inside it copies work; lifting it restores the kernel's view.
+TEST(UserMemoryTest, AWindowMakesEverythingOutsideItUnmapped) {
+  auto inside = std::make_unique<uint64_t[]>(4);
+  auto outside = std::make_unique<uint64_t>(7);
+  uint64_t on_stack = 9;
+  const UserRange window[] = {{Addr(inside.get()), 4 * sizeof(uint64_t)}};
+  RestrictUserMemoryTo(window);
+  const uint64_t value = 0x55;
+  uint64_t back = 0;
+  EXPECT_TRUE(CopyToUser(Addr(&inside[3]), &value, sizeof(value)));
+  EXPECT_TRUE(CopyFromUser(&back, Addr(&inside[3]), sizeof(back)));
+  EXPECT_EQ(back, value);
+  EXPECT_FALSE(CopyToUser(Addr(outside.get()), &value, sizeof(value)));
+  EXPECT_FALSE(CopyToUser(Addr(&on_stack), &value, sizeof(value)));
+  EXPECT_FALSE(CopyFromUser(&back, Addr(outside.get()), sizeof(back)));
+  // Straddling the window's end is outside it, as is a range that wraps.
+  EXPECT_FALSE(CopyToUser(Addr(&inside[3]) + 4, &value, sizeof(value)));
+  EXPECT_FALSE(UserRangeAllowed(Addr(inside.get()), UINT64_MAX));
+  EXPECT_EQ(*outside, 7u);
+  EXPECT_EQ(on_stack, 9u);
+
+  RestrictUserMemoryTo({});
+  EXPECT_TRUE(CopyToUser(Addr(outside.get()), &value, sizeof(value)));
+  EXPECT_TRUE(CopyToUser(Addr(&on_stack), &value, sizeof(value)));
+  EXPECT_EQ(*outside, value);
+  EXPECT_EQ(on_stack, value);
+}
+
 }  // namespace
 }  // namespace hipmem::kfd_sim
