@@ -22,4 +22,6 @@ std::string LoadedSanitizerRuntime() {
   return runtime;
 }
 
+bool UnderThreadSanitizer() { return absl::StrContains(LoadedSanitizerRuntime(), "/libtsan.so"); }
+
 }  // namespace hipmem::testing

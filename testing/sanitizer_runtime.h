@@ -14,6 +14,12 @@ namespace hipmem::testing {
 // (an uninstrumented build).
 std::string LoadedSanitizerRuntime();
 
+// Whether that runtime is ThreadSanitizer's. Some runs cannot be judged under it: TSan sees no synchronisation
+// inside uninstrumented code (AMD's ROCr announcing a ring it wrote with a doorbell store reads as a race), the
+// simulator's suppressions (engines/gfx9/tsan_suppressions.cc) are not seen when libtsan comes first in a
+// preload list, and a shell with libtsan preloaded crashes at start (bash and dash, Debian bookworm's libtsan.so.2).
+bool UnderThreadSanitizer();
+
 }  // namespace hipmem::testing
 
 #endif  // HIPMEM_TESTING_SANITIZER_RUNTIME_H_

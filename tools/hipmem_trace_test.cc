@@ -78,6 +78,10 @@ TEST(TraceMergeTest, KeepsProcessesThatDidWorkAndTheWholeEventsOfACutFile) {
 }
 
 TEST(HipmemTraceTest, AnUnmodifiedProgramsIoctlsLandInOneFileUnderItsOwnPid) {
+  if (hipmem::testing::UnderThreadSanitizer()) {
+    GTEST_SKIP() << "a shell with libtsan preloaded crashes at start (testing/sanitizer_runtime.h); this case runs "
+                    "in the plain and ASan builds";
+  }
   const std::string out = TempPath("probe_trace.json");
   // Through a shell: the shell runs under the preload too but does no GPU work, so only the probe's processes appear
   // (the probe and the child it forks to check that a child's inherited KFD descriptor is dead).
@@ -102,6 +106,10 @@ TEST(HipmemTraceTest, AnUnmodifiedProgramsIoctlsLandInOneFileUnderItsOwnPid) {
 }
 
 TEST(HipmemTraceTest, TheCommandsExitStatusIsHipmemsAndUsageErrorsAreTwo) {
+  if (hipmem::testing::UnderThreadSanitizer()) {
+    GTEST_SKIP() << "a shell with libtsan preloaded crashes at start (testing/sanitizer_runtime.h); this case runs "
+                    "in the plain and ASan builds";
+  }
   const std::string out = TempPath("status_trace.json");
   EXPECT_EQ(Shell(absl::StrCat("'", g_hipmem, "' trace -o '", out, "' -- /bin/sh -c 'exit 3'")), 3);
   // Nothing did GPU work: the file is an empty trace, still a valid one.

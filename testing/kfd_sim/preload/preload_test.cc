@@ -382,6 +382,10 @@ void ExpectCopiesIntact(const ChildRun& run, size_t gpus) {
 
 TEST_P(PresetTest, DebianRocrCopiesThroughSdmaAndBlitKernels) {
   SKIP_WITHOUT_DEBIAN_ROCM();
+  if (hipmem::testing::UnderThreadSanitizer()) {
+    GTEST_SKIP() << "AMD's ROCr is not instrumented: TSan cannot see its ordering of ring writes and doorbells "
+                    "(testing/sanitizer_runtime.h); this case runs in the plain and ASan builds";
+  }
   const kfd_sim::Topology topology = Topology(GetParam());
   const ChildRun run = RunUnderPreload({g_rocr_copy, kDebianRocr}, GetParam());
   ExpectCopiesIntact(run, topology.gpus.size());
@@ -396,6 +400,10 @@ TEST_P(PresetTest, DebianRocrCopiesThroughSdmaAndBlitKernels) {
 
 TEST_P(PresetTest, DebianRocrBlitKernelsRunOnTheGfx9Engine) {
   SKIP_WITHOUT_DEBIAN_ROCM();
+  if (hipmem::testing::UnderThreadSanitizer()) {
+    GTEST_SKIP() << "AMD's ROCr is not instrumented: TSan cannot see its ordering of ring writes and doorbells "
+                    "(testing/sanitizer_runtime.h); this case runs in the plain and ASan builds";
+  }
   const kfd_sim::Topology topology = Topology(GetParam());
   // Without SDMA every copy is a dispatch of ROCr's own blit kernels (AMD's GFX9 code) on the compute engine.
   const ChildRun run = RunUnderPreload({g_rocr_copy, kDebianRocr}, GetParam(), {"HSA_ENABLE_SDMA=0"});
