@@ -4,6 +4,7 @@
 // leave the machine as it found it once the process is closed: no process, no VRAM and no system memory charged
 // (the simulator's promise in simulator.h), else the fuzzer aborts.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -93,6 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(m.scratch, p, scratch_bytes);
   p += scratch_bytes;
 
+  std::vector<int> exported;  // dma-buf descriptors the input's exports made
   {
     std::unique_ptr<SimFile> file = m.sim->Open();
     // As libhsakmt does before ACQUIRE_VM; the tokens are the same for every fresh process.
@@ -122,9 +124,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           {reinterpret_cast<uintptr_t>(arg.data()), arg.size()},
       };
       hipmem::kfd_sim::RestrictUserMemoryTo(window);
-      file->Ioctl(request, arg.empty() ? nullptr : arg.data());
+      // An export hands the process a dma-buf descriptor, which holds its buffer past the KFD's close as on Linux:
+      // the input's process closes it at its end below, as its exit would. An export whose size field is too short
+      // to hand the descriptor back is not issued: nobody could ever close what it made.
+      const bool exports = uapi::IoctlNr(request) == uapi::kExportDmabuf.nr;
+      constexpr size_t kFdOffset = offsetof(uapi::ExportDmabufArgs, dmabuf_fd);
+      if (exports && uapi::IoctlSize(request) < kFdOffset + sizeof(uint32_t)) continue;
+      const int ret = file->Ioctl(request, arg.empty() ? nullptr : arg.data());
+      if (exports && ret == 0) {
+        uint32_t fd = 0;
+        std::memcpy(&fd, arg.data() + kFdOffset, sizeof(fd));
+        exported.push_back(static_cast<int>(fd));
+      }
     }
   }
+  for (const int fd : exported) close(fd);
   CheckMachineIsBackToItsStart(m);
   return 0;
 }

@@ -279,6 +279,9 @@ std::string Simulator::Dmesg() const { return log_.Format(); }
 
 SimSnapshot Simulator::Snapshot() const {
   ScopedLock lock(&world_mu_);  // exclusive: no SimFile operation runs meanwhile
+  // A dma-buf whose descriptors are all closed is gone on Linux the moment the last one closes; the table notices
+  // lazily (dmabuf_table.h), so it looks now, before the memory its exports held is counted.
+  shared_->dmabufs().Sweep();
   SimSnapshot snapshot;
   snapshot.processes.reserve(processes_.size());
   for (const auto& [id, file] : processes_) snapshot.processes.push_back(file->TakeSnapshot());
