@@ -3,6 +3,7 @@
 // on a machine like the fuzzer's while it is written, so the handles, ids and apertures in the seeds are the ones
 // a fresh process really gets.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -106,6 +107,18 @@ uapi::CreateEventArgs CreateEventArgs(uapi::EventType type, uint32_t auto_reset)
   return args;
 }
 
+// GET_PROCESS_APERTURES_NEW, then ACQUIRE_VM on the first GPU, as libhsakmt opens a GPU; returns that GPU's GPUVM
+// aperture base, where the seed places its buffers.
+uint64_t AcquireFirstGpu(Seed& s, uint32_t gpu_id) {
+  std::vector<uapi::ProcessDeviceApertures> apertures(8);
+  uapi::GetProcessAperturesNewArgs get_apertures{};
+  get_apertures.kfd_process_device_apertures_ptr = reinterpret_cast<uint64_t>(apertures.data());
+  get_apertures.num_of_nodes = 8;
+  const auto got = s.Run(uapi::kGetProcessAperturesNew, get_apertures);
+  s.Run(uapi::kAcquireVm, uapi::AcquireVmArgs{.drm_fd = static_cast<uint32_t>(s.token(0)), .gpu_id = gpu_id});
+  return got.num_of_nodes > 0 ? apertures[0].gpuvm_base : 0x1000000;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,13 +161,7 @@ int main(int argc, char** argv) {
   // hsaKmtAllocMemory + MapMemoryToGPU + Unmap + Free, VRAM and GTT, and a USERPTR of the scratch region.
   {
     Seed s(sim, scratch, gpu_ids);
-    std::vector<uapi::ProcessDeviceApertures> apertures(8);
-    uapi::GetProcessAperturesNewArgs get_apertures{};
-    get_apertures.kfd_process_device_apertures_ptr = reinterpret_cast<uint64_t>(apertures.data());
-    get_apertures.num_of_nodes = 8;
-    const auto got = s.Run(uapi::kGetProcessAperturesNew, get_apertures);
-    const uint64_t base = got.num_of_nodes > 0 ? apertures[0].gpuvm_base : 0x1000000;
-    s.Run(uapi::kAcquireVm, uapi::AcquireVmArgs{.drm_fd = static_cast<uint32_t>(s.token(0)), .gpu_id = gpu_id});
+    const uint64_t base = AcquireFirstGpu(s, gpu_id);
     struct Alloc {
       uint64_t offset;
       uint64_t size;
@@ -241,7 +248,22 @@ int main(int argc, char** argv) {
     s.Run(uapi::kDestroyQueue, uapi::DestroyQueueArgs{.queue_id = queue.queue_id, .pad = 0});
     ok = ok && s.Write(dir, "queue");
   }
-  // Requests the kernel refuses: another type, an nr past the table, a size too small for the struct.
+  // A dma-buf export: the VRAM buffer outlives its FREE and the process's close, held by the descriptor, until
+  // the harness closes that at the input's end as the process's exit would.
+  {
+    Seed s(sim, scratch, gpu_ids);
+    const uint64_t base = AcquireFirstGpu(s, gpu_id);
+    const auto alloc = s.Run(uapi::kAllocMemoryOfGpu,
+                             AllocArgs(base + 0x200000, 2 << 20, 0, gpu_id,
+                                       Flags({uapi::AllocMemFlags::kVram, uapi::AllocMemFlags::kWritable})));
+    const auto exported = s.Run(uapi::kExportDmabuf, uapi::ExportDmabufArgs{.handle = alloc.handle, .flags = 0,
+                                                                             .dmabuf_fd = 0});
+    s.Run(uapi::kFreeMemoryOfGpu, uapi::FreeMemoryOfGpuArgs{.handle = alloc.handle});
+    if (exported.dmabuf_fd != 0) close(static_cast<int>(exported.dmabuf_fd));  // the seed tool's own copy
+    ok = ok && s.Write(dir, "export_dmabuf");
+  }
+  // Requests that fail: an nr past the table; another type byte (the kernel looks at the number alone: an ALLOC of
+  // zeros, which fails); a size too small for the struct; no argument at all.
   {
     Seed s(sim, scratch, {});
     const std::vector<std::byte> zeros(64);
