@@ -12,6 +12,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "testing/kfd_sim/sim_test_util.h"
 #include "testing/kfd_sim/simulator.h"
+#include "testing/kfd_sim/user_memory.h"
 
 namespace hipmem::kfd_sim {
 namespace {
@@ -279,6 +280,32 @@ TEST_F(SimAllocTest, UserptrOverALargeUntouchedRangeSucceeds) {
   EXPECT_EQ(r.ret, 0);
   EXPECT_EQ(Free(*file_, r.handle), 0);
   munmap(p, size.raw());
+}
+
+// A fuzzer's user-memory window (user_memory.h): a USERPTR over mapped pages outside it is -EFAULT, as over a hole,
+// and the same pages are pinned once the window admits them. The argument struct is in the window both times.
+TEST_F(SimAllocTest, UserptrOutsideAFuzzersWindowIsEfault) {
+  const UserPages pages(Bytes::MiB(1));
+  uapi::AllocMemoryOfGpuArgs args{};
+  const auto alloc = [&] {
+    args = uapi::AllocMemoryOfGpuArgs{.va_addr = kTestVa,
+                                      .size = Bytes::MiB(1).raw(),
+                                      .handle = 0,
+                                      .mmap_offset = pages.address(),
+                                      .gpu_id = gpu_id(0),
+                                      .flags = uapi::ToRaw(AllocMemFlags::kUserptr)};
+    return file_->Ioctl(uapi::kAllocMemoryOfGpu.request(), &args);
+  };
+  const UserRange args_only[] = {{reinterpret_cast<uintptr_t>(&args), sizeof(args)}};
+  RestrictUserMemoryTo(args_only);
+  const int outside = alloc();
+  const UserRange args_and_pages[] = {args_only[0], {pages.address(), Bytes::MiB(1).raw()}};
+  RestrictUserMemoryTo(args_and_pages);
+  const int inside = alloc();
+  RestrictUserMemoryTo({});
+  EXPECT_EQ(outside, -EFAULT);
+  ASSERT_EQ(inside, 0);
+  EXPECT_EQ(Free(*file_, args.handle), 0);
 }
 
 TEST_F(SimAllocTest, VramWithoutVaIsAllowed) {

@@ -83,6 +83,9 @@ bool HasPopulateRead() {
 // mapping (-EPERM) and pins private pages; here a read-only range is accepted and untouched pages are only
 // mapped read-only (to the zero page), which keeps registering large ranges cheap.
 int PinUserPages(uint64_t userptr, Bytes size) {
+  // Outside a fuzzer's window nothing counts as mapped (user_memory.h); without this check MADV_POPULATE_READ would
+  // walk, and fault in, whatever of the fuzzer's own memory a fuzzed range covers.
+  if (!UserRangeAllowed(userptr, size.raw())) return -EFAULT;
   if (HasPopulateRead()) {
     int r;
     do {
