@@ -257,10 +257,14 @@ void Release(State& s) {
   }
   if (hipDeviceSynchronize() != hipSuccess) Die("hipDeviceSynchronize failed");
   for (const Block& b : s.device) {
-    if (hipFree(b.ptr) != hipSuccess) Die("hipFree of a live block failed");
+    if (const hipError_t e = hipFree(b.ptr); e != hipSuccess) {
+      Die("hipFree of a live block failed (error, size)", e, static_cast<long long>(b.size));
+    }
   }
   for (const Block& b : s.host) {
-    if (hipHostFree(b.ptr) != hipSuccess) Die("hipHostFree of a live block failed");
+    if (const hipError_t e = hipHostFree(b.ptr); e != hipSuccess) {
+      Die("hipHostFree of a live block failed (error, size)", e, static_cast<long long>(b.size));
+    }
   }
   hipMemPool_t pool = nullptr;
   if (hipDeviceGetDefaultMemPool(&pool, 0) != hipSuccess || hipMemPoolTrimTo(pool, 0) != hipSuccess) {
