@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
        {{O(Op::kStreamCreate), 0, 0, 0}, {O(Op::kMallocAsync), 0, 32, 0}, {O(Op::kFreeAsync), 0, 0, 0},
         {O(Op::kFreeAsync), 1, 0, 0}, {O(Op::kMallocAsync), 0, 32, 2}, {O(Op::kStreamDestroy), 0, 0, 0},
         {O(Op::kFreeAsync), 0, 1, 0}}},
+      // A freed address allocated again as the other kind (device and host share the GPU's address space), then
+      // freed through its stale pointer of the first kind: the live block of the second kind is what goes.
+      {"address_reuse_across_kinds",
+       {{O(Op::kMalloc), 255, 255, 0}, {O(Op::kFree), 0, 0, 0}, {O(Op::kHostMalloc), 255, 255, 0},
+        {O(Op::kFree), 1, 0, 0}, {O(Op::kHostMalloc), 255, 255, 0}, {O(Op::kHostFree), 0, 0, 0},
+        {O(Op::kMalloc), 255, 255, 0}, {O(Op::kHostFree), 1, 0, 0}}},
       {"streams_events",
        {{O(Op::kStreamCreate), 0, 0, 0}, {O(Op::kEventCreate), 0, 0, 0}, {O(Op::kEventRecord), 0, 0, 0},
         {O(Op::kEventSynchronize), 0, 0, 0}, {O(Op::kEventDestroy), 0, 0, 0}, {O(Op::kEventSynchronize), 1, 0, 0},

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hip/fuzz_steady_state.h"
@@ -85,20 +86,29 @@ const Block* PickLive(const std::vector<Block>& live, uint8_t sel) {
   return live.empty() ? nullptr : &live[sel % live.size()];
 }
 
-// hipFree / hipHostFree succeeded on `p`: whatever live block holds it is gone.
-void Forget(std::vector<Block>& live, std::vector<void*>& freed, void* p) {
+// An address is live or freed whatever kind it was allocated as: hipFree and hipHostFree each free either kind (as
+// CLR's do), and an address freed as one kind may come back as the other, since device and host allocations share
+// the GPU's virtual address space. Keeping the kinds apart once let a stale device pointer free a live host block
+// behind the program's back (a 1 h run stopped in Release on the hipHostFree of a block already gone).
+
+// hipFree / hipHostFree / hipFreeAsync succeeded on `p`: whatever live block holds it, of either kind, is gone.
+void Forget(State& s, void* p) {
   const auto* q = static_cast<const uint8_t*>(p);
-  for (size_t i = 0; i < live.size(); ++i) {
-    if (q >= live[i].ptr && q < live[i].ptr + live[i].size) {
-      freed.push_back(live[i].ptr);
-      live.erase(live.begin() + static_cast<long>(i));
-      return;
+  for (auto [live, freed] : {std::pair{&s.device, &s.freed_device}, std::pair{&s.host, &s.freed_host}}) {
+    for (size_t i = 0; i < live->size(); ++i) {
+      if (q >= (*live)[i].ptr && q < (*live)[i].ptr + (*live)[i].size) {
+        freed->push_back((*live)[i].ptr);
+        live->erase(live->begin() + static_cast<long>(i));
+        return;
+      }
     }
   }
 }
 
-void Adopt(std::vector<Block>& live, std::vector<void*>& freed, void* p, size_t size) {
-  Erase(freed, p);  // an address handed out again is live, not stale
+// An allocation returned `p`: it is live in `live`, and no longer a freed address of either kind.
+void Adopt(State& s, std::vector<Block>& live, void* p, size_t size) {
+  Erase(s.freed_device, p);
+  Erase(s.freed_host, p);
   live.push_back(Block{static_cast<uint8_t*>(p), size});
 }
 
@@ -126,22 +136,22 @@ void Run(const uint8_t* data, size_t size, State& s) {
     switch (op) {
       case Op::kMalloc: {
         void* p = nullptr;
-        if (hipMalloc(&p, bytes) == hipSuccess) Adopt(s.device, s.freed_device, p, bytes);
+        if (hipMalloc(&p, bytes) == hipSuccess) Adopt(s, s.device, p, bytes);
         break;
       }
       case Op::kFree: {
         void* p = PickPointer(s.device, s.freed_device, a[0]);
-        if (hipFree(p) == hipSuccess && p != nullptr) Forget(s.device, s.freed_device, p);
+        if (hipFree(p) == hipSuccess && p != nullptr) Forget(s, p);
         break;
       }
       case Op::kHostMalloc: {
         void* p = nullptr;
-        if (hipHostMalloc(&p, bytes, hipHostMallocDefault) == hipSuccess) Adopt(s.host, s.freed_host, p, bytes);
+        if (hipHostMalloc(&p, bytes, hipHostMallocDefault) == hipSuccess) Adopt(s, s.host, p, bytes);
         break;
       }
       case Op::kHostFree: {
         void* p = PickPointer(s.host, s.freed_host, a[0]);
-        if (hipHostFree(p) == hipSuccess && p != nullptr) Forget(s.host, s.freed_host, p);
+        if (hipHostFree(p) == hipSuccess && p != nullptr) Forget(s, p);
         break;
       }
       case Op::kMemcpyRoundTrip:
@@ -175,7 +185,7 @@ void Run(const uint8_t* data, size_t size, State& s) {
         hipStream_t stream = PickHandle(s.streams, s.dead_streams, a[2]);
         if (hipMallocAsync(&p, bytes, stream) == hipSuccess) {
           if (hipStreamSynchronize(stream) != hipSuccess) Die("synchronizing a stream that just allocated failed");
-          Adopt(s.device, s.freed_device, p, bytes);
+          Adopt(s, s.device, p, bytes);
         }
         break;
       }
@@ -183,7 +193,7 @@ void Run(const uint8_t* data, size_t size, State& s) {
         void* p = PickPointer(s.device, s.freed_device, a[0]);
         hipStream_t stream = PickHandle(s.streams, s.dead_streams, a[1]);
         if (hipFreeAsync(p, stream) == hipSuccess && p != nullptr) {
-          Forget(s.device, s.freed_device, p);
+          Forget(s, p);
           (void)hipStreamSynchronize(stream);
         }
         break;
