@@ -155,13 +155,13 @@ absl::Status BlitManager::CopyPageable(const Side& dst, const Side& src, Bytes s
         std::memcpy(buffer->ToPointer(), (user.host + done).ToPointer(), n.raw());
         result = CopyOnGpu(device.At(done), staged, n, sdma);
         if (!result.ok()) return result;
-        absl::StatusOr<Marker> use = stream_.Record();
+        absl::StatusOr<Marker> use = stream_.MarkNewestCommand();
         if (!use.ok()) return result = use.status();
         chunk_use_[index] = *std::move(use);
       } else {
         result = CopyOnGpu(staged, device.At(done), n, sdma);
         if (!result.ok()) return result;
-        absl::StatusOr<Marker> use = stream_.Record();
+        absl::StatusOr<Marker> use = stream_.MarkNewestCommand();
         if (!use.ok()) return result = use.status();
         result = use->Wait();
         if (!result.ok()) return result;

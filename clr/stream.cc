@@ -632,6 +632,14 @@ absl::StatusOr<Marker> Stream::Record() {
   return Marker(std::move(done), health_, context_, device_);
 }
 
+absl::StatusOr<Marker> Stream::MarkNewestCommand() {
+  {
+    LightLock lock(&mu_);
+    if (!in_flight_.empty()) return Marker(in_flight_.back().done, health_, context_, device_);
+  }
+  return Record();
+}
+
 absl::Status Stream::WaitFor(const Marker& marker) {
   TraceSlice trace_slice(TraceCategory::kClr, "Stream::WaitFor");
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(signal_pool_));

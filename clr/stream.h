@@ -247,6 +247,11 @@ class Stream {
 
   // Marks the current end of the stream (hipEventRecord). Errors as ShaderCopy's.
   absl::StatusOr<Marker> Record();
+  // The same mark without queueing anything: the completion signal of the stream's newest command, which
+  // finishes after every command before it (each waits on its predecessor). Record queues a barrier packet,
+  // so the mark waits for the compute CP to see the command's end as well: a second engine hand-off per use.
+  // CLR's staged copies wait on each chunk copy's own signal the same way. Records when nothing was queued.
+  absl::StatusOr<Marker> MarkNewestCommand();
   // Makes everything queued after this wait for `marker`, without blocking the host (hipStreamWaitEvent).
   // The marker may belong to any stream of the same context. Errors as ShaderCopy's.
   absl::Status WaitFor(const Marker& marker);

@@ -9,12 +9,10 @@
 //                                                  pair takes a new block from the KFD each time)
 //   pinned (hipHostMalloc) H2D, D2H and D2D,      goal: >= 0.8x a single-thread memcpy's throughput (time
 //     64 MiB                                        ratio <= 1.25)
-//   pageable (malloc'd) H2D and D2H through the   goal: at least 0.35x the pinned copy's throughput (time
-//     staging ring, 64 MiB                          ratio pageable / pinned <= 2.86) and never faster than it;
-//                                                  at most 0.6x for D2H (pinned / pageable <= 0.6); H2D is
-//                                                  judged on "never faster" (pinned / pageable <= 1), its 0.6
-//                                                  reported: see StagedGoals for why the simulator cannot
-//                                                  reproduce that bound
+//   pageable (malloc'd) H2D and D2H through the   goal (issue #26's ruling): <= 1.3x its floor on this host,
+//     staging ring, 64 MiB                          BM_ChunkHandoff (two bare threads moving the same bytes
+//                                                  through the same ring), and never faster than pinned; the
+//                                                  ratio to pinned is reported (see StagedGoals)
 //   4 KiB pinned hipMemcpy round trip: one       goal: <= 2x a futex round trip between two threads for one
 //     call H2D, one D2H, and the two in a row       call, 4x for the pair; p50_ns printed for the issue's
 //                                                  absolute goal (<= 5 us), which the single calls are
@@ -653,27 +651,21 @@ void RegisterStaged() {
   benchmark::RegisterBenchmark("BM_ChunkHandoff", BM_ChunkHandoff)->Arg(kH2D)->Arg(kD2H)->UseRealTime();
 }
 
-// Why H2D's upper bound is reported and not judged. Current CLR's staged H2D (hsaCopyStagedOrPinned over the
-// ManagedBuffer ring of 4 chunks) does not wait for a chunk's SDMA copy before filling the next one: the caller's
-// memcpy into chunk i+1 runs while the engine copies chunk i. Its time is therefore about the slower of the two
-// streams, and throughput against pinned is about C / L, where C is one CPU thread's memcpy bandwidth and L the
-// engine's (the link's). On hardware L is PCIe or the host's fabric, 25-64 GB/s, above one core's memcpy, which
-// gives the issue's 0.35-0.6. Here the simulated engine is itself a memcpy on the other core, so L = C and the
-// overlap lifts the ratio towards 1 (0.44-0.71 measured over two sessions: the rest is the two copies sharing the
-// host's caches and memory, which BM_ChunkHandoff measures without any runtime). Pacing the engine to a modelled link would not move it either: this VM's memcpy (~6 GB/s) is slower
-// than any AMD link. Meeting 0.6 would need the ring to stop overlapping, which is the opposite of what CLR does.
-// What still holds on any host, and is judged: staging is never faster than pinned, because the caller's memcpy
-// of every byte is on the critical path (BM_PageableCopy H2D / BM_Memcpy >= 1 is reported beside it), and
-// D2H, which waits for each chunk before copying it out, stays at or below 0.6.
+// The goals issue #26 ruled for pageable copies through the staging ring: each direction against its floor on this
+// host, BM_ChunkHandoff (the same 64 MiB through a ring of four 1 MiB chunks by two bare threads, in the same run):
+// staged / floor <= 1.3, and never faster than pinned. The gap to the floor is the runtime's own cost per chunk.
+// Throughput against pinned is reported, not judged: here the simulated engine is itself a memcpy on the other core,
+// so the staged H2D pipeline (the caller fills chunk i+1 while the engine drains chunk i, as CLR's does) overlaps
+// two host copies, which says nothing about a real link's speed. BM_Memcpy, one CPU copy, is beside it.
 std::vector<hipmem_bench::RatioGoal> StagedGoals() {
   std::vector<hipmem_bench::RatioGoal> goals;
   for (int64_t direction : {kH2D, kD2H}) {
     const std::string pageable = Name("BM_PageableCopy", {64 * kMiB, direction});
     const std::string pinned = Name("BM_PinnedCopy", {64 * kMiB, direction});
-    goals.push_back({pageable, pinned, 1 / 0.35});                     // at least 0.35x the pinned throughput
-    goals.push_back({pinned, pageable, direction == kD2H ? 0.6 : 1.0});  // never faster; D2H at most 0.6x
-    goals.push_back({pageable, Name("BM_Memcpy", {64 * kMiB}), 0});   // staging's floor: one CPU copy
-    goals.push_back({pageable, Name("BM_ChunkHandoff", {direction}), 0});  // and two threads handing chunks over
+    goals.push_back({pageable, Name("BM_ChunkHandoff", {direction}), 1.3});  // the runtime's cost above the floor
+    goals.push_back({pinned, pageable, 1.0});                                 // never faster than pinned
+    goals.push_back({pageable, pinned, 0});
+    goals.push_back({pageable, Name("BM_Memcpy", {64 * kMiB}), 0});  // one CPU copy of every byte
   }
   return goals;
 }

@@ -96,7 +96,7 @@ void BM_SdmaLinearCopy(benchmark::State& state) {
 }
 
 // The engine thread alone, as before copies were split: against BM_SdmaLinearCopy around the split threshold, where
-// splitting starts to pay (sdma_engine.cc kSplitBytes).
+// splitting starts to pay (sdma_engine.cc kSplitAbove).
 void BM_SdmaOneThreadCopy(benchmark::State& state) { LinearCopy(state, nullptr); }
 
 // 256 copies of state.range(0) bytes each behind one doorbell: what the engine spends per packet.

@@ -25,10 +25,13 @@ using sdma::Opcode;
 
 uint64_t Addr(uint32_t lo, uint32_t hi) { return (static_cast<uint64_t>(hi) << 32) | lo; }
 
-// A COPY_LINEAR at least this long is split over the copy workers. Below it, waking a sleeping worker (tens of
-// microseconds, more on a loaded host) costs about what it saves. Measured: sdma_benchmark's BM_SdmaSplitCopy
-// against BM_SdmaOneThreadCopy around this size.
-constexpr uint64_t kSplitBytes = uint64_t{1} << 20;
+// A COPY_LINEAR longer than this is split over the copy workers. Below about 1 MiB, waking a sleeping worker (tens
+// of microseconds, more on a loaded host) costs about what it saves (sdma_benchmark's BM_SdmaLinearCopy against
+// BM_SdmaOneThreadCopy around this size). Exactly 1 MiB is not split either: that is one chunk of the runtime's
+// staging ring (GPU_STAGING_BUFFER_SIZE), and while the engine moves it the caller fills or drains the next chunk on
+// another core, where a worker would take that core from it. Measured on 2 cores (hip_benchmark, staged 64 MiB
+// against BM_ChunkHandoff): H2D 1.32x -> 1.07x, D2H 1.21x -> 1.12x; a lone 1 MiB copy takes ~69 us instead of ~58.
+constexpr uint64_t kSplitAbove = uint64_t{1} << 20;
 // The share of a split copy one thread takes at a time: claiming one is noise beside moving it, and a range of a
 // few of them still spreads evenly over the threads.
 constexpr uint64_t kPieceBytes = uint64_t{256} << 10;
@@ -312,7 +315,7 @@ SdmaEngine::Outcome SdmaEngine::Execute(uint64_t rptr, uint32_t* dwords_consumed
 }
 
 SdmaEngine::Outcome SdmaEngine::Copy(uint64_t dst, uint64_t src, uint64_t bytes) {
-  if (bytes >= kSplitBytes && queue_.copy_workers != nullptr && queue_.copy_workers->max_threads() > 0) {
+  if (bytes > kSplitAbove && queue_.copy_workers != nullptr && queue_.copy_workers->max_threads() > 0) {
     return CopySplit(dst, src, bytes);
   }
   const uint64_t total = bytes;
@@ -473,7 +476,7 @@ SdmaEngine::Outcome SdmaEngine::Write(uint64_t data_offset, uint64_t dst, uint32
 
 SdmaEngine::Outcome SdmaEngine::Fill(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords) {
   if (dwords && dst % 4 != 0) return Illegal(absl::StrCat("dword CONST_FILL to unaligned address 0x", absl::Hex(dst)));
-  if (bytes >= kSplitBytes && queue_.copy_workers != nullptr && queue_.copy_workers->max_threads() > 0) {
+  if (bytes > kSplitAbove && queue_.copy_workers != nullptr && queue_.copy_workers->max_threads() > 0) {
     return FillSplit(dst, value, bytes, dwords);
   }
   const uint64_t total = bytes;

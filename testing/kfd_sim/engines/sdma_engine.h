@@ -83,7 +83,7 @@ class SdmaEngine final : public QueueEngine {
   Outcome Execute(uint64_t rptr, uint32_t* dwords_consumed);
   bool ReadRing(uint64_t offset, uint32_t* out, uint32_t count);
   Outcome Copy(uint64_t dst, uint64_t src, uint64_t bytes);
-  // Copy and Fill for a range at least kSplitBytes long, with copy workers.
+  // Copy and Fill for a range longer than kSplitAbove, with copy workers.
   Outcome CopySplit(uint64_t dst, uint64_t src, uint64_t bytes);
   Outcome FillSplit(uint64_t dst, uint32_t value, uint64_t bytes, bool dwords);
   Outcome CopyRect(const uint32_t* packet);  // COPY_LINEAR_SUB_WINDOW's 13 dwords
