@@ -41,7 +41,7 @@ class SignalAllocator::Block {
  public:
   static absl::StatusOr<Block> Allocate(thunk::Kfd& kfd, Bytes size) {
     const std::string context = absl::StrCat("signal memory (", size.raw(), " bytes)");
-    ASSIGN_OR_RETURN(thunk::KfdAllocation memory, kfd.AllocMemory(thunk::NodeId(0), size, kSignalMemory));
+    ASSIGN_OR_RETURN(thunk::KfdAllocation memory, kfd.AllocMemory(thunk::kSystemMemoryNode, size, kSignalMemory));
     const bool any_gpu = std::any_of(kfd.topology().nodes.begin(), kfd.topology().nodes.end(),
                                      [](const thunk::NodeProperties& n) { return n.is_gpu(); });
     // System memory: every GPU. On failure `memory` frees it.
@@ -155,8 +155,8 @@ absl::StatusOr<std::optional<PooledEvent>> SignalAllocator::TakeEvent() {
     }
     if (events_exhausted_) return std::nullopt;
   }
-  absl::StatusOr<thunk::Event> event =
-      thunk::Event::Create(kfd_, thunk::EventDescriptor{.type = thunk::EventType::kSignal, .node = thunk::NodeId(0)});
+  absl::StatusOr<thunk::Event> event = thunk::Event::Create(
+      kfd_, thunk::EventDescriptor{.type = thunk::EventType::kSignal, .node = thunk::kSystemMemoryNode});
   if (event.ok()) return PooledEvent(this, *std::move(event));
   if (!absl::IsResourceExhausted(event.status())) return Annotate(event.status(), "a signal's KFD event");
   ScopedLock lock(&mu_);

@@ -19,6 +19,10 @@ namespace hipmem::thunk {
 
 // Index of a node in the topology (libhsakmt's NodeId). Node 0 is usually the CPU.
 using NodeId = StrongId<struct NodeIdTag, uint32_t>;
+// Node 0, the first CPU node: where a caller that means no GPU names system memory and events. libhsakmt's callers
+// pass it as the preferred node of a system-memory allocation (with HostAccess) and ROCr creates its signal events
+// on it; the KFD ties neither to that node's memory.
+inline constexpr NodeId kSystemMemoryNode{0};
 // The kernel's gpu_id of a GPU node (non-zero); CPU nodes have none.
 using GpuId = StrongId<struct GpuIdTag, uint32_t>;
 
