@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/time/time.h"
 
 namespace hipmem_testing {
@@ -44,7 +45,7 @@ class Notification {
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  bool notified_ = false;  // guarded by mu_
+  bool notified_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace hipmem_testing

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -79,10 +80,10 @@ class PageFile {
   bool borrowed_ = false;                           // set once by Borrow, before the file is shared
   std::shared_ptr<const void> keepalive_;           // Borrow's
   mutable std::mutex mu_;
-  std::optional<MemFd> file_;                       // guarded by mu_
-  uint64_t next_offset_ = 0;                        // guarded by mu_
-  absl::btree_map<uint64_t, uint64_t> pending_;     // start -> end of freed ranges, merged; guarded by mu_
-  uint64_t pending_bytes_ = 0;                      // guarded by mu_
+  std::optional<MemFd> file_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_offset_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::btree_map<uint64_t, uint64_t> pending_ ABSL_GUARDED_BY(mu_);  // start -> end of freed ranges, merged
+  uint64_t pending_bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // One buffer's range of a PageFile. Shared (std::shared_ptr) by the buffer, every GPU page-table entry that
@@ -135,7 +136,7 @@ class BoPages {
   const uint64_t offset_;
   const Bytes size_;
   mutable std::mutex mu_;
-  bool touched_ = false;       // guarded by mu_
+  bool touched_ ABSL_GUARDED_BY(mu_) = false;
   // Written once, under mu_; read without it (an engine translates on every access, and the pointer never
   // changes once set, so the hot path takes no lock).
   std::atomic<std::byte*> view_{nullptr};

@@ -21,6 +21,7 @@
 #include <optional>
 #include <shared_mutex>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "base/address_range_map.h"
 #include "base/units.h"
@@ -85,8 +86,8 @@ class GpuPageTable final : public GpuMemory {
   // waits must be visible to ThreadSanitizer, and engines lock it through the GpuMemory hooks.)
   mutable std::shared_mutex mu_;
   AddressRangeMap<Mapping> mappings_;
-  SvmTranslator* svm_ = nullptr;  // guarded by mu_; not owned
-  size_t svm_gpu_index_ = 0;      // guarded by mu_
+  SvmTranslator* svm_ ABSL_GUARDED_BY(mu_) = nullptr;  // not owned
+  size_t svm_gpu_index_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace hipmem::kfd_sim

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/status/statusor.h"
 #include "testing/kfd_sim/dmabuf_table.h"
@@ -64,7 +65,7 @@ class IpcTable final : public IpcGrantSource {
 
   // A std::mutex: the IPC server's thread takes it under its own (ipc_socket.cc says why not absl::Mutex).
   mutable std::mutex mu_;
-  absl::btree_map<ShareHandle, std::weak_ptr<const IpcObject>> objects_;  // guarded by mu_
+  absl::btree_map<ShareHandle, std::weak_ptr<const IpcObject>> objects_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hipmem::kfd_sim

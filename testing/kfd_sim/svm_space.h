@@ -68,6 +68,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "base/units.h"
 #include "kfd_uapi/kfd_svm.h"
@@ -214,13 +215,13 @@ class SvmSpace final : public SvmTranslator, public std::enable_shared_from_this
 
   // std::shared_mutex, not absl: engines lock it through the page table's access scope (as GpuPageTable's).
   mutable std::shared_mutex mu_;
-  RangeMap ranges_;                    // guarded by mu_
-  bool registered_with_handler_ = false;  // guarded by mu_
-  bool told_no_migration_ = false;        // guarded by mu_
-  bool told_no_watch_ = false;            // guarded by mu_
+  RangeMap ranges_ ABSL_GUARDED_BY(mu_);
+  bool registered_with_handler_ ABSL_GUARDED_BY(mu_) = false;
+  bool told_no_migration_ ABSL_GUARDED_BY(mu_) = false;
+  bool told_no_watch_ ABSL_GUARDED_BY(mu_) = false;
 
   std::mutex unmapped_mu_;
-  std::vector<std::pair<uint64_t, uint64_t>> unmapped_;  // guarded by unmapped_mu_; [start, end), oldest first
+  std::vector<std::pair<uint64_t, uint64_t>> unmapped_ ABSL_GUARDED_BY(unmapped_mu_);  // [start, end), oldest first
 };
 
 }  // namespace hipmem::kfd_sim
