@@ -58,8 +58,8 @@ inline hipError_t Return(hipError_t error) {
   return RecordLastError(error);
 }
 // Every hip* call that waits for a device, copies or fills its memory or queues work there may meet the device's
-// sticky GPU fault (clr's kAborted, from whichever queue or wait saw it first): each answers
-// hipErrorIllegalAddress, whatever path it took, rather than the canonical code's hipErrorLaunchFailure.
+// sticky GPU fault (a status clr::IsGpuMemoryFault marks, from whichever queue or wait saw it first): each answers
+// hipErrorIllegalAddress, whatever path it took, and a kernel's trap hipErrorLaunchFailure (DeviceFaultAsHip).
 inline hipError_t Return(const absl::Status& status) { return Return(ToHipError(DeviceFaultAsHip(status))); }
 
 }  // namespace hipmem::hip

@@ -1,7 +1,7 @@
 // hip* C entry points for extended allocation, pointer queries, peer copies, valid devices and limits: thin
 // shells over memory_ext.h, pointer_info.h, Runtime and its DeviceLimits. Each records its result as the
 // thread's last error.
-#define HIP_ABI_IMPL 1  // define hipMallocHost / hipMemAllocHost without deprecation warnings
+#define HIP_ABI_IMPL 1  // define hipMallocHost / hipMemAllocHost / hipFreeHost without deprecation warnings
 
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +61,9 @@ hipError_t hipMallocHost(void** ptr, size_t size) { return HostAlloc(ptr, size, 
 hipError_t hipMemAllocHost(void** ptr, size_t size) { return HostAlloc(ptr, size, hipHostMallocDefault); }
 
 hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) { return HostAlloc(ptr, size, flags); }
+
+// The deprecated name of hipHostFree: the same release, the same codes.
+hipError_t hipFreeHost(void* ptr) { return hipHostFree(ptr); }
 
 hipError_t hipPointerGetAttribute(void* data, hipPointer_attribute attribute, hipDeviceptr_t ptr) {
   HIPMEM_INIT_OR_RETURN(rt, data, attribute, ptr);

@@ -119,7 +119,11 @@ TEST_F(HipMemoryCApi, HostAllocAliasesAllocatePinnedHostMemory) {
   EXPECT_EQ(flags, 0u);
   ASSERT_EQ(hipHostGetFlags(&flags, c), hipSuccess);
   EXPECT_EQ(flags, static_cast<unsigned>(hipHostAllocMapped | hipHostAllocPortable));
-  for (void* p : {a, b, c}) EXPECT_EQ(hipHostFree(p), hipSuccess);
+  EXPECT_EQ(hipHostFree(a), hipSuccess);
+  EXPECT_EQ(hipFreeHost(b), hipSuccess);  // the deprecated name frees the same way
+  EXPECT_EQ(hipFreeHost(b), hipErrorInvalidValue);
+  EXPECT_EQ(hipFreeHost(nullptr), hipSuccess);
+  EXPECT_EQ(hipHostFree(c), hipSuccess);
 
   void* z = reinterpret_cast<void*>(0x1);
   EXPECT_EQ(hipMallocHost(&z, 0), hipSuccess);

@@ -23,8 +23,8 @@ hipError_t hipDeviceGetLuid(char* /*luid*/, unsigned int* /*deviceNodeMask*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Devices: not yet: issue #9 (valid-device lists, limits, memory pools, RDMA flush); textures:
-// no image support
+// --- Devices: GPUDirect RDMA flush: the simulator has no RDMA peer (NIC) to flush writes for; textures: no image
+// support
 
 hipError_t hipDeviceFlushGPUDirectRDMAWrites(enum hipFlushGPUDirectRDMAWritesTarget /*target*/,
                                              enum hipFlushGPUDirectRDMAWritesScope /*scope*/) {
@@ -36,7 +36,8 @@ hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* /*max_width*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Inter-process sharing: IPC: hipmem serves one process on a simulated KFD
+// --- Inter-process sharing: IPC: the thunk and the simulated KFD share buffers between processes (dma-buf, the IPC
+// ioctls), but the HSA runtime and HIP do not hand out or open IPC handles yet
 
 hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* /*handle*/, void* /*devPtr*/) {
   HIPMEM_UNSUPPORTED;
@@ -53,7 +54,8 @@ hipError_t hipIpcOpenEventHandle(hipEvent_t* /*event*/, hipIpcEventHandle_t /*ha
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Execution control: modules/kernels: hipmem runs no user ISA
+// --- Execution control: the CUDA 12 library handles (hipKernel_t, hipLibrary_t) are not implemented; modules,
+// functions and launches are (hip_kernel_c_api.cc)
 
 hipError_t hipKernelSetAttribute(hipFunction_attribute /*attrib*/, int /*value*/,
                                  hipKernel_t /*kernel*/, hipDevice_t /*dev*/) {
@@ -219,11 +221,7 @@ hipError_t hipMemGetDefaultMemPool(hipMemPool_t* /*memPool*/, hipMemLocation* /*
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: host allocations and registration: not yet: issue #9
-
-hipError_t hipFreeHost(void* /*ptr*/) { HIPMEM_UNSUPPORTED; }
-
-// --- Memory: copies: not yet: issue #9 (copies beyond hipMemcpy); symbols: no device code
+// --- Memory: copies to and from arrays: no image support; hipGetProcAddress: no driver entry point table
 
 hipError_t hipMemcpyAtoD(hipDeviceptr_t /*dstDevice*/, hipArray_t /*srcArray*/,
                          size_t /*srcOffset*/, size_t /*ByteCount*/) {
@@ -252,7 +250,7 @@ hipError_t hipGetProcAddress(const char* /*symbol*/, void** /*pfn*/, int /*hipVe
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: fills: not yet: issue #9 (fills)
+// --- Memory: 2D fills in the driver API's element sizes: not implemented (hipMemset2D fills bytes)
 
 hipError_t hipMemsetD2D8(hipDeviceptr_t /*dst*/, size_t /*dstPitch*/, unsigned char /*value*/,
                          size_t /*width*/, size_t /*height*/) {
@@ -311,7 +309,8 @@ hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR* /*pArrayDescriptor*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Memory: 2D, 3D and array copies: not yet: issue #9 (pitched copies); arrays: no image support
+// --- Memory: array copies: no image support; batched copies and 3D peer copies: not implemented (2D and 3D copies
+// within and between this process's memory are: hip_pitched_c_api.cc)
 
 hipError_t hipMemcpy2DToArray(hipArray_t /*dst*/, size_t /*wOffset*/, size_t /*hOffset*/,
                               const void* /*src*/, size_t /*spitch*/, size_t /*width*/,
@@ -434,7 +433,7 @@ hipError_t hipExecutionCtxWaitEvent(hipExecutionCtx_t /*ctx*/, hipEvent_t /*even
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Contexts (deprecated on AMD): contexts: deprecated on AMD; not yet: issue #9
+// --- Contexts (deprecated on AMD): contexts: deprecated on AMD; not implemented
 
 hipError_t hipCtxCreate(hipCtx_t* /*ctx*/, unsigned int /*flags*/, hipDevice_t /*device*/) {
   HIPMEM_UNSUPPORTED;
@@ -471,7 +470,8 @@ hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t /*dev*/, unsigned int /*flags
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Modules, libraries and kernels: modules/kernels: hipmem runs no user ISA
+// --- Modules, libraries and kernels: fat-binary loading, function enumeration, the library API, the JIT linker
+// and texture references are not implemented; code objects load and run (hip_kernel_c_api.cc)
 
 hipError_t hipModuleLoadFatBinary(hipModule_t* /*module*/, const void* /*fatbin*/) {
   HIPMEM_UNSUPPORTED;
@@ -560,7 +560,8 @@ hipError_t hipLinkCreate(unsigned int /*numOptions*/, hipJitOption* /*options*/,
 }
 hipError_t hipLinkDestroy(hipLinkState_t /*state*/) { HIPMEM_UNSUPPORTED; }
 
-// --- Kernel launch: modules/kernels: hipmem runs no user ISA
+// --- Kernel launch: launches with a launch-attribute list (clusters, hipLaunchConfig_t) are not implemented;
+// hipLaunchKernel and hipModuleLaunchKernel are
 
 hipError_t hipLaunchKernelExC(const hipLaunchConfig_t* /*config*/, const void* /*fPtr*/,
                               void** /*args*/) {
@@ -571,7 +572,7 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG* /*config*/, hipFunction
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Occupancy: modules/kernels: hipmem runs no user ISA
+// --- Occupancy: cluster occupancy and available dynamic LDS are not implemented; the block occupancy queries are
 
 hipError_t hipOccupancyAvailableDynamicSMemPerBlock(size_t* /*dynamicSmemSize*/, const void* /*f*/,
                                                     int /*numBlocks*/, int /*blockSize*/) {
@@ -591,7 +592,8 @@ hipError_t hipOccupancyMaxPotentialClusterSize(int* /*clusterSize*/, const void*
 hipError_t hipProfilerStart(void) { HIPMEM_UNSUPPORTED; }
 hipError_t hipProfilerStop(void) { HIPMEM_UNSUPPORTED; }
 
-// --- Triple-chevron launch ABI: modules/kernels: hipmem runs no user ISA
+// --- The pre-CUDA-10 launch ABI (hipConfigureCall, hipSetupArgument, hipLaunchByPtr; clang emits
+// __hipPushCallConfiguration instead) and hipDrvMemcpy2DUnaligned: not implemented
 
 hipError_t hipConfigureCall(dim3 /*gridDim*/, dim3 /*blockDim*/, size_t /*sharedMem*/,
                             hipStream_t /*stream*/) {
@@ -1218,7 +1220,7 @@ hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t /*hGraphExec*/,
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Virtual memory management: VMM: not yet: issue #9
+// --- Virtual memory management: VMM: not implemented
 
 hipError_t hipMemAddressFree(void* /*devPtr*/, size_t /*size*/) { HIPMEM_UNSUPPORTED; }
 hipError_t hipMemAddressReserve(void** /*ptr*/, size_t /*size*/, size_t /*alignment*/,
@@ -1294,7 +1296,7 @@ hipError_t hipGraphicsUnmapResources(int /*count*/, hipGraphicsResource_t* /*res
 }
 hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t /*resource*/) { HIPMEM_UNSUPPORTED; }
 
-// --- Runtime logging: not yet: issue #9 (hipmem logs through base/trace)
+// --- Runtime logging: not implemented (hipmem logs through base/trace and HIPMEM_TRACE)
 
 hipError_t hipExtEnableLogging(void) { HIPMEM_UNSUPPORTED; }
 hipError_t hipExtDisableLogging(void) { HIPMEM_UNSUPPORTED; }
@@ -1302,7 +1304,8 @@ hipError_t hipExtSetLoggingParams(size_t /*log_level*/, size_t /*log_size*/, siz
   HIPMEM_UNSUPPORTED;
 }
 
-// --- Per-thread default stream: not yet: issue #9 (streams)
+// --- Per-thread default stream: the _spt entry points (code compiled with -fgpu-default-stream=per-thread) are not
+// implemented; hipStreamPerThread is
 
 hipError_t hipMemcpyToSymbol_spt(const void* /*symbol*/, const void* /*src*/, size_t /*sizeBytes*/,
                                  size_t /*offset*/, hipMemcpyKind /*kind*/) {
