@@ -15,8 +15,8 @@ load("//tools/build:copts.bzl", "HIPMEM_COPTS")
 FUZZ_TEST_RUNS = 3000
 
 def hipmem_fuzz_target(name, srcs, deps, seeds, runs = FUZZ_TEST_RUNS, max_len = 4096, size = "medium", tags = [],
-                       testonly = False):
-    """`testonly`: the fuzz binary uses test-only libraries (e.g. the simulator's accounting helpers)."""
+                       testonly = True):
+    """`testonly`: a fuzz binary is a test tool, so by default nothing that ships may depend on it."""
     cc_binary(
         name = name,
         testonly = testonly,
