@@ -74,6 +74,8 @@ class BlitManager {
   // memory CLR knows (device, pinned or registered). Errors: kInvalidArgument for pageable memory, a null
   // pointer or a misaligned one (Stream::ShaderFill's); kOutOfRange when the fill runs past the object.
   absl::Status Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count);
+  // As Fill, with `dst` already resolved by the caller (Context::Resolve): the object map is not consulted.
+  absl::Status Fill(const ResolvedPointer& dst, uint32_t pattern, uint32_t element_size, uint64_t count);
 
   // Rectangles (blit_rect.cc; CLR's copyBufferRect / fillBuffer with a 2D/3D size). Both sides are classified
   // and bounds-checked over their whole span (RectSpan) as Copy classifies a linear copy; an empty extent
@@ -97,7 +99,7 @@ class BlitManager {
   // The public entry points, under mu_.
   absl::StatusOr<CopyPath> CopyLocked(const ResolvedPointer& dst, const ResolvedPointer& src, Bytes size,
                                       bool prefer_sdma) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status FillLocked(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count)
+  absl::Status FillLocked(const ResolvedPointer& dst, uint32_t pattern, uint32_t element_size, uint64_t count)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<CopyPath> CopyRectLocked(const PitchedSide& dst, const PitchedSide& src, const RectExtent& extent)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -16,6 +16,8 @@
 // Locks (base/lock_count.h) are counted the same way. Measured when the count was added (fastbuild, locks_min-max
 // over 8 copies): device to device 10-17, pinned <-> device 12 (14 before Copies' profiling flag became an atomic,
 // read twice per copy), staged 21-27, 8 MiB through pinned chunks 32, pinned to pinned 4.
+//
+// Fills (hipMemset*) are counted below the copies, the same way.
 #include <hip/hip_runtime.h>
 
 #include <algorithm>
@@ -50,10 +52,10 @@ struct Case {
 constexpr uint64_t kLookupsPerCopy = 2;
 constexpr int kRounds = 8;
 
-class MemcpyLookupsTest : public ::testing::TestWithParam<Case> {
- protected:
-  void SetUp() override { ASSERT_EQ(hipSetDevice(0), hipSuccess); }
-  void TearDown() override {
+// Memory of each kind for one test, freed at its end.
+class Memory {
+ public:
+  ~Memory() {
     for (void* d : device_) EXPECT_EQ(hipFree(d), hipSuccess);
     for (void* h : pinned_) EXPECT_EQ(hipHostFree(h), hipSuccess);
   }
@@ -77,9 +79,18 @@ class MemcpyLookupsTest : public ::testing::TestWithParam<Case> {
     return p;
   }
 
+ private:
   std::vector<void*> device_;
   std::vector<void*> pinned_;
   std::vector<std::vector<uint8_t>> pageable_;
+};
+
+class MemcpyLookupsTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override { ASSERT_EQ(hipSetDevice(0), hipSuccess); }
+  void* Make(Side side, size_t bytes) { return memory_.Make(side, bytes); }
+
+  Memory memory_;
 };
 
 TEST_P(MemcpyLookupsTest, LooksEachPointerUpOnceAndTakesBoundedLocks) {
@@ -132,5 +143,62 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"LargePageableToDevice", Side::kDevice, Side::kPageable, 8 << 20, 36},  // pinned chunks
                       Case{"PinnedToPinned", Side::kPinned, Side::kPinned, 64 << 10, 6}),  // the host's memcpy
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+
+// Fills: the destination is looked up once, at the top (hip's Runtime::Memset), and the blit manager fills the
+// object it was handed. Before: 2, the second in BlitManager::Fill.
+struct FillCase {
+  const char* name;
+  Side dst;
+  uint32_t element_size;  // 1: hipMemset / hipMemsetAsync; 4: hipMemsetD32
+  bool async;
+};
+
+constexpr uint64_t kLookupsPerFill = 1;
+constexpr size_t kFillBytes = 64 << 10;
+
+class FillLookupsTest : public ::testing::TestWithParam<FillCase> {
+ protected:
+  void SetUp() override { ASSERT_EQ(hipSetDevice(0), hipSuccess); }
+
+  hipError_t Fill(void* dst, uint8_t value) {
+    const FillCase& c = GetParam();
+    if (c.element_size == 4) {
+      const int word = value * 0x01010101;
+      return c.async ? hipMemsetD32Async(dst, word, kFillBytes / 4, nullptr) : hipMemsetD32(dst, word, kFillBytes / 4);
+    }
+    return c.async ? hipMemsetAsync(dst, value, kFillBytes, nullptr) : hipMemset(dst, value, kFillBytes);
+  }
+
+  Memory memory_;
+};
+
+TEST_P(FillLookupsTest, LooksTheDestinationUpOnce) {
+  const FillCase& c = GetParam();
+  void* dst = memory_.Make(c.dst, kFillBytes);
+  ASSERT_NE(dst, nullptr);
+  ASSERT_EQ(Fill(dst, 0x11), hipSuccess);  // first use: the fill kernel's queue
+  for (int round = 0; round < kRounds; ++round) {
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    const uint64_t before = hipmem::AddressLookupsOnThisThread();
+    ASSERT_EQ(Fill(dst, static_cast<uint8_t>(0x20 + round)), hipSuccess);
+    const uint64_t lookups = hipmem::AddressLookupsOnThisThread() - before;
+    EXPECT_EQ(lookups, kLookupsPerFill) << c.name << ": the destination is looked up once, at the top";
+    if (round == 0) RecordProperty("lookups", static_cast<int>(lookups));
+  }
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  std::vector<uint8_t> landed(kFillBytes);
+  ASSERT_EQ(hipMemcpy(landed.data(), dst, kFillBytes, hipMemcpyDefault), hipSuccess);
+  EXPECT_EQ(std::count(landed.begin(), landed.end(), static_cast<uint8_t>(0x20 + kRounds - 1)),
+            static_cast<ptrdiff_t>(kFillBytes));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fills, FillLookupsTest,
+    ::testing::Values(FillCase{"MemsetDevice", Side::kDevice, 1, false},
+                      FillCase{"MemsetAsyncDevice", Side::kDevice, 1, true},
+                      FillCase{"MemsetD32Device", Side::kDevice, 4, false},
+                      FillCase{"MemsetPinned", Side::kPinned, 1, false}),
+    [](const ::testing::TestParamInfo<FillCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
