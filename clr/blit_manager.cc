@@ -197,12 +197,22 @@ absl::Status BlitManager::Fill(const ResolvedPointer& dst, uint32_t pattern, uin
 
 absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst, const PitchedSide& src,
                                                const RectExtent& extent) {
+  return CopyRect(ResolvedPitchedSide{context_.Resolve(dst.base), dst.row_pitch, dst.slice_pitch},
+                  ResolvedPitchedSide{context_.Resolve(src.base), src.row_pitch, src.slice_pitch}, extent);
+}
+
+absl::StatusOr<CopyPath> BlitManager::CopyRect(const ResolvedPitchedSide& dst, const ResolvedPitchedSide& src,
+                                               const RectExtent& extent) {
   TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::CopyRect");
   ScopedLock lock(&mu_);
   return CopyRectLocked(dst, src, extent);
 }
 
 absl::Status BlitManager::FillRect(const PitchedSide& dst, uint8_t value, const RectExtent& extent) {
+  return FillRect(ResolvedPitchedSide{context_.Resolve(dst.base), dst.row_pitch, dst.slice_pitch}, value, extent);
+}
+
+absl::Status BlitManager::FillRect(const ResolvedPitchedSide& dst, uint8_t value, const RectExtent& extent) {
   ScopedLock lock(&mu_);
   return FillRectLocked(dst, value, extent);
 }

@@ -90,7 +90,7 @@ int Runtime::DeviceOf(const void* ptr) const { return DeviceOf(context_->Resolve
 
 int Runtime::DeviceOf(const clr::ResolvedPointer& pointer) {
   const std::optional<clr::MemObjRef>& ref = pointer.object;
-  return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : -1;
+  return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : hipCpuDeviceId;
 }
 
 int Runtime::current_device() const { return t_current_device; }
