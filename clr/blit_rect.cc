@@ -80,8 +80,8 @@ absl::StatusOr<Bytes> RectSpan(const PitchedSide& side, const RectExtent& extent
   return *span;
 }
 
-absl::StatusOr<CopyPath> BlitManager::CopyRectLocked(const ResolvedPitchedSide& dst_in, const ResolvedPitchedSide& src_in,
-                                                     const RectExtent& extent_in) {
+absl::StatusOr<CopyPath> BlitManager::CopyRectLocked(const ResolvedPitchedSide& dst_in,
+                                                     const ResolvedPitchedSide& src_in, const RectExtent& extent_in) {
   const PitchedSide dst_layout_in = dst_in.layout();
   const PitchedSide src_layout_in = src_in.layout();
   ASSIGN_OR_RETURN(const Bytes dst_span, CheckedSpan(dst_layout_in, extent_in));

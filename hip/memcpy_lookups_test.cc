@@ -85,6 +85,20 @@ class Memory {
   std::vector<std::vector<uint8_t>> pageable_;
 };
 
+// Makes `call` kRounds times, each from an idle device, and checks that each looked up `expected` addresses. The
+// caller makes it once before, so that what first use creates is not counted. Reports the count ("lookups").
+template <typename Call>
+void ExpectLookupsPerCall(uint64_t expected, const std::string& what, Call call) {
+  for (int round = 0; round < kRounds; ++round) {
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    const uint64_t before = hipmem::AddressLookupsOnThisThread();
+    ASSERT_EQ(call(round), hipSuccess);
+    const uint64_t lookups = hipmem::AddressLookupsOnThisThread() - before;
+    EXPECT_EQ(lookups, expected) << what;
+    if (round == 0) ::testing::Test::RecordProperty("lookups", static_cast<int>(lookups));
+  }
+}
+
 class MemcpyLookupsTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override { ASSERT_EQ(hipSetDevice(0), hipSuccess); }
@@ -178,14 +192,8 @@ TEST_P(FillLookupsTest, LooksTheDestinationUpOnce) {
   void* dst = memory_.Make(c.dst, kFillBytes);
   ASSERT_NE(dst, nullptr);
   ASSERT_EQ(Fill(dst, 0x11), hipSuccess);  // first use: the fill kernel's queue
-  for (int round = 0; round < kRounds; ++round) {
-    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
-    const uint64_t before = hipmem::AddressLookupsOnThisThread();
-    ASSERT_EQ(Fill(dst, static_cast<uint8_t>(0x20 + round)), hipSuccess);
-    const uint64_t lookups = hipmem::AddressLookupsOnThisThread() - before;
-    EXPECT_EQ(lookups, kLookupsPerFill) << c.name << ": the destination is looked up once, at the top";
-    if (round == 0) RecordProperty("lookups", static_cast<int>(lookups));
-  }
+  ExpectLookupsPerCall(kLookupsPerFill, std::string(c.name) + ": the destination is looked up once, at the top",
+                       [&](int round) { return Fill(dst, static_cast<uint8_t>(0x20 + round)); });
   ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
   std::vector<uint8_t> landed(kFillBytes);
   ASSERT_EQ(hipMemcpy(landed.data(), dst, kFillBytes, hipMemcpyDefault), hipSuccess);
@@ -216,6 +224,20 @@ constexpr size_t kRectBytes = kPitch * kHeight;
 // linear copy gets (hsa::ResolvedCopyRequest). TODO(#26): a resolved rectangle request, and 0 here.
 constexpr uint64_t kSdmaBoxLookups = 4;
 
+// The rectangle's memory, read back, after checking that the gap after each row (zeroed before) is not the
+// rectangle's.
+std::vector<uint8_t> ReadRectBack(const void* dst) {
+  std::vector<uint8_t> landed(kRectBytes);
+  EXPECT_EQ(hipMemcpy(landed.data(), dst, kRectBytes, hipMemcpyDefault), hipSuccess);
+  for (size_t row = 0; row < kHeight; ++row) {
+    SCOPED_TRACE(row);
+    const size_t gap = row * kPitch + kWidth;
+    EXPECT_EQ(std::count(landed.begin() + gap, landed.begin() + gap + (kPitch - kWidth), 0),
+              static_cast<ptrdiff_t>(kPitch - kWidth));
+  }
+  return landed;
+}
+
 struct RectCase {
   const char* name;
   Side dst;
@@ -240,23 +262,14 @@ TEST_P(Memcpy2DLookupsTest, LooksEachPointerUpOnce) {
   const std::vector<uint8_t> zeros(kRectBytes, 0);
   ASSERT_EQ(hipMemcpy(dst, zeros.data(), kRectBytes, hipMemcpyDefault), hipSuccess);
   ASSERT_EQ(hipMemcpy2D(dst, kPitch, src, kPitch, kWidth, kHeight, hipMemcpyDefault), hipSuccess);  // first use
-  for (int round = 0; round < kRounds; ++round) {
-    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
-    const uint64_t before = hipmem::AddressLookupsOnThisThread();
-    ASSERT_EQ(hipMemcpy2D(dst, kPitch, src, kPitch, kWidth, kHeight, hipMemcpyDefault), hipSuccess);
-    const uint64_t lookups = hipmem::AddressLookupsOnThisThread() - before;
-    EXPECT_EQ(lookups, kLookupsPerCopy + kSdmaBoxLookups) << c.name << ": each pointer is looked up once, at the top";
-    if (round == 0) RecordProperty("lookups", static_cast<int>(lookups));
-  }
-  std::vector<uint8_t> landed(kRectBytes);
-  ASSERT_EQ(hipMemcpy(landed.data(), dst, kRectBytes, hipMemcpyDefault), hipSuccess);
+  ExpectLookupsPerCall(kLookupsPerCopy + kSdmaBoxLookups,
+                       std::string(c.name) + ": each pointer is looked up once, at the top", [&](int) {
+                         return hipMemcpy2D(dst, kPitch, src, kPitch, kWidth, kHeight, hipMemcpyDefault);
+                       });
+  const std::vector<uint8_t> landed = ReadRectBack(dst);
   for (size_t row = 0; row < kHeight; ++row) {
     SCOPED_TRACE(row);
-    const size_t at = row * kPitch;
-    EXPECT_EQ(std::memcmp(landed.data() + at, pattern.data() + at, kWidth), 0);
-    // The gap after each row is not the copy's.
-    EXPECT_EQ(std::count(landed.begin() + at + kWidth, landed.begin() + at + kPitch, 0),
-              static_cast<ptrdiff_t>(kPitch - kWidth));
+    EXPECT_EQ(std::memcmp(landed.data() + row * kPitch, pattern.data() + row * kPitch, kWidth), 0);
   }
 }
 
@@ -281,23 +294,14 @@ TEST_P(Memset2DLookupsTest, LooksTheDestinationUpOnce) {
   const std::vector<uint8_t> zeros(kRectBytes, 0);
   ASSERT_EQ(hipMemcpy(dst, zeros.data(), kRectBytes, hipMemcpyDefault), hipSuccess);
   ASSERT_EQ(hipMemset2D(dst, kPitch, 0x11, kWidth, kHeight), hipSuccess);  // first use
-  for (int round = 0; round < kRounds; ++round) {
-    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
-    const uint64_t before = hipmem::AddressLookupsOnThisThread();
-    ASSERT_EQ(hipMemset2D(dst, kPitch, 0x5a, kWidth, kHeight), hipSuccess);
-    const uint64_t lookups = hipmem::AddressLookupsOnThisThread() - before;
-    // The rows of the value are staged once and copied into the rectangle as one SDMA box.
-    EXPECT_EQ(lookups, kLookupsPerFill + kSdmaBoxLookups) << "the destination is looked up once, at the top";
-    if (round == 0) RecordProperty("lookups", static_cast<int>(lookups));
-  }
-  std::vector<uint8_t> landed(kRectBytes);
-  ASSERT_EQ(hipMemcpy(landed.data(), dst, kRectBytes, hipMemcpyDefault), hipSuccess);
+  // The rows of the value are staged once and copied into the rectangle as one SDMA box.
+  ExpectLookupsPerCall(kLookupsPerFill + kSdmaBoxLookups, "the destination is looked up once, at the top",
+                       [&](int) { return hipMemset2D(dst, kPitch, 0x5a, kWidth, kHeight); });
+  const std::vector<uint8_t> landed = ReadRectBack(dst);
   for (size_t row = 0; row < kHeight; ++row) {
     SCOPED_TRACE(row);
-    const size_t at = row * kPitch;
-    EXPECT_EQ(std::count(landed.begin() + at, landed.begin() + at + kWidth, 0x5a), static_cast<ptrdiff_t>(kWidth));
-    EXPECT_EQ(std::count(landed.begin() + at + kWidth, landed.begin() + at + kPitch, 0),
-              static_cast<ptrdiff_t>(kPitch - kWidth));
+    EXPECT_EQ(std::count(landed.begin() + row * kPitch, landed.begin() + row * kPitch + kWidth, 0x5a),
+              static_cast<ptrdiff_t>(kWidth));
   }
 }
 
