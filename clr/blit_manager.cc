@@ -186,6 +186,10 @@ absl::StatusOr<CopyPath> BlitManager::Copy(const ResolvedPointer& dst, const Res
 }
 
 absl::Status BlitManager::Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
+  return Fill(context_.Resolve(dst), pattern, element_size, count);
+}
+
+absl::Status BlitManager::Fill(const ResolvedPointer& dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
   TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::Fill");
   ScopedLock lock(&mu_);
   return FillLocked(dst, pattern, element_size, count);
@@ -193,24 +197,35 @@ absl::Status BlitManager::Fill(DeviceAddress dst, uint32_t pattern, uint32_t ele
 
 absl::StatusOr<CopyPath> BlitManager::CopyRect(const PitchedSide& dst, const PitchedSide& src,
                                                const RectExtent& extent) {
+  return CopyRect(ResolvedPitchedSide{context_.Resolve(dst.base), dst.row_pitch, dst.slice_pitch},
+                  ResolvedPitchedSide{context_.Resolve(src.base), src.row_pitch, src.slice_pitch}, extent);
+}
+
+absl::StatusOr<CopyPath> BlitManager::CopyRect(const ResolvedPitchedSide& dst, const ResolvedPitchedSide& src,
+                                               const RectExtent& extent) {
   TraceSlice trace_slice(TraceCategory::kClr, "BlitManager::CopyRect");
   ScopedLock lock(&mu_);
   return CopyRectLocked(dst, src, extent);
 }
 
 absl::Status BlitManager::FillRect(const PitchedSide& dst, uint8_t value, const RectExtent& extent) {
+  return FillRect(ResolvedPitchedSide{context_.Resolve(dst.base), dst.row_pitch, dst.slice_pitch}, value, extent);
+}
+
+absl::Status BlitManager::FillRect(const ResolvedPitchedSide& dst, uint8_t value, const RectExtent& extent) {
   ScopedLock lock(&mu_);
   return FillRectLocked(dst, value, extent);
 }
 
-absl::Status BlitManager::FillLocked(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count) {
+absl::Status BlitManager::FillLocked(const ResolvedPointer& dst, uint32_t pattern, uint32_t element_size,
+                                     uint64_t count) {
   if (element_size == 0 || count > UINT64_MAX / element_size) {
     return absl::InvalidArgumentError(absl::StrCat("fill of ", count, " x ", element_size, " B: bad size"));
   }
-  ASSIGN_OR_RETURN(const Side side, Resolve(dst, Bytes(count * element_size)));
+  ASSIGN_OR_RETURN(const Side side, SideOf(dst, Bytes(count * element_size)));
   if (side.policy.kind == CopySide::Kind::kPageable) {
     return absl::InvalidArgumentError(
-        absl::StrCat("fill at ", AddressText(dst), ": not memory the runtime allocated or registered"));
+        absl::StrCat("fill at ", AddressText(dst.address), ": not memory the runtime allocated or registered"));
   }
   if (count == 0) return absl::OkStatus();
   return stream_.ShaderFill(side.gpu, pattern, element_size, count);

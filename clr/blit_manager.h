@@ -35,6 +35,16 @@ struct PitchedSide {
   Bytes slice_pitch;
 };
 
+// A PitchedSide whose first byte the caller resolved already (Context::Resolve): CopyRect and FillRect take it
+// as it is, without looking the address up again.
+struct ResolvedPitchedSide {
+  ResolvedPointer base;
+  Bytes row_pitch;
+  Bytes slice_pitch;
+
+  PitchedSide layout() const { return PitchedSide{base.address, row_pitch, slice_pitch}; }
+};
+
 // A rectangle of `depth` slices of `height` rows of `width` bytes.
 struct RectExtent {
   Bytes width;
@@ -74,6 +84,8 @@ class BlitManager {
   // memory CLR knows (device, pinned or registered). Errors: kInvalidArgument for pageable memory, a null
   // pointer or a misaligned one (Stream::ShaderFill's); kOutOfRange when the fill runs past the object.
   absl::Status Fill(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count);
+  // As Fill, with `dst` already resolved by the caller (Context::Resolve): the object map is not consulted.
+  absl::Status Fill(const ResolvedPointer& dst, uint32_t pattern, uint32_t element_size, uint64_t count);
 
   // Rectangles (blit_rect.cc; CLR's copyBufferRect / fillBuffer with a 2D/3D size). Both sides are classified
   // and bounds-checked over their whole span (RectSpan) as Copy classifies a linear copy; an empty extent
@@ -85,11 +97,16 @@ class BlitManager {
   // (never pinned: pinning a pitched range would lock the gaps between rows too) and each chunk is one box.
   // Returns the path taken. Completion as Copy's. Errors: Copy's, and RectSpan's.
   absl::StatusOr<CopyPath> CopyRect(const PitchedSide& dst, const PitchedSide& src, const RectExtent& extent);
+  // As CopyRect, with both bases already resolved by the caller: the object map is not consulted.
+  absl::StatusOr<CopyPath> CopyRect(const ResolvedPitchedSide& dst, const ResolvedPitchedSide& src,
+                                    const RectExtent& extent);
 
   // Sets every byte of the rectangle at `dst` to `value`: one fill-kernel dispatch when the rows are contiguous;
   // otherwise rows of `value` staged once in the ring and copied as SDMA sub-windows (CopyBox), or a
   // fill-kernel dispatch a row where that cannot run. Errors: Fill's, and RectSpan's.
   absl::Status FillRect(const PitchedSide& dst, uint8_t value, const RectExtent& extent);
+  // As FillRect, with the base already resolved by the caller: the object map is not consulted.
+  absl::Status FillRect(const ResolvedPitchedSide& dst, uint8_t value, const RectExtent& extent);
 
  private:
   static constexpr int kStagingChunks = 4;  // CLR's kStagingPoolNumSignals
@@ -97,11 +114,11 @@ class BlitManager {
   // The public entry points, under mu_.
   absl::StatusOr<CopyPath> CopyLocked(const ResolvedPointer& dst, const ResolvedPointer& src, Bytes size,
                                       bool prefer_sdma) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status FillLocked(DeviceAddress dst, uint32_t pattern, uint32_t element_size, uint64_t count)
+  absl::Status FillLocked(const ResolvedPointer& dst, uint32_t pattern, uint32_t element_size, uint64_t count)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<CopyPath> CopyRectLocked(const PitchedSide& dst, const PitchedSide& src, const RectExtent& extent)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status FillRectLocked(const PitchedSide& dst, uint8_t value, const RectExtent& extent)
+  absl::StatusOr<CopyPath> CopyRectLocked(const ResolvedPitchedSide& dst, const ResolvedPitchedSide& src,
+                                          const RectExtent& extent) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status FillRectLocked(const ResolvedPitchedSide& dst, uint8_t value, const RectExtent& extent)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // A side of a copy as the engines see it.
@@ -135,10 +152,6 @@ class BlitManager {
 
   // A side of `size` bytes at `pointer`: its bounds checked against its object, nothing looked up.
   absl::StatusOr<Side> SideOf(const ResolvedPointer& pointer, Bytes size) const;
-  // SideOf after one lookup of `address` in the context's object map.
-  absl::StatusOr<Side> Resolve(DeviceAddress address, Bytes size) const {
-    return SideOf(context_.Resolve(address), size);
-  }
   // Chunk `index` of the staging ring, after the stream's last use of it is done.
   absl::StatusOr<DeviceAddress> Staging(int index);
   absl::Status CopyOnGpu(const Side& dst, const Side& src, Bytes size, bool sdma);

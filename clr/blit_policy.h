@@ -15,6 +15,10 @@
 
 namespace hipmem::clr {
 
+// Where memory that is not VRAM lives: the CPU, ROCclr's amd::CpuDeviceId and HIP's hipCpuDeviceId (-1). clr sits
+// below the HIP headers, so it names the value itself.
+inline constexpr int kCpuDeviceId = -1;
+
 struct CopySide {
   enum class Kind {
     kPageable,    // not in the object map
@@ -22,7 +26,7 @@ struct CopySide {
     kDevice,      // VRAM of `device`
   };
   Kind kind;
-  int device = -1;  // for kDevice
+  int device = kCpuDeviceId;  // an ordinal for kDevice
 };
 
 enum class CopyPath {

@@ -80,12 +80,14 @@ absl::StatusOr<Bytes> RectSpan(const PitchedSide& side, const RectExtent& extent
   return *span;
 }
 
-absl::StatusOr<CopyPath> BlitManager::CopyRectLocked(const PitchedSide& dst_layout_in, const PitchedSide& src_layout_in,
-                                               const RectExtent& extent_in) {
+absl::StatusOr<CopyPath> BlitManager::CopyRectLocked(const ResolvedPitchedSide& dst_in,
+                                                     const ResolvedPitchedSide& src_in, const RectExtent& extent_in) {
+  const PitchedSide dst_layout_in = dst_in.layout();
+  const PitchedSide src_layout_in = src_in.layout();
   ASSIGN_OR_RETURN(const Bytes dst_span, CheckedSpan(dst_layout_in, extent_in));
   ASSIGN_OR_RETURN(const Bytes src_span, CheckedSpan(src_layout_in, extent_in));
-  const ResolvedPointer dst_pointer = context_.Resolve(dst_layout_in.base);
-  const ResolvedPointer src_pointer = context_.Resolve(src_layout_in.base);
+  const ResolvedPointer& dst_pointer = dst_in.base;
+  const ResolvedPointer& src_pointer = src_in.base;
   ASSIGN_OR_RETURN(const Side dst, SideOf(dst_pointer, dst_span));
   ASSIGN_OR_RETURN(const Side src, SideOf(src_pointer, src_span));
   // At most either span (RectSpan's checks make every pitch at least the bytes before it), so it cannot overflow.
@@ -307,9 +309,11 @@ absl::Status BlitManager::CopyRectStagedPieces(const Side& dst, const PitchedSid
   return rows.ok() ? closed : rows;
 }
 
-absl::Status BlitManager::FillRectLocked(const PitchedSide& dst_in, uint8_t value, const RectExtent& extent_in) {
+absl::Status BlitManager::FillRectLocked(const ResolvedPitchedSide& resolved, uint8_t value,
+                                         const RectExtent& extent_in) {
+  const PitchedSide dst_in = resolved.layout();
   ASSIGN_OR_RETURN(const Bytes span, CheckedSpan(dst_in, extent_in));
-  ASSIGN_OR_RETURN(const Side side, Resolve(dst_in.base, span));
+  ASSIGN_OR_RETURN(const Side side, SideOf(resolved.base, span));
   if (side.policy.kind == CopySide::Kind::kPageable) {
     return absl::InvalidArgumentError(
         absl::StrCat("fill of ", RectText(dst_in, extent_in), ": not memory the runtime allocated or registered"));

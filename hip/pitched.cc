@@ -45,12 +45,6 @@ std::optional<uintptr_t> Offset(uintptr_t base, size_t x, size_t y, size_t pitch
   return sum;
 }
 
-// The device whose VRAM holds `ptr`, or -1.
-int DeviceOf(Runtime& runtime, const void* ptr) {
-  const std::optional<clr::MemObjRef> ref = runtime.context().Find(Address(ptr));
-  return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : -1;
-}
-
 // hipDeviceAttributeMaxPitch of the current device (device_props.cc reports the same).
 size_t MaxPitch(Runtime& runtime) {
   const uint64_t max_alloc = runtime.context().devices()[runtime.current_device()].max_alloc_size.raw();
@@ -140,23 +134,25 @@ absl::Status MemcpyRect(Runtime& runtime, const RectCopy& copy, StreamHandle han
     return absl::InvalidArgumentError(absl::StrCat(context, ": a pitch exceeds the device's ", max, " B"));
   }
   if (copy.width == 0 || copy.height == 0 || copy.depth == 0) return absl::OkStatus();
-  const bool dst_known = runtime.context().Find(Address(copy.dst.ptr)).has_value();
-  const bool src_known = runtime.context().Find(Address(copy.src.ptr)).has_value();
-  if (!dst_known && !src_known && copy.kind != MemcpyKind::kHostToHost && copy.kind != MemcpyKind::kDefault) {
+  // Each side once, here; the blit manager takes the resolved sides (issue #26).
+  const clr::ResolvedPointer d = runtime.context().Resolve(Address(copy.dst.ptr));
+  const clr::ResolvedPointer s = runtime.context().Resolve(Address(copy.src.ptr));
+  if (!d.object.has_value() && !s.object.has_value() && copy.kind != MemcpyKind::kHostToHost &&
+      copy.kind != MemcpyKind::kDefault) {
     // As hipMemcpy: the (simulated) device cannot reach pageable memory it was told is device memory.
     return absl::InvalidArgumentError(absl::StrCat(context, ": neither pointer is device-accessible"));
   }
 
   // Between two devices' memory without a peer path: CLR's P2P staging, here the rectangle packed into pinned
   // host memory by the source's device, then unpacked by the destination's, the host waiting for both.
-  if (const int from = DeviceOf(runtime, copy.src.ptr), to = DeviceOf(runtime, copy.dst.ptr);
-      runtime.NeedsPeerStaging(to, from)) {
-    return Annotate(StagedPeerRect(runtime, copy, handle, from), context);
+  const int dst_device = Runtime::DeviceOf(d);
+  const int src_device = Runtime::DeviceOf(s);
+  if (runtime.NeedsPeerStaging(dst_device, src_device)) {
+    return Annotate(StagedPeerRect(runtime, copy, handle, src_device), context);
   }
 
   // On the device whose memory it touches, ordered with the caller's stream both ways (as MemcpyAsync).
-  const int dst_device = DeviceOf(runtime, copy.dst.ptr);
-  const int memory_device = dst_device >= 0 ? dst_device : DeviceOf(runtime, copy.src.ptr);
+  const int memory_device = dst_device >= 0 ? dst_device : src_device;
   HipStream* target = stream;
   if (memory_device >= 0 && memory_device != stream->device()) {
     ASSIGN_OR_RETURN(target, runtime.streams().Resolve(kNullStreamHandle, memory_device));
@@ -164,8 +160,8 @@ absl::Status MemcpyRect(Runtime& runtime, const RectCopy& copy, StreamHandle han
     RETURN_IF_ERROR(target->queue().WaitFor(before));
   }
   RETURN_IF_ERROR(runtime.streams().BeforeCommand(*target));
-  const clr::PitchedSide dst{Address(copy.dst.ptr), Bytes(copy.dst.pitch), Bytes(copy.dst.slice_pitch)};
-  const clr::PitchedSide src{Address(copy.src.ptr), Bytes(copy.src.pitch), Bytes(copy.src.slice_pitch)};
+  const clr::ResolvedPitchedSide dst{d, Bytes(copy.dst.pitch), Bytes(copy.dst.slice_pitch)};
+  const clr::ResolvedPitchedSide src{s, Bytes(copy.src.pitch), Bytes(copy.src.slice_pitch)};
   absl::StatusOr<clr::CopyPath> path =
       target->blit().CopyRect(dst, src, clr::RectExtent{Bytes(copy.width), copy.height, copy.depth});
   if (absl::IsOutOfRange(path.status())) {
@@ -266,14 +262,16 @@ absl::Status MemsetRect(Runtime& runtime, hipPitchedPtr dst, int value, hipExten
   const std::optional<size_t> slice_pitch = CheckedMul(dst.pitch, dst.ysize);
   if (!slice_pitch) return absl::InvalidArgumentError(absl::StrCat(context, ": the slice pitch overflows"));
   // Another device's memory is filled by that device, ordered with the caller's stream both ways (as copies).
+  // Looked up once, here; the blit manager fills the object it is handed (issue #26).
+  const clr::ResolvedPointer d = runtime.context().Resolve(Address(dst.ptr));
   HipStream* target = stream;
-  if (const int memory_device = DeviceOf(runtime, dst.ptr); memory_device >= 0 && memory_device != stream->device()) {
+  if (const int memory_device = Runtime::DeviceOf(d); memory_device >= 0 && memory_device != stream->device()) {
     ASSIGN_OR_RETURN(target, runtime.streams().Resolve(kNullStreamHandle, memory_device));
     ASSIGN_OR_RETURN(clr::Marker before, stream->queue().Record());
     RETURN_IF_ERROR(target->queue().WaitFor(before));
   }
   RETURN_IF_ERROR(runtime.streams().BeforeCommand(*target));
-  absl::Status filled = target->blit().FillRect(clr::PitchedSide{Address(dst.ptr), Bytes(dst.pitch), Bytes(*slice_pitch)},
+  absl::Status filled = target->blit().FillRect(clr::ResolvedPitchedSide{d, Bytes(dst.pitch), Bytes(*slice_pitch)},
                                                 static_cast<uint8_t>(value),
                                                 clr::RectExtent{Bytes(extent.width), extent.height, extent.depth});
   if (absl::IsOutOfRange(filled)) return Recode(Annotate(filled, context), absl::StatusCode::kInvalidArgument);

@@ -90,7 +90,7 @@ int Runtime::DeviceOf(const void* ptr) const { return DeviceOf(context_->Resolve
 
 int Runtime::DeviceOf(const clr::ResolvedPointer& pointer) {
   const std::optional<clr::MemObjRef>& ref = pointer.object;
-  return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : -1;
+  return ref.has_value() && ref->desc.kind == clr::MemoryKind::kDevice ? ref->desc.device : hipCpuDeviceId;
 }
 
 int Runtime::current_device() const { return t_current_device; }
@@ -414,14 +414,16 @@ absl::Status Runtime::Memset(void* dst, uint32_t value, uint32_t element_size, s
   // Another device's memory is filled by that device, on its null stream, ordered after the caller's stream's work
   // and before its later work (as MemcpyAsync sends a copy to the memory's device): the caller's GPU may have no
   // path to that VRAM.
+  // Looked up once, here; the blit manager fills the object it is handed (issue #26).
+  const clr::ResolvedPointer d = context_->Resolve(Address(dst));
   HipStream* target = stream;
-  if (const int owner = DeviceOf(dst); owner >= 0 && owner != stream->device()) {
+  if (const int owner = DeviceOf(d); owner >= 0 && owner != stream->device()) {
     ASSIGN_OR_RETURN(target, streams_->Resolve(kNullStreamHandle, owner));
     ASSIGN_OR_RETURN(clr::Marker before, stream->queue().Record());
     RETURN_IF_ERROR(target->queue().WaitFor(before));
   }
   RETURN_IF_ERROR(streams_->BeforeCommand(*target));
-  absl::Status filled = target->blit().Fill(Address(dst), value, element_size, count);
+  absl::Status filled = target->blit().Fill(d, value, element_size, count);
   if (absl::IsOutOfRange(filled)) return Recode(Annotate(filled, context), absl::StatusCode::kInvalidArgument);
   RETURN_IF_ERROR(Annotate(filled, context));
   Trace(Layer::kHip, context);

@@ -128,7 +128,7 @@ class Runtime {
   // Whether a copy between device memory of `dst_device` and `src_device` needs CLR's P2P staging: different
   // devices, and the destination's GPU (where the copy runs) has not been given access to the source's VRAM.
   bool NeedsPeerStaging(int dst_device, int src_device) const;
-  // (Memcpy and MemcpyAsync stage such copies themselves; the 2D/3D copies ask.) -1 for either: false.
+  // (Memcpy and MemcpyAsync stage such copies themselves; the 2D/3D copies ask.) hipCpuDeviceId for either: false.
 
   // hipMemcpyAsync: as Memcpy, queued on `stream` (a copy touching another device's memory goes to that
   // device's null stream, ordered after `stream`'s work and before its later work, as CLR sends it there).
@@ -181,12 +181,15 @@ class Runtime {
   // hipPointerGetAttributes: unknown pointers are kUnregistered, not an error.
   PointerAttributes GetPointerAttributes(const void* ptr) const;
 
+  // The device whose VRAM holds `pointer` (resolved already: no lookup), else hipCpuDeviceId (-1): host memory,
+  // HIP's own or pageable, which upstream's pointer queries place on the CPU. Copies and fills run on the device
+  // whose memory they touch.
+  static int DeviceOf(const clr::ResolvedPointer& pointer);
+
  private:
   const clr::Device& CurrentDevice() const;
-  // The device owning `ptr` when it is device memory, else -1.
+  // DeviceOf after one lookup of `ptr`.
   int DeviceOf(const void* ptr) const;
-  // The same for a pointer already resolved (no lookup).
-  static int DeviceOf(const clr::ResolvedPointer& pointer);
   // That staging: through host memory in GPU_STAGING_BUFFER_SIZE chunks, the host waiting for each half, after the
   // work already queued on every device involved (the caller's stream may be on a third one).
   absl::Status StagedPeerCopy(void* dst, int dst_device, const void* src, int src_device, size_t size);
