@@ -182,38 +182,28 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::CreateOn(Context& context, const
   auto health = std::make_shared<QueueHealth>();
   hsa::QueueRequest request;
   request.agent = device.agent;
-  request.size = kQueuePackets;  // the cooperative queue has its own size (16384): the ring's room reads queue_->size
+  request.size = kQueuePackets;  // the cooperative queue has its own size (16384): the ring's room reads the queue's size
   request.kind = kind;
   request.on_error = [health](const absl::Status& error, hsa::AmdQueue*) { health->Report(error); };
-  ASSIGN_OR_RETURN(hsa::AmdQueue * queue, context.queues().Create(request));
+  ASSIGN_OR_RETURN(hsa::Queue queue, context.queues().CreateOwned(request));
   // hsa_queue_create makes every queue at NORMAL; as CLR's acquireQueue, any other priority is set right after,
   // before the queue carries work.
   if (priority != StreamPriority::kNormal) {
     const hsa::QueuePriorityLevel level =
         priority == StreamPriority::kHigh ? hsa::QueuePriorityLevel::kHigh : hsa::QueuePriorityLevel::kLow;
-    if (absl::Status s = context.queues().SetPriority(queue, level); !s.ok()) {
-      (void)context.queues().Destroy(queue);
-      return s;
-    }
+    RETURN_IF_ERROR(context.queues().SetPriority(queue.get(), level));
   }
   // Markers carry the CP's timestamps (hipEventElapsedTime), as CLR turns profiling on for its queues.
-  if (absl::Status s = context.queues().SetProfiling(queue, true); !s.ok()) {
-    (void)context.queues().Destroy(queue);
-    return s;
-  }
+  RETURN_IF_ERROR(context.queues().SetProfiling(queue.get(), true));
   // Kernel descriptors and kernargs live in fine-grained system memory every GPU of the context maps.
-  absl::StatusOr<hsa::PoolAllocation> control = context.runtime().Allocate(device.host_pool, kControlBytes);
-  if (!control.ok()) {
-    (void)context.queues().Destroy(queue);
-    return control.status();
-  }
+  ASSIGN_OR_RETURN(hsa::PoolAllocation control, context.runtime().Allocate(device.host_pool, kControlBytes));
   for (blit::KernelId id : kKernels) {
     const blit::KernelDescriptor descriptor = blit::MakeDescriptor(id);
-    std::memcpy((control->address() + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
+    std::memcpy((control.address() + Bytes(DescriptorOffset(id))).ToPointer(), &descriptor, sizeof(descriptor));
   }
   Trace(Layer::kClr, "stream on device ", device.ordinal, ": ",
-        kind == hsa::QueueKind::kCooperative ? "cooperative AQL queue of " : "AQL queue of ", queue->size, " packets");
-  std::unique_ptr<Stream> stream(new Stream(context, device, health, queue, *std::move(control)));
+        kind == hsa::QueueKind::kCooperative ? "cooperative AQL queue of " : "AQL queue of ", queue.get()->size, " packets");
+  std::unique_ptr<Stream> stream(new Stream(context, device, health, std::move(queue), std::move(control)));
   {
     LightLock lock(&health->owner_mu_);
     health->owner_ = stream.get();
@@ -224,20 +214,21 @@ absl::StatusOr<std::unique_ptr<Stream>> Stream::CreateOn(Context& context, const
   return stream;
 }
 
-Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
+Stream::Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::Queue queue,
                hsa::PoolAllocation control)
     : context_(context),
       device_(device),
       health_(std::move(health)),
-      queue_(queue),
+      queue_address_(reinterpret_cast<uint64_t>(queue.get())),
       control_(std::move(control)),
-      signal_pool_(std::make_shared<SignalPool>(context.signals())) {}
+      signal_pool_(std::make_shared<SignalPool>(context.signals())),
+      queue_(std::move(queue)) {}
 
 Stream::~Stream() {
   bool released;
   {
     LightLock lock(&mu_);
-    released = queue_released_;
+    released = queue_.empty();
   }
   // A released stream failed on purpose (ReleaseQueue): nothing to wait for, nothing to warn about.
   if (absl::Status s = Finish(); !s.ok()) {
@@ -249,12 +240,15 @@ Stream::~Stream() {
     LightLock lock(&health_->owner_mu_);
     health_->owner_ = nullptr;
   }
+  hsa::Queue queue;
   {
     LightLock lock(&mu_);
     in_flight_.clear();
+    queue = std::move(queue_);
   }
-  if (!released) {
-    if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  // Outside mu_ (as ReleaseQueue), and before the memory the CP reads goes with the members.
+  if (!queue.empty()) {
+    if (absl::Status s = std::move(queue).Destroy(); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
   }
   {
     LightLock lock(&mu_);
@@ -271,14 +265,15 @@ void Stream::ReleaseQueue(const absl::Status& why) {
   // The error first: from here on every command stops at Failure() before it touches the queue, and the pending ones
   // (and the streams waiting on them) fail rather than wait for a queue that is going away.
   health_->Report(why.ok() ? absl::FailedPreconditionError("the stream's queue was released") : why);
+  hsa::Queue queue;
   {
     LightLock lock(&mu_);
-    if (queue_released_) return;
-    queue_released_ = true;
+    if (queue_.empty()) return;
+    queue = std::move(queue_);
   }
   // Outside mu_: destroying the queue ends its error callback, which may be reporting to this stream (FailPending
   // takes mu_).
-  if (absl::Status s = context_.queues().Destroy(queue_); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
+  if (absl::Status s = std::move(queue).Destroy(); !s.ok()) HIPMEM_LOG(kError, "stream queue: ", s.message());
   Trace(Layer::kClr, "stream ", absl::Hex(reinterpret_cast<uintptr_t>(this)), ": queue released (", why.message(), ")");
 }
 
@@ -366,15 +361,15 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
   const uint64_t packets = barriers + 1;
   // Room: the CP must have consumed up to write_index_ + packets - size.
   const absl::Time deadline = absl::Now() + kRingWait;
-  while (write_index_ + packets - hsa::LoadReadIndex(*queue_, hsa::MemoryOrder::kAcquire) > queue_->size) {
+  while (write_index_ + packets - hsa::LoadReadIndex(*queue_.get(), hsa::MemoryOrder::kAcquire) > queue_.get()->size) {
     if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat("stream queue full for ", absl::FormatDuration(kRingWait),
                                                       ": a command never completes"));
     }
     absl::SleepFor(absl::Microseconds(50));
   }
-  auto* ring = reinterpret_cast<char*>(queue_->base_address);
-  auto slot = [&](uint64_t index) { return ring + (index % queue_->size) * aql::kPacketBytes; };
+  auto* ring = reinterpret_cast<char*>(queue_.get()->base_address);
+  auto slot = [&](uint64_t index) { return ring + (index % queue_.get()->size) * aql::kPacketBytes; };
   const uint64_t first = write_index_;
   for (uint64_t b = 0; b < barriers; ++b) {
     uint64_t group[aql::kMaxDepSignals] = {};
@@ -385,11 +380,11 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
   }
   const uint64_t index = write_index_++;
   // Before the packet is published (the CP may read a valid header ahead of its doorbell).
-  TraceFlowStart(TraceCategory::kClr, "enqueue", QueueSlotFlowId(reinterpret_cast<uint64_t>(queue_->base_address), index));
+  TraceFlowStart(TraceCategory::kClr, "enqueue", QueueSlotFlowId(reinterpret_cast<uint64_t>(queue_.get()->base_address), index));
   write(index, slot(index));
-  hsa::StoreWriteIndex(*queue_, write_index_, hsa::MemoryOrder::kRelease);
+  hsa::StoreWriteIndex(*queue_.get(), write_index_, hsa::MemoryOrder::kRelease);
   // AQL doorbells carry the index of the last packet published.
-  for (uint64_t i = first; i < write_index_; ++i) context_.queues().RingDoorbell(queue_->doorbell_signal, i);
+  for (uint64_t i = first; i < write_index_; ++i) context_.queues().RingDoorbell(queue_.get()->doorbell_signal, i);
   in_flight_.push_back(InFlight{done, std::move(waits_on)});
   last_on_aql_ = true;
   return absl::OkStatus();

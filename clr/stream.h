@@ -243,7 +243,7 @@ class Stream {
   // allocator's (kResourceExhausted).
   absl::StatusOr<PrintfBuffer> TakePrintfBuffer();
   // The address of the stream's hsa_queue_t (a kernel's hidden_queue_ptr).
-  uint64_t queue_address() const { return reinterpret_cast<uint64_t>(queue_); }
+  uint64_t queue_address() const { return queue_address_; }
 
   // Marks the current end of the stream (hipEventRecord). Errors as ShaderCopy's.
   absl::StatusOr<Marker> Record();
@@ -291,7 +291,7 @@ class Stream {
     std::vector<std::shared_ptr<StreamSignal>> waits_on;
   };
 
-  Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::AmdQueue* queue,
+  Stream(Context& context, const Device& device, std::shared_ptr<QueueHealth> health, hsa::Queue queue,
          hsa::PoolAllocation control);
   static absl::StatusOr<std::unique_ptr<Stream>> CreateOn(Context& context, const Device& device, hsa::QueueKind kind,
                                                           StreamPriority priority);
@@ -325,7 +325,9 @@ class Stream {
   Context& context_;
   const Device& device_;
   const std::shared_ptr<QueueHealth> health_;
-  hsa::AmdQueue* const queue_;    // owned: destroyed through context_.queues() (ReleaseQueue or the destructor)
+  // queue_'s hsa_queue_t, kept apart so that reading it takes no lock and stays valid (as a number) after
+  // ReleaseQueue.
+  const uint64_t queue_address_;
   const hsa::PoolAllocation control_;  // blit kernel descriptors and the kernarg ring (system memory)
   const std::shared_ptr<SignalPool> signal_pool_;  // for the packets only the CP completes
 
@@ -337,8 +339,6 @@ class Stream {
   // (CLR locks its device queue for the launch). Taken before any stream's mu_.
   LightMutex cooperative_mu_;
   mutable LightMutex mu_;
-  // ReleaseQueue gave queue_ back: nothing touches it any more (the health's error, set first, stops every command).
-  bool queue_released_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t write_index_ ABSL_GUARDED_BY(mu_) = 0;
   // The kernarg ring of user kernels (created on the first dispatch, freed with the stream), the offset where the
   // next reservation starts, and the space each dispatch still in flight holds, oldest first.
@@ -360,6 +360,11 @@ class Stream {
   std::deque<PrintfUse> printf_uses_ ABSL_GUARDED_BY(mu_);
   std::vector<PrintfBuffer> idle_printf_ ABSL_GUARDED_BY(mu_);
   bool last_on_aql_ ABSL_GUARDED_BY(mu_) = true;  // whether the newest command ran on the AQL queue
+  // The stream's AQL queue; empty once ReleaseQueue gave it back (the health's error, set first, stops every command
+  // before it touches the queue). ReleaseQueue and the destructor destroy it outside mu_ (its error callback may be
+  // reporting to this stream). Declared last so that, were it still held when the members go, it is destroyed first:
+  // the CP reads the ring, control_'s kernel descriptors and kernarg_ring_ until its queue is gone.
+  hsa::Queue queue_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hipmem::clr

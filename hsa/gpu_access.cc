@@ -27,32 +27,12 @@ absl::StatusOr<GpuAccess> GpuAccess::Acquire(thunk::Kfd& kfd, thunk::NodeId gpu,
     if (std::find(info.mapped_nodes.begin(), info.mapped_nodes.end(), gpu) == info.mapped_nodes.end()) {
       RETURN_IF_ERROR(kfd.MapMemoryToGpu(info.cpu_address, just_gpu, info.size));
     }
-    return GpuAccess(&kfd, DeviceAddress(info.gpu_address.raw() + offset), nullptr);
+    return GpuAccess(DeviceAddress(info.gpu_address.raw() + offset), thunk::KfdRegistration());
   }
-  ASSIGN_OR_RETURN(const DeviceAddress gpu_address, kfd.RegisterMemory(address.ToPointer(), size, just_gpu));
-  if (absl::Status mapped = kfd.MapMemoryToGpu(address, just_gpu, size); !mapped.ok()) {
-    (void)kfd.DeregisterMemory(address.ToPointer());
-    return mapped;
-  }
-  return GpuAccess(&kfd, gpu_address, address.ToPointer());
-}
-
-GpuAccess::GpuAccess(GpuAccess&& other) noexcept
-    : kfd_(other.kfd_), gpu_address_(other.gpu_address_), pinned_(std::exchange(other.pinned_, nullptr)) {}
-
-GpuAccess& GpuAccess::operator=(GpuAccess&& other) noexcept {
-  if (this != &other) {
-    if (pinned_ != nullptr) (void)kfd_->DeregisterMemory(pinned_);
-    kfd_ = other.kfd_;
-    gpu_address_ = other.gpu_address_;
-    pinned_ = std::exchange(other.pinned_, nullptr);
-  }
-  return *this;
-}
-
-GpuAccess::~GpuAccess() {
-  if (pinned_ == nullptr) return;
-  if (absl::Status s = kfd_->DeregisterMemory(pinned_); !s.ok()) HIPMEM_LOG(kError, "unpinning a copy buffer: ", s.message());
+  ASSIGN_OR_RETURN(thunk::KfdRegistration registration, kfd.RegisterMemory(address.ToPointer(), size, just_gpu));
+  RETURN_IF_ERROR(kfd.MapMemoryToGpu(address, just_gpu, size));  // `registration` drops it
+  const DeviceAddress gpu_address = registration.gpu_address();
+  return GpuAccess(gpu_address, std::move(registration));
 }
 
 }  // namespace hipmem::hsa

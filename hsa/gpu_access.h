@@ -3,6 +3,8 @@
 #ifndef HIPMEM_HSA_GPU_ACCESS_H_
 #define HIPMEM_HSA_GPU_ACCESS_H_
 
+#include <utility>
+
 #include "absl/status/statusor.h"
 #include "base/units.h"
 #include "thunk/kfd.h"
@@ -10,7 +12,7 @@
 namespace hipmem::hsa {
 
 // The GPU address of [address, address + size) on one GPU. Move-only; when the range had to be pinned for
-// this use (host memory nobody registered), the destructor deregisters it again.
+// this use (host memory nobody registered), it owns that registration, which goes with it.
 class GpuAccess {
  public:
   // Memory the thunk allocated or registered is mapped onto `gpu` if it is not yet, and stays mapped (as
@@ -23,25 +25,24 @@ class GpuAccess {
 
   // Memory the caller knows `gpu` maps already (a copy's resolved side, hsa/copy.h ResolvedSide): nothing to look up,
   // map or release.
-  static GpuAccess AlreadyMapped(DeviceAddress gpu_address) { return GpuAccess(nullptr, gpu_address, nullptr); }
+  static GpuAccess AlreadyMapped(DeviceAddress gpu_address) { return GpuAccess(gpu_address, thunk::KfdRegistration()); }
 
-  GpuAccess(GpuAccess&& other) noexcept;
-  GpuAccess& operator=(GpuAccess&& other) noexcept;
+  GpuAccess(GpuAccess&& other) noexcept = default;
+  GpuAccess& operator=(GpuAccess&& other) noexcept = default;
   GpuAccess(const GpuAccess&) = delete;
   GpuAccess& operator=(const GpuAccess&) = delete;
-  ~GpuAccess();
+  ~GpuAccess() = default;
 
   DeviceAddress gpu_address() const { return gpu_address_; }
   // Whether the range was pinned for this use (and is unpinned when this goes).
-  bool pinned() const { return pinned_ != nullptr; }
+  bool pinned() const { return !pinned_.empty(); }
 
  private:
-  GpuAccess(thunk::Kfd* kfd, DeviceAddress gpu_address, void* pinned)
-      : kfd_(kfd), gpu_address_(gpu_address), pinned_(pinned) {}
+  GpuAccess(DeviceAddress gpu_address, thunk::KfdRegistration pinned)
+      : gpu_address_(gpu_address), pinned_(std::move(pinned)) {}
 
-  thunk::Kfd* kfd_;  // null for AlreadyMapped, which never releases anything
   DeviceAddress gpu_address_;
-  void* pinned_;  // the registration to drop, or null
+  thunk::KfdRegistration pinned_;  // the range pinned for this use, or empty
 };
 
 }  // namespace hipmem::hsa

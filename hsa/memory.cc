@@ -126,7 +126,7 @@ class MemoryManager::Impl {
   AddressRangeMap<thunk::KfdAllocation> blocks_ ABSL_GUARDED_BY(mu_);
   AddressRangeMap<Allocation> allocations_ ABSL_GUARDED_BY(mu_);
   // Locked host ranges by host pointer, with how many Lock calls each has had.
-  absl::btree_map<uint64_t, int> locks_ ABSL_GUARDED_BY(mu_);
+  absl::btree_map<uint64_t, std::vector<thunk::KfdRegistration>> locks_ ABSL_GUARDED_BY(mu_);
 };
 
 // Blocks for one VRAM pool's fragment allocator: KFD allocations mapped on the pool's GPU. Called with the
@@ -176,14 +176,8 @@ MemoryManager::Impl::~Impl() {
   LightLock lock(&mu_);
   allocations_.clear();  // the whole allocations' owners free them
   heaps_.clear();  // each returns its blocks, in use or cached
-  for (const auto& [host, count] : locks_) {
-    for (int i = 0; i < count; ++i) {
-      (void)kfd_->UnmapMemoryFromGpu(DeviceAddress(host));
-      if (absl::Status s = kfd_->DeregisterMemory(DeviceAddress(host).ToPointer()); !s.ok()) {
-        HIPMEM_LOG(kError, "hsa_shut_down: unlocking ", AddressText(DeviceAddress(host)), ": ", s.message());
-      }
-    }
-  }
+  // Each lock's owner drops its registration; a range's last one frees the BO with its GPU mappings.
+  locks_.clear();
 }
 
 const MemoryPool* MemoryManager::Impl::PoolOf(PoolId id) const {
@@ -480,14 +474,13 @@ absl::StatusOr<DeviceAddress> MemoryManager::Impl::Lock(void* host, Bytes size, 
     return DeviceAddress::FromPointer(host);
   }
   LightLock lock(&mu_);
-  absl::StatusOr<DeviceAddress> registered = kfd_->RegisterMemory(host, size, gpus, flags);
+  absl::StatusOr<thunk::KfdRegistration> registered = kfd_->RegisterMemory(host, size, gpus, flags);
   if (!registered.ok()) return Annotate(registered.status(), context);
-  const DeviceAddress gpu_address = *registered;
+  const DeviceAddress gpu_address = registered->gpu_address();
   if (absl::Status mapped = kfd_->MapMemoryToGpu(DeviceAddress::FromPointer(host)); !mapped.ok()) {
-    (void)kfd_->DeregisterMemory(host);
-    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);
+    return Recode(Annotate(mapped, context), absl::StatusCode::kResourceExhausted);  // `registered` drops it
   }
-  ++locks_[DeviceAddress::FromPointer(host).raw()];
+  locks_[DeviceAddress::FromPointer(host).raw()].push_back(*std::move(registered));
   Trace(Layer::kHsa, context, " -> ", AddressText(gpu_address));
   return gpu_address;
 }
@@ -505,9 +498,11 @@ absl::Status MemoryManager::Impl::Unlock(void* host) {
   if (absl::Status unmapped = kfd_->UnmapMemoryFromGpu(DeviceAddress::FromPointer(host)); !unmapped.ok()) {
     HIPMEM_LOG(kWarning, context, ": ", unmapped.message());
   }
-  RETURN_IF_ERROR(Annotate(kfd_->DeregisterMemory(host), context));
-  if (--it->second == 0) locks_.erase(it);
-  return absl::OkStatus();
+  thunk::KfdRegistration registration = std::move(it->second.back());
+  it->second.pop_back();
+  if (it->second.empty()) locks_.erase(it);
+  // A refused deregistration leaves the pages registered until ~Kfd, which frees whatever the process still holds.
+  return Annotate(std::move(registration).Deregister(), context);
 }
 
 PointerDescription MemoryManager::Impl::Describe(const void* pointer) const {

@@ -468,6 +468,34 @@ absl::StatusOr<AmdQueue*> Queues::Create(const QueueRequest& request) {
   return CreateLocked(request);
 }
 
+absl::StatusOr<Queue> Queues::CreateOwned(const QueueRequest& request) {
+  ASSIGN_OR_RETURN(AmdQueue * amd, Create(request));
+  return Queue(this, amd);
+}
+
+Queue::Queue(Queue&& other) noexcept
+    : queues_(std::exchange(other.queues_, nullptr)), amd_(std::exchange(other.amd_, nullptr)) {}
+
+Queue& Queue::operator=(Queue&& other) noexcept {
+  if (this != &other) {
+    Queue old(std::move(*this));  // destroys what this held when it goes
+    queues_ = std::exchange(other.queues_, nullptr);
+    amd_ = std::exchange(other.amd_, nullptr);
+  }
+  return *this;
+}
+
+Queue::~Queue() {
+  if (queues_ == nullptr) return;
+  if (absl::Status s = queues_->Destroy(amd_); !s.ok()) HIPMEM_LOG(kError, "destroying a queue: ", s.message());
+}
+
+absl::Status Queue::Destroy() && {
+  Queues* queues = std::exchange(queues_, nullptr);
+  if (queues == nullptr) return absl::FailedPreconditionError("Queue::Destroy: nothing owned");
+  return queues->Destroy(std::exchange(amd_, nullptr));
+}
+
 absl::StatusOr<AmdQueue*> Queues::CreateLocked(const QueueRequest& request) {
   const std::string context = absl::StrCat("hsa_queue_create(agent=", request.agent.raw(), ", size=", request.size, ")");
   ASSIGN_OR_RETURN(const Agent* agent, runtime_.GetAgent(request.agent));

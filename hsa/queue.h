@@ -149,6 +149,36 @@ struct CountedQueueRequest {
   QueueErrorCallback on_error = nullptr;  // may be empty; called with this handle when the shared queue halts
 };
 
+class Queues;
+
+// One queue of a Queues (Queues::CreateOwned), owned: the destructor destroys it as hsa_queue_destroy does (for
+// the cooperative queue, gives back one reference) and logs a failure; Destroy() && reports it instead. Move-only;
+// a move empties the source. For the runtime's clients that hold a queue of their own (a stream's), so that no
+// path destroys it by hand; the C API hands out the bare amd_queue_t instead. The Queues must outlive it.
+class [[nodiscard]] Queue {
+ public:
+  Queue() = default;  // empty, as a moved-from one
+  Queue(Queue&& other) noexcept;
+  Queue& operator=(Queue&& other) noexcept;
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+  ~Queue();
+
+  bool empty() const { return queues_ == nullptr; }
+  // The amd_queue_t (its hsa_queue_t is the C handle); null when empty.
+  AmdQueue* get() const { return amd_; }
+
+  // Destroys the queue now: Queues::Destroy's errors; kFailedPrecondition when empty (moved from, destroyed).
+  absl::Status Destroy() &&;
+
+ private:
+  friend class Queues;
+  Queue(Queues* queues, AmdQueue* amd) : queues_(queues), amd_(amd) {}
+
+  Queues* queues_ = nullptr;  // Not owned; must outlive this. Null once empty.
+  AmdQueue* amd_ = nullptr;   // Null once empty.
+};
+
 // The HSA queues of one runtime (ROCr keeps them in its agents). Destroying it destroys every queue left.
 class Queues {
  public:
@@ -172,6 +202,8 @@ class Queues {
   // agent whose node has no GWS (HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES false); OUT_OF_RESOURCES when the KFD
   // refuses the GWS; the queue creation's.
   absl::StatusOr<AmdQueue*> Create(const QueueRequest& request);
+  // As Create, owned by the caller instead of by its address alone.
+  absl::StatusOr<Queue> CreateOwned(const QueueRequest& request);
 
   // hsa_soft_queue_create: a queue no packet processor services (ROCr's HostQueue). The ring (filled with
   // INVALID headers) and the amd_queue_t come from `region`; the doorbell signal is the caller's, so a store to

@@ -169,12 +169,21 @@ std::vector<HsaMemoryProperties> ApertureBanks(const Kfd& kfd, const NodePropert
   return banks;
 }
 
+// hsaKmtRegisterMemory*'s caller deregisters by pointer (hsaKmtDeregisterMemory): the registration is handed out,
+// not owned here.
+absl::Status HandOut(absl::StatusOr<KfdRegistration> registration) {
+  if (!registration.ok()) return registration.status();
+  (void)std::move(*registration).Release();
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace hipmem::thunk
 
 using hipmem::Bytes;
 using hipmem::DeviceAddress;
 using hipmem::thunk::Done;
+using hipmem::thunk::HandOut;
 using hipmem::thunk::Kfd;
 using hipmem::thunk::NodeId;
 
@@ -316,7 +325,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes)).status());
+  return Done(HandOut(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes))));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
@@ -324,15 +333,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress, HSAuint
   HSAKMT_KFD_OR_RETURN(kfd);
   const std::optional<std::vector<NodeId>> nodes = hipmem::thunk::RequiredNodeArray(NumberOfNodes, NodeArray);
   if (!nodes.has_value()) return HSAKMT_STATUS_INVALID_PARAMETER;
-  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), *nodes).status());
+  return Done(HandOut(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), *nodes)));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                                       HsaMemFlags MemFlags) {
   HSAKMT_KFD_OR_RETURN(kfd);
-  return Done(kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), {},
-                                 hipmem::thunk::MemFlagsFromRaw(MemFlags.Value))
-                  .status());
+  return Done(HandOut(
+      kfd.RegisterMemory(MemoryAddress, Bytes(MemorySizeInBytes), {}, hipmem::thunk::MemFlagsFromRaw(MemFlags.Value))));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress) {

@@ -25,6 +25,7 @@
 #include "kfd_uapi/kfd_ioctl.h"
 #include "thunk/dma_buf_fd.h"
 #include "thunk/kfd_buffer.h"
+#include "thunk/kfd_registration.h"
 #include "thunk/kfd_device.h"
 #include "thunk/svm_aperture.h"
 #include "thunk/topology.h"
@@ -224,8 +225,9 @@ class Kfd {
   // for the start of memory AllocMemory returned; kAlreadyExists (MEMORY_ALREADY_REGISTERED) for a registration
   // with other nodes than before; kFailedPrecondition (HSAKMT_STATUS_ERROR) without a GPU; HSAKMT_STATUS_ERROR
   // with the kernel's errno when it refuses the BO (EFAULT: unmapped or inaccessible pages). A failed
-  // registration leaves nothing behind.
-  absl::StatusOr<DeviceAddress> RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes = {},
+  // registration leaves nothing behind. The registration is owned by what this returns: it is dropped when that
+  // goes (see KfdRegistration).
+  absl::StatusOr<KfdRegistration> RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes = {},
                                                MemFlags flags = MemFlags::kHostAccess | MemFlags::kCoarseGrain);
 
   // Drops one registration of a registered pointer (or of its GPU address); the last one frees the BO, GPU

@@ -145,7 +145,7 @@ TEST_F(KfdDmaBufTest, UnknownAddressIsInvalidParameter) {
 
 TEST_F(KfdDmaBufTest, UserPagesAreNotExportable) {
   std::vector<uint8_t> host(8192);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu_va, first_->RegisterMemory(host.data(), Bytes(host.size())));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu_va, Unowned(first_->RegisterMemory(host.data(), Bytes(host.size()))));
   (void)gpu_va;
   EXPECT_EQ(Code(first_->ExportDmaBuf(DeviceAddress::FromPointer(host.data()), Bytes(16)).status()),
             HSAKMT_STATUS_ERROR)

@@ -200,7 +200,7 @@ TEST_F(KfdIpcTest, ShareRefusesWhatIsNotAWholeAllocationStart) {
   // User pages: their CPU pointer starts no allocation, and the kernel refuses to export their BO (EPERM).
   void* host = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(host, MAP_FAILED);
-  ASSERT_OK_AND_ASSIGN(DeviceAddress user_gpu_va, exporter_->RegisterMemory(host, Bytes(8192)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress user_gpu_va, Unowned(exporter_->RegisterMemory(host, Bytes(8192))));
   EXPECT_EQ(Code(exporter_->ShareMemory(DeviceAddress::FromPointer(host), Bytes(8192)).status()),
             HSAKMT_STATUS_INVALID_PARAMETER);
   const absl::Status user_pages = exporter_->ShareMemory(user_gpu_va, Bytes(8192)).status();

@@ -590,7 +590,7 @@ std::optional<DeviceAddress> Kfd::GpuAddressOf(DeviceAddress address, Bytes size
   return a->range().base + Bytes(a->user->cpu.raw() % kPageSize.raw());
 }
 
-absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes,
+absl::StatusOr<KfdRegistration> Kfd::RegisterMemory(void* address, Bytes size, std::span<const NodeId> nodes,
                                                   MemFlags flags) {
   TraceSlice trace_slice(TraceCategory::kHsakmt, "hsaKmtRegisterMemoryToNodes");
   const DeviceAddress cpu = DeviceAddress::FromPointer(address);
@@ -632,7 +632,7 @@ absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std
     }
     if (existing->registered_gpus.empty()) existing->registered_gpus = std::move(registered);
     ++existing->user->registrations;
-    return existing->range().base + Bytes(existing->user->cpu.raw() % kPageSize.raw());
+    return KfdRegistration(this, address, existing->range().base + Bytes(existing->user->cpu.raw() % kPageSize.raw()));
   }
   // fmm_register_user_memory: the USERPTR BO belongs to the first GPU; any GPU may map it.
   if (gpus_.empty()) {
@@ -661,7 +661,7 @@ absl::StatusOr<DeviceAddress> Kfd::RegisterMemory(void* address, Bytes size, std
   const absl::Status inserted = allocations_.Insert(range, std::move(allocation));
   HIPMEM_CHECK(inserted.ok(), inserted.message());
   user_ranges_.emplace(cpu.raw(), range.base.raw());
-  return range.base + page_offset;
+  return KfdRegistration(this, address, range.base + page_offset);
 }
 
 absl::Status Kfd::DeregisterMemory(const void* address) {

@@ -79,7 +79,7 @@ TEST_F(KfdRegisterTest, HeapBufferRegistersMapsAndDeregisters) {
   std::vector<char> heap(3 * kPage.raw());
   char* p = heap.data() + 100;
   const Bytes size(2 * kPage.raw());
-  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, kfd_->RegisterMemory(p, size));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, Unowned(kfd_->RegisterMemory(p, size)));
   // libhsakmt without the SVM API: a VA of its own, keeping the pointer's offset in its page.
   EXPECT_NE(PageOf(gpu), PageOf(At(p)));
   EXPECT_EQ(gpu.raw() % kPage.raw(), At(p).raw() % kPage.raw());
@@ -111,8 +111,8 @@ TEST_F(KfdRegisterTest, StackAndStaticDataRegister) {
   static int static_data = 7;
   volatile int stack_data[17] = {};
   ASSERT_OK_AND_ASSIGN(DeviceAddress on_stack,
-                       kfd_->RegisterMemory(const_cast<int*>(&stack_data[0]), Bytes(sizeof(int))));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress in_data, kfd_->RegisterMemory(&static_data, Bytes(sizeof(int))));
+                       Unowned(kfd_->RegisterMemory(const_cast<int*>(&stack_data[0]), Bytes(sizeof(int)))));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress in_data, Unowned(kfd_->RegisterMemory(&static_data, Bytes(sizeof(int)))));
   EXPECT_NE(on_stack, in_data);
   const NodeId gpu1_only[] = {kGpu1};
   EXPECT_THAT(kfd_->MapMemoryToGpu(At(&static_data), gpu1_only), IsOk());
@@ -126,7 +126,7 @@ TEST_F(KfdRegisterTest, StackAndStaticDataRegister) {
 TEST_F(KfdRegisterTest, UnalignedRangeCoversEveryPageItTouches) {
   std::vector<char> heap(3 * kPage.raw());
   char* page_end = static_cast<char*>(AlignUp(At(heap.data()), kPage)->ToPointer()) + kPage.raw() - 6;
-  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, kfd_->RegisterMemory(page_end, Bytes(12)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, Unowned(kfd_->RegisterMemory(page_end, Bytes(12))));
   EXPECT_EQ(gpu - PageOf(gpu), kPage - Bytes(6));
   EXPECT_EQ(BoAt(gpu)->size, Bytes(2 * kPage.raw()));
   EXPECT_THAT(kfd_->DeregisterMemory(page_end), IsOk());
@@ -138,9 +138,9 @@ TEST_F(KfdRegisterTest, SamePointerAndSizeCountsRegistrationsAndMaps) {
   void* p = &mem[2];
   const Bytes size(2 * sizeof(uint32_t));
   const NodeId nodes[] = {kGpu0, kGpu1};
-  ASSERT_OK_AND_ASSIGN(DeviceAddress first, kfd_->RegisterMemory(p, size, nodes));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress first, Unowned(kfd_->RegisterMemory(p, size, nodes)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(At(p), nodes, size), IsOk());
-  ASSERT_OK_AND_ASSIGN(DeviceAddress second, kfd_->RegisterMemory(p, size, nodes));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress second, Unowned(kfd_->RegisterMemory(p, size, nodes)));
   ASSERT_THAT(kfd_->MapMemoryToGpu(At(p), nodes, size), IsOk());
   EXPECT_EQ(first, second);
   EXPECT_THAT(kfd_sim::BosButMmioPages(Snapshot().processes[0]), ::testing::SizeIs(1));
@@ -165,8 +165,8 @@ TEST_F(KfdRegisterTest, SamePointerAndSizeCountsRegistrationsAndMaps) {
 TEST_F(KfdRegisterTest, SamePointerWithAnotherSizeIsAnotherRegistration) {
   std::vector<uint32_t> mem(4);
   void* p = &mem[0];
-  ASSERT_OK_AND_ASSIGN(DeviceAddress wide, kfd_->RegisterMemory(p, Bytes(8)));
-  ASSERT_OK_AND_ASSIGN(DeviceAddress narrow, kfd_->RegisterMemory(p, Bytes(4)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress wide, Unowned(kfd_->RegisterMemory(p, Bytes(8))));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress narrow, Unowned(kfd_->RegisterMemory(p, Bytes(4))));
   EXPECT_NE(wide, narrow);
   EXPECT_THAT(kfd_->GpuAddressOf(At(p), Bytes(8)), ::testing::Optional(wide));
   EXPECT_THAT(kfd_->GpuAddressOf(At(p), Bytes(4)), ::testing::Optional(narrow));
@@ -188,12 +188,12 @@ TEST_F(KfdRegisterTest, RegisteredNodesAreTheDefaultMapAndCannotChange) {
   std::vector<char> heap(64);
   const NodeId gpu1_only[] = {kGpu1};
   const NodeId gpu0_only[] = {kGpu0};
-  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, kfd_->RegisterMemory(heap.data(), Bytes(64), gpu1_only));
-  absl::StatusOr<DeviceAddress> other = kfd_->RegisterMemory(heap.data(), Bytes(64), gpu0_only);
+  ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, Unowned(kfd_->RegisterMemory(heap.data(), Bytes(64), gpu1_only)));
+  absl::StatusOr<DeviceAddress> other = Unowned(kfd_->RegisterMemory(heap.data(), Bytes(64), gpu0_only));
   EXPECT_THAT(other, StatusIs(absl::StatusCode::kAlreadyExists));
   EXPECT_EQ(ToHsakmtStatus(other.status()), HSAKMT_STATUS_MEMORY_ALREADY_REGISTERED);
   // Without nodes, a re-registration is welcome and keeps the nodes.
-  ASSERT_THAT(kfd_->RegisterMemory(heap.data(), Bytes(64)), IsOk());
+  ASSERT_THAT(Unowned(kfd_->RegisterMemory(heap.data(), Bytes(64))), IsOk());
   EXPECT_THAT(kfd_->QueryPointerInfo(heap.data()).registered_nodes, ElementsAre(kGpu1));
 
   ASSERT_THAT(kfd_->MapMemoryToGpu(At(heap.data())), IsOk());
@@ -222,7 +222,7 @@ TEST_F(KfdRegisterTest, CoherenceFollowsTheFlags) {
   };
   for (const Row& row : kRows) {
     SCOPED_TRACE(row.what);
-    ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, kfd_->RegisterMemory(heap.data(), Bytes(100), {}, row.flags));
+    ASSERT_OK_AND_ASSIGN(DeviceAddress gpu, Unowned(kfd_->RegisterMemory(heap.data(), Bytes(100), {}, row.flags)));
     const kfd_sim::SimBo bo = *BoAt(gpu);
     EXPECT_EQ(kfd_uapi::HasFlag(bo.flags, AllocMemFlags::kCoherent), row.coherent);
     EXPECT_EQ(kfd_uapi::HasFlag(bo.flags, AllocMemFlags::kExtCoherent), row.ext_coherent);
@@ -261,7 +261,7 @@ TEST_F(KfdRegisterTest, BadRequestsAreRefusedAndLeaveNothing) {
   };
   for (const Row& row : kRows) {
     SCOPED_TRACE(row.what);
-    EXPECT_EQ(ToHsakmtStatus(kfd_->RegisterMemory(row.address, row.size, row.nodes, row.flags).status()),
+    EXPECT_EQ(ToHsakmtStatus(Unowned(kfd_->RegisterMemory(row.address, row.size, row.nodes, row.flags)).status()),
               row.expected);
   }
   const kfd_sim::SimSnapshot after = Snapshot();
@@ -281,7 +281,7 @@ TEST_F(KfdRegisterTest, UnmappedOrInaccessibleMemoryIsRefused) {
   ASSERT_NE(gone, MAP_FAILED);
   ASSERT_EQ(munmap(gone, size.raw()), 0);
   for (void* p : {none, gone}) {
-    absl::StatusOr<DeviceAddress> r = kfd_->RegisterMemory(p, size);
+    absl::StatusOr<DeviceAddress> r = Unowned(kfd_->RegisterMemory(p, size));
     EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("EFAULT")));
     EXPECT_EQ(ToHsakmtStatus(r.status()), HSAKMT_STATUS_ERROR);
     EXPECT_EQ(kfd_->QueryPointerInfo(p).type, PointerType::kUnknown);
@@ -303,7 +303,7 @@ TEST_F(KfdRegisterTest, DeregisteringWhatIsNotRegisteredIsMemoryNotRegistered) {
 // As libhsakmt's hsaKmtFreeMemory, freeing a registered pointer drops a registration.
 TEST_F(KfdRegisterTest, FreeMemoryOfARegisteredPointerDeregisters) {
   std::vector<char> heap(64);
-  ASSERT_THAT(kfd_->RegisterMemory(heap.data(), Bytes(64)), IsOk());
+  ASSERT_THAT(Unowned(kfd_->RegisterMemory(heap.data(), Bytes(64))), IsOk());
   EXPECT_THAT(kfd_->FreeMemory(At(heap.data())), IsOk());
   ExpectNothingHeld();
 }
@@ -336,9 +336,9 @@ TEST_F(KfdRegisterTest, PointerInfoDescribesAllocationsRegistrationsAndStrangers
 
   std::vector<uint32_t> mem(4);
   const NodeId both[] = {kGpu0, kGpu1};
-  ASSERT_OK_AND_ASSIGN(DeviceAddress registered, kfd_->RegisterMemory(&mem[0], Bytes(8)));
+  ASSERT_OK_AND_ASSIGN(DeviceAddress registered, Unowned(kfd_->RegisterMemory(&mem[0], Bytes(8))));
   ASSERT_THAT(kfd_->MapMemoryToGpu(At(&mem[0])), IsOk());
-  ASSERT_THAT(kfd_->RegisterMemory(&mem[2], Bytes(8), both), IsOk());
+  ASSERT_THAT(Unowned(kfd_->RegisterMemory(&mem[2], Bytes(8), both)), IsOk());
   info = kfd_->QueryPointerInfo(&mem[1]);  // inside the first registration
   EXPECT_EQ(info.type, PointerType::kRegisteredUser);
   EXPECT_EQ(info.cpu_address, At(&mem[0]));
@@ -370,7 +370,7 @@ TEST_F(KfdRegisterTest, UserDataRoundTrips) {
   EXPECT_EQ(kfd_->QueryPointerInfo((host + Bytes(8)).ToPointer()).user_data, user_data);
 
   std::vector<char> heap(64);
-  ASSERT_THAT(kfd_->RegisterMemory(heap.data() + 1, Bytes(32)), IsOk());
+  ASSERT_THAT(Unowned(kfd_->RegisterMemory(heap.data() + 1, Bytes(32))), IsOk());
   ASSERT_THAT(kfd_->SetMemoryUserData(heap.data() + 1, &heap), IsOk());
   EXPECT_EQ(kfd_->QueryPointerInfo(heap.data() + 2).user_data, &heap);
 
@@ -386,8 +386,8 @@ TEST_F(KfdRegisterTest, UserDataRoundTrips) {
 
 TEST_F(KfdRegisterTest, ClosingReleasesRegistrations) {
   std::vector<char> heap(2 * kPage.raw());
-  ASSERT_THAT(kfd_->RegisterMemory(heap.data(), Bytes(100)), IsOk());
-  ASSERT_THAT(kfd_->RegisterMemory(heap.data(), Bytes(100)), IsOk());
+  ASSERT_THAT(Unowned(kfd_->RegisterMemory(heap.data(), Bytes(100))), IsOk());
+  ASSERT_THAT(Unowned(kfd_->RegisterMemory(heap.data(), Bytes(100))), IsOk());
   ASSERT_THAT(kfd_->MapMemoryToGpu(At(heap.data())), IsOk());
   kfd_.reset();
   EXPECT_EQ(Snapshot().system_used, start_.system_used);
@@ -399,7 +399,7 @@ TEST_F(KfdRegisterTest, ConcurrentIdenticalRegistrationsShareOneBuffer) {
   std::vector<std::thread> threads;
   std::vector<absl::StatusOr<DeviceAddress>> results(4, absl::UnknownError("not run"));
   for (size_t i = 0; i < results.size(); ++i) {
-    threads.emplace_back([&, i] { results[i] = kfd_->RegisterMemory(heap.data(), Bytes(64)); });
+    threads.emplace_back([&, i] { results[i] = Unowned(kfd_->RegisterMemory(heap.data(), Bytes(64))); });
   }
   for (std::thread& t : threads) t.join();
   for (const absl::StatusOr<DeviceAddress>& r : results) {
@@ -408,6 +408,78 @@ TEST_F(KfdRegisterTest, ConcurrentIdenticalRegistrationsShareOneBuffer) {
   }
   EXPECT_THAT(kfd_sim::BosButMmioPages(Snapshot().processes[0]), ::testing::SizeIs(1));
   for (size_t i = 0; i < results.size(); ++i) ASSERT_THAT(kfd_->DeregisterMemory(heap.data()), IsOk());
+  ExpectNothingHeld();
+}
+
+// KfdRegistration, the owner RegisterMemory returns: the owner suite (STYLE.md section 8), read through the kernel's
+// buffers.
+TEST_F(KfdRegisterTest, RegistrationOwnerDeregistersWhenItGoes) {
+  std::vector<char> heap(2 * kPage.raw());
+  {
+    ASSERT_OK_AND_ASSIGN(KfdRegistration registration, kfd_->RegisterMemory(heap.data() + 8, Bytes(64)));
+    EXPECT_EQ(registration.host(), heap.data() + 8);
+    EXPECT_TRUE(BoAt(registration.gpu_address()).has_value());
+    EXPECT_EQ(kfd_->QueryPointerInfo(heap.data() + 8).type, PointerType::kRegisteredUser);
+  }
+  EXPECT_EQ(kfd_->QueryPointerInfo(heap.data() + 8).type, PointerType::kUnknown);
+  ExpectNothingHeld();
+}
+
+TEST_F(KfdRegisterTest, RegistrationOwnerMoveEmptiesTheSourceAndMoveAssignDeregistersTheOld) {
+  std::vector<char> a_heap(kPage.raw());
+  std::vector<char> b_heap(kPage.raw());
+  ASSERT_OK_AND_ASSIGN(KfdRegistration a, kfd_->RegisterMemory(a_heap.data(), Bytes(64)));
+  ASSERT_OK_AND_ASSIGN(KfdRegistration b, kfd_->RegisterMemory(b_heap.data(), Bytes(64)));
+  KfdRegistration moved = std::move(a);
+  EXPECT_TRUE(a.empty());
+  EXPECT_THAT(std::move(a).Deregister(), StatusIs(absl::StatusCode::kFailedPrecondition)) << "the source is empty";
+  EXPECT_EQ(kfd_->QueryPointerInfo(a_heap.data()).type, PointerType::kRegisteredUser);
+  moved = std::move(b);
+  EXPECT_EQ(kfd_->QueryPointerInfo(a_heap.data()).type, PointerType::kUnknown)
+      << "move-assign deregisters what the target held";
+  EXPECT_EQ(kfd_->QueryPointerInfo(b_heap.data()).type, PointerType::kRegisteredUser);
+  KfdRegistration& alias = moved;
+  moved = std::move(alias);
+  EXPECT_EQ(kfd_->QueryPointerInfo(b_heap.data()).type, PointerType::kRegisteredUser) << "self-move keeps it";
+  EXPECT_THAT(std::move(moved).Deregister(), IsOk());
+  ExpectNothingHeld();
+}
+
+TEST_F(KfdRegisterTest, RegistrationOwnerEachCountedRegistrationIsOneOwner) {
+  std::vector<char> heap(kPage.raw());
+  ASSERT_OK_AND_ASSIGN(KfdRegistration first, kfd_->RegisterMemory(heap.data(), Bytes(64)));
+  {
+    ASSERT_OK_AND_ASSIGN(KfdRegistration second, kfd_->RegisterMemory(heap.data(), Bytes(64)));
+    EXPECT_EQ(second.gpu_address(), first.gpu_address());
+  }
+  EXPECT_EQ(kfd_->QueryPointerInfo(heap.data()).type, PointerType::kRegisteredUser)
+      << "the first owner's registration keeps the pages";
+  EXPECT_THAT(std::move(first).Deregister(), IsOk());
+  ExpectNothingHeld();
+}
+
+TEST_F(KfdRegisterTest, RegistrationOwnerDeregisterReportsADeregistrationByAddressMeanwhile) {
+  std::vector<char> heap(kPage.raw());
+  ASSERT_OK_AND_ASSIGN(KfdRegistration registration, kfd_->RegisterMemory(heap.data(), Bytes(64)));
+  // What hsaKmtDeregisterMemory on the owner's pointer does behind its back.
+  ASSERT_THAT(kfd_->DeregisterMemory(heap.data()), IsOk());
+  EXPECT_THAT(std::move(registration).Deregister(), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_TRUE(registration.empty());
+}
+
+TEST_F(KfdRegisterTest, RegistrationOwnerReleaseLeavesTheRegistrationToItsPointer) {
+  std::vector<char> heap(kPage.raw());
+  ASSERT_OK_AND_ASSIGN(KfdRegistration registration, kfd_->RegisterMemory(heap.data(), Bytes(64)));
+  const DeviceAddress gpu = registration.gpu_address();
+  EXPECT_EQ(std::move(registration).Release(), gpu);
+  EXPECT_TRUE(registration.empty());
+  EXPECT_EQ(kfd_->QueryPointerInfo(heap.data()).type, PointerType::kRegisteredUser);
+  EXPECT_THAT(kfd_->DeregisterMemory(heap.data()), IsOk());
+  ExpectNothingHeld();
+}
+
+TEST_F(KfdRegisterTest, RegistrationOwnerFailedRegistrationHoldsNothing) {
+  EXPECT_THAT(kfd_->RegisterMemory(nullptr, Bytes(64)), StatusIs(absl::StatusCode::kInvalidArgument));
   ExpectNothingHeld();
 }
 

@@ -157,7 +157,7 @@ TEST_F(KfdConformanceTest, KernelRefusesDoubleFreeAndUnmapOfUnmapped) {
 TEST_F(KfdConformanceTest, RegisteredHostMemoryIsReachableByTheGpuUntilDeregistered) {
   alignas(4096) char stack[8192];
   std::memset(stack, 0x3c, sizeof(stack));
-  ASSERT_OK_AND_ASSIGN(const DeviceAddress gpu_va, kfd_->RegisterMemory(stack, Bytes(sizeof(stack))));
+  ASSERT_OK_AND_ASSIGN(const DeviceAddress gpu_va, Unowned(kfd_->RegisterMemory(stack, Bytes(sizeof(stack)))));
   ASSERT_THAT(kfd_->MapMemoryToGpu(DeviceAddress::FromPointer(stack)), IsOk());
   char* dst = HostBuffer(Bytes::KiB(8));
   std::unique_ptr<Sdma> q = NewSdma();
