@@ -401,8 +401,11 @@ std::optional<PointerInfo> MemoryManager::Impl::FindPointer(DeviceAddress addres
   LightLock lock(&mu_);
   const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address);
   if (entry == nullptr) return std::nullopt;
+  // Every allocation is made from one of the runtime's pools, which are fixed at start and live as long as it does:
+  // a pool that is not found is a broken record, never a valid "no owner".
   const MemoryPool* pool = PoolOf(entry->value.pool);
-  return PointerInfo{entry->range, entry->value.pool, pool != nullptr ? pool->owner : AgentId(0)};
+  HIPMEM_CHECK(pool != nullptr, "allocation at ", AddressText(entry->range.base), " names no pool");
+  return PointerInfo{entry->range, entry->value.pool, pool->owner};
 }
 
 Bytes MemoryManager::Impl::CachedBytes(AgentId gpu) const {
