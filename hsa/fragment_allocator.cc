@@ -5,8 +5,36 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
 
 namespace hipmem::hsa {
+
+Fragment::Fragment(Fragment&& other) noexcept
+    : heap_(std::exchange(other.heap_, nullptr)), range_(other.range_), block_(other.block_) {}
+
+Fragment& Fragment::operator=(Fragment&& other) noexcept {
+  if (this != &other) {
+    Fragment old(std::move(*this));  // frees what this held when it goes
+    heap_ = std::exchange(other.heap_, nullptr);
+    range_ = other.range_;
+    block_ = other.block_;
+  }
+  return *this;
+}
+
+Fragment::~Fragment() {
+  if (heap_ == nullptr) return;
+  // Only a fragment the allocator handed out reaches here, and only once: a refusal means its books are broken.
+  if (absl::Status s = heap_->Free(range_.base); !s.ok()) {
+    HIPMEM_LOG(kError, "fragment allocator out of step with its fragment: ", s.message());
+  }
+}
+
+absl::StatusOr<Fragment> FragmentAllocator::Carve(Bytes size) {
+  absl::StatusOr<Lookup> carved = CarveRange(size);
+  if (!carved.ok()) return carved.status();
+  return Fragment(this, carved->fragment, carved->block);
+}
 
 FragmentAllocator::FragmentAllocator(BlockSource* source, Bytes block_size)
     : source_(source), block_size_(block_size) {}
@@ -27,7 +55,7 @@ void FragmentAllocator::RemoveFree(uint64_t address, Bytes size) {
   }
 }
 
-absl::StatusOr<FragmentAllocator::Lookup> FragmentAllocator::Carve(Bytes size) {
+absl::StatusOr<FragmentAllocator::Lookup> FragmentAllocator::CarveRange(Bytes size) {
   const std::optional<Bytes> rounded = size.is_zero() ? std::nullopt : AlignUp(size, kGranule);
   if (!rounded.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat("fragment allocation of ", size.raw(), " bytes: bad size"));
@@ -41,9 +69,9 @@ absl::StatusOr<FragmentAllocator::Lookup> FragmentAllocator::Carve(Bytes size) {
     free_by_size_.erase(best);
     AddressRangeMap<Block>::Entry& entry = *blocks_.Find(DeviceAddress(start));
     Block& block = entry.value;
-    block.fragments.at(start) = Fragment{want, false};
+    block.fragments.at(start) = Tile{want, false};
     if (found > want) {
-      block.fragments.emplace(start + want.raw(), Fragment{found - want, true});
+      block.fragments.emplace(start + want.raw(), Tile{found - want, true});
       AddFree(start + want.raw(), found - want);
     }
     return Lookup{AddressRange{DeviceAddress(start), want}, entry.range};
@@ -59,9 +87,9 @@ absl::StatusOr<FragmentAllocator::Lookup> FragmentAllocator::Carve(Bytes size) {
     block.cached = false;
     // Its one free fragment spans the block: the request takes its head.
     auto head = block.fragments.begin();
-    head->second = Fragment{want, false};
+    head->second = Tile{want, false};
     if (range.size > want) {
-      block.fragments.emplace_hint(std::next(head), range.base.raw() + want.raw(), Fragment{range.size - want, true});
+      block.fragments.emplace_hint(std::next(head), range.base.raw() + want.raw(), Tile{range.size - want, true});
       AddFree(range.base.raw() + want.raw(), range.size - want);
     }
     return Lookup{AddressRange{range.base, want}, range};
@@ -77,10 +105,10 @@ absl::StatusOr<FragmentAllocator::Lookup> FragmentAllocator::Carve(Bytes size) {
   // A request above one block keeps its block to itself, so a small fragment cannot pin a large block.
   const bool discarded = want > block_size_;
   Block block{discarded, false, {}};
-  block.fragments.emplace(range.base.raw(), Fragment{want, false});
+  block.fragments.emplace(range.base.raw(), Tile{want, false});
   if (range.size > want) {
     // A discarded block's tail is never handed out, so it is not published as free.
-    block.fragments.emplace(range.base.raw() + want.raw(), Fragment{range.size - want, true});
+    block.fragments.emplace(range.base.raw() + want.raw(), Tile{range.size - want, true});
     if (!discarded) AddFree(range.base.raw() + want.raw(), range.size - want);
   }
   if (absl::Status s = blocks_.Insert(range, std::move(block)); !s.ok()) {

@@ -37,6 +37,34 @@ class BlockSource {
   virtual void FreeBlock(DeviceAddress base, Bytes size) = 0;
 };
 
+class FragmentAllocator;
+
+// Owns one fragment in use: destroying it frees the fragment (so a block left empty goes to the cache). Move-only.
+// The allocator is thread-compatible, so a fragment is destroyed (or moved onto) only where its allocator's owner
+// serialises calls; the allocator must outlive it.
+class Fragment {
+ public:
+  Fragment() = default;
+  Fragment(Fragment&& other) noexcept;
+  Fragment& operator=(Fragment&& other) noexcept;
+  ~Fragment();
+  Fragment(const Fragment&) = delete;
+  Fragment& operator=(const Fragment&) = delete;
+
+  // What the caller got (rounded to pages), and the block it lies in (one KFD buffer, shared with other fragments).
+  const AddressRange& range() const { return range_; }
+  const AddressRange& block() const { return block_; }
+
+ private:
+  friend class FragmentAllocator;
+  Fragment(FragmentAllocator* heap, AddressRange range, AddressRange block)
+      : heap_(heap), range_(range), block_(block) {}
+
+  FragmentAllocator* heap_ = nullptr;  // Not owned; null when empty or moved from.
+  AddressRange range_{DeviceAddress(0), Bytes(0)};
+  AddressRange block_{DeviceAddress(0), Bytes(0)};
+};
+
 class FragmentAllocator {
  public:
   // ROCr's block size for VRAM (RUNTIME_ALLOC_REC_GRANULE of VRAM pools).
@@ -57,17 +85,18 @@ class FragmentAllocator {
     AddressRange block;
   };
 
-  // Returns `size` bytes (rounded up to kGranule) from a block. kInvalidArgument for size 0 or one that
-  // overflows when rounded; the source's error when it has no block to give.
+  // Returns the owner of `size` bytes (rounded up to kGranule) from a block, which knows its block without a
+  // second lookup. kInvalidArgument for size 0 or one that overflows when rounded; the source's error when it has
+  // no block to give.
+  absl::StatusOr<Fragment> Carve(Bytes size);
+
+  // The primitives the owner wraps, as malloc and free: Allocate returns the fragment's start, and Free frees the
+  // fragment starting at `address` (kNotFound when no fragment in use starts there). The runtime uses Carve.
   absl::StatusOr<DeviceAddress> Allocate(Bytes size) {
-    absl::StatusOr<Lookup> carved = Carve(size);
+    absl::StatusOr<Lookup> carved = CarveRange(size);
     if (!carved.ok()) return carved.status();
     return carved->fragment.base;
   }
-  // As Allocate, returning the fragment and its block (what Find would say of it) without a second lookup.
-  absl::StatusOr<Lookup> Carve(Bytes size);
-
-  // Frees the fragment starting at `address`. kNotFound when no fragment in use starts there.
   absl::Status Free(DeviceAddress address);
 
   // The fragment in use containing `address` and the block it lies in, if any.
@@ -83,10 +112,13 @@ class FragmentAllocator {
   Bytes block_size() const { return block_size_; }
 
  private:
-  struct Fragment {
+  // One piece of a block: a fragment in use, or free space.
+  struct Tile {
     Bytes size;
     bool free;
   };
+  absl::StatusOr<Lookup> CarveRange(Bytes size);
+
   struct Block {
     bool discarded;  // a large request's own block: never carved again, never cached
     // Empty and in cache_: its one free fragment is not in free_by_size_, so only taking the block from the
@@ -94,7 +126,7 @@ class FragmentAllocator {
     // back costs no map insert or erase, and no heap allocation.
     bool cached = false;
     // By start address; they tile the block. std::map: merging erases while holding iterators to neighbours.
-    std::map<uint64_t, Fragment> fragments;
+    std::map<uint64_t, Tile> fragments;
   };
 
   // Releases cached blocks, oldest first, while the cache is over its balance.

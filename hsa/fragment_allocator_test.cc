@@ -138,19 +138,45 @@ TEST(FragmentAllocatorTest, CachedBlockHoldsNoFragment) {
   EXPECT_NE(whole, a);
   EXPECT_EQ(source.allocations, 2);
   EXPECT_EQ(heap.cached_blocks(), 1u);
-  ASSERT_OK_AND_ASSIGN(FragmentAllocator::Lookup carved, heap.Carve(Bytes(100)));
-  EXPECT_EQ(carved.fragment.base, a);  // the cached block's head
-  EXPECT_EQ(carved.fragment.size, Bytes::KiB(4));
-  EXPECT_EQ(carved.block, (AddressRange{a, kBlock}));
+  ASSERT_OK_AND_ASSIGN(Fragment carved, heap.Carve(Bytes(100)));
+  EXPECT_EQ(carved.range().base, a);  // the cached block's head
+  EXPECT_EQ(carved.range().size, Bytes::KiB(4));
+  EXPECT_EQ(carved.block(), (AddressRange{a, kBlock}));
   EXPECT_EQ(heap.cached_blocks(), 0u);
   // The rest of the block is free again for best fit.
-  ASSERT_OK_AND_ASSIGN(FragmentAllocator::Lookup next, heap.Carve(Bytes::KiB(4)));
-  EXPECT_EQ(next.fragment.base, a + Bytes::KiB(4));
-  std::optional<FragmentAllocator::Lookup> found = heap.Find(next.fragment.base + Bytes(10));
+  ASSERT_OK_AND_ASSIGN(Fragment next, heap.Carve(Bytes::KiB(4)));
+  EXPECT_EQ(next.range().base, a + Bytes::KiB(4));
+  std::optional<FragmentAllocator::Lookup> found = heap.Find(next.range().base + Bytes(10));
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->fragment, next.fragment);
-  EXPECT_EQ(found->block, next.block);
+  EXPECT_EQ(found->fragment, next.range());
+  EXPECT_EQ(found->block, next.block());
   EXPECT_EQ(source.allocations, 2);
+}
+
+// The owner the runtime holds: it frees its fragment exactly once, wherever it was moved, and a block it leaves
+// empty goes to the cache as after Free.
+TEST(FragmentAllocatorTest, FragmentOwnerFreesOnceAfterMoves) {
+  FakeSource source;
+  FragmentAllocator heap(&source);
+  ASSERT_OK_AND_ASSIGN(Fragment a, heap.Carve(Bytes::KiB(64)));
+  const AddressRange range = a.range();
+  Fragment moved(std::move(a));
+  Fragment assigned;
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.range(), range);
+  ASSERT_TRUE(heap.Find(range.base).has_value());
+  {
+    Fragment gone = std::move(assigned);
+  }
+  EXPECT_FALSE(heap.Find(range.base).has_value());
+  EXPECT_EQ(heap.cached_blocks(), 1u);
+  // Assigning onto an owner frees what it held first.
+  ASSERT_OK_AND_ASSIGN(Fragment b, heap.Carve(Bytes::KiB(64)));
+  ASSERT_OK_AND_ASSIGN(Fragment c, heap.Carve(Bytes::KiB(64)));
+  const DeviceAddress b_base = b.range().base;
+  b = std::move(c);
+  EXPECT_FALSE(heap.Find(b_base).has_value());
+  EXPECT_TRUE(heap.Find(b.range().base).has_value());
 }
 
 // Blocks going to the cache and back many times keep the accounting exact and give every block back at the end.

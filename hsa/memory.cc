@@ -4,6 +4,7 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -85,14 +86,22 @@ class MemoryManager::Impl {
     DeallocationCallback callback;
     void* user_data;
   };
-  // An allocation's range (what the caller got, rounded to pages) is its key in allocations_.
+  // An allocation's range (what the caller got, rounded to pages) is its key in allocations_. The record owns the
+  // memory: dropping it (always under mu_, which a fragment's allocator needs) frees the KFD allocation or gives the
+  // fragment back to its block.
   struct Allocation {
     PoolId pool;
-    std::optional<AddressRange> block;  // the fragment's block, when it is a fragment
-    std::optional<thunk::KfdAllocation> memory;  // the KFD allocation, when it is not a fragment
+    std::variant<thunk::KfdAllocation, Fragment> memory;
     MemFlags kmt_flags;
     void* user_data = nullptr;
     std::vector<Notifier> notifiers = {};
+
+    // The KFD buffer the allocation lies in: a fragment's block, or the allocation itself.
+    DeviceAddress buffer() const {
+      if (const Fragment* fragment = std::get_if<Fragment>(&memory)) return fragment->block().base;
+      return std::get<thunk::KfdAllocation>(memory).address();
+    }
+    bool is_fragment() const { return std::holds_alternative<Fragment>(memory); }
   };
   class PoolBlockSource;
 
@@ -109,8 +118,6 @@ class MemoryManager::Impl {
                                                bool fragment, bool restrict_vram,
                                                absl::FunctionRef<std::string()> context)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Releases an allocation already taken out of allocations_.
-  void Release(DeviceAddress base, Allocation& allocation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const KfdBinding& binding_;  // Not owned; must outlive this.
   thunk::Kfd* const kfd_;      // binding_'s
@@ -225,19 +232,15 @@ absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateLocked(const MemoryPo
                                                             bool fragment, bool restrict_vram,
                                                             absl::FunctionRef<std::string()> context) {
   if (fragment) {
-    FragmentAllocator& heap = *heaps_.at(pool.id.raw());
-    absl::StatusOr<FragmentAllocator::Lookup> carved = heap.Carve(size);
+    absl::StatusOr<Fragment> carved = heaps_.at(pool.id.raw())->Carve(size);
     if (!carved.ok()) return Annotate(carved.status(), context());
-    if (absl::Status s = allocations_.Insert(
-            carved->fragment,
-            Allocation{.pool = pool.id, .block = carved->block, .memory = std::nullopt, .kmt_flags = flags});
-        !s.ok()) {
-      // The map is out of step with the KFD (an address of ours freed behind the runtime's back and given out
-      // again): refuse the allocation, and give the fragment back rather than lose it.
-      (void)heap.Free(carved->fragment.base);
-      return Annotate(s, context());
-    }
-    return carved->fragment.base;
+    const AddressRange range = carved->range();
+    // A refused insert (the map out of step with the KFD: an address of ours freed behind the runtime's back and
+    // given out again) destroys the record, whose owner gives the fragment back.
+    RETURN_IF_ERROR(Annotate(
+        allocations_.Insert(range, Allocation{.pool = pool.id, .memory = *std::move(carved), .kmt_flags = flags}),
+        context()));
+    return range.base;
   }
   // VRAM is mapped for its own GPU only when restricted; system memory for every GPU (KfdDriver::AllocateMemory).
   std::vector<NodeId> nodes;
@@ -245,11 +248,10 @@ absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateLocked(const MemoryPo
   ASSIGN_OR_RETURN(thunk::KfdAllocation memory, AllocateFromKfd(pool, size, flags, nodes, context));
   const DeviceAddress address = memory.address();
   // A refused insert (the map out of step, as above) destroys the record, whose owner frees the KFD allocation.
-  RETURN_IF_ERROR(
-      Annotate(allocations_.Insert(
-                   AddressRange{address, size},
-                   Allocation{.pool = pool.id, .block = std::nullopt, .memory = std::move(memory), .kmt_flags = flags}),
-               context()));
+  RETURN_IF_ERROR(Annotate(
+      allocations_.Insert(AddressRange{address, size},
+                          Allocation{.pool = pool.id, .memory = std::move(memory), .kmt_flags = flags}),
+      context()));
   return address;
 }
 
@@ -357,16 +359,6 @@ absl::StatusOr<DeviceAddress> MemoryManager::Impl::AllocateUnrestricted(const Me
   return address;
 }
 
-void MemoryManager::Impl::Release(DeviceAddress base, Allocation& allocation) {
-  if (!allocation.block.has_value()) {
-    allocation.memory.reset();  // its owner frees it
-    return;
-  }
-  if (absl::Status s = heaps_.at(allocation.pool.raw())->Free(base); !s.ok()) {
-    HIPMEM_LOG(kError, "fragment allocator out of step with the allocation map: ", s.message());
-  }
-}
-
 absl::Status MemoryManager::Impl::Free(DeviceAddress address) {
   TraceSlice trace_slice(TraceCategory::kHsaApi, "hsa_amd_memory_pool_free");
   const auto context = [&] { return absl::StrCat("hsa_amd_memory_pool_free(", AddressText(address), ")"); };
@@ -377,7 +369,7 @@ absl::Status MemoryManager::Impl::Free(DeviceAddress address) {
     std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
     if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": not an allocation"));
     if (entry->value.notifiers.empty()) {
-      Release(address, entry->value);
+      entry.reset();  // the record's owner frees the memory, under the lock
       if (TraceEnabled()) Trace(Layer::kHsa, context());
       return absl::OkStatus();
     }
@@ -391,7 +383,7 @@ absl::Status MemoryManager::Impl::Free(DeviceAddress address) {
   LightLock lock(&mu_);
   std::optional<AddressRangeMap<Allocation>::Entry> entry = allocations_.Extract(address);
   if (!entry.has_value()) return InvalidAllocationError(absl::StrCat(context(), ": freed concurrently"));
-  Release(address, entry->value);
+  entry.reset();  // the record's owner frees the memory, under the lock
   if (TraceEnabled()) Trace(Layer::kHsa, context());
   return absl::OkStatus();
 }
@@ -437,8 +429,8 @@ absl::Status MemoryManager::Impl::AllowAccess(std::span<const AgentId> agents, D
   if (pool->location == PoolLocation::kGpu && std::find(gpus.begin(), gpus.end(), binding_.NodeOf(*pool)) == gpus.end()) {
     gpus.push_back(binding_.NodeOf(*pool));
   }
-  const DeviceAddress buffer = entry->value.block.has_value() ? entry->value.block->base : address;
-  if (entry->value.block.has_value()) {
+  const DeviceAddress buffer = entry->value.buffer();
+  if (entry->value.is_fragment()) {
     // Fragments share their block's buffer: grants accumulate so one fragment's list cannot take another's away.
     for (NodeId node : kfd_->QueryPointerInfo(buffer.ToPointer()).mapped_nodes) {
       if (std::find(gpus.begin(), gpus.end(), node) == gpus.end()) gpus.push_back(node);
@@ -522,7 +514,7 @@ PointerDescription MemoryManager::Impl::Describe(const void* pointer) const {
   if (const AddressRangeMap<Allocation>::Entry* entry = allocations_.Find(address); entry != nullptr) {
     const Allocation& a = entry->value;
     const MemoryPool* pool = PoolOf(a.pool);
-    const DeviceAddress buffer = a.block.has_value() ? a.block->base : entry->range.base;
+    const DeviceAddress buffer = a.buffer();
     d.type = PointerType::kHsa;
     // The runtime's own record, so a fragment reports itself rather than its block (ROCr's allocation_map_).
     d.agent_base = d.host_base = entry->range.base;
