@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -307,7 +306,9 @@ class Queues::AqlQueue {
     if (absl::Status s = std::move(queue_).Destroy(); !s.ok()) HIPMEM_LOG(kError, "hsa_queue: ", s.message());
   }
 
-  std::vector<uint32_t> cu_mask;  // guarded by Queues::mu_
+  // Read and written only by Queues' calls, under Queues::mu_: another object's lock, which ABSL_GUARDED_BY cannot
+  // name from here.
+  std::vector<uint32_t> cu_mask;
   uint32_t cu_count = 0;
   uint32_t scratch_slots_per_cu = 0;  // the node's max_slots_scratch_cu
   uint32_t xcc_count = 1;             // the node's num_xcc
@@ -440,8 +441,8 @@ struct Queues::CountedHandle {
 // The error callbacks of the handles sharing one hardware queue; the queue's own error callback (on the
 // signal handler thread) calls each with its handle. Shared with that callback, so it outlives Queues' locks.
 struct Queues::CountedCallbacks {
-  std::mutex mu;
-  std::vector<std::pair<AmdQueue*, QueueErrorCallback>> callbacks;  // guarded by mu
+  absl::Mutex mu;
+  std::vector<std::pair<AmdQueue*, QueueErrorCallback>> callbacks ABSL_GUARDED_BY(mu);
 };
 
 Queues::Queues(Runtime& runtime, SignalRuntime& signals) : runtime_(runtime), signals_(signals) {}
@@ -602,7 +603,7 @@ absl::StatusOr<AmdQueue*> Queues::ShareCooperativeLocked(const Agent& agent, con
   }
   ++shared.references;
   if (request.on_error) {
-    std::lock_guard<std::mutex> lock(shared.callbacks->mu);
+    ScopedLock lock(&shared.callbacks->mu);
     shared.callbacks->callbacks.emplace_back(shared.queue, request.on_error);
   }
   return shared.queue;
@@ -618,7 +619,7 @@ QueueErrorCallback Queues::FanOut(std::shared_ptr<CountedCallbacks> callbacks) {
   return [callbacks = std::move(callbacks)](const absl::Status& error, AmdQueue*) {
     std::vector<std::pair<AmdQueue*, QueueErrorCallback>> copy;
     {
-      std::lock_guard<std::mutex> lock(callbacks->mu);
+      ScopedLock lock(&callbacks->mu);
       copy = callbacks->callbacks;
     }
     for (auto& [handle, callback] : copy) callback(error, handle);
@@ -830,7 +831,7 @@ absl::StatusOr<AmdQueue*> Queues::AcquireCounted(const CountedQueueRequest& requ
   AmdQueue* amd = handle->amd.get();
   if (request.on_error) {
     CountedCallbacks& callbacks = *counted_callbacks_.at(reinterpret_cast<uint64_t>(hardware));
-    std::lock_guard<std::mutex> callbacks_lock(callbacks.mu);
+    ScopedLock callbacks_lock(&callbacks.mu);
     callbacks.callbacks.emplace_back(amd, request.on_error);
   }
   ++use_counts_[reinterpret_cast<uint64_t>(hardware)];
@@ -852,7 +853,7 @@ absl::Status Queues::ReleaseCounted(const AmdQueue* queue) {
   if (uses > 0) --uses;
   if (auto callbacks = counted_callbacks_.find(reinterpret_cast<uint64_t>(hardware));
       callbacks != counted_callbacks_.end()) {
-    std::lock_guard<std::mutex> callbacks_lock(callbacks->second->mu);
+    ScopedLock callbacks_lock(&callbacks->second->mu);
     std::erase_if(callbacks->second->callbacks, [&](const auto& entry) { return entry.first == queue; });
   }
   counted_.erase(it);

@@ -223,6 +223,7 @@ class Queues {
   absl::StatusOr<AmdQueue*> AcquireCounted(const CountedQueueRequest& request);
   // hsa_amd_counted_queue_release: drops the handle and one use of its hardware queue, which stays in the pool
   // (as ROCr). Errors: INVALID_QUEUE for a handle that is not a live counted one.
+  // Counted handles have no owner type (unlike Queue): only the C API holds them, and it hands them out bare.
   absl::Status ReleaseCounted(const AmdQueue* handle);
 
   // hsa_queue_destroy (of the cooperative queue: one reference, see Create). Errors: kInvalidArgument
