@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/aliased_memory_sync.h"
@@ -198,11 +199,11 @@ class ComputeEngine::WorkerPool {
   std::mutex mu_;
   std::condition_variable work_cv_;                      // a new generation or stop_
   std::condition_variable done_cv_;                      // busy_ reached 0
-  uint64_t generation_ = 0;                              // guarded by mu_
-  const std::function<void(const Claim&)>* body_ = nullptr;  // guarded by mu_
-  uint64_t count_ = 0;                                   // guarded by mu_
-  int busy_ = 0;                                         // guarded by mu_: workers still in the current generation
-  bool stop_ = false;                                    // guarded by mu_
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  const std::function<void(const Claim&)>* body_ ABSL_GUARDED_BY(mu_) = nullptr;
+  uint64_t count_ ABSL_GUARDED_BY(mu_) = 0;
+  int busy_ ABSL_GUARDED_BY(mu_) = 0;  // workers still in the current generation
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> next_{0};                        // the next workgroup to hand out
   std::vector<std::thread> threads_;
   bool complete_ = true;

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
@@ -560,18 +561,18 @@ class DoorbellPoller {
   const uintptr_t page_;
   std::mutex mu_;
   std::condition_variable cv_;           // kicked_ was set
-  std::vector<DoorbellWatch*> watches_;  // guarded by mu_; not owned, each unregisters before it goes
-  std::map<uint64_t, ClientRange> ranges_;  // guarded by mu_: the watched client mappings by id
-  uint64_t next_id_ = 1;                 // guarded by mu_
-  bool started_ = false;                 // guarded by mu_
-  bool set_up_ = false;                  // guarded by mu_: userfaultfd set up (or given up)
+  std::vector<DoorbellWatch*> watches_ ABSL_GUARDED_BY(mu_);  // not owned, each unregisters before it goes
+  std::map<uint64_t, ClientRange> ranges_ ABSL_GUARDED_BY(mu_);  // the watched client mappings by id
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool set_up_ ABSL_GUARDED_BY(mu_) = false;  // userfaultfd set up (or given up)
   int uffd_ = -1;                        // written once under mu_ before the handler starts; never closed
-  bool kicked_ = false;                  // guarded by mu_: a registration or a fault since the poller last planned
-  Clock::time_point last_activity_;      // guarded by mu_: the last registration or moved polled doorbell
-  uint64_t looks_ = 0;                   // guarded by mu_
-  uint64_t wakes_ = 0;                   // guarded by mu_
-  uint64_t faults_ = 0;                  // guarded by mu_
-  uint64_t protects_ = 0;                // guarded by mu_
+  bool kicked_ ABSL_GUARDED_BY(mu_) = false;  // a registration or a fault since the poller last planned
+  Clock::time_point last_activity_ ABSL_GUARDED_BY(mu_);  // the last registration or moved polled doorbell
+  uint64_t looks_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t wakes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t faults_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t protects_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 DoorbellWatch::DoorbellWatch(uint64_t* word) : word_(word) { DoorbellPoller::Get().Add(this); }
