@@ -359,17 +359,18 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
   Retire();
   const uint64_t barriers = (deps.size() + aql::kMaxDepSignals - 1) / aql::kMaxDepSignals;
   const uint64_t packets = barriers + 1;
+  hsa::AmdQueue& queue = *queue_.get();
   // Room: the CP must have consumed up to write_index_ + packets - size.
   const absl::Time deadline = absl::Now() + kRingWait;
-  while (write_index_ + packets - hsa::LoadReadIndex(*queue_.get(), hsa::MemoryOrder::kAcquire) > queue_.get()->size) {
+  while (write_index_ + packets - hsa::LoadReadIndex(queue, hsa::MemoryOrder::kAcquire) > queue.size) {
     if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat("stream queue full for ", absl::FormatDuration(kRingWait),
                                                       ": a command never completes"));
     }
     absl::SleepFor(absl::Microseconds(50));
   }
-  auto* ring = reinterpret_cast<char*>(queue_.get()->base_address);
-  auto slot = [&](uint64_t index) { return ring + (index % queue_.get()->size) * aql::kPacketBytes; };
+  auto* ring = reinterpret_cast<char*>(queue.base_address);
+  auto slot = [&](uint64_t index) { return ring + (index % queue.size) * aql::kPacketBytes; };
   const uint64_t first = write_index_;
   for (uint64_t b = 0; b < barriers; ++b) {
     uint64_t group[aql::kMaxDepSignals] = {};
@@ -380,11 +381,11 @@ absl::Status Stream::SubmitAql(const std::vector<uint64_t>& deps,
   }
   const uint64_t index = write_index_++;
   // Before the packet is published (the CP may read a valid header ahead of its doorbell).
-  TraceFlowStart(TraceCategory::kClr, "enqueue", QueueSlotFlowId(reinterpret_cast<uint64_t>(queue_.get()->base_address), index));
+  TraceFlowStart(TraceCategory::kClr, "enqueue", QueueSlotFlowId(reinterpret_cast<uint64_t>(queue.base_address), index));
   write(index, slot(index));
-  hsa::StoreWriteIndex(*queue_.get(), write_index_, hsa::MemoryOrder::kRelease);
+  hsa::StoreWriteIndex(queue, write_index_, hsa::MemoryOrder::kRelease);
   // AQL doorbells carry the index of the last packet published.
-  for (uint64_t i = first; i < write_index_; ++i) context_.queues().RingDoorbell(queue_.get()->doorbell_signal, i);
+  for (uint64_t i = first; i < write_index_; ++i) context_.queues().RingDoorbell(queue.doorbell_signal, i);
   in_flight_.push_back(InFlight{done, std::move(waits_on)});
   last_on_aql_ = true;
   return absl::OkStatus();
