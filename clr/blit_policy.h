@@ -11,13 +11,10 @@
 #include <cstdint>
 
 #include "base/units.h"
+#include "clr/cpu_device_id.h"
 #include "clr/settings.h"
 
 namespace hipmem::clr {
-
-// Where memory that is not VRAM lives: the CPU, ROCclr's amd::CpuDeviceId and HIP's hipCpuDeviceId (-1). clr sits
-// below the HIP headers, so it names the value itself.
-inline constexpr int kCpuDeviceId = -1;
 
 struct CopySide {
   enum class Kind {

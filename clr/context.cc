@@ -305,7 +305,6 @@ absl::Status Context::Forget(DeviceAddress base) {
 absl::Status Context::FreeDeviceMemory(const Device& device) {
   absl::Status first = absl::OkStatus();
   for (DeviceAddress base : objects_.Bases(device.ordinal, MemoryKind::kDevice)) {
-    // Another thread may free the same allocation meanwhile: kNotFound then is not an error of the reset.
     absl::Status status = Free(base);
     // Another thread may have freed it meanwhile (kNotFound); a program's variable is not freed (kFailedPrecondition).
     if (!status.ok() && !absl::IsNotFound(status) && !absl::IsFailedPrecondition(status) && first.ok()) first = status;

@@ -77,7 +77,7 @@ absl::Status ManagedMemory::CheckRange(absl::string_view op, DeviceAddress ptr, 
 }
 
 absl::StatusOr<hsa::AgentId> ManagedMemory::AgentOf(int location) const {
-  if (location == kCpuLocation) return context_.host_agent();
+  if (location == kCpuDeviceId) return context_.host_agent();
   ASSIGN_OR_RETURN(const Device* device, context_.GetDevice(location));
   return device->agent;
 }
@@ -88,7 +88,7 @@ std::optional<int> ManagedMemory::LocationOf(std::optional<hsa::AgentId> agent) 
     if (device.agent == *agent) return device.ordinal;
   }
   // Any CPU agent is system memory.
-  return kCpuLocation;
+  return kCpuDeviceId;
 }
 
 absl::Status ManagedMemory::Advise(DeviceAddress ptr, Bytes size, MemoryAdvice advice, int location) {

@@ -5,7 +5,7 @@
 // managed buffer is page-aligned private memory of the process (an anonymous mapping, as HMM wants) that every
 // GPU may map and migrate; it sits in the context's object map as MemoryKind::kManaged, so copies, fills and
 // pointer queries find it, and Context::Free releases it. Advice and prefetch go through hsa::Svm. Locations
-// are device ordinals, kCpuLocation (-1, hipCpuDeviceId) for system memory. Thread-safe.
+// are device ordinals, or kCpuDeviceId for system memory. Thread-safe.
 #ifndef HIPMEM_CLR_SVM_H_
 #define HIPMEM_CLR_SVM_H_
 
@@ -18,13 +18,11 @@
 #include "absl/status/statusor.h"
 #include "base/units.h"
 #include "clr/context.h"
+#include "clr/cpu_device_id.h"
 #include "clr/stream.h"
 #include "hsa/svm.h"
 
 namespace hipmem::clr {
-
-// A managed range's location: a device ordinal, or the CPU (ROCclr's amd::CpuDeviceId).
-inline constexpr int kCpuLocation = -1;
 
 // amd::MemoryAdvice (the values of hipMemoryAdvise).
 enum class MemoryAdvice : uint32_t {
@@ -60,7 +58,7 @@ class ManagedMemory {
   absl::StatusOr<DeviceAddress> Allocate(const Device& current, Bytes size, uint32_t user_flags);
 
   // Applies one advice to [ptr, ptr + size), which must lie inside one managed buffer. `location` is a device
-  // ordinal or kCpuLocation (ignored by the read-mostly and grain advice). Errors: kInvalidArgument for size 0,
+  // ordinal or kCpuDeviceId (ignored by the read-mostly and grain advice). Errors: kInvalidArgument for size 0,
   // a range outside (or running past) one managed buffer, an unknown advice, or an ordinal outside the context
   // (Context::GetDevice's); the runtime's SVM errors.
   absl::Status Advise(DeviceAddress ptr, Bytes size, MemoryAdvice advice, int location);

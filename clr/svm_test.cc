@@ -67,12 +67,12 @@ TEST_F(ManagedMemoryTest, AdviceReadsBack) {
   EXPECT_EQ(fresh.grain, hsa::SvmGrain::kFineGrained);
 
   ASSERT_THAT(managed_->Advise(p, kSize, MemoryAdvice::kSetReadMostly, 0), IsOk());
-  ASSERT_THAT(managed_->Advise(p, kSize, MemoryAdvice::kSetPreferredLocation, kCpuLocation), IsOk());
+  ASSERT_THAT(managed_->Advise(p, kSize, MemoryAdvice::kSetPreferredLocation, kCpuDeviceId), IsOk());
   ASSERT_THAT(managed_->Advise(p, kSize, MemoryAdvice::kSetAccessedBy, 0), IsOk());
   ASSERT_THAT(managed_->Advise(p, kSize, MemoryAdvice::kSetCoarseGrain, 0), IsOk());
   ASSERT_OK_AND_ASSIGN(ManagedRangeAttributes set, managed_->GetAttributes(p, kSize));
   EXPECT_TRUE(set.read_mostly);
-  EXPECT_EQ(set.preferred_location, kCpuLocation);
+  EXPECT_EQ(set.preferred_location, kCpuDeviceId);
   EXPECT_THAT(set.accessed_by, ElementsAre(0));
   EXPECT_EQ(set.grain, hsa::SvmGrain::kCoarseGrained);
 
@@ -125,13 +125,13 @@ TEST_F(ManagedMemoryTest, StreamOrderedPrefetchBothWaysKeepsDataAndMovesVram) {
   ASSERT_THAT(blit->Copy(vram, p, kSize).status(), IsOk());
   ASSERT_THAT(stream_->Finish(), IsOk());
   const Bytes with_copy = Available(0);
-  ASSERT_THAT(managed_->Prefetch(p, kSize, kCpuLocation, *stream_), IsOk());
+  ASSERT_THAT(managed_->Prefetch(p, kSize, kCpuDeviceId, *stream_), IsOk());
   ASSERT_THAT(stream_->Finish(), IsOk());
   if (migrated) {
     EXPECT_EQ(Available(0), with_copy + kSize) << "the managed range's VRAM came back";
   }
   ASSERT_OK_AND_ASSIGN(ManagedRangeAttributes on_cpu, managed_->GetAttributes(p, kSize));
-  EXPECT_EQ(on_cpu.last_prefetch, kCpuLocation);
+  EXPECT_EQ(on_cpu.last_prefetch, kCpuDeviceId);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(words[i], static_cast<uint32_t>(i * 7 + 3)) << i;
 
   // And the VRAM copy holds the same bytes: copy it into a second managed buffer.

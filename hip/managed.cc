@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "base/trace.h"
 #include "base/units.h"
+#include "clr/cpu_device_id.h"
 #include "hip/hip_error.h"
 
 namespace hipmem::hip {
@@ -24,7 +25,6 @@ namespace {
 constexpr uint32_t kMemAttachGlobal = 0x01;
 constexpr uint32_t kMemAttachHost = 0x02;
 constexpr uint32_t kMemAttachSingle = 0x04;
-constexpr int kCpuDeviceId = -1;
 constexpr int kInvalidDeviceId = -2;
 // hipMemRangeAttribute.
 constexpr uint32_t kRangeReadMostly = 1;
@@ -39,7 +39,7 @@ DeviceAddress Address(const void* p) { return DeviceAddress::FromPointer(p); }
 
 // A device value of hipMemAdvise / hipMemPrefetchAsync: an ordinal, or the CPU.
 absl::Status CheckDevice(const Runtime& runtime, absl::string_view op, int device) {
-  if (device == kCpuDeviceId) return absl::OkStatus();
+  if (device == clr::kCpuDeviceId) return absl::OkStatus();
   if (device < 0 || static_cast<size_t>(device) >= runtime.context().devices().size()) {
     return InvalidDeviceError(absl::StrCat(op, ": device ", device, " does not exist"));
   }
@@ -89,7 +89,7 @@ absl::Status MemPrefetchAsync(Runtime& runtime, const void* ptr, size_t count, i
     return WithHipError(absl::UnimplementedError(absl::StrCat(op, ": not memory HIP allocated")), hipErrorNotSupported);
   }
   // CLR: the CPU's prefetch goes on the current device's null stream, a GPU's on that GPU's.
-  const int stream_device = device == kCpuDeviceId ? runtime.current_device() : device;
+  const int stream_device = device == clr::kCpuDeviceId ? runtime.current_device() : device;
   ASSIGN_OR_RETURN(HipStream * stream, runtime.streams().Resolve(handle, stream_device));
   RETURN_IF_ERROR(runtime.streams().BeforeCommand(*stream));
   return ManagedOf(runtime).Prefetch(Address(ptr), Bytes(count), device, stream->queue());
