@@ -6,8 +6,7 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "hsa/queue.h"
-#include "hsa/runtime.h"
-#include "hsa/signal_runtime.h"
+#include "hsa/queues_fixture.h"
 #include "testing/status_matchers.h"
 
 namespace hipmem::hsa {
@@ -16,27 +15,10 @@ namespace {
 using ::hipmem_testing::IsOk;
 using ::hipmem_testing::StatusIs;
 
-class QueueOwnerTest : public ::testing::Test {
+class QueueOwnerTest : public QueuesFixture {
  protected:
-  void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(runtime_, Runtime::Create());
-    signals_ = SignalRuntime::Create(*runtime_);
-    queues_ = std::make_unique<Queues>(*runtime_, *signals_);
-    for (const Agent& agent : runtime_->agents()) {
-      if (agent.type == DeviceType::kGpu) {
-        gpu_ = agent.id;
-        break;
-      }
-    }
-    ASSERT_NE(gpu_.raw(), 0u) << "the simulated machine has a GPU";
-  }
   // Whether the runtime still knows `queue` (GetInfo answers INVALID_QUEUE once it is destroyed).
   bool Alive(const AmdQueue* queue) const { return queues_->GetInfo(queue).ok(); }
-
-  std::unique_ptr<Runtime> runtime_;
-  std::unique_ptr<SignalRuntime> signals_;
-  std::unique_ptr<Queues> queues_;
-  AgentId gpu_{0};
 };
 
 TEST_F(QueueOwnerTest, DestructorDestroysTheQueue) {

@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "hsa/queue.h"
+#include "hsa/queues_fixture.h"
 #include "hsa/runtime.h"
 #include "hsa/signal_runtime.h"
 #include "kfd_uapi/kfd_ioctl.h"
@@ -17,26 +18,9 @@ namespace {
 
 using ::hipmem_testing::IsOk;
 
-class QueueSignalTest : public ::testing::Test {
+class QueueSignalTest : public QueuesFixture {
  protected:
-  void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(runtime_, Runtime::Create());
-    signals_ = SignalRuntime::Create(*runtime_);
-    queues_ = std::make_unique<Queues>(*runtime_, *signals_);
-    for (const Agent& agent : runtime_->agents()) {
-      if (agent.type == DeviceType::kGpu) {
-        gpu_ = agent.id;
-        break;
-      }
-    }
-    ASSERT_NE(gpu_.raw(), 0u) << "the simulated machine has a GPU";
-  }
   bool Alive(uint64_t handle) const { return signals_->Find(SignalHandle(handle)).ok(); }
-
-  std::unique_ptr<Runtime> runtime_;
-  std::unique_ptr<SignalRuntime> signals_;
-  std::unique_ptr<Queues> queues_;
-  AgentId gpu_{0};
 };
 
 TEST_F(QueueSignalTest, TheInactiveSignalLivesAsLongAsTheQueue) {
