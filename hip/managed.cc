@@ -25,7 +25,6 @@ namespace {
 constexpr uint32_t kMemAttachGlobal = 0x01;
 constexpr uint32_t kMemAttachHost = 0x02;
 constexpr uint32_t kMemAttachSingle = 0x04;
-constexpr int kInvalidDeviceId = -2;
 // hipMemRangeAttribute.
 constexpr uint32_t kRangeReadMostly = 1;
 constexpr uint32_t kRangePreferredLocation = 2;

@@ -15,7 +15,6 @@ namespace {
 constexpr uint32_t kMemoryTypeHost = 1;
 constexpr uint32_t kMemoryTypeDevice = 2;
 constexpr uint32_t kMemoryTypeManaged = 3;  // hipMemoryTypeManaged
-constexpr int32_t kInvalidDeviceId = -2;  // hipInvalidDeviceId
 
 PointerAttributeAnswer Fail(PointerAttributeValue written, uint32_t attribute, const void* ptr,
                             absl::string_view why) {

@@ -35,10 +35,14 @@ enum class MemcpyKind : uint32_t {
 // hipMemoryType values reported by GetPointerAttributes.
 enum class MemoryType : uint32_t { kUnregistered = 0, kHost = 1, kDevice = 2, kManaged = 3 };
 
+// hipInvalidDeviceId: the device HIP reports for memory it does not know, or for a managed range with no single
+// location (hip_runtime_api.h's value; this header needs no C header).
+inline constexpr int kInvalidDeviceId = -2;
+
 // hipPointerAttribute_t, field for field.
 struct PointerAttributes {
   MemoryType type = MemoryType::kUnregistered;
-  int device = -2;  // hipInvalidDeviceId
+  int device = kInvalidDeviceId;
   void* device_pointer = nullptr;
   void* host_pointer = nullptr;
   bool is_managed = false;
