@@ -222,7 +222,8 @@ constexpr size_t kRectBytes = kPitch * kHeight;
 // looks up below clr: nothing. Clr hands ROCr the sides it resolved (hsa::ResolvedCopyRectRequest), so
 // Copies::CopyRectResolved neither bounds them again (FindPointer) nor asks the thunk where the GPU reaches them
 // (GpuAccess::Acquire): device memory is mapped on its own GPU, and pinned memory and the staging ring on every
-// GPU. Before, it looked each side of the box up twice, once for each: 4.
+// GPU (hipMemset2D's staged rows of the value included). Before: 4, each side of the box looked up twice, once for
+// each.
 constexpr uint64_t kSdmaBoxLookups = 0;
 
 // The rectangle's memory, read back, after checking that the gap after each row (zeroed before) is not the

@@ -100,20 +100,6 @@ struct Dim3 {
   uint32_t x = 0, y = 0, z = 0;
 };
 
-// hsa_amd_memory_async_copy_rect's arguments: the box `range` (x bytes, y rows, z slices) from `src` at
-// `src_offset` (x bytes, y rows, z slices) to `dst` at `dst_offset`, on `copy_agent`'s SDMA engines.
-struct CopyRectRequest {
-  PitchedPointer dst;
-  Dim3 dst_offset;
-  PitchedPointer src;
-  Dim3 src_offset;
-  Dim3 range;
-  AgentId copy_agent{0};
-  CopyDirection direction = CopyDirection::kHostToDevice;
-  std::span<const SignalRef> dependencies = {};
-  const SignalRef* completion = nullptr;  // required
-};
-
 // One surface of a rectangle copy whose caller resolved it (issue #26: clr, which looked the pointer up once for a
 // hipMemcpy2D/3D or hipMemset2D/3D): its base as a ResolvedSide, and the distance from one row, and one slice, to the
 // next. The caller checked that the box stays within the object the base is in.
@@ -123,11 +109,14 @@ struct ResolvedSurface {
   Bytes slice;
 };
 
-// A rectangle copy whose surfaces the caller resolved: CopyRectRequest with ResolvedSurface sides.
-struct ResolvedCopyRectRequest {
-  ResolvedSurface dst;
+// hsa_amd_memory_async_copy_rect's arguments: the box `range` (x bytes, y rows, z slices) from `src` at
+// `src_offset` (x bytes, y rows, z slices) to `dst` at `dst_offset`, on `copy_agent`'s SDMA engines. A template over
+// the surfaces, so that the C API's bare ones and a caller's resolved ones are the same request.
+template <typename Surface>
+struct RectRequest {
+  Surface dst;
   Dim3 dst_offset;
-  ResolvedSurface src;
+  Surface src;
   Dim3 src_offset;
   Dim3 range;
   AgentId copy_agent{0};
@@ -135,6 +124,9 @@ struct ResolvedCopyRectRequest {
   std::span<const SignalRef> dependencies = {};
   const SignalRef* completion = nullptr;  // required
 };
+using CopyRectRequest = RectRequest<PitchedPointer>;
+// A rectangle copy whose surfaces the caller resolved.
+using ResolvedCopyRectRequest = RectRequest<ResolvedSurface>;
 
 // One copy of a batch operation (hsa_amd_memory_copy_op_t of type LINEAR: its single copy, or one entry of its
 // lists).
