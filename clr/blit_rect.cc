@@ -150,9 +150,11 @@ absl::StatusOr<bool> BlitManager::CopyBox(const Side& dst, const PitchedSide& ds
                                                                   : hsa::CopyDirection::kHostToDevice)
                                                     : hsa::CopyDirection::kDeviceToHost;
     const bool slices = extent.depth > 1;
+    // The sides as resolved once at the top (SideOf: their owners, where the GPUs reach them, bounds checked over
+    // the whole rectangle; the staging ring's are ours): ROCr neither looks them up nor bounds them again.
     const absl::Status queued = stream_.SdmaCopyRect(
-        hsa::PitchedPointer{dst.gpu, dst_layout.row_pitch.raw(), slices ? dst_layout.slice_pitch.raw() : 0},
-        hsa::PitchedPointer{src.gpu, src_layout.row_pitch.raw(), slices ? src_layout.slice_pitch.raw() : 0},
+        hsa::ResolvedSurface{dst.ForCopy(), dst_layout.row_pitch, slices ? dst_layout.slice_pitch : Bytes(0)},
+        hsa::ResolvedSurface{src.ForCopy(), src_layout.row_pitch, slices ? src_layout.slice_pitch : Bytes(0)},
         hsa::Dim3{static_cast<uint32_t>(extent.width.raw()), static_cast<uint32_t>(extent.height),
                   static_cast<uint32_t>(extent.depth)},
         direction);
@@ -291,10 +293,10 @@ absl::Status BlitManager::CopyRectStagedPieces(const Side& dst, const PitchedSid
       const Side staged = MappedHost(buffer + used, buffer + used);
       if (to_device) {
         std::memcpy(staged.host.ToPointer(), (src.host + src_offset + done).ToPointer(), n.raw());
-        const Side row{dst.policy, dst.host + dst_offset + done, dst.gpu + dst_offset + done, dst.agent};
+        const Side row = dst.At(dst_offset + done);
         RETURN_IF_ERROR(CopyOnGpu(row, staged, n, sdma));
       } else {
-        const Side row{src.policy, src.host + src_offset + done, src.gpu + src_offset + done, src.agent};
+        const Side row = src.At(src_offset + done);
         RETURN_IF_ERROR(CopyOnGpu(staged, row, n, sdma));
         pieces.push_back(Piece{dst.host + dst_offset + done, used, n});
       }
@@ -343,13 +345,13 @@ absl::Status BlitManager::FillRectLocked(const ResolvedPitchedSide& resolved, ui
   next_chunk_ = (next_chunk_ + 1) % kStagingChunks;
   ASSIGN_OR_RETURN(const DeviceAddress buffer, Staging(index));
   std::memset(buffer.ToPointer(), value, std::min(rows_per_chunk, extent.height) * stride->raw());
-  const Side staged{{CopySide::Kind::kHostDirect}, buffer, buffer, context_.host_agent()};
+  const Side staged = MappedHost(buffer, buffer);  // every GPU reaches the ring: ROCr need not look it up
   const PitchedSide staged_layout{buffer, *stride, Bytes(0)};
   absl::Status copies;
   for (uint64_t z = 0; z < extent.depth && copies.ok(); ++z) {
     for (uint64_t y = 0; y < extent.height && copies.ok(); y += rows_per_chunk) {
       const Bytes offset = RowOffset(dst, y, z);
-      const Side rows{side.policy, side.host + offset, side.gpu + offset, side.agent};
+      const Side rows = side.At(offset);
       const PitchedSide rows_layout{side.gpu + offset, dst.row_pitch, Bytes(0)};
       copies = CopyBox(rows, rows_layout, staged, staged_layout,
                        RectExtent{extent.width, std::min(rows_per_chunk, extent.height - y), 1}, /*sdma=*/false)

@@ -598,7 +598,7 @@ absl::Status Stream::SdmaCopy(const hsa::ResolvedSide& dst, const hsa::ResolvedS
   return absl::OkStatus();
 }
 
-absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,
+absl::Status Stream::SdmaCopyRect(const hsa::ResolvedSurface& dst, const hsa::ResolvedSurface& src, hsa::Dim3 range,
                                   hsa::CopyDirection direction) {
   ASSIGN_OR_RETURN(std::shared_ptr<StreamSignal> done, StreamSignal::Create(context_.signals()));
   LightLock lock(&mu_);
@@ -607,8 +607,17 @@ absl::Status Stream::SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::Pit
   std::vector<hsa::SignalRef> deps;
   if (!in_flight_.empty()) deps.push_back(in_flight_.back().done->ref());
   const hsa::SignalRef& completion = done->ref();
-  hsa::CopyRectRequest request{dst, {}, src, {}, range, device_.agent, direction, deps, &completion};
-  RETURN_IF_ERROR(context_.copies().CopyRect(request));
+  // Each base is the box's first byte: no offsets.
+  const hsa::ResolvedCopyRectRequest request{.dst = dst,
+                                             .dst_offset = {},
+                                             .src = src,
+                                             .src_offset = {},
+                                             .range = range,
+                                             .copy_agent = device_.agent,
+                                             .direction = direction,
+                                             .dependencies = deps,
+                                             .completion = &completion};
+  RETURN_IF_ERROR(context_.copies().CopyRectResolved(request));
   in_flight_.push_back(InFlight{std::move(done), {}});
   last_on_aql_ = false;
   return absl::OkStatus();

@@ -213,8 +213,10 @@ class Stream {
   // or pins only a side the copying GPU does not reach yet. Errors: Copies::CopyResolved's.
   absl::Status SdmaCopy(const hsa::ResolvedSide& dst, const hsa::ResolvedSide& src, Bytes size);
   // A box (x bytes, y rows, z slices) as SDMA sub-window copies on this device's engines
-  // (hsa_amd_memory_async_copy_rect), after everything queued so far. Errors, nothing queued: Copies::CopyRect's.
-  absl::Status SdmaCopyRect(const hsa::PitchedPointer& dst, const hsa::PitchedPointer& src, hsa::Dim3 range,
+  // (hsa_amd_memory_async_copy_rect), after everything queued so far. The surfaces are the caller's resolved ones
+  // (bounds already checked over the box), so that ROCr looks neither up again, as for SdmaCopy. Errors, nothing
+  // queued: Copies::CopyRectResolved's.
+  absl::Status SdmaCopyRect(const hsa::ResolvedSurface& dst, const hsa::ResolvedSurface& src, hsa::Dim3 range,
                             hsa::CopyDirection direction);
 
   // Dispatches a kernel after everything queued so far (a user kernel on the stream's AQL queue, ordered with its

@@ -218,11 +218,13 @@ constexpr size_t kWidth = 200;
 constexpr size_t kHeight = 64;
 constexpr size_t kRectBytes = kPitch * kHeight;
 
-// What the SDMA sub-window copy (hsa_amd_memory_async_copy_rect, which every rectangle here becomes) still looks up
-// below clr: each side of the box once to bound it (Copies::CopyRect's FindPointer) and once more to reach it
-// (GpuAccess::Acquire's pointer query). Clr's SdmaCopyRect hands ROCr bare addresses, not the resolved sides a
-// linear copy gets (hsa::ResolvedCopyRequest). TODO(#26): a resolved rectangle request, and 0 here.
-constexpr uint64_t kSdmaBoxLookups = 4;
+// What the SDMA sub-window copy (hsa_amd_memory_async_copy_rect's engine path, which every rectangle here becomes)
+// looks up below clr: nothing. Clr hands ROCr the sides it resolved (hsa::ResolvedCopyRectRequest), so
+// Copies::CopyRectResolved neither bounds them again (FindPointer) nor asks the thunk where the GPU reaches them
+// (GpuAccess::Acquire): device memory is mapped on its own GPU, and pinned memory and the staging ring on every
+// GPU (hipMemset2D's staged rows of the value included). Before: 4, each side of the box looked up twice, once for
+// each.
+constexpr uint64_t kSdmaBoxLookups = 0;
 
 // The rectangle's memory, read back, after checking that the gap after each row (zeroed before) is not the
 // rectangle's.

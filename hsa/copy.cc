@@ -187,15 +187,15 @@ absl::Status Copies::Launch(const ResolvedCopyRequest& request, const EngineChoi
   return Annotate((*channel)->Submit(op, std::move(holds), *request.completion), context);
 }
 
-absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const AddressRange> ranges,
+absl::Status Copies::LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const SdmaRange> ranges,
                                 const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
                                 const SignalRef& completion, absl::string_view context) {
   std::vector<Hold> holds;
   ChannelOp op;
   op.kind = ChannelOp::Kind::kSdmaStream;
   std::vector<uint64_t> gpu_addresses;
-  for (const AddressRange& range : ranges) {
-    ASSIGN_OR_RETURN(Hold hold, Annotated(Reach(gpu, range.base, range.size), context));
+  for (const SdmaRange& range : ranges) {
+    ASSIGN_OR_RETURN(Hold hold, Annotated(Reach(gpu, range.start, range.size), context));
     gpu_addresses.push_back(hold.gpu_address());
     op.stream_ranges.push_back(AddressRange{DeviceAddress(hold.gpu_address()), range.size});
     holds.push_back(std::move(hold));

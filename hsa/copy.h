@@ -6,9 +6,10 @@
 // A copy from the C API (Copy) looks each side up in the runtime's allocations (Runtime::FindPointer) for one bounds
 // check, picks the engine as ROCr does (rocm_facts.md §5.1), makes both sides reachable by that GPU
 // (GpuAccess::Acquire asks the thunk, to map or pin it), and publishes the whole copy to the engine's queue without
-// waiting for it. A copy whose caller resolved its sides already (CopyResolved: clr, which looked each pointer up
-// once for a hipMemcpy) is neither looked up nor checked again; only a side not known to be mapped on the copying
-// GPU -- pageable memory, another GPU's VRAM -- goes to the thunk (the pin table). The packets:
+// waiting for it. A copy whose caller resolved its sides already (CopyResolved, CopyRectResolved: clr, which looked
+// each pointer up once for a hipMemcpy or a hipMemcpy2D/3D) is neither looked up nor checked again; only a side not
+// known to be mapped on the copying GPU -- pageable memory, another GPU's VRAM -- goes to the thunk (the pin table).
+// The packets:
 //   SDMA          POLL_REGMEM until each dependency signal's value is 0 (both halves), [TIMESTAMP start],
 //                 COPY_LINEAR..., [TIMESTAMP end], ATOMIC add -1 on the completion signal, then FENCE + TRAP
 //                 on the signal's event when it has one (so a sleeping waiter wakes).
@@ -99,12 +100,23 @@ struct Dim3 {
   uint32_t x = 0, y = 0, z = 0;
 };
 
+// One surface of a rectangle copy whose caller resolved it (issue #26: clr, which looked the pointer up once for a
+// hipMemcpy2D/3D or hipMemset2D/3D): its base as a ResolvedSide, and the distance from one row, and one slice, to the
+// next. The caller checked that the box stays within the object the base is in.
+struct ResolvedSurface {
+  ResolvedSide base;
+  Bytes pitch;
+  Bytes slice;
+};
+
 // hsa_amd_memory_async_copy_rect's arguments: the box `range` (x bytes, y rows, z slices) from `src` at
-// `src_offset` (x bytes, y rows, z slices) to `dst` at `dst_offset`, on `copy_agent`'s SDMA engines.
-struct CopyRectRequest {
-  PitchedPointer dst;
+// `src_offset` (x bytes, y rows, z slices) to `dst` at `dst_offset`, on `copy_agent`'s SDMA engines. A template over
+// the surfaces, so that the C API's bare ones and a caller's resolved ones are the same request.
+template <typename Surface>
+struct RectRequest {
+  Surface dst;
   Dim3 dst_offset;
-  PitchedPointer src;
+  Surface src;
   Dim3 src_offset;
   Dim3 range;
   AgentId copy_agent{0};
@@ -112,6 +124,9 @@ struct CopyRectRequest {
   std::span<const SignalRef> dependencies = {};
   const SignalRef* completion = nullptr;  // required
 };
+using CopyRectRequest = RectRequest<PitchedPointer>;
+// A rectangle copy whose surfaces the caller resolved.
+using ResolvedCopyRectRequest = RectRequest<ResolvedSurface>;
 
 // One copy of a batch operation (hsa_amd_memory_copy_op_t of type LINEAR: its single copy, or one entry of its
 // lists).
@@ -185,8 +200,13 @@ class Copies {
   // packet's fields for the element size the box allows); InvalidAgentError for an unknown or CPU copy agent;
   // kResourceExhausted (OUT_OF_RESOURCES) when the agent's copies cannot run on SDMA (HSA_ENABLE_SDMA=0, a GPU
   // without a modelled SDMA packet format); kOutOfRange when a side's box runs past the allocation it starts
-  // in; the engine's setup and mapping errors.
+  // in; the engine's setup and mapping errors. Bounds each side, then runs the box as CopyRectResolved does.
   absl::Status CopyRect(const CopyRectRequest& request);
+
+  // As CopyRect, for a caller that resolved both surfaces and checked the box's bounds on each (clr's blit manager):
+  // no address lookup and no bounds check here; a side the copy agent does not reach yet (ResolvedSide::Reach) is
+  // mapped or pinned as CopyRect does. Errors: CopyRect's, except kOutOfRange.
+  absl::Status CopyRectResolved(const ResolvedCopyRectRequest& request);
 
   // hsa_amd_memory_async_batch_copy's LINEAR operations (copy_batch.cc), each after `dependencies`: an operation
   // runs on one SDMA engine of its copy GPU (the source agent if a GPU, else the first entry's destination
@@ -245,13 +265,34 @@ class Copies {
   absl::Status Submit(const CopyRequest& request, const EngineChoice& choice);
   // Submit after the argument and bounds checks; `context` names the API call in traces and errors.
   absl::Status Launch(const ResolvedCopyRequest& request, const EngineChoice& choice, absl::string_view context);
+  // The memory an SDMA packet stream touches: `size` bytes from `start`.
+  struct SdmaRange {
+    ResolvedSide start;
+    Bytes size;
+  };
   // Queues an SDMA packet stream on `gpu`'s SDMA engine `sdma_engine` over the memory `ranges` (each made
-  // reachable by the GPU for the operation), with the dependency waits and the completion as Launch does;
-  // `build` makes the stream from the ranges' GPU addresses, in order, once they are reachable.
+  // reachable by the GPU for the operation, as Reach does for a resolved side), with the dependency waits and the
+  // completion as Launch does; `build` makes the stream from the ranges' GPU addresses, in order, once they are
+  // reachable.
   using SdmaStreamBuilder = std::function<absl::StatusOr<std::vector<uint32_t>>(std::span<const uint64_t> gpu)>;
-  absl::Status LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const AddressRange> ranges,
+  absl::Status LaunchSdma(const Agent& gpu, uint32_t sdma_engine, std::span<const SdmaRange> ranges,
                           const SdmaStreamBuilder& build, std::span<const SignalRef> dependencies,
                           const SignalRef& completion, absl::string_view context);
+  // A rectangle copy past ROCr's argument checks (copy_rect.cc): its copy GPU, and where the box lies on each side,
+  // in bytes from the surface's base.
+  struct CheckedRect {
+    const Agent* gpu;  // Not owned; the runtime's.
+    Bytes dst_first, dst_size;
+    Bytes src_first, src_size;
+  };
+  // ROCr's checks of a rectangle copy, in ROCr's order, for both ways in. Returns nullopt for a box with a zero
+  // dimension, which ROCr accepts as a no-op before checking the surfaces. Errors: CopyRect's, except kOutOfRange
+  // and the packet's field limits (LaunchRect's).
+  absl::StatusOr<std::optional<CheckedRect>> CheckRect(const ResolvedCopyRectRequest& request,
+                                                        absl::string_view context);
+  // Queues a checked box (its sides bounded by the caller or by CopyRect): kInvalidArgument when a pitch or slice
+  // does not fit the packet's fields, else the engine's setup and mapping errors.
+  absl::Status LaunchRect(const ResolvedCopyRectRequest& request, const CheckedRect& rect, absl::string_view context);
   // Makes [address, address + size) reachable by `gpu` for one operation.
   absl::StatusOr<Hold> Reach(const Agent& gpu, DeviceAddress address, Bytes size);
   // Reach for a resolved side: no lookup when `side` is mapped on `gpu` already.

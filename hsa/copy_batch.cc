@@ -121,12 +121,15 @@ absl::Status Copies::BatchCopy(std::span<const BatchCopyOp> ops, std::span<const
       continue;
     }
     // One stream: each entry's source and destination ranges, in order, and a COPY_LINEAR run per entry.
-    std::vector<AddressRange> ranges;
+    // Nothing known about the sides: LaunchSdma asks the thunk where the GPU reaches each.
+    std::vector<SdmaRange> ranges;
     std::vector<uint64_t> sizes;
     for (const BatchCopyEntry& entry : op.entries) {
       if (entry.size.is_zero()) continue;
-      ranges.push_back(AddressRange{entry.src, entry.size});
-      ranges.push_back(AddressRange{entry.dst, entry.size});
+      const ResolvedSide src{.host = entry.src, .gpu = entry.src, .agent = op.src_agent};
+      const ResolvedSide dst{.host = entry.dst, .gpu = entry.dst, .agent = entry.dst_agent};
+      ranges.push_back(SdmaRange{src, entry.size});
+      ranges.push_back(SdmaRange{dst, entry.size});
       sizes.push_back(entry.size.raw());
     }
     const uint64_t max_linear = plan.max_linear;

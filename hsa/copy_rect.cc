@@ -1,5 +1,7 @@
-// Copies::CopyRect: hsa_amd_memory_async_copy_rect on the SDMA engines' COPY_LINEAR_SUB_WINDOW packet (ROCr's
-// GpuAgent::DmaCopyRect and BlitSdma::SubmitCopyRectCommand / BuildCopyRectCommand).
+// Copies::CopyRect / CopyRectResolved: hsa_amd_memory_async_copy_rect on the SDMA engines' COPY_LINEAR_SUB_WINDOW
+// packet (ROCr's GpuAgent::DmaCopyRect and BlitSdma::SubmitCopyRectCommand / BuildCopyRectCommand). Both ways in
+// share one path: ROCr's checks (CheckRect), then the packets (LaunchRect); the C API's bare pointers are bounded
+// between the two, so that its errors come in ROCr's order.
 //
 // The packet moves a box of elements of 1, 2, 4, 8 or 16 bytes: its bases must be dword aligned, and its
 // offsets, pitches, slices and width count elements, in fields of limited width (gpu_abi/sdma_packets.h). A box
@@ -127,17 +129,66 @@ struct Extent {
   uint64_t first;
   uint64_t end;
 };
-Extent ExtentOf(const PitchedPointer& s, const Dim3& o, const Dim3& range) {
-  const uint64_t first = uint64_t{o.z} * s.slice + uint64_t{o.y} * s.pitch + o.x;
-  return Extent{first, first + uint64_t{range.z - 1} * s.slice + uint64_t{range.y - 1} * s.pitch + range.x};
+Extent ExtentOf(const ResolvedSurface& s, const Dim3& o, const Dim3& range) {
+  const uint64_t first = uint64_t{o.z} * s.slice.raw() + uint64_t{o.y} * s.pitch.raw() + o.x;
+  return Extent{first,
+                first + uint64_t{range.z - 1} * s.slice.raw() + uint64_t{range.y - 1} * s.pitch.raw() + range.x};
+}
+
+// A C API surface: nothing is known about it, so LaunchSdma asks the thunk where the copy agent reaches it.
+ResolvedSurface Unresolved(const PitchedPointer& p) {
+  return ResolvedSurface{ResolvedSide{.host = p.base, .gpu = p.base}, Bytes(p.pitch), Bytes(p.slice)};
+}
+
+// The same memory as `side`, `offset` bytes on.
+ResolvedSide At(const ResolvedSide& side, Bytes offset) {
+  return ResolvedSide{.host = side.host + offset, .gpu = side.gpu + offset, .agent = side.agent, .reach = side.reach};
+}
+
+// Named as the C entry point: errors and traces read the same on both ways in.
+std::string ContextOf(const ResolvedCopyRectRequest& r) {
+  return absl::StrCat("hsa_amd_memory_async_copy_rect(dst=", AddressText(r.dst.base.gpu),
+                      ", src=", AddressText(r.src.base.gpu), ", range=", r.range.x, "x", r.range.y, "x", r.range.z,
+                      ")");
 }
 
 }  // namespace
 
 absl::Status Copies::CopyRect(const CopyRectRequest& r) {
-  const std::string context = absl::StrCat(
-      "hsa_amd_memory_async_copy_rect(dst=", AddressText(r.dst.base), ", src=", AddressText(r.src.base),
-      ", range=", r.range.x, "x", r.range.y, "x", r.range.z, ")");
+  const ResolvedCopyRectRequest request{.dst = Unresolved(r.dst),
+                                        .dst_offset = r.dst_offset,
+                                        .src = Unresolved(r.src),
+                                        .src_offset = r.src_offset,
+                                        .range = r.range,
+                                        .copy_agent = r.copy_agent,
+                                        .direction = r.direction,
+                                        .dependencies = r.dependencies,
+                                        .completion = r.completion};
+  const std::string context = ContextOf(request);
+  ASSIGN_OR_RETURN(const std::optional<CheckedRect> rect, CheckRect(request, context));
+  if (!rect.has_value()) return absl::OkStatus();
+  // Each side once: one lookup, one bounds check over the box's bytes. Memory the runtime did not allocate is the
+  // caller's.
+  for (const AddressRange box : {AddressRange{r.dst.base + rect->dst_first, rect->dst_size},
+                                 AddressRange{r.src.base + rect->src_first, rect->src_size}}) {
+    const std::optional<PointerInfo> info = runtime_.FindPointer(box.base);
+    if (info.has_value() && box.end() > info->allocation.end()) {
+      return absl::OutOfRangeError(
+          absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
+    }
+  }
+  return LaunchRect(request, *rect, context);
+}
+
+absl::Status Copies::CopyRectResolved(const ResolvedCopyRectRequest& request) {
+  const std::string context = ContextOf(request);
+  ASSIGN_OR_RETURN(const std::optional<CheckedRect> rect, CheckRect(request, context));
+  if (!rect.has_value()) return absl::OkStatus();
+  return LaunchRect(request, *rect, context);
+}
+
+absl::StatusOr<std::optional<Copies::CheckedRect>> Copies::CheckRect(const ResolvedCopyRectRequest& r,
+                                                                     absl::string_view context) {
   auto invalid = [&](absl::string_view why) { return absl::InvalidArgumentError(absl::StrCat(context, ": ", why)); };
   // ROCr's order: the direction, the agent, the signals, then a box with a zero dimension succeeds untouched.
   if (r.direction == CopyDirection::kHostToHost) return invalid("host to host is not a direction an SDMA engine serves");
@@ -147,66 +198,74 @@ absl::Status Copies::CopyRect(const CopyRectRequest& r) {
   ASSIGN_OR_RETURN(const Agent* gpu, runtime_.GetAgent(r.copy_agent));
   if (gpu->type != DeviceType::kGpu) return InvalidAgentError(absl::StrCat(context, ": the copy agent is not a GPU"));
   if (r.completion == nullptr) return invalid("no completion signal");
-  if (r.range.x == 0 || r.range.y == 0 || r.range.z == 0) return absl::OkStatus();
+  if (r.range.x == 0 || r.range.y == 0 || r.range.z == 0) return std::nullopt;
   if (!engines_.SdmaAllowed(*gpu)) {
     return absl::ResourceExhaustedError(absl::StrCat(context, ": the copy agent has no SDMA engine for copies"));
   }
-  // ROCr's SubmitCopyRectCommand checks: what the packet cannot express, and a box that wraps a row or a slice.
-  for (const PitchedPointer* s : {&r.dst, &r.src}) {
-    if (s->base.raw() % 4 != 0) return invalid("a base address is not 4-byte aligned");
-    if (s->pitch % 4 != 0) return invalid("a pitch is not a multiple of 4 bytes");
-    if (s->slice % 4 != 0) return invalid("a slice is not a multiple of 4 bytes");
+  // ROCr's SubmitCopyRectCommand checks: what the packet cannot express, and a box that wraps a row or a slice. The
+  // engine sees the GPU addresses.
+  for (const ResolvedSurface* s : {&r.dst, &r.src}) {
+    if (!IsAligned(s->base.gpu, Bytes(4))) return invalid("a base address is not 4-byte aligned");
+    if (!IsAligned(s->pitch, Bytes(4))) return invalid("a pitch is not a multiple of 4 bytes");
+    if (!IsAligned(s->slice, Bytes(4))) return invalid("a slice is not a multiple of 4 bytes");
   }
-  if (uint64_t{r.src_offset.x} + r.range.x > r.src.pitch || uint64_t{r.dst_offset.x} + r.range.x > r.dst.pitch) {
+  if (uint64_t{r.src_offset.x} + r.range.x > r.src.pitch.raw() ||
+      uint64_t{r.dst_offset.x} + r.range.x > r.dst.pitch.raw()) {
     return invalid("offset x + width runs past a pitch");
   }
   // The pitches are not 0 here: each is at least the (non-zero) width.
-  if ((r.src.slice != 0 && uint64_t{r.src_offset.y} + r.range.y > r.src.slice / r.src.pitch) ||
-      (r.dst.slice != 0 && uint64_t{r.dst_offset.y} + r.range.y > r.dst.slice / r.dst.pitch)) {
+  if ((!r.src.slice.is_zero() && uint64_t{r.src_offset.y} + r.range.y > r.src.slice.raw() / r.src.pitch.raw()) ||
+      (!r.dst.slice.is_zero() && uint64_t{r.dst_offset.y} + r.range.y > r.dst.slice.raw() / r.dst.pitch.raw())) {
     return invalid("offset y + height runs past a slice");
   }
-  if (r.range.z > 1 && (r.src.slice == 0 || r.dst.slice == 0)) return invalid("a box deeper than 1 needs both slices");
-  // Each side once: its extent, one lookup, one bounds check. Memory the runtime did not allocate is the caller's.
-  AddressRange sides[2] = {AddressRange{DeviceAddress(0), Bytes(0)}, AddressRange{DeviceAddress(0), Bytes(0)}};
-  const PitchedPointer* surfaces[2] = {&r.dst, &r.src};
+  if (r.range.z > 1 && (r.src.slice.is_zero() || r.dst.slice.is_zero())) {
+    return invalid("a box deeper than 1 needs both slices");
+  }
+  Extent extents[2] = {};
+  const ResolvedSurface* surfaces[2] = {&r.dst, &r.src};
   const Dim3* offsets[2] = {&r.dst_offset, &r.src_offset};
   for (int i = 0; i < 2; ++i) {
     // Offsets are 32-bit and pitch and slice are checked against them above, so only the slice products can be
-    // large; 128-bit sums keep a wrap from passing the checks.
-    const unsigned __int128 end = static_cast<unsigned __int128>(offsets[i]->z + uint64_t{r.range.z} - 1) *
-                                      surfaces[i]->slice +
-                                  static_cast<unsigned __int128>(offsets[i]->y + uint64_t{r.range.y} - 1) *
-                                      surfaces[i]->pitch +
-                                  offsets[i]->x + r.range.x + surfaces[i]->base.raw();
-    if (end > UINT64_MAX) return invalid("the box runs past the end of the address space");
-    const Extent e = ExtentOf(*surfaces[i], *offsets[i], r.range);
-    sides[i] = AddressRange{surfaces[i]->base + Bytes(e.first), Bytes(e.end - e.first)};
-    const std::optional<PointerInfo> info = runtime_.FindPointer(sides[i].base);
-    if (info.has_value() && sides[i].end() > info->allocation.end()) {
-      return absl::OutOfRangeError(
-          absl::StrCat(context, ": runs past the allocation at ", AddressText(info->allocation.base)));
-    }
+    // large; 128-bit sums keep a wrap from passing the checks. Both addresses: the CPU's is where a side the GPU
+    // does not reach yet is pinned from.
+    const unsigned __int128 past_base =
+        static_cast<unsigned __int128>(offsets[i]->z + uint64_t{r.range.z} - 1) * surfaces[i]->slice.raw() +
+        static_cast<unsigned __int128>(offsets[i]->y + uint64_t{r.range.y} - 1) * surfaces[i]->pitch.raw() +
+        offsets[i]->x + r.range.x;
+    const uint64_t base = std::max(surfaces[i]->base.gpu.raw(), surfaces[i]->base.host.raw());
+    if (past_base + base > UINT64_MAX) return invalid("the box runs past the end of the address space");
+    extents[i] = ExtentOf(*surfaces[i], *offsets[i], r.range);
   }
+  return CheckedRect{.gpu = gpu,
+                     .dst_first = Bytes(extents[0].first),
+                     .dst_size = Bytes(extents[0].end - extents[0].first),
+                     .src_first = Bytes(extents[1].first),
+                     .src_size = Bytes(extents[1].end - extents[1].first)};
+}
+
+absl::Status Copies::LaunchRect(const ResolvedCopyRectRequest& r, const CheckedRect& rect, absl::string_view context) {
   auto box = [&](uint64_t dst_base, uint64_t src_base) {
-    return Box{Surface{dst_base, r.dst.pitch, r.dst.slice}, r.dst_offset, Surface{src_base, r.src.pitch, r.src.slice},
-               r.src_offset, r.range};
+    return Box{Surface{dst_base, r.dst.pitch.raw(), r.dst.slice.raw()}, r.dst_offset,
+               Surface{src_base, r.src.pitch.raw(), r.src.slice.raw()}, r.src_offset, r.range};
   };
   // The field limits fail before anything is pinned or queued; the stream itself is built on the GPU addresses.
-  if (absl::StatusOr<std::vector<uint32_t>> dry = Tile(box(r.dst.base.raw(), r.src.base.raw())); !dry.ok()) {
+  if (absl::StatusOr<std::vector<uint32_t>> dry = Tile(box(r.dst.base.gpu.raw(), r.src.base.gpu.raw())); !dry.ok()) {
     return Annotate(dry.status(), context);
   }
-  const uint64_t dst_first = sides[0].base.raw() - r.dst.base.raw();
-  const uint64_t src_first = sides[1].base.raw() - r.src.base.raw();
   // ROCr's engines: the host-to-device one for kHostToDevice, the device-to-host one (the second SDMA engine
   // where there are two) for the rest.
   uint64_t num_sdma = 0;
   for (const thunk::NodeProperties& n : TopologyOf(runtime_).nodes) {
-    if (n.id == KfdNodeOf(runtime_, *gpu)) num_sdma = n.Get("num_sdma_engines");
+    if (n.id == KfdNodeOf(runtime_, *rect.gpu)) num_sdma = n.Get("num_sdma_engines");
   }
   const uint32_t engine = r.direction == CopyDirection::kHostToDevice || num_sdma < 2 ? 1 : 2;
+  const SdmaRange ranges[2] = {SdmaRange{At(r.dst.base, rect.dst_first), rect.dst_size},
+                               SdmaRange{At(r.src.base, rect.src_first), rect.src_size}};
   return LaunchSdma(
-      *gpu, engine, sides,
-      [&](std::span<const uint64_t> at) { return Tile(box(at[0] - dst_first, at[1] - src_first)); },
+      *rect.gpu, engine, ranges,
+      [&](std::span<const uint64_t> at) {
+        return Tile(box(at[0] - rect.dst_first.raw(), at[1] - rect.src_first.raw()));
+      },
       r.dependencies, *r.completion, context);
 }
 

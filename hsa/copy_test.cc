@@ -213,6 +213,83 @@ TEST_F(CopiesTest, ResolvedCopyLooksUpOnlyWhatTheCopyingGpuDoesNotMapYet) {
   EXPECT_EQ(ReadBack(theirs, peer, size), in);
 }
 
+// A rectangle copy whose caller resolved its surfaces (clr's hipMemcpy2D/3D, issue #26): as for a linear one, a side
+// the copy agent maps already is neither looked up nor bounded again, a side it does not reach yet is pinned, and the
+// box lands either way with ROCr's argument checks still applied.
+TEST_F(CopiesTest, ResolvedRectCopyLooksUpOnlyWhatTheCopyAgentDoesNotMapYet) {
+  const Agent& gpu = *gpus_[0];
+  constexpr uint64_t kSystemPitch = 96, kVramPitch = 128, kRows = 8;
+  constexpr Dim3 kSystemOffset{8, 1, 0}, kVramOffset{4, 2, 0}, kBox{60, 5, 1};
+  const std::vector<uint8_t> in = Pattern(kSystemPitch * kRows, 7);
+  const DeviceAddress system = SystemMemory(Bytes(in.size()));  // mapped for every GPU when allocated
+  std::memcpy(system.ToPointer(), in.data(), in.size());
+  const std::vector<uint8_t> background = Pattern(kVramPitch * kRows, 200);
+  const DeviceAddress vram = Vram(gpu, Bytes(background.size()));
+  const SignalRef& filled = NewSignal(1);
+  ASSERT_THAT(Copy(vram, gpu, Addr(background.data()), *cpu_, Bytes(background.size()), filled), IsOk());
+  ASSERT_EQ(Await(filled), 0);
+  const ResolvedSurface on_vram{
+      ResolvedSide{.host = vram, .gpu = vram, .agent = gpu.id, .reach = ResolvedSide::Reach::kOwner},
+      Bytes(kVramPitch), Bytes(0)};
+  const ResolvedSurface on_system{
+      ResolvedSide{.host = system, .gpu = system, .agent = cpu_->id, .reach = ResolvedSide::Reach::kEveryGpu},
+      Bytes(kSystemPitch), Bytes(0)};
+  auto request = [&](const ResolvedSurface& dst, Dim3 dst_offset, const ResolvedSurface& src, Dim3 src_offset,
+                     const SignalRef* done) {
+    return ResolvedCopyRectRequest{.dst = dst,
+                                   .dst_offset = dst_offset,
+                                   .src = src,
+                                   .src_offset = src_offset,
+                                   .range = kBox,
+                                   .copy_agent = gpu.id,
+                                   .direction = CopyDirection::kHostToDevice,
+                                   .completion = done};
+  };
+  // What a surface holds after the box lands on it: its old bytes, except the box's rows.
+  auto expected = [&](std::vector<uint8_t> dst, uint64_t dst_pitch, Dim3 dst_offset, const std::vector<uint8_t>& src,
+                      uint64_t src_pitch, Dim3 src_offset) {
+    for (uint64_t y = 0; y < kBox.y; ++y) {
+      std::memcpy(&dst[(dst_offset.y + y) * dst_pitch + dst_offset.x],
+                  &src[(src_offset.y + y) * src_pitch + src_offset.x], kBox.x);
+    }
+    return dst;
+  };
+
+  const SignalRef& up = NewSignal(1);
+  const uint64_t before = AddressLookupsOnThisThread();
+  ASSERT_THAT(copies_->CopyRectResolved(request(on_vram, kVramOffset, on_system, kSystemOffset, &up)), IsOk());
+  EXPECT_EQ(AddressLookupsOnThisThread() - before, 0u) << "both surfaces were mapped on the copy agent";
+  ASSERT_EQ(Await(up), 0);
+  const std::vector<uint8_t> landed = ReadBack(vram, gpu, Bytes(background.size()));
+  EXPECT_EQ(landed, expected(background, kVramPitch, kVramOffset, in, kSystemPitch, kSystemOffset));
+
+  // Pageable memory: the thunk is asked, and pins the box's bytes for the copy.
+  std::vector<uint8_t> out(kSystemPitch * kRows, 0xee);
+  const ResolvedSurface on_pageable{
+      ResolvedSide{.host = Addr(out.data()), .gpu = Addr(out.data()), .agent = cpu_->id}, Bytes(kSystemPitch),
+      Bytes(0)};
+  const std::vector<uint8_t> out_before = out;
+  const SignalRef& down = NewSignal(1);
+  const uint64_t before_pageable = AddressLookupsOnThisThread();
+  ASSERT_THAT(copies_->CopyRectResolved(request(on_pageable, kSystemOffset, on_vram, kVramOffset, &down)), IsOk());
+  EXPECT_GE(AddressLookupsOnThisThread() - before_pageable, 1u);
+  ASSERT_EQ(Await(down), 0);
+  EXPECT_EQ(out, expected(out_before, kSystemPitch, kSystemOffset, landed, kVramPitch, kVramOffset));
+
+  // ROCr's checks hold on this way in too; nothing is queued and the signal keeps its value.
+  const SignalRef& refused = NewSignal(1);
+  ResolvedSurface odd_pitch = on_system;
+  odd_pitch.pitch = Bytes(kSystemPitch - 2);
+  EXPECT_THAT(copies_->CopyRectResolved(request(on_vram, kVramOffset, odd_pitch, kSystemOffset, &refused)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(copies_->CopyRectResolved(request(on_vram, kVramOffset, on_system, kSystemOffset, nullptr)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  ResolvedCopyRectRequest empty = request(on_vram, kVramOffset, on_system, kSystemOffset, &refused);
+  empty.range.y = 0;
+  EXPECT_THAT(copies_->CopyRectResolved(empty), IsOk());
+  EXPECT_EQ(refused.Load(MemoryOrder::kAcquire), 1);
+}
+
 TEST_F(CopiesTest, UnregisteredHostMemoryIsUnpinnedBeforeTheSignalSaysDone) {
   const Agent& gpu = *gpus_[0];
   std::vector<uint8_t> in = Pattern(100000, 6), out(100000, 0);
