@@ -153,17 +153,20 @@ class BlitManager {
   // A side of `size` bytes at `pointer`: its bounds checked against its object, nothing looked up.
   absl::StatusOr<Side> SideOf(const ResolvedPointer& pointer, Bytes size) const;
   // Chunk `index` of the staging ring, after the stream's last use of it is done.
-  absl::StatusOr<DeviceAddress> Staging(int index);
+  absl::StatusOr<DeviceAddress> Staging(int index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CopyOnGpu(const Side& dst, const Side& src, Bytes size, bool sdma);
   // Pageable memory through the ring: every chunk staged (`pin_above` nullopt), or pinned where more than
   // `*pin_above` bytes remain.
-  absl::Status CopyPageable(const Side& dst, const Side& src, Bytes size, bool sdma, std::optional<Bytes> pin_above);
+  absl::Status CopyPageable(const Side& dst, const Side& src, Bytes size, bool sdma, std::optional<Bytes> pin_above)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rows of a rectangle with one pageable side, packed through the staging ring: whole rows a chunk at a
   // time, each chunk's rows one box (CopyBox); rows longer than a chunk in pieces, one copy a piece.
   absl::Status CopyRectStaged(const Side& dst, const PitchedSide& dst_layout, const Side& src,
-                              const PitchedSide& src_layout, const RectExtent& extent, bool sdma);
+                              const PitchedSide& src_layout, const RectExtent& extent, bool sdma)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CopyRectStagedPieces(const Side& dst, const PitchedSide& dst_layout, const Side& src,
-                                    const PitchedSide& src_layout, const RectExtent& extent, bool sdma);
+                                    const PitchedSide& src_layout, const RectExtent& extent, bool sdma)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A box between two sides this device reaches: one SDMA sub-window copy when the engine takes it (4-byte
   // aligned bases and pitches, no other device's VRAM), else a row at a time on SDMA (`sdma`) or the blit
   // kernel. Returns whether it went as one box.
