@@ -9,21 +9,7 @@
 
 namespace hipmem::hsa {
 
-Fragment::Fragment(Fragment&& other) noexcept
-    : heap_(std::exchange(other.heap_, nullptr)), range_(other.range_), block_(other.block_) {}
-
-Fragment& Fragment::operator=(Fragment&& other) noexcept {
-  if (this != &other) {
-    Fragment old(std::move(*this));  // frees what this held when it goes
-    heap_ = std::exchange(other.heap_, nullptr);
-    range_ = other.range_;
-    block_ = other.block_;
-  }
-  return *this;
-}
-
-Fragment::~Fragment() {
-  if (heap_ == nullptr) return;
+void Fragment::FreeFromHeap() {
   // Only a fragment the allocator handed out reaches here, and only once: a refusal means its books are broken.
   if (absl::Status s = heap_->Free(range_.base); !s.ok()) {
     HIPMEM_LOG(kError, "fragment allocator out of step with its fragment: ", s.message());

@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "absl/container/btree_map.h"
 #include "absl/status/status.h"
@@ -45,9 +46,21 @@ class FragmentAllocator;
 class Fragment {
  public:
   Fragment() = default;
-  Fragment(Fragment&& other) noexcept;
-  Fragment& operator=(Fragment&& other) noexcept;
-  ~Fragment();
+  Fragment(Fragment&& other) noexcept
+      : heap_(std::exchange(other.heap_, nullptr)), range_(other.range_), block_(other.block_) {}
+  Fragment& operator=(Fragment&& other) noexcept {
+    if (this != &other) {
+      Fragment old(std::move(*this));  // frees what this held when it goes
+      heap_ = std::exchange(other.heap_, nullptr);
+      range_ = other.range_;
+      block_ = other.block_;
+    }
+    return *this;
+  }
+  // Inline, with the free out of line: a record moves its fragment several times per hipMalloc.
+  ~Fragment() {
+    if (heap_ != nullptr) FreeFromHeap();
+  }
   Fragment(const Fragment&) = delete;
   Fragment& operator=(const Fragment&) = delete;
 
@@ -59,6 +72,7 @@ class Fragment {
   friend class FragmentAllocator;
   Fragment(FragmentAllocator* heap, AddressRange range, AddressRange block)
       : heap_(heap), range_(range), block_(block) {}
+  void FreeFromHeap();
 
   FragmentAllocator* heap_ = nullptr;  // Not owned; null when empty or moved from.
   AddressRange range_{DeviceAddress(0), Bytes(0)};
